@@ -1,0 +1,65 @@
+/** `relay auth set|show|clear`: credentials relay sends to an agent. Secrets are never printed unmasked. */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option, Redacted } from "effect"
+import { text } from "node:stream/consumers"
+import { DEFAULT_API_KEY_HEADER } from "../domain/session.js"
+import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
+import { agentUrl, outputOptions } from "./options.js"
+import { fields, render } from "./output.js"
+
+const bearerToken = Options.redacted("bearer-token").pipe(
+  Options.withDescription("Bearer token to send as Authorization: Bearer …; '-' reads it from stdin"),
+  Options.optional
+)
+const apiKey = Options.redacted("api-key").pipe(
+  Options.withDescription("API key to send in the API key header; '-' reads it from stdin"),
+  Options.optional
+)
+const apiKeyHeader = Options.text("api-key-header").pipe(
+  Options.withDescription(`Header that carries the API key (default ${DEFAULT_API_KEY_HEADER})`),
+  Options.optional
+)
+
+/** A secret from its option; "-" reads it from stdin so it stays out of shell history and `ps`. */
+const readSecret = (option: Option.Option<Redacted.Redacted<string>>) =>
+  Option.match(option, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (secret) =>
+      Redacted.value(secret) === "-"
+        ? Effect.promise(() => text(process.stdin)).pipe(Effect.map((input) => input.trim()))
+        : Effect.succeed(Redacted.value(secret))
+  })
+
+const set = Command.make(
+  "set",
+  { ...outputOptions, url: agentUrl, bearerToken, apiKey, apiKeyHeader },
+  ({ url, bearerToken, apiKey, apiKeyHeader, ...flags }) =>
+    render(
+      flags,
+      Effect.flatMap(Effect.all([readSecret(bearerToken), readSecret(apiKey)]), ([token, key]) =>
+        setCredentials({ agentUrl: url, bearerToken: token, apiKey: key, apiKeyHeader: Option.getOrUndefined(apiKeyHeader) })),
+      (result, style) =>
+        style.green(`Saved ${result.auth_type === "bearer" ? "bearer token" : "API key"} for ${result.agent_url}`)
+    )
+).pipe(Command.withDescription("Save a bearer token or API key for an agent (bearer wins when both are given)"))
+
+const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
+  render(flags, showCredentials(url), ({ agent_url, credentials }, style) =>
+    `${style.bold("Credentials for")} ${style.cyan(agent_url)}\n` +
+    (credentials === null
+      ? style.dim("No credentials saved")
+      : fields(style, [
+        ["Type", credentials.auth_type],
+        ["Header", credentials.header],
+        ["Value", credentials.masked]
+      ])))).pipe(Command.withDescription("Show the saved credentials of an agent, masked"))
+
+const clear = Command.make("clear", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
+  render(flags, clearCredentials(url), ({ agent_url, cleared }, style) =>
+    cleared ? style.green(`Cleared credentials for ${agent_url}`) : style.dim(`No credentials were saved for ${agent_url}`)))
+  .pipe(Command.withDescription("Remove the saved credentials of an agent"))
+
+export const authCommand = Command.make("auth").pipe(
+  Command.withDescription("Credentials per agent, shared with relay mcp"),
+  Command.withSubcommands([set, show, clear])
+)

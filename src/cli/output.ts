@@ -1,0 +1,82 @@
+/**
+ * The terminal door's rendering: results to stdout (human or --json), errors and logs to stderr.
+ */
+import { Data, Effect, Logger, LogLevel } from "effect"
+import { type Described, isDescribed } from "../domain/errors.js"
+
+/** Flags every command accepts after its name (`relay session list --json`). */
+export interface OutputFlags {
+  readonly json: boolean
+  readonly verbose: boolean
+}
+
+/** A failure already reported on stderr; main turns it into the process exit code. */
+export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly exitCode: number }> {}
+
+export const EXIT_FAILURE = 1
+export const EXIT_USAGE = 2
+
+const colorEnabled = (stream: NodeJS.WriteStream) =>
+  stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
+
+const paint = (enabled: boolean, open: number, close: number) => (text: string) =>
+  enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text
+
+/** ANSI styles that collapse to plain text off a TTY or with NO_COLOR. */
+export const makeStyle = (stream: NodeJS.WriteStream) => {
+  const on = colorEnabled(stream)
+  return {
+    bold: paint(on, 1, 22),
+    dim: paint(on, 2, 22),
+    red: paint(on, 31, 39),
+    green: paint(on, 32, 39),
+    yellow: paint(on, 33, 39),
+    cyan: paint(on, 36, 39)
+  }
+}
+export type Style = ReturnType<typeof makeStyle>
+
+export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
+export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
+
+/** `label  value` lines with aligned values; rows with a null value are shown as "none". */
+export const fields = (style: Style, rows: ReadonlyArray<readonly [string, string | null]>, indent = "") => {
+  const width = Math.max(...rows.map(([label]) => label.length))
+  return rows.map(([label, value]) =>
+    `${indent}${style.bold(label.padEnd(width))}  ${value === null ? style.dim("none") : value}`).join("\n")
+}
+
+const describe = (error: unknown): Described =>
+  isDescribed(error)
+    ? error
+    : { code: "internal_error", message: error instanceof Error ? error.message : String(error), hint: "Run again with --verbose for details." }
+
+const exitCodeFor = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "InvalidInput" ? EXIT_USAGE : EXIT_FAILURE
+
+export const reportError = (error: unknown, json: boolean) => {
+  const { code, message, hint } = describe(error)
+  const style = makeStyle(process.stderr)
+  const text = json
+    ? JSON.stringify({ error: { code, message, hint } }, null, 2)
+    : `${style.red(`error: ${message}`)}\n${style.dim(`hint: ${hint}`)}`
+  return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeFor(error) })))
+}
+
+/**
+ * Runs a program for a command and renders its result: JSON on --json, else the human view.
+ * Failures are reported on stderr and become a non-zero exit code.
+ */
+export const render = <A, E, R>(
+  flags: OutputFlags,
+  program: Effect.Effect<A, E, R>,
+  human: (result: A, style: Style) => string
+): Effect.Effect<void, CommandFailed, R> =>
+  program.pipe(
+    Effect.matchEffect({
+      onSuccess: (result) =>
+        writeOut(flags.json ? JSON.stringify(result, null, 2) : human(result, makeStyle(process.stdout))),
+      onFailure: (error) => reportError(error, flags.json)
+    }),
+    Logger.withMinimumLogLevel(flags.verbose ? LogLevel.Debug : LogLevel.Warning)
+  )

@@ -1,0 +1,55 @@
+/** `relay session list|show|clear`: the saved conversation state per agent. */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { InvalidInput } from "../domain/errors.js"
+import type { SessionSummary } from "../domain/session.js"
+import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
+import { agentUrl, outputOptions } from "./options.js"
+import { fields, render, type Style } from "./output.js"
+
+const sessionFields = (style: Style, session: SessionSummary, indent = "") =>
+  fields(style, [
+    ["Context ID", session.context_id],
+    ["Task ID", session.task_id],
+    ["Last state", session.last_state],
+    ["Credentials", session.has_credentials ? "saved" : null],
+    ["Updated", session.updated_at]
+  ], indent)
+
+const list = Command.make("list", outputOptions, (flags) =>
+  render(flags, listSessions(), ({ count, sessions }, style) =>
+    count === 0
+      ? style.dim("No saved sessions")
+      : [style.bold(`Saved sessions (${count})`), ...sessions.map((s) => `\n${style.cyan(s.agent_url)}\n${sessionFields(style, s, "  ")}`)]
+        .join("\n"))).pipe(Command.withDescription("List the saved session of every agent"))
+
+const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
+  render(flags, showSession(url), (session, style) =>
+    `${style.bold("Session for")} ${style.cyan(session.agent_url)}\n${sessionFields(style, session)}`)).pipe(
+    Command.withDescription("Show the saved context, task and state of one agent")
+  )
+
+const all = Options.boolean("all").pipe(Options.withDescription("Clear the sessions of every agent"))
+
+const clear = Command.make(
+  "clear",
+  { ...outputOptions, url: Options.optional(agentUrl), all },
+  ({ url, all, ...flags }) => {
+    const target = Option.isSome(url) && !all
+      ? Effect.succeed(url.value)
+      : Option.isNone(url) && all
+      ? Effect.succeed(undefined)
+      : Effect.fail(new InvalidInput({
+        reason: Option.isSome(url) ? "Give either --url or --all, not both" : "Nothing to clear: no agent given",
+        suggestion: "Use relay session clear --url <agent_url>, or --all for every agent"
+      }))
+    return render(flags, Effect.flatMap(target, clearSessions), (result, style) =>
+      `${style.green(result.agent_url === null ? `Cleared ${result.cleared} session(s)` : result.cleared ? `Cleared session for ${result.agent_url}` : `No session state saved for ${result.agent_url}`)}\n` +
+      style.dim("Saved credentials were kept; remove them with relay auth clear."))
+  }
+).pipe(Command.withDescription("Forget the context and task ids of one agent (--url) or all (--all); credentials are kept"))
+
+export const sessionCommand = Command.make("session").pipe(
+  Command.withDescription("Saved per-agent sessions, shared with relay mcp"),
+  Command.withSubcommands([list, show, clear])
+)

@@ -1,0 +1,95 @@
+/**
+ * Errors that cross a boundary (terminal output, MCP results, A2A error responses).
+ *
+ * Every one carries a stable snake_case `code`, a human `message` and a `hint`
+ * that says what to do next; doors render those three and nothing else.
+ */
+import { Schema } from "effect"
+
+/** What every boundary error exposes; doors render errors through this shape. */
+export interface Described {
+  readonly code: string
+  readonly message: string
+  readonly hint: string
+}
+
+/** The agent URL given by the user is not an absolute http(s) URL. */
+export class InvalidAgentUrl extends Schema.TaggedError<InvalidAgentUrl>()("InvalidAgentUrl", {
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "invalid_agent_url"
+  override get message() {
+    return `Invalid agent URL "${this.url}": ${this.reason}`
+  }
+  get hint() {
+    return "Give the agent's base URL with its scheme, for example http://127.0.0.1:8000"
+  }
+}
+
+/** Arguments that make no sense together or are missing. */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  reason: Schema.String,
+  suggestion: Schema.String
+}) {
+  readonly code = "invalid_input"
+  override get message() {
+    return this.reason
+  }
+  get hint() {
+    return this.suggestion
+  }
+}
+
+/** The state file exists but is not a valid session store; it was moved aside, never overwritten. */
+export class StateFileCorrupt extends Schema.TaggedError<StateFileCorrupt>()("StateFileCorrupt", {
+  file: Schema.String,
+  movedTo: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "state_file_corrupt"
+  override get message() {
+    return `The session store ${this.file} is damaged (${this.reason}); it was moved to ${this.movedTo}`
+  }
+  get hint() {
+    return `Inspect or delete ${this.movedTo}. The next command starts with an empty store; saved credentials must be set again with "relay auth set".`
+  }
+}
+
+/** The state directory or file cannot be read or written (permissions, disk, lock). */
+export class StateFileUnavailable extends Schema.TaggedError<StateFileUnavailable>()("StateFileUnavailable", {
+  file: Schema.String,
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "state_file_unavailable"
+  override get message() {
+    return `Cannot ${this.operation} ${this.file}: ${this.reason}`
+  }
+  get hint() {
+    return "Check the permissions of the state directory, or point RELAY_HOME at a writable directory."
+  }
+}
+
+/** The state file was written by a newer relay with a format this one does not know. */
+export class StateFileTooNew extends Schema.TaggedError<StateFileTooNew>()("StateFileTooNew", {
+  file: Schema.String,
+  version: Schema.Number
+}) {
+  readonly code = "state_file_too_new"
+  override get message() {
+    return `${this.file} has format version ${this.version}, newer than this relay understands`
+  }
+  get hint() {
+    return "Upgrade relay, or point RELAY_HOME at another directory."
+  }
+}
+
+export type StoreError = StateFileCorrupt | StateFileUnavailable | StateFileTooNew
+
+/** Narrowing for doors: anything with code, message and hint is rendered as-is. */
+export const isDescribed = (u: unknown): u is Described =>
+  typeof u === "object" && u !== null &&
+  typeof (u as Described).code === "string" &&
+  typeof (u as Described).message === "string" &&
+  typeof (u as Described).hint === "string"

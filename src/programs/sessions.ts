@@ -1,0 +1,44 @@
+/**
+ * Session use cases: list, show and clear the saved conversation state of agents.
+ * Clearing never touches credentials (SPEC §4.1 rule 3); `relay auth clear` does that.
+ */
+import { Effect, Option } from "effect"
+import { canonicalAgentUrl, emptySummary, type SessionSummary, summarize } from "../domain/session.js"
+import { SessionStore } from "../services/SessionStore.js"
+
+export interface SessionList {
+  readonly count: number
+  readonly sessions: ReadonlyArray<SessionSummary>
+}
+
+export const listSessions = Effect.fn("listSessions")(function*() {
+  const store = yield* SessionStore
+  const records = yield* store.list
+  return { count: records.length, sessions: records.map(summarize) } satisfies SessionList
+})
+
+/** The saved state of one agent; an agent never seen gives an empty session, not an error. */
+export const showSession = Effect.fn("showSession")(function*(agentUrl: string) {
+  const store = yield* SessionStore
+  const key = yield* canonicalAgentUrl(agentUrl)
+  const record = yield* store.get(key)
+  return Option.match(record, { onNone: () => emptySummary(key), onSome: summarize })
+})
+
+export interface ClearResult {
+  /** The agent whose session was cleared, or null when all were. */
+  readonly agent_url: string | null
+  /** How many sessions had state that is now gone. */
+  readonly cleared: number
+  readonly credentials_kept: true
+}
+
+export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: string | undefined) {
+  const store = yield* SessionStore
+  if (agentUrl === undefined) {
+    return { agent_url: null, cleared: yield* store.clearAll, credentials_kept: true } satisfies ClearResult
+  }
+  const key = yield* canonicalAgentUrl(agentUrl)
+  const cleared = yield* store.clear(key)
+  return { agent_url: key, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
+})

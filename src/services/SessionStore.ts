@@ -1,0 +1,258 @@
+/**
+ * SessionStore: one record per agent (ids, last state, credentials), shared live by every door.
+ *
+ * The file layer re-reads sessions.json on every operation (no cache, so a running MCP server
+ * sees what `relay auth set` wrote a moment ago) and performs every mutation as
+ * read–modify–write under an inter-process lock, writing a temp file that is fsynced and
+ * renamed over the old one, so a crash at any instant leaves either the old or the new file.
+ */
+import { FileSystem } from "@effect/platform"
+import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Ref, Schema } from "effect"
+import lockfile from "proper-lockfile"
+import { type InvalidAgentUrl, StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError }
+  from "../domain/errors.js"
+import {
+  applyPatch,
+  canonicalAgentUrl,
+  type Credentials,
+  emptyStore,
+  newRecord,
+  type SessionPatch,
+  type SessionRecord,
+  STORE_FORMAT_VERSION,
+  StoreFile
+} from "../domain/session.js"
+import { StateDir } from "./StateDir.js"
+
+export const SESSIONS_FILE = "sessions.json"
+
+type Failure = StoreError | InvalidAgentUrl
+
+export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore, {
+  readonly get: (agentUrl: string) => Effect.Effect<Option.Option<SessionRecord>, Failure>
+  readonly list: Effect.Effect<ReadonlyArray<SessionRecord>, StoreError>
+  /** Saves ids and state after a conversation turn; creates the record if needed. */
+  readonly update: (agentUrl: string, patch: SessionPatch) => Effect.Effect<SessionRecord, Failure>
+  /** Forgets context, task and state of one agent; credentials stay. True if anything was cleared. */
+  readonly clear: (agentUrl: string) => Effect.Effect<boolean, Failure>
+  /** Forgets context, task and state of every agent; credentials stay. Returns how many were cleared. */
+  readonly clearAll: Effect.Effect<number, StoreError>
+  readonly setCredentials: (agentUrl: string, credentials: Credentials) => Effect.Effect<SessionRecord, Failure>
+  readonly getCredentials: (agentUrl: string) => Effect.Effect<Option.Option<Credentials>, Failure>
+  /** True if credentials existed. */
+  readonly clearCredentials: (agentUrl: string) => Effect.Effect<boolean, Failure>
+}>() {}
+
+/** How a store keeps its file: read a snapshot, or change it atomically. */
+interface Backend {
+  readonly read: Effect.Effect<StoreFile, StoreError>
+  readonly modify: <A>(f: (file: StoreFile) => readonly [A, StoreFile]) => Effect.Effect<A, StoreError>
+}
+
+const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+const withRecord = (file: StoreFile, key: string, record: SessionRecord | undefined): StoreFile => {
+  const sessions = { ...file.sessions }
+  if (record === undefined) delete sessions[key]
+  else sessions[key] = record
+  return { ...file, sessions }
+}
+
+/** A record with neither ids nor credentials carries nothing worth keeping. */
+const isEmpty = (record: SessionRecord) =>
+  record.context_id === undefined && record.task_id === undefined &&
+  record.last_state === undefined && record.credentials === undefined
+
+const withoutConversation = (record: SessionRecord, now: string): SessionRecord | undefined => {
+  const cleared = applyPatch(record, { context_id: null, task_id: null, last_state: null }, now)
+  return isEmpty(cleared) ? undefined : cleared
+}
+
+const hasConversation = (record: SessionRecord) =>
+  record.context_id !== undefined || record.task_id !== undefined || record.last_state !== undefined
+
+const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
+  const lookup = (agentUrl: string) =>
+    Effect.flatMap(canonicalAgentUrl(agentUrl), (key) =>
+      Effect.map(backend.read, (file) => Option.fromNullable(file.sessions[key])))
+
+  const change = <A>(agentUrl: string, f: (key: string, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]) =>
+    Effect.flatMap(Effect.all([canonicalAgentUrl(agentUrl), nowIso]), ([key, now]) =>
+      backend.modify((file) => {
+        const [result, record] = f(key, file.sessions[key], now)
+        return [result, withRecord(file, key, record)] as const
+      }))
+
+  return SessionStore.of({
+    get: lookup,
+    list: Effect.map(backend.read, (file) =>
+      Object.values(file.sessions).sort((a, b) => a.agent_url.localeCompare(b.agent_url))),
+    update: (agentUrl, patch) =>
+      change(agentUrl, (key, record, now) => {
+        const next = applyPatch(record ?? newRecord(key, now), patch, now)
+        return [next, next]
+      }),
+    clear: (agentUrl) =>
+      change(agentUrl, (_key, record, now) =>
+        record === undefined ? [false, record] : [hasConversation(record), withoutConversation(record, now)]),
+    clearAll: Effect.flatMap(nowIso, (now) =>
+      backend.modify((file) => {
+        let cleared = 0
+        const sessions: Record<string, SessionRecord> = {}
+        for (const [key, record] of Object.entries(file.sessions)) {
+          if (hasConversation(record)) cleared++
+          const kept = withoutConversation(record, now)
+          if (kept !== undefined) sessions[key] = kept
+        }
+        return [cleared, { ...file, sessions }] as const
+      })),
+    setCredentials: (agentUrl, credentials) =>
+      change(agentUrl, (key, record, now) => {
+        const next: SessionRecord = { ...(record ?? newRecord(key, now)), credentials, updated_at: now }
+        return [next, next]
+      }),
+    getCredentials: (agentUrl) =>
+      Effect.map(lookup(agentUrl), Option.flatMap((record) => Option.fromNullable(record.credentials))),
+    clearCredentials: (agentUrl) =>
+      change(agentUrl, (_key, record, now) => {
+        if (record?.credentials === undefined) return [false, record]
+        const { credentials: _dropped, ...rest } = record
+        const next: SessionRecord = { ...rest, updated_at: now }
+        return [true, isEmpty(next) ? undefined : next]
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// File backend
+
+const decodeStoreFile = Schema.decodeUnknownEither(Schema.parseJson(StoreFile))
+const encodeStoreFile = Schema.encodeSync(Schema.parseJson(StoreFile, { space: 2 }))
+
+/** Reads the file's format version without trusting the rest, to tell "newer" from "damaged". */
+const declaredVersion = (text: string): number | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed === "object" && parsed !== null && "version" in parsed && typeof parsed.version === "number") {
+      return parsed.version
+    }
+  } catch {
+    // not JSON at all: reported as damaged below
+  }
+  return undefined
+}
+
+// Contention budget: 8 processes hammering one file must all get through, and a lock left by a
+// killed process goes stale after 2 s (proper-lockfile's minimum), so retry for up to ~10 s.
+const LOCK_OPTIONS = {
+  realpath: false,
+  stale: 2_000,
+  retries: { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 60, randomize: true }
+} as const
+
+const makeFileBackend = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const stateDir = yield* StateDir
+  const file = stateDir.file(SESSIONS_FILE)
+  const tempFile = `${file}.tmp`
+  // One writer at a time inside this process; the lock file orders processes.
+  const mutex = yield* Effect.makeSemaphore(1)
+
+  const unavailable = (operation: string) => (error: { readonly message: string }) =>
+    new StateFileUnavailable({ file, operation, reason: error.message })
+
+  const readText = Effect.gen(function*() {
+    yield* stateDir.ensure
+    const exists = yield* fs.exists(file)
+    if (!exists) return Option.none<string>()
+    const info = yield* fs.stat(file)
+    if ((info.mode & 0o077) !== 0) yield* fs.chmod(file, 0o600)
+    return Option.some(yield* fs.readFileString(file))
+  }).pipe(Effect.catchTags({ SystemError: unavailable("read"), BadArgument: unavailable("read") }))
+
+  const quarantine = (reason: string) =>
+    Effect.gen(function*() {
+      const stamp = new Date(yield* Clock.currentTimeMillis).toISOString().replace(/[:.]/g, "-")
+      const movedTo = `${file}.corrupt-${stamp}`
+      yield* fs.rename(file, movedTo).pipe(Effect.mapError(unavailable("move aside")))
+      yield* Effect.logWarning(`Moved damaged session store to ${movedTo}`)
+      return yield* new StateFileCorrupt({ file, movedTo, reason })
+    })
+
+  /** Decodes the file; a damaged one is moved aside (only while holding the lock). */
+  const parse = (text: string, holdingLock: boolean): Effect.Effect<StoreFile, StoreError> => {
+    const decoded = decodeStoreFile(text)
+    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    const version = declaredVersion(text)
+    if (version !== undefined && version > STORE_FORMAT_VERSION) return new StateFileTooNew({ file, version })
+    const reason = ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"
+    return holdingLock ? quarantine(reason) : withLock(readLocked)
+  }
+
+  const readLocked: Effect.Effect<StoreFile, StoreError> = Effect.flatMap(readText, Option.match({
+    onNone: () => Effect.succeed(emptyStore()),
+    onSome: (text) => parse(text, true)
+  }))
+
+  const writeAtomically = (content: StoreFile) =>
+    Effect.scoped(Effect.gen(function*() {
+      const handle = yield* fs.open(tempFile, { flag: "w", mode: 0o600 })
+      yield* handle.writeAll(new TextEncoder().encode(encodeStoreFile(content) + "\n"))
+      yield* handle.sync
+    })).pipe(
+      Effect.zipRight(fs.rename(tempFile, file)),
+      Effect.zipRight(syncDirectory),
+      Effect.catchTags({ SystemError: unavailable("write"), BadArgument: unavailable("write") })
+    )
+
+  // The rename is durable only once the directory entry is flushed too.
+  const syncDirectory = Effect.scoped(
+    Effect.flatMap(fs.open(stateDir.path, { flag: "r" }), (dir) => dir.sync)
+  ).pipe(Effect.ignore)
+
+  function withLock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> {
+    const acquire = Effect.tryPromise({
+      try: () =>
+        lockfile.lock(file, {
+          ...LOCK_OPTIONS,
+          lockfilePath: `${file}.lock`,
+          onCompromised: (error) => {
+            // proper-lockfile's default throws from a timer and would crash the process.
+            Effect.runFork(Effect.logWarning(`Session store lock compromised: ${error.message}`))
+          }
+        }),
+      catch: (error) =>
+        new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
+    })
+    return mutex.withPermits(1)(
+      Effect.zipRight(stateDir.ensure, Effect.acquireUseRelease(acquire, () => effect, (release) =>
+        Effect.promise(() => release().catch(() => undefined))))
+    )
+  }
+
+  return {
+    read: Effect.flatMap(readText, Option.match({
+      onNone: () => Effect.succeed(emptyStore()),
+      onSome: (text) => parse(text, false)
+    })),
+    modify: <A>(f: (content: StoreFile) => readonly [A, StoreFile]) =>
+      withLock(Effect.gen(function*() {
+        const before = yield* readLocked
+        const [result, after] = f(before)
+        if (after !== before) yield* writeAtomically(after)
+        return result
+      }))
+  } satisfies Backend
+})
+
+/** The shared, file-backed store in the state directory. */
+export const SessionStoreLive = Layer.effect(SessionStore, Effect.map(makeFileBackend, makeStore))
+
+/** An in-memory store for tests and throw-away runs. */
+export const SessionStoreMemory = Layer.effect(
+  SessionStore,
+  Effect.gen(function*() {
+    const ref = yield* Ref.make(emptyStore())
+    return makeStore({ read: Ref.get(ref), modify: (f) => Ref.modify(ref, f) })
+  })
+)

@@ -1,0 +1,76 @@
+/**
+ * The per-user state directory shared by every door: sessions, credentials, notifications.
+ *
+ * RELAY_HOME if set, else $XDG_STATE_HOME/a2a-relay, else ~/.local/state/a2a-relay.
+ * Created 0700 because it holds secrets.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Config, Context, Effect, Layer, Option, Ref } from "effect"
+import * as Os from "node:os"
+import { StateFileUnavailable } from "../domain/errors.js"
+
+export class StateDir extends Context.Tag("relay/StateDir")<StateDir, {
+  /** Absolute path of the directory. */
+  readonly path: string
+  /** Absolute path of a file inside it. */
+  readonly file: (name: string) => string
+  /** Creates the directory (0700) on first use; later calls are free. */
+  readonly ensure: Effect.Effect<void, StateFileUnavailable>
+}>() {}
+
+export const resolveStateDir = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const relayHome = yield* Config.option(Config.nonEmptyString("RELAY_HOME"))
+  if (Option.isSome(relayHome)) return path.resolve(relayHome.value)
+  const xdg = yield* Config.option(Config.nonEmptyString("XDG_STATE_HOME"))
+  if (Option.isSome(xdg)) return path.join(path.resolve(xdg.value), "a2a-relay")
+  const home = yield* Config.string("HOME").pipe(Config.withDefault(Os.homedir()))
+  return path.join(home, ".local", "state", "a2a-relay")
+})
+
+const ensureDirectory = (dir: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const exists = yield* fs.exists(dir)
+    if (!exists) {
+      yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
+      // mkdir honours the umask; make sure the final mode really is 0700.
+      yield* fs.chmod(dir, 0o700)
+      return
+    }
+    const info = yield* fs.stat(dir)
+    if (info.type !== "Directory") {
+      return yield* new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
+    }
+    if ((info.mode & 0o077) !== 0) {
+      yield* Effect.logWarning(
+        `State directory ${dir} is readable by other users (mode ${(info.mode & 0o777).toString(8)}); ` +
+          `run "chmod 700 ${dir}"`
+      )
+    }
+  }).pipe(
+    Effect.catchTag("SystemError", "BadArgument", (error) =>
+      new StateFileUnavailable({ file: dir, operation: "create", reason: error.message }))
+  )
+
+/**
+ * The real directory, resolved from the environment. Nothing touches the disk until a
+ * service calls `ensure`, so `relay --help` works even where the directory cannot be made.
+ */
+export const StateDirLive = Layer.effect(
+  StateDir,
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const fs = yield* FileSystem.FileSystem
+    const dir = yield* resolveStateDir
+    const ready = yield* Ref.make(false)
+    // Only success is remembered: a directory that failed once may be fixed while the MCP server runs.
+    const ensure = ensureDirectory(dir).pipe(
+      Effect.provideService(FileSystem.FileSystem, fs),
+      Effect.zipRight(Ref.set(ready, true)),
+      Effect.unlessEffect(Ref.get(ready)),
+      Effect.asVoid
+    )
+    return StateDir.of({ path: dir, file: (name) => path.join(dir, name), ensure })
+  })
+)

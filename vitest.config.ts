@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Spawned CLIs and in-process peers share two cores; keep file parallelism modest.
+    maxWorkers: 2,
+    minWorkers: 1
+  }
+})
