@@ -6,7 +6,8 @@
  * stderr and runMain's own error report is disabled in favour of ours.
  */
 import { ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import { CommandFailed, EXIT_FAILURE, EXIT_USAGE } from "./cli/output.js"
 import { runCli } from "./cli/root.js"

@@ -1,0 +1,150 @@
+/** `relay session …` and `relay auth …` end to end: output, --json shapes, exit codes, masking. */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runRelay } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+const home = tempHome()
+const relay = (args: ReadonlyArray<string>, input?: string) =>
+  runRelay(args, { stateDir: home.stateDir, ...(input === undefined ? {} : { input }) })
+const json = (text: string) => JSON.parse(text) as Record<string, unknown>
+
+const TOKEN = "tok_0123456789abcdefXYZ"
+const KEY = "key_9876543210fedcbaQRS"
+
+beforeAll(() => Fs.rmSync(home.stateDir, { recursive: true, force: true }))
+afterAll(home.cleanup)
+
+describe("relay --version / --help", () => {
+  it("prints the package version", async () => {
+    const pkg = JSON.parse(Fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+    const result = await relay(["--version"])
+    expect(result.code).toBe(0)
+    expect(result.stdout.trim()).toBe(pkg.version)
+  })
+
+  it.each([["--help"], ["session", "--help"], ["auth", "set", "--help"]])("%s works on every level", async (...args) => {
+    const result = await relay(args)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("USAGE")
+  })
+
+  it("a mistyped command is a usage error on stderr with exit code 2", async () => {
+    const result = await relay(["sesion", "list"])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    expect(result.stderr.length).toBeGreaterThan(0)
+  })
+})
+
+describe("relay auth / session", () => {
+  it("starts empty", async () => {
+    const result = await relay(["session", "list", "--json"])
+    expect(result.code).toBe(0)
+    expect(json(result.stdout)).toEqual({ count: 0, sessions: [] })
+    expect((await relay(["session", "list"])).stdout).toContain("No saved sessions")
+  })
+
+  it("auth set saves a bearer token under the normalised URL and never prints it", async () => {
+    const result = await relay(["auth", "set", "--url", "HTTP://Agent.Test:80/", "--bearer-token", TOKEN, "--json"])
+    expect(result.code).toBe(0)
+    expect(json(result.stdout)).toEqual({ agent_url: "http://agent.test", auth_type: "bearer" })
+    expect(result.stdout + result.stderr).not.toContain(TOKEN)
+    expect(Fs.statSync(Path.join(home.stateDir, "sessions.json")).mode & 0o777).toBe(0o600)
+    expect(Fs.statSync(home.stateDir).mode & 0o777).toBe(0o700)
+  })
+
+  it("bearer wins when both secrets are given", async () => {
+    const result = await relay(["auth", "set", "--url", "http://both.test", "--bearer-token", TOKEN, "--api-key", KEY, "--json"])
+    expect(json(result.stdout)["auth_type"]).toBe("bearer")
+  })
+
+  it("auth set with an API key reads it from stdin with '-' and keeps a custom header", async () => {
+    const result = await relay(["auth", "set", "--url", "http://key.test", "--api-key", "-", "--api-key-header", "X-Agent-Key"], `${KEY}\n`)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("Saved API key for http://key.test")
+    const shown = await relay(["auth", "show", "--url", "http://key.test", "--json"])
+    expect(json(shown.stdout)).toEqual({
+      agent_url: "http://key.test",
+      credentials: { auth_type: "api_key", header: "X-Agent-Key", masked: `${KEY.slice(0, 4)}…${KEY.slice(-4)}` }
+    })
+    expect(shown.stdout).not.toContain(KEY)
+  })
+
+  it("auth show masks the secret in human output", async () => {
+    const result = await relay(["auth", "show", "--url", "http://agent.test"])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("bearer")
+    expect(result.stdout).toContain(`${TOKEN.slice(0, 4)}…${TOKEN.slice(-4)}`)
+    expect(result.stdout).not.toContain(TOKEN)
+  })
+
+  it("auth set without a secret fails with exit 2 and a hint on stderr", async () => {
+    const result = await relay(["auth", "set", "--url", "http://agent.test"])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain("Either bearer_token or api_key must be provided")
+    expect(result.stderr).toContain("hint:")
+  })
+
+  it("errors are JSON on stderr with --json", async () => {
+    const result = await relay(["session", "show", "--url", "not-a-url", "--json"])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(json(result.stderr)).toMatchObject({ error: { code: "invalid_agent_url" } })
+  })
+
+  it("session list shows has_credentials and never the secret", async () => {
+    const result = await relay(["session", "list", "--json"])
+    const list = json(result.stdout) as { count: number; sessions: Array<Record<string, unknown>> }
+    expect(list.count).toBe(3)
+    expect(list.sessions.map((s) => s["agent_url"])).toEqual(["http://agent.test", "http://both.test", "http://key.test"])
+    expect(list.sessions.every((s) => s["has_credentials"] === true)).toBe(true)
+    expect(Object.keys(list.sessions[0]!).sort()).toEqual(
+      ["agent_url", "context_id", "has_credentials", "last_state", "task_id", "updated_at"]
+    )
+    expect(result.stdout).not.toContain(TOKEN)
+  })
+
+  it("session show of an unknown agent is an empty session", async () => {
+    const result = await relay(["session", "show", "--url", "http://never.test", "--json"])
+    expect(result.code).toBe(0)
+    expect(json(result.stdout)).toMatchObject({ agent_url: "http://never.test", context_id: null, has_credentials: false })
+  })
+
+  it("session clear needs --url or --all, and keeps credentials", async () => {
+    expect((await relay(["session", "clear"])).code).toBe(2)
+    expect((await relay(["session", "clear", "--url", "http://a.test", "--all"])).code).toBe(2)
+    const cleared = await relay(["session", "clear", "--all", "--json"])
+    expect(cleared.code).toBe(0)
+    expect(json(cleared.stdout)).toMatchObject({ agent_url: null, credentials_kept: true })
+    const shown = await relay(["auth", "show", "--url", "http://agent.test", "--json"])
+    expect(json(shown.stdout)["credentials"]).toMatchObject({ auth_type: "bearer" })
+  })
+
+  it("auth clear removes credentials and says when there were none", async () => {
+    const first = await relay(["auth", "clear", "--url", "http://agent.test", "--json"])
+    expect(json(first.stdout)).toEqual({ agent_url: "http://agent.test", cleared: true })
+    const second = await relay(["auth", "clear", "--url", "http://agent.test", "--json"])
+    expect(json(second.stdout)).toEqual({ agent_url: "http://agent.test", cleared: false })
+    const listed = json((await relay(["session", "list", "--json"])).stdout) as { count: number }
+    expect(listed.count).toBe(2)
+  })
+
+  it("a corrupt store is reported naming the file, and kept aside", async () => {
+    const file = Path.join(home.stateDir, "sessions.json")
+    Fs.writeFileSync(file, "garbage")
+    const result = await relay(["session", "list"])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(file)
+    const aside = Fs.readdirSync(home.stateDir).find((name) => name.startsWith("sessions.json.corrupt-"))
+    expect(aside).toBeDefined()
+    expect(Fs.readFileSync(Path.join(home.stateDir, aside!), "utf8")).toBe("garbage")
+  })
+
+  it("colour codes appear only on a TTY: piped output is plain", async () => {
+    const result = await runRelay(["session", "list"], { stateDir: home.stateDir, env: { NO_COLOR: "" } })
+    expect(result.stdout).not.toMatch(/\u001b\[/)
+  })
+})

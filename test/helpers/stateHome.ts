@@ -1,0 +1,22 @@
+/** Temp state directories and the real store layers pointed at them. */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { ConfigProvider, Layer } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { SessionStoreLive } from "../../src/services/SessionStore.js"
+import { StateDirLive } from "../../src/services/StateDir.js"
+
+/** A fresh parent directory; the state dir itself (`<parent>/state`) is created by relay. */
+export const tempHome = () => {
+  const parent = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-test-"))
+  return { parent, stateDir: Path.join(parent, "state"), cleanup: () => Fs.rmSync(parent, { recursive: true, force: true }) }
+}
+
+/** StateDir + SessionStore + platform services, reading RELAY_HOME = `stateDir`. */
+export const storeLayer = (stateDir: string) =>
+  SessionStoreLive.pipe(
+    Layer.provideMerge(StateDirLive),
+    Layer.provideMerge(NodeContext.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
+  )

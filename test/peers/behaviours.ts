@@ -1,0 +1,309 @@
+// Scripted agent behaviours shared by the v1.0 and v0.3 test peers.
+//
+// A behaviour is written against a protocol-neutral emitter; each peer adapts the
+// emitted events to its SDK's shapes (ts-proto for 1.3.0, `kind` objects for 0.3.14).
+// One running peer can serve several tests: a user text starting with
+// `behaviour:<name>` selects that behaviour for the message (and for the follow-up
+// turns of the task it starts); otherwise the peer's default behaviour is used.
+
+export const BEHAVIOUR_NAMES = [
+  "echo-complete",
+  "message-only",
+  "input-required",
+  "auth-required",
+  "slow-cancellable",
+  "chunked-artifact",
+  "fail",
+  "data-and-file"
+] as const
+
+export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
+
+export const isBehaviourName = (value: string): value is BehaviourName =>
+  (BEHAVIOUR_NAMES as ReadonlyArray<string>).includes(value)
+
+/** Task states in protocol-neutral (v0.3) spelling; peers map them to their enum. */
+export type NeutralTaskState =
+  | "submitted"
+  | "working"
+  | "input-required"
+  | "auth-required"
+  | "completed"
+  | "failed"
+  | "canceled"
+  | "rejected"
+
+/** Terminal or interrupted: a v0.3 status-update in one of these states carries `final: true`. */
+export const endsInteraction = (state: NeutralTaskState): boolean =>
+  state !== "submitted" && state !== "working"
+
+export type NeutralPart =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "data"; readonly data: Readonly<Record<string, unknown>> }
+  | { readonly kind: "file"; readonly name: string; readonly mimeType: string; readonly bytesBase64: string }
+
+export interface NeutralArtifact {
+  readonly artifactId: string
+  readonly name: string
+  readonly parts: ReadonlyArray<NeutralPart>
+}
+
+export interface ChunkFlags {
+  readonly append: boolean
+  readonly lastChunk: boolean
+}
+
+/** What a behaviour can publish. The first call of every turn must be `task` or `message`. */
+export interface BehaviourEmitter {
+  /** Publish the task itself: a fresh task on the first turn, the existing one on follow-ups. */
+  task(state: NeutralTaskState): void
+  status(state: NeutralTaskState, agentText?: string): void
+  artifact(artifact: NeutralArtifact, flags: ChunkFlags): void
+  /** A direct agent reply with no task. */
+  message(agentText: string): void
+}
+
+/** The user's side of one turn, as the behaviour sees it. */
+export interface BehaviourTurn {
+  /** User text of this message with any `behaviour:<name>` directive removed. */
+  readonly text: string
+  /** User texts of the earlier messages of the same task (directives removed), oldest first. */
+  readonly earlierUserTexts: ReadonlyArray<string>
+  /** True when the message continues an existing task (same taskId). */
+  readonly isFollowUp: boolean
+  /** True once the client asked to cancel this task (or the peer is shutting down). */
+  isCancelled(): boolean
+}
+
+export type Behaviour = (turn: BehaviourTurn, emit: BehaviourEmitter) => Promise<void>
+
+/** How long `slow-cancellable` works before completing, and how often it checks for cancellation. */
+export const SLOW_TASK_MS = 3000
+export const SLOW_TASK_STEP_MS = 50
+/** Delay between the chunks of `chunked-artifact`. */
+export const CHUNK_DELAY_MS = 30
+
+export const INPUT_REQUIRED_QUESTION = "What else should I add? Reply on the same task."
+export const AUTH_REQUIRED_TEXT = "Authorization required: sign in, then send a follow-up message on this task."
+export const CANCELED_TEXT = "Task canceled on request."
+
+export const echoText = (text: string): string => `echo: ${text}`
+/** Artifact text `input-required` completes with: all user texts of the task, oldest first. */
+export const combinedText = (texts: ReadonlyArray<string>): string => `echo: ${texts.join(" + ")}`
+/** The texts `chunked-artifact` sends, one per chunk (append after the first, lastChunk on the last). */
+export const chunkTexts = (text: string): ReadonlyArray<string> => ["chunk 1: echo", `chunk 2: ${text}`, "chunk 3: done"]
+export const failureReason = (text: string): string => `Scripted failure while handling "${text}".`
+/** The data part `data-and-file` returns. */
+export const dataPartFor = (text: string): Readonly<Record<string, unknown>> => ({ echoed: text, length: text.length })
+export const FILE_PART_NAME = "echo.txt"
+export const FILE_PART_MIME = "text/plain"
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const textArtifact = (artifactId: string, text: string): NeutralArtifact => ({
+  artifactId,
+  name: artifactId,
+  parts: [{ kind: "text", text }]
+})
+
+const WHOLE: ChunkFlags = { append: false, lastChunk: true }
+
+/** Open the turn: a fresh task starts SUBMITTED, a continued one goes straight to WORKING. */
+const openTask = (turn: BehaviourTurn, emit: BehaviourEmitter): void => {
+  if (turn.isFollowUp) {
+    emit.task("working")
+  } else {
+    emit.task("submitted")
+    emit.status("working")
+  }
+}
+
+const completeWithEcho = (text: string, emit: BehaviourEmitter): void => {
+  emit.artifact(textArtifact("echo", echoText(text)), WHOLE)
+  emit.status("completed")
+}
+
+const echoComplete: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  completeWithEcho(turn.text, emit)
+}
+
+const messageOnly: Behaviour = async (turn, emit) => {
+  emit.message(echoText(turn.text))
+}
+
+const inputRequired: Behaviour = async (turn, emit) => {
+  if (!turn.isFollowUp) {
+    emit.task("submitted")
+    emit.status("input-required", INPUT_REQUIRED_QUESTION)
+    return
+  }
+  emit.task("working")
+  emit.artifact(textArtifact("combined", combinedText([...turn.earlierUserTexts, turn.text])), WHOLE)
+  emit.status("completed")
+}
+
+// A follow-up on the parked task stands for "credentials provided" and completes it.
+const authRequired: Behaviour = async (turn, emit) => {
+  if (!turn.isFollowUp) {
+    emit.task("submitted")
+    emit.status("auth-required", AUTH_REQUIRED_TEXT)
+    return
+  }
+  emit.task("working")
+  completeWithEcho(turn.text, emit)
+}
+
+const slowCancellable: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  for (let waited = 0; waited < SLOW_TASK_MS; waited += SLOW_TASK_STEP_MS) {
+    if (turn.isCancelled()) {
+      emit.status("canceled", CANCELED_TEXT)
+      return
+    }
+    await sleep(SLOW_TASK_STEP_MS)
+  }
+  if (turn.isCancelled()) {
+    emit.status("canceled", CANCELED_TEXT)
+    return
+  }
+  completeWithEcho(turn.text, emit)
+}
+
+const chunkedArtifact: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  const chunks = chunkTexts(turn.text)
+  for (const [index, chunk] of chunks.entries()) {
+    await sleep(CHUNK_DELAY_MS)
+    emit.artifact(textArtifact("chunked", chunk), { append: index > 0, lastChunk: index === chunks.length - 1 })
+  }
+  emit.status("completed")
+}
+
+const fail: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  emit.status("failed", failureReason(turn.text))
+}
+
+const dataAndFile: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  emit.artifact(
+    {
+      artifactId: "mixed",
+      name: "mixed",
+      parts: [
+        { kind: "text", text: echoText(turn.text) },
+        { kind: "data", data: dataPartFor(turn.text) },
+        {
+          kind: "file",
+          name: FILE_PART_NAME,
+          mimeType: FILE_PART_MIME,
+          bytesBase64: Buffer.from(turn.text, "utf8").toString("base64")
+        }
+      ]
+    },
+    WHOLE
+  )
+  emit.status("completed")
+}
+
+export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
+  "echo-complete": echoComplete,
+  "message-only": messageOnly,
+  "input-required": inputRequired,
+  "auth-required": authRequired,
+  "slow-cancellable": slowCancellable,
+  "chunked-artifact": chunkedArtifact,
+  fail,
+  "data-and-file": dataAndFile
+}
+
+const DIRECTIVE = /^\s*behaviour:(\S+)\s*/
+
+export interface ParsedDirective {
+  /** The name after `behaviour:` (may be unknown), or undefined when there is no directive. */
+  readonly name: string | undefined
+  /** The text with the directive removed. */
+  readonly rest: string
+}
+
+/** Split a leading `behaviour:<name>` directive off a user text. */
+export const parseDirective = (text: string): ParsedDirective => {
+  const match = DIRECTIVE.exec(text)
+  return match === null ? { name: undefined, rest: text } : { name: match[1], rest: text.slice(match[0].length) }
+}
+
+/** Prefix a text with a directive, for tests: `withBehaviour("fail", "hi")` → `behaviour:fail hi`. */
+export const withBehaviour = (name: BehaviourName, text: string): string => `behaviour:${name} ${text}`
+
+// An unknown directive fails loudly instead of silently running the default behaviour.
+const unknownBehaviour =
+  (name: string): Behaviour =>
+  async (turn, emit) => {
+    emit.task(turn.isFollowUp ? "working" : "submitted")
+    emit.status("failed", `Unknown test behaviour "${name}". Known: ${BEHAVIOUR_NAMES.join(", ")}.`)
+  }
+
+/**
+ * Choose the behaviour for a turn: a directive on this message wins, then one on the first
+ * user message of the task (so follow-ups keep the behaviour), then the peer's default.
+ */
+export const selectBehaviour = (
+  currentText: string,
+  firstTaskText: string | undefined,
+  fallback: BehaviourName
+): Behaviour => {
+  const name = parseDirective(currentText).name ?? (firstTaskText === undefined ? undefined : parseDirective(firstTaskText).name)
+  if (name === undefined) return behaviours[fallback]
+  return isBehaviourName(name) ? behaviours[name] : unknownBehaviour(name)
+}
+
+/** The raw input a peer adapter extracts from its SDK's request context. */
+export interface TurnInput {
+  readonly taskId: string
+  readonly text: string
+  /** Raw texts of the task's earlier user messages (directives still in), oldest first. */
+  readonly earlierUserTexts: ReadonlyArray<string>
+  readonly isFollowUp: boolean
+}
+
+/**
+ * Runs behaviours and tracks which tasks are running, so a cancel request can reach the
+ * loop of a running `slow-cancellable` turn, and close() can stop every loop at once.
+ */
+export class BehaviourRunner {
+  private readonly cancelled = new Set<string>()
+  private readonly running = new Set<string>()
+  private stopping = false
+
+  constructor(private readonly fallback: BehaviourName) {}
+
+  async run(input: TurnInput, emit: BehaviourEmitter): Promise<void> {
+    const behaviour = selectBehaviour(input.text, input.earlierUserTexts[0], this.fallback)
+    const turn: BehaviourTurn = {
+      text: parseDirective(input.text).rest,
+      earlierUserTexts: input.earlierUserTexts.map((text) => parseDirective(text).rest),
+      isFollowUp: input.isFollowUp,
+      isCancelled: () => this.stopping || this.cancelled.has(input.taskId)
+    }
+    this.running.add(input.taskId)
+    try {
+      await behaviour(turn, emit)
+    } finally {
+      this.running.delete(input.taskId)
+      this.cancelled.delete(input.taskId)
+    }
+  }
+
+  /** Ask a running turn to cancel. False when nothing runs for the task (the caller must cancel it). */
+  requestCancel(taskId: string): boolean {
+    if (!this.running.has(taskId)) return false
+    this.cancelled.add(taskId)
+    return true
+  }
+
+  /** Make every running loop wind down (used by close()). */
+  stopAll(): void {
+    this.stopping = true
+  }
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Option, Schema } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { normalizeAgentUrl, StoreFile } from "../../src/domain/session.js"
+import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
+import { storeLayer, tempHome } from "../helpers/stateHome.js"
+
+const mode = (path: string) => Fs.statSync(path).mode & 0o777
+
+/** Runs `body` against the real file store in a fresh temp state dir. */
+const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, SessionStore>) => {
+  const home = tempHome()
+  return body(home.stateDir).pipe(Effect.provide(storeLayer(home.stateDir)), Effect.ensuring(Effect.sync(home.cleanup)))
+}
+
+describe("normalizeAgentUrl", () => {
+  it.each([
+    ["HTTP://Agent.Example:80/a2a/", "http://agent.example/a2a"],
+    ["https://agent.example:443", "https://agent.example"],
+    ["https://agent.example:8443/", "https://agent.example:8443"],
+    ["http://127.0.0.1:8000//", "http://127.0.0.1:8000"],
+    ["  http://h/x?y=1#frag ", "http://h/x?y=1"]
+  ])("%s → %s", (input, expected) => {
+    expect(normalizeAgentUrl(input)).toEqual(Either.right(expected))
+  })
+
+  it.each(["agent.example", "ftp://agent.example", "http://user:pw@agent.example", ""])("rejects %j", (input) => {
+    const result = normalizeAgentUrl(input)
+    expect(Either.isLeft(result) && result.left._tag).toBe("InvalidAgentUrl")
+  })
+})
+
+describe("SessionStore (file)", () => {
+  it.effect("round-trips ids, state and credentials under the normalised URL", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* store.update("HTTP://Agent.Example:80/", { context_id: "c1", task_id: "t1", last_state: "input-required" })
+        yield* store.setCredentials("http://agent.example", { kind: "api_key", key: "k-123", header: "X-Key" })
+        const record = Option.getOrThrow(yield* store.get("http://agent.example/"))
+        expect(record).toMatchObject({
+          agent_url: "http://agent.example",
+          context_id: "c1",
+          task_id: "t1",
+          last_state: "input-required",
+          credentials: { kind: "api_key", key: "k-123", header: "X-Key" }
+        })
+        // A null in a patch removes the field; undefined keeps it.
+        yield* store.update("http://agent.example", { task_id: null })
+        const after = Option.getOrThrow(yield* store.get("http://agent.example"))
+        expect(after.task_id).toBeUndefined()
+        expect(after.context_id).toBe("c1")
+        const onDisk = Schema.decodeUnknownSync(Schema.parseJson(StoreFile))(
+          Fs.readFileSync(Path.join(stateDir, "sessions.json"), "utf8")
+        )
+        expect(Object.keys(onDisk.sessions)).toEqual(["http://agent.example"])
+        expect(onDisk.version).toBe(1)
+      })
+    ))
+
+  it.effect("clearing sessions keeps credentials; clearing credentials keeps the session", () =>
+    withFileStore(() =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* store.update("http://a.test", { context_id: "ca", task_id: "ta" })
+        yield* store.setCredentials("http://a.test", { kind: "bearer", token: "tok" })
+        yield* store.update("http://b.test", { context_id: "cb" })
+        yield* store.update("http://c.test", { context_id: "cc" })
+        yield* store.setCredentials("http://c.test", { kind: "bearer", token: "tok-c" })
+
+        expect(yield* store.clear("http://a.test")).toBe(true)
+        const a = Option.getOrThrow(yield* store.get("http://a.test"))
+        expect(a.context_id).toBeUndefined()
+        expect(a.credentials).toEqual({ kind: "bearer", token: "tok" })
+        expect(yield* store.clear("http://a.test")).toBe(false)
+
+        expect(yield* store.clearAll).toBe(2)
+        // b had nothing but ids, so it is gone; c keeps its credentials.
+        expect((yield* store.list).map((r) => r.agent_url)).toEqual(["http://a.test", "http://c.test"])
+        expect(Option.getOrThrow(yield* store.getCredentials("http://c.test"))).toEqual({ kind: "bearer", token: "tok-c" })
+
+        yield* store.update("http://c.test", { context_id: "again" })
+        expect(yield* store.clearCredentials("http://c.test")).toBe(true)
+        expect(yield* store.clearCredentials("http://c.test")).toBe(false)
+        expect(Option.getOrThrow(yield* store.get("http://c.test")).context_id).toBe("again")
+      })
+    ))
+
+  it.effect("creates the state dir 0700 and the file 0600, and tightens a loose file", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* store.setCredentials("http://a.test", { kind: "bearer", token: "secret" })
+        const file = Path.join(stateDir, "sessions.json")
+        expect(mode(stateDir)).toBe(0o700)
+        expect(mode(file)).toBe(0o600)
+        Fs.chmodSync(file, 0o644)
+        yield* store.list
+        expect(mode(file)).toBe(0o600)
+      })
+    ))
+
+  it.effect("moves a corrupt file aside with a typed error naming it, then starts fresh", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const file = Path.join(stateDir, "sessions.json")
+        yield* store.update("http://a.test", { context_id: "c" })
+        Fs.writeFileSync(file, "{ this is not json", { mode: 0o600 })
+
+        const error = yield* Effect.flip(store.update("http://b.test", { context_id: "x" }))
+        expect(error._tag).toBe("StateFileCorrupt")
+        if (error._tag !== "StateFileCorrupt") return
+        expect(error.file).toBe(file)
+        expect(error.message).toContain(file)
+        expect(Fs.readFileSync(error.movedTo, "utf8")).toBe("{ this is not json")
+        expect(Fs.existsSync(file)).toBe(false)
+
+        // Nothing was written over the damaged content; the next command starts with an empty store.
+        expect(yield* store.list).toEqual([])
+        yield* store.update("http://b.test", { context_id: "x" })
+        expect((yield* store.list).length).toBe(1)
+      })
+    ))
+
+  it.effect("a read of a file with the wrong shape also fails and keeps the file", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* store.list // creates the directory
+        Fs.writeFileSync(Path.join(stateDir, "sessions.json"), JSON.stringify({ version: 1, sessions: { x: { nope: 1 } } }))
+        const error = yield* Effect.flip(store.list)
+        expect(error._tag).toBe("StateFileCorrupt")
+        const aside = Fs.readdirSync(stateDir).filter((name) => name.startsWith("sessions.json.corrupt-"))
+        expect(aside).toHaveLength(1)
+      })
+    ))
+
+  it.effect("refuses a file from a newer relay without touching it", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* store.list
+        const file = Path.join(stateDir, "sessions.json")
+        Fs.writeFileSync(file, JSON.stringify({ version: 7, sessions: {} }))
+        const error = yield* Effect.flip(store.update("http://a.test", { context_id: "c" }))
+        expect(error._tag).toBe("StateFileTooNew")
+        expect(JSON.parse(Fs.readFileSync(file, "utf8")).version).toBe(7)
+      })
+    ))
+
+  it.effect("rejects an invalid agent URL with a typed error", () =>
+    withFileStore(() =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        const error = yield* Effect.flip(store.update("not a url", { context_id: "c" }))
+        expect(error._tag).toBe("InvalidAgentUrl")
+      })
+    ))
+
+  it.effect("serialises concurrent updates inside one process", () =>
+    withFileStore(() =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* Effect.forEach(
+          Array.from({ length: 40 }, (_, n) => n),
+          (n) => store.update(`http://agent-${n}.test`, { context_id: `c${n}` }),
+          { concurrency: "unbounded" }
+        )
+        expect((yield* store.list).length).toBe(40)
+      })
+    ))
+})
+
+describe("SessionStore (memory)", () => {
+  it.effect("behaves like the file store", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore
+      yield* store.update("http://a.test/", { context_id: "c" })
+      yield* store.setCredentials("http://a.test", { kind: "bearer", token: "t" })
+      expect(yield* store.clear("http://A.test")).toBe(true)
+      expect(Option.getOrThrow(yield* store.getCredentials("http://a.test"))).toEqual({ kind: "bearer", token: "t" })
+    }).pipe(Effect.provide(SessionStoreMemory)))
+})
