@@ -1,0 +1,276 @@
+/**
+ * How each A2A operation goes on the wire, for the four dialects we speak:
+ * JSON-RPC and HTTP+JSON (REST), each at protocol 1.0 and 0.3.
+ *
+ * Pure: an operation becomes a `WireRequest` (method name and params, or HTTP verb, path and
+ * body) plus a decoder into the v1.0 domain model. The A2aClient service does the I/O.
+ */
+import { Effect, type ParseResult, Schema } from "effect"
+import * as T from "./translate.js"
+import * as V1 from "./v1.js"
+
+export type Binding = "JSONRPC" | "HTTP+JSON"
+export type ProtocolVersion = "1.0" | "0.3"
+
+export const SUPPORTED_BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
+export const SUPPORTED_VERSIONS: ReadonlyArray<ProtocolVersion> = ["1.0", "0.3"]
+
+type Decoder<A> = (json: unknown) => Effect.Effect<A, ParseResult.ParseError>
+
+export type HttpVerb = "GET" | "POST" | "DELETE"
+
+export type WireRequest<A> =
+  | {
+    readonly _tag: "JsonRpc"
+    readonly method: string
+    readonly params: unknown
+    readonly decode: Decoder<A>
+  }
+  | {
+    readonly _tag: "Rest"
+    readonly verb: HttpVerb
+    /** Relative to the interface URL, starting with "/". */
+    readonly path: string
+    readonly query?: Readonly<Record<string, string>>
+    readonly body?: unknown
+    /** Tried when the agent answers 404/405 to `verb` (the spec disagrees with itself on :subscribe). */
+    readonly fallbackVerb?: HttpVerb
+    readonly decode: Decoder<A>
+  }
+
+type Op<I, A> = (input: I) => Effect.Effect<WireRequest<A>, ParseResult.ParseError>
+
+export interface Dialect {
+  readonly binding: Binding
+  readonly version: ProtocolVersion
+  readonly send: Op<V1.SendMessageRequest, V1.SendMessageResponse>
+  /** Each SSE event is decoded with the request's decoder. */
+  readonly stream: Op<V1.SendMessageRequest, V1.StreamResponse>
+  readonly getTask: Op<V1.GetTaskRequest, V1.Task>
+  /** Undefined where the protocol version has no such operation (v0.3). */
+  readonly listTasks: Op<V1.ListTasksRequest, V1.ListTasksResponse> | undefined
+  readonly cancelTask: Op<V1.CancelTaskRequest, V1.Task>
+  readonly subscribe: Op<V1.SubscribeToTaskRequest, V1.StreamResponse>
+  readonly createPushConfig: Op<V1.TaskPushNotificationConfig, V1.TaskPushNotificationConfig>
+  readonly getPushConfig: Op<V1.TaskPushNotificationConfigRequest, V1.TaskPushNotificationConfig>
+  readonly listPushConfigs: Op<V1.ListTaskPushNotificationConfigsRequest, ReadonlyArray<V1.TaskPushNotificationConfig>>
+  readonly deletePushConfig: Op<V1.TaskPushNotificationConfigRequest, void>
+  /** The raw card JSON; the client reads it with cardFromWire like any card. */
+  readonly extendedCard: Op<void, unknown>
+}
+
+const decoderOf = <A, I>(schema: Schema.Schema<A, I>): Decoder<A> => Schema.decodeUnknown(schema)
+const ignoreResult: Decoder<void> = () => Effect.void
+const passThrough: Decoder<unknown> = Effect.succeed
+
+const rpc = <A>(method: string, params: unknown, decode: Decoder<A>): WireRequest<A> => ({
+  _tag: "JsonRpc",
+  method,
+  params,
+  decode
+})
+
+const rest = <A>(
+  verb: HttpVerb,
+  path: string,
+  decode: Decoder<A>,
+  extra: { readonly body?: unknown; readonly query?: Record<string, string>; readonly fallbackVerb?: HttpVerb } = {}
+): WireRequest<A> => ({ _tag: "Rest", verb, path, decode, ...extra })
+
+const segment = encodeURIComponent
+
+type Scalar = string | number | boolean | undefined
+
+/** The entries whose value is defined. */
+const definedOnly = (entries: Record<string, Scalar>): Record<string, string | number | boolean> =>
+  Object.fromEntries(Object.entries(entries).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined))
+
+/** Query parameters from defined values only. */
+const queryOf = (entries: Record<string, Scalar>): Record<string, string> =>
+  Object.fromEntries(Object.entries(definedOnly(entries)).map(([key, value]) => [key, String(value)]))
+
+/** The v1.0 list response, or a bare array as some agents answer. */
+const PushConfigList = Schema.Union(
+  Schema.Array(V1.TaskPushNotificationConfig),
+  Schema.transform(V1.ListTaskPushNotificationConfigsResponse, Schema.Array(Schema.typeSchema(V1.TaskPushNotificationConfig)), {
+    strict: false,
+    decode: (response) => response.configs,
+    encode: (configs) => ({ configs })
+  })
+)
+
+const V03RestPushConfigList = Schema.Union(
+  Schema.Array(T.PushConfigAsV03Rest),
+  Schema.transform(
+    Schema.Struct({ configs: Schema.Array(T.PushConfigAsV03Rest) }),
+    Schema.Array(Schema.typeSchema(V1.TaskPushNotificationConfig)),
+    { strict: false, decode: (response) => response.configs, encode: (configs) => ({ configs }) }
+  )
+)
+
+const encode = <A, I>(schema: Schema.Schema<A, I>) => Schema.encode(schema)
+
+// ---------------------------------------------------------------------------
+
+const jsonRpcV1 = (tenant: string | undefined): Dialect => {
+  const withTenant = <P extends object>(params: P) => (tenant ? { ...params, tenant } : params)
+  const call = <I, IE, A, AE>(method: string, input: Schema.Schema<I, IE>, output: Schema.Schema<A, AE>) => (value: I) =>
+    Effect.map(encode(input)(value), (params) => rpc(method, withTenant(params as object), decoderOf(output)))
+  return {
+    binding: "JSONRPC",
+    version: "1.0",
+    send: call("SendMessage", V1.SendMessageRequest, V1.SendMessageResponse),
+    stream: call("SendStreamingMessage", V1.SendMessageRequest, V1.StreamResponse),
+    getTask: call("GetTask", V1.GetTaskRequest, V1.Task),
+    listTasks: call("ListTasks", V1.ListTasksRequest, V1.ListTasksResponse),
+    cancelTask: call("CancelTask", V1.CancelTaskRequest, V1.Task),
+    subscribe: call("SubscribeToTask", V1.SubscribeToTaskRequest, V1.StreamResponse),
+    createPushConfig: call("CreateTaskPushNotificationConfig", V1.TaskPushNotificationConfig, V1.TaskPushNotificationConfig),
+    getPushConfig: call("GetTaskPushNotificationConfig", V1.TaskPushNotificationConfigRequest, V1.TaskPushNotificationConfig),
+    listPushConfigs: call("ListTaskPushNotificationConfigs", V1.ListTaskPushNotificationConfigsRequest, PushConfigList),
+    deletePushConfig: (request) =>
+      Effect.map(encode(V1.TaskPushNotificationConfigRequest)(request), (params) =>
+        rpc("DeleteTaskPushNotificationConfig", withTenant(params), ignoreResult)),
+    extendedCard: () => Effect.succeed(rpc("GetExtendedAgentCard", withTenant({}), passThrough))
+  }
+}
+
+const jsonRpcV03: Dialect = {
+  binding: "JSONRPC",
+  version: "0.3",
+  send: (request) =>
+    Effect.map(encode(T.SendRequestAsV03)(request), (params) => rpc("message/send", params, decoderOf(T.SendResponseAsV03))),
+  stream: (request) =>
+    Effect.map(encode(T.SendRequestAsV03)(request), (params) =>
+      rpc("message/stream", params, decoderOf(T.StreamResponseAsV03))),
+  getTask: (request) =>
+    Effect.succeed(rpc("tasks/get", definedOnly({ id: request.id, historyLength: request.historyLength }), decoderOf(T.TaskAsV03))),
+  listTasks: undefined,
+  cancelTask: (request) => Effect.succeed(rpc("tasks/cancel", { id: request.id }, decoderOf(T.TaskAsV03))),
+  subscribe: (request) => Effect.succeed(rpc("tasks/resubscribe", { id: request.id }, decoderOf(T.StreamResponseAsV03))),
+  createPushConfig: (config) =>
+    Effect.map(encode(T.PushConfigAsV03)(config), (params) =>
+      rpc("tasks/pushNotificationConfig/set", params, decoderOf(T.PushConfigAsV03))),
+  getPushConfig: (request) =>
+    Effect.succeed(rpc(
+      "tasks/pushNotificationConfig/get",
+      { id: request.taskId, pushNotificationConfigId: request.id },
+      decoderOf(T.PushConfigAsV03)
+    )),
+  listPushConfigs: (request) =>
+    Effect.succeed(rpc("tasks/pushNotificationConfig/list", { id: request.taskId }, decoderOf(Schema.Array(T.PushConfigAsV03)))),
+  deletePushConfig: (request) =>
+    Effect.succeed(rpc(
+      "tasks/pushNotificationConfig/delete",
+      { id: request.taskId, pushNotificationConfigId: request.id },
+      ignoreResult
+    )),
+  extendedCard: () => Effect.succeed(rpc("agent/getAuthenticatedExtendedCard", undefined, passThrough))
+}
+
+const restV1 = (tenant: string | undefined): Dialect => {
+  const prefix = tenant ? `/${segment(tenant)}` : ""
+  const configsOf = (taskId: string) => `${prefix}/tasks/${segment(taskId)}/pushNotificationConfigs`
+  return {
+    binding: "HTTP+JSON",
+    version: "1.0",
+    send: (request) =>
+      Effect.map(encode(V1.SendMessageRequest)(request), (body) =>
+        rest("POST", `${prefix}/message:send`, decoderOf(V1.SendMessageResponse), { body })),
+    stream: (request) =>
+      Effect.map(encode(V1.SendMessageRequest)(request), (body) =>
+        rest("POST", `${prefix}/message:stream`, decoderOf(V1.StreamResponse), { body })),
+    getTask: (request) =>
+      Effect.succeed(rest("GET", `${prefix}/tasks/${segment(request.id)}`, decoderOf(V1.Task), {
+        query: queryOf({ historyLength: request.historyLength })
+      })),
+    listTasks: (request) =>
+      Effect.map(encode(V1.ListTasksRequest)(request), (encoded) => {
+        const { tenant: _tenant, ...params } = encoded
+        return rest("GET", `${prefix}/tasks`, decoderOf(V1.ListTasksResponse), {
+          query: queryOf(params as Record<string, Scalar>)
+        })
+      }),
+    cancelTask: (request) =>
+      Effect.succeed(rest("POST", `${prefix}/tasks/${segment(request.id)}:cancel`, decoderOf(V1.Task), { body: {} })),
+    subscribe: (request) =>
+      Effect.succeed(rest("POST", `${prefix}/tasks/${segment(request.id)}:subscribe`, decoderOf(V1.StreamResponse), {
+        fallbackVerb: "GET"
+      })),
+    createPushConfig: (config) =>
+      Effect.map(encode(V1.TaskPushNotificationConfig)(config), (body) =>
+        rest("POST", configsOf(config.taskId ?? ""), decoderOf(V1.TaskPushNotificationConfig), { body })),
+    getPushConfig: (request) =>
+      Effect.succeed(rest("GET", `${configsOf(request.taskId)}/${segment(request.id)}`, decoderOf(V1.TaskPushNotificationConfig))),
+    listPushConfigs: (request) =>
+      Effect.succeed(rest("GET", configsOf(request.taskId), decoderOf(PushConfigList), {
+        query: queryOf({ pageSize: request.pageSize, pageToken: request.pageToken })
+      })),
+    deletePushConfig: (request) =>
+      Effect.succeed(rest("DELETE", `${configsOf(request.taskId)}/${segment(request.id)}`, ignoreResult)),
+    extendedCard: () => Effect.succeed(rest("GET", `${prefix}/extendedAgentCard`, passThrough))
+  }
+}
+
+/** v0.3 REST: `/v1` paths and the v0.3 proto-JSON shapes (role ROLE_USER, `content` parts). */
+const restV03: Dialect = {
+  binding: "HTTP+JSON",
+  version: "0.3",
+  send: (request) =>
+    Effect.map(encode(T.SendRequestAsV03Rest)(request), (body) =>
+      rest("POST", "/v1/message:send", decoderOf(T.SendResponseAsV03Rest), { body })),
+  stream: (request) =>
+    Effect.map(encode(T.SendRequestAsV03Rest)(request), (body) =>
+      rest("POST", "/v1/message:stream", decoderOf(T.StreamResponseAsV03Rest), { body })),
+  getTask: (request) =>
+    Effect.succeed(rest("GET", `/v1/tasks/${segment(request.id)}`, decoderOf(T.TaskAsV03Rest), {
+      query: queryOf({ historyLength: request.historyLength })
+    })),
+  listTasks: undefined,
+  cancelTask: (request) =>
+    Effect.succeed(rest("POST", `/v1/tasks/${segment(request.id)}:cancel`, decoderOf(T.TaskAsV03Rest), { body: {} })),
+  subscribe: (request) =>
+    Effect.succeed(rest("POST", `/v1/tasks/${segment(request.id)}:subscribe`, decoderOf(T.StreamResponseAsV03Rest), {
+      fallbackVerb: "GET"
+    })),
+  createPushConfig: (config) =>
+    Effect.succeed(rest(
+      "POST",
+      `/v1/tasks/${segment(config.taskId ?? "")}/pushNotificationConfigs`,
+      decoderOf(T.PushConfigAsV03Rest),
+      { body: T.pushConfigToV03Rest(config) }
+    )),
+  getPushConfig: (request) =>
+    Effect.succeed(rest(
+      "GET",
+      `/v1/tasks/${segment(request.taskId)}/pushNotificationConfigs/${segment(request.id)}`,
+      decoderOf(T.PushConfigAsV03Rest)
+    )),
+  listPushConfigs: (request) =>
+    Effect.succeed(rest("GET", `/v1/tasks/${segment(request.taskId)}/pushNotificationConfigs`, decoderOf(V03RestPushConfigList))),
+  deletePushConfig: (request) =>
+    Effect.succeed(rest(
+      "DELETE",
+      `/v1/tasks/${segment(request.taskId)}/pushNotificationConfigs/${segment(request.id)}`,
+      ignoreResult
+    )),
+  extendedCard: () => Effect.succeed(rest("GET", "/v1/card", passThrough))
+}
+
+/** The dialect for an interface's binding and protocol version. */
+export const dialectFor = (binding: Binding, version: ProtocolVersion, tenant?: string): Dialect =>
+  binding === "JSONRPC"
+    ? (version === "1.0" ? jsonRpcV1(tenant) : jsonRpcV03)
+    : (version === "1.0" ? restV1(tenant) : restV03)
+
+/** `"0.3.0"`, `"0.3"` → "0.3"; `"1.0"`, `"1.0.1"` → "1.0"; anything else is not ours. */
+export const protocolVersionOf = (declared: string): ProtocolVersion | undefined => {
+  const [major, minor] = declared.trim().split(".")
+  const majorMinor = `${major}.${minor ?? "0"}`
+  return SUPPORTED_VERSIONS.find((version) => version === majorMinor)
+}
+
+export const bindingOf = (declared: string): Binding | undefined => {
+  const normalized = V1.normalizeBinding(declared)
+  return SUPPORTED_BINDINGS.find((binding) => binding === normalized)
+}

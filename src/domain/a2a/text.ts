@@ -1,0 +1,96 @@
+/**
+ * Plain-text views of A2A results and the folding of stream events into a task snapshot.
+ */
+import type * as V1 from "./v1.js"
+
+/** Longest JSON excerpt shown for a data part. */
+const DATA_SUMMARY_LIMIT = 120
+
+const truncate = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}…` : text)
+
+const describeJson = (value: unknown): string => {
+  const json = JSON.stringify(value)
+  return json === undefined ? String(value) : json
+}
+
+/** Decoded size of base64 content, without decoding it. */
+const base64Bytes = (base64: string): number => {
+  const clean = base64.replace(/\s/g, "")
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding)
+}
+
+const fileLabel = (part: V1.Part): string => {
+  const label = [part.filename, part.mediaType === undefined ? undefined : `(${part.mediaType})`]
+    .filter((piece) => piece !== undefined)
+    .join(" ")
+  return label === "" ? "unnamed" : label
+}
+
+/**
+ * One part as text: text as is, data as `[data: {"a":1}]` (JSON cut at 120 characters), files
+ * as `[file: name (type), url]` or `[file: name (type), N bytes]`. Nothing is silently dropped.
+ */
+export const partText = (part: V1.Part): string => {
+  if ("text" in part) return part.text
+  if ("url" in part) return `[file: ${fileLabel(part)}, ${part.url}]`
+  if ("raw" in part) return `[file: ${fileLabel(part)}, ${base64Bytes(part.raw)} bytes]`
+  return `[data: ${truncate(describeJson(part.data), DATA_SUMMARY_LIMIT)}]`
+}
+
+/** The parts of one message or artifact, one per line. */
+export const partsText = (parts: ReadonlyArray<V1.Part>): string => parts.map(partText).join("\n")
+
+const joinNonEmpty = (texts: ReadonlyArray<string>): string => texts.filter((t) => t !== "").join("\n")
+
+const isTask = (result: V1.Task | V1.Message): result is V1.Task => "status" in result
+
+/**
+ * The answer in a result as text. For a Message, its parts. For a Task: the artifacts, else the
+ * status message, else the agent messages of the history (results belong in artifacts, but many
+ * agents answer through the status message or the history).
+ */
+export const resultText = (result: V1.Task | V1.Message): string => {
+  if (!isTask(result)) return partsText(result.parts)
+  const fromArtifacts = joinNonEmpty((result.artifacts ?? []).map((artifact) => partsText(artifact.parts)))
+  if (fromArtifacts !== "") return fromArtifacts
+  const fromStatus = result.status.message === undefined ? "" : partsText(result.status.message.parts)
+  if (fromStatus !== "") return fromStatus
+  const agentMessages = (result.history ?? []).filter((message) => message.role === "ROLE_AGENT")
+  return joinNonEmpty(agentMessages.map((message) => partsText(message.parts)))
+}
+
+/**
+ * Applies one artifact update to a task's artifacts. With `append`, the parts go to the end of
+ * the artifact with the same `artifactId` (its name, description and metadata are updated when
+ * the chunk carries them); otherwise the chunk replaces that artifact. An unknown id is added at
+ * the end. `lastChunk` only marks the end of the artifact and changes nothing here.
+ */
+export const mergeArtifactChunk = (
+  artifacts: ReadonlyArray<V1.Artifact>,
+  event: V1.TaskArtifactUpdateEvent
+): ReadonlyArray<V1.Artifact> => {
+  const chunk = event.artifact
+  const index = artifacts.findIndex((artifact) => artifact.artifactId === chunk.artifactId)
+  const existing = artifacts[index]
+  if (existing === undefined) return [...artifacts, chunk]
+  const merged = event.append === true ? { ...existing, ...chunk, parts: [...existing.parts, ...chunk.parts] } : chunk
+  return artifacts.map((artifact, i) => (i === index ? merged : artifact))
+}
+
+/**
+ * Folds one stream event into the latest task snapshot: a Task replaces the snapshot, a status
+ * update sets the status, an artifact update is merged with `mergeArtifactChunk`. Events for
+ * another task, and Messages, leave the snapshot unchanged. Before the first Task the snapshot
+ * is `undefined` and stays so until one arrives.
+ */
+export const applyStreamEvent = (snapshot: V1.Task | undefined, event: V1.StreamResponse): V1.Task | undefined => {
+  if ("task" in event) return event.task
+  if (snapshot === undefined || "message" in event) return snapshot
+  if ("statusUpdate" in event) {
+    return event.statusUpdate.taskId === snapshot.id ? { ...snapshot, status: event.statusUpdate.status } : snapshot
+  }
+  const update = event.artifactUpdate
+  if (update.taskId !== snapshot.id) return snapshot
+  return { ...snapshot, artifacts: mergeArtifactChunk(snapshot.artifacts ?? [], update) }
+}

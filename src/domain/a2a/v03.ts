@@ -1,0 +1,553 @@
+/**
+ * A2A v0.3 wire types, for talking to v0.3 peers and serving v0.3 clients.
+ *
+ * - JSON-RPC shapes (`kind` discriminators, lower-case states, `final` on status updates).
+ *   Decoding is lenient (missing `kind` inferred, any state/role spelling, `null` = absent);
+ *   encoding emits the v0.3 spelling with `kind`.
+ * - REST shapes (`Rest*`): v0.3 REST under `/v1/…` spoke the v0.3 *proto* JSON instead:
+ *   `ROLE_USER`, Message `content` of `{text}|{file}|{data}`, `TASK_STATE_CANCELLED`, and
+ *   responses wrapped as `{task}`/`{message}`/`{statusUpdate}`/`{artifactUpdate}`.
+ *
+ * Programs never use these types directly: translate.ts maps them to the v1 domain model.
+ */
+import { Option, ParseResult, Schema } from "effect"
+import * as V1 from "./v1.js"
+
+const optional = <S extends Schema.Schema.All>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true, nullable: true })
+
+const optionalText = Schema.optionalToOptional(Schema.NullOr(Schema.String), Schema.String, {
+  decode: (value) => Option.filter(value, (s): s is string => s !== null && s !== ""),
+  encode: (value) => value
+})
+
+const repeated = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.optionalWith(Schema.Array(item), { default: () => [], nullable: true })
+
+const defaultText = Schema.optionalWith(Schema.String, { default: () => "", nullable: true })
+
+/** `kind` may be missing on input (some peers drop it); it is always written on output. */
+const kind = <K extends string>(value: K) =>
+  Schema.optionalWith(Schema.Literal(value), { default: () => value, nullable: true })
+
+const Metadata = V1.Metadata
+
+// ---------------------------------------------------------------------------
+// Enums
+// ---------------------------------------------------------------------------
+
+export const TASK_STATE_NAMES = [
+  "submitted",
+  "working",
+  "input-required",
+  "completed",
+  "canceled",
+  "failed",
+  "rejected",
+  "auth-required",
+  "unknown"
+] as const satisfies ReadonlyArray<V1.TaskStateName>
+
+/** v0.3 task state: accepts every spelling `V1.parseTaskState` does, encodes `input-required` style. */
+export const TaskState = Schema.transformOrFail(
+  Schema.Union(Schema.String, Schema.Number),
+  Schema.Literal(...TASK_STATE_NAMES),
+  {
+    strict: true,
+    decode: (input, _, ast) => {
+      const state = V1.parseTaskState(input)
+      return state === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown task state: ${JSON.stringify(input)}`))
+        : ParseResult.succeed(V1.stateName(state))
+    },
+    encode: ParseResult.succeed
+  }
+).annotations({ identifier: "v0.3 TaskState" })
+export type TaskState = typeof TaskState.Type
+
+/** v0.3 role: accepts `user`/`ROLE_USER`/…, encodes `user` or `agent`. */
+export const Role = Schema.transformOrFail(
+  Schema.Union(Schema.String, Schema.Number),
+  Schema.Literal("user", "agent"),
+  {
+    strict: true,
+    decode: (input, _, ast) => {
+      const role = V1.parseRole(input)
+      return role === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown role: ${JSON.stringify(input)}`))
+        : ParseResult.succeed(role === "ROLE_USER" ? ("user" as const) : ("agent" as const))
+    },
+    encode: ParseResult.succeed
+  }
+).annotations({ identifier: "v0.3 Role" })
+export type Role = typeof Role.Type
+
+// ---------------------------------------------------------------------------
+// JSON-RPC shapes
+// ---------------------------------------------------------------------------
+
+export const TextPart = Schema.Struct({
+  kind: kind("text"),
+  text: Schema.String,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 TextPart" })
+export interface TextPart extends Schema.Schema.Type<typeof TextPart> {}
+
+export const FileWithBytes = Schema.Struct({
+  /** base64 */
+  bytes: Schema.String,
+  name: optionalText,
+  mimeType: optionalText
+}).annotations({ identifier: "v0.3 FileWithBytes" })
+export interface FileWithBytes extends Schema.Schema.Type<typeof FileWithBytes> {}
+
+export const FileWithUri = Schema.Struct({
+  uri: Schema.String,
+  name: optionalText,
+  mimeType: optionalText
+}).annotations({ identifier: "v0.3 FileWithUri" })
+export interface FileWithUri extends Schema.Schema.Type<typeof FileWithUri> {}
+
+export const FilePart = Schema.Struct({
+  kind: kind("file"),
+  file: Schema.Union(FileWithBytes, FileWithUri),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 FilePart" })
+export interface FilePart extends Schema.Schema.Type<typeof FilePart> {}
+
+export const DataPart = Schema.Struct({
+  kind: kind("data"),
+  /** v0.3 allows only objects here; translate.ts wraps other JSON values. */
+  data: Metadata,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 DataPart" })
+export interface DataPart extends Schema.Schema.Type<typeof DataPart> {}
+
+export const Part = Schema.Union(TextPart, FilePart, DataPart).annotations({ identifier: "v0.3 Part" })
+export type Part = typeof Part.Type
+
+export const Message = Schema.Struct({
+  kind: kind("message"),
+  messageId: Schema.String,
+  role: Role,
+  parts: repeated(Part),
+  contextId: optionalText,
+  taskId: optionalText,
+  metadata: optional(Metadata),
+  extensions: optional(Schema.Array(Schema.String)),
+  referenceTaskIds: optional(Schema.Array(Schema.String))
+}).annotations({ identifier: "v0.3 Message" })
+export interface Message extends Schema.Schema.Type<typeof Message> {}
+
+export const Artifact = Schema.Struct({
+  artifactId: Schema.String,
+  name: optionalText,
+  description: optionalText,
+  parts: repeated(Part),
+  metadata: optional(Metadata),
+  extensions: optional(Schema.Array(Schema.String))
+}).annotations({ identifier: "v0.3 Artifact" })
+export interface Artifact extends Schema.Schema.Type<typeof Artifact> {}
+
+export const TaskStatus = Schema.Struct({
+  state: Schema.optionalWith(TaskState, { default: () => "unknown" as const, nullable: true }),
+  message: optional(Message),
+  timestamp: optionalText
+}).annotations({ identifier: "v0.3 TaskStatus" })
+export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
+
+export const Task = Schema.Struct({
+  kind: kind("task"),
+  id: Schema.String,
+  contextId: defaultText,
+  status: TaskStatus,
+  artifacts: optional(Schema.Array(Artifact)),
+  history: optional(Schema.Array(Message)),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 Task" })
+export interface Task extends Schema.Schema.Type<typeof Task> {}
+
+export const TaskStatusUpdateEvent = Schema.Struct({
+  kind: kind("status-update"),
+  taskId: Schema.String,
+  contextId: defaultText,
+  status: TaskStatus,
+  /** The last event of this interaction. */
+  final: Schema.optionalWith(Schema.Boolean, { default: () => false, nullable: true }),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 TaskStatusUpdateEvent" })
+export interface TaskStatusUpdateEvent extends Schema.Schema.Type<typeof TaskStatusUpdateEvent> {}
+
+export const TaskArtifactUpdateEvent = Schema.Struct({
+  kind: kind("artifact-update"),
+  taskId: Schema.String,
+  contextId: defaultText,
+  artifact: Artifact,
+  append: optional(Schema.Boolean),
+  lastChunk: optional(Schema.Boolean),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 TaskArtifactUpdateEvent" })
+export interface TaskArtifactUpdateEvent extends Schema.Schema.Type<typeof TaskArtifactUpdateEvent> {}
+
+/** A `message/stream` result, told apart by `kind` (or by shape when `kind` is missing). */
+export const StreamEvent = Schema.Union(Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent).annotations({
+  identifier: "v0.3 StreamEvent"
+})
+export type StreamEvent = typeof StreamEvent.Type
+
+/** A `message/send` result. */
+export const SendResult = Schema.Union(Task, Message).annotations({ identifier: "v0.3 SendResult" })
+export type SendResult = typeof SendResult.Type
+
+export const PushNotificationAuthenticationInfo = Schema.Struct({
+  schemes: repeated(Schema.String),
+  credentials: optionalText
+}).annotations({ identifier: "v0.3 PushNotificationAuthenticationInfo" })
+export interface PushNotificationAuthenticationInfo
+  extends Schema.Schema.Type<typeof PushNotificationAuthenticationInfo> {}
+
+export const PushNotificationConfig = Schema.Struct({
+  id: optionalText,
+  url: Schema.String,
+  token: optionalText,
+  authentication: optional(PushNotificationAuthenticationInfo)
+}).annotations({ identifier: "v0.3 PushNotificationConfig" })
+export interface PushNotificationConfig extends Schema.Schema.Type<typeof PushNotificationConfig> {}
+
+export const TaskPushNotificationConfig = Schema.Struct({
+  taskId: Schema.String,
+  pushNotificationConfig: PushNotificationConfig
+}).annotations({ identifier: "v0.3 TaskPushNotificationConfig" })
+export interface TaskPushNotificationConfig extends Schema.Schema.Type<typeof TaskPushNotificationConfig> {}
+
+export const MessageSendConfiguration = Schema.Struct({
+  acceptedOutputModes: optional(Schema.Array(Schema.String)),
+  historyLength: optional(Schema.Int),
+  pushNotificationConfig: optional(PushNotificationConfig),
+  blocking: optional(Schema.Boolean)
+}).annotations({ identifier: "v0.3 MessageSendConfiguration" })
+export interface MessageSendConfiguration extends Schema.Schema.Type<typeof MessageSendConfiguration> {}
+
+/** `message/send` and `message/stream` params. */
+export const MessageSendParams = Schema.Struct({
+  message: Message,
+  configuration: optional(MessageSendConfiguration),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 MessageSendParams" })
+export interface MessageSendParams extends Schema.Schema.Type<typeof MessageSendParams> {}
+
+/** `tasks/get` params. */
+export const TaskQueryParams = Schema.Struct({
+  id: Schema.String,
+  historyLength: optional(Schema.Int),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 TaskQueryParams" })
+export interface TaskQueryParams extends Schema.Schema.Type<typeof TaskQueryParams> {}
+
+/** `tasks/cancel`, `tasks/resubscribe` and `tasks/pushNotificationConfig/list` params. */
+export const TaskIdParams = Schema.Struct({
+  id: Schema.String,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 TaskIdParams" })
+export interface TaskIdParams extends Schema.Schema.Type<typeof TaskIdParams> {}
+
+/** `tasks/pushNotificationConfig/get` params. */
+export const GetTaskPushNotificationConfigParams = Schema.Struct({
+  id: Schema.String,
+  pushNotificationConfigId: optionalText,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 GetTaskPushNotificationConfigParams" })
+export interface GetTaskPushNotificationConfigParams
+  extends Schema.Schema.Type<typeof GetTaskPushNotificationConfigParams> {}
+
+/** `tasks/pushNotificationConfig/delete` params. */
+export const DeleteTaskPushNotificationConfigParams = Schema.Struct({
+  id: Schema.String,
+  pushNotificationConfigId: Schema.String,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 DeleteTaskPushNotificationConfigParams" })
+export interface DeleteTaskPushNotificationConfigParams
+  extends Schema.Schema.Type<typeof DeleteTaskPushNotificationConfigParams> {}
+
+// ---------------------------------------------------------------------------
+// Agent card (v0.3)
+// ---------------------------------------------------------------------------
+
+const Scopes = Schema.Record({ key: Schema.String, value: Schema.String })
+const flowCommon = {
+  refreshUrl: optionalText,
+  scopes: Schema.optionalWith(Scopes, { default: () => ({}), nullable: true })
+}
+
+export const OAuthFlows = Schema.Struct({
+  authorizationCode: optional(
+    Schema.Struct({ authorizationUrl: Schema.String, tokenUrl: Schema.String, ...flowCommon })
+  ),
+  clientCredentials: optional(Schema.Struct({ tokenUrl: Schema.String, ...flowCommon })),
+  implicit: optional(Schema.Struct({ authorizationUrl: Schema.String, ...flowCommon })),
+  password: optional(Schema.Struct({ tokenUrl: Schema.String, ...flowCommon }))
+}).annotations({ identifier: "v0.3 OAuthFlows" })
+export interface OAuthFlows extends Schema.Schema.Type<typeof OAuthFlows> {}
+
+export const SecurityScheme = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("apiKey"),
+    in: Schema.Literal("query", "header", "cookie"),
+    name: Schema.String,
+    description: optionalText
+  }),
+  Schema.Struct({
+    type: Schema.Literal("http"),
+    scheme: Schema.String,
+    bearerFormat: optionalText,
+    description: optionalText
+  }),
+  Schema.Struct({
+    type: Schema.Literal("oauth2"),
+    flows: OAuthFlows,
+    oauth2MetadataUrl: optionalText,
+    description: optionalText
+  }),
+  Schema.Struct({ type: Schema.Literal("openIdConnect"), openIdConnectUrl: Schema.String, description: optionalText }),
+  Schema.Struct({ type: Schema.Literal("mutualTLS"), description: optionalText })
+).annotations({ identifier: "v0.3 SecurityScheme" })
+export type SecurityScheme = typeof SecurityScheme.Type
+
+/** `{ <scheme name>: [scopes] }` */
+export const SecurityRequirement = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
+export type SecurityRequirement = typeof SecurityRequirement.Type
+
+export const AgentInterface = Schema.Struct({
+  url: Schema.String,
+  transport: Schema.String
+}).annotations({ identifier: "v0.3 AgentInterface" })
+export interface AgentInterface extends Schema.Schema.Type<typeof AgentInterface> {}
+
+export const AgentSkill = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  description: defaultText,
+  tags: repeated(Schema.String),
+  examples: optional(Schema.Array(Schema.String)),
+  inputModes: optional(Schema.Array(Schema.String)),
+  outputModes: optional(Schema.Array(Schema.String)),
+  security: optional(Schema.Array(SecurityRequirement))
+}).annotations({ identifier: "v0.3 AgentSkill" })
+export interface AgentSkill extends Schema.Schema.Type<typeof AgentSkill> {}
+
+export const AgentCapabilities = Schema.Struct({
+  streaming: optional(Schema.Boolean),
+  pushNotifications: optional(Schema.Boolean),
+  stateTransitionHistory: optional(Schema.Boolean),
+  extensions: optional(Schema.Array(V1.AgentExtension))
+}).annotations({ identifier: "v0.3 AgentCapabilities" })
+export interface AgentCapabilities extends Schema.Schema.Type<typeof AgentCapabilities> {}
+
+export const AgentCard = Schema.Struct({
+  protocolVersion: defaultText,
+  name: Schema.String,
+  description: defaultText,
+  /** Main endpoint, spoken with `preferredTransport`. */
+  url: Schema.String,
+  preferredTransport: optionalText,
+  additionalInterfaces: optional(Schema.Array(AgentInterface)),
+  version: defaultText,
+  provider: optional(V1.AgentProvider),
+  documentationUrl: optionalText,
+  iconUrl: optionalText,
+  capabilities: Schema.optionalWith(AgentCapabilities, { default: () => ({}), nullable: true }),
+  securitySchemes: optional(Schema.Record({ key: Schema.String, value: SecurityScheme })),
+  security: optional(Schema.Array(SecurityRequirement)),
+  defaultInputModes: repeated(Schema.String),
+  defaultOutputModes: repeated(Schema.String),
+  skills: repeated(AgentSkill),
+  supportsAuthenticatedExtendedCard: optional(Schema.Boolean),
+  signatures: optional(Schema.Array(V1.AgentCardSignature))
+}).annotations({ identifier: "v0.3 AgentCard" })
+export interface AgentCard extends Schema.Schema.Type<typeof AgentCard> {}
+
+// ---------------------------------------------------------------------------
+// REST (v0.3 proto JSON under /v1/…)
+// ---------------------------------------------------------------------------
+
+/** v0.3 proto enum names; note the double L in CANCELLED. */
+export const REST_TASK_STATES = [
+  "TASK_STATE_UNSPECIFIED",
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELLED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED"
+] as const
+export type RestTaskState = (typeof REST_TASK_STATES)[number]
+
+/** The v0.3 proto spelling of a v1 state. */
+export const restStateName = (state: V1.TaskState): RestTaskState =>
+  state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : state
+
+export const RestTaskState = Schema.transformOrFail(
+  Schema.Union(Schema.String, Schema.Number),
+  Schema.Literal(...REST_TASK_STATES),
+  {
+    strict: true,
+    decode: (input, _, ast) => {
+      const state = V1.parseTaskState(input)
+      return state === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown task state: ${JSON.stringify(input)}`))
+        : ParseResult.succeed(restStateName(state))
+    },
+    encode: ParseResult.succeed
+  }
+).annotations({ identifier: "v0.3 RestTaskState" })
+
+const restFileCommon = { mimeType: optionalText, name: optionalText }
+export const RestFile = Schema.Union(
+  Schema.Struct({ fileWithUri: Schema.String, ...restFileCommon }),
+  Schema.Struct({ fileWithBytes: Schema.String, ...restFileCommon })
+).annotations({ identifier: "v0.3 RestFile" })
+export type RestFile = typeof RestFile.Type
+
+export const RestPart = Schema.Union(
+  Schema.Struct({ text: Schema.String, metadata: optional(Metadata) }),
+  Schema.Struct({ file: RestFile, metadata: optional(Metadata) }),
+  Schema.Struct({ data: Schema.Struct({ data: Metadata }), metadata: optional(Metadata) })
+).annotations({ identifier: "v0.3 RestPart" })
+export type RestPart = typeof RestPart.Type
+
+export const RestMessage = Schema.Struct({
+  messageId: Schema.String,
+  contextId: optionalText,
+  taskId: optionalText,
+  role: V1.Role,
+  content: repeated(RestPart),
+  metadata: optional(Metadata),
+  extensions: optional(Schema.Array(Schema.String))
+}).annotations({ identifier: "v0.3 RestMessage" })
+export interface RestMessage extends Schema.Schema.Type<typeof RestMessage> {}
+
+export const RestArtifact = Schema.Struct({
+  artifactId: Schema.String,
+  name: optionalText,
+  description: optionalText,
+  parts: repeated(RestPart),
+  metadata: optional(Metadata),
+  extensions: optional(Schema.Array(Schema.String))
+}).annotations({ identifier: "v0.3 RestArtifact" })
+export interface RestArtifact extends Schema.Schema.Type<typeof RestArtifact> {}
+
+const RestTaskStatusFields = Schema.Struct({
+  state: Schema.optionalWith(RestTaskState, { default: () => "TASK_STATE_UNSPECIFIED" as const, nullable: true }),
+  message: optional(RestMessage),
+  // The proto field is `update` with json_name `message`; some emitters use the field name.
+  update: optional(RestMessage),
+  timestamp: optionalText
+})
+const RestTaskStatusCanonical = Schema.Struct({
+  state: Schema.Literal(...REST_TASK_STATES),
+  message: Schema.optionalWith(Schema.typeSchema(RestMessage), { exact: true }),
+  timestamp: Schema.optionalWith(Schema.String, { exact: true })
+})
+export interface RestTaskStatus extends Schema.Schema.Type<typeof RestTaskStatusCanonical> {}
+
+export const RestTaskStatus = Schema.transform(RestTaskStatusFields, RestTaskStatusCanonical, {
+  strict: true,
+  decode: ({ update, message, ...status }) => {
+    const chosen = message ?? update
+    return chosen === undefined ? status : { ...status, message: chosen }
+  },
+  encode: (status) => status
+}).annotations({ identifier: "v0.3 RestTaskStatus" })
+
+export const RestTask = Schema.Struct({
+  id: Schema.String,
+  contextId: optionalText,
+  status: RestTaskStatus,
+  artifacts: optional(Schema.Array(RestArtifact)),
+  history: optional(Schema.Array(RestMessage)),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 RestTask" })
+export interface RestTask extends Schema.Schema.Type<typeof RestTask> {}
+
+export const RestTaskStatusUpdateEvent = Schema.Struct({
+  taskId: Schema.String,
+  contextId: defaultText,
+  status: RestTaskStatus,
+  final: optional(Schema.Boolean),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 RestTaskStatusUpdateEvent" })
+export interface RestTaskStatusUpdateEvent extends Schema.Schema.Type<typeof RestTaskStatusUpdateEvent> {}
+
+export const RestTaskArtifactUpdateEvent = Schema.Struct({
+  taskId: Schema.String,
+  contextId: defaultText,
+  artifact: RestArtifact,
+  append: optional(Schema.Boolean),
+  lastChunk: optional(Schema.Boolean),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 RestTaskArtifactUpdateEvent" })
+export interface RestTaskArtifactUpdateEvent extends Schema.Schema.Type<typeof RestTaskArtifactUpdateEvent> {}
+
+/** `message:send` response. The proto member is `msg` with json_name `message`; both are read. */
+export const RestSendResponse = Schema.Union(
+  Schema.Struct({ task: RestTask }),
+  Schema.Struct({ message: RestMessage }),
+  Schema.Struct({ msg: RestMessage })
+).annotations({ identifier: "v0.3 RestSendResponse" })
+export type RestSendResponse = typeof RestSendResponse.Type
+
+/** One SSE event of `message:stream` / `tasks/{id}:subscribe`. */
+export const RestStreamResponse = Schema.Union(
+  Schema.Struct({ task: RestTask }),
+  Schema.Struct({ message: RestMessage }),
+  Schema.Struct({ msg: RestMessage }),
+  Schema.Struct({ statusUpdate: RestTaskStatusUpdateEvent }),
+  Schema.Struct({ artifactUpdate: RestTaskArtifactUpdateEvent })
+).annotations({ identifier: "v0.3 RestStreamResponse" })
+export type RestStreamResponse = typeof RestStreamResponse.Type
+
+export const RestSendMessageConfiguration = Schema.Struct({
+  acceptedOutputModes: optional(Schema.Array(Schema.String)),
+  pushNotification: optional(PushNotificationConfig),
+  historyLength: optional(Schema.Int),
+  blocking: optional(Schema.Boolean)
+}).annotations({ identifier: "v0.3 RestSendMessageConfiguration" })
+export interface RestSendMessageConfiguration extends Schema.Schema.Type<typeof RestSendMessageConfiguration> {}
+
+/** `message:send` / `message:stream` body. */
+export const RestSendMessageRequest = Schema.Struct({
+  message: RestMessage,
+  configuration: optional(RestSendMessageConfiguration),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "v0.3 RestSendMessageRequest" })
+export interface RestSendMessageRequest extends Schema.Schema.Type<typeof RestSendMessageRequest> {}
+
+/** `name` is `tasks/{taskId}/pushNotificationConfigs/{configId}`. */
+export const RestTaskPushNotificationConfig = Schema.Struct({
+  name: defaultText,
+  pushNotificationConfig: PushNotificationConfig
+}).annotations({ identifier: "v0.3 RestTaskPushNotificationConfig" })
+export interface RestTaskPushNotificationConfig extends Schema.Schema.Type<typeof RestTaskPushNotificationConfig> {}
+
+export const RestListTaskPushNotificationConfigResponse = Schema.Struct({
+  configs: repeated(RestTaskPushNotificationConfig),
+  nextPageToken: optionalText
+}).annotations({ identifier: "v0.3 RestListTaskPushNotificationConfigResponse" })
+export interface RestListTaskPushNotificationConfigResponse
+  extends Schema.Schema.Type<typeof RestListTaskPushNotificationConfigResponse> {}
+
+/**
+ * `POST /v1/tasks/{id}/pushNotificationConfigs` body. @a2a-js 0.3.x reads the proto request
+ * (`parent`, `configId`, `config`) while @a2a-js 1.x in compat mode reads a bare
+ * TaskPushNotificationConfig (`name`, `pushNotificationConfig`), so we send both at once.
+ */
+export const RestCreatePushConfigBody = Schema.Struct({
+  parent: Schema.String,
+  configId: Schema.String,
+  config: RestTaskPushNotificationConfig,
+  name: Schema.String,
+  pushNotificationConfig: PushNotificationConfig
+}).annotations({ identifier: "v0.3 RestCreatePushConfigBody" })
+export interface RestCreatePushConfigBody extends Schema.Schema.Type<typeof RestCreatePushConfigBody> {}

@@ -1,0 +1,789 @@
+/**
+ * A2A v1.0 wire types (ProtoJSON), the canonical domain model of the relay.
+ *
+ * Every schema decodes leniently (legacy enum spellings, `null` for absent fields, proto3
+ * default omission, the three securityScheme shapes, unknown fields ignored) and encodes
+ * strictly to canonical ProtoJSON (`TASK_STATE_*`, `ROLE_*`, oneof wrappers, no `kind`,
+ * absent optionals omitted). So `Schema.decodeUnknown(X)` is the tolerant reader and
+ * `Schema.encode(X)` the strict writer.
+ */
+import { Option, ParseResult, Schema } from "effect"
+
+// ---------------------------------------------------------------------------
+// Field helpers
+// ---------------------------------------------------------------------------
+
+/** Optional field: `null` and absence both decode to absent; encode omits it. */
+const optional = <S extends Schema.Schema.All>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true, nullable: true })
+
+/**
+ * Optional string where `""` also means absent: proto3 cannot tell an empty string from an
+ * unset one, and SDKs that serialise their in-memory objects emit `""` for unset fields.
+ */
+const optionalText = Schema.optionalToOptional(Schema.NullOr(Schema.String), Schema.String, {
+  decode: (value) => Option.filter(value, (s): s is string => s !== null && s !== ""),
+  encode: (value) => value
+})
+
+/**
+ * Optional repeated field where `[]` also means absent (proto3 cannot tell them apart, and SDKs
+ * that serialise their in-memory objects emit `[]`). Encoding writes the list when present.
+ */
+const optionalList = <A, I, R>(item: Schema.Schema<A, I, R>) =>
+  Schema.optionalToOptional(Schema.NullOr(Schema.Array(item)), Schema.typeSchema(Schema.Array(item)), {
+    decode: (value) => Option.filter(value, (list): list is ReadonlyArray<A> => list !== null && list.length > 0),
+    encode: (value) => value
+  })
+
+/** Repeated field that ProtoJSON omits when empty: absent decodes to `[]`, always encoded. */
+const repeated = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.optionalWith(Schema.Array(item), { default: () => [], nullable: true })
+
+/** A string that proto3 may omit when empty: absent decodes to `""`. */
+const defaultText = Schema.optionalWith(Schema.String, { default: () => "", nullable: true })
+
+/** int32 in ProtoJSON may be a number or a numeric string (and query strings are strings). */
+const Int32 = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+
+/** bool from JSON or from a query string. */
+const Bool = Schema.Union(Schema.Boolean, Schema.BooleanFromString)
+
+/** google.protobuf.Struct. */
+export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type Metadata = typeof Metadata.Type
+
+/** Builds a lenient enum schema: any spelling `parse` understands, encoded as the canonical name. */
+const lenientEnum = <const Names extends ReadonlyArray<string>>(
+  names: Names,
+  parse: (input: string | number) => Names[number] | undefined,
+  what: string
+) =>
+  Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), Schema.Literal(...names), {
+    strict: true,
+    decode: (input, _, ast) => {
+      const parsed = parse(input)
+      return parsed === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown ${what}: ${JSON.stringify(input)}`))
+        : ParseResult.succeed(parsed)
+    },
+    encode: ParseResult.succeed
+  })
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+// ---------------------------------------------------------------------------
+// Enums: TaskState and Role
+// ---------------------------------------------------------------------------
+
+export const TASK_STATES = [
+  "TASK_STATE_UNSPECIFIED",
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED"
+] as const
+export type TaskState = (typeof TASK_STATES)[number]
+
+/** v0.3 JSON-RPC spelling of each state, also used for display. */
+export type TaskStateName =
+  | "unknown"
+  | "submitted"
+  | "working"
+  | "completed"
+  | "failed"
+  | "canceled"
+  | "input-required"
+  | "rejected"
+  | "auth-required"
+
+const STATE_NAMES: Record<TaskState, TaskStateName> = {
+  TASK_STATE_UNSPECIFIED: "unknown",
+  TASK_STATE_SUBMITTED: "submitted",
+  TASK_STATE_WORKING: "working",
+  TASK_STATE_COMPLETED: "completed",
+  TASK_STATE_FAILED: "failed",
+  TASK_STATE_CANCELED: "canceled",
+  TASK_STATE_INPUT_REQUIRED: "input-required",
+  TASK_STATE_REJECTED: "rejected",
+  TASK_STATE_AUTH_REQUIRED: "auth-required"
+}
+
+export const TERMINAL_STATES: ReadonlyArray<TaskState> = [
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_REJECTED"
+]
+export const INTERRUPTED_STATES: ReadonlyArray<TaskState> = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"]
+
+/** Completed, failed, canceled or rejected: the task accepts no more messages. */
+export const isTerminalState = (state: TaskState): boolean => TERMINAL_STATES.includes(state)
+
+/** Input or auth required: the task waits for the client. */
+export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED_STATES.includes(state)
+
+/** The lower-case v0.3 name (`completed`, `input-required`, …; UNSPECIFIED is `unknown`). */
+export const stateName = (state: TaskState): TaskStateName => STATE_NAMES[state]
+
+/**
+ * Reads any spelling of a task state: `TASK_STATE_COMPLETED`, `completed`, `input-required`,
+ * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number.
+ */
+export const parseTaskState = (input: string | number): TaskState | undefined => {
+  if (typeof input === "number") return Number.isInteger(input) ? TASK_STATES_BY_NUMBER[input] : undefined
+  const upper = input.trim().toUpperCase().replace(/-/g, "_")
+  const bare = upper.startsWith("TASK_STATE_") ? upper.slice("TASK_STATE_".length) : upper
+  const canonical = `TASK_STATE_${bare === "CANCELLED" ? "CANCELED" : bare === "UNKNOWN" ? "UNSPECIFIED" : bare}`
+  return TASK_STATES.find((state) => state === canonical)
+}
+
+// Proto enum numbers; TASK_STATES is in name order, not number order.
+const TASK_STATES_BY_NUMBER: ReadonlyArray<TaskState> = [
+  "TASK_STATE_UNSPECIFIED",
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED"
+]
+
+/** Task state: decodes every spelling (see `parseTaskState`), encodes `TASK_STATE_*`. */
+export const TaskState = lenientEnum(TASK_STATES, parseTaskState, "task state").annotations({ identifier: "TaskState" })
+
+export const ROLES = ["ROLE_USER", "ROLE_AGENT"] as const
+export type Role = (typeof ROLES)[number]
+
+/** Reads `ROLE_USER`/`user`/`USER`/1 and `ROLE_AGENT`/`agent`/`AGENT`/2. */
+export const parseRole = (input: string | number): Role | undefined => {
+  if (input === 1) return "ROLE_USER"
+  if (input === 2) return "ROLE_AGENT"
+  if (typeof input !== "string") return undefined
+  const upper = input.trim().toUpperCase()
+  const bare = upper.startsWith("ROLE_") ? upper.slice("ROLE_".length) : upper
+  return bare === "USER" ? "ROLE_USER" : bare === "AGENT" ? "ROLE_AGENT" : undefined
+}
+
+/** Message role: decodes `ROLE_USER`/`user`/…, encodes `ROLE_*`. */
+export const Role = lenientEnum(ROLES, parseRole, "role").annotations({ identifier: "Role" })
+
+// ---------------------------------------------------------------------------
+// Part, Message, Artifact
+// ---------------------------------------------------------------------------
+
+const partCommon = {
+  metadata: optional(Metadata),
+  filename: optionalText,
+  mediaType: optionalText
+}
+
+export const TextPart = Schema.Struct({ text: Schema.String, ...partCommon }).annotations({ identifier: "TextPart" })
+export const RawPart = Schema.Struct({ raw: Schema.String, ...partCommon }).annotations({ identifier: "RawPart" })
+export const UrlPart = Schema.Struct({ url: Schema.String, ...partCommon }).annotations({ identifier: "UrlPart" })
+// `data` is any JSON value, `null` included, but the key itself must be there.
+const PresentValue = Schema.Unknown.pipe(
+  Schema.filter((u): boolean => u !== undefined, { message: () => "is missing" })
+)
+export const DataPart = Schema.Struct({ data: PresentValue, ...partCommon }).annotations({ identifier: "DataPart" })
+
+export type TextPart = typeof TextPart.Type
+/** File content as base64 bytes (`raw` in ProtoJSON). */
+export type RawPart = typeof RawPart.Type
+/** File content by reference. */
+export type UrlPart = typeof UrlPart.Type
+export type DataPart = typeof DataPart.Type
+export type Part = TextPart | RawPart | UrlPart | DataPart
+
+const PartCanonical = Schema.Union(TextPart, RawPart, UrlPart, DataPart)
+
+const PartFields = Schema.Struct({
+  text: optional(Schema.String),
+  raw: optional(Schema.String),
+  url: optional(Schema.String),
+  // exact, not nullable: `"data": null` is a legitimate JSON value.
+  data: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  ...partCommon
+})
+
+/** Part: exactly one of `text`, `raw` (base64), `url` or `data`, plus mediaType/filename/metadata. */
+export const Part: Schema.Schema<Part, typeof PartFields.Encoded> = Schema.transformOrFail(
+  PartFields,
+  Schema.typeSchema(PartCanonical),
+  {
+    strict: true,
+    decode: (fields, _, ast) => {
+      const { text, raw, url, data, ...common } = fields
+      const contents = [
+        text === undefined ? undefined : { text },
+        raw === undefined ? undefined : { raw },
+        url === undefined ? undefined : { url }
+      ].filter((c) => c !== undefined)
+      // A `data: null` next to another member is a serialiser filling every field, not content.
+      const hasData = "data" in fields && !(data === null && contents.length > 0)
+      const found = hasData ? [...contents, { data }] : contents
+      const [content] = found
+      if (content === undefined || found.length > 1) {
+        const problem = content === undefined ? "has none" : "has several"
+        return ParseResult.fail(
+          new ParseResult.Type(ast, fields, `a Part needs exactly one of text, raw, url or data, but ${problem}`)
+        )
+      }
+      return ParseResult.succeed({ ...content, ...common })
+    },
+    encode: (part) => ParseResult.succeed(part)
+  }
+).annotations({ identifier: "Part" })
+
+export const Message = Schema.Struct({
+  messageId: Schema.String,
+  contextId: optionalText,
+  taskId: optionalText,
+  role: Role,
+  parts: repeated(Part),
+  metadata: optional(Metadata),
+  extensions: optionalList(Schema.String),
+  referenceTaskIds: optionalList(Schema.String)
+}).annotations({ identifier: "Message" })
+export interface Message extends Schema.Schema.Type<typeof Message> {}
+
+export const Artifact = Schema.Struct({
+  artifactId: Schema.String,
+  name: optionalText,
+  description: optionalText,
+  parts: repeated(Part),
+  metadata: optional(Metadata),
+  extensions: optionalList(Schema.String)
+}).annotations({ identifier: "Artifact" })
+export interface Artifact extends Schema.Schema.Type<typeof Artifact> {}
+
+// ---------------------------------------------------------------------------
+// Task and stream events
+// ---------------------------------------------------------------------------
+
+export const TaskStatus = Schema.Struct({
+  // ProtoJSON omits the zero enum value, so a missing state is UNSPECIFIED.
+  state: Schema.optionalWith(TaskState, { default: () => "TASK_STATE_UNSPECIFIED" as const, nullable: true }),
+  message: optional(Message),
+  timestamp: optionalText
+}).annotations({ identifier: "TaskStatus" })
+export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
+
+export const Task = Schema.Struct({
+  id: Schema.String,
+  contextId: optionalText,
+  status: TaskStatus,
+  // `[]` is kept here: ListTasks tells an empty list from an omitted one.
+  artifacts: optional(Schema.Array(Artifact)),
+  history: optional(Schema.Array(Message)),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "Task" })
+export interface Task extends Schema.Schema.Type<typeof Task> {}
+
+export const TaskStatusUpdateEvent = Schema.Struct({
+  taskId: Schema.String,
+  contextId: defaultText,
+  status: TaskStatus,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "TaskStatusUpdateEvent" })
+export interface TaskStatusUpdateEvent extends Schema.Schema.Type<typeof TaskStatusUpdateEvent> {}
+
+export const TaskArtifactUpdateEvent = Schema.Struct({
+  taskId: Schema.String,
+  contextId: defaultText,
+  artifact: Artifact,
+  /** Add the parts to the artifact with the same id instead of replacing it. */
+  append: optional(Schema.Boolean),
+  /** This is the artifact's final chunk. */
+  lastChunk: optional(Schema.Boolean),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "TaskArtifactUpdateEvent" })
+export interface TaskArtifactUpdateEvent extends Schema.Schema.Type<typeof TaskArtifactUpdateEvent> {}
+
+/** One stream event (also the v1.0 push notification body): exactly one member. */
+export const StreamResponse = Schema.Union(
+  Schema.Struct({ task: Task }),
+  Schema.Struct({ message: Message }),
+  Schema.Struct({ statusUpdate: TaskStatusUpdateEvent }),
+  Schema.Struct({ artifactUpdate: TaskArtifactUpdateEvent })
+).annotations({ identifier: "StreamResponse" })
+export type StreamResponse = typeof StreamResponse.Type
+
+// ---------------------------------------------------------------------------
+// Push notification config
+// ---------------------------------------------------------------------------
+
+export const AuthenticationInfo = Schema.Struct({
+  /** IANA HTTP auth scheme, e.g. `Bearer`. */
+  scheme: Schema.String,
+  credentials: optionalText
+}).annotations({ identifier: "AuthenticationInfo" })
+export interface AuthenticationInfo extends Schema.Schema.Type<typeof AuthenticationInfo> {}
+
+/** v1.0 flat push config. `taskId` is empty when registered inline with SendMessage. */
+export const TaskPushNotificationConfig = Schema.Struct({
+  tenant: optionalText,
+  id: optionalText,
+  taskId: optionalText,
+  url: Schema.String,
+  token: optionalText,
+  authentication: optional(AuthenticationInfo)
+}).annotations({ identifier: "TaskPushNotificationConfig" })
+export interface TaskPushNotificationConfig extends Schema.Schema.Type<typeof TaskPushNotificationConfig> {}
+
+export const ListTaskPushNotificationConfigsResponse = Schema.Struct({
+  configs: repeated(TaskPushNotificationConfig),
+  nextPageToken: optionalText
+}).annotations({ identifier: "ListTaskPushNotificationConfigsResponse" })
+export interface ListTaskPushNotificationConfigsResponse
+  extends Schema.Schema.Type<typeof ListTaskPushNotificationConfigsResponse> {}
+
+// ---------------------------------------------------------------------------
+// Requests and responses
+// ---------------------------------------------------------------------------
+
+export const SendMessageConfiguration = Schema.Struct({
+  acceptedOutputModes: optionalList(Schema.String),
+  taskPushNotificationConfig: optional(TaskPushNotificationConfig),
+  historyLength: optional(Int32),
+  /** v1.0 blocks by default; `true` returns as soon as the task exists. */
+  returnImmediately: optional(Bool)
+}).annotations({ identifier: "SendMessageConfiguration" })
+export interface SendMessageConfiguration extends Schema.Schema.Type<typeof SendMessageConfiguration> {}
+
+export const SendMessageRequest = Schema.Struct({
+  tenant: optionalText,
+  message: Message,
+  configuration: optional(SendMessageConfiguration),
+  metadata: optional(Metadata)
+}).annotations({ identifier: "SendMessageRequest" })
+export interface SendMessageRequest extends Schema.Schema.Type<typeof SendMessageRequest> {}
+
+export const SendMessageResponse = Schema.Union(
+  Schema.Struct({ task: Task }),
+  Schema.Struct({ message: Message })
+).annotations({ identifier: "SendMessageResponse" })
+export type SendMessageResponse = typeof SendMessageResponse.Type
+
+export const GetTaskRequest = Schema.Struct({
+  tenant: optionalText,
+  id: Schema.String,
+  historyLength: optional(Int32)
+}).annotations({ identifier: "GetTaskRequest" })
+export interface GetTaskRequest extends Schema.Schema.Type<typeof GetTaskRequest> {}
+
+export const ListTasksRequest = Schema.Struct({
+  tenant: optionalText,
+  contextId: optionalText,
+  status: optional(TaskState),
+  pageSize: optional(Int32),
+  pageToken: optionalText,
+  historyLength: optional(Int32),
+  statusTimestampAfter: optionalText,
+  includeArtifacts: optional(Bool)
+}).annotations({ identifier: "ListTasksRequest" })
+export interface ListTasksRequest extends Schema.Schema.Type<typeof ListTasksRequest> {}
+
+export const ListTasksResponse = Schema.Struct({
+  tasks: repeated(Task),
+  /** Always present; `""` on the last page. */
+  nextPageToken: defaultText,
+  pageSize: Schema.optionalWith(Int32, { default: () => 0, nullable: true }),
+  totalSize: Schema.optionalWith(Int32, { default: () => 0, nullable: true })
+}).annotations({ identifier: "ListTasksResponse" })
+export interface ListTasksResponse extends Schema.Schema.Type<typeof ListTasksResponse> {}
+
+export const CancelTaskRequest = Schema.Struct({
+  tenant: optionalText,
+  id: Schema.String,
+  metadata: optional(Metadata)
+}).annotations({ identifier: "CancelTaskRequest" })
+export interface CancelTaskRequest extends Schema.Schema.Type<typeof CancelTaskRequest> {}
+
+export const SubscribeToTaskRequest = Schema.Struct({
+  tenant: optionalText,
+  id: Schema.String
+}).annotations({ identifier: "SubscribeToTaskRequest" })
+export interface SubscribeToTaskRequest extends Schema.Schema.Type<typeof SubscribeToTaskRequest> {}
+
+/** Get and Delete of one push config take the same parameters. */
+export const TaskPushNotificationConfigRequest = Schema.Struct({
+  tenant: optionalText,
+  taskId: Schema.String,
+  id: Schema.String
+}).annotations({ identifier: "TaskPushNotificationConfigRequest" })
+export interface TaskPushNotificationConfigRequest
+  extends Schema.Schema.Type<typeof TaskPushNotificationConfigRequest> {}
+
+export const ListTaskPushNotificationConfigsRequest = Schema.Struct({
+  tenant: optionalText,
+  taskId: Schema.String,
+  pageSize: optional(Int32),
+  pageToken: optionalText
+}).annotations({ identifier: "ListTaskPushNotificationConfigsRequest" })
+export interface ListTaskPushNotificationConfigsRequest
+  extends Schema.Schema.Type<typeof ListTaskPushNotificationConfigsRequest> {}
+
+export const GetExtendedAgentCardRequest = Schema.Struct({ tenant: optionalText }).annotations({
+  identifier: "GetExtendedAgentCardRequest"
+})
+export interface GetExtendedAgentCardRequest extends Schema.Schema.Type<typeof GetExtendedAgentCardRequest> {}
+
+// ---------------------------------------------------------------------------
+// Security schemes and requirements
+// ---------------------------------------------------------------------------
+
+const Scopes = Schema.Record({ key: Schema.String, value: Schema.String })
+const requiredScopes = Schema.optionalWith(Scopes, { default: () => ({}), nullable: true })
+
+export const AuthorizationCodeOAuthFlow = Schema.Struct({
+  authorizationUrl: Schema.String,
+  tokenUrl: Schema.String,
+  refreshUrl: optionalText,
+  scopes: requiredScopes,
+  pkceRequired: optional(Schema.Boolean)
+}).annotations({ identifier: "AuthorizationCodeOAuthFlow" })
+export const ClientCredentialsOAuthFlow = Schema.Struct({
+  tokenUrl: Schema.String,
+  refreshUrl: optionalText,
+  scopes: requiredScopes
+}).annotations({ identifier: "ClientCredentialsOAuthFlow" })
+export const DeviceCodeOAuthFlow = Schema.Struct({
+  deviceAuthorizationUrl: Schema.String,
+  tokenUrl: Schema.String,
+  refreshUrl: optionalText,
+  scopes: requiredScopes
+}).annotations({ identifier: "DeviceCodeOAuthFlow" })
+/** Deprecated in v1.0, still in the proto. */
+export const ImplicitOAuthFlow = Schema.Struct({
+  authorizationUrl: optionalText,
+  refreshUrl: optionalText,
+  scopes: optional(Scopes)
+}).annotations({ identifier: "ImplicitOAuthFlow" })
+/** Deprecated in v1.0, still in the proto. */
+export const PasswordOAuthFlow = Schema.Struct({
+  tokenUrl: optionalText,
+  refreshUrl: optionalText,
+  scopes: optional(Scopes)
+}).annotations({ identifier: "PasswordOAuthFlow" })
+
+/** OAuthFlows oneof; the member name is the flow. */
+export const OAuthFlows = Schema.Union(
+  Schema.Struct({ authorizationCode: AuthorizationCodeOAuthFlow }),
+  Schema.Struct({ clientCredentials: ClientCredentialsOAuthFlow }),
+  Schema.Struct({ deviceCode: DeviceCodeOAuthFlow }),
+  Schema.Struct({ implicit: ImplicitOAuthFlow }),
+  Schema.Struct({ password: PasswordOAuthFlow })
+).annotations({ identifier: "OAuthFlows" })
+export type OAuthFlows = typeof OAuthFlows.Type
+
+export const APIKeySecurityScheme = Schema.Struct({
+  description: optionalText,
+  /** `query`, `header` or `cookie`. */
+  location: Schema.String,
+  name: Schema.String
+}).annotations({ identifier: "APIKeySecurityScheme" })
+export const HTTPAuthSecurityScheme = Schema.Struct({
+  description: optionalText,
+  scheme: Schema.String,
+  bearerFormat: optionalText
+}).annotations({ identifier: "HTTPAuthSecurityScheme" })
+export const OAuth2SecurityScheme = Schema.Struct({
+  description: optionalText,
+  flows: OAuthFlows,
+  oauth2MetadataUrl: optionalText
+}).annotations({ identifier: "OAuth2SecurityScheme" })
+export const OpenIdConnectSecurityScheme = Schema.Struct({
+  description: optionalText,
+  openIdConnectUrl: Schema.String
+}).annotations({ identifier: "OpenIdConnectSecurityScheme" })
+export const MutualTlsSecurityScheme = Schema.Struct({ description: optionalText }).annotations({
+  identifier: "MutualTlsSecurityScheme"
+})
+
+const SecuritySchemeCanonical = Schema.Union(
+  Schema.Struct({ apiKeySecurityScheme: APIKeySecurityScheme }),
+  Schema.Struct({ httpAuthSecurityScheme: HTTPAuthSecurityScheme }),
+  Schema.Struct({ oauth2SecurityScheme: OAuth2SecurityScheme }),
+  Schema.Struct({ openIdConnectSecurityScheme: OpenIdConnectSecurityScheme }),
+  Schema.Struct({ mtlsSecurityScheme: MutualTlsSecurityScheme })
+)
+export type SecurityScheme = typeof SecuritySchemeCanonical.Type
+
+const SCHEME_MEMBERS = [
+  "apiKeySecurityScheme",
+  "httpAuthSecurityScheme",
+  "oauth2SecurityScheme",
+  "openIdConnectSecurityScheme",
+  "mtlsSecurityScheme"
+] as const
+type SchemeMember = (typeof SCHEME_MEMBERS)[number]
+
+// ProtoJSON parsers must also accept the proto field names.
+const SCHEME_MEMBER_ALIASES: Record<string, SchemeMember> = {
+  api_key_security_scheme: "apiKeySecurityScheme",
+  http_auth_security_scheme: "httpAuthSecurityScheme",
+  oauth2_security_scheme: "oauth2SecurityScheme",
+  open_id_connect_security_scheme: "openIdConnectSecurityScheme",
+  mtls_security_scheme: "mtlsSecurityScheme"
+}
+
+const V03_SCHEME_TYPES: Record<string, SchemeMember> = {
+  apiKey: "apiKeySecurityScheme",
+  http: "httpAuthSecurityScheme",
+  oauth2: "oauth2SecurityScheme",
+  openIdConnect: "openIdConnectSecurityScheme",
+  mutualTLS: "mtlsSecurityScheme"
+}
+
+const FLOW_MEMBERS = ["authorizationCode", "clientCredentials", "deviceCode", "implicit", "password"] as const
+const FLOW_ALIASES: Record<string, (typeof FLOW_MEMBERS)[number]> = {
+  authorization_code: "authorizationCode",
+  client_credentials: "clientCredentials",
+  device_code: "deviceCode"
+}
+
+/** Unwraps the ts-proto `{ $case, value }` oneof form into `{ [$case]: value }`. */
+const unwrapCase = (u: unknown): unknown =>
+  isPlainObject(u) && typeof u["$case"] === "string" ? { [u["$case"]]: u["value"] } : u
+
+/**
+ * OAuth flows in any shape: the v1.0 oneof, the ts-proto `{flow:{$case,value}}` form, or the v0.3
+ * object that may hold several flows at once (the first in FLOW_MEMBERS order wins, since v1.0
+ * allows one).
+ */
+const normalizeFlows = (u: unknown): unknown => {
+  if (!isPlainObject(u)) return u
+  const flows = isPlainObject(u["flow"]) ? (unwrapCase(u["flow"]) as Record<string, unknown>) : u
+  const renamed = Object.fromEntries(Object.entries(flows).map(([key, value]) => [FLOW_ALIASES[key] ?? key, value]))
+  const member = FLOW_MEMBERS.find((name) => isPlainObject(renamed[name]))
+  return member === undefined ? u : { [member]: renamed[member] }
+}
+
+const fromV03TypeForm = (u: Record<string, unknown>): unknown => {
+  const member = typeof u["type"] === "string" ? V03_SCHEME_TYPES[u["type"]] : undefined
+  if (member === undefined) return u
+  const { type: _type, in: location, flows, ...rest } = u
+  switch (member) {
+    case "apiKeySecurityScheme":
+      return { [member]: { ...rest, location } }
+    case "oauth2SecurityScheme":
+      return { [member]: { ...rest, flows: normalizeFlows(flows) } }
+    default:
+      return { [member]: rest }
+  }
+}
+
+/** Any of the three securityScheme shapes → the ProtoJSON oneof shape (validated afterwards). */
+const normalizeSecurityScheme = (u: unknown): unknown => {
+  if (!isPlainObject(u)) return u
+  const wrapper = isPlainObject(u["scheme"]) && "$case" in u["scheme"] ? unwrapCase(u["scheme"]) : u
+  if (!isPlainObject(wrapper)) return u
+  for (const [key, value] of Object.entries(wrapper)) {
+    const member = SCHEME_MEMBERS.find((m) => m === key) ?? SCHEME_MEMBER_ALIASES[key]
+    if (member !== undefined && isPlainObject(value)) {
+      return member === "oauth2SecurityScheme"
+        ? { [member]: { ...value, flows: normalizeFlows(value["flows"]) } }
+        : { [member]: value }
+    }
+  }
+  return fromV03TypeForm(u)
+}
+
+/**
+ * Security scheme. Decodes the ProtoJSON oneof (`{httpAuthSecurityScheme:{…}}`), the v0.3
+ * OpenAPI-like form (`{type:"http", scheme:"bearer"}`) and the ts-proto form that @a2a-js
+ * emits on its well-known card (`{scheme:{$case:"httpAuthSecurityScheme", value:{…}}}`);
+ * encodes the ProtoJSON oneof.
+ */
+export const SecurityScheme: Schema.Schema<SecurityScheme, unknown> = Schema.transform(
+  Schema.Unknown,
+  SecuritySchemeCanonical,
+  { strict: false, decode: normalizeSecurityScheme, encode: (s) => s }
+).annotations({ identifier: "SecurityScheme" })
+
+/** `list` wrapper of the proto StringList. */
+const StringList = Schema.Struct({ list: repeated(Schema.String) })
+
+const SecurityRequirementCanonical = Schema.Struct({
+  /** Scheme name → required scopes. */
+  schemes: Schema.Record({ key: Schema.String, value: StringList })
+})
+export interface SecurityRequirement extends Schema.Schema.Type<typeof SecurityRequirementCanonical> {}
+
+const asScopeList = (value: unknown): unknown => (Array.isArray(value) ? { list: value } : value)
+
+/** v1.0 `{schemes:{name:{list}}}` or v0.3 `{name:[scopes]}` → v1.0 shape. */
+const normalizeSecurityRequirement = (u: unknown): unknown => {
+  if (!isPlainObject(u)) return u
+  const v1Schemes = isPlainObject(u["schemes"]) ? u["schemes"] : undefined
+  const entries = Object.entries(v1Schemes ?? u)
+  return { schemes: Object.fromEntries(entries.map(([name, scopes]) => [name, asScopeList(scopes)])) }
+}
+
+/** Security requirement: decodes the v1.0 and the v0.3 shape, encodes v1.0. */
+export const SecurityRequirement: Schema.Schema<SecurityRequirement, unknown> = Schema.transform(
+  Schema.Unknown,
+  SecurityRequirementCanonical,
+  { strict: false, decode: normalizeSecurityRequirement, encode: (r) => r }
+).annotations({ identifier: "SecurityRequirement" })
+
+// ---------------------------------------------------------------------------
+// Agent card
+// ---------------------------------------------------------------------------
+
+export const PROTOCOL_BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"] as const
+export type ProtocolBinding = (typeof PROTOCOL_BINDINGS)[number]
+
+const BINDING_ALIASES: Record<string, ProtocolBinding> = {
+  JSONRPC: "JSONRPC",
+  "JSON-RPC": "JSONRPC",
+  "HTTP+JSON": "HTTP+JSON",
+  REST: "HTTP+JSON",
+  GRPC: "GRPC"
+}
+
+/** Canonical spelling for the core bindings; custom binding URIs pass through unchanged. */
+export const normalizeBinding = (binding: string): string => BINDING_ALIASES[binding.trim().toUpperCase()] ?? binding
+
+const ProtocolBindingName = Schema.transform(Schema.String, Schema.String, {
+  strict: true,
+  decode: normalizeBinding,
+  encode: (s) => s
+})
+
+export const AgentInterface = Schema.Struct({
+  url: Schema.String,
+  /** `JSONRPC`, `HTTP+JSON`, `GRPC` or a custom binding URI. */
+  protocolBinding: ProtocolBindingName,
+  tenant: optionalText,
+  /** `Major.Minor`, e.g. `1.0` or `0.3`; `""` when a sloppy card left it out. */
+  protocolVersion: defaultText
+}).annotations({ identifier: "AgentInterface" })
+export interface AgentInterface extends Schema.Schema.Type<typeof AgentInterface> {}
+
+export const AgentProvider = Schema.Struct({
+  organization: Schema.String,
+  url: defaultText
+}).annotations({ identifier: "AgentProvider" })
+export interface AgentProvider extends Schema.Schema.Type<typeof AgentProvider> {}
+
+export const AgentExtension = Schema.Struct({
+  uri: Schema.String,
+  description: optionalText,
+  required: optional(Schema.Boolean),
+  params: optional(Metadata)
+}).annotations({ identifier: "AgentExtension" })
+export interface AgentExtension extends Schema.Schema.Type<typeof AgentExtension> {}
+
+export const AgentCapabilities = Schema.Struct({
+  streaming: optional(Schema.Boolean),
+  pushNotifications: optional(Schema.Boolean),
+  extensions: optionalList(AgentExtension),
+  extendedAgentCard: optional(Schema.Boolean)
+}).annotations({ identifier: "AgentCapabilities" })
+export interface AgentCapabilities extends Schema.Schema.Type<typeof AgentCapabilities> {}
+
+export const AgentCardSignature = Schema.Struct({
+  protected: Schema.String,
+  signature: Schema.String,
+  header: optional(Metadata)
+}).annotations({ identifier: "AgentCardSignature" })
+export interface AgentCardSignature extends Schema.Schema.Type<typeof AgentCardSignature> {}
+
+const agentSkillFields = {
+  id: Schema.String,
+  name: Schema.String,
+  description: defaultText,
+  tags: repeated(Schema.String),
+  examples: optionalList(Schema.String),
+  inputModes: optionalList(Schema.String),
+  outputModes: optionalList(Schema.String),
+  securityRequirements: optionalList(SecurityRequirement)
+}
+const AgentSkillCanonical = Schema.Struct(agentSkillFields)
+export interface AgentSkill extends Schema.Schema.Type<typeof AgentSkillCanonical> {}
+
+/** Agent skill; the v0.3 `security` field is read as `securityRequirements`. */
+export const AgentSkill = Schema.transform(
+  Schema.Struct({ ...agentSkillFields, security: optionalList(SecurityRequirement) }),
+  Schema.typeSchema(AgentSkillCanonical),
+  {
+    strict: true,
+    decode: ({ security, ...skill }) =>
+      skill.securityRequirements === undefined && security !== undefined
+        ? { ...skill, securityRequirements: security }
+        : skill,
+    encode: (skill) => skill
+  }
+).annotations({ identifier: "AgentSkill" })
+
+const decodeSecurityScheme = Schema.decodeUnknownOption(SecurityScheme)
+
+const recognisedSchemes = (raw: Readonly<Record<string, unknown>>): Record<string, SecurityScheme> =>
+  Object.fromEntries(
+    Object.entries(raw).flatMap(([name, value]) =>
+      Option.match(decodeSecurityScheme(value), { onNone: () => [], onSome: (scheme) => [[name, scheme]] })
+    )
+  )
+
+const agentCardFields = {
+  name: Schema.String,
+  description: defaultText,
+  /** Ordered by preference. */
+  supportedInterfaces: repeated(AgentInterface),
+  provider: optional(AgentProvider),
+  version: defaultText,
+  documentationUrl: optionalText,
+  capabilities: Schema.optionalWith(AgentCapabilities, { default: () => ({}), nullable: true }),
+  securitySchemes: optional(Schema.Record({ key: Schema.String, value: SecurityScheme })),
+  securityRequirements: optionalList(SecurityRequirement),
+  defaultInputModes: repeated(Schema.String),
+  defaultOutputModes: repeated(Schema.String),
+  skills: repeated(AgentSkill),
+  signatures: optionalList(AgentCardSignature),
+  iconUrl: optionalText
+}
+const AgentCardCanonical = Schema.Struct(agentCardFields)
+export interface AgentCard extends Schema.Schema.Type<typeof AgentCardCanonical> {}
+
+/**
+ * Agent card. Besides the v1.0 fields it reads the v0.3 aliases a hybrid card carries
+ * (`security`, `supportsAuthenticatedExtendedCard`); building interfaces from a v0.3 card's
+ * `url`/`preferredTransport` is done by `cardFromWire` in translate.ts.
+ */
+export const AgentCard = Schema.transform(
+  Schema.Struct({
+    ...agentCardFields,
+    // Read raw so that one unrecognised scheme drops out instead of failing the whole card.
+    securitySchemes: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+    security: optionalList(SecurityRequirement),
+    supportsAuthenticatedExtendedCard: optional(Schema.Boolean)
+  }),
+  Schema.typeSchema(AgentCardCanonical),
+  {
+    strict: true,
+    decode: ({ security, supportsAuthenticatedExtendedCard, securitySchemes, ...card }) => {
+      const securityRequirements = card.securityRequirements ?? security
+      const extendedAgentCard = card.capabilities.extendedAgentCard ?? supportsAuthenticatedExtendedCard
+      const schemes = securitySchemes === undefined ? {} : recognisedSchemes(securitySchemes)
+      return {
+        ...card,
+        ...(Object.keys(schemes).length === 0 ? {} : { securitySchemes: schemes }),
+        ...(securityRequirements === undefined ? {} : { securityRequirements }),
+        capabilities: {
+          ...card.capabilities,
+          ...(extendedAgentCard === undefined ? {} : { extendedAgentCard })
+        }
+      }
+    },
+    encode: (card) => card
+  }
+).annotations({ identifier: "AgentCard" })
