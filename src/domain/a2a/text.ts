@@ -60,9 +60,25 @@ export const resultText = (result: V1.Task | V1.Message): string => {
   return joinNonEmpty(agentMessages.map((message) => partsText(message.parts)))
 }
 
+const isPlainText = (part: V1.Part | undefined): part is V1.TextPart =>
+  part !== undefined && "text" in part && part.metadata === undefined
+
+/**
+ * Streamed text arrives as one text part per chunk; it is one text, so a chunk's leading text
+ * joins the artifact's trailing text instead of becoming a line of its own.
+ */
+const appendParts = (existing: ReadonlyArray<V1.Part>, added: ReadonlyArray<V1.Part>): ReadonlyArray<V1.Part> => {
+  const last = existing[existing.length - 1]
+  const [first, ...rest] = added
+  if (isPlainText(last) && isPlainText(first) && last.mediaType === first.mediaType) {
+    return [...existing.slice(0, -1), { ...last, text: last.text + first.text }, ...rest]
+  }
+  return [...existing, ...added]
+}
+
 /**
  * Applies one artifact update to a task's artifacts. With `append`, the parts go to the end of
- * the artifact with the same `artifactId` (its name, description and metadata are updated when
+ * the artifact with the same `artifactId` (streamed text joining the text before it) (its name, description and metadata are updated when
  * the chunk carries them); otherwise the chunk replaces that artifact. An unknown id is added at
  * the end. `lastChunk` only marks the end of the artifact and changes nothing here.
  */
@@ -74,7 +90,7 @@ export const mergeArtifactChunk = (
   const index = artifacts.findIndex((artifact) => artifact.artifactId === chunk.artifactId)
   const existing = artifacts[index]
   if (existing === undefined) return [...artifacts, chunk]
-  const merged = event.append === true ? { ...existing, ...chunk, parts: [...existing.parts, ...chunk.parts] } : chunk
+  const merged = event.append === true ? { ...existing, ...chunk, parts: appendParts(existing.parts, chunk.parts) } : chunk
   return artifacts.map((artifact, i) => (i === index ? merged : artifact))
 }
 

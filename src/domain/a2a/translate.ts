@@ -635,6 +635,28 @@ export const PushConfigAsV03Rest = Schema.transform(
   }
 )
 
+export interface PushPayload {
+  readonly event: V1.StreamResponse
+  /** `1.0` posts a StreamResponse wrapper; `0.3` posts the bare Task (or event) with `kind`. */
+  readonly generation: "1.0" | "0.3"
+}
+
+/**
+ * Reads a webhook body of either generation. The shapes cannot be confused: a v1.0 body is
+ * wrapped in `task`/`message`/`statusUpdate`/`artifactUpdate`, a v0.3 body is not. When neither
+ * fits, the v1.0 error is reported.
+ */
+export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, ParseResult.ParseError> =>
+  Schema.decodeUnknown(V1.StreamResponse)(json).pipe(
+    Effect.map((event): PushPayload => ({ event, generation: "1.0" })),
+    Effect.catchAll((v1Error) =>
+      Schema.decodeUnknown(StreamResponseAsV03)(json).pipe(
+        Effect.map((event): PushPayload => ({ event, generation: "0.3" })),
+        Effect.mapError(() => v1Error)
+      )
+    )
+  )
+
 // ---------------------------------------------------------------------------
 // Agent cards
 // ---------------------------------------------------------------------------

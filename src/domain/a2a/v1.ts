@@ -77,6 +77,7 @@ const isPlainObject = (u: unknown): u is Record<string, unknown> =>
 // Enums: TaskState and Role
 // ---------------------------------------------------------------------------
 
+/** In proto enum number order, so `TASK_STATES[n]` is the state numbered n. */
 export const TASK_STATES = [
   "TASK_STATE_UNSPECIFIED",
   "TASK_STATE_SUBMITTED",
@@ -136,25 +137,12 @@ export const stateName = (state: TaskState): TaskStateName => STATE_NAMES[state]
  * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number.
  */
 export const parseTaskState = (input: string | number): TaskState | undefined => {
-  if (typeof input === "number") return Number.isInteger(input) ? TASK_STATES_BY_NUMBER[input] : undefined
+  if (typeof input === "number") return Number.isInteger(input) ? TASK_STATES[input] : undefined
   const upper = input.trim().toUpperCase().replace(/-/g, "_")
   const bare = upper.startsWith("TASK_STATE_") ? upper.slice("TASK_STATE_".length) : upper
   const canonical = `TASK_STATE_${bare === "CANCELLED" ? "CANCELED" : bare === "UNKNOWN" ? "UNSPECIFIED" : bare}`
   return TASK_STATES.find((state) => state === canonical)
 }
-
-// Proto enum numbers; TASK_STATES is in name order, not number order.
-const TASK_STATES_BY_NUMBER: ReadonlyArray<TaskState> = [
-  "TASK_STATE_UNSPECIFIED",
-  "TASK_STATE_SUBMITTED",
-  "TASK_STATE_WORKING",
-  "TASK_STATE_COMPLETED",
-  "TASK_STATE_FAILED",
-  "TASK_STATE_CANCELED",
-  "TASK_STATE_INPUT_REQUIRED",
-  "TASK_STATE_REJECTED",
-  "TASK_STATE_AUTH_REQUIRED"
-]
 
 /** Task state: decodes every spelling (see `parseTaskState`), encodes `TASK_STATE_*`. */
 export const TaskState = lenientEnum(TASK_STATES, parseTaskState, "task state").annotations({ identifier: "TaskState" })
