@@ -7,16 +7,20 @@
  */
 import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
 import { CommandFailed, EXIT_FAILURE, EXIT_USAGE } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
+import { A2aClientLive } from "./services/A2aClient.js"
+import { NotificationLogLive } from "./services/NotificationLog.js"
 import { SessionStoreLive } from "./services/SessionStore.js"
 import { StateDirLive } from "./services/StateDir.js"
 
 const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: "auto" }))
 
-const AppLayer = SessionStoreLive.pipe(
+const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive).pipe(
+  Layer.provideMerge(NodeHttpClient.layerUndici),
   Layer.provideMerge(StateDirLive),
   Layer.provideMerge(NodeContext.layer),
   Layer.provideMerge(StderrLogger)

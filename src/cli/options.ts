@@ -1,5 +1,8 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
-import { Options } from "@effect/cli"
+import { Args, Options } from "@effect/cli"
+import { Option, Redacted } from "effect"
+import type { Binding } from "../domain/a2a/dialects.js"
+import type { AgentAccess } from "../programs/agentTarget.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON on stdout"))
 export const verbose = Options.boolean("verbose").pipe(Options.withDescription("Log details to stderr"))
@@ -9,4 +12,74 @@ export const outputOptions = { json, verbose } as const
 
 export const agentUrl = Options.text("url").pipe(
   Options.withDescription("Base URL of the A2A agent, e.g. http://127.0.0.1:8000")
+)
+
+const bearerToken = Options.redacted("bearer-token").pipe(
+  Options.withDescription("Bearer token for this call (overrides saved credentials)"),
+  Options.optional
+)
+const apiKey = Options.redacted("api-key").pipe(
+  Options.withDescription("API key for this call, sent in X-API-Key (overrides saved credentials)"),
+  Options.optional
+)
+const cardUrl = Options.text("card-url").pipe(
+  Options.withDescription("Full URL of the agent card, when it is not at the well-known path"),
+  Options.optional
+)
+const protocol = Options.choice("protocol", ["1.0", "0.3"]).pipe(
+  Options.withDescription("Pin the A2A protocol version (default: the card's first, falling back to 0.3)"),
+  Options.optional
+)
+const binding = Options.choice("binding", ["jsonrpc", "rest"]).pipe(
+  Options.withDescription("Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)"),
+  Options.optional
+)
+const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
+  Options.withDescription("Send credentials to interface URLs on another origin than --url")
+)
+const timeout = Options.integer("timeout").pipe(
+  Options.withDescription("Seconds to wait for the agent to answer (default 30)"),
+  Options.optional
+)
+
+/** Options of every command that contacts an agent; `toAccess` turns them into program input. */
+export const agentOptions = {
+  ...outputOptions,
+  url: agentUrl,
+  bearerToken,
+  apiKey,
+  cardUrl,
+  protocol,
+  binding,
+  allowCrossOrigin,
+  timeout
+} as const
+
+export interface AgentOptionValues {
+  readonly url: string
+  readonly bearerToken: Option.Option<Redacted.Redacted<string>>
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly cardUrl: Option.Option<string>
+  readonly protocol: Option.Option<"1.0" | "0.3">
+  readonly binding: Option.Option<"jsonrpc" | "rest">
+  readonly allowCrossOrigin: boolean
+  readonly timeout: Option.Option<number>
+}
+
+export const toAccess = (values: AgentOptionValues): AgentAccess => ({
+  agentUrl: values.url,
+  bearerToken: Option.getOrUndefined(Option.map(values.bearerToken, Redacted.value)),
+  apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value)),
+  cardUrl: Option.getOrUndefined(values.cardUrl),
+  protocol: Option.getOrUndefined(values.protocol),
+  binding: Option.getOrUndefined(Option.map(values.binding, (b): Binding => (b === "rest" ? "HTTP+JSON" : "JSONRPC"))),
+  allowCrossOriginCredentials: values.allowCrossOrigin,
+  timeoutSeconds: Option.getOrUndefined(values.timeout)
+})
+
+export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
+
+export const historyLength = Options.integer("history-length").pipe(
+  Options.withDescription("How many history messages to include (0 for none)"),
+  Options.optional
 )

@@ -65,17 +65,17 @@ export const reportError = (error: unknown, json: boolean) => {
 
 /**
  * Runs a program for a command and renders its result: JSON on --json, else the human view.
- * Failures are reported on stderr and become a non-zero exit code.
+ * Failures are reported on stderr and become a non-zero exit code. Returns the result.
  */
 export const render = <A, E, R>(
   flags: OutputFlags,
   program: Effect.Effect<A, E, R>,
   human: (result: A, style: Style) => string
-): Effect.Effect<void, CommandFailed, R> =>
+): Effect.Effect<A, CommandFailed, R> =>
   program.pipe(
     Effect.matchEffect({
       onSuccess: (result) =>
-        writeOut(flags.json ? JSON.stringify(result, null, 2) : human(result, makeStyle(process.stdout))),
+        Effect.as(writeOut(flags.json ? JSON.stringify(result, null, 2) : human(result, makeStyle(process.stdout))), result),
       onFailure: (error) => reportError(error, flags.json)
     }),
     Logger.withMinimumLogLevel(flags.verbose ? LogLevel.Debug : LogLevel.Warning)

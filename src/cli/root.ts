@@ -2,11 +2,24 @@
 import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
+import { cardCommand } from "./cardCommands.js"
+import { messageCommand } from "./messageCommands.js"
+import { notificationsCommand } from "./notificationCommands.js"
+import { serverCommand } from "./serverCommands.js"
 import { sessionCommand } from "./sessionCommands.js"
+import { taskCommand } from "./taskCommands.js"
 
 export const relay = Command.make("relay").pipe(
   Command.withDescription("Connect AI assistants and developers to A2A agents"),
-  Command.withSubcommands([sessionCommand, authCommand])
+  Command.withSubcommands([
+    messageCommand,
+    taskCommand,
+    cardCommand,
+    sessionCommand,
+    authCommand,
+    serverCommand,
+    notificationsCommand
+  ])
 )
 
 export const runCli = Command.run(relay, { name: "relay", version: VERSION })

@@ -17,13 +17,14 @@ import {
   bindingOf,
   type Dialect,
   dialectFor,
+  type HttpVerb,
   protocolVersionOf,
   type ProtocolVersion,
   type WireRequest
 } from "../domain/a2a/dialects.js"
 import { a2aErrorByReason, errorInfoReason } from "../domain/a2a/errors.js"
 import { type CardGeneration, cardFromWire } from "../domain/a2a/translate.js"
-import type * as V1 from "../domain/a2a/v1.js"
+import * as V1 from "../domain/a2a/v1.js"
 import {
   type A2aClientError,
   AgentUnreachable,
@@ -64,6 +65,12 @@ export interface DiscoveredCard {
   readonly cardUrl: string
 }
 
+/** A card's JSON exactly as served, where discovery found it. */
+export interface CardJson {
+  readonly json: unknown
+  readonly cardUrl: string
+}
+
 /** One interface of the card we can speak. */
 export interface Endpoint {
   readonly url: string
@@ -74,6 +81,8 @@ export interface Endpoint {
 
 export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
   readonly discover: (target: Target) => Effect.Effect<DiscoveredCard, A2aClientError>
+  /** The card JSON found by discovery, not decoded (for validation): only transport and HTTP errors fail. */
+  readonly fetchCardJson: (target: Target) => Effect.Effect<CardJson, A2aClientError>
   /** The interface the client would use, after discovery and pins. */
   readonly endpoint: (target: Target) => Effect.Effect<Endpoint, A2aClientError>
   readonly send: (target: Target, request: V1.SendMessageRequest) => Effect.Effect<V1.SendMessageResponse, A2aClientError>
@@ -102,8 +111,10 @@ export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
 const DEFAULT_TIMEOUT: Duration.DurationInput = "30 seconds"
 const DEFAULT_CARD_MAX_AGE_MS = 300_000
 const WELL_KNOWN_PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"] as const
-const JSON_RPC_CONTENT_TYPE = "application/json"
-const REST_CONTENT_TYPE = "application/a2a+json"
+const JSON_CONTENT_TYPE = "application/json"
+const A2A_CONTENT_TYPE = "application/a2a+json"
+const EVENT_STREAM = "text/event-stream"
+const INTERNAL_ERROR_CODE = -32603
 const BODY_EXCERPT = 300
 
 // ---------------------------------------------------------------------------
@@ -146,18 +157,26 @@ export const selectEndpoints = (card: V1.AgentCard, cardUrl: string, target: Tar
     return [{ url, binding, version, tenant: entry.tenant || undefined }]
   })
 
-/** The v0.3 signals of §6a.9 on a 1.0 interface: unknown method, version refused, or a bare 404. */
+const isHttpSuccess = (status: number) => status >= 200 && status < 300
+
+const isAuthStatus = (status: number) => status === 401 || status === 403
+
+/** A plain 404/405: nothing is routed there (as opposed to an A2A error that happens to use 404). */
+const isUnrouted = (error: A2aClientError) => error._tag === "HttpError" && (error.status === 404 || error.status === 405)
+
+/** The v0.3 signals of §6a.9 on a 1.0 interface: unknown method, version refused, or nothing routed. */
 const isVersionMismatch = (endpoint: Endpoint, error: A2aClientError) =>
-  endpoint.version === "1.0" && (
-    (error._tag === "ProtocolError" && (error.a2aCode === -32601 || error.a2aCode === -32009)) ||
-    (error._tag === "HttpError" && (error.status === 404 || error.status === 405))
-  )
+  endpoint.version === "1.0" &&
+  ((error._tag === "ProtocolError" && (error.a2aCode === -32601 || error.a2aCode === -32009)) || isUnrouted(error))
 
 const maxAgeMs = (cacheControl: string | undefined) => {
-  const match = /max-age=(\d+)/i.exec(cacheControl ?? "")
   if (/no-store|no-cache/i.test(cacheControl ?? "")) return 0
+  const match = /max-age=(\d+)/i.exec(cacheControl ?? "")
   return match ? Number(match[1]) * 1000 : DEFAULT_CARD_MAX_AGE_MS
 }
+
+// v0.3 REST predates application/a2a+json, and its SDK parses application/json bodies only.
+const restContentType = (endpoint: Endpoint) => (endpoint.version === "1.0" ? A2A_CONTENT_TYPE : JSON_CONTENT_TYPE)
 
 const excerpt = (text: string) => (text.length > BODY_EXCERPT ? `${text.slice(0, BODY_EXCERPT)}…` : text).trim()
 
@@ -171,29 +190,33 @@ const parseJson = (text: string): Option.Option<unknown> => {
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** A JSON-RPC error object → ProtocolError. */
-const jsonRpcError = (error: unknown): ProtocolError => {
-  const fields = isRecord(error) ? error : {}
-  const code = typeof fields["code"] === "number" ? fields["code"] : -32603
-  const reason = errorInfoReason(fields["data"])
+/**
+ * An error object → ProtocolError. JSON-RPC codes are negative; a google.rpc.Status carries the
+ * HTTP code instead, so there the ErrorInfo reason names the A2A error.
+ */
+const protocolErrorOf = (httpStatus: number, error: Record<string, unknown>): ProtocolError => {
+  const reason = errorInfoReason(error["data"]) ?? errorInfoReason(error["details"])
+  const code = error["code"]
+  const byReason = reason === undefined ? undefined : a2aErrorByReason(reason)?.jsonRpcCode
+  const a2aCode = typeof code === "number" && code < 0
+    ? code
+    : byReason ?? (isHttpSuccess(httpStatus) ? INTERNAL_ERROR_CODE : httpStatus)
   return new ProtocolError({
-    a2aCode: code,
+    a2aCode,
     ...(reason === undefined ? {} : { reason }),
-    detail: typeof fields["message"] === "string" ? fields["message"] : "no message"
+    detail: typeof error["message"] === "string" ? error["message"] : `HTTP ${httpStatus}`
   })
 }
 
-/** A google.rpc.Status body `{error:{code,status,message,details}}` → ProtocolError, if it is one. */
-const restError = (status: number, body: unknown): Option.Option<ProtocolError> => {
-  if (!isRecord(body) || !isRecord(body["error"])) return Option.none()
-  const error = body["error"]
-  const reason = errorInfoReason(error["details"])
-  const known = reason === undefined ? undefined : a2aErrorByReason(reason)
-  return Option.some(new ProtocolError({
-    a2aCode: known?.jsonRpcCode ?? status,
-    ...(reason === undefined ? {} : { reason }),
-    detail: typeof error["message"] === "string" ? error["message"] : `HTTP ${status}`
-  }))
+/**
+ * The A2A error a body carries, in the shapes agents use: `{error:{…}}` (a JSON-RPC envelope or a
+ * google.rpc.Status) or v0.3 REST's bare `{code, message}`.
+ */
+const errorInBody = (httpStatus: number, body: unknown): ProtocolError | undefined => {
+  if (!isRecord(body)) return undefined
+  if (isRecord(body["error"])) return protocolErrorOf(httpStatus, body["error"])
+  if (typeof body["code"] === "number" && typeof body["message"] === "string") return protocolErrorOf(httpStatus, body)
+  return undefined
 }
 
 const credentialHeaders = (credentials: Credentials | undefined): Record<string, string> =>
@@ -206,6 +229,54 @@ const credentialHeaders = (credentials: Credentials | undefined): Record<string,
 let requestCounter = 0
 const nextRequestId = () => `relay-${Date.now().toString(36)}-${(++requestCounter).toString(36)}`
 
+/**
+ * At most the `historyLength` most recent messages. Conformant agents already trim; the 0.3.14
+ * SDK reads 0 as "everything" (`slice(-0)`), so the client enforces the limit it asked for.
+ */
+const limitHistory = (task: V1.Task, historyLength: number | undefined): V1.Task => {
+  if (historyLength === undefined || historyLength < 0 || (task.history?.length ?? 0) <= historyLength) return task
+  const { history, ...rest } = task
+  return historyLength === 0 ? rest : { ...rest, history: (history ?? []).slice(-historyLength) }
+}
+
+/**
+ * The last event of an interaction (§6a.8): a direct Message, a terminal Task, a status that is
+ * terminal or waits for the user, or a v0.3 event marked `final`. Some agents keep the stream open
+ * after it (e.g. @a2a-js at AUTH_REQUIRED), so the client stops reading there.
+ */
+const endsInteraction = (payload: unknown, event: V1.StreamResponse) => {
+  if ("message" in event) return true
+  if ("task" in event) return V1.isTerminalState(event.task.status.state)
+  if ("statusUpdate" in event) {
+    const state = event.statusUpdate.status.state
+    return V1.isTerminalState(state) || V1.isInterruptedState(state) || hasFinalFlag(payload)
+  }
+  return false
+}
+
+/** `final: true` on a v0.3 status update (JSON-RPC: the bare event; REST: under `statusUpdate`). */
+const hasFinalFlag = (payload: unknown) =>
+  isRecord(payload) && (payload["final"] === true || (isRecord(payload["statusUpdate"]) && payload["statusUpdate"]["final"] === true))
+
+/**
+ * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines).
+ * `retry:` is ignored: Sse.makeChannel would pause the stream for that long, and an A2A client
+ * reconnects only through SubscribeToTask.
+ */
+const sseEvents = <E>(url: string, text: Stream.Stream<string, E>): Stream.Stream<Sse.Event, E | InvalidResponse> =>
+  Stream.suspend(() => {
+    const parsed: Array<Sse.Event> = []
+    const parser = Sse.makeParser((event) => {
+      if (event._tag === "Event") parsed.push(event)
+    })
+    return Stream.mapConcatEffect(text, (chunk) => {
+      const error = parser.feed(chunk)
+      return error === undefined
+        ? Effect.succeed(parsed.splice(0))
+        : Effect.fail(new InvalidResponse({ url, reason: `the event stream is unreadable: ${error.message}` }))
+    })
+  })
+
 // ---------------------------------------------------------------------------
 
 interface CachedCard {
@@ -214,6 +285,8 @@ interface CachedCard {
   readonly expiresAt: number
 }
 
+type RestWire<A> = Extract<WireRequest<A>, { _tag: "Rest" }>
+
 export const make = Effect.gen(function*() {
   const http = yield* HttpClient.HttpClient
   const cardCache = yield* Ref.make(new Map<string, CachedCard>())
@@ -221,19 +294,16 @@ export const make = Effect.gen(function*() {
   const workingEndpoints = yield* Ref.make(new Map<string, Endpoint>())
   const warnedOrigins = new Set<string>()
 
+  const isCrossOrigin = (target: Target, url: string) =>
+    originOf(url) !== originOf(target.agentUrl) && target.allowCrossOriginCredentials !== true
+
   /** Credentials for a URL: only on the origin the user addressed, unless they allowed otherwise. */
-  const credentialsFor = (target: Target, url: string) => {
-    if (target.credentials === undefined) return undefined
-    if (originOf(url) === originOf(target.agentUrl) || target.allowCrossOriginCredentials === true) return target.credentials
-    return undefined
-  }
+  const credentialsFor = (target: Target, url: string) => (isCrossOrigin(target, url) ? undefined : target.credentials)
 
   const warnCrossOrigin = (target: Target, endpoint: Endpoint) =>
     Effect.suspend(() => {
       const origin = originOf(endpoint.url)
-      if (target.credentials === undefined || origin === originOf(target.agentUrl) || target.allowCrossOriginCredentials) {
-        return Effect.void
-      }
+      if (target.credentials === undefined || !isCrossOrigin(target, endpoint.url)) return Effect.void
       if (origin === undefined || warnedOrigins.has(origin)) return Effect.void
       warnedOrigins.add(origin)
       return Effect.logWarning(
@@ -242,24 +312,38 @@ export const make = Effect.gen(function*() {
       )
     })
 
-  /** Executes a request with the response timeout, mapping transport failures to typed errors. */
-  const execute = (target: Target, request: HttpClientRequest.HttpClientRequest) => {
+  /** Bounds `effect` by the target's response timeout; on expiry it is interrupted, aborting the request. */
+  const withResponseTimeout = <A, E>(target: Target, url: string, effect: Effect.Effect<A, E>) => {
     const timeout = target.timeout ?? DEFAULT_TIMEOUT
-    return http.execute(request).pipe(
-      Effect.timeoutFail({
-        duration: timeout,
-        onTimeout: () => new RequestTimeout({ url: request.url, after: Duration.format(Duration.decode(timeout)) })
-      }),
+    return Effect.timeoutFail(effect, {
+      duration: timeout,
+      onTimeout: () => new RequestTimeout({ url, after: Duration.format(Duration.decode(timeout)) })
+    })
+  }
+
+  const send = (request: HttpClientRequest.HttpClientRequest) =>
+    http.execute(request).pipe(
       Effect.catchTags({
         RequestError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: describeTransport(error) })),
         ResponseError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: error.message }))
       }),
       Effect.tap((response) => Effect.logDebug(`${request.method} ${request.url} → ${response.status}`))
     )
-  }
 
   const readText = (url: string, response: HttpClientResponse.HttpClientResponse) =>
     Effect.mapError(response.text, (error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
+
+  /** Response headers only (streams read the body afterwards), within the response timeout. */
+  const execute = (target: Target, request: HttpClientRequest.HttpClientRequest) =>
+    withResponseTimeout(target, request.url, send(request))
+
+  /** The whole response, body included, within the response timeout. */
+  const exchange = (target: Target, request: HttpClientRequest.HttpClientRequest) =>
+    withResponseTimeout(
+      target,
+      request.url,
+      Effect.flatMap(send(request), (response) => Effect.map(readText(request.url, response), (text) => ({ response, text })))
+    )
 
   const authRequired = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
     new AuthRequired({
@@ -270,8 +354,43 @@ export const make = Effect.gen(function*() {
       ...(response.headers["www-authenticate"] ? { challenge: response.headers["www-authenticate"] } : {})
     })
 
+  /** Non-success answers: auth, an A2A error in any body shape, or a plain HTTP error. */
+  const failureOf = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse, text: string) => {
+    if (isAuthStatus(response.status)) return authRequired(target, url, response)
+    const error = Option.getOrUndefined(parseJson(text).pipe(Option.flatMapNullable((json) => errorInBody(response.status, json))))
+    return error ?? new HttpError({ url, status: response.status, body: excerpt(text) })
+  }
+
   // -------------------------------------------------------------------------
   // Discovery
+
+  const decodeCard = (url: string, raw: unknown) =>
+    Effect.mapError(cardFromWire(raw), (error) => new InvalidCard({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
+
+  const cardRequest = (target: Target, cardUrl: string, etag: string | undefined) =>
+    HttpClientRequest.get(cardUrl).pipe(
+      HttpClientRequest.setHeaders({
+        accept: JSON_CONTENT_TYPE,
+        "a2a-version": "1.0",
+        ...credentialHeaders(credentialsFor(target, cardUrl)),
+        ...(etag === undefined ? {} : { "if-none-match": etag })
+      })
+    )
+
+  /** The JSON of a card answer; none on 404/410, where the next candidate is worth a try. */
+  const cardJsonOf = (
+    target: Target,
+    cardUrl: string,
+    response: HttpClientResponse.HttpClientResponse,
+    text: string
+  ): Effect.Effect<Option.Option<unknown>, A2aClientError> => {
+    if (response.status === 404 || response.status === 410) return Effect.succeed(Option.none<unknown>())
+    if (!isHttpSuccess(response.status)) return Effect.fail(failureOf(target, cardUrl, response, text))
+    return Option.match(parseJson(text), {
+      onNone: () => Effect.fail(new InvalidCard({ url: cardUrl, reason: `the response is not JSON: ${excerpt(text)}` })),
+      onSome: (json) => Effect.succeed(Option.some(json))
+    })
+  }
 
   const fetchCard = (target: Target, cardUrl: string) =>
     Effect.gen(function*() {
@@ -279,48 +398,48 @@ export const make = Effect.gen(function*() {
       const cached = (yield* Ref.get(cardCache)).get(cardUrl)
       if (cached && cached.expiresAt > now) return Option.some(cached.card)
 
-      const request = HttpClientRequest.get(cardUrl).pipe(
-        HttpClientRequest.setHeaders({
-          accept: "application/json",
-          "a2a-version": "1.0",
-          ...credentialHeaders(credentialsFor(target, cardUrl)),
-          ...(cached?.etag ? { "if-none-match": cached.etag } : {})
-        })
-      )
-      const response = yield* execute(target, request)
+      const { response, text } = yield* exchange(target, cardRequest(target, cardUrl, cached?.etag))
       const expiresAt = now + maxAgeMs(response.headers["cache-control"])
       if (response.status === 304 && cached) {
         yield* Ref.update(cardCache, (cache) => new Map(cache).set(cardUrl, { ...cached, expiresAt }))
         return Option.some(cached.card)
       }
-      if (response.status === 404 || response.status === 410) return Option.none()
-      if (response.status === 401 || response.status === 403) return yield* authRequired(target, cardUrl, response)
-      const text = yield* readText(cardUrl, response)
-      if (response.status < 200 || response.status >= 300) {
-        return yield* new HttpError({ url: cardUrl, status: response.status, body: excerpt(text) })
-      }
-      const raw = yield* Option.match(parseJson(text), {
-        onNone: () => Effect.fail(new InvalidCard({ url: cardUrl, reason: "the response is not JSON" })),
-        onSome: Effect.succeed
-      })
-      const wire = yield* Effect.mapError(cardFromWire(raw), (error) =>
-        new InvalidCard({ url: cardUrl, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
-      const card: DiscoveredCard = { ...wire, raw, cardUrl }
-      yield* Ref.update(cardCache, (cache) =>
-        new Map(cache).set(cardUrl, { card, etag: response.headers["etag"], expiresAt }))
+      const raw = yield* cardJsonOf(target, cardUrl, response, text)
+      if (Option.isNone(raw)) return Option.none()
+      const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw.value)), raw: raw.value, cardUrl }
+      yield* Ref.update(cardCache, (cache) => new Map(cache).set(cardUrl, { card, etag: response.headers["etag"], expiresAt }))
       return Option.some(card)
     })
 
-  const discover = (target: Target): Effect.Effect<DiscoveredCard, A2aClientError> =>
+  /** The first candidate card URL that yields something, else CardNotFound. */
+  const firstCard = <A>(target: Target, fetchOne: (cardUrl: string) => Effect.Effect<Option.Option<A>, A2aClientError>) =>
     Effect.gen(function*() {
       const tried: Array<string> = []
       for (const cardUrl of cardCandidates(target)) {
         tried.push(cardUrl)
-        const found = yield* fetchCard(target, cardUrl)
+        const found = yield* fetchOne(cardUrl)
         if (Option.isSome(found)) return found.value
       }
       return yield* new CardNotFound({ url: target.agentUrl, tried })
-    }).pipe(Effect.withSpan("A2aClient.discover"))
+    })
+
+  const discover = (target: Target): Effect.Effect<DiscoveredCard, A2aClientError> =>
+    firstCard(target, (cardUrl) => fetchCard(target, cardUrl)).pipe(Effect.withSpan("A2aClient.discover"))
+
+  /** The card JSON as served, undecoded and uncached, so a validator can report on any card. */
+  const fetchCardJson = (target: Target): Effect.Effect<CardJson, A2aClientError> =>
+    firstCard(target, (cardUrl) =>
+      exchange(target, cardRequest(target, cardUrl, undefined)).pipe(
+        Effect.flatMap(({ response, text }) => cardJsonOf(target, cardUrl, response, text)),
+        Effect.map(Option.map((json) => ({ json, cardUrl })))
+      )).pipe(Effect.withSpan("A2aClient.fetchCardJson"))
+
+  /** The extended card replaces the cached one (§6a.12), so later calls use what it declares. */
+  const replaceCachedCard = (card: DiscoveredCard) =>
+    Ref.update(cardCache, (cache) => {
+      const cached = cache.get(card.cardUrl)
+      return cached === undefined ? cache : new Map(cache).set(card.cardUrl, { ...cached, card })
+    })
 
   /** Candidate endpoints in order: the one that worked last time first. */
   const endpointsOf = (target: Target) =>
@@ -348,9 +467,13 @@ export const make = Effect.gen(function*() {
       return preferred ? [preferred, ...endpoints.filter((e) => e !== preferred)] : endpoints
     })
 
+  /** The 0.3 interface to fall back to: the same binding if the card offers it, else any. */
+  const legacyEndpointFor = (endpoints: ReadonlyArray<Endpoint>, failed: Endpoint) =>
+    endpoints.find((e) => e.version === "0.3" && e.binding === failed.binding) ?? endpoints.find((e) => e.version === "0.3")
+
   /**
    * Runs `attempt` on the first endpoint; on a version mismatch of a 1.0 endpoint (and no pinned
-   * version) retries on the next 0.3 endpoint of the card, remembering whichever worked.
+   * version) retries on a 0.3 endpoint of the card, remembering whichever worked.
    */
   const withEndpoint = <A>(
     target: Target,
@@ -359,19 +482,19 @@ export const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const endpoints = yield* endpointsOf(target)
       const first = endpoints[0]!
-      yield* warnCrossOrigin(target, first)
-      const remember = (endpoint: Endpoint) =>
-        Ref.update(workingEndpoints, (map) => new Map(map).set(target.agentUrl, endpoint))
-      return yield* attempt(first).pipe(
-        Effect.tap(() => remember(first)),
+      const attemptOn = (endpoint: Endpoint) =>
+        warnCrossOrigin(target, endpoint).pipe(
+          Effect.zipRight(attempt(endpoint)),
+          Effect.tap(() => Ref.update(workingEndpoints, (map) => new Map(map).set(target.agentUrl, endpoint)))
+        )
+      return yield* attemptOn(first).pipe(
         Effect.catchIf(
           (error) => target.protocol === undefined && isVersionMismatch(first, error),
           (error) => {
-            const legacy = endpoints.find((e) => e.version === "0.3")
+            const legacy = legacyEndpointFor(endpoints, first)
             if (legacy === undefined) return Effect.fail(error)
             return Effect.logInfo(`${first.url} does not speak A2A 1.0 here; retrying with 0.3 at ${legacy.url}`).pipe(
-              Effect.zipRight(attempt(legacy)),
-              Effect.tap(() => remember(legacy))
+              Effect.zipRight(attemptOn(legacy))
             )
           }
         )
@@ -379,7 +502,7 @@ export const make = Effect.gen(function*() {
     })
 
   // -------------------------------------------------------------------------
-  // One exchange
+  // Building requests
 
   const baseHeaders = (target: Target, endpoint: Endpoint, url: string, accept: string) => ({
     accept,
@@ -397,146 +520,123 @@ export const make = Effect.gen(function*() {
     return { id, request }
   }
 
-  const restRequest = (
-    target: Target,
-    endpoint: Endpoint,
-    wire: Extract<WireRequest<unknown>, { _tag: "Rest" }>,
-    verb: string,
-    accept: string
-  ) => {
+  const restRequest = <A>(target: Target, endpoint: Endpoint, wire: RestWire<A>, verb: HttpVerb, accept: string) => {
     const url = `${endpoint.url.replace(/\/+$/, "")}${wire.path}`
-    let request = HttpClientRequest.make(verb as "GET")(url).pipe(
+    const request = HttpClientRequest.make(verb)(url).pipe(
       HttpClientRequest.setHeaders(baseHeaders(target, endpoint, url, accept)),
       HttpClientRequest.setUrlParams(wire.query ?? {})
     )
-    if (wire.body !== undefined) {
-      request = HttpClientRequest.bodyUnsafeJson(request, wire.body).pipe(
-        HttpClientRequest.setHeader("content-type", REST_CONTENT_TYPE)
-      )
-    }
-    return request
+    return wire.body === undefined ? request : HttpClientRequest.bodyUnsafeJson(request, wire.body).pipe(
+      HttpClientRequest.setHeader("content-type", restContentType(endpoint))
+    )
   }
+
+  /** Sends with the wire's verb, and again with its fallback verb when the first is not routed. */
+  const withFallbackVerb = <A, B>(wire: RestWire<A>, sendWith: (verb: HttpVerb) => Effect.Effect<B, A2aClientError>) =>
+    sendWith(wire.verb).pipe(
+      Effect.catchIf((error) => wire.fallbackVerb !== undefined && isUnrouted(error), () => sendWith(wire.fallbackVerb!))
+    )
+
+  // -------------------------------------------------------------------------
+  // Unary exchanges
 
   const decodeWith = <A>(url: string, decode: (json: unknown) => Effect.Effect<A, ParseResult.ParseError>, json: unknown) =>
     Effect.mapError(decode(json), (error) =>
       new InvalidResponse({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
 
+  const isJsonRpcEnvelope = (json: unknown): json is Record<string, unknown> => isRecord(json) && json["jsonrpc"] === "2.0"
+
   /** Reads a JSON-RPC response envelope into its result, or the agent's error. */
   const jsonRpcResult = (url: string, id: string, json: unknown): Effect.Effect<unknown, A2aClientError> => {
-    if (!isRecord(json) || json["jsonrpc"] !== "2.0") {
-      return Effect.fail(new InvalidResponse({ url, reason: "not a JSON-RPC 2.0 response" }))
-    }
-    if ("error" in json && json["error"] !== undefined && json["error"] !== null) return Effect.fail(jsonRpcError(json["error"]))
+    if (!isJsonRpcEnvelope(json)) return Effect.fail(new InvalidResponse({ url, reason: "not a JSON-RPC 2.0 response" }))
+    if (isRecord(json["error"])) return Effect.fail(protocolErrorOf(200, json["error"]))
     if (json["id"] !== id) return Effect.fail(new InvalidResponse({ url, reason: `response id ${JSON.stringify(json["id"])} is not ${id}` }))
     return Effect.succeed(json["result"])
   }
 
-  /** Non-success answers: auth, A2A errors in either body shape, or a plain HTTP error. */
-  const failureOf = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse, text: string) => {
-    if (response.status === 401 || response.status === 403) return authRequired(target, url, response)
-    const json = parseJson(text)
-    if (Option.isSome(json)) {
-      const rest = restError(response.status, json.value)
-      if (Option.isSome(rest)) return rest.value
-      if (isRecord(json.value) && isRecord(json.value["error"])) return jsonRpcError(json.value["error"])
-    }
-    return new HttpError({ url, status: response.status, body: excerpt(text) })
-  }
+  const jsonRpcUnary = <A>(target: Target, endpoint: Endpoint, wire: Extract<WireRequest<A>, { _tag: "JsonRpc" }>) =>
+    Effect.gen(function*() {
+      const { id, request } = jsonRpcRequest(target, endpoint, wire.method, wire.params, JSON_CONTENT_TYPE)
+      const { response, text } = yield* exchange(target, request)
+      if (isAuthStatus(response.status)) return yield* authRequired(target, endpoint.url, response)
+      const json = parseJson(text)
+      // Servers answer JSON-RPC errors with 200 or with 4xx/5xx; read the envelope either way.
+      if (Option.isSome(json) && isJsonRpcEnvelope(json.value)) {
+        return yield* decodeWith(endpoint.url, wire.decode, yield* jsonRpcResult(endpoint.url, id, json.value))
+      }
+      if (isHttpSuccess(response.status)) {
+        return yield* new InvalidResponse({ url: endpoint.url, reason: `not JSON-RPC: ${excerpt(text)}` })
+      }
+      return yield* failureOf(target, endpoint.url, response, text)
+    })
+
+  const restUnary = <A>(target: Target, endpoint: Endpoint, wire: RestWire<A>) =>
+    withFallbackVerb(wire, (verb) =>
+      Effect.gen(function*() {
+        const request = restRequest(target, endpoint, wire, verb, `${A2A_CONTENT_TYPE}, ${JSON_CONTENT_TYPE}`)
+        const { response, text } = yield* exchange(target, request)
+        if (!isHttpSuccess(response.status)) return yield* failureOf(target, request.url, response, text)
+        const json = text.trim() === "" ? Option.some<unknown>(undefined) : parseJson(text)
+        if (Option.isNone(json)) return yield* new InvalidResponse({ url: request.url, reason: `not JSON: ${excerpt(text)}` })
+        return yield* decodeWith(request.url, wire.decode, json.value)
+      }))
 
   const unary = <A>(target: Target, endpoint: Endpoint, wire: WireRequest<A>): Effect.Effect<A, A2aClientError> =>
-    Effect.gen(function*() {
-      if (wire._tag === "JsonRpc") {
-        const { id, request } = jsonRpcRequest(target, endpoint, wire.method, wire.params, JSON_RPC_CONTENT_TYPE)
-        const response = yield* execute(target, request)
-        const text = yield* readText(endpoint.url, response)
-        const json = parseJson(text)
-        // Servers answer JSON-RPC errors with 200 or with 4xx/5xx; read the envelope either way.
-        if (Option.isSome(json) && isRecord(json.value) && json.value["jsonrpc"] === "2.0") {
-          const result = yield* jsonRpcResult(endpoint.url, id, json.value)
-          return yield* decodeWith(endpoint.url, wire.decode, result)
-        }
-        return yield* failureOf(target, endpoint.url, response, text).pipe(
-          (error) => error._tag === "HttpError" && response.status < 300
-            ? new InvalidResponse({ url: endpoint.url, reason: `not JSON-RPC: ${excerpt(text)}` })
-            : error
-        )
-      }
-      const send = (verb: string) =>
-        Effect.gen(function*() {
-          const request = restRequest(target, endpoint, wire, verb, `${REST_CONTENT_TYPE}, application/json`)
-          const response = yield* execute(target, request)
-          const text = yield* readText(request.url, response)
-          if (response.status < 200 || response.status >= 300) return yield* failureOf(target, request.url, response, text)
-          const json = text.trim() === "" ? Option.some<unknown>(undefined) : parseJson(text)
-          if (Option.isNone(json)) return yield* new InvalidResponse({ url: request.url, reason: `not JSON: ${excerpt(text)}` })
-          return yield* decodeWith(request.url, wire.decode, json.value)
-        })
-      return yield* send(wire.verb).pipe(
-        Effect.catchIf(
-          (error) => wire.fallbackVerb !== undefined && error._tag === "HttpError" && (error.status === 404 || error.status === 405),
-          () => send(wire.fallbackVerb!)
-        )
-      )
-    })
+    wire._tag === "JsonRpc" ? jsonRpcUnary(target, endpoint, wire) : restUnary(target, endpoint, wire)
 
   // -------------------------------------------------------------------------
   // Streams
 
-  /** Opens the stream (errors before the first event come back as plain JSON), then yields events. */
-  const openStream = <A>(target: Target, endpoint: Endpoint, wire: WireRequest<A>) =>
-    Effect.gen(function*() {
-      const accept = "text/event-stream"
-      const { request, jsonRpcId } = wire._tag === "JsonRpc"
-        ? (() => {
-          const built = jsonRpcRequest(target, endpoint, wire.method, wire.params, accept)
-          return { request: built.request, jsonRpcId: built.id }
-        })()
-        : { request: restRequest(target, endpoint, wire, wire.verb, accept), jsonRpcId: undefined }
-      const open = (req: HttpClientRequest.HttpClientRequest) =>
-        Effect.gen(function*() {
-          const response = yield* execute(target, req)
-          const contentType = response.headers["content-type"] ?? ""
-          if (response.status >= 200 && response.status < 300 && contentType.startsWith("text/event-stream")) return response
-          const text = yield* readText(req.url, response)
-          if (response.status >= 200 && response.status < 300) {
-            const json = parseJson(text)
-            if (Option.isSome(json) && isRecord(json.value) && json.value["error"] !== undefined) {
-              return yield* (isRecord(json.value["error"]) && "code" in json.value["error"] && typeof json.value["error"]["code"] === "number" && json.value["jsonrpc"] === "2.0"
-                ? Effect.fail(jsonRpcError(json.value["error"]))
-                : Effect.fail(Option.getOrElse(restError(response.status, json.value), () =>
-                  new InvalidResponse({ url: req.url, reason: "error body in an unexpected shape" }))))
-            }
-            return yield* new InvalidResponse({ url: req.url, reason: `expected an event stream, got ${contentType || "no content type"}` })
-          }
-          return yield* failureOf(target, req.url, response, text)
-        })
-      const response = yield* open(request).pipe(
-        Effect.catchIf(
-          (error) => wire._tag === "Rest" && wire.fallbackVerb !== undefined && error._tag === "HttpError" && (error.status === 404 || error.status === 405),
-          () => open(restRequest(target, endpoint, wire as Extract<WireRequest<A>, { _tag: "Rest" }>, (wire as { fallbackVerb: string }).fallbackVerb, accept))
-        )
-      )
-      return eventsOf(target, request.url, response, jsonRpcId, wire.decode)
-    })
+  /** Why an answer is not an event stream: errors before the first event come as plain JSON. */
+  const streamRefusal = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse, text: string) => {
+    if (!isHttpSuccess(response.status)) return failureOf(target, url, response, text)
+    const error = Option.getOrUndefined(parseJson(text).pipe(Option.flatMapNullable((json) => errorInBody(response.status, json))))
+    const contentType = response.headers["content-type"] || "no content type"
+    return error ?? new InvalidResponse({ url, reason: `expected an event stream, got ${contentType}: ${excerpt(text)}` })
+  }
 
-  const eventsOf = <A>(
+  /** The response, once its headers say it is an event stream. */
+  const openEvents = (target: Target, request: HttpClientRequest.HttpClientRequest) =>
+    Effect.flatMap(execute(target, request), (response) =>
+      isHttpSuccess(response.status) && (response.headers["content-type"] ?? "").startsWith(EVENT_STREAM)
+        ? Effect.succeed(response)
+        : Effect.flatMap(readText(request.url, response), (text) => Effect.fail(streamRefusal(target, request.url, response, text))))
+
+  const openStream = (target: Target, endpoint: Endpoint, wire: WireRequest<V1.StreamResponse>) => {
+    if (wire._tag === "JsonRpc") {
+      const { id, request } = jsonRpcRequest(target, endpoint, wire.method, wire.params, EVENT_STREAM)
+      return Effect.map(openEvents(target, request), (response) => eventsOf(target, request.url, response, id, wire.decode))
+    }
+    return withFallbackVerb(wire, (verb) => {
+      const request = restRequest(target, endpoint, wire, verb, EVENT_STREAM)
+      return Effect.map(openEvents(target, request), (response) => eventsOf(target, request.url, response, undefined, wire.decode))
+    })
+  }
+
+  const eventsOf = (
     target: Target,
     url: string,
     response: HttpClientResponse.HttpClientResponse,
     jsonRpcId: string | undefined,
-    decode: (json: unknown) => Effect.Effect<A, ParseResult.ParseError>
-  ): Stream.Stream<A, A2aClientError> => {
-    const events = response.stream.pipe(
+    decode: (json: unknown) => Effect.Effect<V1.StreamResponse, ParseResult.ParseError>
+  ): Stream.Stream<V1.StreamResponse, A2aClientError> => {
+    const text = response.stream.pipe(
       Stream.mapError((error) => new AgentUnreachable({ url, reason: `the event stream broke: ${error.message}` })),
-      Stream.decodeText(),
-      Stream.pipeThroughChannel(Sse.makeChannel()),
-      Stream.mapEffect((event) => eventPayload(url, event, jsonRpcId)),
-      Stream.mapEffect((payload) => decodeWith(url, decode, payload))
+      Stream.decodeText()
     )
-    if (target.streamIdleTimeout === undefined) return events
+    const events = sseEvents(url, text).pipe(
+      Stream.mapEffect((event) => eventPayload(url, event, jsonRpcId)),
+      Stream.mapEffect((payload) =>
+        Effect.map(decodeWith(url, decode, payload), (event) => ({ event, last: endsInteraction(payload, event) }))),
+      Stream.takeUntil(({ last }) => last),
+      Stream.map(({ event }) => event)
+    )
     const idle = target.streamIdleTimeout
-    return events.pipe(
-      Stream.timeoutFail(() => new RequestTimeout({ url, after: `${Duration.format(Duration.decode(idle))} without an event` }), idle)
+    if (idle === undefined) return events
+    return Stream.timeoutFail(
+      events,
+      () => new RequestTimeout({ url, after: `${Duration.format(Duration.decode(idle))} without an event` }),
+      idle
     )
   }
 
@@ -544,10 +644,9 @@ export const make = Effect.gen(function*() {
     const json = parseJson(event.data)
     if (Option.isNone(json)) return Effect.fail(new InvalidResponse({ url, reason: `an event is not JSON: ${excerpt(event.data)}` }))
     if (event.event === "error") {
-      const body = json.value
-      return Effect.fail(isRecord(body) && isRecord(body["error"])
-        ? (Option.getOrUndefined(restError(500, body)) ?? jsonRpcError(body["error"]))
-        : jsonRpcError(body))
+      return Effect.fail(
+        errorInBody(200, json.value) ?? new InvalidResponse({ url, reason: `an error event in an unknown shape: ${excerpt(event.data)}` })
+      )
     }
     return jsonRpcId === undefined ? Effect.succeed(json.value) : jsonRpcResult(url, jsonRpcId, json.value)
   }
@@ -585,12 +684,24 @@ export const make = Effect.gen(function*() {
       )
     )
 
+  const extendedCard = (target: Target) =>
+    Effect.gen(function*() {
+      yield* requireCapability(target, "extendedCard", (card) => card.capabilities.extendedAgentCard === true, "the agent card does not declare an extended card")
+      const raw = yield* call(target, (d) => d.extendedCard, undefined, "extendedCard")
+      const cardUrl = (yield* discover(target)).cardUrl
+      const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw)), raw, cardUrl }
+      yield* replaceCachedCard(card)
+      return card
+    })
+
   return A2aClient.of({
     discover,
+    fetchCardJson,
     endpoint: (target) => Effect.map(endpointsOf(target), (endpoints) => endpoints[0]!),
     send: (target, request) => call(target, (d) => d.send, request, "send"),
     stream: (target, request) => streamCall(target, (d) => d.stream, request, "stream"),
-    getTask: (target, request) => call(target, (d) => d.getTask, request, "getTask"),
+    getTask: (target, request) =>
+      Effect.map(call(target, (d) => d.getTask, request, "getTask"), (task) => limitHistory(task, request.historyLength)),
     listTasks: (target, request) => call(target, (d) => d.listTasks, request, "listTasks"),
     cancelTask: (target, request) => call(target, (d) => d.cancelTask, request, "cancelTask"),
     subscribe: (target, request) => streamCall(target, (d) => d.subscribe, request, "subscribe"),
@@ -602,15 +713,7 @@ export const make = Effect.gen(function*() {
       Effect.zipRight(pushCapable(target, "listPushConfigs"), call(target, (d) => d.listPushConfigs, request, "listPushConfigs")),
     deletePushConfig: (target, request) =>
       Effect.zipRight(pushCapable(target, "deletePushConfig"), call(target, (d) => d.deletePushConfig, request, "deletePushConfig")),
-    extendedCard: (target) =>
-      Effect.gen(function*() {
-        yield* requireCapability(target, "extendedCard", (card) => card.capabilities.extendedAgentCard === true, "the agent card does not declare an extended card")
-        const raw = yield* call(target, (d) => d.extendedCard, undefined, "extendedCard")
-        const cardUrl = (yield* discover(target)).cardUrl
-        const wire = yield* Effect.mapError(cardFromWire(raw), (error) =>
-          new InvalidCard({ url: cardUrl, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
-        return { ...wire, raw, cardUrl } satisfies DiscoveredCard
-      })
+    extendedCard
   })
 })
 

@@ -99,10 +99,11 @@ const PushConfigList = Schema.Union(
   })
 )
 
+/** v0.3 REST list: `{configs}` (proto JSON omits an empty list, so `{}` is none), or a bare array. */
 const V03RestPushConfigList = Schema.Union(
   Schema.Array(T.PushConfigAsV03Rest),
   Schema.transform(
-    Schema.Struct({ configs: Schema.Array(T.PushConfigAsV03Rest) }),
+    Schema.Struct({ configs: Schema.optionalWith(Schema.Array(T.PushConfigAsV03Rest), { default: () => [], nullable: true }) }),
     Schema.Array(Schema.typeSchema(V1.TaskPushNotificationConfig)),
     { strict: false, decode: (response) => response.configs, encode: (configs) => ({ configs }) }
   )

@@ -1,0 +1,49 @@
+/** `relay card get|validate`: an agent's card, and a validator that reports every issue. */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import { getCard, validateCard } from "../programs/cards.js"
+import { agentOptions, outputOptions, toAccess } from "./options.js"
+import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
+
+const authenticated = Options.boolean("authenticated").pipe(
+  Options.withDescription("Fetch the extended card the agent shows to authenticated clients")
+)
+
+const get = Command.make("get", { ...agentOptions, authenticated }, (values) =>
+  render(
+    values,
+    getCard({ ...toAccess(values), authenticated: values.authenticated }),
+    // The card is the result; the human view is the same JSON, for piping into jq as well.
+    (result) => JSON.stringify(result.card, null, 2)
+  )).pipe(Command.withDescription("Print an agent's card as JSON (null fields omitted)"))
+
+const source = Args.text({ name: "SOURCE" }).pipe(Args.withDescription("Agent URL, card URL, or card file"))
+const file = Options.boolean("file").pipe(Options.withDescription("Treat SOURCE as a file path"))
+
+const severityMark = { error: "✗", warning: "!", info: "i" } as const
+
+const validate = Command.make("validate", { ...outputOptions, source, file }, (values) =>
+  render(values, validateCard({ source: values.source, fromFile: values.file }), (result, style) => {
+    const heading = result.valid ? style.green("Valid agent card") : style.red("Invalid agent card")
+    const summary = fields(style, [
+      ["Agent", result.agent_name],
+      ["Protocol", result.protocol_version],
+      ["Generation", result.generation],
+      ["Streaming", String(result.capabilities.streaming)],
+      ["Push", String(result.capabilities.push_notifications)],
+      ["Source", result.source]
+    ])
+    const issues = result.issues.map((issue) => {
+      const color = issue.severity === "error" ? style.red : issue.severity === "warning" ? style.yellow : style.dim
+      return `  ${color(`${severityMark[issue.severity]} ${issue.code}`)} ${issue.path || "/"}: ${issue.message}\n    ${style.dim(issue.hint)}`
+    })
+    return [heading, summary, ...(issues.length === 0 ? [] : [`\nIssues (${result.issues.length}):`, ...issues])].join("\n")
+  }).pipe(
+    // An invalid card is a result (printed above) and a failure for scripts: exit 1.
+    Effect.flatMap((result) => result.valid ? Effect.void : Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE })))
+  )).pipe(Command.withDescription("Validate an agent card from a URL or a file; exit 1 when invalid"))
+
+export const cardCommand = Command.make("card").pipe(
+  Command.withDescription("Agent cards: fetch and validate"),
+  Command.withSubcommands([get, validate])
+)

@@ -1,0 +1,83 @@
+/** `relay message send|stream`: talk to an agent, continuing the saved conversation on request. */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option, Redacted } from "effect"
+import { canonicalAgentUrl } from "../domain/session.js"
+import { sendMessage } from "../programs/sendMessage.js"
+import type { TaskUpdate } from "../programs/taskUpdates.js"
+import { type AgentOptionValues, agentOptions, toAccess } from "./options.js"
+import { makeStyle, type OutputFlags, render, writeErr } from "./output.js"
+import { messageView } from "./views.js"
+
+const text = Args.text({ name: "TEXT" }).pipe(Args.withDescription("The message to send"), Args.repeated)
+const contextId = Options.text("context-id").pipe(Options.withDescription("Send within this conversation context"), Options.optional)
+const taskId = Options.text("task-id").pipe(Options.withDescription("Continue this task (one waiting for input)"), Options.optional)
+const continueSession = Options.boolean("continue").pipe(
+  Options.withAlias("C"),
+  Options.withDescription("Continue the saved conversation with this agent (its context, and its task while it waits for input)")
+)
+const pushUrl = Options.text("push-url").pipe(Options.withDescription("Webhook that receives push notifications for the task"), Options.optional)
+const pushToken = Options.redacted("push-token").pipe(Options.withDescription("Token the agent sends with each notification"), Options.optional)
+const stream = Options.boolean("stream").pipe(Options.withDescription("Stream the answer as it is produced"))
+
+const messageOptions = { ...agentOptions, contextId, taskId, continueSession, pushUrl, pushToken, text } as const
+
+interface MessageValues extends AgentOptionValues, OutputFlags {
+  readonly contextId: Option.Option<string>
+  readonly taskId: Option.Option<string>
+  readonly continueSession: boolean
+  readonly pushUrl: Option.Option<string>
+  readonly pushToken: Option.Option<Redacted.Redacted<string>>
+  readonly text: ReadonlyArray<string>
+}
+
+/** While streaming, text goes to stdout as it arrives and state changes to stderr. */
+const printProgress = (json: boolean) => {
+  let lastState = ""
+  let printedText = false
+  const onUpdate = (update: TaskUpdate) =>
+    Effect.gen(function*() {
+      if (!json && update.delta !== "") {
+        printedText = true
+        yield* Effect.sync(() => process.stdout.write(update.delta))
+      }
+      if (update.view.state !== lastState) {
+        lastState = update.view.state
+        yield* writeErr(makeStyle(process.stderr).dim(`[${update.view.state}]`))
+      }
+    })
+  return { onUpdate, printedText: () => printedText }
+}
+
+const run = (values: MessageValues, streaming: boolean) => {
+  const progress = printProgress(values.json)
+  const program = sendMessage({
+    ...toAccess(values),
+    text: values.text.join(" "),
+    contextId: Option.getOrUndefined(values.contextId),
+    taskId: Option.getOrUndefined(values.taskId),
+    useSession: values.continueSession,
+    stream: streaming,
+    pushUrl: Option.getOrUndefined(values.pushUrl),
+    pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
+    onUpdate: progress.onUpdate
+  })
+  const agentUrl = Effect.runSync(Effect.orElseSucceed(canonicalAgentUrl(values.url), () => values.url))
+  return render(values, program, (result, style) => {
+    // Streamed text is already on screen; end its line and show the summary.
+    const streamedText = streaming && progress.printedText()
+    return `${streamedText ? "\n\n" : ""}${messageView(agentUrl, !streamedText)(result, style)}`
+  })
+}
+
+const send = Command.make("send", { ...messageOptions, stream }, (values) => run(values, values.stream)).pipe(
+  Command.withDescription("Send a message to an agent and print its answer")
+)
+
+const streamCommand = Command.make("stream", messageOptions, (values) => run(values, true)).pipe(
+  Command.withDescription("Send a message and print the answer as it streams (= send --stream)")
+)
+
+export const messageCommand = Command.make("message").pipe(
+  Command.withDescription("Send messages to A2A agents"),
+  Command.withSubcommands([send, streamCommand])
+)

@@ -1,0 +1,105 @@
+/** `relay task …`: inspect, list, cancel and follow an agent's tasks, and their push configs. */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option, Redacted } from "effect"
+import { canonicalAgentUrl } from "../domain/session.js"
+import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
+import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
+import type { TaskUpdate } from "../programs/taskUpdates.js"
+import { type AgentOptionValues, agentOptions, historyLength, taskIdArg, toAccess } from "./options.js"
+import { fields, makeStyle, render, writeErr } from "./output.js"
+import { pushConfigText, taskLines, taskViewText } from "./views.js"
+
+const agentUrlOf = (values: AgentOptionValues) =>
+  Effect.runSync(Effect.orElseSucceed(canonicalAgentUrl(values.url), () => values.url))
+
+const taskInput = (values: AgentOptionValues & { readonly taskId: string; readonly historyLength?: Option.Option<number> }) => ({
+  ...toAccess(values),
+  taskId: values.taskId,
+  historyLength: values.historyLength === undefined ? undefined : Option.getOrUndefined(values.historyLength)
+})
+
+const get = Command.make("get", { ...agentOptions, historyLength, taskId: taskIdArg }, (values) =>
+  render(values, getTask(taskInput(values)), taskViewText(agentUrlOf(values)))).pipe(
+    Command.withDescription("Show a task's state and answer")
+  )
+
+const cancel = Command.make("cancel", { ...agentOptions, taskId: taskIdArg }, (values) =>
+  render(values, cancelTask(taskInput(values)), taskViewText(agentUrlOf(values)))).pipe(
+    Command.withDescription("Cancel a running task and show its state afterwards")
+  )
+
+const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId: taskIdArg }, (values) => {
+  const onUpdate = (update: TaskUpdate) =>
+    Effect.gen(function*() {
+      if (!values.json && update.delta !== "") yield* Effect.sync(() => process.stdout.write(update.delta))
+      yield* writeErr(makeStyle(process.stderr).dim(`[${update.view.state}]`))
+    })
+  return render(values, resubscribe({ ...taskInput(values), onUpdate }), (view, style) => `\n${taskLines(style, view)}`)
+}).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
+
+const contextId = Options.text("context-id").pipe(Options.withDescription("Only tasks of this context"), Options.optional)
+const status = Options.text("status").pipe(Options.withDescription("Only tasks in this state (e.g. working)"), Options.optional)
+const pageSize = Options.integer("page-size").pipe(Options.withDescription("Tasks per page, 1–100 (default 50)"), Options.optional)
+const pageToken = Options.text("page-token").pipe(Options.withDescription("Page to fetch, from a previous listing"), Options.optional)
+
+const list = Command.make("list", { ...agentOptions, contextId, status, pageSize, pageToken }, (values) =>
+  render(values, listTasks({
+    ...toAccess(values),
+    contextId: Option.getOrUndefined(values.contextId),
+    status: Option.getOrUndefined(values.status),
+    pageSize: Option.getOrUndefined(values.pageSize),
+    pageToken: Option.getOrUndefined(values.pageToken)
+  }), (result, style) =>
+    [
+      result.count === 0 ? style.dim("No tasks") : style.bold(`Tasks (${result.count}${result.total_size ? ` of ${result.total_size}` : ""})`),
+      ...result.tasks.map((task) => `\n${taskLines(style, task)}`),
+      ...(result.next_page_token === null ? [] : [style.dim(`\nMore: --page-token ${result.next_page_token}`)])
+    ].join("\n"))).pipe(Command.withDescription("List the agent's tasks (A2A 1.0 agents)"))
+
+// ---------------------------------------------------------------------------
+// task notification …
+
+const webhookUrl = Options.text("webhook-url").pipe(Options.withDescription("The URL that receives the notifications"))
+const webhookToken = Options.redacted("webhook-token").pipe(
+  Options.withDescription("Token the agent sends with each notification"),
+  Options.optional
+)
+const configId = Options.text("config-id").pipe(Options.withDescription("The push config's id"))
+
+const notificationSet = Command.make("set", { ...agentOptions, taskId: taskIdArg, webhookUrl, webhookToken }, (values) =>
+  render(values, setPushConfig({
+    ...taskInput(values),
+    webhookUrl: values.webhookUrl,
+    webhookToken: Option.getOrUndefined(Option.map(values.webhookToken, Redacted.value))
+  }), (config, style) => `${style.green("Push notifications configured")}\n${pushConfigText(config, style)}`)).pipe(
+    Command.withDescription("Send this task's updates to a webhook")
+  )
+
+const notificationGet = Command.make("get", { ...agentOptions, taskId: taskIdArg, configId: Options.optional(configId) }, (values) =>
+  render(values, getPushConfig({ ...taskInput(values), configId: Option.getOrUndefined(values.configId) }), pushConfigText)).pipe(
+    Command.withDescription("Show a task's push config (the first one without --config-id)")
+  )
+
+const notificationList = Command.make("list", { ...agentOptions, taskId: taskIdArg }, (values) =>
+  render(values, listPushConfigs(taskInput(values)), (result, style) =>
+    result.count === 0
+      ? style.dim("No push configs")
+      : result.configs.map((config) => pushConfigText(config, style)).join("\n\n"))).pipe(
+    Command.withDescription("List a task's push configs")
+  )
+
+const notificationDelete = Command.make("delete", { ...agentOptions, taskId: taskIdArg, configId }, (values) =>
+  render(values, deletePushConfig({ ...taskInput(values), configId: values.configId }), (result, style) =>
+    `${style.green("Deleted")}\n${fields(style, [["Task ID", result.task_id], ["Config ID", result.config_id]])}`)).pipe(
+    Command.withDescription("Remove a task's push config")
+  )
+
+const notification = Command.make("notification").pipe(
+  Command.withDescription("Push notification configs of a task"),
+  Command.withSubcommands([notificationSet, notificationGet, notificationList, notificationDelete])
+)
+
+export const taskCommand = Command.make("task").pipe(
+  Command.withDescription("Inspect and control an agent's tasks"),
+  Command.withSubcommands([get, list, cancel, resubscribeCommand, notification])
+)

@@ -1,0 +1,50 @@
+/** Human views of A2A results, shared by the message and task commands. */
+import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
+import { fields, type Style } from "./output.js"
+
+const stateColor = (style: Style, state: string) =>
+  state === "completed"
+    ? style.green(state)
+    : state === "failed" || state === "rejected"
+    ? style.red(state)
+    : state === "canceled" || state === "input-required" || state === "auth-required"
+    ? style.yellow(state)
+    : style.cyan(state)
+
+/** What to do next when the agent is waiting for the user. */
+const nextStep = (style: Style, agentUrl: string, view: { readonly needs_input: boolean; readonly needs_auth: boolean }) =>
+  view.needs_auth
+    ? `\n${style.yellow("The agent needs authentication.")} Save credentials with:\n  relay auth set --url ${agentUrl} --bearer-token <TOKEN>\nthen reply with: relay message send --url ${agentUrl} --continue <text>`
+    : view.needs_input
+    ? `\n${style.yellow("The agent is waiting for your answer.")} Reply with:\n  relay message send --url ${agentUrl} --continue <text>`
+    : ""
+
+export const taskLines = (style: Style, view: Pick<TaskView, "task_id" | "context_id" | "state">) =>
+  fields(style, [
+    ["Task ID", view.task_id],
+    ["Context ID", view.context_id],
+    ["State", stateColor(style, view.state)]
+  ])
+
+/** Ids and state, then the text, then the next step when the agent waits for the user. */
+export const messageView = (agentUrl: string, showText: boolean) => (result: MessageResult, style: Style) => {
+  const header = fields(style, [
+    ["Context ID", result.context_id],
+    ["Task ID", result.task_id],
+    ["State", stateColor(style, result.state)]
+  ])
+  const body = !showText ? "" : result.text === "" ? `\n\n${style.dim("(no text in the response)")}` : `\n\n${result.text}`
+  return `${header}${body}${nextStep(style, agentUrl, result)}`
+}
+
+export const taskViewText = (agentUrl: string) => (view: TaskView, style: Style) =>
+  `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${view.text}`}${nextStep(style, agentUrl, view)}`
+
+export const pushConfigText = (config: PushConfigView, style: Style) =>
+  fields(style, [
+    ["Task ID", config.task_id],
+    ["Config ID", config.config_id],
+    ["URL", config.url],
+    ["Token", config.token],
+    ["Auth scheme", config.auth_scheme]
+  ])

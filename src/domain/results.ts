@@ -1,0 +1,98 @@
+/**
+ * The result shapes every door shows: plain, snake_case, stable (SPEC §2), built from the
+ * v1.0 domain model by pure functions.
+ */
+import { resultText } from "./a2a/text.js"
+import * as V1 from "./a2a/v1.js"
+import { maskSecret } from "./session.js"
+
+/** The message result of SPEC §2, plus the kind of answer and the agent's status time. */
+export interface MessageResult {
+  readonly context_id: string | null
+  readonly task_id: string | null
+  /** v0.3-style lower-case state: completed, working, input-required, … */
+  readonly state: V1.TaskStateName
+  readonly text: string
+  readonly needs_input: boolean
+  readonly needs_auth: boolean
+  /** "task" when the agent created a task, "message" for a direct reply. */
+  readonly kind: "task" | "message"
+}
+
+/** The task view of SPEC §2, plus what an assistant needs to decide the next step. */
+export interface TaskView {
+  readonly task_id: string
+  readonly context_id: string | null
+  readonly state: V1.TaskStateName
+  readonly text: string
+  readonly needs_input: boolean
+  readonly needs_auth: boolean
+  readonly updated_at: string | null
+}
+
+const stateFlags = (state: V1.TaskStateName) => ({
+  needs_input: state === "input-required",
+  needs_auth: state === "auth-required"
+})
+
+export const taskView = (task: V1.Task): TaskView => {
+  const state = V1.stateName(task.status.state)
+  return {
+    task_id: task.id,
+    context_id: task.contextId || null,
+    state,
+    text: resultText(task),
+    ...stateFlags(state),
+    updated_at: task.status.timestamp ?? null
+  }
+}
+
+export const messageResult = (response: V1.SendMessageResponse): MessageResult => {
+  if ("message" in response) {
+    return {
+      context_id: response.message.contextId || null,
+      task_id: response.message.taskId || null,
+      state: "completed",
+      text: resultText(response.message),
+      needs_input: false,
+      needs_auth: false,
+      kind: "message"
+    }
+  }
+  const view = taskView(response.task)
+  return {
+    context_id: view.context_id,
+    task_id: view.task_id,
+    state: view.state,
+    text: view.text,
+    needs_input: view.needs_input,
+    needs_auth: view.needs_auth,
+    kind: "task"
+  }
+}
+
+/** A push config as shown: secrets masked, never echoed. */
+export interface PushConfigView {
+  readonly task_id: string | null
+  readonly config_id: string | null
+  readonly url: string
+  readonly token: string | null
+  readonly auth_scheme: string | null
+}
+
+export const pushConfigView = (config: V1.TaskPushNotificationConfig): PushConfigView => ({
+  task_id: config.taskId || null,
+  config_id: config.id || null,
+  url: config.url,
+  token: config.token ? maskSecret(config.token) : null,
+  auth_scheme: config.authentication?.scheme ?? null
+})
+
+/** JSON without null or undefined members (SPEC §2: the card "with empty (null) fields omitted"). */
+export const withoutNulls = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutNulls)
+  if (typeof value !== "object" || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, inner]) => (inner === null || inner === undefined ? [] : [[key, withoutNulls(inner)]]))
+  )
+}

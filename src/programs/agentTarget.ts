@@ -1,0 +1,56 @@
+/**
+ * How every program that contacts an agent turns user input into an A2aClient target:
+ * normalise the URL and resolve credentials in the order of SPEC §5 — explicit bearer token,
+ * then explicit API key, then what is saved for the agent, then none.
+ */
+import { Duration, Effect, Option } from "effect"
+import type { Binding, ProtocolVersion } from "../domain/a2a/dialects.js"
+import { canonicalAgentUrl, type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
+import type { Target } from "../services/A2aClient.js"
+import { SessionStore } from "../services/SessionStore.js"
+import { credentialsFrom } from "./credentials.js"
+
+/** What a door passes to reach an agent; everything but the URL is optional. */
+export interface AgentAccess {
+  readonly agentUrl: string
+  readonly bearerToken?: string | undefined
+  readonly apiKey?: string | undefined
+  /** Header for an explicit API key (default X-API-Key). */
+  readonly apiKeyHeader?: string | undefined
+  readonly cardUrl?: string | undefined
+  readonly protocol?: ProtocolVersion | undefined
+  readonly binding?: Binding | undefined
+  readonly allowCrossOriginCredentials?: boolean | undefined
+  readonly timeoutSeconds?: number | undefined
+  readonly streamIdleSeconds?: number | undefined
+}
+
+const explicitCredentials = (access: AgentAccess) =>
+  access.bearerToken === undefined && access.apiKey === undefined
+    ? Effect.succeed(Option.none<Credentials>())
+    : Effect.map(
+      credentialsFrom({
+        bearerToken: access.bearerToken,
+        apiKey: access.apiKey,
+        apiKeyHeader: access.apiKeyHeader ?? DEFAULT_API_KEY_HEADER
+      }),
+      Option.some
+    )
+
+export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentAccess) {
+  const store = yield* SessionStore
+  const agentUrl = yield* canonicalAgentUrl(access.agentUrl)
+  const explicit = yield* explicitCredentials(access)
+  const credentials = Option.isSome(explicit) ? explicit : yield* store.getCredentials(agentUrl)
+  const seconds = (value: number | undefined) => (value === undefined ? undefined : Duration.seconds(value))
+  return {
+    agentUrl,
+    cardUrl: access.cardUrl,
+    credentials: Option.getOrUndefined(credentials),
+    protocol: access.protocol,
+    binding: access.binding,
+    allowCrossOriginCredentials: access.allowCrossOriginCredentials,
+    timeout: seconds(access.timeoutSeconds),
+    streamIdleTimeout: seconds(access.streamIdleSeconds)
+  } satisfies Target
+})

@@ -1,0 +1,77 @@
+/**
+ * Push notification configs of a task: set, get, list, delete. Secrets never come back
+ * unmasked (see pushConfigView).
+ */
+import { Effect } from "effect"
+import { InvalidInput } from "../domain/errors.js"
+import { pushConfigView } from "../domain/results.js"
+import { A2aClient } from "../services/A2aClient.js"
+import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+
+export interface PushConfigInput extends AgentAccess {
+  readonly taskId: string
+}
+
+/** The webhook URL, normalised, or a typed error saying it is not one. */
+export const webhookUrl = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.protocol === "http:" || parsed.protocol === "https:") return Effect.succeed(parsed.toString())
+  } catch {
+    // reported below
+  }
+  return Effect.fail(new InvalidInput({
+    reason: `The webhook URL "${url}" is not an absolute http(s) URL`,
+    suggestion: "Start relay server push and use the URL it prints, e.g. http://127.0.0.1:9000/"
+  }))
+}
+
+export const setPushConfig = Effect.fn("setPushConfig")(function*(
+  input: PushConfigInput & { readonly webhookUrl: string; readonly webhookToken?: string | undefined }
+) {
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  const url = yield* webhookUrl(input.webhookUrl)
+  const config = yield* client.createPushConfig(target, {
+    taskId: input.taskId,
+    url,
+    ...(input.webhookToken === undefined ? {} : { token: input.webhookToken })
+  })
+  return pushConfigView(config)
+})
+
+export const getPushConfig = Effect.fn("getPushConfig")(function*(
+  input: PushConfigInput & { readonly configId?: string | undefined }
+) {
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  if (input.configId !== undefined) {
+    return pushConfigView(yield* client.getPushConfig(target, { taskId: input.taskId, id: input.configId }))
+  }
+  // Without an id, the task's first config (agents with one config per task give it the task's id).
+  const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
+  const first = configs[0]
+  if (first === undefined) {
+    return yield* new InvalidInput({
+      reason: `Task ${input.taskId} has no push notification config`,
+      suggestion: "Set one with relay task notification set, or send with --push-url"
+    })
+  }
+  return pushConfigView(first)
+})
+
+export const listPushConfigs = Effect.fn("listPushConfigs")(function*(input: PushConfigInput) {
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
+  return { count: configs.length, configs: configs.map(pushConfigView) }
+})
+
+export const deletePushConfig = Effect.fn("deletePushConfig")(function*(
+  input: PushConfigInput & { readonly configId: string }
+) {
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  yield* client.deletePushConfig(target, { taskId: input.taskId, id: input.configId })
+  return { task_id: input.taskId, config_id: input.configId, deleted: true }
+})

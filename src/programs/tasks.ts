@@ -1,0 +1,129 @@
+/**
+ * Task use cases: get, list, cancel, resubscribe and wait. Each saves what it learns about the
+ * agent's task in the session, so every door sees the latest state.
+ */
+import { Duration, Effect } from "effect"
+import * as V1 from "../domain/a2a/v1.js"
+import { InvalidInput } from "../domain/errors.js"
+import { messageResult, type TaskView, taskView } from "../domain/results.js"
+import { A2aClient, type Target } from "../services/A2aClient.js"
+import { SessionStore } from "../services/SessionStore.js"
+import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { followStream, ignoreUpdates, type OnUpdate, pollUntilSettled } from "./taskUpdates.js"
+
+export interface TaskInput extends AgentAccess {
+  readonly taskId: string
+  readonly historyLength?: number | undefined
+}
+
+const requireTaskId = (taskId: string) =>
+  taskId.trim() === ""
+    ? Effect.fail(new InvalidInput({ reason: "No task id given", suggestion: "relay session show --url <agent> shows the last task id" }))
+    : Effect.void
+
+/** Keeps the session's task state current when the task is the one the session follows. */
+const rememberTask = (target: Target, task: V1.Task) =>
+  Effect.flatMap(SessionStore, (store) =>
+    Effect.flatMap(store.get(target.agentUrl), (saved) => {
+      if (saved._tag === "Some" && saved.value.task_id !== undefined && saved.value.task_id !== task.id) return Effect.void
+      const result = messageResult({ task })
+      return store.update(target.agentUrl, { context_id: result.context_id, task_id: result.task_id, last_state: result.state })
+    }))
+
+const withHistory = (historyLength: number | undefined) =>
+  historyLength === undefined ? {} : { historyLength }
+
+export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
+  yield* requireTaskId(input.taskId)
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  const task = yield* client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) })
+  yield* rememberTask(target, task)
+  return taskView(task)
+})
+
+export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
+  yield* requireTaskId(input.taskId)
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  const task = yield* client.cancelTask(target, { id: input.taskId })
+  yield* rememberTask(target, task)
+  return taskView(task)
+})
+
+export interface ListTasksInput extends AgentAccess {
+  readonly contextId?: string | undefined
+  /** A state name in either spelling: `working`, `TASK_STATE_WORKING`. */
+  readonly status?: string | undefined
+  readonly pageSize?: number | undefined
+  readonly pageToken?: string | undefined
+}
+
+export interface TaskList {
+  readonly count: number
+  readonly tasks: ReadonlyArray<TaskView>
+  /** Pass as the page token to get the next page; null on the last page. */
+  readonly next_page_token: string | null
+  readonly total_size: number | null
+}
+
+export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput) {
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  const status = input.status === undefined ? undefined : V1.parseTaskState(input.status)
+  if (input.status !== undefined && status === undefined) {
+    return yield* new InvalidInput({
+      reason: `Unknown task state "${input.status}"`,
+      suggestion: "Use one of submitted, working, input-required, auth-required, completed, failed, canceled, rejected"
+    })
+  }
+  if (input.pageSize !== undefined && (input.pageSize < 1 || input.pageSize > 100)) {
+    return yield* new InvalidInput({ reason: "The page size must be between 1 and 100", suggestion: "Use --page-size 50" })
+  }
+  const response = yield* client.listTasks(target, {
+    ...(input.contextId === undefined ? {} : { contextId: input.contextId }),
+    ...(status === undefined ? {} : { status }),
+    ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
+    ...(input.pageToken === undefined ? {} : { pageToken: input.pageToken })
+  })
+  return {
+    count: response.tasks.length,
+    tasks: response.tasks.map(taskView),
+    next_page_token: response.nextPageToken === "" ? null : response.nextPageToken,
+    total_size: response.totalSize || null
+  } satisfies TaskList
+})
+
+export interface FollowTaskInput extends TaskInput {
+  readonly onUpdate?: OnUpdate | undefined
+}
+
+/** Re-attaches to a running task's stream (the agent sends the current task first). */
+export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskInput) {
+  yield* requireTaskId(input.taskId)
+  const client = yield* A2aClient
+  const target = yield* resolveTarget(input)
+  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), input.onUpdate ?? ignoreUpdates)
+  if (!("task" in answer)) return yield* client.getTask(target, { id: input.taskId }).pipe(Effect.map(taskView))
+  yield* rememberTask(target, answer.task)
+  return taskView(answer.task)
+})
+
+export interface WaitForTaskInput extends FollowTaskInput {
+  readonly maxWait: Duration.DurationInput
+}
+
+/** Polls until the task is finished or needs the caller, for at most `maxWait`. */
+export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTaskInput) {
+  yield* requireTaskId(input.taskId)
+  const target = yield* resolveTarget(input)
+  const task = yield* pollUntilSettled(target, input.taskId, {
+    maxWait: input.maxWait,
+    ...(input.onUpdate === undefined ? {} : { onUpdate: input.onUpdate }),
+    ...withHistory(input.historyLength)
+  })
+  yield* rememberTask(target, task)
+  return taskView(task)
+})
+
+export const DEFAULT_WAIT = Duration.seconds(45)

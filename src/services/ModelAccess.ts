@@ -1,0 +1,515 @@
+/**
+ * The language model behind the local agent server (`relay server agent --model …`).
+ *
+ * Selects a model (flag, RELAY_MODEL, a running Ollama, a configured gateway, else the built-in
+ * echo), builds an `@effect/ai` LanguageModel for it and exposes plain text generation and
+ * streaming with typed errors and timeouts. OpenAI-compatible servers are spoken to through the
+ * Responses API, falling back to Chat Completions for servers that lack `/responses`.
+ */
+import * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Prompt from "@effect/ai/Prompt"
+import type * as Response from "@effect/ai/Response"
+import { HttpClient, HttpClientResponse } from "@effect/platform"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Config, Context, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema, Stream } from "effect"
+import {
+  InvalidModelSetting,
+  InvalidModelSpec,
+  ModelError,
+  ModelSettingMissing,
+  type ModelSpecError
+} from "../domain/modelErrors.js"
+import * as ChatCompletionsModel from "./ChatCompletionsModel.js"
+import * as EchoModel from "./EchoModel.js"
+
+// ---------------------------------------------------------------------------------------------
+// Model specs
+// ---------------------------------------------------------------------------------------------
+
+export type ModelProvider = "echo" | "ollama" | "openai" | "gateway"
+
+/** A parsed `--model` value. */
+export interface ModelSpec {
+  readonly provider: ModelProvider
+  /** The model's name at its provider; "echo" for the built-in model. */
+  readonly name: string
+  /** The canonical spelling, e.g. "echo" or "ollama:llama3.2:1b". */
+  readonly text: string
+}
+
+export const modelSpec = (provider: Exclude<ModelProvider, "echo">, name: string): ModelSpec => ({
+  provider,
+  name,
+  text: `${provider}:${name}`
+})
+
+export const echoSpec: ModelSpec = { provider: "echo", name: "echo", text: "echo" }
+
+/** The chosen model and, in words, why it was chosen; the agent server prints both at start-up. */
+export interface ModelSelection {
+  readonly spec: ModelSpec
+  readonly reason: string
+}
+
+const examples: Record<Exclude<ModelProvider, "echo">, string> = {
+  ollama: "ollama:llama3.2:1b",
+  openai: "openai:gpt-4o-mini",
+  gateway: "gateway:gpt-4o-mini"
+}
+
+const isServerProvider = (prefix: string): prefix is Exclude<ModelProvider, "echo"> => prefix in examples
+
+/** Parses "echo", "ollama:<name>", "openai:<name>" or "gateway:<name>" (names may contain colons). */
+export const parseModelSpec = (text: string): Either.Either<ModelSpec, InvalidModelSpec> => {
+  const spec = text.trim()
+  const invalid = (reason: string, suggestion: string) =>
+    Either.left(new InvalidModelSpec({ spec: text, reason, suggestion }))
+  if (spec === "") return invalid("it is empty", "Give a model, for example --model echo.")
+  if (spec === "echo") return Either.right(echoSpec)
+  const colon = spec.indexOf(":")
+  if (colon < 0) {
+    return invalid("it has no provider prefix", `Did you mean "ollama:${spec}"?`)
+  }
+  const prefix = spec.slice(0, colon)
+  const name = spec.slice(colon + 1).trim()
+  if (prefix === "echo") return invalid("echo takes no model name", `Write just "echo".`)
+  if (!isServerProvider(prefix)) {
+    return invalid(`unknown provider "${prefix}"`, "Start the value with ollama:, openai: or gateway:, or write echo.")
+  }
+  if (name === "") {
+    return invalid(`the model name after "${prefix}:" is empty`, `Write it like ${examples[prefix]}.`)
+  }
+  return Either.right(modelSpec(prefix, name))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings from the environment
+// ---------------------------------------------------------------------------------------------
+
+const defaultOllamaHost = "http://127.0.0.1:11434"
+const defaultOpenAiUrl = "https://api.openai.com/v1"
+/** Used for `gateway:` when RELAY_GATEWAY_MODEL is not set; LiteLLM setups commonly route it. */
+export const defaultGatewayModel = "gpt-4o-mini"
+/** The small model auto-selection prefers on a running Ollama. */
+export const preferredOllamaModel = "llama3.2:1b"
+const defaultRequestTimeout = Duration.seconds(120)
+/** A local Ollama answers /api/tags in milliseconds; waiting longer only delays start-up. */
+const defaultOllamaProbeTimeout = Duration.seconds(1)
+
+/** A setting that is absent or blank is "not set". */
+const optionalSetting = (name: string): Effect.Effect<Option.Option<string>> =>
+  Config.option(Config.string(name)).pipe(
+    Effect.map(Option.filterMap((value) => value.trim() === "" ? Option.none() : Option.some(value.trim()))),
+    Effect.orDie // a string setting can only be missing, which Config.option already absorbs
+  )
+
+const millisSetting = (name: string): Effect.Effect<Option.Option<Duration.Duration>, InvalidModelSetting> =>
+  Effect.flatMap(optionalSetting(name), (value) => {
+    if (Option.isNone(value)) return Effect.succeedNone
+    const millis = Number(value.value)
+    return Number.isInteger(millis) && millis >= 0
+      ? Effect.succeedSome(Duration.millis(millis))
+      : new InvalidModelSetting({ setting: name, value: value.value, reason: "it must be a whole number of milliseconds" })
+  })
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "")
+
+/**
+ * Normalizes OLLAMA_HOST the way Ollama does: a bare `host` or `host:port` means http, and a
+ * bare host without a port means port 11434.
+ */
+export const ollamaBaseUrl = (host: string | undefined): Either.Either<string, InvalidModelSetting> => {
+  const value = host?.trim() ?? ""
+  if (value === "") return Either.right(defaultOllamaHost)
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+  try {
+    const url = new URL(hasScheme ? value : `http://${value}`)
+    const authority = value.split("/")[0] ?? ""
+    if (!hasScheme && !/:\d+$/.test(authority)) url.port = "11434"
+    return Either.right(withoutTrailingSlash(`${url.protocol}//${url.host}${url.pathname}`))
+  } catch {
+    return Either.left(new InvalidModelSetting({ setting: "OLLAMA_HOST", value, reason: "it is not a host or URL" }))
+  }
+}
+
+const ollamaHost = Effect.flatMap(optionalSetting("OLLAMA_HOST"), (host) => ollamaBaseUrl(Option.getOrUndefined(host)))
+
+/** Where an OpenAI-compatible model is served, and the key to send (if any). */
+interface Endpoint {
+  readonly apiUrl: string
+  readonly apiKey: Redacted.Redacted | undefined
+}
+
+const requiredSetting = (spec: ModelSpec, setting: string, purpose: string) =>
+  Effect.flatMap(optionalSetting(setting), (value) =>
+    Option.match(value, {
+      onNone: () => Effect.fail(new ModelSettingMissing({ spec: spec.text, setting, purpose })),
+      onSome: Effect.succeed
+    }))
+
+const redactedSetting = (name: string) =>
+  Effect.map(optionalSetting(name), (value) => Option.getOrUndefined(Option.map(value, Redacted.make)))
+
+/** Reads the URL and key a server-backed model needs; fails when a required one is missing. */
+const resolveEndpoint = (spec: ModelSpec): Effect.Effect<Endpoint, ModelSettingMissing | InvalidModelSetting> => {
+  switch (spec.provider) {
+    case "echo":
+      return Effect.succeed({ apiUrl: "", apiKey: undefined })
+    case "ollama":
+      return Effect.map(ollamaHost, (host) => ({ apiUrl: `${host}/v1`, apiKey: undefined }))
+    case "openai":
+      return Effect.gen(function*() {
+        const key = yield* requiredSetting(spec, "OPENAI_API_KEY", "the OpenAI API key")
+        const url = yield* optionalSetting("OPENAI_BASE_URL")
+        return { apiUrl: withoutTrailingSlash(Option.getOrElse(url, () => defaultOpenAiUrl)), apiKey: Redacted.make(key) }
+      })
+    case "gateway":
+      return Effect.gen(function*() {
+        const url = yield* requiredSetting(
+          spec,
+          "RELAY_GATEWAY_URL",
+          "the base URL of an OpenAI-compatible gateway such as LiteLLM"
+        )
+        return { apiUrl: withoutTrailingSlash(url), apiKey: yield* redactedSetting("RELAY_GATEWAY_KEY") }
+      })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection
+// ---------------------------------------------------------------------------------------------
+
+const OllamaTags = Schema.Struct({ models: Schema.Array(Schema.Struct({ name: Schema.String })) })
+
+/** The names of the models a running Ollama has, or none when nothing answers in time. */
+const probeOllama = (
+  baseUrl: string,
+  timeout: Duration.DurationInput
+): Effect.Effect<Option.Option<ReadonlyArray<string>>, never, HttpClient.HttpClient> =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    HttpClient.filterStatusOk(client).get(`${baseUrl}/api/tags`).pipe(
+      Effect.flatMap(HttpClientResponse.schemaBodyJson(OllamaTags)),
+      Effect.map((tags) => tags.models.map((model) => model.name)),
+      Effect.timeout(timeout),
+      Effect.option
+    ))
+
+const validated = (text: string, reason: string, source: string) =>
+  Effect.gen(function*() {
+    const spec = yield* parseModelSpec(text).pipe(
+      Either.mapLeft((error) => new InvalidModelSpec({ ...error, reason: `${error.reason} (from ${source})` }))
+    )
+    yield* resolveEndpoint(spec)
+    return { spec, reason }
+  })
+
+const fromOllama = (host: string, models: ReadonlyArray<string>): Option.Option<ModelSelection> => {
+  if (models.includes(preferredOllamaModel)) {
+    return Option.some({
+      spec: modelSpec("ollama", preferredOllamaModel),
+      reason: `found a running Ollama at ${host} with ${preferredOllamaModel}`
+    })
+  }
+  return Option.map(Option.fromNullable(models[0]), (first) => ({
+    spec: modelSpec("ollama", first),
+    reason: `found a running Ollama at ${host} without ${preferredOllamaModel}; using its first model, ${first}`
+  }))
+}
+
+export interface SelectOptions {
+  /** How long to wait for a running Ollama's model list. Default 1 s. */
+  readonly ollamaProbeTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * Chooses the model: the `--model` value, else RELAY_MODEL, else a running Ollama (its
+ * llama3.2:1b or first model), else the gateway at RELAY_GATEWAY_URL, else the built-in echo.
+ * An explicit value is validated, including the settings it needs.
+ */
+export const selectModel = (
+  explicit?: string | undefined,
+  options: SelectOptions = {}
+): Effect.Effect<ModelSelection, ModelSpecError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    if (explicit !== undefined) return yield* validated(explicit, "chosen with --model", "--model")
+    const fromEnv = yield* optionalSetting("RELAY_MODEL")
+    if (Option.isSome(fromEnv)) return yield* validated(fromEnv.value, "chosen by RELAY_MODEL", "RELAY_MODEL")
+
+    const host = yield* ollamaHost
+    const probed = yield* probeOllama(host, options.ollamaProbeTimeout ?? defaultOllamaProbeTimeout)
+    const ollama = Option.flatMap(probed, (models) => fromOllama(host, models))
+    if (Option.isSome(ollama)) return ollama.value
+
+    const gatewayUrl = yield* optionalSetting("RELAY_GATEWAY_URL")
+    if (Option.isSome(gatewayUrl)) {
+      const model = yield* optionalSetting("RELAY_GATEWAY_MODEL")
+      const name = Option.getOrElse(model, () => defaultGatewayModel)
+      const modelReason = Option.isSome(model)
+        ? "model from RELAY_GATEWAY_MODEL"
+        : "RELAY_GATEWAY_MODEL is not set, so the default model"
+      return {
+        spec: modelSpec("gateway", name),
+        reason: `RELAY_GATEWAY_URL is set (${gatewayUrl.value}); ${modelReason}`
+      }
+    }
+
+    return {
+      spec: echoSpec,
+      reason: `no --model, no RELAY_MODEL, no Ollama answering at ${host} and no RELAY_GATEWAY_URL; ` +
+        "the built-in echo model repeats each message"
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Text generation over a LanguageModel
+// ---------------------------------------------------------------------------------------------
+
+/** Text in, text out: the part of a LanguageModel the agent server needs. */
+interface TextModel {
+  readonly generate: (prompt: Prompt.Prompt) => Effect.Effect<string, AiError.AiError>
+  readonly stream: (prompt: Prompt.Prompt) => Stream.Stream<string, AiError.AiError>
+}
+
+/** A provider reported a failure inside the stream (an "error" part) rather than failing it. */
+const streamPartError = (error: unknown): AiError.AiError =>
+  new AiError.UnknownError({
+    module: "ModelAccess",
+    method: "stream",
+    description: rootMessage(error) ?? JSON.stringify(error) ?? "the model reported an error"
+  })
+
+/**
+ * Text generation over a LanguageModel. With `requireAnswer`, a stream that ends with neither a
+ * delta nor a finish part fails: a server that answered with something other than the expected
+ * event stream would otherwise look like an empty answer.
+ */
+const textModel = (model: LanguageModel.Service, options: { readonly requireAnswer: boolean }): TextModel => ({
+  generate: (prompt) => Effect.map(model.generateText({ prompt }), (response) => response.text),
+  stream: (prompt) =>
+    Stream.suspend(() => {
+      let answered = false
+      const noAnswer = Stream.suspend(() =>
+        answered || !options.requireAnswer
+          ? Stream.empty
+          : Stream.fail(new AiError.UnknownError({
+            module: "ModelAccess",
+            method: "stream",
+            description: "the stream ended without an answer; is this an OpenAI-compatible server?"
+          }))
+      )
+      return model.streamText({ prompt }).pipe(
+        Stream.mapConcatEffect((part: Response.StreamPart<{}>) => {
+          if (part.type === "text-delta" || part.type === "finish") answered = true
+          if (part.type === "text-delta") return Effect.succeed(part.delta === "" ? [] : [part.delta])
+          if (part.type === "error") return Effect.fail(streamPartError(part.error))
+          return Effect.succeed([])
+        }),
+        Stream.concat(noAnswer)
+      )
+    })
+})
+
+/** The server has no Responses API: 404 or 405 on `/responses`. */
+const lacksResponsesApi = (error: AiError.AiError) =>
+  error._tag === "HttpResponseError" && error.reason === "StatusCode" &&
+  (error.response.status === 404 || error.response.status === 405)
+
+/**
+ * Uses the Responses API until the server answers 404/405 on it; from then on, for the life of
+ * this service, Chat Completions.
+ */
+const withChatFallback = (responses: TextModel, chat: TextModel): Effect.Effect<TextModel> =>
+  Effect.map(Ref.make(false), (useChat) => {
+    const switchToChat = Ref.set(useChat, true)
+    return {
+      generate: (prompt) =>
+        Effect.flatMap(Ref.get(useChat), (chatOnly) =>
+          chatOnly ? chat.generate(prompt) : responses.generate(prompt).pipe(
+            Effect.catchIf(lacksResponsesApi, () => Effect.zipRight(switchToChat, chat.generate(prompt)))
+          )),
+      stream: (prompt) =>
+        Stream.unwrap(Effect.map(Ref.get(useChat), (chatOnly) =>
+          chatOnly ? chat.stream(prompt) : responses.stream(prompt).pipe(
+            // A missing endpoint fails before the first delta, so nothing is emitted twice.
+            Stream.catchAll((error) =>
+              lacksResponsesApi(error) ? Stream.unwrap(Effect.as(switchToChat, chat.stream(prompt))) : Stream.fail(error)
+            )
+          )))
+    }
+  })
+
+/** Responses (through @effect/ai-openai, loaded only when needed: it is large) with the Chat fallback. */
+const openAiCompatible = (spec: ModelSpec, endpoint: Endpoint) =>
+  Effect.gen(function*() {
+    const [OpenAiClient, OpenAiLanguageModel] = yield* Effect.promise(() =>
+      Promise.all([import("@effect/ai-openai/OpenAiClient"), import("@effect/ai-openai/OpenAiLanguageModel")])
+    )
+    const clientLayer = OpenAiClient.layer({ apiUrl: endpoint.apiUrl, apiKey: endpoint.apiKey })
+    const responsesContext = yield* Layer.build(
+      OpenAiLanguageModel.layer({ model: spec.name }).pipe(Layer.provide(clientLayer))
+    )
+    const chat = yield* ChatCompletionsModel.make({ ...endpoint, model: spec.name })
+    return yield* withChatFallback(
+      textModel(Context.get(responsesContext, LanguageModel.LanguageModel), { requireAnswer: true }),
+      textModel(chat, { requireAnswer: true })
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Errors in words
+// ---------------------------------------------------------------------------------------------
+
+/** One line of at most `max` characters: reasons end up in task status messages. */
+const oneLine = (text: string, max = 300) => {
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max)}…` : line
+}
+
+/** The innermost message of an error chain, e.g. "connect ECONNREFUSED 127.0.0.1:9". */
+const rootMessage = (error: unknown): string | undefined => {
+  let current: unknown = error
+  let message: string | undefined
+  for (let depth = 0; depth < 10 && typeof current === "object" && current !== null; depth++) {
+    if ("message" in current && typeof current.message === "string" && current.message !== "") message = current.message
+    current = "cause" in current ? current.cause : undefined
+  }
+  return message
+}
+
+/** The useful part of an error body: `error.message` of a JSON error, else the text itself. */
+const bodySummary = (body: string | undefined): string => {
+  if (body === undefined) return ""
+  try {
+    const parsed: unknown = JSON.parse(body)
+    if (typeof parsed === "string") return parsed
+    const error = typeof parsed === "object" && parsed !== null && "error" in parsed ? parsed.error : undefined
+    if (typeof error === "string") return error
+    if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+      return error.message
+    }
+    return JSON.stringify(parsed)
+  } catch {
+    return body
+  }
+}
+
+const describeAiError = (error: AiError.AiError): string => {
+  switch (error._tag) {
+    case "HttpRequestError":
+      return `cannot reach ${error.request.url}: ${rootMessage(error.cause) ?? error.description ?? error.reason}`
+    case "HttpResponseError": {
+      const where = `${error.request.method} ${error.request.url}`
+      if (error.reason !== "StatusCode") {
+        return `unreadable answer to ${where}: ${error.description ?? error.reason}`
+      }
+      const summary = bodySummary(error.body)
+      return `${where} answered HTTP ${error.response.status}${summary === "" ? "" : `: ${oneLine(summary)}`}`
+    }
+    case "MalformedOutput":
+      return `the model server's answer does not match the API: ${
+        oneLine(error.description ?? rootMessage(error.cause) ?? "")
+      }`
+    case "MalformedInput":
+      return `the prompt cannot be sent: ${error.description ?? "unsupported content"}`
+    case "UnknownError":
+      return error.description ?? error.message
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service
+// ---------------------------------------------------------------------------------------------
+
+export interface ModelAccessService {
+  readonly spec: ModelSpec
+  /** Why this model was chosen, in words. */
+  readonly reason: string
+  /** The whole answer to a prompt (a string, or messages with roles for earlier turns). */
+  readonly generate: (prompt: Prompt.RawInput) => Effect.Effect<string, ModelError>
+  /** The answer as text deltas, in order. */
+  readonly stream: (prompt: Prompt.RawInput) => Stream.Stream<string, ModelError>
+}
+
+export interface ModelAccessOptions extends SelectOptions {
+  /**
+   * Longest wait for a whole answer (generate) or for the next delta (stream).
+   * Default: RELAY_MODEL_TIMEOUT_MS, else 120 s.
+   */
+  readonly requestTimeout?: Duration.DurationInput | undefined
+  /** Pause before each echo word. Default: RELAY_ECHO_DELAY_MS, else 5 ms. */
+  readonly echoDelay?: Duration.DurationInput | undefined
+}
+
+const makeService = (selection: ModelSelection, model: TextModel, requestTimeout: Duration.Duration): ModelAccessService => {
+  const failure = (reason: string) => new ModelError({ model: selection.spec.text, reason })
+  const timedOut = () => failure(`no answer within ${Duration.format(requestTimeout)}`)
+  const toModelError = (error: AiError.AiError) => failure(describeAiError(error))
+  const toPrompt = (input: Prompt.RawInput) =>
+    Effect.try({
+      try: () => Prompt.make(input),
+      catch: (error) => failure(`invalid prompt: ${oneLine(rootMessage(error) ?? "not a prompt")}`)
+    })
+
+  return ModelAccess.of({
+    spec: selection.spec,
+    reason: selection.reason,
+    generate: (input) =>
+      toPrompt(input).pipe(
+        Effect.flatMap((prompt) => Effect.mapError(model.generate(prompt), toModelError)),
+        Effect.timeoutFail({ duration: requestTimeout, onTimeout: timedOut })
+      ),
+    stream: (input) =>
+      Stream.unwrap(Effect.map(toPrompt(input), (prompt) => Stream.mapError(model.stream(prompt), toModelError))).pipe(
+        Stream.timeoutFail(timedOut, requestTimeout)
+      )
+  })
+}
+
+const buildTextModel = (spec: ModelSpec, options: ModelAccessOptions) =>
+  Effect.gen(function*() {
+    if (spec.provider === "echo") {
+      const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
+      return textModel(yield* EchoModel.make({ delay }), { requireAnswer: false })
+    }
+    return yield* openAiCompatible(spec, yield* resolveEndpoint(spec))
+  })
+
+const requestTimeoutFrom = (options: ModelAccessOptions) =>
+  options.requestTimeout === undefined
+    ? Effect.map(millisSetting("RELAY_MODEL_TIMEOUT_MS"), Option.getOrElse(() => defaultRequestTimeout))
+    : Effect.succeed(Duration.decode(options.requestTimeout))
+
+/** Gives the agent server its model: `generate` and `stream` over a selected LanguageModel. */
+export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, ModelAccessService>() {
+  /**
+   * Selects the model (`--model` value or auto-detection, see selectModel) and builds it.
+   * Fails at build time with a ModelSpecError when the value or its settings are unusable.
+   */
+  static readonly layer = (
+    spec?: string | undefined,
+    options: ModelAccessOptions = {}
+  ): Layer.Layer<ModelAccess, ModelSpecError> =>
+    Layer.scoped(
+      ModelAccess,
+      Effect.gen(function*() {
+        const selection = yield* selectModel(spec, options)
+        const timeout = yield* requestTimeoutFrom(options)
+        return makeService(selection, yield* buildTextModel(selection.spec, options), timeout)
+      })
+    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+  /** ModelAccess over a given LanguageModel (tests provide a mocked one). */
+  static readonly fromLanguageModel = (
+    spec: ModelSpec,
+    reason: string,
+    options: Pick<ModelAccessOptions, "requestTimeout"> = {}
+  ): Layer.Layer<ModelAccess, never, LanguageModel.LanguageModel> =>
+    Layer.effect(
+      ModelAccess,
+      Effect.map(LanguageModel.LanguageModel, (model) => {
+        const timeout = Duration.decode(options.requestTimeout ?? defaultRequestTimeout)
+        return makeService({ spec, reason }, textModel(model, { requireAnswer: false }), timeout)
+      })
+    )
+}
