@@ -1,0 +1,81 @@
+/** `relay notifications list`: the push notifications `relay server push` logged, shared with relay mcp. */
+import { Command, Options } from "@effect/cli"
+import { Effect, Logger, LogLevel, Option, Stream } from "effect"
+import type { NotificationRecord } from "../domain/notification.js"
+import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
+import { outputOptions } from "./options.js"
+import { makeStyle, render, reportError, type Style, writeErr, writeOut } from "./output.js"
+
+/** One notification for people: when, where, what it says; never the token, only whether one came. */
+export const formatNotification = (record: NotificationRecord, style: Style): string => {
+  const headline = [
+    style.dim(record.received_at),
+    `POST ${style.cyan(record.path)}`,
+    style.bold(record.kind),
+    ...(record.state === null ? [] : [stateColor(style, record.state)(record.state)])
+  ].join("  ")
+  const details = [
+    `task ${record.task_id ?? "-"}`,
+    ...(record.context_id === null ? [] : [`context ${record.context_id}`]),
+    `A2A ${record.protocol}`,
+    `token ${record.token_present ? "present" : "none"}`
+  ].join("  ")
+  const text = record.text === null ? [] : [`  ${JSON.stringify(record.text)}`]
+  return [headline, `  ${style.dim(details)}`, ...text].join("\n")
+}
+
+const stateColor = (style: Style, state: string) =>
+  state === "completed"
+    ? style.green
+    : state === "failed" || state === "rejected" || state === "canceled"
+    ? style.red
+    : state === "input-required" || state === "auth-required"
+    ? style.yellow
+    : (text: string) => text
+
+const taskId = Options.text("task-id").pipe(Options.withDescription("Only notifications about this task"), Options.optional)
+const since = Options.text("since").pipe(
+  Options.withDescription("Only notifications received since this ISO time, or this long ago: 90s, 10m, 2h, 1d"),
+  Options.optional
+)
+const limit = Options.integer("limit").pipe(Options.withDescription("Only the newest N notifications"), Options.optional)
+const follow = Options.boolean("follow").pipe(
+  Options.withAlias("f"),
+  Options.withDescription("Keep printing new notifications as they arrive, until Ctrl+C (--json: one JSON line each)")
+)
+
+const followToStdout = (query: NotificationQuery, json: boolean) => {
+  const style = makeStyle(process.stdout)
+  return writeErr("Following notifications; press Ctrl+C to stop.").pipe(
+    Effect.zipRight(Stream.runForEach(followNotifications(query), (record) =>
+      writeOut(json ? JSON.stringify(record) : `${formatNotification(record, style)}\n`))),
+    Effect.catchAll((error) => reportError(error, json))
+  )
+}
+
+const list = Command.make(
+  "list",
+  { ...outputOptions, taskId, since, limit, follow },
+  ({ taskId, since, limit, follow, ...flags }) => {
+    const query: NotificationQuery = {
+      taskId: Option.getOrUndefined(taskId),
+      since: Option.getOrUndefined(since),
+      limit: Option.getOrUndefined(limit)
+    }
+    if (follow) {
+      return followToStdout(query, flags.json).pipe(
+        Logger.withMinimumLogLevel(flags.verbose ? LogLevel.Debug : LogLevel.Warning)
+      )
+    }
+    return render(flags, listNotifications(query), (records, style) =>
+      records.length === 0
+        ? style.dim("No notifications logged")
+        : [style.bold(`Notifications (${records.length}), oldest first`), ...records.map((r) => formatNotification(r, style))]
+          .join("\n\n"))
+  }
+).pipe(Command.withDescription("Show the push notifications relay server push received (--follow to keep watching)"))
+
+export const notificationsCommand = Command.make("notifications").pipe(
+  Command.withDescription("Push notifications logged by relay server push"),
+  Command.withSubcommands([list])
+)

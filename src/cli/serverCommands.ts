@@ -1,0 +1,124 @@
+/**
+ * `relay server …`: the local servers. `push` receives A2A push notifications.
+ *
+ * Servers print their results (each notification) on stdout and everything else — the
+ * address, warnings, rejected requests — on stderr. Ctrl+C closes the port and exits 0.
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect, Layer, Logger, LogLevel, Option, type Redacted } from "effect"
+import { InvalidInput } from "../domain/errors.js"
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_WEBHOOK_HOST,
+  DEFAULT_WEBHOOK_PORT,
+  isLoopbackHost,
+  webhookBaseUrl,
+  type WebhookHooks,
+  webhookServerLayer
+} from "../servers/webhook/WebhookServer.js"
+import { NotificationLog } from "../services/NotificationLog.js"
+import { formatNotification } from "./notificationCommands.js"
+import { outputOptions } from "./options.js"
+import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
+
+/** Path printed in the suggested push URL; the receiver accepts any path. */
+const PUSH_PATH = "/notifications"
+
+const validatePort = (port: number) =>
+  Number.isInteger(port) && port >= 0 && port <= 65535
+    ? Effect.void
+    : Effect.fail(new InvalidInput({ reason: `Port ${port} is out of range`, suggestion: "Give a port from 1 to 65535, or 0 for any free port" }))
+
+const validateBodyLimit = (bytes: number) =>
+  Number.isInteger(bytes) && bytes > 0
+    ? Effect.void
+    : Effect.fail(new InvalidInput({ reason: `Body limit ${bytes} must be a positive number of bytes`, suggestion: "For example --max-body-bytes 1048576" }))
+
+// ---------------------------------------------------------------------------
+// relay server push
+
+const pushHost = Options.text("host").pipe(
+  Options.withDescription("Address to listen on; keep the loopback default unless senders run elsewhere"),
+  Options.withDefault(DEFAULT_WEBHOOK_HOST)
+)
+const pushPort = Options.integer("port").pipe(
+  Options.withDescription("Port to listen on; 0 picks a free one"),
+  Options.withDefault(DEFAULT_WEBHOOK_PORT)
+)
+const pushToken = Options.redacted("token").pipe(
+  Options.withDescription(
+    "Require this token in X-A2A-Notification-Token, A2A-Notification-Token or Authorization: Bearer (401 otherwise)"
+  ),
+  Options.optional
+)
+const maxBodyBytes = Options.integer("max-body-bytes").pipe(
+  Options.withDescription("Largest notification body accepted; bigger ones get 413"),
+  Options.withDefault(DEFAULT_MAX_BODY_BYTES)
+)
+
+interface PushConfig extends OutputFlags {
+  readonly host: string
+  readonly port: number
+  readonly token: Option.Option<Redacted.Redacted<string>>
+  readonly maxBodyBytes: number
+}
+
+const startupLines = (config: PushConfig, baseUrl: string, logFile: string) => {
+  const style = makeStyle(process.stderr)
+  const tokenLine = Option.isSome(config.token)
+    ? "Token required in X-A2A-Notification-Token, A2A-Notification-Token or Authorization: Bearer"
+    : style.yellow("No --token: accepting every notification (development use only)")
+  const exposure = isLoopbackHost(config.host)
+    ? []
+    : [style.yellow(`Listening on ${config.host}: other machines can post notifications here`)]
+  return [
+    `${style.bold("Push notification receiver")} listening on ${style.cyan(baseUrl)}`,
+    `Push URL (--push-url / push_url): ${baseUrl}${PUSH_PATH}`,
+    tokenLine,
+    ...exposure,
+    `Notifications are logged to ${logFile}`,
+    style.dim("Press Ctrl+C to stop.")
+  ].join("\n")
+}
+
+const printingHooks = (json: boolean): WebhookHooks => {
+  const out = makeStyle(process.stdout)
+  const err = makeStyle(process.stderr)
+  return {
+    onNotification: (record) => writeOut(json ? JSON.stringify(record) : `${formatNotification(record, out)}\n`),
+    onRejected: (rejection) =>
+      writeErr(err.yellow(`Rejected POST ${rejection.path}: ${rejection.status} ${rejection.code}: ${rejection.message}`))
+  }
+}
+
+const runPushServer = (config: PushConfig) =>
+  Effect.gen(function*() {
+    yield* validatePort(config.port)
+    yield* validateBodyLimit(config.maxBodyBytes)
+    const log = yield* NotificationLog
+    const server = webhookServerLayer({
+      host: config.host,
+      port: config.port,
+      token: Option.getOrUndefined(config.token),
+      maxBodyBytes: config.maxBodyBytes,
+      hooks: printingHooks(config.json)
+    })
+    const announce = Effect.flatMap(webhookBaseUrl, (baseUrl) => writeErr(startupLines(config, baseUrl, log.file)))
+    return yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provide(server)))
+  }).pipe(
+    Effect.catchAll((error) => reportError(error, config.json)),
+    Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning)
+  )
+
+const push = Command.make(
+  "push",
+  { ...outputOptions, host: pushHost, port: pushPort, token: pushToken, maxBodyBytes },
+  runPushServer
+).pipe(Command.withDescription("Receive A2A push notifications: print each one and log it (POST any path; GET /health)"))
+
+// ---------------------------------------------------------------------------
+
+export const serverCommand = Command.make("server").pipe(
+  Command.withDescription("Local servers for development: push notification receiver"),
+  Command.withSubcommands([push])
+)

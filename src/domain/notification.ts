@@ -1,0 +1,293 @@
+/**
+ * Push notifications as the webhook receiver records them, and a lenient summary of their bodies.
+ *
+ * Senders differ (A2A v1.0 posts a StreamResponse wrapper, v0.3 the bare Task or event with a
+ * `kind`), and a receiver must never lose a delivery because its shape was unexpected: anything
+ * that is JSON is kept verbatim in `body`, and the summary says `unknown` where it cannot tell.
+ * The summariser only looks at a few known paths, so hostile nesting costs it nothing.
+ */
+import { Either, Schema } from "effect"
+import { InvalidInput } from "./errors.js"
+
+export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
+export type NotificationKind = typeof NotificationKind.Type
+
+/** Which protocol generation the body's shape belongs to. */
+export const ProtocolGeneration = Schema.Literal("1.0", "0.3", "unknown")
+export type ProtocolGeneration = typeof ProtocolGeneration.Type
+
+/** Longest text excerpt a summary carries. */
+export const TEXT_EXCERPT_MAX = 200
+/** Ids and states longer than this are cut in the summary (the body keeps them whole). */
+const SUMMARY_FIELD_MAX = 256
+/** Parts looked at per message or artifact; the excerpt is short anyway. */
+const PARTS_SCANNED = 20
+
+/** What can be told about a notification body without trusting its shape. */
+export interface NotificationSummary {
+  readonly kind: NotificationKind
+  readonly protocol: ProtocolGeneration
+  readonly task_id: string | null
+  readonly context_id: string | null
+  /** v0.3-style lower-case state (`working`, `input-required`, …) whatever the sender's spelling. */
+  readonly state: string | null
+  /** Up to 200 characters of the text the notification carries, whitespace collapsed. */
+  readonly text: string | null
+}
+
+export const NotificationRecord = Schema.Struct({
+  id: Schema.String,
+  received_at: Schema.String,
+  path: Schema.String,
+  /** Whether the request carried a token header; the token itself is never stored. */
+  token_present: Schema.Boolean,
+  headers_summary: Schema.optional(Schema.Struct({ content_type: Schema.optional(Schema.String) })),
+  kind: NotificationKind,
+  protocol: ProtocolGeneration,
+  task_id: Schema.NullOr(Schema.String),
+  context_id: Schema.NullOr(Schema.String),
+  state: Schema.NullOr(Schema.String),
+  text: Schema.NullOr(Schema.String),
+  /** The parsed JSON body; null when it was too deeply nested to store as JSON (see body_text). */
+  body: Schema.Unknown,
+  /** The raw body text, only when `body` could not be stored as JSON. */
+  body_text: Schema.optional(Schema.String)
+})
+export type NotificationRecord = typeof NotificationRecord.Type
+
+// ---------------------------------------------------------------------------
+// Summary
+
+type JsonObject = Readonly<Record<string, unknown>>
+
+const asObject = (value: unknown): JsonObject | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined
+
+const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+
+const shortString = (value: unknown): string | null =>
+  typeof value === "string" && value !== "" ? value.slice(0, SUMMARY_FIELD_MAX) : null
+
+const V1_STATE_PREFIX = "TASK_STATE_"
+
+/**
+ * `TASK_STATE_INPUT_REQUIRED` → `input-required`; v0.3 names pass through lower-cased.
+ * `TASK_STATE_UNSPECIFIED` is v0.3's `unknown`, and the British `CANCELLED` (v0.3 REST) is `canceled`.
+ */
+export const normalizeTaskState = (raw: string): string => {
+  const name = raw.startsWith(V1_STATE_PREFIX) ? raw.slice(V1_STATE_PREFIX.length).replace(/_/g, "-") : raw
+  const lower = name.toLowerCase().slice(0, SUMMARY_FIELD_MAX)
+  if (lower === "unspecified") return "unknown"
+  if (lower === "cancelled") return "canceled"
+  return lower
+}
+
+const stateOf = (status: unknown): string | null => {
+  const state = shortString(asObject(status)?.["state"])
+  return state === null ? null : normalizeTaskState(state)
+}
+
+/** Text of the text parts (v1.0 `{text}` and v0.3 `{kind:"text",text}` alike), other parts skipped. */
+const partsText = (parts: unknown): string =>
+  asArray(parts).slice(0, PARTS_SCANNED)
+    .map((part) => asObject(part)?.["text"])
+    .filter((text): text is string => typeof text === "string")
+    // Each piece is cut before joining so a huge string costs no more than a short one.
+    .map((text) => text.slice(0, TEXT_EXCERPT_MAX * 4))
+    .join(" ")
+
+const messageText = (message: unknown): string => partsText(asObject(message)?.["parts"])
+
+const isAgentMessage = (message: unknown) => {
+  const role = asObject(message)?.["role"]
+  return role === "ROLE_AGENT" || role === "agent"
+}
+
+/** A task's answer: its status message, else its last artifact, else its last agent message. */
+const taskText = (task: JsonObject): string => {
+  const fromStatus = messageText(asObject(task["status"])?.["message"])
+  if (fromStatus !== "") return fromStatus
+  const lastArtifact = asArray(task["artifacts"]).at(-1)
+  const fromArtifact = partsText(asObject(lastArtifact)?.["parts"])
+  if (fromArtifact !== "") return fromArtifact
+  return messageText(asArray(task["history"]).filter(isAgentMessage).at(-1))
+}
+
+/** Collapses whitespace and cuts to 200 characters, marking the cut with an ellipsis. */
+export const excerpt = (text: string): string | null => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  if (flat === "") return null
+  return flat.length > TEXT_EXCERPT_MAX ? `${flat.slice(0, TEXT_EXCERPT_MAX - 1)}…` : flat
+}
+
+type EventKind = Exclude<NotificationKind, "unknown">
+
+const summarizeEvent = (kind: EventKind, event: JsonObject, protocol: ProtocolGeneration): NotificationSummary => {
+  switch (kind) {
+    case "task":
+      return {
+        kind,
+        protocol,
+        task_id: shortString(event["id"]),
+        context_id: shortString(event["contextId"]),
+        state: stateOf(event["status"]),
+        text: excerpt(taskText(event))
+      }
+    case "status-update":
+      return {
+        kind,
+        protocol,
+        task_id: shortString(event["taskId"]),
+        context_id: shortString(event["contextId"]),
+        state: stateOf(event["status"]),
+        text: excerpt(messageText(asObject(event["status"])?.["message"]))
+      }
+    case "artifact-update":
+      return {
+        kind,
+        protocol,
+        task_id: shortString(event["taskId"]),
+        context_id: shortString(event["contextId"]),
+        state: null,
+        text: excerpt(partsText(asObject(event["artifact"])?.["parts"]))
+      }
+    case "message":
+      return {
+        kind,
+        protocol,
+        task_id: shortString(event["taskId"]),
+        context_id: shortString(event["contextId"]),
+        state: null,
+        text: excerpt(messageText(event))
+      }
+  }
+}
+
+/** v1.0 StreamResponse member names and the kind each one carries. */
+const V1_MEMBERS: ReadonlyArray<readonly [string, EventKind]> = [
+  ["task", "task"],
+  ["statusUpdate", "status-update"],
+  ["artifactUpdate", "artifact-update"],
+  ["message", "message"]
+]
+
+const V03_KINDS: ReadonlyArray<EventKind> = ["task", "status-update", "artifact-update", "message"]
+
+const isV03Kind = (kind: unknown): kind is EventKind => V03_KINDS.some((known) => known === kind)
+
+/** The generation a bare (unwrapped, kind-less) object's state spelling points to. */
+const generationOfState = (status: unknown): ProtocolGeneration => {
+  const state = asObject(status)?.["state"]
+  if (typeof state !== "string") return "unknown"
+  return state.startsWith(V1_STATE_PREFIX) ? "1.0" : "0.3"
+}
+
+/** Shapes without a wrapper or a `kind`, told apart by their required fields. */
+const guessBareEvent = (object: JsonObject): EventKind | undefined => {
+  if (typeof object["taskId"] === "string" && asObject(object["artifact"]) !== undefined) return "artifact-update"
+  if (typeof object["taskId"] === "string" && asObject(object["status"]) !== undefined) return "status-update"
+  if (typeof object["id"] === "string" && asObject(object["status"]) !== undefined) return "task"
+  return undefined
+}
+
+const UNKNOWN: NotificationSummary = {
+  kind: "unknown",
+  protocol: "unknown",
+  task_id: null,
+  context_id: null,
+  state: null,
+  text: null
+}
+
+/**
+ * Summarises any JSON body: a v1.0 StreamResponse (`{task}`, `{statusUpdate}`, `{artifactUpdate}`,
+ * `{message}`), a v0.3 Task or event (`kind`), either of those inside a JSON-RPC `result`, or a
+ * bare task/event recognised by its fields. Everything else is `unknown`.
+ */
+export const summarizeNotification = (body: unknown): NotificationSummary => {
+  const outer = asObject(body)
+  if (outer === undefined) return UNKNOWN
+  // Some senders post the JSON-RPC stream envelope instead of its result.
+  const object = typeof outer["jsonrpc"] === "string" ? asObject(outer["result"]) ?? outer : outer
+
+  const kinds = V1_MEMBERS.filter(([member]) => asObject(object[member]) !== undefined)
+  const [wrapped] = kinds
+  if (kinds.length === 1 && wrapped !== undefined && object["kind"] === undefined) {
+    return summarizeEvent(wrapped[1], asObject(object[wrapped[0]]) ?? {}, "1.0")
+  }
+  if (isV03Kind(object["kind"])) return summarizeEvent(object["kind"], object, "0.3")
+  const guessed = guessBareEvent(object)
+  return guessed === undefined ? UNKNOWN : summarizeEvent(guessed, object, generationOfState(object["status"]))
+}
+
+// ---------------------------------------------------------------------------
+// Storage safety
+
+/** Deeper JSON than this is stored as raw text: serialising it again could exhaust the stack. */
+export const MAX_STORED_DEPTH = 512
+
+/** True when `value` nests deeper than `limit` arrays/objects. Iterative, so depth cannot hurt it. */
+export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next
+    if (typeof node !== "object" || node === null) continue
+    if (depth >= limit) return true
+    for (const child of Object.values(node)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
+// ---------------------------------------------------------------------------
+// Filters
+
+export interface NotificationFilter {
+  readonly taskId?: string | undefined
+  /** Only notifications received at or after this instant. */
+  readonly since?: Date | undefined
+  /** Keep only the newest N. */
+  readonly limit?: number | undefined
+}
+
+export const matchesFilter = (filter: NotificationFilter) => (record: NotificationRecord): boolean =>
+  (filter.taskId === undefined || record.task_id === filter.taskId) &&
+  (filter.since === undefined || Date.parse(record.received_at) >= filter.since.getTime())
+
+/** Records oldest first, filtered, then cut to the newest `limit`. */
+export const selectNotifications = (
+  records: ReadonlyArray<NotificationRecord>,
+  filter: NotificationFilter
+): ReadonlyArray<NotificationRecord> => {
+  const matching = records.filter(matchesFilter(filter))
+  return filter.limit === undefined ? matching : matching.slice(Math.max(0, matching.length - filter.limit))
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000
+}
+
+const RELATIVE = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/
+// Date.parse accepts "10" as a year; only ISO-looking dates count as absolute times.
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}/
+
+/** `--since`: an ISO time (`2025-01-31T10:00:00Z`) or a duration back from now (`90s`, `10m`, `2h`, `1d`). */
+export const parseSince = (input: string, nowMs: number): Either.Either<Date, InvalidInput> => {
+  const text = input.trim()
+  const relative = RELATIVE.exec(text)
+  if (relative !== null) {
+    const [, amount = "0", unit = "s"] = relative
+    return Either.right(new Date(nowMs - Number(amount) * (UNIT_MS[unit] ?? 1_000)))
+  }
+  const absolute = ISO_DATE.test(text) ? Date.parse(text) : Number.NaN
+  return Number.isNaN(absolute)
+    ? Either.left(new InvalidInput({
+      reason: `Cannot read "${input}" as a time`,
+      suggestion: "Give an ISO time such as 2025-01-31T10:00:00Z, or a duration back from now such as 10m, 2h or 1d"
+    }))
+    : Either.right(new Date(absolute))
+}

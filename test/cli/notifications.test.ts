@@ -1,0 +1,247 @@
+/**
+ * `relay server push` and `relay notifications list` end to end, run as the built CLI
+ * (`npm run build` first): startup output, printing and logging, tokens, Ctrl+C, filters, --json, --follow.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Path from "node:path"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { relayBin, runRelay } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+const home = tempHome()
+beforeAll(() => Fs.rmSync(home.stateDir, { recursive: true, force: true }))
+afterAll(home.cleanup)
+
+const WAIT_MS = 8_000
+
+/** A long-running relay process whose output can be awaited. */
+interface Running {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves with the first match of `pattern` in the stream's output so far or to come. */
+  readonly waitFor: (stream: "stdout" | "stderr", pattern: RegExp, timeoutMs?: number) => Promise<RegExpMatchArray>
+  /** Sends the signal and resolves with the exit code. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+const running: Array<Running> = []
+afterEach(() => {
+  for (const process of running.splice(0)) if (process.child.exitCode === null) process.child.kill("SIGKILL")
+})
+
+const startRelay = (args: ReadonlyArray<string>): Running => {
+  const child = spawn(process.execPath, [relayBin, ...args], {
+    env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  const output = { stdout: "", stderr: "" }
+  const listeners = new Set<() => void>()
+  child.stdout.on("data", (chunk) => {
+    output.stdout += chunk
+    listeners.forEach((listener) => listener())
+  })
+  child.stderr.on("data", (chunk) => {
+    output.stderr += chunk
+    listeners.forEach((listener) => listener())
+  })
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+
+  const waitFor = (stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = WAIT_MS) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = output[stream].match(pattern)
+        if (match === null) return false
+        cleanup()
+        resolve(match)
+        return true
+      }
+      const timer = setTimeout(() => {
+        cleanup()
+        reject(new Error(`no ${pattern} on ${stream} within ${timeoutMs} ms\nstdout: ${output.stdout}\nstderr: ${output.stderr}`))
+      }, timeoutMs)
+      const listener = () => void check()
+      const cleanup = () => {
+        clearTimeout(timer)
+        listeners.delete(listener)
+      }
+      listeners.add(listener)
+      check()
+    })
+
+  const stop = (signal: NodeJS.Signals = "SIGINT") => {
+    child.kill(signal)
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`relay did not exit after ${signal}\nstderr: ${output.stderr}`)), WAIT_MS))
+    return Promise.race([exited, timeout])
+  }
+
+  const handle: Running = { child, stdout: () => output.stdout, stderr: () => output.stderr, waitFor, stop }
+  running.push(handle)
+  return handle
+}
+
+/** Starts `relay server push` on a free port and returns it with the push URL it printed. */
+const startPushServer = async (extraArgs: ReadonlyArray<string> = []) => {
+  const server = startRelay(["server", "push", "--port", "0", ...extraArgs])
+  const [, pushUrl = ""] = await server.waitFor("stderr", /Push URL[^:]*: (http:\/\/\S+)/)
+  return { server, pushUrl }
+}
+
+const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/a2a+json", ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(5_000)
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+}
+
+const statusUpdate = (taskId: string, state: string, text: string) => ({
+  statusUpdate: {
+    taskId,
+    contextId: "ctx-cli",
+    status: { state, message: { messageId: `m-${taskId}-${state}`, role: "ROLE_AGENT", parts: [{ text }] } }
+  }
+})
+
+const portIsFree = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url)
+    const socket = Net.connect({ host: hostname, port: Number(port) })
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", () => resolve(true))
+  })
+
+const relay = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
+
+describe("relay server push", () => {
+  it("prints the push URL, prints and logs each notification, and exits 0 on Ctrl+C", async () => {
+    const { server, pushUrl } = await startPushServer()
+    expect(pushUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/notifications$/)
+    expect(server.stderr()).toContain("No --token: accepting every notification")
+    expect(server.stderr()).toContain(Path.join(home.stateDir, "notifications.ndjson"))
+    expect(server.stdout()).toBe("")
+
+    const health = await fetch(new URL("/health", pushUrl), { signal: AbortSignal.timeout(5_000) })
+    expect(health.status).toBe(200)
+
+    const reply = await post(pushUrl, statusUpdate("cli-task-1", "TASK_STATE_INPUT_REQUIRED", "Which city, please?"), {
+      "x-a2a-notification-token": "not-required-here"
+    })
+    expect(reply).toMatchObject({ status: 200, body: { status: "ok" } })
+    await server.waitFor("stdout", /Which city, please\?/)
+    const printed = server.stdout()
+    expect(printed).toContain("POST /notifications")
+    expect(printed).toContain("status-update")
+    expect(printed).toContain("input-required")
+    expect(printed).toContain("task cli-task-1")
+    expect(printed).toContain("token present")
+    expect(printed).not.toContain("not-required-here")
+
+    expect((await post(`${pushUrl}/v03`, { kind: "task", id: "cli-task-2", contextId: "c", status: { state: "completed" } })).status)
+      .toBe(200)
+    await server.waitFor("stdout", /cli-task-2/)
+
+    expect(await server.stop("SIGINT")).toBe(0)
+    expect(await portIsFree(pushUrl)).toBe(true)
+    const log = Fs.readFileSync(Path.join(home.stateDir, "notifications.ndjson"), "utf8").trim().split("\n")
+    expect(log.map((line) => JSON.parse(line).task_id)).toEqual(["cli-task-1", "cli-task-2"])
+  })
+
+  it("--json prints one NDJSON line per notification; --token rejects others with 401; SIGTERM exits 0", async () => {
+    const { server, pushUrl } = await startPushServer(["--json", "--token", "s3cret-token"])
+    expect(server.stderr()).toMatch(/Token required/)
+    expect(server.stderr()).not.toContain("s3cret-token")
+
+    expect((await post(pushUrl, statusUpdate("cli-task-3", "TASK_STATE_WORKING", "x"))).status).toBe(401)
+    await server.waitFor("stderr", /Rejected POST \/notifications: 401/)
+    expect((await post(pushUrl, statusUpdate("cli-task-3", "TASK_STATE_WORKING", "x"), { authorization: "Bearer wrong" })).status)
+      .toBe(401)
+    const ok = await post(pushUrl, statusUpdate("cli-task-3", "TASK_STATE_COMPLETED", "all done"), {
+      authorization: "Bearer s3cret-token"
+    })
+    expect(ok.status).toBe(200)
+
+    const [line = ""] = await server.waitFor("stdout", /^.*\n/)
+    const record = JSON.parse(line)
+    expect(record).toMatchObject({ id: ok.body["id"], task_id: "cli-task-3", state: "completed", text: "all done", token_present: true })
+    expect(server.stdout().trim().split("\n")).toHaveLength(1)
+    expect(server.stdout() + server.stderr()).not.toContain("s3cret-token")
+    expect(await server.stop("SIGTERM")).toBe(0)
+  })
+
+  it("a port already in use is a clear error with exit code 1", async () => {
+    const blocker = Net.createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const { port } = blocker.address() as Net.AddressInfo
+    try {
+      const result = await relay(["server", "push", "--port", String(port)])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`Cannot listen on 127.0.0.1:${port}`)
+      expect(result.stdout).toBe("")
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it("rejects an impossible port as a usage error", async () => {
+    const result = await relay(["server", "push", "--port", "70000"])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain("out of range")
+  })
+})
+
+describe("relay notifications list", () => {
+  // Runs after the server tests above, which logged cli-task-1, cli-task-2 and cli-task-3.
+  it("--json gives the log as an array, oldest first", async () => {
+    const result = await relay(["notifications", "list", "--json"])
+    expect(result.code).toBe(0)
+    const records = JSON.parse(result.stdout) as Array<Record<string, unknown>>
+    expect(records.map((r) => r["task_id"])).toEqual(["cli-task-1", "cli-task-2", "cli-task-3"])
+    expect(records[1]).toMatchObject({ kind: "task", protocol: "0.3", state: "completed", path: "/notifications/v03" })
+  })
+
+  it("filters by task, keeps the newest N and honours --since", async () => {
+    const byTask = JSON.parse((await relay(["notifications", "list", "--json", "--task-id", "cli-task-2"])).stdout)
+    expect(byTask.map((r: Record<string, unknown>) => r["task_id"])).toEqual(["cli-task-2"])
+    const newest = JSON.parse((await relay(["notifications", "list", "--json", "--limit", "2"])).stdout)
+    expect(newest.map((r: Record<string, unknown>) => r["task_id"])).toEqual(["cli-task-2", "cli-task-3"])
+    expect(JSON.parse((await relay(["notifications", "list", "--json", "--since", "1h"])).stdout)).toHaveLength(3)
+  })
+
+  it("prints a readable list, and says so when nothing matches", async () => {
+    const human = await relay(["notifications", "list"])
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain("Notifications (3)")
+    expect(human.stdout).toContain('"Which city, please?"')
+    const none = await relay(["notifications", "list", "--task-id", "no-such-task"])
+    expect(none.stdout).toContain("No notifications logged")
+  })
+
+  it("a bad --since or --limit is a usage error on stderr", async () => {
+    const since = await relay(["notifications", "list", "--since", "last tuesday", "--json"])
+    expect(since.code).toBe(2)
+    expect(since.stdout).toBe("")
+    expect(JSON.parse(since.stderr)).toMatchObject({ error: { code: "invalid_input" } })
+    expect((await relay(["notifications", "list", "--limit", "0"])).code).toBe(2)
+  })
+
+  it("--follow --json prints the backlog, then new notifications as they arrive, until Ctrl+C", async () => {
+    const follower = startRelay(["notifications", "list", "--follow", "--json", "--limit", "1"])
+    await follower.waitFor("stdout", /cli-task-3.*\n/)
+    const { server, pushUrl } = await startPushServer()
+    await post(pushUrl, statusUpdate("cli-task-4", "TASK_STATE_WORKING", "followed"))
+    await follower.waitFor("stdout", /cli-task-4.*\n/)
+    const lines = follower.stdout().trim().split("\n").map((line) => JSON.parse(line))
+    expect(lines.map((r) => r.task_id)).toEqual(["cli-task-3", "cli-task-4"])
+    expect(await follower.stop("SIGINT")).toBe(0)
+    expect(await server.stop("SIGINT")).toBe(0)
+  })
+})

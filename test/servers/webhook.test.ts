@@ -1,0 +1,614 @@
+/**
+ * The push-notification receiver and its log: v1.0 and v0.3 bodies, token checks, bad and
+ * hostile bodies, 1000 concurrent deliveries, rotation, lock-free readers and followers, and
+ * real A2A SDK agents (v1.0 and v0.3) pushing to it.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { randomUUID, timingSafeEqual } from "node:crypto"
+import { ConfigProvider, Effect, Either, Fiber, Layer, Queue, Redacted, Schedule, Stream } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { afterAll, vi } from "vitest"
+import {
+  nestsDeeperThan,
+  normalizeTaskState,
+  type NotificationRecord,
+  parseSince,
+  summarizeNotification
+} from "../../src/domain/notification.js"
+import {
+  presentedTokens,
+  tokenMatches,
+  webhookBaseUrl,
+  type WebhookOptions,
+  webhookServerLayer
+} from "../../src/servers/webhook/WebhookServer.js"
+import { NOTIFICATIONS_FILE, NotificationLog, notificationLogLayer } from "../../src/services/NotificationLog.js"
+import { StateDirLive } from "../../src/services/StateDir.js"
+import { startSdkAgent } from "../peers/sdkAgent.js"
+import { startV03Agent } from "../peers/v03Agent.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+// Wrap timingSafeEqual (behaviour unchanged) to prove the token check goes through it.
+vi.mock("node:crypto", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:crypto")>()
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) }
+})
+
+const homes: Array<ReturnType<typeof tempHome>> = []
+afterAll(() => homes.forEach((home) => home.cleanup()))
+
+/** A fresh state directory; returns its path. */
+const freshStateDir = () => {
+  const home = tempHome()
+  homes.push(home)
+  return home.stateDir
+}
+
+const logLayer = (stateDir: string, maxFileBytes?: number) =>
+  notificationLogLayer({ followInterval: "20 millis", ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }).pipe(
+    Layer.provideMerge(StateDirLive),
+    Layer.provideMerge(NodeContext.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
+  )
+
+/** The receiver on 127.0.0.1:0 with its own state directory; the log is exposed to the tests. */
+const serverLayer = (stateDir: string, options: WebhookOptions = {}) =>
+  webhookServerLayer({ host: "127.0.0.1", port: 0, ...options }).pipe(Layer.provideMerge(logLayer(stateDir)))
+
+interface Reply {
+  readonly status: number
+  readonly body: unknown
+}
+
+const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+  Effect.flatMap(webhookBaseUrl, (base) =>
+    Effect.promise(async (): Promise<Reply> => {
+      const response = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/a2a+json", ...headers },
+        body,
+        signal: AbortSignal.timeout(10_000)
+      })
+      const text = await response.text()
+      return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+    }))
+
+const postJson = (path: string, value: unknown, headers: Record<string, string> = {}) =>
+  post(path, JSON.stringify(value), headers)
+
+const health = Effect.flatMap(webhookBaseUrl, (base) =>
+  Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status)))
+
+const readAll = Effect.flatMap(NotificationLog, (log) => log.read({}))
+
+const recordWithId = (id: unknown) =>
+  Effect.map(readAll, (records) => {
+    const found = records.find((record) => record.id === id)
+    if (found === undefined) throw new Error(`no record ${String(id)}`)
+    return found
+  })
+
+/** Lines in the current log file, read raw (no dedupe) to count exactly what was written. */
+const rawLines = (stateDir: string): Array<string> => {
+  const file = Path.join(stateDir, NOTIFICATIONS_FILE)
+  return Fs.existsSync(file) ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : []
+}
+
+// ---------------------------------------------------------------------------
+// Bodies as real senders post them
+
+const v1Status = (taskId: string, state: string, text?: string) => ({
+  statusUpdate: {
+    taskId,
+    contextId: "ctx-1",
+    status: {
+      state,
+      ...(text === undefined ? {} : { message: { messageId: "m1", role: "ROLE_AGENT", parts: [{ text }] } })
+    }
+  }
+})
+
+const V1_BODIES = {
+  task: {
+    task: {
+      id: "task-v1",
+      contextId: "ctx-1",
+      status: { state: "TASK_STATE_SUBMITTED" },
+      history: [{ messageId: "u1", role: "ROLE_USER", parts: [{ text: "hello" }] }]
+    }
+  },
+  statusUpdate: v1Status("task-v1", "TASK_STATE_INPUT_REQUIRED", "Which   city?\n"),
+  artifactUpdate: {
+    artifactUpdate: {
+      taskId: "task-v1",
+      contextId: "ctx-1",
+      artifact: { artifactId: "a1", parts: [{ text: "Sunny, 21 °C" }, { data: { t: 21 } }] },
+      lastChunk: true
+    }
+  },
+  message: { message: { messageId: "m2", role: "ROLE_AGENT", contextId: "ctx-1", parts: [{ text: "just a message" }] } }
+} as const
+
+const V03_BODIES = {
+  task: {
+    kind: "task",
+    id: "task-v03",
+    contextId: "ctx-3",
+    status: {
+      state: "completed",
+      message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text: "done: echo" }] }
+    }
+  },
+  statusUpdate: {
+    kind: "status-update",
+    taskId: "task-v03",
+    contextId: "ctx-3",
+    final: false,
+    status: { state: "working" }
+  },
+  artifactUpdate: {
+    kind: "artifact-update",
+    taskId: "task-v03",
+    contextId: "ctx-3",
+    artifact: { artifactId: "a", parts: [{ kind: "text", text: "chunk one" }] }
+  },
+  message: { kind: "message", messageId: "m3", role: "agent", taskId: "task-v03", parts: [{ kind: "text", text: "hi" }] }
+} as const
+
+describe("summarizeNotification", () => {
+  it("reads v1.0 StreamResponse bodies", () => {
+    expect(summarizeNotification(V1_BODIES.task)).toEqual({
+      kind: "task",
+      protocol: "1.0",
+      task_id: "task-v1",
+      context_id: "ctx-1",
+      state: "submitted",
+      text: null
+    })
+    expect(summarizeNotification(V1_BODIES.statusUpdate)).toMatchObject({
+      kind: "status-update",
+      state: "input-required",
+      text: "Which city?"
+    })
+    expect(summarizeNotification(V1_BODIES.artifactUpdate)).toMatchObject({ kind: "artifact-update", text: "Sunny, 21 °C" })
+    expect(summarizeNotification(V1_BODIES.message)).toMatchObject({ kind: "message", task_id: null, context_id: "ctx-1" })
+  })
+
+  it("reads v0.3 Task and event bodies", () => {
+    expect(summarizeNotification(V03_BODIES.task)).toEqual({
+      kind: "task",
+      protocol: "0.3",
+      task_id: "task-v03",
+      context_id: "ctx-3",
+      state: "completed",
+      text: "done: echo"
+    })
+    expect(summarizeNotification(V03_BODIES.statusUpdate)).toMatchObject({ kind: "status-update", protocol: "0.3", state: "working" })
+    expect(summarizeNotification(V03_BODIES.artifactUpdate)).toMatchObject({ kind: "artifact-update", text: "chunk one" })
+    expect(summarizeNotification(V03_BODIES.message)).toMatchObject({ kind: "message", task_id: "task-v03", text: "hi" })
+  })
+
+  it("unwraps a JSON-RPC envelope and recognises bare tasks by their fields", () => {
+    expect(summarizeNotification({ jsonrpc: "2.0", id: 1, result: V1_BODIES.statusUpdate })).toMatchObject({
+      kind: "status-update",
+      protocol: "1.0"
+    })
+    expect(summarizeNotification({ id: "t", status: { state: "TASK_STATE_FAILED" } })).toMatchObject({
+      kind: "task",
+      protocol: "1.0",
+      state: "failed"
+    })
+  })
+
+  it("calls everything else unknown", () => {
+    for (const body of [42, "text", null, [V1_BODIES.task], {}, { task: "not an object" }, { task: {}, message: {} }]) {
+      expect(summarizeNotification(body)).toMatchObject({ kind: "unknown", protocol: "unknown", task_id: null })
+    }
+  })
+
+  it("cuts the text excerpt to 200 characters", () => {
+    const summary = summarizeNotification(v1Status("t", "TASK_STATE_WORKING", "word ".repeat(10_000)))
+    expect(summary.text?.length).toBe(200)
+    expect(summary.text?.endsWith("…")).toBe(true)
+  })
+
+  it("normalises every state spelling to the v0.3 name", () => {
+    expect(normalizeTaskState("TASK_STATE_AUTH_REQUIRED")).toBe("auth-required")
+    expect(normalizeTaskState("TASK_STATE_CANCELED")).toBe("canceled")
+    expect(normalizeTaskState("TASK_STATE_CANCELLED")).toBe("canceled")
+    expect(normalizeTaskState("TASK_STATE_UNSPECIFIED")).toBe("unknown")
+    expect(normalizeTaskState("input-required")).toBe("input-required")
+  })
+
+  it("measures nesting without recursion", () => {
+    const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
+    expect(nestsDeeperThan(deep, 512)).toBe(true)
+    expect(nestsDeeperThan(V1_BODIES.task, 512)).toBe(false)
+  })
+})
+
+describe("parseSince", () => {
+  const now = Date.parse("2025-06-01T12:00:00Z")
+  it("accepts ISO times and durations back from now", () => {
+    expect(parseSince("2025-06-01T10:00:00Z", now)).toEqual(Either.right(new Date("2025-06-01T10:00:00Z")))
+    expect(parseSince("10m", now)).toEqual(Either.right(new Date(now - 600_000)))
+    expect(parseSince("2h", now)).toEqual(Either.right(new Date(now - 7_200_000)))
+    expect(parseSince("1d", now)).toEqual(Either.right(new Date(now - 86_400_000)))
+  })
+  it("rejects anything else with a hint", () => {
+    for (const input of ["yesterday", "10", "10 parsecs", ""]) {
+      const parsed = parseSince(input, now)
+      expect(Either.isLeft(parsed)).toBe(true)
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------
+// The receiver without a token
+
+layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver without a token", (it) => {
+  it.effect("records v1.0 bodies with their summary and answers 200", () =>
+    Effect.gen(function*() {
+      for (const [member, body] of Object.entries(V1_BODIES)) {
+        const reply = yield* postJson(`/v1/${member}`, body)
+        expect(reply.status).toBe(200)
+        const record = yield* recordWithId((reply.body as { id: string }).id)
+        expect(record).toMatchObject({ path: `/v1/${member}`, protocol: "1.0", token_present: false, body })
+        expect(record.headers_summary).toEqual({ content_type: "application/a2a+json" })
+        expect(Date.now() - Date.parse(record.received_at)).toBeLessThan(60_000)
+      }
+      const records = yield* readAll
+      expect(records.filter((r) => r.protocol === "1.0").map((r) => r.kind)).toEqual([
+        "task",
+        "status-update",
+        "artifact-update",
+        "message"
+      ])
+    }))
+
+  it.effect("records v0.3 bodies, keeping lower-case states", () =>
+    Effect.gen(function*() {
+      for (const body of Object.values(V03_BODIES)) {
+        const reply = yield* postJson("/v03", body, { "content-type": "application/json" })
+        expect(reply.status).toBe(200)
+        const record = yield* recordWithId((reply.body as { id: string }).id)
+        expect(record).toMatchObject({ protocol: "0.3", kind: body.kind, body })
+      }
+    }))
+
+  it.effect("notes that a token was sent without storing it", () =>
+    Effect.gen(function*() {
+      const reply = yield* postJson("/", V03_BODIES.task, { "x-a2a-notification-token": "tok-secret-value" })
+      expect(reply.status).toBe(200)
+      const record = yield* recordWithId((reply.body as { id: string }).id)
+      expect(record).toMatchObject({ path: "/", token_present: true })
+      expect(JSON.stringify(record)).not.toContain("tok-secret-value")
+    }))
+
+  it.effect("answers 400 to invalid JSON and binary, 413 to oversized bodies, and keeps serving", () =>
+    Effect.gen(function*() {
+      const before = (yield* readAll).length
+      const invalid = yield* post("/bad", "{not json")
+      expect(invalid.status).toBe(400)
+      expect(invalid.body).toMatchObject({ error: { code: "invalid_json" } })
+      expect((yield* post("/empty", "")).status).toBe(400)
+      const binary = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)
+      expect((yield* post("/binary", binary, { "content-type": "application/octet-stream" })).status).toBe(400)
+
+      const oversized = yield* post("/big", JSON.stringify({ pad: "x".repeat(1024 * 1024) }))
+      expect(oversized.status).toBe(413)
+      expect(oversized.body).toMatchObject({ error: { code: "payload_too_large" } })
+      // Without Content-Length the limit is enforced while reading.
+      const chunks = Stream.make(new TextEncoder().encode("[\""), new Uint8Array(1_200_000).fill(0x61), new TextEncoder().encode("\"]"))
+      const streamed = yield* Effect.flatMap(webhookBaseUrl, (base) =>
+        Effect.promise(() =>
+          fetch(`${base}/chunked`, {
+            method: "POST",
+            body: Stream.toReadableStream(chunks),
+            duplex: "half",
+            signal: AbortSignal.timeout(10_000)
+          } as RequestInit).then((r) => r.status)))
+      expect(streamed).toBe(413)
+
+      expect(yield* health).toBe(200)
+      expect((yield* postJson("/after", V03_BODIES.statusUpdate)).status).toBe(200)
+      expect((yield* readAll).length).toBe(before + 1)
+    }))
+
+  it.effect("survives hostile bodies: deep nesting, huge strings, non-object JSON", () =>
+    Effect.gen(function*() {
+      const deepText = `${"[".repeat(200_000)}${"]".repeat(200_000)}`
+      const deep = yield* post("/deep", deepText)
+      expect(deep.status).toBe(200)
+      const deepRecord = yield* recordWithId((deep.body as { id: string }).id)
+      // Too deep to store as JSON again: kept verbatim as text instead, nothing lost.
+      expect(deepRecord).toMatchObject({ kind: "unknown", body: null })
+      expect(deepRecord.body_text).toBe(deepText)
+
+      const huge = yield* postJson("/huge", v1Status("huge", "TASK_STATE_WORKING", "y".repeat(1000 * 1000)))
+      expect(huge.status).toBe(200)
+      expect((yield* recordWithId((huge.body as { id: string }).id)).text?.length).toBe(200)
+
+      for (const value of [42, "just a string", null, true, [1, 2, 3]]) {
+        const reply = yield* postJson("/scalar", value)
+        expect(reply.status).toBe(200)
+        const record = yield* recordWithId((reply.body as { id: string }).id)
+        expect(record).toMatchObject({ kind: "unknown", body: value })
+      }
+      expect(yield* health).toBe(200)
+    }))
+
+  it.effect("GET /health answers; other GETs are 404", () =>
+    Effect.gen(function*() {
+      expect(yield* health).toBe(200)
+      const base = yield* webhookBaseUrl
+      expect(yield* Effect.promise(() => fetch(`${base}/elsewhere`).then((r) => r.status))).toBe(404)
+    }))
+})
+
+// ---------------------------------------------------------------------------
+// Tokens
+
+const TOKEN = "hook-secret-1234"
+
+layer(serverLayer(freshStateDir(), { token: Redacted.make(TOKEN) }), { excludeTestServices: true })(
+  "receiver with --token",
+  (it) => {
+    it.effect("accepts the token in each supported header", () =>
+      Effect.gen(function*() {
+        for (
+          const headers of [
+            { "x-a2a-notification-token": TOKEN },
+            { "a2a-notification-token": TOKEN },
+            { authorization: `Bearer ${TOKEN}` },
+            { authorization: `bearer ${TOKEN}`, "x-a2a-notification-token": "stale" }
+          ]
+        ) {
+          const reply = yield* postJson("/auth", V03_BODIES.task, headers)
+          expect(reply.status).toBe(200)
+        }
+        const records = yield* readAll
+        expect(records.length).toBe(4)
+        expect(records.every((record) => record.token_present)).toBe(true)
+        expect(Fs.readFileSync((yield* NotificationLog).file, "utf8")).not.toContain(TOKEN)
+      }))
+
+    it.effect("rejects a missing or wrong token with 401 and records nothing", () =>
+      Effect.gen(function*() {
+        const before = (yield* readAll).length
+        for (
+          const headers of [
+            {},
+            { "x-a2a-notification-token": "wrong" },
+            { "x-a2a-notification-token": `${TOKEN}x` },
+            { authorization: `Basic ${TOKEN}` },
+            { authorization: `Bearer ${TOKEN.slice(0, -1)}` }
+          ]
+        ) {
+          const reply = yield* postJson("/auth", V03_BODIES.task, headers)
+          expect(reply.status).toBe(401)
+          expect(reply.body).toMatchObject({ error: { code: "unauthorized" } })
+        }
+        expect((yield* readAll).length).toBe(before)
+      }))
+
+    it.effect("compares in constant time over equal-length digests", () =>
+      Effect.sync(() => {
+        const spy = vi.mocked(timingSafeEqual)
+        spy.mockClear()
+        expect(tokenMatches(TOKEN, TOKEN)).toBe(true)
+        // Different lengths would make timingSafeEqual throw on raw strings; digests never differ in length.
+        expect(tokenMatches(TOKEN, "x")).toBe(false)
+        expect(tokenMatches(TOKEN, `${TOKEN}${"x".repeat(1000)}`)).toBe(false)
+        expect(spy).toHaveBeenCalledTimes(3)
+        for (const [a, b] of spy.mock.calls) {
+          expect((a as Buffer).length).toBe(32)
+          expect((b as Buffer).length).toBe(32)
+        }
+      }))
+
+    it.effect("the server's check goes through timingSafeEqual", () =>
+      Effect.gen(function*() {
+        const spy = vi.mocked(timingSafeEqual)
+        spy.mockClear()
+        expect((yield* postJson("/auth", V03_BODIES.task, { authorization: "Bearer nope" })).status).toBe(401)
+        expect(spy).toHaveBeenCalled()
+      }))
+
+    it("collects tokens from all three headers", () => {
+      expect(presentedTokens({ "x-a2a-notification-token": "a", "a2a-notification-token": "b", authorization: "Bearer c" }))
+        .toEqual(["a", "b", "c"])
+      expect(presentedTokens({ authorization: "Basic abc" })).toEqual([])
+    })
+  }
+)
+
+// ---------------------------------------------------------------------------
+// Concurrency
+
+const bulkState = freshStateDir()
+
+layer(serverLayer(bulkState), { excludeTestServices: true })("1000 concurrent notifications", (it) => {
+  it.effect("are all recorded, none lost or duplicated", () =>
+    Effect.gen(function*() {
+      const count = 1000
+      const replies = yield* Effect.forEach(
+        Array.from({ length: count }, (_, i) => i),
+        (i) => postJson(`/bulk/${i}`, v1Status(`bulk-${i}`, "TASK_STATE_WORKING", `marker-${i}`)),
+        { concurrency: 100 }
+      )
+      expect(replies.every((reply) => reply.status === 200)).toBe(true)
+
+      const lines = rawLines(bulkState)
+      expect(lines.length).toBe(count)
+      const records = lines.map((line) => JSON.parse(line) as NotificationRecord)
+      expect(new Set(records.map((r) => r.id)).size).toBe(count)
+      expect(new Set(records.map((r) => r.text)).size).toBe(count)
+      expect(new Set(records.map((r) => r.task_id))).toEqual(new Set(replies.map((_, i) => `bulk-${i}`)))
+      expect(new Set(replies.map((r) => (r.body as { id: string }).id))).toEqual(new Set(records.map((r) => r.id)))
+      expect(Fs.statSync(Path.join(bulkState, NOTIFICATIONS_FILE)).mode & 0o777).toBe(0o600)
+    }), { timeout: 60_000 })
+})
+
+// ---------------------------------------------------------------------------
+// The log file: rotation, partial lines, followers
+
+const sampleRecord = (n: number, taskId = `task-${n}`): NotificationRecord => ({
+  id: randomUUID(),
+  received_at: new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString(),
+  path: "/log",
+  token_present: false,
+  kind: "status-update",
+  protocol: "1.0",
+  task_id: taskId,
+  context_id: null,
+  state: "working",
+  text: `n=${n}`,
+  body: { n, pad: "p".repeat(200) }
+})
+
+const rotatingState = freshStateDir()
+
+layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notification log rotation", (it) => {
+  it.effect("keeps one older generation, reads both oldest first, filters and limits", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog
+      const written = Array.from({ length: 40 }, (_, n) => sampleRecord(n, n % 2 === 0 ? "even" : "odd"))
+      for (const record of written) yield* log.append(record)
+
+      const current = Path.join(rotatingState, NOTIFICATIONS_FILE)
+      expect(Fs.statSync(current).size).toBeLessThanOrEqual(2048)
+      expect(Fs.statSync(`${current}.1`).size).toBeLessThanOrEqual(2048)
+      expect(Fs.statSync(current).mode & 0o777).toBe(0o600)
+      expect(Fs.statSync(`${current}.1`).mode & 0o777).toBe(0o600)
+      expect(Fs.existsSync(`${current}.2`)).toBe(false)
+
+      const kept = yield* log.read({})
+      const keptCount = rawLines(rotatingState).length + Fs.readFileSync(`${current}.1`, "utf8").trim().split("\n").length
+      expect(kept.length).toBe(keptCount)
+      // The newest records survive, in order.
+      expect(kept.map((r) => r.id)).toEqual(written.slice(-kept.length).map((r) => r.id))
+
+      expect((yield* log.read({ limit: 3 })).map((r) => r.text)).toEqual(["n=37", "n=38", "n=39"])
+      expect((yield* log.read({ taskId: "odd", limit: 2 })).map((r) => r.text)).toEqual(["n=37", "n=39"])
+      const since = new Date(Date.UTC(2025, 0, 1, 0, 0, 38))
+      expect((yield* log.read({ since })).map((r) => r.text)).toEqual(["n=38", "n=39"])
+    }))
+
+  it.effect("a reader skips a trailing partial line until it is complete", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog
+      const before = (yield* log.read({})).length
+      const record = sampleRecord(90)
+      const line = `${JSON.stringify(record)}\n`
+      Fs.appendFileSync(log.file, line.slice(0, 40))
+      const partial = yield* log.read({})
+      expect(partial.length).toBe(before)
+      expect(partial.some((r) => r.id === record.id)).toBe(false)
+      Fs.appendFileSync(log.file, line.slice(40))
+      expect((yield* log.read({})).at(-1)?.id).toBe(record.id)
+    }))
+
+  it.effect("a follower gets the backlog, then each new record across rotations and partial writes", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog
+      const backlog = yield* log.read({ limit: 2 })
+      const received = yield* Queue.unbounded<NotificationRecord>()
+      const follower = yield* log.follow({ limit: 2 }).pipe(
+        Stream.runForEach((record) => Queue.offer(received, record)),
+        Effect.fork
+      )
+      const next = Queue.take(received).pipe(Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("follower got nothing") }))
+      expect([(yield* next).id, (yield* next).id]).toEqual(backlog.map((r) => r.id))
+
+      // Enough appends to rotate the 2 KiB file several times while following.
+      for (let n = 100; n < 120; n++) {
+        const record = sampleRecord(n)
+        if (n === 110) {
+          // A writer in another process mid-line: nothing is emitted until the line is whole.
+          const line = `${JSON.stringify(record)}\n`
+          Fs.appendFileSync(log.file, line.slice(0, 25))
+          yield* Effect.sleep("60 millis")
+          expect(yield* Queue.size(received)).toBe(0)
+          Fs.appendFileSync(log.file, line.slice(25))
+        } else {
+          yield* log.append(record)
+        }
+        expect((yield* next).id).toBe(record.id)
+      }
+      yield* Fiber.interrupt(follower)
+    }))
+})
+
+// ---------------------------------------------------------------------------
+// Real senders: the official SDK agents push to the receiver
+
+const interopState = freshStateDir()
+
+/** Polls the log until a record matches (the SDKs push asynchronously); fails after the timeout. */
+const waitForRecord = (predicate: (record: NotificationRecord) => boolean) =>
+  readAll.pipe(
+    Effect.map((records) => records.find(predicate)),
+    Effect.flatMap((found) => (found === undefined ? Effect.fail("not yet" as const) : Effect.succeed(found))),
+    Effect.retry({ while: (e) => e === "not yet", schedule: Schedule.spaced("50 millis") }),
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("no matching notification within 5 s") })
+  )
+
+layer(serverLayer(interopState, { token: Redacted.make(TOKEN) }), { excludeTestServices: true })(
+  "A2A SDK senders",
+  (it) => {
+    const rpc = (url: string, method: string, params: unknown, headers: Record<string, string> = {}) =>
+      Effect.promise(() =>
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method, params }),
+          signal: AbortSignal.timeout(10_000)
+        }).then((r) => r.json() as Promise<{ result?: Record<string, unknown> }>))
+
+    it.effect("a v1.0 agent (@a2a-js/sdk 1.3.0) pushes StreamResponses with X-A2A-Notification-Token or Authorization", () =>
+      Effect.acquireUseRelease(
+        Effect.promise(() => startSdkAgent()),
+        (agent) =>
+          Effect.gen(function*() {
+            const base = yield* webhookBaseUrl
+            for (
+              const [path, config] of [
+                ["/v1-token", { token: TOKEN }],
+                ["/v1-auth", { authentication: { scheme: "Bearer", credentials: TOKEN } }]
+              ] as const
+            ) {
+              const sent = yield* rpc(agent.jsonRpcUrl, "SendMessage", {
+                message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: `push ${path}` }] },
+                configuration: { taskPushNotificationConfig: { url: `${base}${path}`, ...config } }
+              }, { "a2a-version": "1.0" })
+              const taskId = (sent.result?.["task"] as { id: string }).id
+              const done = yield* waitForRecord((r) => r.task_id === taskId && r.state === "completed")
+              expect(done).toMatchObject({ path, protocol: "1.0", kind: "status-update", token_present: true })
+              expect((yield* readAll).filter((r) => r.task_id === taskId).map((r) => r.kind)).toContain("task")
+            }
+          }),
+        (agent) => Effect.promise(() => agent.close())
+      ))
+
+    it.effect("a v0.3 agent (@a2a-js/sdk 0.3.14) pushes full Tasks with X-A2A-Notification-Token", () =>
+      Effect.acquireUseRelease(
+        Effect.promise(() => startV03Agent()),
+        (agent) =>
+          Effect.gen(function*() {
+            const base = yield* webhookBaseUrl
+            const sent = yield* rpc(agent.jsonRpcUrl, "message/send", {
+              message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text: "push v03" }] },
+              configuration: { pushNotificationConfig: { url: `${base}/v03`, token: TOKEN } }
+            })
+            const taskId = sent.result?.["id"]
+            const done = yield* waitForRecord((r) => r.task_id === taskId && r.state === "completed")
+            expect(done).toMatchObject({ path: "/v03", protocol: "0.3", kind: "task", token_present: true })
+            expect(done.text).toContain("push v03")
+          }),
+        (agent) => Effect.promise(() => agent.close())
+      ))
+  }
+)
