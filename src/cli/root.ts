@@ -3,6 +3,7 @@ import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
+import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
 import { notificationsCommand } from "./notificationCommands.js"
 import { serverCommand } from "./serverCommands.js"
@@ -12,6 +13,7 @@ import { taskCommand } from "./taskCommands.js"
 export const relay = Command.make("relay").pipe(
   Command.withDescription("Connect AI assistants and developers to A2A agents"),
   Command.withSubcommands([
+    mcpCommand,
     messageCommand,
     taskCommand,
     cardCommand,

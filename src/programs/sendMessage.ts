@@ -37,15 +37,21 @@ export interface SendMessageInput extends AgentAccess {
 /** States after which the saved task takes the next message (SPEC: input- or auth-required). */
 const CONTINUABLE_STATES: ReadonlyArray<string> = ["input-required", "auth-required"]
 
-/** Which context and task the message goes to, from the explicit ids or the saved session. */
+/**
+ * Which context and task the message goes to (SPEC §4.1 rule 1). Explicit ids win. With
+ * `useSession`, the saved context fills a missing context id, and the saved task is continued
+ * only while it waits for the user. An explicit task carries its own context, so the saved
+ * context is added to it only when it is the saved task itself (agents reject a mismatch).
+ */
 export const conversationIds = (
   input: Pick<SendMessageInput, "contextId" | "taskId" | "useSession">,
   saved: Option.Option<SessionRecord>
 ): { readonly contextId?: string; readonly taskId?: string } => {
-  const session = Option.getOrUndefined(saved)
-  const fromSession = input.useSession === true && session !== undefined
-  const contextId = input.contextId ?? (fromSession ? session.context_id : undefined)
-  const savedTaskContinues = fromSession &&
+  const session = input.useSession === true ? Option.getOrUndefined(saved) : undefined
+  const sessionContextFits = session !== undefined && (input.taskId === undefined || input.taskId === session.task_id)
+  const contextId = input.contextId ?? (sessionContextFits ? session.context_id : undefined)
+  const savedTaskContinues = session !== undefined &&
+    input.taskId === undefined &&
     session.task_id !== undefined &&
     CONTINUABLE_STATES.includes(session.last_state ?? "") &&
     (input.contextId === undefined || input.contextId === session.context_id)
@@ -65,6 +71,9 @@ export const buildRequest = (
   }
   const configuration: V1.SendMessageConfiguration = {
     acceptedOutputModes: ["text/plain", "application/json"],
+    // Never hold the HTTP request open for the whole task: take the task at once and follow it
+    // by polling (settleTask), so a long task cannot outlive the response timeout unseen.
+    ...(input.stream === true ? {} : { returnImmediately: true }),
     ...(push === undefined ? {} : { taskPushNotificationConfig: push }),
     ...(input.historyLength === undefined ? {} : { historyLength: input.historyLength })
   }
@@ -74,10 +83,14 @@ export const buildRequest = (
   }
 }
 
-const saveTurn = (target: Target, result: MessageResult) =>
+/**
+ * Saves the turn's ids and state (SPEC §4.1 rule 2). A reply that names no context stays in the
+ * context it was sent to, so `--continue` keeps following the conversation.
+ */
+const saveTurn = (target: Target, request: V1.SendMessageRequest, result: MessageResult) =>
   Effect.flatMap(SessionStore, (store) =>
     store.update(target.agentUrl, {
-      context_id: result.context_id,
+      context_id: result.context_id ?? request.message.contextId ?? null,
       task_id: result.task_id,
       last_state: result.state
     }))
@@ -110,9 +123,12 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
     ? yield* streamToAnswer(target, request, onUpdate, maxWait)
     : yield* client.send(target, request)
   const elapsed = Duration.millis((yield* Clock.currentTimeMillis) - started)
+  // Saved before following the task, so a failure while polling still leaves the task id behind.
+  yield* saveTurn(target, request, messageResult(response))
   const final = yield* settleTask(target, response, Duration.subtract(maxWait, elapsed), input, onUpdate)
+  if (final === response) return messageResult(response)
   const result = messageResult(final)
-  yield* saveTurn(target, result)
+  yield* saveTurn(target, request, result)
   return result
 })
 
@@ -126,7 +142,7 @@ const streamToAnswer = (target: Target, request: V1.SendMessageRequest, onUpdate
     const latest = yield* Ref.make<V1.Task | undefined>(undefined)
     const onSnapshot = (task: V1.Task) =>
       Effect.flatMap(Ref.getAndSet(latest, task), (before) =>
-        before?.status.state === task.status.state ? Effect.void : saveTurn(target, messageResult({ task })).pipe(Effect.ignore))
+        before?.status.state === task.status.state ? Effect.void : saveTurn(target, request, messageResult({ task })).pipe(Effect.ignore))
     const answer = yield* followStream(target.agentUrl, client.stream(target, request), onUpdate, onSnapshot).pipe(
       Effect.timeoutOption(maxWait)
     )

@@ -1,0 +1,48 @@
+/** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
+import { Command, Options } from "@effect/cli"
+import { Config, Duration, Effect, Runtime } from "effect"
+import { makeMcpServer } from "../mcp/server.js"
+import type { ToolContext, ToolEnv } from "../mcp/tools.js"
+import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import { reportError, writeErr } from "./output.js"
+
+const transport = Options.choice("transport", TRANSPORTS).pipe(
+  Options.withAlias("t"),
+  Options.withDescription("stdio (default; for MCP clients that spawn relay), streamable-http, or sse"),
+  Options.withDefault("stdio" as const)
+)
+const host = Options.text("host").pipe(
+  Options.withDescription("Address for the HTTP transports (default 127.0.0.1: this machine only)"),
+  Options.withDefault("127.0.0.1")
+)
+const port = Options.integer("port").pipe(Options.withDescription("Port for the HTTP transports"), Options.withDefault(8090))
+const waitSeconds = Options.integer("wait-seconds").pipe(
+  Options.withDescription("How long send_message and wait_for_task wait before answering 'working' (default 45)"),
+  Options.withFallbackConfig(Config.integer("RELAY_MCP_WAIT_SECONDS")),
+  Options.withDefault(45)
+)
+
+export const mcpCommand = Command.make("mcp", { transport, host, port, waitSeconds }, (options) =>
+  Effect.gen(function*() {
+    // stdout carries MCP messages only: anything a library prints goes to stderr instead.
+    console.log = console.error
+    console.info = console.error
+    const runtime = yield* Effect.runtime<ToolEnv>()
+    const context: ToolContext = {
+      run: (effect, signal) => Runtime.runPromise(runtime)(effect, { signal }),
+      defaultWait: Duration.seconds(options.waitSeconds)
+    }
+    const make = () => makeMcpServer(context)
+    const kind = options.transport
+    if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const url = yield* serveHttp({ kind, host: options.host, port: options.port }, make)
+      yield* writeErr(`a2a-relay MCP server (${options.transport}) listening at ${url}`)
+      if (options.host !== "127.0.0.1" && options.host !== "localhost" && options.host !== "::1") {
+        yield* Effect.logWarning(`Listening on ${options.host}: other machines can reach this MCP server. It has no authentication.`)
+      }
+      return yield* Effect.never
+    }))
+  }).pipe(Effect.catchTag("McpListenFailed", (error) => reportError(error, false)))).pipe(
+  Command.withDescription("Run the MCP server that lets AI assistants use A2A agents")
+)

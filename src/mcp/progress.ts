@@ -1,0 +1,52 @@
+/**
+ * Progress for long tool calls: when the client sent a progress token, every change of the
+ * agent's task is reported at once, and a heartbeat repeats the latest status at least every
+ * 10 s so clients that time out idle calls keep waiting.
+ */
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, Ref, Schedule } from "effect"
+import type { OnUpdate, TaskUpdate } from "../programs/taskUpdates.js"
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+export const HEARTBEAT: Duration.DurationInput = "10 seconds"
+const MESSAGE_LIMIT = 200
+
+/** "working: the last line of what the agent said so far" */
+export const progressMessage = (update: TaskUpdate): string => {
+  const lines = update.view.text.trim().split("\n")
+  const last = lines[lines.length - 1] ?? ""
+  const text = last.length > MESSAGE_LIMIT ? `…${last.slice(-MESSAGE_LIMIT)}` : last
+  return text === "" ? update.view.state : `${update.view.state}: ${text}`
+}
+
+/**
+ * Runs `program` with an `onUpdate` that reports progress to the client (nothing is sent when
+ * the client did not ask for progress). The heartbeat stops when the program ends.
+ */
+export const withProgress = <A, E, R>(
+  extra: ToolExtra,
+  initialMessage: string,
+  program: (onUpdate: OnUpdate) => Effect.Effect<A, E, R>,
+  heartbeat: Duration.DurationInput = HEARTBEAT
+): Effect.Effect<A, E, R> => {
+  const token = extra._meta?.progressToken
+  if (token === undefined) return program(() => Effect.void)
+  return Effect.gen(function*() {
+    const latest = yield* Ref.make(initialMessage)
+    const count = yield* Ref.make(0)
+    const send = Effect.gen(function*() {
+      const progress = yield* Ref.updateAndGet(count, (n) => n + 1)
+      const message = yield* Ref.get(latest)
+      yield* Effect.tryPromise(() =>
+        extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } })
+      ).pipe(Effect.ignore)
+    })
+    const onUpdate: OnUpdate = (update) => Effect.zipRight(Ref.set(latest, progressMessage(update)), send)
+    yield* send
+    return yield* program(onUpdate).pipe(
+      Effect.raceFirst(Effect.repeat(Effect.delay(send, heartbeat), Schedule.forever).pipe(Effect.zipRight(Effect.never)))
+    )
+  })
+}

@@ -1,0 +1,21 @@
+/** The MCP server: fixed name, our version, instructions (SPEC §1.3), and the tools. */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { PACKAGE_NAME, VERSION } from "../version.js"
+import { registerTools, type ToolContext } from "./tools.js"
+
+export const SERVER_NAME = PACKAGE_NAME
+
+export const INSTRUCTIONS = "a2a-relay exposes Agent-to-Agent (A2A) protocol capabilities. Use its tools to interact " +
+  "with A2A agents: validate agent cards and discover agent capabilities, send messages and follow, wait for or cancel " +
+  "tasks, configure and read push notifications, and keep per-agent sessions and credentials (shared with the relay CLI). " +
+  "Start with get_agent_card or send_message; when a result says state 'working', call wait_for_task."
+
+/** A new server with every tool; one per MCP connection (an McpServer serves one transport). */
+export const makeMcpServer = (context: ToolContext): McpServer => {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: VERSION },
+    { instructions: INSTRUCTIONS, capabilities: { logging: {} } }
+  )
+  registerTools(server, context)
+  return server
+}

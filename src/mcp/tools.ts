@@ -1,0 +1,440 @@
+/**
+ * The MCP tools: names and parameters of SPEC §4.1 (primary names, with the alternates accepted),
+ * each running the same program as its terminal command and answering with structured content,
+ * a short summary, or an error result with a stable code and a hint.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { FileSystem } from "@effect/platform"
+import { Duration, Effect } from "effect"
+import * as z from "zod"
+import { InvalidInput } from "../domain/errors.js"
+import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
+import type { AgentAccess } from "../programs/agentTarget.js"
+import { validateCard, getCard } from "../programs/cards.js"
+import { clearCredentials, setCredentials } from "../programs/credentials.js"
+import { listNotifications } from "../programs/notifications.js"
+import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
+import { sendMessage } from "../programs/sendMessage.js"
+import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
+import { cancelTask, getTask, listTasks, waitForTask } from "../programs/tasks.js"
+import type { A2aClient } from "../services/A2aClient.js"
+import type { NotificationLog } from "../services/NotificationLog.js"
+import type { SessionStore } from "../services/SessionStore.js"
+import { type ToolExtra, withProgress } from "./progress.js"
+import { toToolResult } from "./toolResult.js"
+
+/** The services the tools' programs use. */
+export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem
+
+/** What the tools need from the server: how to run programs, and the default bounded wait. */
+export interface ToolContext {
+  readonly run: <A>(effect: Effect.Effect<A, never, ToolEnv>, signal: AbortSignal) => Promise<A>
+  readonly defaultWait: Duration.Duration
+}
+
+// ---------------------------------------------------------------------------
+// Shared parameter shapes
+
+const agentUrl = z.string().describe("Base URL of the A2A agent, e.g. http://127.0.0.1:8000")
+const secrets = {
+  bearer_token: z.string().optional().describe("Bearer token for this call; omit to use credentials saved with set_agent_credentials"),
+  api_key: z.string().optional().describe("API key for this call (sent as X-API-Key); omit to use saved credentials")
+}
+const contacting = { agent_url: agentUrl, ...secrets }
+const taskId = z.string().describe("The agent's task id (from send_message or list_tasks)")
+const timeoutSeconds = z.number().int().min(1).max(3600).optional()
+  .describe("How long to wait for the task before returning state 'working' (default 45)")
+
+const access = (args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined }): AgentAccess => ({
+  agentUrl: args.agent_url,
+  bearerToken: args.bearer_token,
+  apiKey: args.api_key
+})
+
+// ---------------------------------------------------------------------------
+// Output shapes (must admit exactly what the programs return)
+
+const nullableString = z.string().nullable()
+const stateName = z.string().describe("Task state: submitted, working, input-required, auth-required, completed, failed, canceled, rejected")
+
+const taskViewShape = {
+  task_id: z.string(),
+  context_id: nullableString,
+  state: stateName,
+  text: z.string(),
+  needs_input: z.boolean(),
+  needs_auth: z.boolean(),
+  updated_at: nullableString
+}
+const nextStep = { next_step: z.string().describe("What to do next") }
+
+const messageResultShape = {
+  context_id: nullableString,
+  task_id: nullableString,
+  state: stateName,
+  text: z.string(),
+  needs_input: z.boolean(),
+  needs_auth: z.boolean(),
+  kind: z.enum(["task", "message"]),
+  ...nextStep
+}
+
+const pushConfigShape = {
+  task_id: nullableString,
+  config_id: nullableString,
+  url: z.string(),
+  token: nullableString.describe("Masked"),
+  auth_scheme: nullableString
+}
+
+const sessionShape = {
+  agent_url: z.string(),
+  context_id: nullableString,
+  task_id: nullableString,
+  last_state: nullableString,
+  has_credentials: z.boolean(),
+  updated_at: nullableString
+}
+
+const issueShape = z.object({
+  code: z.string(),
+  severity: z.enum(["error", "warning", "info"]),
+  path: z.string(),
+  message: z.string(),
+  hint: z.string()
+})
+
+// ---------------------------------------------------------------------------
+// What to do next, so an assistant can act on a result
+
+const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | "needs_auth">): string => {
+  if (view.needs_auth) return "The agent needs authentication: save credentials with set_agent_credentials, then send_message with use_session=true."
+  if (view.needs_input) return "The agent is waiting for input: answer with send_message (use_session=true, or the same task_id)."
+  if (view.state === "working" || view.state === "submitted") {
+    return `The task is still running: call wait_for_task with task_id ${view.task_id} to keep waiting, or cancel_task to stop it.`
+  }
+  return "Done. send_message with use_session=true continues the conversation."
+}
+
+const withNextStep = (result: MessageResult) =>
+  ({ ...result, next_step: result.task_id === null ? "Done. send_message with use_session=true continues the conversation." : nextStepFor({ ...result, task_id: result.task_id }) })
+
+const viewWithNextStep = (view: TaskView) => ({ ...view, next_step: nextStepFor(view) })
+
+const summarizeMessage = (result: MessageResult & { next_step: string }) =>
+  `${result.state}${result.task_id ? ` (task ${result.task_id})` : ""}: ${result.text || "(no text)"}\n${result.next_step}`
+
+const summarizeTask = (view: TaskView & { next_step?: string }) =>
+  `Task ${view.task_id} is ${view.state}${view.text ? `: ${view.text}` : ""}${view.next_step ? `\n${view.next_step}` : ""}`
+
+const summarizePush = (config: PushConfigView) =>
+  `Push notifications for task ${config.task_id ?? "?"} go to ${config.url}${config.config_id ? ` (config ${config.config_id})` : ""}`
+
+/** Either of two spellings of one parameter (SPEC §4.1 alternate names). */
+const oneOf = (name: string, primary: string | undefined, alternate: string | undefined, alternateName: string) => {
+  const value = primary ?? alternate
+  return value === undefined
+    ? Effect.fail(new InvalidInput({ reason: `${name} is required`, suggestion: `Pass ${name} (or ${alternateName})` }))
+    : Effect.succeed(value)
+}
+
+// ---------------------------------------------------------------------------
+
+const READ_ONLY_REMOTE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
+const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+
+/** Registers every tool on `server`; handlers run programs through `context.run`. */
+export const registerTools = (server: McpServer, context: ToolContext) => {
+  const handle = <A extends object, E>(
+    extra: ToolExtra,
+    program: Effect.Effect<A, E, ToolEnv>,
+    summarize: (result: A) => string
+  ): Promise<CallToolResult> => context.run(toToolResult(program, summarize), extra.signal)
+
+  const waitFor = (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds))
+
+  server.registerTool("validate_agent_card", {
+    title: "Validate an agent card",
+    description: "Check an A2A agent card (v1.0 or v0.3) from a URL or a file and list every problem with a stable code, " +
+      "severity, JSON path and fix hint. Use before relying on an unknown agent; then get_agent_card or send_message.",
+    inputSchema: {
+      source: z.string().describe("Agent base URL, card URL, or card file path"),
+      from_file: z.boolean().optional().describe("Treat source as a file path")
+    },
+    outputSchema: {
+      valid: z.boolean(),
+      source: z.string(),
+      agent_name: nullableString,
+      protocol_version: nullableString,
+      generation: z.string(),
+      capabilities: z.object({ streaming: z.boolean(), push_notifications: z.boolean() }),
+      issues: z.array(issueShape),
+      error_count: z.number(),
+      warning_count: z.number()
+    },
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, validateCard({ source: args.source, fromFile: args.from_file }), (r) =>
+      `${r.valid ? "Valid" : "Invalid"} agent card${r.agent_name ? ` "${r.agent_name}"` : ""} (${r.generation}): ` +
+      `${r.error_count} error(s), ${r.warning_count} warning(s)`))
+
+  server.registerTool("get_agent_card", {
+    title: "Get an agent's card",
+    description: "Fetch an A2A agent's card: its name, skills, capabilities and interfaces. Use to learn what an agent " +
+      "can do before send_message. authenticated=true fetches the extended card (needs credentials).",
+    inputSchema: { ...contacting, authenticated: z.boolean().optional().describe("Fetch the extended card for authenticated clients") },
+    outputSchema: {
+      agent_url: z.string(),
+      card_url: z.string(),
+      generation: z.string(),
+      card: z.record(z.string(), z.unknown())
+    },
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, getCard({ ...access(args), authenticated: args.authenticated }), (r) => JSON.stringify(r.card, null, 2)))
+
+  server.registerTool("send_message", {
+    title: "Send a message to an agent",
+    description: "Send a text message to an A2A agent and return its answer. use_session=true continues the saved " +
+      "conversation with that agent (and the task waiting for input). Waits at most timeout_seconds; if the task is " +
+      "still running the result says state 'working': then call wait_for_task. needs_input / needs_auth say the agent " +
+      "is waiting for you.",
+    inputSchema: {
+      ...contacting,
+      message: z.string().optional().describe("The text to send"),
+      text: z.string().optional().describe("Alternate name of message"),
+      context_id: z.string().optional().describe("Conversation context to send in"),
+      task_id: z.string().optional().describe("Task to continue (one waiting for input)"),
+      use_session: z.boolean().optional().describe("Continue the saved conversation with this agent"),
+      stream: z.boolean().optional().describe("Use the agent's stream; progress is reported as it arrives"),
+      push_url: z.string().optional().describe("Webhook URL for push notifications (e.g. from relay server push)"),
+      push_token: z.string().optional().describe("Token the agent sends with each notification"),
+      timeout_seconds: timeoutSeconds
+    },
+    outputSchema: messageResultShape,
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true }
+  }, (args, extra) =>
+    handle(extra, Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
+      withProgress(extra, "Sending the message", (onUpdate) =>
+        sendMessage({
+          ...access(args),
+          text,
+          contextId: args.context_id,
+          taskId: args.task_id,
+          useSession: args.use_session,
+          stream: args.stream,
+          pushUrl: args.push_url,
+          pushToken: args.push_token,
+          maxWait: waitFor(args.timeout_seconds),
+          onUpdate
+        }))).pipe(Effect.map(withNextStep)), summarizeMessage))
+
+  server.registerTool("get_task", {
+    title: "Get a task",
+    description: "Get the state and answer of an agent's task. Use to check on a task; wait_for_task waits for it to finish.",
+    inputSchema: { ...contacting, task_id: taskId, history_length: z.number().int().min(0).optional().describe("How many history messages the agent includes") },
+    outputSchema: { ...taskViewShape, ...nextStep },
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, Effect.map(getTask({ ...access(args), taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep), summarizeTask))
+
+  server.registerTool("wait_for_task", {
+    title: "Wait for a task",
+    description: "Wait until an agent's task finishes or needs input, at most timeout_seconds (progress is reported " +
+      "meanwhile). Call after send_message returned state 'working'; call again if it is still working.",
+    inputSchema: { ...contacting, task_id: taskId, timeout_seconds: timeoutSeconds },
+    outputSchema: { ...taskViewShape, ...nextStep },
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, withProgress(extra, "Waiting for the task", (onUpdate) =>
+      waitForTask({ ...access(args), taskId: args.task_id, maxWait: waitFor(args.timeout_seconds), onUpdate })).pipe(Effect.map(viewWithNextStep)), summarizeTask))
+
+  server.registerTool("cancel_task", {
+    title: "Cancel a task",
+    description: "Cancel a running task of an agent; returns the task's state after cancellation.",
+    inputSchema: { ...contacting, task_id: taskId },
+    outputSchema: taskViewShape,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
+  }, (args, extra) => handle(extra, cancelTask({ ...access(args), taskId: args.task_id }), summarizeTask))
+
+  server.registerTool("list_tasks", {
+    title: "List an agent's tasks",
+    description: "List an agent's tasks, newest first (A2A 1.0 agents). Filter by context or state; page with page_token.",
+    inputSchema: {
+      ...contacting,
+      context_id: z.string().optional(),
+      status: z.string().optional().describe("Only tasks in this state, e.g. working"),
+      page_size: z.number().int().min(1).max(100).optional(),
+      page_token: z.string().optional().describe("next_page_token of the previous page")
+    },
+    outputSchema: {
+      count: z.number(),
+      tasks: z.array(z.object(taskViewShape)),
+      next_page_token: nullableString,
+      total_size: z.number().nullable()
+    },
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, listTasks({
+      ...access(args),
+      contextId: args.context_id,
+      status: args.status,
+      pageSize: args.page_size,
+      pageToken: args.page_token
+    }), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
+
+  server.registerTool("set_task_notification", {
+    title: "Set a task's push notifications",
+    description: "Ask the agent to POST the task's updates to a webhook (e.g. the URL printed by relay server push). " +
+      "Read what arrived with get_push_notifications.",
+    inputSchema: {
+      ...contacting,
+      task_id: taskId,
+      webhook_url: z.string().optional().describe("The webhook URL"),
+      url: z.string().optional().describe("Alternate name of webhook_url"),
+      webhook_token: z.string().optional().describe("Token the agent sends with each notification"),
+      token: z.string().optional().describe("Alternate name of webhook_token")
+    },
+    outputSchema: pushConfigShape,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true }
+  }, (args, extra) =>
+    handle(extra, Effect.flatMap(oneOf("webhook_url", args.webhook_url, args.url, "url"), (webhookUrl) =>
+      setPushConfig({ ...access(args), taskId: args.task_id, webhookUrl, webhookToken: args.webhook_token ?? args.token })), summarizePush))
+
+  server.registerTool("get_task_notification", {
+    title: "Get a task's push notification config",
+    description: "Show where an agent sends a task's push notifications (secrets masked).",
+    inputSchema: { ...contacting, task_id: taskId, config_id: z.string().optional().describe("Config id; omit for the first one") },
+    outputSchema: pushConfigShape,
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, getPushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), summarizePush))
+
+  server.registerTool("list_task_notifications", {
+    title: "List a task's push notification configs",
+    description: "List every webhook an agent sends a task's updates to (secrets masked).",
+    inputSchema: { ...contacting, task_id: taskId },
+    outputSchema: { count: z.number(), configs: z.array(z.object(pushConfigShape)) },
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, listPushConfigs({ ...access(args), taskId: args.task_id }), (r) =>
+      r.count === 0 ? "No push configs" : r.configs.map(summarizePush).join("\n")))
+
+  server.registerTool("delete_task_notification", {
+    title: "Delete a task's push notification config",
+    description: "Stop an agent sending a task's updates to one webhook.",
+    inputSchema: { ...contacting, task_id: taskId, config_id: z.string().describe("The config id (from list_task_notifications)") },
+    outputSchema: { task_id: z.string(), config_id: z.string(), deleted: z.boolean() },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
+  }, (args, extra) =>
+    handle(extra, deletePushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), (r) =>
+      `Deleted push config ${r.config_id} of task ${r.task_id}`))
+
+  server.registerTool("get_push_notifications", {
+    title: "Read received push notifications",
+    description: "Read the push notifications received by relay server push (newest last). Filter by task, time or count.",
+    inputSchema: {
+      task_id: z.string().optional(),
+      since: z.string().optional().describe("ISO time, or a duration such as 10m or 2h"),
+      limit: z.number().int().min(1).max(1000).optional().describe("Keep only the newest N")
+    },
+    outputSchema: {
+      count: z.number(),
+      notifications: z.array(z.object({
+        id: z.string(),
+        received_at: z.string(),
+        task_id: nullableString,
+        context_id: nullableString,
+        kind: z.string(),
+        state: nullableString,
+        text: nullableString,
+        protocol: z.string()
+      }))
+    },
+    annotations: READ_ONLY_LOCAL
+  }, (args, extra) =>
+    handle(extra, Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records) => ({
+      count: records.length,
+      notifications: records.map((r) => ({
+        id: r.id,
+        received_at: r.received_at,
+        task_id: r.task_id,
+        context_id: r.context_id,
+        kind: r.kind,
+        state: r.state,
+        text: r.text,
+        protocol: r.protocol
+      }))
+    })), (r) => r.count === 0
+      ? "No push notifications received (is relay server push running, and was push_url given?)"
+      : r.notifications.map((n) => `${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`).join("\n")))
+
+  server.registerTool("list_sessions", {
+    title: "List saved sessions",
+    description: "List the agents relay has talked to, with their saved context id, task id and whether credentials are saved.",
+    inputSchema: {},
+    outputSchema: { count: z.number(), sessions: z.array(z.object(sessionShape)) },
+    annotations: READ_ONLY_LOCAL
+  }, (_args, extra) =>
+    handle(extra, listSessions(), (r) =>
+      r.count === 0 ? "No saved sessions" : r.sessions.map((s) => `${s.agent_url}: task ${s.task_id ?? "none"} (${s.last_state ?? "no state"})`).join("\n")))
+
+  server.registerTool("get_session_info", {
+    title: "Get an agent's session",
+    description: "Show the saved context id, task id, last state and whether credentials are saved for one agent.",
+    inputSchema: { agent_url: agentUrl },
+    outputSchema: sessionShape,
+    annotations: READ_ONLY_LOCAL
+  }, (args, extra) =>
+    handle(extra, showSession(args.agent_url), (s) =>
+      `${s.agent_url}: context ${s.context_id ?? "none"}, task ${s.task_id ?? "none"}, credentials ${s.has_credentials ? "saved" : "none"}`))
+
+  server.registerTool("clear_session_data", {
+    title: "Clear saved sessions",
+    description: "Forget the saved context and task of one agent, or of all agents when agent_url is omitted. " +
+      "Saved credentials are kept (clear_agent_credentials removes them).",
+    inputSchema: { agent_url: agentUrl.optional().describe("The agent; omit to clear every session") },
+    outputSchema: { agent_url: nullableString, cleared: z.number(), credentials_kept: z.boolean() },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+  }, (args, extra) =>
+    handle(extra, clearSessions(args.agent_url), (r) =>
+      `Cleared ${r.cleared} session(s)${r.agent_url ? ` for ${r.agent_url}` : ""}; credentials kept`))
+
+  server.registerTool("set_agent_credentials", {
+    title: "Save credentials for an agent",
+    description: "Save a bearer token or an API key for an agent; every later call to it uses them (also from the " +
+      "relay terminal commands). Bearer wins when both are given.",
+    inputSchema: {
+      agent_url: agentUrl,
+      bearer_token: z.string().optional().describe("Bearer token"),
+      api_key: z.string().optional().describe("API key"),
+      api_key_header: z.string().optional().describe("Header for the API key (default X-API-Key)")
+    },
+    // Optional fields: the `{error}` object of SPEC §7.1 must validate too.
+    outputSchema: { agent_url: z.string().optional(), auth_type: z.enum(["bearer", "api_key"]).optional(), error: z.string().optional() },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+  }, async (args, extra) => {
+    const result = await handle(extra, setCredentials({
+      agentUrl: args.agent_url,
+      bearerToken: args.bearer_token,
+      apiKey: args.api_key,
+      apiKeyHeader: args.api_key_header
+    }), (r) => `Saved ${r.auth_type === "bearer" ? "a bearer token" : "an API key"} for ${r.agent_url}`)
+    // SPEC §4.1 rule 4: no secret given answers an object with an `error` field.
+    const missingSecret = args.bearer_token === undefined && args.api_key === undefined
+    return result.isError && missingSecret
+      ? { ...result, structuredContent: { error: "Either bearer_token or api_key must be provided" } }
+      : result
+  })
+
+  server.registerTool("clear_agent_credentials", {
+    title: "Remove an agent's credentials",
+    description: "Remove the credentials saved for an agent.",
+    inputSchema: { agent_url: agentUrl },
+    outputSchema: { agent_url: z.string(), cleared: z.boolean() },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+  }, (args, extra) =>
+    handle(extra, clearCredentials(args.agent_url), (r) =>
+      r.cleared ? `Removed the credentials of ${r.agent_url}` : `No credentials were saved for ${r.agent_url}`))
+}

@@ -1,0 +1,166 @@
+/**
+ * The three ways `relay mcp` is reached: stdio (default), streamable HTTP at /mcp, and the older
+ * HTTP+SSE transport at /sse with posts to /messages. HTTP binds 127.0.0.1 by default and checks
+ * Host (DNS rebinding) and Origin on every request. Each is scoped: closing the scope closes the
+ * sessions and the port.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Data, Effect } from "effect"
+import type { NextFunction, Request, Response } from "express"
+import { randomUUID } from "node:crypto"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+
+export const TRANSPORTS = ["stdio", "sse", "streamable-http"] as const
+export type TransportKind = (typeof TRANSPORTS)[number]
+
+export class McpListenFailed extends Data.TaggedError("McpListenFailed")<{ readonly address: string; readonly reason: string }> {
+  readonly code = "listen_failed"
+  override get message() {
+    return `Cannot listen on ${this.address}: ${this.reason}`
+  }
+  get hint() {
+    return "Choose another --port, or stop the program that uses it."
+  }
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
+
+/** Serves one MCP session over stdin/stdout until stdin closes. */
+export const serveStdio = (makeServer: () => McpServer) =>
+  Effect.gen(function*() {
+    const server = makeServer()
+    const closed = Effect.async<void>((resume) => {
+      const done = () => resume(Effect.void)
+      process.stdin.once("end", done)
+      process.stdin.once("close", done)
+      return Effect.sync(() => {
+        process.stdin.off("end", done)
+        process.stdin.off("close", done)
+      })
+    })
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.connect(new StdioServerTransport())),
+      () => Effect.promise(() => server.close()).pipe(Effect.ignore)
+    )
+    yield* Effect.logInfo("a2a-relay MCP server ready on stdio")
+    yield* closed
+  })
+
+/** Browsers send Origin; a page on another site must not drive a local MCP server. */
+const originCheck = (allowedHosts: ReadonlyArray<string>) => (req: Request, res: Response, next: NextFunction) => {
+  const origin = req.headers.origin
+  if (origin === undefined) return next()
+  let hostname: string
+  try {
+    hostname = new URL(origin).hostname
+  } catch {
+    hostname = ""
+  }
+  const bracketed = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname
+  if (allowedHosts.includes(bracketed)) return next()
+  res.status(403).json({ jsonrpc: "2.0", error: { code: -32000, message: `Origin not allowed: ${origin}` }, id: null })
+}
+
+const jsonRpcError = (res: Response, status: number, message: string) =>
+  res.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null })
+
+/** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
+const mountStreamableHttp = (app: ReturnType<typeof createMcpExpressApp>, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
+  const transports = new Map<string, StreamableHTTPServerTransport>()
+  app.all("/mcp", async (req: Request, res: Response) => {
+    const sessionId = req.headers["mcp-session-id"]
+    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined
+    if (existing) return existing.handleRequest(req, res, req.body)
+    if (sessionId !== undefined) return jsonRpcError(res, 404, "Unknown or expired session; initialize again")
+    if (req.method !== "POST" || !isInitializeRequest(req.body)) {
+      return jsonRpcError(res, 400, "No session: start with an initialize request")
+    }
+    const server = makeServer()
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        transports.set(id, transport)
+        sessions.set(id, server)
+      },
+      onsessionclosed: (id) => {
+        transports.delete(id)
+        sessions.delete(id)
+      }
+    })
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) {
+        transports.delete(transport.sessionId)
+        sessions.delete(transport.sessionId)
+      }
+    }
+    await server.connect(transport)
+    await transport.handleRequest(req, res, req.body)
+  })
+}
+
+/** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
+const mountSse = (app: ReturnType<typeof createMcpExpressApp>, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
+  const transports = new Map<string, SSEServerTransport>()
+  app.get("/sse", async (_req: Request, res: Response) => {
+    const transport = new SSEServerTransport("/messages", res)
+    const server = makeServer()
+    transports.set(transport.sessionId, transport)
+    sessions.set(transport.sessionId, server)
+    res.on("close", () => {
+      transports.delete(transport.sessionId)
+      sessions.delete(transport.sessionId)
+      void server.close()
+    })
+    await server.connect(transport)
+  })
+  app.post("/messages", async (req: Request, res: Response) => {
+    const sessionId = typeof req.query["sessionId"] === "string" ? req.query["sessionId"] : ""
+    const transport = transports.get(sessionId)
+    if (transport === undefined) return jsonRpcError(res, 404, "Unknown session; open /sse first")
+    await transport.handlePostMessage(req, res, req.body)
+  })
+}
+
+export interface HttpOptions {
+  readonly kind: "sse" | "streamable-http"
+  readonly host: string
+  readonly port: number
+}
+
+/** Serves MCP over HTTP until interrupted; yields the bound address (port 0 picks a free one). */
+export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
+  Effect.gen(function*() {
+    const allowedHosts = LOOPBACK_NAMES.includes(options.host) || options.host === "::1"
+      ? LOOPBACK_NAMES
+      : [...LOOPBACK_NAMES, options.host]
+    const app = createMcpExpressApp({ host: options.host, allowedHosts })
+    app.use(originCheck(allowedHosts))
+    const sessions = new Map<string, { close(): Promise<void> }>()
+    if (options.kind === "streamable-http") mountStreamableHttp(app, makeServer, sessions)
+    else mountSse(app, makeServer, sessions)
+    app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
+
+    const server = yield* Effect.acquireRelease(
+      Effect.async<Server, McpListenFailed>((resume) => {
+        const listener = app.listen(options.port, options.host)
+        listener.once("listening", () => resume(Effect.succeed(listener)))
+        listener.once("error", (error) =>
+          resume(Effect.fail(new McpListenFailed({ address: `${options.host}:${options.port}`, reason: error.message }))))
+      }),
+      (listener) =>
+        Effect.promise(async () => {
+          await Promise.allSettled([...sessions.values()].map((session) => session.close()))
+          listener.closeAllConnections()
+          await new Promise<void>((resolve) => listener.close(() => resolve()))
+        })
+    )
+    const address = server.address() as AddressInfo
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+    return `http://${host}:${address.port}${options.kind === "streamable-http" ? "/mcp" : "/sse"}`
+  })
