@@ -6,7 +6,8 @@
  * Cache-Control honoured) → pick the first interface we speak (or the one pinned) → encode the
  * operation in that interface's dialect → send with A2A-Version and the caller's credentials
  * (only to the origin the user addressed) → decode; on the v0.3 signals of a 1.0 interface,
- * fall back to the card's 0.3 interface unless the user pinned a version.
+ * fall back to the card's 0.3 interface unless the user pinned a version. Streams are checked
+ * for their content type before parsing and end at the last event of the interaction.
  */
 import { Sse } from "@effect/experimental"
 import { Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
@@ -50,7 +51,7 @@ export interface Target {
   readonly binding?: Binding | undefined
   /** Send credentials even to interface URLs on another origin than the one addressed. */
   readonly allowCrossOriginCredentials?: boolean | undefined
-  /** Wait for response headers at most this long (default 30 s). */
+  /** Wait at most this long for an answer: a whole unary response, or a stream's headers (default 30 s). */
   readonly timeout?: Duration.DurationInput | undefined
   /** End a stream that is silent this long (default: never). */
   readonly streamIdleTimeout?: Duration.DurationInput | undefined
@@ -411,11 +412,15 @@ export const make = Effect.gen(function*() {
       return Option.some(card)
     })
 
-  /** The first candidate card URL that yields something, else CardNotFound. */
-  const firstCard = <A>(target: Target, fetchOne: (cardUrl: string) => Effect.Effect<Option.Option<A>, A2aClientError>) =>
+  /** The first of `candidates` that yields something, else CardNotFound. */
+  const firstCard = <A>(
+    target: Target,
+    candidates: ReadonlyArray<string>,
+    fetchOne: (cardUrl: string) => Effect.Effect<Option.Option<A>, A2aClientError>
+  ) =>
     Effect.gen(function*() {
       const tried: Array<string> = []
-      for (const cardUrl of cardCandidates(target)) {
+      for (const cardUrl of candidates) {
         tried.push(cardUrl)
         const found = yield* fetchOne(cardUrl)
         if (Option.isSome(found)) return found.value
@@ -423,12 +428,23 @@ export const make = Effect.gen(function*() {
       return yield* new CardNotFound({ url: target.agentUrl, tried })
     })
 
+  /** Where discovery found each agent's card, so later calls skip the paths that 404ed. */
+  const cardLocations = yield* Ref.make(new Map<string, string>())
+
   const discover = (target: Target): Effect.Effect<DiscoveredCard, A2aClientError> =>
-    firstCard(target, (cardUrl) => fetchCard(target, cardUrl)).pipe(Effect.withSpan("A2aClient.discover"))
+    Effect.gen(function*() {
+      const candidates = cardCandidates(target)
+      const key = candidates.join(" ")
+      const known = (yield* Ref.get(cardLocations)).get(key)
+      const ordered = known === undefined ? candidates : [known, ...candidates.filter((url) => url !== known)]
+      const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(target, cardUrl))
+      yield* Ref.update(cardLocations, (map) => new Map(map).set(key, card.cardUrl))
+      return card
+    }).pipe(Effect.withSpan("A2aClient.discover"))
 
   /** The card JSON as served, undecoded and uncached, so a validator can report on any card. */
   const fetchCardJson = (target: Target): Effect.Effect<CardJson, A2aClientError> =>
-    firstCard(target, (cardUrl) =>
+    firstCard(target, cardCandidates(target), (cardUrl) =>
       exchange(target, cardRequest(target, cardUrl, undefined)).pipe(
         Effect.flatMap(({ response, text }) => cardJsonOf(target, cardUrl, response, text)),
         Effect.map(Option.map((json) => ({ json, cardUrl })))
@@ -463,7 +479,8 @@ export const make = Effect.gen(function*() {
         })
       }
       const remembered = (yield* Ref.get(workingEndpoints)).get(target.agentUrl)
-      const preferred = remembered && endpoints.find((e) => e.url === remembered.url && e.version === remembered.version)
+      const preferred = remembered &&
+        endpoints.find((e) => e.url === remembered.url && e.binding === remembered.binding && e.version === remembered.version)
       return preferred ? [preferred, ...endpoints.filter((e) => e !== preferred)] : endpoints
     })
 

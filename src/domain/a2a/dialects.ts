@@ -103,7 +103,9 @@ const PushConfigList = Schema.Union(
 const V03RestPushConfigList = Schema.Union(
   Schema.Array(T.PushConfigAsV03Rest),
   Schema.transform(
-    Schema.Struct({ configs: Schema.optionalWith(Schema.Array(T.PushConfigAsV03Rest), { default: () => [], nullable: true }) }),
+    Schema.Struct({
+      configs: Schema.optionalWith(Schema.Array(T.PushConfigAsV03Rest), { default: () => [], nullable: true })
+    }),
     Schema.Array(Schema.typeSchema(V1.TaskPushNotificationConfig)),
     { strict: false, decode: (response) => response.configs, encode: (configs) => ({ configs }) }
   )
