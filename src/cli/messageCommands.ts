@@ -30,13 +30,16 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly text: ReadonlyArray<string>
 }
 
-/** While streaming, text goes to stdout as it arrives and state changes to stderr. */
-const printProgress = (json: boolean) => {
+/**
+ * State changes go to stderr as they happen. Text goes to stdout as it arrives only when
+ * streaming: a plain send (which may poll a running task) prints its answer once, in the summary.
+ */
+const printProgress = (streamText: boolean) => {
   let lastState = ""
   let printedText = false
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
-      if (!json && update.delta !== "") {
+      if (streamText && update.delta !== "") {
         printedText = true
         yield* Effect.sync(() => process.stdout.write(update.delta))
       }
@@ -49,7 +52,7 @@ const printProgress = (json: boolean) => {
 }
 
 const run = (values: MessageValues, streaming: boolean) => {
-  const progress = printProgress(values.json)
+  const progress = printProgress(streaming && !values.json)
   const program = sendMessage({
     ...toAccess(values),
     text: values.text.join(" "),
@@ -64,7 +67,7 @@ const run = (values: MessageValues, streaming: boolean) => {
   const agentUrl = Effect.runSync(Effect.orElseSucceed(canonicalAgentUrl(values.url), () => values.url))
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
-    const streamedText = streaming && progress.printedText()
+    const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(agentUrl, !streamedText)(result, style)}`
   })
 }

@@ -37,8 +37,20 @@ export const messageView = (agentUrl: string, showText: boolean) => (result: Mes
   return `${header}${body}${nextStep(style, agentUrl, result)}`
 }
 
-export const taskViewText = (agentUrl: string) => (view: TaskView, style: Style) =>
-  `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${view.text}`}${nextStep(style, agentUrl, view)}`
+type HistoryLines = ReadonlyArray<{ readonly role: string; readonly text: string }>
+
+/** History messages (getTask with a history length), each message's lines indented under its role. */
+const historyText = (style: Style, history: HistoryLines | undefined) => {
+  if (history === undefined) return ""
+  if (history.length === 0) return `\n\n${style.dim("(no history)")}`
+  const entries = history.map((entry) => `  ${style.dim(`${entry.role}:`)} ${entry.text.split("\n").join("\n    ")}`)
+  return `\n\n${style.bold(`History (${history.length}):`)}\n${entries.join("\n")}`
+}
+
+export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly history?: HistoryLines }, style: Style) =>
+  `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${view.text}`}${historyText(style, view.history)}${
+    nextStep(style, agentUrl, view)
+  }`
 
 export const pushConfigText = (config: PushConfigView, style: Style) =>
   fields(style, [

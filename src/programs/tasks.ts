@@ -3,6 +3,7 @@
  * agent's task in the session, so every door sees the latest state.
  */
 import { Duration, Effect } from "effect"
+import { resultText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
 import { InvalidInput } from "../domain/errors.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
@@ -33,13 +34,31 @@ const rememberTask = (target: Target, task: V1.Task) =>
 const withHistory = (historyLength: number | undefined) =>
   historyLength === undefined ? {} : { historyLength }
 
+/** One message of a task's history, as text (data and file parts summarised). */
+export interface HistoryEntry {
+  readonly role: "user" | "agent"
+  readonly text: string
+}
+
+/** The task view, plus the history messages when the caller asked for them (`historyLength`). */
+export interface TaskDetails extends TaskView {
+  readonly history?: ReadonlyArray<HistoryEntry>
+}
+
+const historyEntry = (message: V1.Message): HistoryEntry => ({
+  role: message.role === "ROLE_AGENT" ? "agent" : "user",
+  text: resultText(message)
+})
+
 export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
   const task = yield* client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) })
   yield* rememberTask(target, task)
-  return taskView(task)
+  const view: TaskDetails = taskView(task)
+  // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
+  return input.historyLength === undefined ? view : { ...view, history: (task.history ?? []).map(historyEntry) }
 })
 
 export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
@@ -81,6 +100,8 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
     return yield* new InvalidInput({ reason: "The page size must be between 1 and 100", suggestion: "Use --page-size 50" })
   }
   const response = yield* client.listTasks(target, {
+    // Without artifacts (the v1.0 default) every listed task would show an empty text.
+    includeArtifacts: true,
     ...(input.contextId === undefined ? {} : { contextId: input.contextId }),
     ...(status === undefined ? {} : { status }),
     ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),

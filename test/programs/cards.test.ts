@@ -1,0 +1,176 @@
+/**
+ * programs/cards against real peers and files: fetch a card (public or extended), validate one
+ * from a URL or a file, in either generation, reporting every issue.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { getCard, validateCard } from "../../src/programs/cards.js"
+import { closedPortUrl, type CardServer, headerOf, ProgramLayer, startCardServer } from "../helpers/a2aPrograms.js"
+import {
+  BROKEN_V03_ERRORS,
+  BROKEN_V1_ERRORS,
+  brokenV03Card,
+  brokenV1Card,
+  validV03Card,
+  validV1Card,
+  writeCardFile
+} from "../helpers/sampleCards.js"
+import { tempHome } from "../helpers/stateHome.js"
+import { type LegacyAgentHandle, startLegacyAgent } from "../peers/legacyCardStub.js"
+import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
+
+const TOKEN = "card-bearer-token-123456"
+
+let sdk: SdkAgentHandle
+let secured: SdkAgentHandle
+let v03: V03AgentHandle
+let legacy: LegacyAgentHandle
+let brokenServer: CardServer
+const home = tempHome()
+
+beforeAll(async () => {
+  ;[sdk, secured, v03, legacy, brokenServer] = await Promise.all([
+    startSdkAgent(),
+    startSdkAgent({ requireBearer: TOKEN, extendedCard: true, name: "Secured Agent" }),
+    startV03Agent(),
+    startLegacyAgent(),
+    startCardServer(brokenV1Card())
+  ])
+})
+
+afterAll(async () => {
+  await Promise.all([sdk?.close(), secured?.close(), v03?.close(), legacy?.close(), brokenServer?.close()])
+  home.cleanup()
+})
+
+const hasNull = (value: unknown): boolean =>
+  value === null || (typeof value === "object" && Object.values(value as object).some(hasNull))
+
+const skillIds = (card: unknown) => ((card as { skills: Array<{ id: string }> }).skills).map((skill) => skill.id)
+
+describe("getCard", () => {
+  it.live("returns the card as served, null fields omitted, with where it was found and its generation", () =>
+    Effect.gen(function*() {
+      const v1 = yield* getCard({ agentUrl: sdk.baseUrl })
+      expect(v1).toMatchObject({ agent_url: sdk.baseUrl, card_url: sdk.cardUrl, generation: "1.0" })
+      expect(v1.card).toMatchObject({ name: "SDK Test Agent", capabilities: { streaming: true, pushNotifications: true } })
+      expect(hasNull(v1.card)).toBe(false)
+
+      const old = yield* getCard({ agentUrl: v03.baseUrl })
+      expect(old).toMatchObject({ generation: "0.3", card: { protocolVersion: "0.3.0", name: "v0.3 Test Agent" } })
+      // A pre-0.3 agent only serves /.well-known/agent.json.
+      const legacyCard = yield* getCard({ agentUrl: legacy.baseUrl })
+      expect(legacyCard).toMatchObject({ card_url: legacy.cardUrl, card: { name: "Legacy Test Agent" } })
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("with authenticated, fetches the extended card using the bearer token", () =>
+    Effect.gen(function*() {
+      const publicCard = yield* getCard({ agentUrl: secured.baseUrl })
+      expect(skillIds(publicCard.card)).toEqual(["scripted"])
+      const before = secured.requests.length
+      const extended = yield* getCard({ agentUrl: secured.baseUrl, authenticated: true, bearerToken: TOKEN })
+      expect(skillIds(extended.card)).toEqual(["scripted", "extended-only"])
+      const sent = secured.requests.slice(before)
+      expect(sent.length).toBeGreaterThan(0)
+      expect(sent.every((request) => headerOf(request, "authorization") === `Bearer ${TOKEN}`)).toBe(true)
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("without credentials the extended card is auth_required, with the relay auth set hint", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(getCard({ agentUrl: secured.baseUrl, authenticated: true }))
+      expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401 })
+      expect(error.hint).toContain(`relay auth set --url ${secured.baseUrl}`)
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("an unreachable agent and an agent without a card are typed errors", () =>
+    Effect.gen(function*() {
+      const closed = yield* Effect.promise(closedPortUrl)
+      const unreachable = yield* Effect.flip(getCard({ agentUrl: closed }))
+      expect(unreachable).toMatchObject({ _tag: "AgentUnreachable", code: "agent_unreachable" })
+      const missing = yield* Effect.flip(getCard({ agentUrl: `${legacy.baseUrl}/nowhere/card.json` }))
+      expect(missing).toMatchObject({ _tag: "CardNotFound", code: "card_not_found" })
+    }).pipe(Effect.provide(ProgramLayer)))
+})
+
+describe("validateCard", () => {
+  const pairs = (issues: ReadonlyArray<{ severity: string; code: string; path: string }>) =>
+    issues.filter((issue) => issue.severity === "error").map((issue) => [issue.code, issue.path])
+
+  it.live("validates agents' cards by URL: v1.0 and v0.3", () =>
+    Effect.gen(function*() {
+      const v1 = yield* validateCard({ source: sdk.baseUrl })
+      expect(v1).toEqual({
+        valid: true,
+        source: sdk.baseUrl,
+        agent_name: "SDK Test Agent",
+        protocol_version: "1.0",
+        generation: "1.0",
+        capabilities: { streaming: true, push_notifications: true },
+        issues: [],
+        error_count: 0,
+        warning_count: 0
+      })
+      const old = yield* validateCard({ source: v03.baseUrl })
+      expect(old).toMatchObject({
+        valid: true,
+        agent_name: "v0.3 Test Agent",
+        protocol_version: "0.3.0",
+        generation: "0.3",
+        error_count: 0
+      })
+      expect(old.issues.map((issue) => issue.code)).toEqual(["card.legacy_generation"])
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("reports every issue of a broken card served at a URL", () =>
+    Effect.gen(function*() {
+      const result = yield* validateCard({ source: brokenServer.baseUrl })
+      expect(result).toMatchObject({ valid: false, agent_name: null, error_count: BROKEN_V1_ERRORS.length })
+      expect(pairs(result.issues)).toEqual(BROKEN_V1_ERRORS)
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("validates card files of both generations, valid and broken, with or without from_file", () =>
+    Effect.gen(function*() {
+      const v1File = writeCardFile(home.parent, "v1.json", validV1Card())
+      const v03File = writeCardFile(home.parent, "v03.json", validV03Card())
+      const brokenV1File = writeCardFile(home.parent, "broken-v1.json", brokenV1Card())
+      const brokenV03File = writeCardFile(home.parent, "broken-v03.json", brokenV03Card())
+
+      expect(yield* validateCard({ source: v1File, fromFile: true })).toMatchObject({
+        valid: true,
+        source: v1File,
+        agent_name: "Weather Agent",
+        protocol_version: "1.0",
+        generation: "1.0",
+        capabilities: { streaming: true, push_notifications: false },
+        issues: []
+      })
+      // A source that is not a URL is read as a file even without from_file.
+      expect(yield* validateCard({ source: v03File })).toMatchObject({
+        valid: true,
+        protocol_version: "0.3.0",
+        generation: "0.3",
+        capabilities: { streaming: false, push_notifications: true }
+      })
+      const broken1 = yield* validateCard({ source: brokenV1File, fromFile: true })
+      expect(broken1.valid).toBe(false)
+      expect(pairs(broken1.issues)).toEqual(BROKEN_V1_ERRORS)
+      const broken03 = yield* validateCard({ source: brokenV03File, fromFile: true })
+      expect(broken03).toMatchObject({ valid: false, generation: "0.3", error_count: BROKEN_V03_ERRORS.length })
+      expect(pairs(broken03.issues)).toEqual(BROKEN_V03_ERRORS)
+      for (const issue of [...broken1.issues, ...broken03.issues]) {
+        expect(issue.message.length).toBeGreaterThan(0)
+        expect(issue.hint.length).toBeGreaterThan(0)
+      }
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("a file that is not JSON, or is missing, is a typed error", () =>
+    Effect.gen(function*() {
+      const notJson = writeCardFile(home.parent, "not-json.json", "{ name: oops")
+      expect(yield* Effect.flip(validateCard({ source: notJson, fromFile: true }))).toMatchObject({ _tag: "InvalidCard", code: "invalid_card" })
+      expect(yield* Effect.flip(validateCard({ source: `${home.parent}/absent.json`, fromFile: true }))).toMatchObject({
+        _tag: "InvalidInput",
+        code: "invalid_input"
+      })
+    }).pipe(Effect.provide(ProgramLayer)))
+})

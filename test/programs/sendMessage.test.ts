@@ -1,0 +1,493 @@
+/**
+ * programs/sendMessage: the session rules of SPEC §4.1 (1–2), the credential order of §5 and the
+ * message result of §2. Session logic is proved against a scripted A2aClient (what was sent,
+ * what was saved); the rest against the real client and real A2A peers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Option, Stream } from "effect"
+import * as V1 from "../../src/domain/a2a/v1.js"
+import { AgentUnreachable, type A2aClientError } from "../../src/domain/clientErrors.js"
+import type { SessionRecord } from "../../src/domain/session.js"
+import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
+import type { TaskUpdate } from "../../src/programs/taskUpdates.js"
+import { A2aClient } from "../../src/services/A2aClient.js"
+import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
+import {
+  credentialHeadersOf,
+  ProgramLayer,
+  RealClient,
+  sentMessages
+} from "../helpers/a2aPrograms.js"
+import { storeLayer, tempHome } from "../helpers/stateHome.js"
+import {
+  AUTH_REQUIRED_TEXT,
+  chunkTexts,
+  combinedText,
+  dataPartFor,
+  echoText,
+  failureReason,
+  INPUT_REQUIRED_QUESTION,
+  withBehaviour
+} from "../peers/behaviours.js"
+import type { RecordedRequest } from "../peers/httpUtil.js"
+import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
+import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
+
+// ---------------------------------------------------------------------------
+// A scripted client: records every request, answers from the test's script
+
+const AGENT = "http://agent.test"
+
+const task = (id: string, contextId: string, state: V1.TaskState, extra: Partial<V1.Task> = {}): V1.Task => ({
+  id,
+  contextId,
+  status: { state },
+  ...extra
+})
+
+const agentText = (text: string): V1.Message => ({ messageId: `m-${text}`, role: "ROLE_AGENT", parts: [{ text }] })
+
+interface Script {
+  readonly send?: (request: V1.SendMessageRequest) => Effect.Effect<V1.SendMessageResponse, A2aClientError>
+  readonly stream?: (request: V1.SendMessageRequest) => Stream.Stream<V1.StreamResponse, A2aClientError>
+  readonly getTask?: (request: V1.GetTaskRequest) => Effect.Effect<V1.Task, A2aClientError>
+}
+
+/** By default the agent completes the message in the context it came with (or a new one). */
+const completeInPlace = (request: V1.SendMessageRequest) =>
+  Effect.succeed({
+    task: task(request.message.taskId ?? "task-new", request.message.contextId ?? "ctx-new", "TASK_STATE_COMPLETED", {
+      artifacts: [{ artifactId: "a", parts: [{ text: "done" }] }]
+    })
+  })
+
+const scripted = (script: Script = {}) => {
+  const sent: Array<V1.SendMessageRequest> = []
+  const unscripted = (name: string) => () => Effect.die(new Error(`${name} is not scripted`))
+  const client = A2aClient.of({
+    discover: unscripted("discover"),
+    fetchCardJson: unscripted("fetchCardJson"),
+    endpoint: unscripted("endpoint"),
+    send: (_, request) => {
+      sent.push(request)
+      return (script.send ?? completeInPlace)(request)
+    },
+    stream: (_, request) => {
+      sent.push(request)
+      return script.stream === undefined ? Stream.die(new Error("stream is not scripted")) : script.stream(request)
+    },
+    getTask: (_, request) => script.getTask === undefined ? Effect.die(new Error("getTask is not scripted")) : script.getTask(request),
+    listTasks: unscripted("listTasks"),
+    cancelTask: unscripted("cancelTask"),
+    subscribe: () => Stream.die(new Error("subscribe is not scripted")),
+    createPushConfig: unscripted("createPushConfig"),
+    getPushConfig: unscripted("getPushConfig"),
+    listPushConfigs: unscripted("listPushConfigs"),
+    deletePushConfig: unscripted("deletePushConfig"),
+    extendedCard: unscripted("extendedCard")
+  })
+  return { sent, layer: Layer.merge(Layer.succeed(A2aClient, client), SessionStoreMemory) }
+}
+
+const saveSession = (patch: { context_id?: string; task_id?: string; last_state?: string }) =>
+  Effect.flatMap(SessionStore, (store) => store.update(AGENT, patch))
+
+const savedSession = (url = AGENT) =>
+  Effect.flatMap(SessionStore, (store) => Effect.map(store.get(url), Option.getOrThrow))
+
+const idsSent = (request: V1.SendMessageRequest | undefined) => ({
+  contextId: request?.message.contextId,
+  taskId: request?.message.taskId
+})
+
+// ---------------------------------------------------------------------------
+
+describe("conversationIds (SPEC §4.1 rule 1)", () => {
+  const session = (last_state: string): Option.Option<SessionRecord> =>
+    Option.some({ agent_url: AGENT, context_id: "c1", task_id: "t1", last_state, updated_at: "2025-01-01T00:00:00Z" })
+
+  it.each([
+    ["input-required", { contextId: "c1", taskId: "t1" }],
+    ["auth-required", { contextId: "c1", taskId: "t1" }],
+    ["completed", { contextId: "c1" }],
+    ["working", { contextId: "c1" }],
+    ["failed", { contextId: "c1" }],
+    ["canceled", { contextId: "c1" }]
+  ])("with use_session and a saved task in state %s → %j", (state, expected) => {
+    expect(conversationIds({ useSession: true }, session(state))).toEqual(expected)
+  })
+
+  it("without use_session the saved session is ignored", () => {
+    expect(conversationIds({}, session("input-required"))).toEqual({})
+    expect(conversationIds({ useSession: false, contextId: "cx" }, session("input-required"))).toEqual({ contextId: "cx" })
+  })
+
+  it("with use_session but nothing saved, nothing is added", () => {
+    expect(conversationIds({ useSession: true }, Option.none())).toEqual({})
+  })
+
+  it("an explicit context id wins; the saved task follows only within its own context", () => {
+    expect(conversationIds({ useSession: true, contextId: "c2" }, session("input-required"))).toEqual({ contextId: "c2" })
+    expect(conversationIds({ useSession: true, contextId: "c1" }, session("input-required"))).toEqual({ contextId: "c1", taskId: "t1" })
+  })
+
+  it("an explicit task id wins and brings no foreign saved context along", () => {
+    expect(conversationIds({ useSession: true, taskId: "t9" }, session("input-required"))).toEqual({ taskId: "t9" })
+    expect(conversationIds({ useSession: true, taskId: "t1" }, session("completed"))).toEqual({ contextId: "c1", taskId: "t1" })
+    expect(conversationIds({ useSession: true, taskId: "t9", contextId: "c9" }, session("input-required"))).toEqual({
+      contextId: "c9",
+      taskId: "t9"
+    })
+  })
+})
+
+describe("sendMessage: session rules (scripted agent)", () => {
+  it.effect("continues the saved context and the task waiting for input, then saves the answer", () => {
+    const { sent, layer } = scripted()
+    return Effect.gen(function*() {
+      yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "input-required" })
+      const result = yield* sendMessage({ agentUrl: AGENT, text: "the answer", useSession: true })
+      expect(idsSent(sent[0])).toEqual({ contextId: "c1", taskId: "t1" })
+      expect(result).toMatchObject({ context_id: "c1", task_id: "t1", state: "completed", text: "done" })
+      expect(yield* savedSession()).toMatchObject({ context_id: "c1", task_id: "t1", last_state: "completed" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("starts a new task in the saved context when the saved task is finished, and saves the new task", () => {
+    const { sent, layer } = scripted()
+    return Effect.gen(function*() {
+      yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "completed" })
+      const result = yield* sendMessage({ agentUrl: AGENT, text: "next", useSession: true })
+      expect(idsSent(sent[0])).toEqual({ contextId: "c1", taskId: undefined })
+      expect(result.task_id).toBe("task-new")
+      expect(yield* savedSession()).toMatchObject({ context_id: "c1", task_id: "task-new", last_state: "completed" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("explicit ids are sent as given and win over the session", () => {
+    const { sent, layer } = scripted()
+    return Effect.gen(function*() {
+      yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "input-required" })
+      yield* sendMessage({ agentUrl: AGENT, text: "a", useSession: true, contextId: "c2" })
+      yield* sendMessage({ agentUrl: AGENT, text: "b", contextId: "c3", taskId: "t3" })
+      expect(sent.map(idsSent)).toEqual([{ contextId: "c2", taskId: undefined }, { contextId: "c3", taskId: "t3" }])
+      expect(yield* savedSession()).toMatchObject({ context_id: "c3", task_id: "t3" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("without use_session nothing saved is sent, yet the turn is saved", () => {
+    const { sent, layer } = scripted()
+    return Effect.gen(function*() {
+      yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "input-required" })
+      yield* sendMessage({ agentUrl: AGENT, text: "fresh" })
+      expect(idsSent(sent[0])).toEqual({ contextId: undefined, taskId: undefined })
+      expect(yield* savedSession()).toMatchObject({ context_id: "ctx-new", task_id: "task-new", last_state: "completed" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a direct message reply clears the saved task, and keeps the context it was sent to when it names none", () => {
+    const { layer } = scripted({
+      send: () => Effect.succeed({ message: agentText("hello back") })
+    })
+    return Effect.gen(function*() {
+      yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "completed" })
+      const result = yield* sendMessage({ agentUrl: AGENT, text: "hi", useSession: true })
+      expect(result).toEqual({
+        context_id: null,
+        task_id: null,
+        state: "completed",
+        text: "hello back",
+        needs_input: false,
+        needs_auth: false,
+        kind: "message"
+      })
+      const saved = yield* savedSession()
+      expect(saved.context_id).toBe("c1")
+      expect(saved.task_id).toBeUndefined()
+      expect(saved.last_state).toBe("completed")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a task still running is polled until it settles; the task id is saved even when polling fails", () => {
+    const { layer } = scripted({
+      send: () => Effect.succeed({ task: task("t7", "c7", "TASK_STATE_WORKING") }),
+      getTask: () => Effect.fail(new AgentUnreachable({ url: AGENT, reason: "connection reset" }))
+    })
+    return Effect.gen(function*() {
+      const exit = yield* Effect.exit(sendMessage({ agentUrl: AGENT, text: "long job" }))
+      expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag).toBe("AgentUnreachable")
+      expect(yield* savedSession()).toMatchObject({ context_id: "c7", task_id: "t7", last_state: "working" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  // Live clock: the program really waits between polls (about a second here).
+  it.live("polling reports progress and ends in the settled state, which is saved", () => {
+    let polls = 0
+    const { layer } = scripted({
+      send: () => Effect.succeed({ task: task("t8", "c8", "TASK_STATE_WORKING") }),
+      getTask: () => {
+        polls++
+        return Effect.succeed(
+          polls < 2
+            ? task("t8", "c8", "TASK_STATE_WORKING")
+            : task("t8", "c8", "TASK_STATE_INPUT_REQUIRED", { status: { state: "TASK_STATE_INPUT_REQUIRED", message: agentText("Which one?") } })
+        )
+      }
+    })
+    const updates: Array<string> = []
+    return Effect.gen(function*() {
+      const result = yield* sendMessage({
+        agentUrl: AGENT,
+        text: "pick",
+        onUpdate: (update) => Effect.sync(() => updates.push(update.view.state))
+      })
+      expect(result).toMatchObject({ state: "input-required", needs_input: true, needs_auth: false, text: "Which one?" })
+      expect(updates).toEqual(["working", "input-required"])
+      expect(yield* savedSession()).toMatchObject({ task_id: "t8", last_state: "input-required" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a stream is followed to its end and its final state saved", () => {
+    const { layer } = scripted({
+      stream: (request) =>
+        Stream.make<Array<V1.StreamResponse>>(
+          { task: task("t5", request.message.contextId ?? "c5", "TASK_STATE_SUBMITTED") },
+          { statusUpdate: { taskId: "t5", contextId: "c5", status: { state: "TASK_STATE_WORKING" } } },
+          { artifactUpdate: { taskId: "t5", contextId: "c5", artifact: { artifactId: "a", parts: [{ text: "Hel" }] } } },
+          { artifactUpdate: { taskId: "t5", contextId: "c5", artifact: { artifactId: "a", parts: [{ text: "lo" }] }, append: true } },
+          { statusUpdate: { taskId: "t5", contextId: "c5", status: { state: "TASK_STATE_COMPLETED" } } }
+        )
+    })
+    const deltas: Array<string> = []
+    return Effect.gen(function*() {
+      const result = yield* sendMessage({
+        agentUrl: AGENT,
+        text: "stream it",
+        stream: true,
+        onUpdate: (update: TaskUpdate) => Effect.sync(() => deltas.push(update.delta))
+      })
+      expect(result).toMatchObject({ task_id: "t5", context_id: "c5", state: "completed", text: "Hello" })
+      expect(deltas.join("")).toBe("Hello")
+      expect(yield* savedSession()).toMatchObject({ task_id: "t5", context_id: "c5", last_state: "completed" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a stream that breaks after the task exists fails, and leaves the task id and its last state saved", () => {
+    const { layer } = scripted({
+      stream: () =>
+        Stream.concat(
+          Stream.make<Array<V1.StreamResponse>>(
+            { task: task("t6", "c6", "TASK_STATE_SUBMITTED") },
+            { statusUpdate: { taskId: "t6", contextId: "c6", status: { state: "TASK_STATE_WORKING" } } }
+          ),
+          Stream.fail(new AgentUnreachable({ url: AGENT, reason: "the event stream broke" }))
+        )
+    })
+    return Effect.gen(function*() {
+      const exit = yield* Effect.exit(sendMessage({ agentUrl: AGENT, text: "x", stream: true }))
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(yield* savedSession()).toMatchObject({ task_id: "t6", context_id: "c6", last_state: "working" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses an empty message or a bad webhook URL before contacting the agent", () => {
+    const { sent, layer } = scripted()
+    return Effect.gen(function*() {
+      const empty = yield* Effect.flip(sendMessage({ agentUrl: AGENT, text: "  " }))
+      const badPush = yield* Effect.flip(sendMessage({ agentUrl: AGENT, text: "x", pushUrl: "ftp://hook" }))
+      expect([empty._tag, badPush._tag]).toEqual(["InvalidInput", "InvalidInput"])
+      expect(sent).toHaveLength(0)
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("sendMessage: result text (SPEC §2)", () => {
+  const withTask = (extra: Partial<V1.Task>) => scripted({ send: () => Effect.succeed({ task: task("t", "c", "TASK_STATE_COMPLETED", extra) }) })
+  const status = (text: string): V1.TaskStatus => ({ state: "TASK_STATE_COMPLETED", message: agentText(text) })
+  const history: ReadonlyArray<V1.Message> = [
+    { messageId: "u", role: "ROLE_USER", parts: [{ text: "question" }] },
+    agentText("from history")
+  ]
+
+  it.effect.each([
+    ["the artifacts first", { artifacts: [{ artifactId: "a", parts: [{ text: "from artifact" }] }], status: status("from status"), history }, "from artifact"],
+    ["else the status message", { status: status("from status"), history }, "from status"],
+    ["else the agent messages of the history", { history }, "from history"],
+    ["data and file parts summarised", {
+      artifacts: [{ artifactId: "a", parts: [{ text: "t" }, { data: { k: 1 } }, { raw: "AAEC", filename: "f.bin", mediaType: "application/octet-stream" }, { url: "https://x.test/f.png", filename: "f.png" }] }]
+    }, "t\n[data: {\"k\":1}]\n[file: f.bin (application/octet-stream), 3 bytes]\n[file: f.png, https://x.test/f.png]"]
+  ] as const)("text takes %s", ([, extra, expected]) =>
+    sendMessage({ agentUrl: AGENT, text: "q" }).pipe(
+      Effect.map((result) => expect(result.text).toBe(expected)),
+      Effect.provide(withTask(extra as Partial<V1.Task>).layer)
+    ))
+})
+
+// ---------------------------------------------------------------------------
+// Real peers
+
+let sdk: SdkAgentHandle
+let v03: V03AgentHandle
+let noPush: SdkAgentHandle
+let sink: WebhookSink
+
+beforeAll(async () => {
+  ;[sdk, v03, noPush, sink] = await Promise.all([
+    startSdkAgent(),
+    startV03Agent(),
+    startSdkAgent({ capabilities: { pushNotifications: false } }),
+    startWebhookSink()
+  ])
+})
+
+afterAll(async () => {
+  await Promise.all([sdk?.close(), v03?.close(), noPush?.close(), sink?.close()])
+})
+
+/** Runs a send against a peer and returns the result with the requests it caused there. */
+const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient | SessionStore>) =>
+  Effect.suspend(() => {
+    const before = peer.requests.length
+    return Effect.map(run, (result) => ({ result, sent: peer.requests.slice(before) }))
+  })
+
+const AUTH_HEADERS = ["authorization", "x-api-key", "x-agent-key"] as const
+
+describe("sendMessage: credentials (SPEC §5) as the agent receives them", () => {
+  const TOKEN = "explicit-bearer-0123456789"
+  const KEY = "explicit-key-0123456789"
+  const SAVED_TOKEN = "saved-bearer-0123456789"
+  const SAVED_KEY = "saved-key-0123456789"
+
+  const sendWith = (access: { bearerToken?: string; apiKey?: string }, saved?: "bearer" | "api_key") =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore
+      if (saved === "bearer") yield* store.setCredentials(sdk.baseUrl, { kind: "bearer", token: SAVED_TOKEN })
+      if (saved === "api_key") yield* store.setCredentials(sdk.baseUrl, { kind: "api_key", key: SAVED_KEY, header: "X-Agent-Key" })
+      const { sent } = yield* sendRecorded(sdk, sendMessage({ agentUrl: sdk.baseUrl, text: "hi", ...access }))
+      expect(sent.length).toBeGreaterThanOrEqual(2) // the card, then the message
+      return credentialHeadersOf(sent, AUTH_HEADERS)
+    }).pipe(Effect.provide(ProgramLayer))
+
+  const everyRequest = (headers: Record<string, string>) => (all: ReadonlyArray<Record<string, string>>) =>
+    expect(new Set(all.map((h) => JSON.stringify(h)))).toEqual(new Set([JSON.stringify(headers)]))
+
+  it.live("1a. an explicit bearer token wins over an explicit API key and saved credentials", () =>
+    Effect.map(sendWith({ bearerToken: TOKEN, apiKey: KEY }, "api_key"), everyRequest({ authorization: `Bearer ${TOKEN}` })))
+
+  it.live("1b. an explicit API key (X-API-Key) wins over saved credentials", () =>
+    Effect.map(sendWith({ apiKey: KEY }, "bearer"), everyRequest({ "x-api-key": KEY })))
+
+  it.live("2. saved credentials are used when none are given: a bearer token", () =>
+    Effect.map(sendWith({}, "bearer"), everyRequest({ authorization: `Bearer ${SAVED_TOKEN}` })))
+
+  it.live("2. saved credentials are used when none are given: an API key under its saved header", () =>
+    Effect.map(sendWith({}, "api_key"), everyRequest({ "x-agent-key": SAVED_KEY })))
+
+  it.live("3. with no credentials no credential header goes out", () => Effect.map(sendWith({}), everyRequest({})))
+})
+
+describe("sendMessage against real agents (SPEC §2 message result)", () => {
+  it.each(["v1.0", "v0.3"])("%s agent: every behaviour maps to the SPEC result shape with v0.3 state names", async (which) => {
+    // Peers start in beforeAll, so they are picked when the test runs.
+    const peer = which === "v1.0" ? sdk : v03
+    const send = (text: string) => Effect.runPromise(sendMessage({ agentUrl: peer.baseUrl, text }).pipe(Effect.provide(ProgramLayer)))
+    const results = {
+      echo: await send("plain words"),
+      input: await send(withBehaviour("input-required", "start")),
+      auth: await send(withBehaviour("auth-required", "start")),
+      message: await send(withBehaviour("message-only", "direct")),
+      fail: await send(withBehaviour("fail", "boom")),
+      mixed: await send(withBehaviour("data-and-file", "abc"))
+    }
+    for (const result of Object.values(results)) {
+      expect(Object.keys(result).sort()).toEqual(["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text"])
+      expect(result.context_id).toEqual(expect.any(String))
+    }
+    expect(results.echo).toMatchObject({ state: "completed", text: echoText("plain words"), needs_input: false, needs_auth: false, kind: "task" })
+    expect(results.echo.task_id).toEqual(expect.any(String))
+    expect(results.input).toMatchObject({ state: "input-required", text: INPUT_REQUIRED_QUESTION, needs_input: true, needs_auth: false })
+    expect(results.auth).toMatchObject({ state: "auth-required", text: AUTH_REQUIRED_TEXT, needs_input: false, needs_auth: true })
+    expect(results.message).toMatchObject({ state: "completed", text: echoText("direct"), task_id: null, kind: "message" })
+    expect(results.fail).toMatchObject({ state: "failed", text: failureReason("boom") })
+    // Data and file parts are summarised after the text, never dropped.
+    expect(results.mixed.text.split("\n")).toEqual([
+      echoText("abc"),
+      `[data: ${JSON.stringify(dataPartFor("abc"))}]`,
+      "[file: echo.txt (text/plain), 3 bytes]"
+    ])
+  })
+
+  it("continues a task waiting for input through the saved session, across processes (file store)", async () => {
+    const home = tempHome()
+    // Each run gets its own layers, as two separate relay invocations would.
+    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient | SessionStore>) =>
+      Effect.runPromise(effect.pipe(Effect.provide(Layer.merge(RealClient, storeLayer(home.stateDir)))))
+    try {
+      const before = sdk.requests.length
+      const first = await run(sendMessage({ agentUrl: sdk.baseUrl, text: withBehaviour("input-required", "first") }))
+      const second = await run(sendMessage({ agentUrl: sdk.baseUrl, text: "second", useSession: true }))
+      const third = await run(sendMessage({ agentUrl: sdk.baseUrl, text: "third", useSession: true }))
+      expect(first.state).toBe("input-required")
+      expect(second).toMatchObject({ task_id: first.task_id, context_id: first.context_id, state: "completed", text: combinedText(["first", "second"]) })
+      // The task is finished now: the next message starts a new task in the same context.
+      expect(third.context_id).toBe(first.context_id)
+      expect(third.task_id).not.toBe(first.task_id)
+      expect(sentMessages(sdk.requests.slice(before)).map((m) => [m.contextId, m.taskId])).toEqual([
+        [undefined, undefined],
+        [first.context_id, first.task_id],
+        [first.context_id, undefined]
+      ])
+      const saved = await run(savedSession(sdk.baseUrl))
+      expect(saved).toMatchObject({ context_id: first.context_id, task_id: third.task_id, last_state: "completed" })
+    } finally {
+      home.cleanup()
+    }
+  })
+
+  it.live("streams a chunked answer, reporting text as it arrives, and continues an auth-required task by stream", () =>
+    Effect.gen(function*() {
+      const deltas: Array<string> = []
+      const states: Array<string> = []
+      const onUpdate = (update: TaskUpdate) =>
+        Effect.sync(() => {
+          deltas.push(update.delta)
+          states.push(update.view.state)
+        })
+      const chunked = yield* sendMessage({ agentUrl: sdk.baseUrl, text: withBehaviour("chunked-artifact", "go"), stream: true, onUpdate })
+      expect(chunked).toMatchObject({ state: "completed", text: chunkTexts("go").join("") })
+      expect(deltas.filter((d) => d !== "")).toEqual(chunkTexts("go"))
+      expect(states.at(-1)).toBe("completed")
+
+      const parked = yield* sendMessage({ agentUrl: v03.baseUrl, text: withBehaviour("auth-required", "sign"), stream: true })
+      expect(parked).toMatchObject({ state: "auth-required", needs_auth: true })
+      expect(yield* savedSession(v03.baseUrl)).toMatchObject({ task_id: parked.task_id, last_state: "auth-required" })
+      const resumed = yield* sendMessage({ agentUrl: v03.baseUrl, text: "signed in", stream: true, useSession: true })
+      expect(resumed).toMatchObject({ task_id: parked.task_id, state: "completed", text: echoText("signed in") })
+      expect(yield* savedSession(v03.baseUrl)).toMatchObject({ task_id: parked.task_id, last_state: "completed" })
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("--push-url registers the webhook with the message; the webhook then receives the task's notifications", () =>
+    Effect.gen(function*() {
+      const PUSH_TOKEN = "push-token-for-the-sink-42"
+      const result = yield* sendMessage({
+        agentUrl: sdk.baseUrl,
+        text: "notify me",
+        pushUrl: `${sink.url}/program-hook`,
+        pushToken: PUSH_TOKEN
+      })
+      const deliveries = yield* Effect.promise(() =>
+        sink.waitFor((d) => d.path === "/program-hook" && JSON.stringify(d.body).includes("TASK_STATE_COMPLETED"), 5000))
+      expect(JSON.stringify(deliveries.body)).toContain(result.task_id!)
+      expect(deliveries.headers["x-a2a-notification-token"]).toBe(PUSH_TOKEN)
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("--push-url to an agent without push notifications is refused before the message is sent", () =>
+    Effect.gen(function*() {
+      const before = noPush.requests.length
+      const error = yield* Effect.flip(sendMessage({ agentUrl: noPush.baseUrl, text: "x", pushUrl: `${sink.url}/never` }))
+      expect(error._tag).toBe("InvalidInput")
+      expect(sentMessages(noPush.requests.slice(before))).toHaveLength(0)
+    }).pipe(Effect.provide(ProgramLayer)))
+})
