@@ -1,6 +1,6 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
-import { Config, Duration, Effect, Runtime } from "effect"
+import { Config, Duration, Effect, Option, Runtime } from "effect"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
@@ -15,11 +15,21 @@ const host = Options.text("host").pipe(
   Options.withDescription("Address for the HTTP transports (default 127.0.0.1: this machine only)"),
   Options.withDefault("127.0.0.1")
 )
-const port = Options.integer("port").pipe(Options.withDescription("Port for the HTTP transports"), Options.withDefault(8090))
+const within = (low: number, high: number) => (value: number) =>
+  Number.isInteger(value) && value >= low && value <= high ? Option.some(value) : Option.none()
+
+const port = Options.integer("port").pipe(
+  Options.withDescription("Port for the HTTP transports (default 8090; 0 picks a free one and prints it)"),
+  Options.withDefault(8090),
+  Options.filterMap(within(0, 65535), "--port must be between 0 and 65535")
+)
 const waitSeconds = Options.integer("wait-seconds").pipe(
-  Options.withDescription("How long send_message and wait_for_task wait before answering 'working' (default 45)"),
+  Options.withDescription(
+    "How long send_message and wait_for_task wait before answering 'working' (default 45; env RELAY_MCP_WAIT_SECONDS)"
+  ),
   Options.withFallbackConfig(Config.integer("RELAY_MCP_WAIT_SECONDS")),
-  Options.withDefault(45)
+  Options.withDefault(45),
+  Options.filterMap(within(1, 3600), "--wait-seconds (or RELAY_MCP_WAIT_SECONDS) must be between 1 and 3600")
 )
 
 export const mcpCommand = Command.make("mcp", { transport, host, port, waitSeconds }, (options) =>

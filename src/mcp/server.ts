@@ -1,6 +1,7 @@
 /** The MCP server: fixed name, our version, instructions (SPEC §1.3), and the tools. */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { PACKAGE_NAME, VERSION } from "../version.js"
+import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"
 
 export const SERVER_NAME = PACKAGE_NAME
@@ -10,6 +11,19 @@ export const INSTRUCTIONS = "a2a-relay exposes Agent-to-Agent (A2A) protocol cap
   "tasks, configure and read push notifications, and keep per-agent sessions and credentials (shared with the relay CLI). " +
   "Start with get_agent_card or send_message; when a result says state 'working', call wait_for_task."
 
+/**
+ * The SDK turns failures it detects itself (arguments not matching the input schema, unknown
+ * tools) into a bare error result through its `createToolError`. That method is private in the
+ * typings, so it is replaced by name; if a later SDK drops it, those results merely lose their
+ * code and hint (the tests notice).
+ */
+const withCodedSdkFailures = (server: McpServer): McpServer => {
+  if (typeof Reflect.get(server, "createToolError") === "function") {
+    Reflect.set(server, "createToolError", (message: string) => errorResult(describeSdkFailure(message)))
+  }
+  return server
+}
+
 /** A new server with every tool; one per MCP connection (an McpServer serves one transport). */
 export const makeMcpServer = (context: ToolContext): McpServer => {
   const server = new McpServer(
@@ -17,5 +31,5 @@ export const makeMcpServer = (context: ToolContext): McpServer => {
     { instructions: INSTRUCTIONS, capabilities: { logging: {} } }
   )
   registerTools(server, context)
-  return server
+  return withCodedSdkFailures(server)
 }

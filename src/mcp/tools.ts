@@ -8,6 +8,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { FileSystem } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import * as z from "zod"
+import { RequestTimeout } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
@@ -21,16 +22,44 @@ import { cancelTask, getTask, listTasks, waitForTask } from "../programs/tasks.j
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
-import { type ToolExtra, withProgress } from "./progress.js"
-import { toToolResult } from "./toolResult.js"
+import { HEARTBEAT, type ToolExtra, withProgress } from "./progress.js"
+import { toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
 export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem
 
 /** What the tools need from the server: how to run programs, and the default bounded wait. */
 export interface ToolContext {
+  /** Runs a program; aborting `signal` (the client cancelled the call) interrupts it. */
   readonly run: <A>(effect: Effect.Effect<A, never, ToolEnv>, signal: AbortSignal) => Promise<A>
+  /** How long send_message and wait_for_task wait when the call gives no timeout_seconds. */
   readonly defaultWait: Duration.Duration
+  /** How often progress repeats the latest status while a call waits (default 10 s). */
+  readonly heartbeat?: Duration.DurationInput | undefined
+}
+
+/** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
+const SECRET_PARAMETERS = ["bearer_token", "api_key", "push_token", "webhook_token", "token"] as const
+
+const secretsOf = (args: object): ReadonlyArray<string | undefined> =>
+  SECRET_PARAMETERS.map((name) => {
+    const value: unknown = (args as Record<string, unknown>)[name]
+    return typeof value === "string" ? value : undefined
+  })
+
+/**
+ * Slack beyond the wait for the answer itself (the last poll, a slow card fetch): the default
+ * 45 s plus this stays under the 60 s after which common MCP clients give up on a call.
+ */
+const ANSWER_SLACK = Duration.seconds(10)
+
+/** Caps a waiting program's whole run, whatever the agent does (e.g. holds the send open). */
+const withinWait = (wait: Duration.Duration, agentUrl: string) => <A, E, R>(program: Effect.Effect<A, E, R>) => {
+  const limit = Duration.sum(wait, ANSWER_SLACK)
+  return Effect.timeoutFail(program, {
+    duration: limit,
+    onTimeout: () => new RequestTimeout({ url: agentUrl, after: Duration.format(limit) })
+  })
 }
 
 // ---------------------------------------------------------------------------
@@ -44,7 +73,7 @@ const secrets = {
 const contacting = { agent_url: agentUrl, ...secrets }
 const taskId = z.string().describe("The agent's task id (from send_message or list_tasks)")
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
-  .describe("How long to wait for the task before returning state 'working' (default 45)")
+  .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
 
 const access = (args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined }): AgentAccess => ({
   agentUrl: args.agent_url,
@@ -68,6 +97,10 @@ const taskViewShape = {
   updated_at: nullableString
 }
 const nextStep = { next_step: z.string().describe("What to do next") }
+const historyShape = {
+  history: z.array(z.object({ role: z.enum(["user", "agent"]), text: z.string() })).optional()
+    .describe("The task's messages, when history_length was given")
+}
 
 const messageResultShape = {
   context_id: nullableString,
@@ -128,6 +161,21 @@ const summarizeMessage = (result: MessageResult & { next_step: string }) =>
 const summarizeTask = (view: TaskView & { next_step?: string }) =>
   `Task ${view.task_id} is ${view.state}${view.text ? `: ${view.text}` : ""}${view.next_step ? `\n${view.next_step}` : ""}`
 
+/** A few lines about an agent: who it is, what it can do, where it listens. */
+const summarizeCard = (result: { agent_url: string; generation: string; card: unknown }) => {
+  const card = (typeof result.card === "object" && result.card !== null ? result.card : {}) as Record<string, unknown>
+  const text = (value: unknown) => (typeof value === "string" ? value : "")
+  const skills = Array.isArray(card["skills"]) ? (card["skills"] as ReadonlyArray<Record<string, unknown>>) : []
+  const capabilities = (card["capabilities"] ?? {}) as Record<string, unknown>
+  return [
+    `${text(card["name"]) || "Unnamed agent"} (A2A ${result.generation}) at ${result.agent_url}`,
+    text(card["description"]),
+    `Skills: ${skills.map((skill) => `${text(skill["id"])} (${text(skill["name"])})`).join(", ") || "none listed"}`,
+    `Streaming: ${capabilities["streaming"] === true ? "yes" : "no"}; push notifications: ${capabilities["pushNotifications"] === true ? "yes" : "no"}`,
+    "The full card is in the structured result. Next: send_message."
+  ].filter((line) => line !== "").join("\n")
+}
+
 const summarizePush = (config: PushConfigView) =>
   `Push notifications for task ${config.task_id ?? "?"} go to ${config.url}${config.config_id ? ` (config ${config.config_id})` : ""}`
 
@@ -148,19 +196,24 @@ const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: t
 export const registerTools = (server: McpServer, context: ToolContext) => {
   const handle = <A extends object, E>(
     extra: ToolExtra,
+    args: object,
     program: Effect.Effect<A, E, ToolEnv>,
     summarize: (result: A) => string
-  ): Promise<CallToolResult> => context.run(toToolResult(program, summarize), extra.signal)
+  ): Promise<CallToolResult> =>
+    context.run(toToolResult(program, summarize), extra.signal).then((result) => withoutSecrets(result, secretsOf(args)))
 
   const waitFor = (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds))
+  const heartbeat = context.heartbeat ?? HEARTBEAT
 
   server.registerTool("validate_agent_card", {
     title: "Validate an agent card",
     description: "Check an A2A agent card (v1.0 or v0.3) from a URL or a file and list every problem with a stable code, " +
-      "severity, JSON path and fix hint. Use before relying on an unknown agent; then get_agent_card or send_message.",
+      "severity, JSON path and fix hint. Use before relying on an unknown agent or when another tool reports an invalid " +
+      "card. Next: get_agent_card to read the card, or send_message to talk to the agent.",
     inputSchema: {
       source: z.string().describe("Agent base URL, card URL, or card file path"),
-      from_file: z.boolean().optional().describe("Treat source as a file path")
+      from_file: z.boolean().optional().describe("Treat source as a file path"),
+      ...secrets
     },
     outputSchema: {
       valid: z.boolean(),
@@ -175,14 +228,21 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, validateCard({ source: args.source, fromFile: args.from_file }), (r) =>
+    handle(extra, args, validateCard({
+      source: args.source,
+      fromFile: args.from_file,
+      bearerToken: args.bearer_token,
+      apiKey: args.api_key
+    }), (r) =>
       `${r.valid ? "Valid" : "Invalid"} agent card${r.agent_name ? ` "${r.agent_name}"` : ""} (${r.generation}): ` +
-      `${r.error_count} error(s), ${r.warning_count} warning(s)`))
+      `${r.error_count} error(s), ${r.warning_count} warning(s)` +
+      r.issues.slice(0, 5).map((issue) => `\n- ${issue.severity} ${issue.code} at ${issue.path}: ${issue.message}`).join("")))
 
   server.registerTool("get_agent_card", {
     title: "Get an agent's card",
     description: "Fetch an A2A agent's card: its name, skills, capabilities and interfaces. Use to learn what an agent " +
-      "can do before send_message. authenticated=true fetches the extended card (needs credentials).",
+      "can do before talking to it; authenticated=true fetches the extended card (needs credentials). " +
+      "Next: send_message; validate_agent_card if the card looks wrong.",
     inputSchema: { ...contacting, authenticated: z.boolean().optional().describe("Fetch the extended card for authenticated clients") },
     outputSchema: {
       agent_url: z.string(),
@@ -192,17 +252,18 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, getCard({ ...access(args), authenticated: args.authenticated }), (r) => JSON.stringify(r.card, null, 2)))
+    handle(extra, args, getCard({ ...access(args), authenticated: args.authenticated }), summarizeCard))
 
   server.registerTool("send_message", {
     title: "Send a message to an agent",
-    description: "Send a text message to an A2A agent and return its answer. use_session=true continues the saved " +
-      "conversation with that agent (and the task waiting for input). Waits at most timeout_seconds; if the task is " +
-      "still running the result says state 'working': then call wait_for_task. needs_input / needs_auth say the agent " +
-      "is waiting for you.",
+    description: "Send a text message to an A2A agent and return its answer. Use to ask an agent to do something or to " +
+      "answer its question; use_session=true continues the saved conversation with that agent (and the task waiting " +
+      "for input). Waits at most timeout_seconds; if the task is still running the result says state 'working': then " +
+      "call wait_for_task with its task_id. needs_input means answer with send_message; needs_auth means " +
+      "set_agent_credentials first.",
     inputSchema: {
       ...contacting,
-      message: z.string().optional().describe("The text to send"),
+      message: z.string().optional().describe("The text to send (required; 'text' is accepted too)"),
       text: z.string().optional().describe("Alternate name of message"),
       context_id: z.string().optional().describe("Conversation context to send in"),
       task_id: z.string().optional().describe("Task to continue (one waiting for input)"),
@@ -214,8 +275,9 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     outputSchema: messageResultShape,
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true }
-  }, (args, extra) =>
-    handle(extra, Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
+  }, (args, extra) => {
+    const wait = waitFor(args.timeout_seconds)
+    const send = Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
       withProgress(extra, "Sending the message", (onUpdate) =>
         sendMessage({
           ...access(args),
@@ -226,41 +288,51 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           stream: args.stream,
           pushUrl: args.push_url,
           pushToken: args.push_token,
-          maxWait: waitFor(args.timeout_seconds),
+          maxWait: wait,
           onUpdate
-        }))).pipe(Effect.map(withNextStep)), summarizeMessage))
+        }), heartbeat))
+    return handle(extra, args, send.pipe(withinWait(wait, args.agent_url), Effect.map(withNextStep)), summarizeMessage)
+  })
 
   server.registerTool("get_task", {
     title: "Get a task",
-    description: "Get the state and answer of an agent's task. Use to check on a task; wait_for_task waits for it to finish.",
+    description: "Get the current state and answer of an agent's task, without waiting. Use to check on a task " +
+      "(history_length adds its messages). Next: wait_for_task to wait for it to finish, cancel_task to stop it, " +
+      "send_message to answer it when it needs input.",
     inputSchema: { ...contacting, task_id: taskId, history_length: z.number().int().min(0).optional().describe("How many history messages the agent includes") },
-    outputSchema: { ...taskViewShape, ...nextStep },
+    outputSchema: { ...taskViewShape, ...nextStep, ...historyShape },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, Effect.map(getTask({ ...access(args), taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep), summarizeTask))
+    handle(extra, args, Effect.map(getTask({ ...access(args), taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep), summarizeTask))
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
-    description: "Wait until an agent's task finishes or needs input, at most timeout_seconds (progress is reported " +
-      "meanwhile). Call after send_message returned state 'working'; call again if it is still working.",
+    description: "Wait until an agent's task finishes or needs input, at most timeout_seconds (progress with the agent's " +
+      "latest status is reported meanwhile). Use after send_message returned state 'working'. Next: call it again " +
+      "while the state is still 'working'; send_message when it needs input.",
     inputSchema: { ...contacting, task_id: taskId, timeout_seconds: timeoutSeconds },
     outputSchema: { ...taskViewShape, ...nextStep },
     annotations: READ_ONLY_REMOTE
-  }, (args, extra) =>
-    handle(extra, withProgress(extra, "Waiting for the task", (onUpdate) =>
-      waitForTask({ ...access(args), taskId: args.task_id, maxWait: waitFor(args.timeout_seconds), onUpdate })).pipe(Effect.map(viewWithNextStep)), summarizeTask))
+  }, (args, extra) => {
+    const wait = waitFor(args.timeout_seconds)
+    const waiting = withProgress(extra, "Waiting for the task", (onUpdate) =>
+      waitForTask({ ...access(args), taskId: args.task_id, maxWait: wait, onUpdate }), heartbeat)
+    return handle(extra, args, waiting.pipe(withinWait(wait, args.agent_url), Effect.map(viewWithNextStep)), summarizeTask)
+  })
 
   server.registerTool("cancel_task", {
     title: "Cancel a task",
-    description: "Cancel a running task of an agent; returns the task's state after cancellation.",
+    description: "Cancel a running task of an agent; returns the task's state after cancellation. Use when a task is no " +
+      "longer wanted or runs too long. Next: get_task to confirm, or send_message to start over.",
     inputSchema: { ...contacting, task_id: taskId },
     outputSchema: taskViewShape,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
-  }, (args, extra) => handle(extra, cancelTask({ ...access(args), taskId: args.task_id }), summarizeTask))
+  }, (args, extra) => handle(extra, args, cancelTask({ ...access(args), taskId: args.task_id }), summarizeTask))
 
   server.registerTool("list_tasks", {
     title: "List an agent's tasks",
-    description: "List an agent's tasks, newest first (A2A 1.0 agents). Filter by context or state; page with page_token.",
+    description: "List an agent's tasks, newest first (A2A 1.0 agents). Use to find a task id you lost; filter by " +
+      "context or state, page with page_token. Next: get_task or wait_for_task with a task_id from the list.",
     inputSchema: {
       ...contacting,
       context_id: z.string().optional(),
@@ -276,7 +348,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, listTasks({
+    handle(extra, args, listTasks({
       ...access(args),
       contextId: args.context_id,
       status: args.status,
@@ -287,11 +359,12 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   server.registerTool("set_task_notification", {
     title: "Set a task's push notifications",
     description: "Ask the agent to POST the task's updates to a webhook (e.g. the URL printed by relay server push). " +
-      "Read what arrived with get_push_notifications.",
+      "Use for long tasks you do not want to poll. Next: get_push_notifications reads what arrived; " +
+      "get_task_notification shows the config.",
     inputSchema: {
       ...contacting,
       task_id: taskId,
-      webhook_url: z.string().optional().describe("The webhook URL"),
+      webhook_url: z.string().optional().describe("The webhook URL (required; 'url' is accepted too)"),
       url: z.string().optional().describe("Alternate name of webhook_url"),
       webhook_token: z.string().optional().describe("Token the agent sends with each notification"),
       token: z.string().optional().describe("Alternate name of webhook_token")
@@ -299,41 +372,46 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: pushConfigShape,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true }
   }, (args, extra) =>
-    handle(extra, Effect.flatMap(oneOf("webhook_url", args.webhook_url, args.url, "url"), (webhookUrl) =>
+    handle(extra, args, Effect.flatMap(oneOf("webhook_url", args.webhook_url, args.url, "url"), (webhookUrl) =>
       setPushConfig({ ...access(args), taskId: args.task_id, webhookUrl, webhookToken: args.webhook_token ?? args.token })), summarizePush))
 
   server.registerTool("get_task_notification", {
     title: "Get a task's push notification config",
-    description: "Show where an agent sends a task's push notifications (secrets masked).",
+    description: "Show where an agent sends a task's push notifications (secrets masked). Use to check a webhook set " +
+      "with set_task_notification or send_message push_url. Next: get_push_notifications for what arrived.",
     inputSchema: { ...contacting, task_id: taskId, config_id: z.string().optional().describe("Config id; omit for the first one") },
     outputSchema: pushConfigShape,
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, getPushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), summarizePush))
+    handle(extra, args, getPushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), summarizePush))
 
   server.registerTool("list_task_notifications", {
     title: "List a task's push notification configs",
-    description: "List every webhook an agent sends a task's updates to (secrets masked).",
+    description: "List every webhook an agent sends a task's updates to (secrets masked). Use to find a config_id. " +
+      "Next: delete_task_notification to stop one, get_push_notifications for what arrived.",
     inputSchema: { ...contacting, task_id: taskId },
     outputSchema: { count: z.number(), configs: z.array(z.object(pushConfigShape)) },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, listPushConfigs({ ...access(args), taskId: args.task_id }), (r) =>
+    handle(extra, args, listPushConfigs({ ...access(args), taskId: args.task_id }), (r) =>
       r.count === 0 ? "No push configs" : r.configs.map(summarizePush).join("\n")))
 
   server.registerTool("delete_task_notification", {
     title: "Delete a task's push notification config",
-    description: "Stop an agent sending a task's updates to one webhook.",
+    description: "Stop an agent sending a task's updates to one webhook. Use when notifications are no longer wanted; " +
+      "config_id comes from list_task_notifications. Next: list_task_notifications to confirm.",
     inputSchema: { ...contacting, task_id: taskId, config_id: z.string().describe("The config id (from list_task_notifications)") },
     outputSchema: { task_id: z.string(), config_id: z.string(), deleted: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
   }, (args, extra) =>
-    handle(extra, deletePushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), (r) =>
+    handle(extra, args, deletePushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), (r) =>
       `Deleted push config ${r.config_id} of task ${r.task_id}`))
 
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",
-    description: "Read the push notifications received by relay server push (newest last). Filter by task, time or count.",
+    description: "Read the push notifications received by relay server push (oldest first, newest last). Use after " +
+      "send_message with push_url or set_task_notification; filter by task, time or count. Next: get_task for the " +
+      "task's full answer.",
     inputSchema: {
       task_id: z.string().optional(),
       since: z.string().optional().describe("ISO time, or a duration such as 10m or 2h"),
@@ -354,7 +432,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records) => ({
+    handle(extra, args, Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records) => ({
       count: records.length,
       notifications: records.map((r) => ({
         id: r.id,
@@ -372,39 +450,44 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
 
   server.registerTool("list_sessions", {
     title: "List saved sessions",
-    description: "List the agents relay has talked to, with their saved context id, task id and whether credentials are saved.",
+    description: "List the agents relay has talked to, with their saved context id, task id, last state and whether " +
+      "credentials are saved (shared with the relay terminal commands). Use to find an agent or task from earlier. " +
+      "Next: get_session_info for one agent, send_message with use_session=true to continue.",
     inputSchema: {},
     outputSchema: { count: z.number(), sessions: z.array(z.object(sessionShape)) },
     annotations: READ_ONLY_LOCAL
-  }, (_args, extra) =>
-    handle(extra, listSessions(), (r) =>
+  }, (args, extra) =>
+    handle(extra, args, listSessions(), (r) =>
       r.count === 0 ? "No saved sessions" : r.sessions.map((s) => `${s.agent_url}: task ${s.task_id ?? "none"} (${s.last_state ?? "no state"})`).join("\n")))
 
   server.registerTool("get_session_info", {
     title: "Get an agent's session",
-    description: "Show the saved context id, task id, last state and whether credentials are saved for one agent.",
+    description: "Show the saved context id, task id, last state and whether credentials are saved for one agent. " +
+      "Use before continuing a conversation. Next: send_message with use_session=true, or wait_for_task with the task id.",
     inputSchema: { agent_url: agentUrl },
     outputSchema: sessionShape,
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, showSession(args.agent_url), (s) =>
+    handle(extra, args, showSession(args.agent_url), (s) =>
       `${s.agent_url}: context ${s.context_id ?? "none"}, task ${s.task_id ?? "none"}, credentials ${s.has_credentials ? "saved" : "none"}`))
 
   server.registerTool("clear_session_data", {
     title: "Clear saved sessions",
-    description: "Forget the saved context and task of one agent, or of all agents when agent_url is omitted. " +
-      "Saved credentials are kept (clear_agent_credentials removes them).",
+    description: "Forget the saved context and task of one agent, or of all agents when agent_url is omitted. Use to " +
+      "start a new conversation instead of continuing the saved one. Saved credentials are kept " +
+      "(clear_agent_credentials removes them). Next: send_message.",
     inputSchema: { agent_url: agentUrl.optional().describe("The agent; omit to clear every session") },
     outputSchema: { agent_url: nullableString, cleared: z.number(), credentials_kept: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, clearSessions(args.agent_url), (r) =>
+    handle(extra, args, clearSessions(args.agent_url), (r) =>
       `Cleared ${r.cleared} session(s)${r.agent_url ? ` for ${r.agent_url}` : ""}; credentials kept`))
 
   server.registerTool("set_agent_credentials", {
     title: "Save credentials for an agent",
     description: "Save a bearer token or an API key for an agent; every later call to it uses them (also from the " +
-      "relay terminal commands). Bearer wins when both are given.",
+      "relay terminal commands). Use when a result says needs_auth or auth_required. Bearer wins when both are given. " +
+      "Next: repeat the call that needed authentication (e.g. send_message).",
     inputSchema: {
       agent_url: agentUrl,
       bearer_token: z.string().optional().describe("Bearer token"),
@@ -415,7 +498,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { agent_url: z.string().optional(), auth_type: z.enum(["bearer", "api_key"]).optional(), error: z.string().optional() },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
   }, async (args, extra) => {
-    const result = await handle(extra, setCredentials({
+    const result = await handle(extra, args, setCredentials({
       agentUrl: args.agent_url,
       bearerToken: args.bearer_token,
       apiKey: args.api_key,
@@ -430,11 +513,12 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
 
   server.registerTool("clear_agent_credentials", {
     title: "Remove an agent's credentials",
-    description: "Remove the credentials saved for an agent.",
+    description: "Remove the credentials saved for an agent (also for the relay terminal commands). Use when a token " +
+      "was revoked or should no longer be used. Next: set_agent_credentials to save new ones.",
     inputSchema: { agent_url: agentUrl },
     outputSchema: { agent_url: z.string(), cleared: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, clearCredentials(args.agent_url), (r) =>
+    handle(extra, args, clearCredentials(args.agent_url), (r) =>
       r.cleared ? `Removed the credentials of ${r.agent_url}` : `No credentials were saved for ${r.agent_url}`))
 }

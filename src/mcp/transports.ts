@@ -15,6 +15,7 @@ import type { NextFunction, Request, Response } from "express"
 import { randomUUID } from "node:crypto"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { hostname, networkInterfaces } from "node:os"
 
 export const TRANSPORTS = ["stdio", "sse", "streamable-http"] as const
 export type TransportKind = (typeof TRANSPORTS)[number]
@@ -30,6 +31,21 @@ export class McpListenFailed extends Data.TaggedError("McpListenFailed")<{ reado
 }
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
+const WILDCARD_HOSTS = ["0.0.0.0", "::", "[::]"]
+
+const bracketIpv6 = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
+
+/**
+ * Host names a request may carry (DNS-rebinding protection): loopback names, plus the bound
+ * host; on a wildcard bind, this machine's name and interface addresses (what other machines
+ * can use to reach it).
+ */
+export const allowedHostNames = (host: string): ReadonlyArray<string> => {
+  if (LOOPBACK_NAMES.includes(bracketIpv6(host))) return LOOPBACK_NAMES
+  if (!WILDCARD_HOSTS.includes(host)) return [...LOOPBACK_NAMES, bracketIpv6(host)]
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => bracketIpv6(entry.address)))
+  return [...new Set([...LOOPBACK_NAMES, hostname().toLowerCase(), ...addresses])]
+}
 
 /** Serves one MCP session over stdin/stdout until stdin closes. */
 export const serveStdio = (makeServer: () => McpServer) =>
@@ -52,18 +68,18 @@ export const serveStdio = (makeServer: () => McpServer) =>
     yield* closed
   })
 
+const originHostOf = (origin: string) => {
+  try {
+    return bracketIpv6(new URL(origin).hostname)
+  } catch {
+    return "" // "null" and other opaque origins are never allowed
+  }
+}
+
 /** Browsers send Origin; a page on another site must not drive a local MCP server. */
 const originCheck = (allowedHosts: ReadonlyArray<string>) => (req: Request, res: Response, next: NextFunction) => {
   const origin = req.headers.origin
-  if (origin === undefined) return next()
-  let hostname: string
-  try {
-    hostname = new URL(origin).hostname
-  } catch {
-    hostname = ""
-  }
-  const bracketed = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname
-  if (allowedHosts.includes(bracketed)) return next()
+  if (origin === undefined || allowedHosts.includes(originHostOf(origin))) return next()
   res.status(403).json({ jsonrpc: "2.0", error: { code: -32000, message: `Origin not allowed: ${origin}` }, id: null })
 }
 
@@ -136,9 +152,7 @@ export interface HttpOptions {
 /** Serves MCP over HTTP until interrupted; yields the bound address (port 0 picks a free one). */
 export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
   Effect.gen(function*() {
-    const allowedHosts = LOOPBACK_NAMES.includes(options.host) || options.host === "::1"
-      ? LOOPBACK_NAMES
-      : [...LOOPBACK_NAMES, options.host]
+    const allowedHosts = [...allowedHostNames(options.host)]
     const app = createMcpExpressApp({ host: options.host, allowedHosts })
     app.use(originCheck(allowedHosts))
     const sessions = new Map<string, { close(): Promise<void> }>()

@@ -49,6 +49,9 @@ export interface ValidateCardInput {
   readonly source: string
   /** Treat `source` as a file path (else: a URL if it looks like one, a file otherwise). */
   readonly fromFile?: boolean | undefined
+  /** For an agent that guards its card; saved credentials are used when neither is given. */
+  readonly bearerToken?: string | undefined
+  readonly apiKey?: string | undefined
 }
 
 const looksLikeUrl = (source: string) => /^https?:\/\//i.test(source.trim())
@@ -71,7 +74,7 @@ export const validateCard = Effect.fn("validateCard")(function*(input: ValidateC
   const fromFile = input.fromFile === true || !looksLikeUrl(input.source)
   const json = fromFile
     ? yield* readCardFile(input.source)
-    : yield* Effect.flatMap(resolveTarget({ agentUrl: input.source }), (target) =>
+    : yield* Effect.flatMap(resolveTarget({ agentUrl: input.source, bearerToken: input.bearerToken, apiKey: input.apiKey }), (target) =>
       Effect.flatMap(A2aClient, (client) => Effect.map(client.fetchCardJson(target), (found) => found.json)))
   const result = checkCard(json)
   return {

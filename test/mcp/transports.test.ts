@@ -1,0 +1,393 @@
+/**
+ * `relay mcp` as MCP clients meet it: the built CLI spawned and driven over real stdio,
+ * streamable HTTP and SSE by the SDK client; DNS-rebinding protection (Host and Origin); stdout
+ * carrying nothing but MCP messages and a clean exit when stdin closes; the transport option
+ * refusing other values; the pinned MCP inspector CLI; and the session store shared live with
+ * the terminal commands in both directions. Needs `npm run build` first.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import http from "node:http"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allowedHostNames } from "../../src/mcp/transports.js"
+import { headerOf, rpcMethodOf } from "../helpers/a2aPrograms.js"
+import { relayBin, runRelay } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+import { SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
+import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+
+const BEARER = "live-sharing-bearer-0123456789"
+const TOOL_COUNT = 17
+const INSPECTOR = fileURLToPath(new URL("../../node_modules/.bin/mcp-inspector", import.meta.url))
+
+const home = tempHome()
+let agent: SdkAgentHandle
+let secured: SdkAgentHandle
+const cleanups: Array<() => Promise<unknown>> = []
+
+beforeAll(async () => {
+  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.js is missing: run npm run build first")
+  ;[agent, secured] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: BEARER })])
+})
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+  await Promise.allSettled([agent?.close(), secured?.close()])
+  home.cleanup()
+})
+
+const relayEnv = (extra: Record<string, string> = {}): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
+  return { ...env, RELAY_HOME: home.stateDir, NO_COLOR: "1", ...extra }
+}
+
+const textOf = (result: CallToolResult) =>
+  result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
+
+/** callTool's declared result also admits the legacy `toolResult` shape; this server never sends it. */
+const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 })) as CallToolResult
+
+const structured = (result: CallToolResult) => {
+  expect(result.isError ?? false, textOf(result)).toBe(false)
+  return result.structuredContent as Record<string, unknown>
+}
+
+/** Resolves with the exit code; rejects (after killing the process) when it does not exit in time. */
+const exitOf = (child: ChildProcessWithoutNullStreams, timeoutMs: number): Promise<number | null> =>
+  new Promise((resolve, reject) => {
+    if (child.exitCode !== null) return resolve(child.exitCode)
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`relay mcp did not exit within ${timeoutMs} ms`))
+    }, timeoutMs)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve(code)
+    })
+  })
+
+interface HttpServerProcess {
+  readonly url: string
+  readonly child: ChildProcessWithoutNullStreams
+  readonly stderr: () => string
+}
+
+/** Spawns `relay mcp` on an HTTP transport with port 0 and reads the URL it prints on stderr. */
+const startHttpServer = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<HttpServerProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [relayBin, "mcp", ...args, "--port", "0"], { env: relayEnv(env), stdio: "pipe" })
+    cleanups.push(async () => {
+      child.kill("SIGTERM")
+      await exitOf(child, 5000)
+    })
+    let stderr = ""
+    let stdout = ""
+    const timer = setTimeout(() => reject(new Error(`no URL printed within 10 s\nstderr: ${stderr}`)), 10_000)
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+      const match = /listening at (http:\/\/\S+)/.exec(stderr)
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer)
+        resolve({ url: match[1], child, stderr: () => `${stderr}${stdout}` })
+      }
+    })
+    child.once("exit", (code) => reject(new Error(`relay mcp exited early (${code})\nstderr: ${stderr}`)))
+  })
+
+interface RawResponse {
+  readonly status: number
+  readonly body: string
+}
+
+/** A plain HTTP request with whatever Host/Origin headers a test needs (fetch forbids setting Host). */
+const rawRequest = (
+  url: string,
+  options: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string }
+): Promise<RawResponse> =>
+  new Promise((resolve, reject) => {
+    const request = http.request(url, { method: options.method, headers: options.headers, timeout: 5000 }, (response) => {
+      let body = ""
+      response.on("data", (chunk) => (body += chunk))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      // An accepted SSE stream never ends: the status is all a test needs.
+      if (response.headers["content-type"]?.startsWith("text/event-stream") === true) {
+        resolve({ status: response.statusCode ?? 0, body: "" })
+        response.destroy()
+      }
+    })
+    request.on("timeout", () => request.destroy(new Error("request timed out")))
+    request.on("error", reject)
+    request.end(options.body)
+  })
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+})
+const MCP_POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+
+const connectStdio = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [relayBin, "mcp", ...args],
+    env: relayEnv(env),
+    stderr: "pipe"
+  })
+  const client = new Client({ name: "transports-test", version: "1.0.0" })
+  await client.connect(transport)
+  cleanups.push(() => client.close())
+  return client
+}
+
+describe("stdio", () => {
+  let client: Client
+
+  beforeAll(async () => {
+    client = await connectStdio(["--wait-seconds", "1"])
+  })
+
+  it("serves the tools to the SDK client over real stdio", async () => {
+    expect(client.getServerVersion()?.name).toBe("a2a-relay")
+    const { tools } = await client.listTools()
+    expect(tools.length).toBe(TOOL_COUNT)
+    const sessions = structured(await callTool(client, "list_sessions"))
+    expect(sessions["count"]).toBe((sessions["sessions"] as ReadonlyArray<unknown>).length)
+  })
+
+  it("honours --wait-seconds: send_message answers 'working' after about a second", async () => {
+    const started = Date.now()
+    const result = structured(await callTool(client, "send_message", {
+      agent_url: agent.baseUrl,
+      message: withBehaviour("slow-cancellable", "flag wait")
+    }))
+    expect(result["state"]).toBe("working")
+    expect(result["next_step"]).toMatch(/wait_for_task/)
+    expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS)
+  })
+
+  it("shares the store live: `relay auth set` is used by the running server, and what it saves shows in `relay session list`", async () => {
+    // Terminal → MCP: the running server was started before these credentials existed.
+    const refused = await callTool(client, "send_message", { agent_url: secured.baseUrl, message: "before" })
+    expect(refused.isError).toBe(true)
+    const set = await runRelay(["auth", "set", "--url", secured.baseUrl, "--bearer-token", BEARER], { stateDir: home.stateDir })
+    expect(set.code, set.stderr).toBe(0)
+    const before = secured.requests.length
+    const sent = structured(await callTool(client, "send_message", { agent_url: secured.baseUrl, message: "after auth set" }))
+    expect(sent["text"]).toBe("echo: after auth set")
+    const sends = secured.requests.slice(before).filter((request) => rpcMethodOf(request) === "SendMessage")
+    expect(sends.length).toBe(1)
+    expect(sends.map((request) => headerOf(request, "authorization"))).toEqual([`Bearer ${BEARER}`])
+
+    // MCP → terminal: the session the server just saved is listed at once.
+    const listed = await runRelay(["session", "list", "--json"], { stateDir: home.stateDir })
+    expect(listed.code, listed.stderr).toBe(0)
+    const sessions = (JSON.parse(listed.stdout) as { sessions: ReadonlyArray<Record<string, unknown>> }).sessions
+    expect(sessions.find((session) => session["agent_url"] === secured.baseUrl)).toMatchObject({
+      context_id: sent["context_id"],
+      task_id: sent["task_id"],
+      last_state: "completed",
+      has_credentials: true
+    })
+
+    // MCP → terminal for credentials, and terminal → MCP for clearing them.
+    structured(await callTool(client, "set_agent_credentials", { agent_url: agent.baseUrl, api_key: "live-key-abcdef" }))
+    const afterSet = await runRelay(["session", "list", "--json"], { stateDir: home.stateDir })
+    const agentSession = (JSON.parse(afterSet.stdout) as { sessions: ReadonlyArray<Record<string, unknown>> }).sessions
+      .find((session) => session["agent_url"] === agent.baseUrl)
+    expect(agentSession?.["has_credentials"]).toBe(true)
+    const cleared = await runRelay(["auth", "clear", "--url", secured.baseUrl], { stateDir: home.stateDir })
+    expect(cleared.code, cleared.stderr).toBe(0)
+    expect(structured(await callTool(client, "get_session_info", { agent_url: secured.baseUrl }))["has_credentials"]).toBe(false)
+    const refusedAgain = await callTool(client, "send_message", { agent_url: secured.baseUrl, message: "after auth clear" })
+    expect(refusedAgain.isError).toBe(true)
+    expect(textOf(refusedAgain)).toContain("auth_required")
+  })
+
+  it("writes nothing but MCP messages on stdout, logs on stderr, and exits 0 when stdin closes", async () => {
+    const child = spawn(process.execPath, [relayBin, "mcp"], { env: relayEnv(), stdio: "pipe" })
+    cleanups.push(async () => void child.kill("SIGKILL"))
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const lines = [
+      INITIALIZE,
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sessions", arguments: {} } }),
+      // A failing call (nothing listens on port 9) must not leak anything onto stdout either.
+      JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "get_agent_card", arguments: { agent_url: "http://127.0.0.1:9" } } })
+    ]
+    child.stdin.write(`${lines.join("\n")}\n`)
+    const deadline = Date.now() + 10_000
+    while (!stdout.includes('"id":4')) {
+      if (Date.now() > deadline) throw new Error(`no answer to all requests\nstdout: ${stdout}\nstderr: ${stderr}`)
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    child.stdin.end()
+    expect(await exitOf(child, 5000)).toBe(0)
+
+    const messages = stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(messages.every((message) => message["jsonrpc"] === "2.0")).toBe(true)
+    expect(messages.map((message) => message["id"])).toEqual([1, 2, 3, 4])
+    expect(stderr).toContain("MCP server ready on stdio")
+  })
+
+  it("refuses any other transport value with exit 2, naming the three", async () => {
+    const result = await runRelay(["mcp", "--transport", "websocket"], { stateDir: home.stateDir })
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    for (const name of ["stdio", "sse", "streamable-http"]) expect(result.stderr).toContain(name)
+    const short = await runRelay(["mcp", "-t", "http"], { stateDir: home.stateDir })
+    expect(short.code).toBe(2)
+  })
+})
+
+describe("streamable HTTP", () => {
+  let server: HttpServerProcess
+
+  beforeAll(async () => {
+    server = await startHttpServer(["--transport", "streamable-http"], { RELAY_MCP_WAIT_SECONDS: "1" })
+  })
+
+  it("binds 127.0.0.1 by default and serves /mcp to the SDK client (RELAY_MCP_WAIT_SECONDS applies)", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    const client = new Client({ name: "http-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    cleanups.push(() => client.close())
+    expect((await client.listTools()).tools.length).toBe(TOOL_COUNT)
+    structured(await callTool(client, "list_sessions"))
+    const started = Date.now()
+    const result = structured(await callTool(client, "send_message", {
+      agent_url: agent.baseUrl,
+      message: withBehaviour("slow-cancellable", "env wait")
+    }))
+    expect(result["state"]).toBe("working")
+    expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS)
+  })
+
+  it("answers 403 to a foreign Host or Origin (DNS rebinding), and serves loopback origins", async () => {
+    const evilHost = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example" }, body: INITIALIZE })
+    expect(evilHost.status).toBe(403)
+    const evilOrigin = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://evil.example" }, body: INITIALIZE })
+    expect(evilOrigin.status).toBe(403)
+    const nullOrigin = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "null" }, body: INITIALIZE })
+    expect(nullOrigin.status).toBe(403)
+    const local = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
+    expect(local.status).toBe(200)
+    const noSession = await rawRequest(server.url, { method: "GET", headers: { accept: "text/event-stream" } })
+    expect(noSession.status).toBe(400)
+    const unknownSession = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, "mcp-session-id": "nope" }, body: INITIALIZE })
+    expect(unknownSession.status).toBe(404)
+  })
+
+  it("fails with exit 1 and a hint when the port is taken", async () => {
+    const port = Number(new URL(server.url).port)
+    const result = await runRelay(["mcp", "-t", "streamable-http", "--port", String(port)], { stateDir: home.stateDir })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/Cannot listen on 127\.0\.0\.1:\d+/)
+    expect(result.stderr).toMatch(/hint: Choose another --port/)
+  })
+
+  it("accepts only loopback names by default, and this machine's own names on a wildcard bind", () => {
+    expect(allowedHostNames("127.0.0.1")).toEqual(["localhost", "127.0.0.1", "[::1]"])
+    expect(allowedHostNames("::1")).toEqual(["localhost", "127.0.0.1", "[::1]"])
+    expect(allowedHostNames("192.168.7.7")).toContain("192.168.7.7")
+    const wildcard = allowedHostNames("0.0.0.0")
+    expect(wildcard).toEqual(expect.arrayContaining(["localhost", "127.0.0.1", Os.hostname().toLowerCase()]))
+    expect(wildcard).not.toContain("evil.example")
+  })
+
+  it("stops cleanly on SIGTERM", async () => {
+    const other = await startHttpServer(["-t", "streamable-http"])
+    other.child.kill("SIGTERM")
+    expect(await exitOf(other.child, 5000)).toBe(0)
+  })
+})
+
+describe("SSE", () => {
+  let server: HttpServerProcess
+
+  beforeAll(async () => {
+    server = await startHttpServer(["--transport", "sse", "--host", "127.0.0.1"])
+  })
+
+  it("serves /sse with posts to /messages to the SDK client", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sse$/)
+    const client = new Client({ name: "sse-test", version: "1.0.0" })
+    await client.connect(new SSEClientTransport(new URL(server.url)))
+    cleanups.push(() => client.close())
+    expect((await client.listTools()).tools.length).toBe(TOOL_COUNT)
+    const card = structured(await callTool(client, "get_agent_card", { agent_url: agent.baseUrl }))
+    expect(card["agent_url"]).toBe(agent.baseUrl)
+  })
+
+  it("answers 403 to a foreign Host or Origin on /sse and /messages", async () => {
+    const messages = server.url.replace(/\/sse$/, "/messages?sessionId=x")
+    expect((await rawRequest(server.url, { method: "GET", headers: { host: "evil.example" } })).status).toBe(403)
+    expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://evil.example" } })).status).toBe(403)
+    expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example:80" }, body: INITIALIZE })).status).toBe(403)
+    expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "https://evil.example" }, body: INITIALIZE })).status).toBe(403)
+    expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://127.0.0.1:6274" } })).status).toBe(200)
+    expect((await rawRequest(messages, { method: "POST", headers: MCP_POST_HEADERS, body: INITIALIZE })).status).toBe(404)
+  })
+})
+
+describe("the pinned MCP inspector CLI", () => {
+  const inspect = (args: ReadonlyArray<string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(INSPECTOR, ["--cli", "-e", `RELAY_HOME=${home.stateDir}`, process.execPath, relayBin, "mcp", ...args], {
+        // The inspector keeps a catalog file; keep it out of the real home directory.
+        env: relayEnv({ MCP_CATALOG_PATH: Path.join(home.parent, "inspector-catalog.json") }),
+        stdio: "pipe"
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        reject(new Error(`inspector timed out\nstderr: ${stderr}`))
+      }, 25_000)
+      child.once("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+      child.stdin.end()
+    })
+
+  it("lists the tools and calls list_sessions", async () => {
+    const inspected = "http://127.0.0.1:1/inspected"
+    const saved = await runRelay(["auth", "set", "--url", inspected, "--bearer-token", "inspector-token-123"], { stateDir: home.stateDir })
+    expect(saved.code, saved.stderr).toBe(0)
+    const [listed, called] = await Promise.all([
+      inspect(["--method", "tools/list"]),
+      inspect(["--method", "tools/call", "--tool-name", "list_sessions"])
+    ])
+    expect(listed.code, listed.stderr).toBe(0)
+    const tools = (JSON.parse(listed.stdout) as { tools: ReadonlyArray<{ name: string }> }).tools
+    expect(tools.length).toBe(TOOL_COUNT)
+    expect(tools.map((tool) => tool.name)).toContain("send_message")
+
+    expect(called.code, called.stderr).toBe(0)
+    const result = JSON.parse(called.stdout) as CallToolResult
+    expect(result.isError ?? false).toBe(false)
+    const content = result.structuredContent as { count: number; sessions: ReadonlyArray<{ agent_url: string }> }
+    expect(content.count).toBe(content.sessions.length)
+    // The inspector's server reads the same store the terminal command wrote.
+    expect(content.sessions.map((session) => session.agent_url)).toContain(inspected)
+  }, 30_000)
+})
