@@ -1,9 +1,10 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
-import { Config, Duration, Effect, Option, Runtime } from "effect"
+import { Config, Duration, Effect, Logger, LogLevel, Option, Runtime } from "effect"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import { outputOptions } from "./options.js"
 import { reportError, writeErr } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
@@ -32,7 +33,7 @@ const waitSeconds = Options.integer("wait-seconds").pipe(
   Options.filterMap(within(1, 3600), "--wait-seconds (or RELAY_MCP_WAIT_SECONDS) must be between 1 and 3600")
 )
 
-export const mcpCommand = Command.make("mcp", { transport, host, port, waitSeconds }, (options) =>
+export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds }, (options) =>
   Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     console.log = console.error
@@ -47,12 +48,18 @@ export const mcpCommand = Command.make("mcp", { transport, host, port, waitSecon
     if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
     return yield* Effect.scoped(Effect.gen(function*() {
       const url = yield* serveHttp({ kind, host: options.host, port: options.port }, make)
-      yield* writeErr(`a2a-relay MCP server (${options.transport}) listening at ${url}`)
+      // The address is a log line, not a result: stderr, as JSON with --json for scripts that start relay.
+      yield* writeErr(options.json
+        ? JSON.stringify({ transport: kind, url })
+        : `a2a-relay MCP server (${options.transport}) listening at ${url}`)
       if (options.host !== "127.0.0.1" && options.host !== "localhost" && options.host !== "::1") {
         yield* Effect.logWarning(`Listening on ${options.host}: other machines can reach this MCP server. It has no authentication.`)
       }
       return yield* Effect.never
     }))
-  }).pipe(Effect.catchTag("McpListenFailed", (error) => reportError(error, false)))).pipe(
+  }).pipe(
+    Effect.catchTag("McpListenFailed", (error) => reportError(error, options.json)),
+    Logger.withMinimumLogLevel(options.verbose ? LogLevel.Debug : LogLevel.Info)
+  )).pipe(
   Command.withDescription("Run the MCP server that lets AI assistants use A2A agents")
 )

@@ -558,80 +558,41 @@ export const pushConfigFromV03Rest = (config: V03.RestTaskPushNotificationConfig
 // Wire schemas: decode v0.3 JSON into the domain model, encode the domain model as v0.3 JSON
 // ---------------------------------------------------------------------------
 
-export const MessageAsV03 = Schema.transform(V03.Message, Schema.typeSchema(V1.Message), {
-  strict: true,
-  decode: messageFromV03,
-  encode: messageToV03
-})
+/** A schema whose wire side is a v0.3 shape and whose type side is the v1.0 domain model. */
+const asV1 = <W, WI, A, AI>(
+  wire: Schema.Schema<W, WI>,
+  domain: Schema.Schema<A, AI>,
+  decode: (wire: W) => A,
+  encode: (value: A) => W
+) => Schema.transform(wire, Schema.typeSchema(domain), { strict: true, decode, encode })
 
-export const TaskAsV03 = Schema.transform(V03.Task, Schema.typeSchema(V1.Task), {
-  strict: true,
-  decode: taskFromV03,
-  encode: taskToV03
-})
-
+export const MessageAsV03 = asV1(V03.Message, V1.Message, messageFromV03, messageToV03)
+export const TaskAsV03 = asV1(V03.Task, V1.Task, taskFromV03, taskToV03)
 /** A `message/stream` result. Encoding sets `final` from the state (see streamResponseToV03). */
-export const StreamResponseAsV03 = Schema.transform(V03.StreamEvent, Schema.typeSchema(V1.StreamResponse), {
-  strict: true,
-  decode: streamEventFromV03,
-  encode: (response) => streamResponseToV03(response)
-})
-
+export const StreamResponseAsV03 = asV1(V03.StreamEvent, V1.StreamResponse, streamEventFromV03, (r) => streamResponseToV03(r))
 /** A `message/send` result. */
-export const SendResponseAsV03 = Schema.transform(V03.SendResult, Schema.typeSchema(V1.SendMessageResponse), {
-  strict: true,
-  decode: sendResultFromV03,
-  encode: sendResponseToV03
-})
-
+export const SendResponseAsV03 = asV1(V03.SendResult, V1.SendMessageResponse, sendResultFromV03, sendResponseToV03)
 /** `message/send` / `message/stream` params. */
-export const SendRequestAsV03 = Schema.transform(V03.MessageSendParams, Schema.typeSchema(V1.SendMessageRequest), {
-  strict: true,
-  decode: sendParamsFromV03,
-  encode: sendParamsToV03
-})
-
+export const SendRequestAsV03 = asV1(V03.MessageSendParams, V1.SendMessageRequest, sendParamsFromV03, sendParamsToV03)
 /** `tasks/pushNotificationConfig/set|get` params and results. */
-export const PushConfigAsV03 = Schema.transform(
-  V03.TaskPushNotificationConfig,
-  Schema.typeSchema(V1.TaskPushNotificationConfig),
-  { strict: true, decode: pushConfigFromV03, encode: pushConfigToV03 }
-)
+export const PushConfigAsV03 = asV1(V03.TaskPushNotificationConfig, V1.TaskPushNotificationConfig, pushConfigFromV03, pushConfigToV03)
 
-export const TaskAsV03Rest = Schema.transform(V03.RestTask, Schema.typeSchema(V1.Task), {
-  strict: true,
-  decode: taskFromV03Rest,
-  encode: taskToV03Rest
-})
-
-export const SendResponseAsV03Rest = Schema.transform(V03.RestSendResponse, Schema.typeSchema(V1.SendMessageResponse), {
-  strict: true,
-  decode: sendResultFromV03Rest,
-  encode: sendResponseToV03Rest
-})
-
-export const StreamResponseAsV03Rest = Schema.transform(
+export const TaskAsV03Rest = asV1(V03.RestTask, V1.Task, taskFromV03Rest, taskToV03Rest)
+export const SendResponseAsV03Rest = asV1(V03.RestSendResponse, V1.SendMessageResponse, sendResultFromV03Rest, sendResponseToV03Rest)
+export const StreamResponseAsV03Rest = asV1(
   V03.RestStreamResponse,
-  Schema.typeSchema(V1.StreamResponse),
-  { strict: true, decode: streamEventFromV03Rest, encode: (response) => streamResponseToV03Rest(response) }
+  V1.StreamResponse,
+  streamEventFromV03Rest,
+  (response) => streamResponseToV03Rest(response)
 )
-
-export const SendRequestAsV03Rest = Schema.transform(
-  V03.RestSendMessageRequest,
-  Schema.typeSchema(V1.SendMessageRequest),
-  { strict: true, decode: sendRequestFromV03Rest, encode: sendRequestToV03Rest }
-)
-
-export const PushConfigAsV03Rest = Schema.transform(
+export const SendRequestAsV03Rest = asV1(V03.RestSendMessageRequest, V1.SendMessageRequest, sendRequestFromV03Rest, sendRequestToV03Rest)
+export const PushConfigAsV03Rest = asV1(
   V03.RestTaskPushNotificationConfig,
-  Schema.typeSchema(V1.TaskPushNotificationConfig),
-  {
-    strict: true,
-    decode: pushConfigFromV03Rest,
-    encode: (config) => {
-      const body = pushConfigToV03Rest(config)
-      return { name: body.name, pushNotificationConfig: body.pushNotificationConfig }
-    }
+  V1.TaskPushNotificationConfig,
+  pushConfigFromV03Rest,
+  (config) => {
+    const body = pushConfigToV03Rest(config)
+    return { name: body.name, pushNotificationConfig: body.pushNotificationConfig }
   }
 )
 
