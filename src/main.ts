@@ -10,7 +10,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer, Logger } from "effect"
-import { CommandFailed, EXIT_FAILURE, EXIT_USAGE } from "./cli/output.js"
+import { CommandFailed, EXIT_FAILURE, EXIT_USAGE, plainWhenNotColored } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import { A2aClientLive } from "./services/A2aClient.js"
 import { NotificationLogLive } from "./services/NotificationLog.js"
@@ -35,6 +35,9 @@ const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
   }
   return EXIT_FAILURE
 }
+
+plainWhenNotColored(process.stdout)
+plainWhenNotColored(process.stderr)
 
 runCli(process.argv).pipe(
   // Usage errors were already printed by @effect/cli; anything unexpected is logged to stderr.

@@ -36,6 +36,19 @@ export const makeStyle = (stream: NodeJS.WriteStream) => {
 }
 export type Style = ReturnType<typeof makeStyle>
 
+const ANSI_SEQUENCE = /\u001b\[[0-9;]*m/g
+
+/**
+ * @effect/cli paints help and usage errors with ANSI codes whatever the stream; this keeps them
+ * off pipes, files and NO_COLOR terminals like the rest of our output.
+ */
+export const plainWhenNotColored = (stream: NodeJS.WriteStream) => {
+  if (colorEnabled(stream)) return
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: Array<unknown>) => boolean
+  stream.write = ((chunk: unknown, ...rest: Array<unknown>) =>
+    write(typeof chunk === "string" ? chunk.replace(ANSI_SEQUENCE, "") : chunk, ...rest)) as typeof stream.write
+}
+
 export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
 export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
 

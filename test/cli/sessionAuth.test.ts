@@ -143,8 +143,13 @@ describe("relay auth / session", () => {
     expect(Fs.readFileSync(Path.join(home.stateDir, aside!), "utf8")).toBe("garbage")
   })
 
-  it("colour codes appear only on a TTY: piped output is plain", async () => {
-    const result = await runRelay(["session", "list"], { stateDir: home.stateDir, env: { NO_COLOR: "" } })
-    expect(result.stdout).not.toMatch(/\u001b\[/)
+  it("colour codes appear only on a TTY: piped output, help and usage errors are plain", async () => {
+    const list = await runRelay(["session", "list"], { stateDir: home.stateDir, env: { NO_COLOR: "" } })
+    expect(list.stdout).not.toMatch(/\u001b\[/)
+    const help = await runRelay(["--help"], { stateDir: home.stateDir, env: { NO_COLOR: "" } })
+    expect(help.stdout).toContain("USAGE")
+    expect(help.stdout).not.toMatch(/\u001b\[/)
+    const usage = await runRelay(["sesion"], { stateDir: home.stateDir, env: { NO_COLOR: "" } })
+    expect(usage.stderr).not.toMatch(/\u001b\[/)
   })
 })
