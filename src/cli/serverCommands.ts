@@ -17,6 +17,7 @@ import {
   webhookServerLayer
 } from "../servers/webhook/WebhookServer.js"
 import { NotificationLog } from "../services/NotificationLog.js"
+import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
 import { outputOptions } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
@@ -119,6 +120,6 @@ const push = Command.make(
 // ---------------------------------------------------------------------------
 
 export const serverCommand = Command.make("server").pipe(
-  Command.withDescription("Local servers for development: push notification receiver"),
-  Command.withSubcommands([push])
+  Command.withDescription("Local servers for development: A2A agent and push notification receiver"),
+  Command.withSubcommands([agentCommand, push])
 )

@@ -1,0 +1,154 @@
+/**
+ * `relay server agent`: the local A2A agent server backed by a language model.
+ *
+ * Start-up lines (address, model and why, auth) go to stderr; with --json one JSON object with
+ * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
+ */
+import { Command, Options } from "@effect/cli"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { InvalidInput } from "../domain/errors.js"
+import { type AgentKey, resolveAgentKey } from "../servers/agent/auth.js"
+import {
+  agentBaseUrl,
+  agentServerLayer,
+  DEFAULT_AGENT_HOST,
+  DEFAULT_AGENT_PORT,
+  DEFAULT_MAX_BODY_BYTES
+} from "../servers/agent/AgentServer.js"
+import { ModelAccess } from "../services/ModelAccess.js"
+import * as PushSender from "../services/PushSender.js"
+import { TaskStoreLive } from "../services/TaskStore.js"
+import { outputOptions } from "./options.js"
+import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
+
+const host = Options.text("host").pipe(
+  Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
+  Options.withDefault(DEFAULT_AGENT_HOST)
+)
+const port = Options.integer("port").pipe(
+  Options.withDescription("Port to listen on; 0 picks a free one"),
+  Options.withDefault(DEFAULT_AGENT_PORT)
+)
+const auth = Options.boolean("auth", { negationNames: ["no-auth"] }).pipe(
+  Options.withDescription("Require an API key (X-API-Key or Authorization: Bearer) on everything but the card and /health")
+)
+const key = Options.redacted("key").pipe(
+  Options.withDescription("The API key to require with --auth (else RELAY_AGENT_KEY, else a generated one)"),
+  Options.optional
+)
+const model = Options.text("model").pipe(
+  Options.withAlias("m"),
+  Options.withDescription("echo, ollama:<name>, openai:<name> or gateway:<name> (default: RELAY_MODEL, a running Ollama, a gateway, else echo)"),
+  Options.optional
+)
+const maxBodyBytes = Options.integer("max-body-bytes").pipe(
+  Options.withDescription("Largest request body accepted; bigger ones get 413"),
+  Options.withDefault(DEFAULT_MAX_BODY_BYTES)
+)
+const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
+  Options.withDescription("Also post push notifications to private and link-local addresses (loopback is always allowed)")
+)
+
+interface AgentConfig extends OutputFlags {
+  readonly host: string
+  readonly port: number
+  readonly auth: boolean
+  readonly key: Option.Option<Redacted.Redacted<string>>
+  readonly model: Option.Option<string>
+  readonly maxBodyBytes: number
+  readonly allowPrivateWebhooks: boolean
+}
+
+const validate = (config: AgentConfig) => {
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
+    return Effect.fail(new InvalidInput({ reason: `Port ${config.port} is out of range`, suggestion: "Give a port from 1 to 65535, or 0 for any free port" }))
+  }
+  if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes <= 0) {
+    return Effect.fail(new InvalidInput({ reason: `Body limit ${config.maxBodyBytes} must be a positive number of bytes`, suggestion: "For example --max-body-bytes 1048576" }))
+  }
+  if (!config.auth && Option.isSome(config.key)) {
+    return Effect.fail(new InvalidInput({ reason: "--key is only used with --auth", suggestion: "Add --auth to require the key" }))
+  }
+  return Effect.void
+}
+
+const isAllInterfaces = (host: string) => host === "0.0.0.0" || host === "::" || host === "[::]"
+
+interface Started {
+  readonly baseUrl: string
+  readonly model: { readonly text: string; readonly reason: string }
+  readonly key: AgentKey | undefined
+}
+
+const startupLines = (config: AgentConfig, started: Started) => {
+  const style = makeStyle(process.stderr)
+  const lines = [
+    `${style.bold("relay agent")} listening on ${style.cyan(started.baseUrl)}` +
+    (isAllInterfaces(config.host) ? style.dim(` (all interfaces, port ${new URL(started.baseUrl).port})`) : ""),
+    `Model: ${style.bold(started.model.text)} ${style.dim(`(${started.model.reason})`)}`
+  ]
+  const agentKey = started.key
+  if (agentKey === undefined) {
+    lines.push(style.dim("No --auth: every request is accepted"))
+    if (isAllInterfaces(config.host)) {
+      lines.push(style.yellow(`Warning: listening on ${config.host} without --auth; anyone who can reach this machine can use the agent`))
+    }
+  } else if (agentKey.source === "generated") {
+    const value = Redacted.value(agentKey.key)
+    lines.push(
+      `API key required (X-API-Key or Authorization: Bearer). Generated key: ${style.bold(value)}`,
+      `Save it for relay: relay auth set --url ${started.baseUrl} --api-key ${value}`
+    )
+  } else {
+    lines.push(`API key required (X-API-Key or Authorization: Bearer), from ${agentKey.source}`)
+  }
+  lines.push(`Agent card: ${started.baseUrl}/.well-known/agent-card.json`, style.dim("Press Ctrl+C to stop."))
+  return lines.join("\n")
+}
+
+const startupJson = (started: Started) =>
+  JSON.stringify({
+    url: started.baseUrl,
+    model: started.model.text,
+    model_reason: started.model.reason,
+    auth: started.key !== undefined,
+    ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
+  })
+
+const runAgentServer = (config: AgentConfig) =>
+  Effect.scoped(Effect.gen(function*() {
+    yield* validate(config)
+    const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
+    const modelContext = yield* Layer.build(ModelAccess.layer(Option.getOrUndefined(config.model)))
+    const modelAccess = Context.get(modelContext, ModelAccess)
+    const modelInfo = { text: modelAccess.spec.text, reason: modelAccess.reason }
+    const server = agentServerLayer({
+      host: config.host,
+      port: config.port,
+      card: { model: modelInfo, auth: agentKey !== undefined },
+      key: agentKey?.key,
+      maxBodyBytes: config.maxBodyBytes
+    }).pipe(
+      Layer.provide(TaskStoreLive),
+      Layer.provide(PushSender.layer({ allowLoopback: true, allowPrivate: config.allowPrivateWebhooks })),
+      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(Layer.succeedContext(modelContext))
+    )
+    const baseUrl = yield* Effect.provide(agentBaseUrl, yield* Layer.build(server))
+    const started: Started = { baseUrl, model: modelInfo, key: agentKey }
+    yield* writeErr(startupLines(config, started))
+    if (config.json) yield* writeOut(startupJson(started))
+    return yield* Effect.never
+  })).pipe(
+    Effect.catchAll((error) => reportError(error, config.json)),
+    Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning)
+  )
+
+export const agentCommand = Command.make(
+  "agent",
+  { ...outputOptions, host, port, auth, key, model, maxBodyBytes, allowPrivateWebhooks },
+  runAgentServer
+).pipe(Command.withDescription(
+  "Run a local A2A agent backed by a language model (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3, streaming, push)"
+))

@@ -1,0 +1,140 @@
+/**
+ * The agent card of the local agent server, generated from what the server is running.
+ *
+ * Served at `/`, `/.well-known/agent-card.json` and the legacy `agent.json` paths: the strict
+ * v1.0 card to callers that send `A2A-Version: 1.0`, otherwise the hybrid v0.3/v1.0 card that
+ * readers of both generations understand (as @a2a-js does in compat mode), with `Vary:
+ * A2A-Version`, an ETag and Cache-Control. Interface URLs use the address the client used (its
+ * Host header), so a server bound to 0.0.0.0 still advertises URLs that reach it.
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Effect, type ParseResult, Schema } from "effect"
+import { createHash } from "node:crypto"
+import { hybridCard } from "../../domain/a2a/translate.js"
+import * as V1 from "../../domain/a2a/v1.js"
+import { VERSION } from "../../version.js"
+import { cardSecurity } from "./auth.js"
+import { headersOf, headerValue, writeEmpty, writeJson } from "./io.js"
+import { requestedVersion } from "./versions.js"
+
+export const CARD_PATHS = [
+  "/.well-known/agent-card.json",
+  "/.well-known/agent.json",
+  "/.well-known/a2a/agent.json"
+] as const
+
+export const AGENT_NAME = "relay agent"
+const CACHE_CONTROL = "public, max-age=300"
+/** Distinct (host, version) cards kept encoded; more are rebuilt on demand. */
+const MAX_CACHED_CARDS = 64
+
+export interface CardInfo {
+  /** The model in use, e.g. "echo" or "ollama:llama3.2:1b", and why it was chosen. */
+  readonly model: { readonly text: string; readonly reason: string }
+  /** Whether the server requires its API key. */
+  readonly auth: boolean
+}
+
+const skill: V1.AgentSkill = {
+  id: "chat",
+  name: "Chat",
+  description: "Answers each message with a language model; messages that share a context id form one conversation.",
+  tags: ["chat", "llm", "testing"],
+  examples: ["Hello! What can you do?", "Explain the A2A protocol in one sentence."],
+  inputModes: ["text/plain"],
+  outputModes: ["text/plain"]
+}
+
+/** JSON-RPC at `/` and HTTP+JSON under the root, each at 1.0 and at 0.3, in that order of preference. */
+const interfacesAt = (baseUrl: string): ReadonlyArray<V1.AgentInterface> => [
+  { url: `${baseUrl}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+  { url: baseUrl, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+  { url: `${baseUrl}/`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+  { url: baseUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
+]
+
+/** The public card for a base URL such as `http://127.0.0.1:8000`. */
+export const agentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => ({
+  name: AGENT_NAME,
+  description: `relay's local A2A agent for testing and development, answering with the ${info.model.text} model.`,
+  supportedInterfaces: interfacesAt(baseUrl),
+  version: VERSION,
+  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+  ...(info.auth ? cardSecurity() : {}),
+  defaultInputModes: ["text/plain"],
+  defaultOutputModes: ["text/plain"],
+  skills: [skill]
+})
+
+/** The extended card (GetExtendedAgentCard): the public one plus why this model was chosen. */
+export const extendedAgentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => {
+  const card = agentCard(info, baseUrl)
+  return { ...card, description: `${card.description} Model chosen because: ${info.model.reason}.` }
+}
+
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+/** The address the request arrived at, e.g. `http://127.0.0.1:8000`. */
+const localBaseUrl = (request: HttpServerRequest.HttpServerRequest) => {
+  const socket = NodeHttpServerRequest.toIncomingMessage(request).socket
+  const address = socket.localAddress ?? "127.0.0.1"
+  return `http://${address.includes(":") ? `[${address}]` : address}:${socket.localPort ?? 80}`
+}
+
+/** `http://<Host header>` when the header is a plain host[:port], else the address the request arrived at. */
+export const baseUrlOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const host = headerValue(headersOf(request), "host")
+  return host !== undefined && HOST.test(host) ? `http://${host}` : localBaseUrl(request)
+}
+
+interface EncodedCard {
+  readonly json: string
+  readonly etag: string
+}
+
+const encodeV1Card = Schema.encode(V1.AgentCard)
+
+const encodeCard = (card: V1.AgentCard, generation: "1.0" | "hybrid"): Effect.Effect<EncodedCard, ParseResult.ParseError> =>
+  Effect.map(generation === "1.0" ? encodeV1Card(card) : hybridCard(card, card.supportedInterfaces[0]?.url), (value) => {
+    const json = JSON.stringify(value)
+    return { json, etag: `W/"${createHash("sha256").update(json).digest("base64url").slice(0, 27)}"` }
+  })
+
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim() === etag || tag.trim() === "*")
+
+/**
+ * The card handler: picks the card generation from A2A-Version, builds it for the Host the
+ * client used (encoded once per host and generation), and answers 304 to a matching If-None-Match.
+ */
+export const makeCardHandler = (info: CardInfo) => {
+  const cache = new Map<string, EncodedCard>()
+
+  const encoded = (baseUrl: string, generation: "1.0" | "hybrid") => {
+    const key = `${generation} ${baseUrl}`
+    const cached = cache.get(key)
+    if (cached !== undefined) return Effect.succeed(cached)
+    return Effect.tap(encodeCard(agentCard(info, baseUrl), generation), (card) =>
+      Effect.sync(() => {
+        if (cache.size >= MAX_CACHED_CARDS) cache.clear()
+        cache.set(key, card)
+      }))
+  }
+
+  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const headers = headersOf(request)
+    const version = requestedVersion(headers, request.url)
+    const generation = version?.startsWith("1.") === true ? "1.0" : "hybrid"
+    return encoded(baseUrlOf(request), generation).pipe(
+      Effect.map((card) => {
+        const cacheHeaders = { etag: card.etag, "cache-control": CACHE_CONTROL, vary: "A2A-Version" }
+        return matchesEtag(headerValue(headers, "if-none-match"), card.etag)
+          ? writeEmpty(request, 304, cacheHeaders)
+          : writeJson(request, 200, card.json, "application/json", cacheHeaders)
+      }),
+      Effect.orDie // the card is built by us from valid parts; failing to encode it is a bug
+    )
+  }
+}

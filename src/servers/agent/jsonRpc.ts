@@ -1,0 +1,238 @@
+/**
+ * The JSON-RPC door of the agent server (`POST /`), for both protocol versions.
+ *
+ * The version comes from A2A-Version: 1.0 serves the PascalCase methods, 0.3 the slash-named
+ * ones, and a missing header means 0.3 as the spec says, except that a v1.0 method name
+ * without the header is served as 1.0 (a client that names SendMessage means 1.0).
+ * Errors: -32700 bad JSON, -32600 bad envelope (413 for a body over the limit), -32601 unknown
+ * method, -32602 bad params, -32009 a version we do not speak, and the A2A codes, each with an
+ * ErrorInfo detail. Streaming methods answer SSE whose every event is a JSON-RPC response
+ * carrying the request's id; errors before the first event come as plain JSON.
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { errorInfoDetail } from "../../domain/a2a/errors.js"
+import * as T from "../../domain/a2a/translate.js"
+import * as V03 from "../../domain/a2a/v03.js"
+import * as V1 from "../../domain/a2a/v1.js"
+import {
+  type AgentRequestError,
+  contentTypeNotSupported,
+  invalidParams,
+  invalidRequest,
+  methodNotFound,
+  parseError,
+  versionNotSupported
+} from "../../domain/agentErrors.js"
+import { WWW_AUTHENTICATE } from "./auth.js"
+import { headersOf, headerValue, isJsonContentType, readBody, writeEmpty, writeJson } from "./io.js"
+import {
+  type AgentServices,
+  encodeOutcome,
+  execute,
+  type Operation,
+  type ResultCodec,
+  type ServerContext,
+  v03JsonRpcCodec,
+  v1Codec
+} from "./operations.js"
+import { sseResponse } from "./sse.js"
+import { type Generation, versionRequest } from "./versions.js"
+
+type RequestId = string | number | null
+
+type ParamsDecoder = (params: unknown) => Either.Either<Operation, ParseResult.ParseError>
+
+/** Decodes `params` with `schema` (a missing `params` as `{}` when `optional`) and builds the operation. */
+const method = <A, I>(
+  schema: Schema.Schema<A, I>,
+  build: (value: A) => Operation,
+  optional = false
+): ParamsDecoder => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (params) => Either.map(decode(params === undefined && optional ? {} : params), build)
+}
+
+const V1_METHODS: Readonly<Record<string, ParamsDecoder>> = {
+  SendMessage: method(V1.SendMessageRequest, (request) => ({ _tag: "SendMessage", request })),
+  SendStreamingMessage: method(V1.SendMessageRequest, (request) => ({ _tag: "SendStreamingMessage", request })),
+  GetTask: method(V1.GetTaskRequest, (request) => ({ _tag: "GetTask", request })),
+  ListTasks: method(V1.ListTasksRequest, (request) => ({ _tag: "ListTasks", request }), true),
+  CancelTask: method(V1.CancelTaskRequest, (request) => ({ _tag: "CancelTask", request })),
+  SubscribeToTask: method(V1.SubscribeToTaskRequest, (request) => ({ _tag: "SubscribeToTask", request })),
+  CreateTaskPushNotificationConfig: method(V1.TaskPushNotificationConfig, (config) => ({ _tag: "CreatePushConfig", config })),
+  GetTaskPushNotificationConfig: method(V1.TaskPushNotificationConfigRequest, (request) => ({ _tag: "GetPushConfig", request })),
+  ListTaskPushNotificationConfigs: method(
+    V1.ListTaskPushNotificationConfigsRequest,
+    (request) => ({ _tag: "ListPushConfigs", request })
+  ),
+  DeleteTaskPushNotificationConfig: method(
+    V1.TaskPushNotificationConfigRequest,
+    (request) => ({ _tag: "DeletePushConfig", request })
+  ),
+  GetExtendedAgentCard: method(V1.GetExtendedAgentCardRequest, () => ({ _tag: "GetExtendedAgentCard" }), true)
+}
+
+const V03_METHODS: Readonly<Record<string, ParamsDecoder>> = {
+  "message/send": method(T.SendRequestAsV03, (request) => ({ _tag: "SendMessage", request })),
+  "message/stream": method(T.SendRequestAsV03, (request) => ({ _tag: "SendStreamingMessage", request })),
+  "tasks/get": method(V03.TaskQueryParams, ({ id, historyLength }) => ({
+    _tag: "GetTask",
+    request: historyLength === undefined ? { id } : { id, historyLength }
+  })),
+  "tasks/cancel": method(V03.TaskIdParams, ({ id }) => ({ _tag: "CancelTask", request: { id } })),
+  "tasks/resubscribe": method(V03.TaskIdParams, ({ id }) => ({ _tag: "SubscribeToTask", request: { id } })),
+  "tasks/pushNotificationConfig/set": method(T.PushConfigAsV03, (config) => ({ _tag: "CreatePushConfig", config })),
+  "tasks/pushNotificationConfig/get": method(V03.GetTaskPushNotificationConfigParams, (params) => ({
+    _tag: "GetPushConfig",
+    request: { taskId: params.id, id: params.pushNotificationConfigId }
+  })),
+  "tasks/pushNotificationConfig/list": method(V03.TaskIdParams, ({ id }) => ({
+    _tag: "ListPushConfigs",
+    request: { taskId: id }
+  })),
+  "tasks/pushNotificationConfig/delete": method(V03.DeleteTaskPushNotificationConfigParams, (params) => ({
+    _tag: "DeletePushConfig",
+    request: { taskId: params.id, id: params.pushNotificationConfigId }
+  })),
+  "agent/getAuthenticatedExtendedCard": () => Either.right({ _tag: "GetExtendedAgentCard" })
+}
+
+const hasOwn = (table: Readonly<Record<string, ParamsDecoder>>, name: string) => Object.hasOwn(table, name)
+
+interface Dialect {
+  readonly generation: Generation
+  readonly decode: ParamsDecoder
+}
+
+/** The method's decoder under the requested version, or the error that says why there is none. */
+export const resolveMethod = (
+  name: string,
+  version: ReturnType<typeof versionRequest>
+): Either.Either<Dialect, AgentRequestError> => {
+  switch (version._tag) {
+    case "Unsupported":
+      return Either.left(versionNotSupported(`A2A-Version ${version.version} is not supported; this agent speaks 1.0 and 0.3`))
+    case "Missing":
+      if (hasOwn(V03_METHODS, name)) return Either.right({ generation: "0.3", decode: V03_METHODS[name]! })
+      if (hasOwn(V1_METHODS, name)) return Either.right({ generation: "1.0", decode: V1_METHODS[name]! })
+      return Either.left(methodNotFound(`Method not found: ${name}`))
+    case "Supported": {
+      const table = version.generation === "1.0" ? V1_METHODS : V03_METHODS
+      if (hasOwn(table, name)) return Either.right({ generation: version.generation, decode: table[name]! })
+      const other = version.generation === "1.0" ? "0.3 (no A2A-Version header)" : "1.0 (A2A-Version: 1.0)"
+      const known = hasOwn(version.generation === "1.0" ? V03_METHODS : V1_METHODS, name)
+      return Either.left(methodNotFound(
+        `Method not found: ${name}${known ? ` is a method of protocol ${other}, not of ${version.generation}` : ""}`
+      ))
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Answers
+
+const JSON_TYPE = "application/json"
+
+const resultJson = (id: RequestId, result: unknown) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`
+
+const errorJson = (id: RequestId, error: AgentRequestError) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: { code: error.spec.jsonRpcCode, message: error.message, data: [errorInfoDetail(error.spec.reason)] }
+  })
+
+const answerError = (request: HttpServerRequest.HttpServerRequest, id: RequestId, error: AgentRequestError, status = 200) =>
+  writeJson(request, status, errorJson(id, error), JSON_TYPE, status === 413 ? { connection: "close" } : undefined)
+
+const unauthorized = (request: HttpServerRequest.HttpServerRequest) =>
+  writeJson(
+    request,
+    401,
+    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Unauthorized: missing or invalid API key" } }),
+    JSON_TYPE,
+    { "www-authenticate": WWW_AUTHENTICATE }
+  )
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number" || u === null
+
+interface Envelope {
+  readonly id: RequestId
+  readonly method: string
+  readonly params: unknown
+}
+
+const checkEnvelope = (body: unknown): Either.Either<Envelope, { readonly id: RequestId; readonly error: AgentRequestError }> => {
+  if (Array.isArray(body)) {
+    return Either.left({ id: null, error: invalidRequest("Batch requests are not supported; send one request object") })
+  }
+  if (!isRecord(body)) return Either.left({ id: null, error: invalidRequest("The request must be a JSON object") })
+  const id = isRequestId(body["id"]) ? body["id"] : null
+  if (body["jsonrpc"] !== "2.0") return Either.left({ id, error: invalidRequest("jsonrpc must be \"2.0\"") })
+  if (!("id" in body) || !isRequestId(body["id"])) {
+    return Either.left({ id: null, error: invalidRequest("id must be a string, a number or null") })
+  }
+  if (typeof body["method"] !== "string") return Either.left({ id, error: invalidRequest("method must be a string") })
+  const params = body["params"]
+  if (params !== undefined && !isRecord(params)) return Either.left({ id, error: invalidParams("params must be an object") })
+  return Either.right({ id, method: body["method"], params })
+}
+
+const parseJson = (text: string): Either.Either<unknown, AgentRequestError> => {
+  try {
+    return Either.right(JSON.parse(text))
+  } catch (error) {
+    return Either.left(parseError(`Parse error: ${error instanceof Error ? error.message : "invalid JSON"}`))
+  }
+}
+
+const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03JsonRpcCodec)
+
+/** The JSON-RPC endpoint. */
+export const makeJsonRpcHandler = (context: ServerContext) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, never, AgentServices> =>
+  Effect.gen(function*() {
+    const headers = headersOf(request)
+    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(request)
+    const contentType = headerValue(headers, "content-type")
+    if (!isJsonContentType(contentType)) {
+      return answerError(request, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
+    }
+    const body = yield* readBody(request, context.maxBodyBytes)
+    if (body._tag === "Broken") return writeEmpty(request, 400)
+    if (body._tag === "TooLarge") {
+      return answerError(
+        request,
+        null,
+        invalidRequest(`The request body (${body.bytes} bytes) exceeds the limit of ${context.maxBodyBytes} bytes`),
+        413
+      )
+    }
+    const parsed = parseJson(body.text)
+    if (Either.isLeft(parsed)) return answerError(request, null, parsed.left)
+    const envelope = checkEnvelope(parsed.right)
+    if (Either.isLeft(envelope)) return answerError(request, envelope.left.id, envelope.left.error)
+    const { id, params } = envelope.right
+    const dialect = resolveMethod(envelope.right.method, versionRequest(headers, request.url))
+    if (Either.isLeft(dialect)) return answerError(request, id, dialect.left)
+    const operation = dialect.right.decode(params)
+    if (Either.isLeft(operation)) {
+      return answerError(request, id, invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(operation.left)}`))
+    }
+    const generation = dialect.right.generation
+    const codec = codecOf(generation)
+    const outcome = yield* Effect.either(execute(operation.right, generation))
+    if (Either.isLeft(outcome)) return answerError(request, id, outcome.left)
+    const result = outcome.right
+    if (result._tag === "Events") {
+      return sseResponse(result.value, (event) => resultJson(id, codec.event(event)), (error) => errorJson(id, error))
+    }
+    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(request)))
+    if (Either.isLeft(json)) return answerError(request, id, json.left)
+    return writeJson(request, 200, resultJson(id, json.right), JSON_TYPE)
+  })

@@ -1,0 +1,197 @@
+/**
+ * The A2A operations as the agent server's doors see them: decoded into the v1.0 domain model
+ * (whichever binding and version the caller spoke), run by the agentTasks programs, and their
+ * results encoded back in the caller's version and binding.
+ */
+import { Effect, type ParseResult, Schema, type Stream } from "effect"
+import * as T from "../../domain/a2a/translate.js"
+import * as V03 from "../../domain/a2a/v03.js"
+import * as V1 from "../../domain/a2a/v1.js"
+import { type AgentRequestError, internalError } from "../../domain/agentErrors.js"
+import * as Agent from "../../programs/agentTasks.js"
+import type { ModelAccess } from "../../services/ModelAccess.js"
+import type { PushSender } from "../../services/PushSender.js"
+import type { TaskStore } from "../../services/TaskStore.js"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type { IncomingHttpHeaders } from "node:http"
+import type { Generation } from "./versions.js"
+
+/** What the doors need to know about the server they run in. */
+export interface ServerContext {
+  /** Largest request body accepted (413 beyond). */
+  readonly maxBodyBytes: number
+  /** The API-key check when auth is on. */
+  readonly checkKey: ((headers: IncomingHttpHeaders) => boolean) | undefined
+  /** The extended card for the address the client used. */
+  readonly extendedCard: (request: HttpServerRequest.HttpServerRequest) => V1.AgentCard
+}
+
+export type Operation =
+  | { readonly _tag: "SendMessage"; readonly request: V1.SendMessageRequest }
+  | { readonly _tag: "SendStreamingMessage"; readonly request: V1.SendMessageRequest }
+  | { readonly _tag: "GetTask"; readonly request: V1.GetTaskRequest }
+  | { readonly _tag: "ListTasks"; readonly request: V1.ListTasksRequest }
+  | { readonly _tag: "CancelTask"; readonly request: V1.CancelTaskRequest }
+  | { readonly _tag: "SubscribeToTask"; readonly request: V1.SubscribeToTaskRequest }
+  | { readonly _tag: "CreatePushConfig"; readonly config: V1.TaskPushNotificationConfig }
+  | { readonly _tag: "GetPushConfig"; readonly request: { readonly taskId: string; readonly id?: string | undefined } }
+  | { readonly _tag: "ListPushConfigs"; readonly request: V1.ListTaskPushNotificationConfigsRequest }
+  | { readonly _tag: "DeletePushConfig"; readonly request: V1.TaskPushNotificationConfigRequest }
+  | { readonly _tag: "GetExtendedAgentCard" }
+
+export interface PushConfigPage {
+  readonly configs: ReadonlyArray<V1.TaskPushNotificationConfig>
+  readonly nextPageToken: string
+}
+
+export type Outcome =
+  | { readonly _tag: "Send"; readonly value: V1.SendMessageResponse }
+  | { readonly _tag: "Task"; readonly value: V1.Task }
+  | { readonly _tag: "TaskList"; readonly value: V1.ListTasksResponse }
+  | { readonly _tag: "PushConfig"; readonly value: V1.TaskPushNotificationConfig }
+  | { readonly _tag: "PushConfigList"; readonly value: PushConfigPage }
+  | { readonly _tag: "Deleted" }
+  | { readonly _tag: "ExtendedCard" }
+  | { readonly _tag: "Events"; readonly value: Stream.Stream<V1.StreamResponse> }
+
+/** What the programs need from the server's layers. */
+export type AgentServices = TaskStore | ModelAccess | PushSender
+
+const outcome = <Tag extends Outcome["_tag"]>(tag: Tag) => <A>(value: A) => ({ _tag: tag, value }) as const
+
+/**
+ * Runs one operation; `generation` is the protocol version push configs made here are served
+ * with. A defect (a bug) is logged and answered as an internal error rather than a dropped request.
+ */
+export const execute = (
+  operation: Operation,
+  generation: Generation
+): Effect.Effect<Outcome, AgentRequestError, AgentServices> =>
+  run(operation, generation).pipe(
+    Effect.catchAllDefect((defect) =>
+      Effect.zipRight(
+        Effect.logError(`${operation._tag} failed unexpectedly`, defect),
+        Effect.fail(internalError(`${operation._tag} failed unexpectedly: ${String(defect)}`))
+      )
+    )
+  )
+
+const run = (operation: Operation, generation: Generation): Effect.Effect<Outcome, AgentRequestError, AgentServices> => {
+  switch (operation._tag) {
+    case "SendMessage":
+      return Effect.map(Agent.sendMessage(operation.request, generation), outcome("Send"))
+    case "SendStreamingMessage":
+      return Effect.map(Agent.streamMessage(operation.request, generation), outcome("Events"))
+    case "GetTask":
+      return Effect.map(Agent.getTask(operation.request), outcome("Task"))
+    case "ListTasks":
+      return Effect.map(Agent.listTasks(operation.request), outcome("TaskList"))
+    case "CancelTask":
+      return Effect.map(Agent.cancelTask(operation.request), outcome("Task"))
+    case "SubscribeToTask":
+      return Effect.map(Agent.subscribeToTask(operation.request), outcome("Events"))
+    case "CreatePushConfig":
+      return Effect.map(Agent.createPushConfig(operation.config, generation), outcome("PushConfig"))
+    case "GetPushConfig":
+      return Effect.map(Agent.getPushConfig(operation.request), outcome("PushConfig"))
+    case "ListPushConfigs":
+      return Effect.map(Agent.listPushConfigs(operation.request), outcome("PushConfigList"))
+    case "DeletePushConfig":
+      return Effect.as(Agent.deletePushConfig(operation.request), { _tag: "Deleted" } as const)
+    case "GetExtendedAgentCard":
+      return Effect.succeed({ _tag: "ExtendedCard" } as const)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Encoding results in the caller's dialect
+
+/** How one dialect writes each kind of result as JSON. */
+export interface ResultCodec {
+  readonly send: (value: V1.SendMessageResponse) => unknown
+  readonly task: (value: V1.Task) => unknown
+  readonly taskList: (value: V1.ListTasksResponse) => unknown
+  readonly pushConfig: (value: V1.TaskPushNotificationConfig) => unknown
+  readonly pushConfigList: (value: PushConfigPage) => unknown
+  readonly card: (value: V1.AgentCard) => Effect.Effect<unknown, ParseResult.ParseError>
+  readonly event: (value: V1.StreamResponse) => unknown
+}
+
+const encoder = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema)
+
+/**
+ * v1.0, both bindings: canonical ProtoJSON. The domain values the programs return already are
+ * that JSON (the v1 schemas encode them unchanged: their decoded and encoded shapes are the same,
+ * and decoding stripped whatever a client added), so they are written as they are; running the
+ * encoders on every answer cost a tenth of a SendMessage. A test keeps the two in step.
+ */
+export const v1Codec: ResultCodec = {
+  send: (value) => value,
+  task: (value) => value,
+  taskList: (value) => value,
+  pushConfig: (value) => value,
+  pushConfigList: (value) => value,
+  card: Schema.encode(V1.AgentCard),
+  event: (value) => value
+}
+
+const encodeV03Event = encoder(V03.StreamEvent)
+const encodeV03PushConfig = encoder(T.PushConfigAsV03)
+const encodeV03Card = Schema.encode(V03.AgentCard)
+
+/** v0.3 JSON-RPC: `kind`-tagged objects, lower-case states, `final` on status updates. */
+export const v03JsonRpcCodec: ResultCodec = {
+  send: encoder(T.SendResponseAsV03),
+  task: encoder(T.TaskAsV03),
+  // v0.3 has no ListTasks; the v1.0 shape is the best there is.
+  taskList: encoder(V1.ListTasksResponse),
+  pushConfig: encodeV03PushConfig,
+  // `tasks/pushNotificationConfig/list` answers a bare array.
+  pushConfigList: (page) => page.configs.map((config) => encodeV03PushConfig(config)),
+  card: (card) => encodeV03Card(T.cardToV03(card, card.supportedInterfaces[0]?.url)),
+  event: (event) => encodeV03Event(T.streamResponseToV03(event))
+}
+
+const encodeV03RestEvent = encoder(V03.RestStreamResponse)
+const encodeV03RestPushConfig = encoder(T.PushConfigAsV03Rest)
+
+/** v0.3 HTTP+JSON under /v1: the v0.3 proto JSON (ROLE_USER, `content` parts, TASK_STATE_CANCELLED). */
+export const v03RestCodec: ResultCodec = {
+  send: encoder(T.SendResponseAsV03Rest),
+  task: encoder(T.TaskAsV03Rest),
+  taskList: encoder(V1.ListTasksResponse),
+  pushConfig: encodeV03RestPushConfig,
+  pushConfigList: (page) => ({ configs: page.configs.map((config) => encodeV03RestPushConfig(config)) }),
+  card: (card) => T.hybridCard(card, card.supportedInterfaces[0]?.url),
+  event: (event) => encodeV03RestEvent(T.streamResponseToV03Rest(event))
+}
+
+/**
+ * The JSON of a non-streaming outcome (`null` for Deleted), given the extended card to send for
+ * GetExtendedAgentCard. Encoding our own values cannot fail unless there is a bug, which is
+ * reported as an internal error.
+ */
+export const encodeOutcome = (
+  codec: ResultCodec,
+  result: Exclude<Outcome, { readonly _tag: "Events" }>,
+  extendedCard: () => V1.AgentCard
+): Effect.Effect<unknown, AgentRequestError> => {
+  const sync = (encode: () => unknown) =>
+    Effect.try({ try: encode, catch: (error) => internalError(`Cannot encode the result: ${String(error)}`) })
+  switch (result._tag) {
+    case "Send":
+      return sync(() => codec.send(result.value))
+    case "Task":
+      return sync(() => codec.task(result.value))
+    case "TaskList":
+      return sync(() => codec.taskList(result.value))
+    case "PushConfig":
+      return sync(() => codec.pushConfig(result.value))
+    case "PushConfigList":
+      return sync(() => codec.pushConfigList(result.value))
+    case "Deleted":
+      return Effect.succeed(null)
+    case "ExtendedCard":
+      return Effect.mapError(codec.card(extendedCard()), (error) => internalError(`Cannot encode the card: ${error.message}`))
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * The HTTP+JSON (REST) door of the agent server.
+ *
+ * - v1.0 paths (`/message:send`, `/tasks/{id}`, `/tasks/{id}:cancel`, `:subscribe` on GET and
+ *   POST, `/tasks/{id}/pushNotificationConfigs[/{configId}]`, `/extendedAgentCard`, …), each
+ *   also under a `/{tenant}` prefix (accepted and ignored: the server has one tenant).
+ * - v0.3 paths under `/v1/…` with the v0.3 proto JSON shapes, when the request speaks 0.3 (no
+ *   A2A-Version, or 0.3); with A2A-Version 1.0, `/v1` is a tenant like any other.
+ * - The product's own paths (`POST /messages`, `POST /tasks/{id}/cancel`, `GET
+ *   /tasks/{id}/stream`, `PUT`/`GET /tasks/{id}/notification`) with the v1.0 shapes.
+ *
+ * v1.0 errors are google.rpc.Status bodies (`{"error":{code,status,message,details}}`) with the
+ * table's HTTP status; v0.3 errors are `{code,message}` with the same status.
+ */
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { errorInfoDetail } from "../../domain/a2a/errors.js"
+import * as T from "../../domain/a2a/translate.js"
+import * as V1 from "../../domain/a2a/v1.js"
+import {
+  type AgentRequestError,
+  contentTypeNotSupported,
+  invalidParams,
+  parseError,
+  versionNotSupported
+} from "../../domain/agentErrors.js"
+import { WWW_AUTHENTICATE } from "./auth.js"
+import { headersOf, headerValue, isJsonContentType, readBody, writeEmpty, writeJson } from "./io.js"
+import {
+  type AgentServices,
+  encodeOutcome,
+  execute,
+  type Operation,
+  type ResultCodec,
+  type ServerContext,
+  v03RestCodec,
+  v1Codec
+} from "./operations.js"
+import { sseResponse } from "./sse.js"
+import { type Generation, type VersionRequest, versionRequest } from "./versions.js"
+
+/** What a request carries besides its path. */
+interface RestInput {
+  readonly body: unknown
+  readonly query: Readonly<Record<string, string>>
+}
+
+type Build = (input: RestInput) => Either.Either<Operation, AgentRequestError>
+
+export interface RestRoute {
+  readonly generation: Generation
+  /** Whether the body is read (POST and PUT). */
+  readonly hasBody: boolean
+  /** HTTP status of a success without events. */
+  readonly status: number
+  readonly build: Build
+}
+
+export type RouteMatch =
+  | { readonly _tag: "Route"; readonly route: RestRoute }
+  | { readonly _tag: "NotFound" }
+  | { readonly _tag: "VersionNotSupported"; readonly version: string }
+
+const formatError = (error: ParseResult.ParseError) => invalidParams(`Invalid request: ${ParseResult.TreeFormatter.formatErrorSync(error)}`)
+
+const decoding = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (input: unknown) => Either.mapLeft(decode(input), formatError)
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const bodyObject = (body: unknown): Record<string, unknown> => (isRecord(body) ? body : {})
+
+const route = (generation: Generation, hasBody: boolean, build: Build, status = 200): RouteMatch => ({
+  _tag: "Route",
+  route: { generation, hasBody, status, build }
+})
+
+const decodeSend = decoding(V1.SendMessageRequest)
+const decodeGetTask = decoding(V1.GetTaskRequest)
+const decodeListTasks = decoding(V1.ListTasksRequest)
+const decodeCancel = decoding(V1.CancelTaskRequest)
+const decodePushConfig = decoding(V1.TaskPushNotificationConfig)
+const decodeListPushConfigs = decoding(V1.ListTaskPushNotificationConfigsRequest)
+const decodeSendV03 = decoding(T.SendRequestAsV03Rest)
+const decodePushConfigV03 = decoding(T.PushConfigAsV03Rest)
+
+const historyQuery = (query: RestInput["query"]) => {
+  const value = query["historyLength"] ?? query["history_length"]
+  return value === undefined ? {} : { historyLength: value }
+}
+
+// Body fields are overridden by the path: the task id in the URL is the one that counts.
+const sendOp = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
+  Either.map(decodeSend(body), (request) => ({ _tag: tag, request }))
+const getTaskOp = (id: string): Build => ({ query }) =>
+  Either.map(decodeGetTask({ id, ...historyQuery(query) }), (request) => ({ _tag: "GetTask", request }))
+const cancelOp = (id: string): Build => ({ body }) =>
+  Either.map(decodeCancel({ ...bodyObject(body), id }), (request) => ({ _tag: "CancelTask", request }))
+const subscribeOp = (id: string): Build => () => Either.right({ _tag: "SubscribeToTask", request: { id } })
+const createPushOp = (taskId: string): Build => ({ body }) =>
+  Either.map(decodePushConfig({ ...bodyObject(body), taskId }), (config) => ({ _tag: "CreatePushConfig", config }))
+const listPushOp = (taskId: string): Build => ({ query }) =>
+  Either.map(decodeListPushConfigs({ ...query, taskId }), (request) => ({ _tag: "ListPushConfigs", request }))
+const getPushOp = (taskId: string, id: string | undefined): Build => () =>
+  Either.right({ _tag: "GetPushConfig", request: { taskId, id } })
+const deletePushOp = (taskId: string, id: string): Build => () =>
+  Either.right({ _tag: "DeletePushConfig", request: { taskId, id } })
+
+/** `abc:cancel` → ["abc", "cancel"]; the verb follows the last colon of the raw segment. */
+const splitVerb = (segment: string): readonly [string, string | undefined] => {
+  const colon = segment.lastIndexOf(":")
+  return colon < 0 ? [segment, undefined] : [segment.slice(0, colon), segment.slice(colon + 1)]
+}
+
+const decodeSegment = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}
+
+/** The v1.0 routes (path without any tenant). */
+const matchV1 = (method: string, segments: ReadonlyArray<string>): RouteMatch | undefined => {
+  const [first, rawId, third, rawConfigId, ...rest] = segments
+  if (rest.length > 0 || first === undefined) return undefined
+  if (rawId === undefined) {
+    if (first === "message:send" && method === "POST") return route("1.0", true, sendOp("SendMessage"))
+    if (first === "message:stream" && method === "POST") return route("1.0", true, sendOp("SendStreamingMessage"))
+    if (first === "messages" && method === "POST") return route("1.0", true, sendOp("SendMessage"))
+    if (first === "tasks" && method === "GET") {
+      return route("1.0", false, ({ query }) => Either.map(decodeListTasks(query), (request) => ({ _tag: "ListTasks", request })))
+    }
+    if (first === "extendedAgentCard" && method === "GET") return route("1.0", false, () => Either.right({ _tag: "GetExtendedAgentCard" }))
+    return undefined
+  }
+  if (first !== "tasks") return undefined
+  const [idPart, verb] = third === undefined ? splitVerb(rawId) : [rawId, undefined]
+  const id = decodeSegment(idPart)
+  if (id === undefined || id === "") return undefined
+  if (third === undefined) {
+    if (verb === undefined && method === "GET") return route("1.0", false, getTaskOp(id))
+    if (verb === "cancel" && method === "POST") return route("1.0", true, cancelOp(id))
+    if (verb === "subscribe" && (method === "GET" || method === "POST")) return route("1.0", method === "POST", subscribeOp(id))
+    return undefined
+  }
+  if (third === "pushNotificationConfigs") {
+    if (rawConfigId === undefined) {
+      if (method === "POST") return route("1.0", true, createPushOp(id), 201)
+      if (method === "GET") return route("1.0", false, listPushOp(id))
+      return undefined
+    }
+    const configId = decodeSegment(rawConfigId)
+    if (configId === undefined) return undefined
+    if (method === "GET") return route("1.0", false, getPushOp(id, configId))
+    if (method === "DELETE") return route("1.0", false, deletePushOp(id, configId), 204)
+    return undefined
+  }
+  if (rawConfigId !== undefined) return undefined
+  // The product's own task paths (SPEC §4.2).
+  if (third === "cancel" && method === "POST") return route("1.0", true, cancelOp(id))
+  if (third === "stream" && method === "GET") return route("1.0", false, subscribeOp(id))
+  if (third === "notification" && method === "PUT") return route("1.0", true, createPushOp(id))
+  if (third === "notification" && method === "GET") {
+    return route("1.0", false, ({ query }) => Either.right({ _tag: "GetPushConfig", request: { taskId: id, id: query["id"] } }))
+  }
+  return undefined
+}
+
+/** A v0.3 create body: the proto request `{parent, configId, config}` or a bare config `{name, pushNotificationConfig}`. */
+const createPushV03Op = (taskId: string): Build => ({ body }) => {
+  const record = bodyObject(body)
+  const config = isRecord(record["config"]) ? record["config"] : record
+  return Either.map(
+    decodePushConfigV03({ name: `tasks/${taskId}/pushNotificationConfigs/`, ...config }),
+    (decoded) => ({ _tag: "CreatePushConfig", config: { ...decoded, taskId } })
+  )
+}
+
+/**
+ * v0.3 REST bodies are proto JSON, which leaves out false booleans: a configuration without
+ * `blocking` asks not to block (as @a2a-js 0.3 reads it). Without a configuration the send blocks.
+ */
+const withProtoBlocking = (body: unknown, request: V1.SendMessageRequest): V1.SendMessageRequest => {
+  const configuration = bodyObject(body)["configuration"]
+  if (!isRecord(configuration) || "blocking" in configuration) return request
+  return { ...request, configuration: { ...request.configuration, returnImmediately: true } }
+}
+
+/** The v0.3 routes under /v1 (path after "v1"). */
+const matchV03 = (method: string, segments: ReadonlyArray<string>): RouteMatch | undefined => {
+  const [first, rawId, third, rawConfigId, ...rest] = segments
+  if (rest.length > 0 || first === undefined) return undefined
+  const send = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
+    Either.map(decodeSendV03(body), (request) => ({ _tag: tag, request: withProtoBlocking(body, request) }))
+  if (rawId === undefined) {
+    if (first === "card" && method === "GET") return route("0.3", false, () => Either.right({ _tag: "GetExtendedAgentCard" }))
+    if (first === "message:send" && method === "POST") return route("0.3", true, send("SendMessage"))
+    if (first === "message:stream" && method === "POST") return route("0.3", true, send("SendStreamingMessage"))
+    return undefined
+  }
+  if (first !== "tasks") return undefined
+  const [idPart, verb] = third === undefined ? splitVerb(rawId) : [rawId, undefined]
+  const id = decodeSegment(idPart)
+  if (id === undefined || id === "") return undefined
+  if (third === undefined) {
+    if (verb === undefined && method === "GET") return route("0.3", false, getTaskOp(id))
+    if (verb === "cancel" && method === "POST") return route("0.3", true, cancelOp(id))
+    if (verb === "subscribe" && (method === "GET" || method === "POST")) return route("0.3", method === "POST", subscribeOp(id))
+    return undefined
+  }
+  if (third !== "pushNotificationConfigs") return undefined
+  if (rawConfigId === undefined) {
+    if (method === "POST") return route("0.3", true, createPushV03Op(id), 201)
+    if (method === "GET") return route("0.3", false, listPushOp(id))
+    return undefined
+  }
+  const configId = decodeSegment(rawConfigId)
+  if (configId === undefined) return undefined
+  if (method === "GET") return route("0.3", false, getPushOp(id, configId))
+  if (method === "DELETE") return route("0.3", false, deletePushOp(id, configId), 204)
+  return undefined
+}
+
+/**
+ * The route for a method and path. `/v1/…` is v0.3 when the request speaks 0.3; everything
+ * else is v1.0, optionally after a tenant segment, and served as 1.0 when no version is sent
+ * (no 0.3 operation lives there); an explicit other version is refused.
+ */
+export const matchRoute = (method: string, path: string, version: VersionRequest): RouteMatch => {
+  const segments = path.split("/").filter((segment) => segment !== "")
+  const speaksV03 = version._tag === "Missing" || (version._tag === "Supported" && version.generation === "0.3")
+  if (segments[0] === "v1" && speaksV03) return matchV03(method, segments.slice(1)) ?? { _tag: "NotFound" }
+  const matched = matchV1(method, segments) ?? (segments.length > 1 ? matchV1(method, segments.slice(1)) : undefined)
+  if (matched === undefined) return { _tag: "NotFound" }
+  if (version._tag === "Unsupported") return { _tag: "VersionNotSupported", version: version.version }
+  if (version._tag === "Supported" && version.generation !== "1.0") return { _tag: "VersionNotSupported", version: "0.3" }
+  return matched
+}
+
+// ---------------------------------------------------------------------------
+// Answers
+
+const A2A_JSON = "application/a2a+json"
+const JSON_TYPE = "application/json"
+
+const statusJson = (code: number, status: string, message: string, details: ReadonlyArray<unknown>) =>
+  JSON.stringify({ error: { code, status, message, details } })
+
+/** The error body of a generation: google.rpc.Status for 1.0, `{code, message}` for 0.3. */
+const errorBody = (generation: Generation, error: AgentRequestError) =>
+  generation === "1.0"
+    ? statusJson(error.spec.httpStatus, error.spec.grpcStatus, error.message, [errorInfoDetail(error.spec.reason)])
+    : JSON.stringify({ code: error.spec.jsonRpcCode, message: error.message })
+
+const answerError = (request: HttpServerRequest.HttpServerRequest, generation: Generation, error: AgentRequestError) =>
+  writeJson(request, error.spec.httpStatus, errorBody(generation, error), generation === "1.0" ? A2A_JSON : JSON_TYPE)
+
+/** 413, closing the connection: the rest of an oversized upload is not worth reading. */
+const tooLarge = (request: HttpServerRequest.HttpServerRequest, generation: Generation, bytes: number, limit: number) => {
+  const message = `The request body (${bytes} bytes) exceeds the limit of ${limit} bytes`
+  const body = generation === "1.0"
+    ? statusJson(413, "RESOURCE_EXHAUSTED", message, [])
+    : JSON.stringify({ code: invalidParams("").spec.jsonRpcCode, message })
+  return writeJson(request, 413, body, generation === "1.0" ? A2A_JSON : JSON_TYPE, { connection: "close" })
+}
+
+const unauthorized = (request: HttpServerRequest.HttpServerRequest) =>
+  writeJson(request, 401, statusJson(401, "UNAUTHENTICATED", "Missing or invalid API key", []), A2A_JSON, {
+    "www-authenticate": WWW_AUTHENTICATE
+  })
+
+const notFound = (request: HttpServerRequest.HttpServerRequest) => {
+  const path = request.url.split("?")[0] ?? "/"
+  return writeJson(request, 404, statusJson(404, "NOT_FOUND", `No A2A operation at ${request.method} ${path}`, []), A2A_JSON)
+}
+
+const queryOf = (url: string): Record<string, string> => {
+  const start = url.indexOf("?")
+  return start < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(start + 1)))
+}
+
+const parseBody = (text: string): Either.Either<unknown, AgentRequestError> => {
+  if (text.trim() === "") return Either.right({})
+  try {
+    return Either.right(JSON.parse(text))
+  } catch (error) {
+    return Either.left(parseError(`Parse error: ${error instanceof Error ? error.message : "invalid JSON"}`))
+  }
+}
+
+const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03RestCodec)
+
+/** The REST endpoint: every path that is not the card, /health or JSON-RPC. */
+export const makeRestHandler = (context: ServerContext) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, never, AgentServices> =>
+  Effect.gen(function*() {
+    const headers = headersOf(request)
+    const url = request.url
+    const matched = matchRoute(request.method, url.split("?")[0] ?? "/", versionRequest(headers, url))
+    if (matched._tag === "NotFound") return notFound(request)
+    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(request)
+    if (matched._tag === "VersionNotSupported") {
+      return answerError(request, "1.0", versionNotSupported(`A2A-Version ${matched.version} is not supported on this path; use 1.0`))
+    }
+    const { generation, hasBody, status, build } = matched.route
+    let body: unknown = undefined
+    if (hasBody) {
+      const contentType = headerValue(headers, "content-type")
+      if (!isJsonContentType(contentType)) {
+        return answerError(request, generation, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
+      }
+      const read = yield* readBody(request, context.maxBodyBytes)
+      if (read._tag === "Broken") return writeEmpty(request, 400)
+      if (read._tag === "TooLarge") return tooLarge(request, generation, read.bytes, context.maxBodyBytes)
+      const parsed = parseBody(read.text)
+      if (Either.isLeft(parsed)) return answerError(request, generation, parsed.left)
+      body = parsed.right
+    }
+    const operation = build({ body, query: queryOf(url) })
+    if (Either.isLeft(operation)) return answerError(request, generation, operation.left)
+    const codec = codecOf(generation)
+    const outcome = yield* Effect.either(execute(operation.right, generation))
+    if (Either.isLeft(outcome)) return answerError(request, generation, outcome.left)
+    const result = outcome.right
+    if (result._tag === "Events") {
+      return sseResponse(result.value, (event) => JSON.stringify(codec.event(event)), (error) => errorBody(generation, error))
+    }
+    if (result._tag === "Deleted") return writeEmpty(request, 204)
+    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(request)))
+    if (Either.isLeft(json)) return answerError(request, generation, json.left)
+    return writeJson(request, status, JSON.stringify(json.right), generation === "1.0" ? A2A_JSON : JSON_TYPE)
+  })

@@ -1,0 +1,203 @@
+/**
+ * PushSender: posts a task's events to the webhooks registered for it.
+ *
+ * Each push config gets a fiber of its own that takes the task's updates in order and posts
+ * them one after another, so a slow or dead webhook never delays the task, other webhooks or
+ * the caller. Every post has a timeout and is retried with backoff on network errors, timeouts,
+ * 408, 429 and 5xx; a post that still fails is logged and skipped.
+ *
+ * Bodies follow the generation the config was registered over: v1.0 posts the StreamResponse
+ * (`application/a2a+json`), v0.3 posts the whole Task as v0.3 JSON. `Authorization: <scheme>
+ * <credentials>` is sent when the config has authentication, `X-A2A-Notification-Token` when
+ * it has a token.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Context, Duration, Effect, FiberMap, Layer, Schedule, Schema, Stream } from "effect"
+import { TaskAsV03 } from "../domain/a2a/translate.js"
+import * as V1 from "../domain/a2a/v1.js"
+import type { PushGeneration, TaskUpdate } from "./TaskStore.js"
+
+export const NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
+const A2A_JSON = "application/a2a+json"
+
+/** Where to post one task's events, and how. */
+export interface PushTarget {
+  /** With `id`, `taskId` and `url` set. */
+  readonly config: V1.TaskPushNotificationConfig
+  readonly generation: PushGeneration
+}
+
+/** Which webhook hosts may be posted to (a guard against server-side request forgery). */
+export interface WebhookPolicy {
+  /** 127.0.0.0/8, ::1 and localhost: needed for local development and tests. */
+  readonly allowLoopback: boolean
+  /** Private, link-local (cloud metadata) and unspecified addresses. */
+  readonly allowPrivate: boolean
+}
+
+export interface PushSenderOptions extends Partial<WebhookPolicy> {
+  /** Longest wait for one post. Default 10 s. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Retries after a failed post. Default 3. */
+  readonly retries?: number | undefined
+  /** First pause between retries, doubled each time. Default 250 ms. */
+  readonly backoff?: Duration.DurationInput | undefined
+}
+
+export const DEFAULT_PUSH_TIMEOUT = Duration.seconds(10)
+export const DEFAULT_PUSH_RETRIES = 3
+export const DEFAULT_PUSH_BACKOFF = Duration.millis(250)
+
+export class PushSender extends Context.Tag("relay/PushSender")<PushSender, {
+  /** Why this webhook URL may not be used, or undefined when it may. */
+  readonly checkUrl: (url: string) => string | undefined
+  /** Posts every update to the target from a fiber of its own; returns at once. */
+  readonly start: (target: PushTarget, updates: Stream.Stream<TaskUpdate>) => Effect.Effect<void>
+  /** Stops posting to one config (deleted by the client). */
+  readonly stop: (taskId: string, configId: string) => Effect.Effect<void>
+}>() {}
+
+// ---------------------------------------------------------------------------
+// The SSRF guard
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
+
+type HostKind = "loopback" | "private" | "public"
+
+const ipv4Kind = (address: string): HostKind | undefined => {
+  const match = IPV4.exec(address)
+  if (match === null) return undefined
+  const [a = 0, b = 0] = match.slice(1, 3).map(Number)
+  if (a === 127) return "loopback"
+  const isPrivate = a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
+    (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127) || a >= 224
+  return isPrivate ? "private" : "public"
+}
+
+const ipv6Kind = (address: string): HostKind | undefined => {
+  if (!address.includes(":")) return undefined
+  const lower = address.toLowerCase()
+  if (lower === "::1") return "loopback"
+  // The URL parser writes IPv4-mapped addresses in hex: ::ffff:7f00:1 is 127.0.0.1.
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
+  if (mapped !== null) {
+    const high = parseInt(mapped[1] ?? "0", 16)
+    const low = parseInt(mapped[2] ?? "0", 16)
+    return ipv4Kind(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`)
+  }
+  if (lower === "::" || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || lower.startsWith("ff")) return "private"
+  return "public"
+}
+
+const hostKind = (hostname: string): HostKind => {
+  const host = hostname.replace(/^\[|\]$/g, "")
+  if (host === "localhost" || host.endsWith(".localhost")) return "loopback"
+  return ipv4Kind(host) ?? ipv6Kind(host) ?? "public"
+}
+
+/**
+ * Why a webhook URL is refused under the policy, or undefined when it is fine. Only http(s) is
+ * allowed; addresses are judged as written (host names are not resolved).
+ */
+export const webhookUrlProblem = (url: string, policy: WebhookPolicy): string | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return `"${url}" is not an absolute URL`
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `webhooks must use http or https, not ${parsed.protocol.replace(/:$/, "")}`
+  }
+  const kind = hostKind(parsed.hostname)
+  if (kind === "loopback" && !policy.allowLoopback) return `loopback webhook ${parsed.hostname} is not allowed`
+  if (kind === "private" && !policy.allowPrivate) {
+    return `webhook host ${parsed.hostname} is a private, link-local or unspecified address, which is not allowed`
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------
+// Delivery
+
+const encodeStreamResponse = Schema.encode(V1.StreamResponse)
+const encodeTaskV03 = Schema.encode(TaskAsV03)
+
+/** The body and content type of one notification. */
+const bodyOf = (target: PushTarget, update: TaskUpdate) =>
+  target.generation === "1.0"
+    ? Effect.map(encodeStreamResponse(update.event), (json) => ({ json, contentType: A2A_JSON }))
+    : Effect.map(encodeTaskV03(update.task), (json) => ({ json, contentType: "application/json" }))
+
+const authHeaders = (config: V1.TaskPushNotificationConfig): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  const auth = config.authentication
+  if (auth?.credentials !== undefined) headers["authorization"] = `${auth.scheme} ${auth.credentials}`
+  if (config.token !== undefined) headers[NOTIFICATION_TOKEN_HEADER.toLowerCase()] = config.token
+  return headers
+}
+
+class PostFailed {
+  constructor(readonly reason: string, readonly retryable: boolean) {}
+}
+
+const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500
+
+export const make = (options: PushSenderOptions = {}) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const fibers = yield* FiberMap.make<string>()
+    const policy: WebhookPolicy = {
+      allowLoopback: options.allowLoopback ?? true,
+      allowPrivate: options.allowPrivate ?? false
+    }
+    const timeout = Duration.decode(options.timeout ?? DEFAULT_PUSH_TIMEOUT)
+    const retrySchedule = Schedule.exponential(options.backoff ?? DEFAULT_PUSH_BACKOFF).pipe(
+      Schedule.intersect(Schedule.recurs(options.retries ?? DEFAULT_PUSH_RETRIES))
+    )
+
+    const postOnce = (request: HttpClientRequest.HttpClientRequest) =>
+      client.execute(request).pipe(
+        Effect.mapError((error) => new PostFailed(error.message, true)),
+        Effect.flatMap((response) =>
+          response.status >= 200 && response.status < 300
+            ? Effect.void
+            : Effect.fail(new PostFailed(`HTTP ${response.status}`, isRetryableStatus(response.status)))
+        ),
+        Effect.scoped,
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => new PostFailed(`no answer within ${Duration.format(timeout)}`, true) })
+      )
+
+    const deliver = (target: PushTarget, update: TaskUpdate) =>
+      Effect.gen(function*() {
+        const { json, contentType } = yield* bodyOf(target, update)
+        const request = HttpClientRequest.post(target.config.url).pipe(
+          HttpClientRequest.setHeaders(authHeaders(target.config)),
+          HttpClientRequest.bodyText(JSON.stringify(json), contentType)
+        )
+        yield* postOnce(request).pipe(Effect.retry({ schedule: retrySchedule, while: (failure) => failure.retryable }))
+      }).pipe(
+        Effect.catchAll((failure) =>
+          Effect.logWarning(
+            `Push notification for task ${target.config.taskId} to ${target.config.url} failed: ` +
+              (failure instanceof PostFailed ? failure.reason : String(failure))
+          ))
+      )
+
+    const keyOf = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
+
+    return PushSender.of({
+      checkUrl: (url) => webhookUrlProblem(url, policy),
+      start: (target, updates) =>
+        FiberMap.run(
+          fibers,
+          keyOf(target.config.taskId ?? "", target.config.id ?? ""),
+          Stream.runForEach(updates, (update) => deliver(target, update))
+        ).pipe(Effect.asVoid),
+      stop: (taskId, configId) => FiberMap.remove(fibers, keyOf(taskId, configId))
+    })
+  })
+
+/** The sender over the given HttpClient; its delivery fibers stop when the layer's scope closes. */
+export const layer = (options: PushSenderOptions = {}): Layer.Layer<PushSender, never, HttpClient.HttpClient> =>
+  Layer.scoped(PushSender, make(options))

@@ -1,0 +1,367 @@
+/**
+ * TaskStore: the local agent server's tasks, in memory.
+ *
+ * Each task is a snapshot plus its subscribers. A change replaces the snapshot and hands the
+ * event to every subscriber in one synchronous step, and subscribing reads the snapshot and
+ * registers in one synchronous step, so a subscriber sees the snapshot first and then every
+ * later event exactly once, in order, whoever else is listening. (A PubSub would need a lock
+ * around "subscribe, then read the snapshot" for the same guarantee; a queue per subscriber
+ * offered to synchronously needs none.)
+ *
+ * It also owns the fibers that drive tasks (so a cancel can interrupt them), the push configs of
+ * each task, and the bounds: history per task, tasks in memory (the oldest finished ones go).
+ */
+import { Context, Deferred, Effect, type Either, FiberMap, Layer, Option, Queue, Stream } from "effect"
+import { mergeArtifactChunk } from "../domain/a2a/text.js"
+import * as V1 from "../domain/a2a/v1.js"
+
+/** One event of a task and the task as it stands after it. */
+export interface TaskUpdate {
+  readonly event: V1.StreamResponse
+  readonly task: V1.Task
+}
+
+/** Where a subscription's updates end. */
+export type SubscriptionEnd = "settled" | "terminal"
+
+export interface TaskSubscription {
+  /** The task when the subscription began. */
+  readonly task: V1.Task
+  /** Every later update, in order; ends after the first terminal or interrupted state. */
+  readonly updates: Stream.Stream<TaskUpdate>
+}
+
+/** A new snapshot and the event that announces it (none for silent bookkeeping). */
+export interface TaskChange {
+  readonly task: V1.Task
+  readonly event?: V1.StreamResponse | undefined
+}
+
+/** The protocol generation a push config was registered over decides the body it gets. */
+export type PushGeneration = "1.0" | "0.3"
+
+export interface StoredPushConfig {
+  /** With its server-side `id` and `taskId` set. */
+  readonly config: V1.TaskPushNotificationConfig
+  readonly generation: PushGeneration
+}
+
+/** Position after the last task of a page, in the list order (newest status first). */
+export interface PageCursor {
+  readonly timestamp: string
+  readonly seq: number
+}
+
+export interface TaskQuery {
+  readonly contextId?: string | undefined
+  readonly status?: V1.TaskState | undefined
+  /** Only tasks whose status changed after this ISO 8601 time. */
+  readonly statusTimestampAfter?: string | undefined
+  readonly pageSize: number
+  readonly after?: PageCursor | undefined
+}
+
+export interface TaskPage {
+  readonly tasks: ReadonlyArray<V1.Task>
+  /** Where the next page starts; absent on the last page. */
+  readonly next?: PageCursor | undefined
+  /** Matching tasks over all pages. */
+  readonly totalSize: number
+}
+
+export interface TaskStoreOptions {
+  /** Messages kept per task (the oldest go first). Default 100. */
+  readonly maxHistory?: number | undefined
+  /** Tasks kept in memory; beyond it the oldest finished ones are forgotten. Default 10 000. */
+  readonly maxTasks?: number | undefined
+}
+
+export const DEFAULT_MAX_HISTORY = 100
+export const DEFAULT_MAX_TASKS = 10_000
+
+/** Terminal (completed, failed, canceled, rejected) or interrupted (input or auth required). */
+export const isSettledState = (state: V1.TaskState): boolean => V1.isTerminalState(state) || V1.isInterruptedState(state)
+
+export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
+  /** Adds a new task (its id must be fresh). */
+  readonly create: (task: V1.Task) => Effect.Effect<void>
+  readonly get: (id: string) => Effect.Effect<Option.Option<V1.Task>>
+  /**
+   * Reads the task and applies `change` to it atomically; the change's event goes to every
+   * subscriber. None when there is no such task; `change` may refuse with an error.
+   */
+  readonly modify: <E>(
+    id: string,
+    change: (task: V1.Task) => Either.Either<TaskChange, E>
+  ) => Effect.Effect<Option.Option<V1.Task>, E>
+  /** Applies one event (see applyTaskEvent); None when the task is missing or already terminal. */
+  readonly publish: (id: string, event: V1.StreamResponse) => Effect.Effect<Option.Option<V1.Task>>
+  /**
+   * The snapshot and the later updates, atomically; None when there is no such task. The updates
+   * end after the first terminal or interrupted state, or with `until: "terminal"` only after
+   * a terminal one (push deliveries follow a task across its turns).
+   */
+  readonly subscribe: (id: string, until?: SubscriptionEnd) => Effect.Effect<Option.Option<TaskSubscription>>
+  /**
+   * The task once it is next terminal or interrupted (at once when it already is). Call it after
+   * the change that set the task going, so an earlier interrupted state does not count.
+   */
+  readonly awaitSettled: (id: string) => Effect.Effect<Option.Option<V1.Task>>
+  /** A page of tasks, newest status first. */
+  readonly list: (query: TaskQuery) => Effect.Effect<TaskPage>
+  /** The tasks of a conversation, oldest first. */
+  readonly contextTasks: (contextId: string) => Effect.Effect<ReadonlyArray<V1.Task>>
+  /** Runs the fiber that drives a task; it is interrupted by `stopWorker` and when the store closes. */
+  readonly runWorker: (id: string, worker: Effect.Effect<void>) => Effect.Effect<void>
+  /** Interrupts the task's running fiber, if any, and waits until it stopped. */
+  readonly stopWorker: (id: string) => Effect.Effect<void>
+  /** Stores a push config under its id (replacing one with the same id); None when the task is missing. */
+  readonly putPushConfig: (taskId: string, stored: StoredPushConfig) => Effect.Effect<Option.Option<StoredPushConfig>>
+  /** The task's push configs in the order they were created; None when the task is missing. */
+  readonly pushConfigs: (taskId: string) => Effect.Effect<Option.Option<ReadonlyArray<StoredPushConfig>>>
+  /** Removes a push config; Some(whether it existed), None when the task is missing. */
+  readonly removePushConfig: (taskId: string, configId: string) => Effect.Effect<Option.Option<boolean>>
+}>() {}
+
+// ---------------------------------------------------------------------------
+// Pure task changes
+
+const keepLast = <A>(items: ReadonlyArray<A>, max: number): ReadonlyArray<A> =>
+  items.length > max ? items.slice(items.length - max) : items
+
+/** Adds a message to the history, keeping at most `maxHistory` messages. */
+export const appendHistory = (task: V1.Task, message: V1.Message, maxHistory: number): V1.Task => ({
+  ...task,
+  history: keepLast([...(task.history ?? []), message], maxHistory)
+})
+
+/**
+ * The task after one event: a status update replaces the status (its message joins the
+ * history), an artifact update is merged chunk by chunk, a Task replaces the snapshot and a
+ * Message joins the history.
+ */
+export const applyTaskEvent = (task: V1.Task, event: V1.StreamResponse, maxHistory: number): V1.Task => {
+  if ("statusUpdate" in event) {
+    const status = event.statusUpdate.status
+    const withStatus = { ...task, status }
+    return status.message === undefined ? withStatus : appendHistory(withStatus, status.message, maxHistory)
+  }
+  if ("artifactUpdate" in event) {
+    return { ...task, artifacts: mergeArtifactChunk(task.artifacts ?? [], event.artifactUpdate) }
+  }
+  if ("task" in event) return event.task
+  return appendHistory(task, event.message, maxHistory)
+}
+
+// ---------------------------------------------------------------------------
+// The in-memory store
+
+interface TaskRecord {
+  task: V1.Task
+  /** Creation order, also the tie-breaker of the list order. */
+  readonly seq: number
+  readonly subscribers: Set<Queue.Queue<TaskUpdate>>
+  /** Resolved at the next terminal or interrupted state. */
+  waiters: Array<Deferred.Deferred<V1.Task>>
+  readonly pushConfigs: Map<string, StoredPushConfig>
+}
+
+const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
+
+/** Newest status first, then newest task first. */
+const listOrder = (a: TaskRecord, b: TaskRecord): number => {
+  const ta = statusTime(a.task)
+  const tb = statusTime(b.task)
+  return ta === tb ? b.seq - a.seq : ta < tb ? 1 : -1
+}
+
+const isAfterCursor = (record: TaskRecord, cursor: PageCursor): boolean => {
+  const time = statusTime(record.task)
+  return time < cursor.timestamp || (time === cursor.timestamp && record.seq < cursor.seq)
+}
+
+const matches = (record: TaskRecord, query: TaskQuery): boolean => {
+  const task = record.task
+  if (query.contextId !== undefined && task.contextId !== query.contextId) return false
+  if (query.status !== undefined && task.status.state !== query.status) return false
+  if (query.statusTimestampAfter !== undefined && statusTime(task) <= query.statusTimestampAfter) return false
+  return true
+}
+
+export const make = (options: TaskStoreOptions = {}) =>
+  Effect.gen(function*() {
+    const maxHistory = options.maxHistory ?? DEFAULT_MAX_HISTORY
+    const maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
+    const records = new Map<string, TaskRecord>()
+    const byContext = new Map<string, Set<string>>()
+    const workers = yield* FiberMap.make<string>()
+    let nextSeq = 0
+
+    const forget = (id: string, record: TaskRecord) => {
+      records.delete(id)
+      const contextId = record.task.contextId
+      if (contextId === undefined) return
+      const ids = byContext.get(contextId)
+      ids?.delete(id)
+      if (ids?.size === 0) byContext.delete(contextId)
+    }
+
+    let evictAbove = maxTasks
+    /**
+     * Past the bound, forgets the oldest terminal tasks nobody listens to, down to 90 % of it.
+     * When unfinished tasks keep the store above that, the next scan waits for another tenth of
+     * the bound, so creating tasks never costs a scan each.
+     */
+    const evict = () => {
+      if (records.size <= evictAbove) return
+      const target = Math.floor(maxTasks * 0.9)
+      for (const [id, record] of records) {
+        if (records.size <= target) break
+        if (V1.isTerminalState(record.task.status.state) && record.subscribers.size === 0) forget(id, record)
+      }
+      evictAbove = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
+    }
+
+    /** Stores the change and hands it out; everything here is synchronous, hence atomic. */
+    const commit = (record: TaskRecord, change: TaskChange) => {
+      record.task = change.task
+      const event = change.event
+      if (event !== undefined) {
+        const update: TaskUpdate = { event, task: change.task }
+        for (const queue of record.subscribers) queue.unsafeOffer(update)
+      }
+      const state = change.task.status.state
+      if (isSettledState(state) && record.waiters.length > 0) {
+        const waiters = record.waiters
+        record.waiters = []
+        for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
+      }
+      // Nothing follows a terminal state: subscribers keep what is queued and are let go.
+      if (V1.isTerminalState(state)) record.subscribers.clear()
+    }
+
+    const modify = <E>(id: string, change: (task: V1.Task) => Either.Either<TaskChange, E>) =>
+      Effect.suspend((): Effect.Effect<Option.Option<V1.Task>, E> => {
+        const record = records.get(id)
+        if (record === undefined) return Effect.succeedNone
+        const decided = change(record.task)
+        if (decided._tag === "Left") return Effect.fail(decided.left)
+        commit(record, decided.right)
+        return Effect.succeedSome(decided.right.task)
+      })
+
+    const publish = (id: string, event: V1.StreamResponse) =>
+      Effect.sync((): Option.Option<V1.Task> => {
+        const record = records.get(id)
+        if (record === undefined || V1.isTerminalState(record.task.status.state)) return Option.none()
+        const task = applyTaskEvent(record.task, event, maxHistory)
+        commit(record, { task, event })
+        return Option.some(task)
+      })
+
+    const subscribe = (id: string, until: SubscriptionEnd = "settled") =>
+      Effect.flatMap(Queue.unbounded<TaskUpdate>(), (queue) =>
+        Effect.sync((): Option.Option<TaskSubscription> => {
+          const record = records.get(id)
+          if (record === undefined) return Option.none()
+          const snapshot = record.task
+          // A terminal task gets no more events: the subscription is the snapshot alone.
+          if (V1.isTerminalState(snapshot.status.state)) return Option.some({ task: snapshot, updates: Stream.empty })
+          record.subscribers.add(queue)
+          const updates = Stream.fromQueue(queue).pipe(
+            Stream.takeUntil((update) =>
+              until === "settled" ? isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
+            ),
+            Stream.ensuring(Effect.zipRight(Effect.sync(() => record.subscribers.delete(queue)), Queue.shutdown(queue)))
+          )
+          return Option.some({ task: snapshot, updates })
+        }))
+
+    const awaitSettled = (id: string) =>
+      Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
+        const settled = settledNow(id)
+        if (settled !== undefined) return Effect.succeed(settled)
+        // The task may have moved on while the waiter was made; the re-check and the registration are one step.
+        return Effect.flatMap(Deferred.make<V1.Task>(), (waiter) =>
+          Effect.suspend(() => {
+            const again = settledNow(id)
+            if (again !== undefined) return Effect.succeed(again)
+            records.get(id)?.waiters.push(waiter)
+            return Effect.asSome(Deferred.await(waiter))
+          }))
+      })
+
+    /** The answer of awaitSettled when it needs no waiting: None for a missing task, the task when settled. */
+    const settledNow = (id: string): Option.Option<V1.Task> | undefined => {
+      const record = records.get(id)
+      if (record === undefined) return Option.none()
+      return isSettledState(record.task.status.state) ? Option.some(record.task) : undefined
+    }
+
+    const list = (query: TaskQuery) =>
+      Effect.sync((): TaskPage => {
+        const matching = [...records.values()].filter((record) => matches(record, query)).sort(listOrder)
+        const after = query.after
+        const start = after === undefined ? 0 : matching.findIndex((record) => isAfterCursor(record, after))
+        const page = start < 0 ? [] : matching.slice(start, start + query.pageSize)
+        const last = page[page.length - 1]
+        const hasMore = start >= 0 && start + query.pageSize < matching.length
+        return {
+          tasks: page.map((record) => record.task),
+          totalSize: matching.length,
+          ...(hasMore && last !== undefined ? { next: { timestamp: statusTime(last.task), seq: last.seq } } : {})
+        }
+      })
+
+    const withRecord = <A>(id: string, f: (record: TaskRecord) => A) =>
+      Effect.sync((): Option.Option<A> => {
+        const record = records.get(id)
+        return record === undefined ? Option.none() : Option.some(f(record))
+      })
+
+    return TaskStore.of({
+      create: (task) =>
+        Effect.sync(() => {
+          records.set(task.id, {
+            task,
+            seq: nextSeq++,
+            subscribers: new Set(),
+            waiters: [],
+            pushConfigs: new Map()
+          })
+          if (task.contextId !== undefined) {
+            const ids = byContext.get(task.contextId)
+            if (ids === undefined) byContext.set(task.contextId, new Set([task.id]))
+            else ids.add(task.id)
+          }
+          evict()
+        }),
+      get: (id) => Effect.sync(() => Option.map(Option.fromNullable(records.get(id)), (record) => record.task)),
+      modify,
+      publish,
+      subscribe,
+      awaitSettled,
+      list,
+      contextTasks: (contextId) =>
+        Effect.sync(() =>
+          [...(byContext.get(contextId) ?? [])].flatMap((id) => {
+            const record = records.get(id)
+            return record === undefined ? [] : [record.task]
+          })
+        ),
+      runWorker: (id, worker) => Effect.asVoid(FiberMap.run(workers, id, worker)),
+      stopWorker: (id) => FiberMap.remove(workers, id),
+      putPushConfig: (taskId, stored) =>
+        withRecord(taskId, (record) => {
+          record.pushConfigs.set(stored.config.id ?? "", stored)
+          return stored
+        }),
+      pushConfigs: (taskId) => withRecord(taskId, (record) => [...record.pushConfigs.values()]),
+      removePushConfig: (taskId, configId) => withRecord(taskId, (record) => record.pushConfigs.delete(configId))
+    })
+  })
+
+/** An empty store; its task fibers are interrupted when the layer's scope closes. */
+export const layer = (options: TaskStoreOptions = {}): Layer.Layer<TaskStore> => Layer.scoped(TaskStore, make(options))
+
+export const TaskStoreLive = layer()

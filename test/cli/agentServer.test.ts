@@ -1,0 +1,125 @@
+// `relay server agent` as a user runs it (the built dist/main.js): start-up lines, the
+// generated key with its ready `relay auth set` line, serving requests, and a clean exit on
+// SIGINT and SIGTERM with the port closed.
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { relayBin } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+const WAIT_MS = 10_000
+
+let home: ReturnType<typeof tempHome>
+
+beforeAll(() => {
+  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+  home = tempHome()
+})
+
+afterAll(() => home?.cleanup())
+
+interface Running {
+  readonly output: { stdout: string; stderr: string }
+  readonly waitFor: (stream: "stdout" | "stderr", pattern: RegExp) => Promise<RegExpMatchArray>
+  readonly stop: (signal: NodeJS.Signals) => Promise<number | null>
+  readonly exited: Promise<number | null>
+  readonly kill: () => void
+}
+
+const running: Array<Running> = []
+afterEach(() => {
+  for (const process of running.splice(0)) process.kill()
+})
+
+const startAgentCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Running => {
+  const child = spawn(process.execPath, [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", ...args], {
+    env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1", OLLAMA_HOST: "127.0.0.1:9", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const output = { stdout: "", stderr: "" }
+  child.stdout.on("data", (chunk) => (output.stdout += chunk))
+  child.stderr.on("data", (chunk) => (output.stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  const waitFor = async (stream: "stdout" | "stderr", pattern: RegExp) => {
+    const deadline = Date.now() + WAIT_MS
+    for (;;) {
+      const match = output[stream].match(pattern)
+      if (match !== null) return match
+      if (Date.now() > deadline) throw new Error(`no ${pattern} on ${stream}\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
+  const stop = (signal: NodeJS.Signals) => {
+    child.kill(signal)
+    return Promise.race([
+      exited,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit after ${signal}: ${output.stderr}`)), WAIT_MS))
+    ])
+  }
+  const handle = { output, waitFor, stop, exited, kill: () => void (child.exitCode === null && child.kill("SIGKILL")) }
+  running.push(handle)
+  return handle
+}
+
+const sendMessage = (url: string, text: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] } }
+    })
+  })
+
+describe("relay server agent", () => {
+  it("prints its address and model, serves the echo model and exits 0 on SIGINT with the port closed", async () => {
+    const agent = startAgentCli(["--json", "-m", "echo"])
+    const [line] = await agent.waitFor("stdout", /^\{.*\}\n/)
+    const started = JSON.parse(line) as { url: string; model: string; model_reason: string; auth: boolean }
+    expect(started).toMatchObject({ model: "echo", model_reason: "chosen with --model", auth: false })
+    expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    await agent.waitFor("stderr", /Model: echo \(chosen with --model\)/)
+    expect(agent.output.stderr).toContain(`listening on ${started.url}`)
+
+    const answer = (await (await sendMessage(started.url, "hi from the cli")).json()) as { result: { task: { artifacts: Array<{ parts: Array<{ text: string }> }> } } }
+    expect(answer.result.task.artifacts[0]?.parts[0]?.text).toBe("hi from the cli")
+
+    expect(await agent.stop("SIGINT")).toBe(0)
+    await expect(fetch(`${started.url}/health`)).rejects.toThrow()
+  })
+
+  it("with --auth generates a key, prints a ready relay auth set line, and requires the key", async () => {
+    const agent = startAgentCli(["--auth", "--json", "-m", "echo"])
+    const [line] = await agent.waitFor("stdout", /^\{.*\}\n/)
+    const started = JSON.parse(line) as { url: string; auth: boolean; api_key: string }
+    expect(started.auth).toBe(true)
+    expect(started.api_key).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    await agent.waitFor("stderr", /relay auth set --url \S+ --api-key \S+/)
+    expect(agent.output.stderr).toContain(`relay auth set --url ${started.url} --api-key ${started.api_key}`)
+
+    expect((await sendMessage(started.url, "no key")).status).toBe(401)
+    expect((await sendMessage(started.url, "with key", { "x-api-key": started.api_key })).status).toBe(200)
+    expect((await fetch(`${started.url}/.well-known/agent-card.json`)).status).toBe(200)
+    expect(await agent.stop("SIGTERM")).toBe(0)
+  })
+
+  it("takes the key from RELAY_AGENT_KEY without printing it", async () => {
+    const agent = startAgentCli(["--auth", "--json", "-m", "echo"], { RELAY_AGENT_KEY: "from-the-environment" })
+    const [line] = await agent.waitFor("stdout", /^\{.*\}\n/)
+    const started = JSON.parse(line) as { url: string; api_key?: string }
+    expect(started.api_key).toBeUndefined()
+    await agent.waitFor("stderr", /from RELAY_AGENT_KEY/)
+    expect(agent.output.stderr).not.toContain("from-the-environment")
+    expect((await sendMessage(started.url, "env key", { authorization: "Bearer from-the-environment" })).status).toBe(200)
+    expect(await agent.stop("SIGINT")).toBe(0)
+  })
+
+  it("refuses an invalid model with a hint and exit code 1", async () => {
+    const agent = startAgentCli(["-m", "nonsense"])
+    expect(await agent.exited).toBe(1)
+    expect(agent.output.stderr).toContain("Invalid model")
+    expect(agent.output.stderr).toContain("hint:")
+  })
+})

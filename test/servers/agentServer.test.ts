@@ -1,0 +1,409 @@
+// Suite C (reference §6c): the official A2A clients drive relay's agent server through every
+// operation: @a2a-js/sdk 1.3.0 over JSON-RPC and HTTP+JSON at protocol 1.0, and the 0.3.14
+// client (npm alias a2a-sdk-v03) over both bindings at 0.3. Send, stream (event order), get,
+// list, cancel, resubscribe, push configs, the extended card and auth (401, then a retry).
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Role, TaskState } from "@a2a-js/sdk"
+import type { Message, Part, StreamResponse, Task } from "@a2a-js/sdk"
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  JsonRpcTransportFactory,
+  RestTransportFactory
+} from "@a2a-js/sdk/client"
+import * as V03Client from "a2a-sdk-v03/client"
+import type * as V03 from "a2a-sdk-v03"
+import { type AgentHandle, eventually, SLOW_WORD_MS, startAgent } from "./agentHarness.js"
+
+type Binding = "JSONRPC" | "HTTP+JSON"
+const BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
+
+let agent: AgentHandle
+
+beforeAll(async () => {
+  agent = await startAgent()
+})
+
+afterAll(async () => {
+  await agent?.close()
+})
+
+// ---------------------------------------------------------------------------
+// @a2a-js/sdk 1.3.0 (ts-proto shapes: oneofs as {$case, value}, numeric enums)
+
+const textPart = (text: string): Part => ({ content: { $case: "text", value: text }, mediaType: "", filename: "", metadata: undefined })
+
+const userMessage = (text: string, ids: { taskId?: string; contextId?: string } = {}): Message => ({
+  messageId: randomUUID(),
+  contextId: ids.contextId ?? "",
+  taskId: ids.taskId ?? "",
+  role: Role.ROLE_USER,
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: []
+})
+
+const send = (message: Message, configuration: { returnImmediately?: boolean; historyLength?: number } = {}) => ({
+  tenant: "",
+  message,
+  configuration: {
+    acceptedOutputModes: [],
+    taskPushNotificationConfig: undefined,
+    historyLength: configuration.historyLength,
+    returnImmediately: configuration.returnImmediately ?? false
+  },
+  metadata: undefined
+})
+
+const textOf = (parts: ReadonlyArray<Part>) =>
+  parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("")
+
+const asTask = (result: Message | Task): Task => {
+  if (!("status" in result)) throw new Error(`expected a Task, got ${JSON.stringify(result)}`)
+  return result
+}
+
+const answerOf = (task: Task) => task.artifacts.map((artifact) => textOf(artifact.parts)).join("")
+
+const collect = async <A>(stream: AsyncGenerator<A, void, undefined>, limit = 1000): Promise<A[]> => {
+  const events: A[] = []
+  for await (const event of stream) {
+    events.push(event)
+    if (events.length >= limit) break
+  }
+  return events
+}
+
+const sdkClient = (binding: Binding, fetchImpl?: typeof fetch): Promise<Client> =>
+  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    preferredTransports: [binding],
+    ...(fetchImpl === undefined
+      ? {}
+      : { transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })] })
+  })).createFromUrl(agent.baseUrl)
+
+const rejection = async (promise: Promise<unknown>): Promise<Error> => {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error("expected the call to fail")
+}
+
+const stateOf = (event: StreamResponse): TaskState | undefined =>
+  event.payload?.$case === "task"
+    ? event.payload.value.status?.state
+    : event.payload?.$case === "statusUpdate"
+    ? event.payload.value.status?.state
+    : undefined
+
+describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client over %s", (binding) => {
+  it("reads the card and picks the 1.0 interface of its binding", async () => {
+    const client = await sdkClient(binding)
+    expect(client.protocolVersion).toBe("1.0")
+    expect(client.transport.protocolName).toBe(binding)
+  })
+
+  it("sends a message and gets the completed task with the answer as an artifact", async () => {
+    const client = await sdkClient(binding)
+    const task = asTask(await client.sendMessage(send(userMessage("hello there"))))
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(answerOf(task)).toBe("hello there")
+    expect(task.history.map((message) => textOf(message.parts))).toEqual(["hello there"])
+    expect(task.contextId).not.toBe("")
+  })
+
+  it("streams the task first, then working, the answer's chunks and completed, in order", async () => {
+    const client = await sdkClient(binding)
+    const events = await collect(client.sendMessageStream(send(userMessage("one two three"))))
+    const kinds = events.map((event) => event.payload?.$case)
+    expect(kinds).toEqual(["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"])
+    expect(events.map(stateOf).filter((state) => state !== undefined)).toEqual([
+      TaskState.TASK_STATE_SUBMITTED,
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_COMPLETED
+    ])
+    const chunks = events.flatMap((event) => (event.payload?.$case === "artifactUpdate" ? [event.payload.value] : []))
+    expect(chunks.map((chunk) => textOf(chunk.artifact?.parts ?? []))).toEqual(["one ", "two ", "three", ""])
+    expect(chunks.map((chunk) => chunk.append)).toEqual([false, true, true, true])
+    expect(chunks.map((chunk) => chunk.lastChunk)).toEqual([false, false, false, true])
+    expect(new Set(chunks.map((chunk) => chunk.artifact?.artifactId)).size).toBe(1)
+  })
+
+  it("gets a task with historyLength 0, 1 and unset", async () => {
+    const client = await sdkClient(binding)
+    const task = asTask(await client.sendMessage(send(userMessage("remember me"))))
+    const full = await client.getTask({ tenant: "", id: task.id, historyLength: undefined })
+    expect(full.history.map((message) => textOf(message.parts))).toEqual(["remember me"])
+    expect(answerOf(full)).toBe("remember me")
+    expect((await client.getTask({ tenant: "", id: task.id, historyLength: 0 })).history).toEqual([])
+    expect((await client.getTask({ tenant: "", id: task.id, historyLength: 1 })).history).toHaveLength(1)
+  })
+
+  it("lists a context's tasks newest first, page by page, artifacts only on request", async () => {
+    const client = await sdkClient(binding)
+    const contextId = randomUUID()
+    const ids: string[] = []
+    for (const text of ["first", "second", "third"]) {
+      ids.push(asTask(await client.sendMessage(send(userMessage(text, { contextId })))).id)
+    }
+    const list = (pageToken: string, includeArtifacts = false) =>
+      client.listTasks({
+        tenant: "",
+        contextId,
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageSize: 2,
+        pageToken,
+        historyLength: undefined,
+        statusTimestampAfter: undefined,
+        includeArtifacts
+      })
+    const first = await list("")
+    expect(first.totalSize).toBe(3)
+    expect(first.pageSize).toBe(2)
+    expect(first.tasks.map((task) => task.id)).toEqual([ids[2], ids[1]])
+    expect(first.tasks.every((task) => task.artifacts.length === 0)).toBe(true)
+    expect(first.nextPageToken).not.toBe("")
+    const second = await list(first.nextPageToken)
+    expect(second.tasks.map((task) => task.id)).toEqual([ids[0]])
+    expect(second.nextPageToken).toBe("")
+    const withArtifacts = await list("", true)
+    expect(withArtifacts.tasks.map(answerOf)).toEqual(["third", "second"])
+  })
+
+  it("cancels a running task, which then cannot be canceled again", async () => {
+    const client = await sdkClient(binding)
+    const started = asTask(await client.sendMessage(send(userMessage("slow: a b c d e f g h i j k l"), { returnImmediately: true })))
+    expect(started.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED)
+    const canceled = await client.cancelTask({ tenant: "", id: started.id, metadata: undefined })
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED)
+    // The model call was interrupted: the task stays canceled with no answer.
+    await new Promise((resolve) => setTimeout(resolve, SLOW_WORD_MS * 2))
+    const later = await client.getTask({ tenant: "", id: started.id, historyLength: undefined })
+    expect(later.status?.state).toBe(TaskState.TASK_STATE_CANCELED)
+    expect(later.artifacts).toEqual([])
+    const again = await rejection(client.cancelTask({ tenant: "", id: started.id, metadata: undefined }))
+    expect(again.name).toBe("TaskNotCancelableError")
+  })
+
+  it("resubscribes to a running task: the task first, then the same events as the original stream", async () => {
+    const client = await sdkClient(binding)
+    const original = client.sendMessageStream(send(userMessage("slow: x y z")))
+    const head = await original.next()
+    expect(head.value?.payload?.$case).toBe("task")
+    const taskId = head.value?.payload?.$case === "task" ? head.value.payload.value.id : ""
+    const [rest, resubscribed] = await Promise.all([
+      collect(original),
+      collect(client.resubscribeTask({ tenant: "", id: taskId }))
+    ])
+    expect(resubscribed[0]?.payload?.$case).toBe("task")
+    expect(stateOf(resubscribed[resubscribed.length - 1]!)).toBe(TaskState.TASK_STATE_COMPLETED)
+    const tail = resubscribed.slice(1).map((event) => JSON.stringify(event))
+    expect(rest.map((event) => JSON.stringify(event)).slice(-tail.length)).toEqual(tail)
+    expect(answerOf(await client.getTask({ tenant: "", id: taskId, historyLength: undefined }))).toBe("x y z")
+  })
+
+  it("refuses to subscribe to a finished task and answers unknown tasks with TaskNotFound", async () => {
+    const client = await sdkClient(binding)
+    const task = asTask(await client.sendMessage(send(userMessage("done"))))
+    const subscribed = await rejection(collect(client.resubscribeTask({ tenant: "", id: task.id })))
+    expect(subscribed.name).toBe("UnsupportedOperationError")
+    const missing = await rejection(client.getTask({ tenant: "", id: randomUUID(), historyLength: undefined }))
+    expect(missing.name).toBe("TaskNotFoundError")
+  })
+
+  it("creates, reads (redacted), lists and deletes push configs", async () => {
+    const client = await sdkClient(binding)
+    const task = asTask(await client.sendMessage(send(userMessage("configs"))))
+    const created = await client.createTaskPushNotificationConfig({
+      tenant: "",
+      id: "",
+      taskId: task.id,
+      url: "http://127.0.0.1:9/hook",
+      token: "secret-token",
+      authentication: { scheme: "Bearer", credentials: "secret-credentials" }
+    })
+    expect(created.id).not.toBe("")
+    expect(created.taskId).toBe(task.id)
+    const read = await client.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: created.id })
+    expect(read.url).toBe("http://127.0.0.1:9/hook")
+    expect(read.token).not.toContain("secret")
+    expect(read.authentication?.scheme).toBe("Bearer")
+    expect(read.authentication?.credentials).not.toContain("secret")
+    const listed = await client.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })
+    expect(listed.configs.map((config) => config.id)).toEqual([created.id])
+    await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: created.id })
+    await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: created.id })
+    const after = await client.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })
+    expect(after.configs).toEqual([])
+  })
+
+  it("serves the extended card through GetExtendedAgentCard", async () => {
+    const client = await sdkClient(binding)
+    const card = await client.getAgentCard()
+    expect(card.capabilities?.extendedAgentCard).toBe(true)
+    expect(card.description).toContain("Model chosen because: a test")
+    expect(card.supportedInterfaces[0]?.url).toBe(`${agent.baseUrl}/`)
+  })
+})
+
+describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client against the server with --auth over %s", (binding) => {
+  const KEY = "test-key-0123456789"
+  let secured: AgentHandle
+
+  beforeAll(async () => {
+    secured = await startAgent({ key: KEY })
+  })
+
+  afterAll(async () => {
+    await secured?.close()
+  })
+
+  const clientWith = (fetchImpl: typeof fetch) =>
+    new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      preferredTransports: [binding],
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })]
+    })).createFromUrl(secured.baseUrl)
+
+  it("reads the open card with its security schemes, and is refused without the key", async () => {
+    const statuses: number[] = []
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      statuses.push(response.status)
+      return response
+    }
+    const client = await clientWith(recording) // the card needs no key
+    const card = (await (await fetch(`${secured.baseUrl}/.well-known/agent-card.json`, { headers: { "A2A-Version": "1.0" } })).json()) as {
+      securitySchemes: Record<string, unknown>
+      securityRequirements: unknown[]
+    }
+    expect(Object.keys(card.securitySchemes).sort()).toEqual(["apiKey", "bearer"])
+    expect(card.securityRequirements).toHaveLength(2)
+    expect(await rejection(client.sendMessage(send(userMessage("hi"))))).toBeInstanceOf(Error)
+    expect(await rejection(client.getAgentCard())).toBeInstanceOf(Error) // the extended card needs the key
+    expect(statuses).toEqual([401, 401])
+  })
+
+  it("retries with the key after a 401 (createAuthenticatingFetchWithRetry) and then succeeds", async () => {
+    let retries = 0
+    let saved: Record<string, string> = {}
+    const authFetch = createAuthenticatingFetchWithRetry(fetch, {
+      headers: async () => saved,
+      shouldRetryWithHeaders: async (_request, response) => {
+        if (response.status !== 401) return undefined
+        expect(response.headers.get("www-authenticate")).toContain("Bearer")
+        retries++
+        return { Authorization: `Bearer ${KEY}` }
+      },
+      onSuccessfulRetry: async (headers) => {
+        saved = headers
+      }
+    })
+    const client = await clientWith(authFetch)
+    const task = asTask(await client.sendMessage(send(userMessage("let me in"))))
+    expect(answerOf(task)).toBe("let me in")
+    expect(retries).toBe(1)
+    // Later calls carry the saved header from the start.
+    const again = await client.getTask({ tenant: "", id: task.id, historyLength: undefined })
+    expect(again.id).toBe(task.id)
+    expect(retries).toBe(1)
+  })
+
+  it("accepts the key as X-API-Key", async () => {
+    const client = await clientWith(fetch)
+    const task = asTask(await client.sendMessage(send(userMessage("api key")), { serviceParameters: { "X-API-Key": KEY } }))
+    expect(answerOf(task)).toBe("api key")
+    const wrong = await rejection(client.sendMessage(send(userMessage("nope")), { serviceParameters: { "X-API-Key": "wrong" } }))
+    expect(wrong).toBeInstanceOf(Error)
+  })
+})
+
+// ---------------------------------------------------------------------------
+// The 0.3.14 client (kind shapes, lower-case states)
+
+const v03Message = (text: string, ids: { taskId?: string; contextId?: string } = {}): V03.Message => ({
+  kind: "message",
+  messageId: randomUUID(),
+  role: "user",
+  parts: [{ kind: "text", text }],
+  ...ids
+})
+
+const v03Client = (binding: Binding) =>
+  new V03Client.ClientFactory(V03Client.ClientFactoryOptions.createFrom(V03Client.ClientFactoryOptions.default, {
+    preferredTransports: [binding]
+  })).createFromUrl(agent.baseUrl)
+
+const v03Text = (parts: ReadonlyArray<V03.Part>) => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
+
+const v03Task = (result: V03.Message | V03.Task): V03.Task => {
+  if (result.kind !== "task") throw new Error(`expected a task, got ${JSON.stringify(result)}`)
+  return result
+}
+
+describe.each(BINDINGS)("a2a-sdk-v03 (0.3.14) client over %s", (binding) => {
+  it("sends a message and gets the completed task", async () => {
+    const client = await v03Client(binding)
+    const task = v03Task(await client.sendMessage({ message: v03Message("hello 0.3") }))
+    expect(task.status.state).toBe("completed")
+    expect(v03Text(task.artifacts?.[0]?.parts ?? [])).toBe("hello 0.3")
+  })
+
+  it("streams task, working, chunks and a final completed status", async () => {
+    const client = await v03Client(binding)
+    const events = await collect(client.sendMessageStream({ message: v03Message("a b") }))
+    expect(events.map((event) => event.kind)).toEqual(["task", "status-update", "artifact-update", "artifact-update", "artifact-update", "status-update"])
+    const last = events[events.length - 1]
+    expect(last?.kind === "status-update" ? [last.status.state, last.final] : undefined).toEqual(["completed", true])
+    const first = events[1]
+    expect(first?.kind === "status-update" ? [first.status.state, first.final] : undefined).toEqual(["working", false])
+  })
+
+  it("gets, cancels and resubscribes", async () => {
+    const client = await v03Client(binding)
+    const done = v03Task(await client.sendMessage({ message: v03Message("get me") }))
+    const got = await client.getTask({ id: done.id, historyLength: 1 })
+    expect(got.id).toBe(done.id)
+    expect(got.history?.map((message) => v03Text(message.parts))).toEqual(["get me"])
+
+    const running = v03Task(await client.sendMessage({
+      message: v03Message("slow: p q r s t u v w x y"),
+      configuration: { blocking: false }
+    }))
+    const resubscribed = client.resubscribeTask({ id: running.id })
+    const snapshot = await resubscribed.next()
+    expect(snapshot.value?.kind).toBe("task")
+    const canceled = await client.cancelTask({ id: running.id })
+    expect(canceled.status.state).toBe("canceled")
+    const rest = await collect(resubscribed)
+    const last = rest[rest.length - 1]
+    expect(last?.kind === "status-update" ? [last.status.state, last.final] : undefined).toEqual(["canceled", true])
+    const again = await rejection(client.cancelTask({ id: running.id }))
+    expect(again.name).toBe("TaskNotCancelableError")
+    const missing = await rejection(client.getTask({ id: randomUUID() }))
+    expect(missing.name).toBe("TaskNotFoundError")
+  })
+
+  it("sets, gets, lists and deletes push configs", async () => {
+    const client = await v03Client(binding)
+    const task = v03Task(await client.sendMessage({ message: v03Message("push configs") }))
+    const set = await client.setTaskPushNotificationConfig({
+      taskId: task.id,
+      pushNotificationConfig: { url: "http://127.0.0.1:9/v03", token: "v03-secret" }
+    })
+    const id = set.pushNotificationConfig.id ?? ""
+    expect(id).not.toBe("")
+    const got = await client.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: id } as V03.TaskIdParams)
+    expect(got.pushNotificationConfig.url).toBe("http://127.0.0.1:9/v03")
+    expect(got.pushNotificationConfig.token).not.toContain("secret")
+    const listed = await client.listTaskPushNotificationConfig({ id: task.id })
+    expect(listed.map((config) => config.pushNotificationConfig.id)).toEqual([id])
+    await client.deleteTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: id })
+    await eventually("the config to be gone", async () => (await client.listTaskPushNotificationConfig({ id: task.id })).length === 0)
+  })
+})

@@ -1,0 +1,197 @@
+// The agent server's parts on their own: TaskStore (fan-out, settling, paging, bounds), the
+// webhook URL guard, the v1.0 result codec, REST routing and JSON-RPC method selection.
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Either, Fiber, Option, Schema, Stream } from "effect"
+import * as V1 from "../../src/domain/a2a/v1.js"
+import { presentTask, redactPushConfig, REDACTED } from "../../src/programs/agentTasks.js"
+import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
+import { v1Codec } from "../../src/servers/agent/operations.js"
+import { matchRoute } from "../../src/servers/agent/rest.js"
+import { webhookUrlProblem } from "../../src/services/PushSender.js"
+import * as TaskStore from "../../src/services/TaskStore.js"
+
+const task = (id: string, state: V1.TaskState, timestamp: string, contextId = "ctx"): V1.Task => ({
+  id,
+  contextId,
+  status: { state, timestamp },
+  history: [{ messageId: `m-${id}`, role: "ROLE_USER", parts: [{ text: id }], taskId: id, contextId }]
+})
+
+const status = (id: string, state: V1.TaskState, timestamp = "2026-01-01T00:00:01.000Z"): V1.StreamResponse => ({
+  statusUpdate: { taskId: id, contextId: "ctx", status: { state, timestamp } }
+})
+
+const withStore = <A, E>(body: (store: TaskStore.TaskStore["Type"]) => Effect.Effect<A, E>, options?: TaskStore.TaskStoreOptions) =>
+  Effect.scoped(Effect.flatMap(TaskStore.make(options), body))
+
+describe("TaskStore", () => {
+  it.effect("gives a subscriber the snapshot, then every later event once, ending at a settled state", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        yield* store.create(task("t", "TASK_STATE_SUBMITTED", "2026-01-01T00:00:00.000Z"))
+        yield* store.publish("t", status("t", "TASK_STATE_WORKING"))
+        const subscription = Option.getOrThrow(yield* store.subscribe("t"))
+        expect(subscription.task.status.state).toBe("TASK_STATE_WORKING")
+        const collected = yield* Effect.fork(Stream.runCollect(subscription.updates))
+        yield* store.publish("t", { artifactUpdate: { taskId: "t", contextId: "ctx", artifact: { artifactId: "a", parts: [{ text: "x" }] } } })
+        yield* store.publish("t", status("t", "TASK_STATE_COMPLETED"))
+        // Nothing after a terminal state.
+        expect(Option.isNone(yield* store.publish("t", status("t", "TASK_STATE_WORKING")))).toBe(true)
+        const updates = Chunk.toReadonlyArray(yield* Fiber.join(collected))
+        expect(updates.map((update) => Object.keys(update.event)[0])).toEqual(["artifactUpdate", "statusUpdate"])
+        expect(updates[1]!.task.artifacts?.[0]?.parts).toEqual([{ text: "x" }])
+      })
+    ))
+
+  it.effect("resolves awaitSettled at the next terminal or interrupted state", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        yield* store.create(task("t", "TASK_STATE_SUBMITTED", "2026-01-01T00:00:00.000Z"))
+        const waiting = yield* Effect.fork(store.awaitSettled("t"))
+        yield* store.publish("t", status("t", "TASK_STATE_WORKING"))
+        yield* store.publish("t", status("t", "TASK_STATE_INPUT_REQUIRED"))
+        const settled = Option.getOrThrow(yield* Fiber.join(waiting))
+        expect(settled.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+        expect(Option.getOrThrow(yield* store.awaitSettled("t")).status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+        expect(Option.isNone(yield* store.awaitSettled("missing"))).toBe(true)
+      })
+    ))
+
+  it.effect("lists newest status first in pages that do not overlap", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        for (const [id, second] of [["a", 1], ["b", 3], ["c", 2], ["d", 3]] as const) {
+          yield* store.create(task(id, "TASK_STATE_COMPLETED", `2026-01-01T00:00:0${second}.000Z`))
+        }
+        const first = yield* store.list({ pageSize: 3 })
+        expect(first.tasks.map((t) => t.id)).toEqual(["d", "b", "c"])
+        expect(first.totalSize).toBe(4)
+        const second = yield* store.list({ pageSize: 3, after: first.next })
+        expect(second.tasks.map((t) => t.id)).toEqual(["a"])
+        expect(second.next).toBeUndefined()
+        const recent = yield* store.list({ pageSize: 10, statusTimestampAfter: "2026-01-01T00:00:02.000Z" })
+        expect(recent.tasks.map((t) => t.id)).toEqual(["d", "b"])
+      })
+    ))
+
+  it.effect("keeps history bounded and forgets the oldest finished tasks past its bound", () =>
+    withStore(
+      (store) =>
+        Effect.gen(function*() {
+          yield* store.create(task("running", "TASK_STATE_WORKING", "2026-01-01T00:00:00.000Z", "keep"))
+          for (let i = 0; i < 12; i++) yield* store.create(task(`done-${i}`, "TASK_STATE_COMPLETED", "2026-01-01T00:00:00.000Z"))
+          expect(Option.isSome(yield* store.get("running"))).toBe(true)
+          expect(Option.isNone(yield* store.get("done-0"))).toBe(true)
+          expect(Option.isSome(yield* store.get("done-11"))).toBe(true)
+          for (let i = 0; i < 5; i++) {
+            const message: V1.Message = { messageId: `x${i}`, role: "ROLE_AGENT", parts: [{ text: `${i}` }] }
+            yield* store.publish("running", { message })
+          }
+          const kept = Option.getOrThrow(yield* store.get("running")).history ?? []
+          expect(kept.map((message) => message.messageId)).toEqual(["x2", "x3", "x4"])
+        }),
+      { maxTasks: 10, maxHistory: 3 }
+    ))
+})
+
+describe("webhook URL guard", () => {
+  const policy = { allowLoopback: true, allowPrivate: false }
+
+  it("allows public and loopback http(s) URLs", () => {
+    for (const url of ["https://hooks.example.com/a2a", "http://127.0.0.1:9000/x", "http://localhost/x", "http://[::1]:9/x"]) {
+      expect(webhookUrlProblem(url, policy)).toBeUndefined()
+    }
+  })
+
+  it("refuses other schemes, private, link-local and mapped addresses, and loopback when switched off", () => {
+    for (const url of ["ftp://example.com/x", "not a url", "http://10.1.2.3/", "http://192.168.0.1/", "http://169.254.169.254/", "http://[fe80::1]/", "http://[::ffff:10.0.0.1]/", "http://0.0.0.0/"]) {
+      expect(webhookUrlProblem(url, policy)).toEqual(expect.any(String))
+    }
+    expect(webhookUrlProblem("http://127.0.0.1/x", { allowLoopback: false, allowPrivate: false })).toContain("loopback")
+    expect(webhookUrlProblem("http://[::ffff:127.0.0.1]/x", { allowLoopback: false, allowPrivate: false })).toContain("loopback")
+    expect(webhookUrlProblem("http://10.0.0.1/x", { allowLoopback: true, allowPrivate: true })).toBeUndefined()
+  })
+})
+
+describe("v1.0 results are written as they are", () => {
+  // The programs' values are canonical ProtoJSON already; the v1 codec relies on that.
+  const samples: ReadonlyArray<V1.StreamResponse> = [
+    {
+      task: {
+        id: "t",
+        contextId: "c",
+        status: {
+          state: "TASK_STATE_FAILED",
+          timestamp: "2026-01-01T00:00:00.000Z",
+          message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "boom" }], taskId: "t", contextId: "c" }
+        },
+        history: [{
+          messageId: "u",
+          role: "ROLE_USER",
+          parts: [{ text: "hi", mediaType: "text/plain" }, { data: { a: [1, null] } }, { url: "http://x/f", filename: "f.txt" }, { raw: "AAE=" }],
+          metadata: { k: { nested: true } },
+          referenceTaskIds: ["r"]
+        }],
+        artifacts: [{ artifactId: "a", name: "answer", parts: [{ text: "x" }] }],
+        metadata: { trace: "1" }
+      }
+    },
+    { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ text: "" }] }, append: true, lastChunk: true } },
+    status("t", "TASK_STATE_CANCELED")
+  ]
+
+  it("encodes each sample to exactly the value itself", () => {
+    for (const sample of samples) {
+      expect(Schema.encodeSync(V1.StreamResponse)(sample)).toEqual(v1Codec.event(sample))
+    }
+    const config: V1.TaskPushNotificationConfig = { id: "p", taskId: "t", url: "http://x", authentication: { scheme: "Bearer" } }
+    expect(Schema.encodeSync(V1.TaskPushNotificationConfig)(config)).toEqual(v1Codec.pushConfig(config))
+  })
+
+  it("trims history for historyLength and masks push secrets", () => {
+    const full = samples[0]!
+    if (!("task" in full)) throw new Error("sample 0 is a task")
+    expect(presentTask(full.task, 0).history).toBeUndefined()
+    expect(presentTask(full.task, undefined, false).artifacts).toBeUndefined()
+    const redacted = redactPushConfig({ url: "http://x", token: "t", authentication: { scheme: "Bearer", credentials: "c" } })
+    expect([redacted.token, redacted.authentication?.credentials]).toEqual([REDACTED, REDACTED])
+  })
+})
+
+describe("routing", () => {
+  const missing = { _tag: "Missing" } as const
+  const v1 = { _tag: "Supported", generation: "1.0" } as const
+  const v03 = { _tag: "Supported", generation: "0.3" } as const
+
+  it("matches REST paths with tenants, verbs after a colon and the v0.3 /v1 family", () => {
+    const generationOf = (method: string, path: string, version: Parameters<typeof matchRoute>[2] = v1) => {
+      const match = matchRoute(method, path, version)
+      return match._tag === "Route" ? match.route.generation : match._tag
+    }
+    expect(generationOf("POST", "/message:send")).toBe("1.0")
+    expect(generationOf("POST", "/acme/message:stream")).toBe("1.0")
+    expect(generationOf("GET", "/tasks/abc:subscribe")).toBe("1.0")
+    expect(generationOf("POST", "/acme/tasks/abc:cancel")).toBe("1.0")
+    expect(generationOf("DELETE", "/tasks/abc/pushNotificationConfigs/p1")).toBe("1.0")
+    expect(generationOf("GET", "/tasks/abc/notification", missing)).toBe("1.0")
+    expect(generationOf("POST", "/v1/message:send", missing)).toBe("0.3")
+    expect(generationOf("POST", "/v1/message:send", v03)).toBe("0.3")
+    // With A2A-Version 1.0, "v1" is a tenant.
+    expect(generationOf("POST", "/v1/message:send", v1)).toBe("1.0")
+    expect(generationOf("POST", "/message:send", v03)).toBe("VersionNotSupported")
+    expect(generationOf("PATCH", "/tasks/abc")).toBe("NotFound")
+    expect(generationOf("GET", "/a/b/c/d/e/f")).toBe("NotFound")
+  })
+
+  it("selects JSON-RPC methods by A2A-Version, serving v1.0 names without it", () => {
+    const generation = (name: string, version: Parameters<typeof resolveMethod>[1]) =>
+      Either.match(resolveMethod(name, version), { onLeft: (error) => error.spec.jsonRpcCode, onRight: (dialect) => dialect.generation })
+    expect(generation("SendMessage", missing)).toBe("1.0")
+    expect(generation("message/send", missing)).toBe("0.3")
+    expect(generation("SendMessage", v1)).toBe("1.0")
+    expect(generation("message/send", v1)).toBe(-32601)
+    expect(generation("SendMessage", v03)).toBe(-32601)
+    expect(generation("GetTask", { _tag: "Unsupported", version: "2.0" })).toBe(-32009)
+    expect(generation("toString", missing)).toBe(-32601)
+  })
+})
