@@ -3,7 +3,7 @@
  * word. It needs no model server, so `relay server agent` works on a fresh machine.
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
-import type * as Prompt from "@effect/ai/Prompt"
+import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { Array as Arr, Duration, Effect, Layer, Option, Stream } from "effect"
 
@@ -44,6 +44,37 @@ const finishPart: Response.FinishPartEncoded = {
   type: "finish",
   reason: "stop",
   usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
+}
+
+const textOfContent = (content: string | ReadonlyArray<Prompt.PartEncoded>): string =>
+  typeof content === "string" ? content : content.flatMap((part) => part.type === "text" ? [part.text] : []).join("")
+
+/** The last user message of a raw prompt (a string is one user message, as for @effect/ai). */
+export const lastUserTextOf = (input: Prompt.RawInput): string => {
+  if (typeof input === "string") return input
+  if (Prompt.isPrompt(input)) return lastUserText(input)
+  let text = ""
+  for (const message of input) {
+    if (message.role === "user") text = textOfContent(message.content)
+  }
+  return text
+}
+
+/**
+ * The echo answers without @effect/ai: through LanguageModel each call cost ~230 µs (its
+ * response schema is built per call), direct it is ~2 µs, which `relay server agent`'s request
+ * rate shows (bench/agent-server.mjs).
+ */
+export const answers = (options: EchoOptions = {}) => {
+  const delay = Duration.decode(options.delay ?? defaultEchoDelay)
+  const pause = Duration.toMillis(delay) > 0 ? Effect.sleep(delay) : Effect.void
+  return {
+    generate: (input: Prompt.RawInput) => Effect.sync(() => lastUserTextOf(input)),
+    stream: (input: Prompt.RawInput) =>
+      Stream.suspend(() => Stream.fromIterable(splitWords(lastUserTextOf(input)))).pipe(
+        Stream.mapEffect((word) => Effect.as(pause, word))
+      )
+  }
 }
 
 /** The echo model as an `@effect/ai` LanguageModel service. */

@@ -466,15 +466,6 @@ const makeService = (selection: ModelSelection, model: TextModel, requestTimeout
   })
 }
 
-const buildTextModel = (spec: ModelSpec, options: ModelAccessOptions) =>
-  Effect.gen(function*() {
-    if (spec.provider === "echo") {
-      const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
-      return textModel(yield* EchoModel.make({ delay }), { requireAnswer: false })
-    }
-    return yield* openAiCompatible(spec, yield* resolveEndpoint(spec))
-  })
-
 const requestTimeoutFrom = (options: ModelAccessOptions) =>
   options.requestTimeout === undefined
     ? Effect.map(millisSetting("RELAY_MODEL_TIMEOUT_MS"), Option.getOrElse(() => defaultRequestTimeout))
@@ -494,8 +485,14 @@ export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, M
       ModelAccess,
       Effect.gen(function*() {
         const selection = yield* selectModel(spec, options)
+        // Read even for echo, so a bad setting is reported before a server model is configured.
         const timeout = yield* requestTimeoutFrom(options)
-        return makeService(selection, yield* buildTextModel(selection.spec, options), timeout)
+        if (selection.spec.provider === "echo") {
+          // Echo cannot hang or fail, so it needs no timeout race (see EchoModel.answers).
+          const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
+          return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...EchoModel.answers({ delay }) })
+        }
+        return makeService(selection, yield* openAiCompatible(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
       })
     ).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
