@@ -58,7 +58,7 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       return yield* Effect.never
     }))
   }).pipe(
-    Effect.catchTag("McpListenFailed", (error) => reportError(error, options.json)),
+    Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
     Logger.withMinimumLogLevel(options.verbose ? LogLevel.Debug : LogLevel.Info)
   )).pipe(
   Command.withDescription("Run the MCP server that lets AI assistants use A2A agents")

@@ -85,6 +85,27 @@ export class StateFileTooNew extends Schema.TaggedError<StateFileTooNew>()("Stat
   }
 }
 
+/** A local server (agent, webhook receiver, MCP over HTTP) could not bind its address. */
+export class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFailed", {
+  host: Schema.String,
+  port: Schema.Number,
+  reason: Schema.String
+}) {
+  readonly code = "listen_failed"
+  override get message() {
+    return `Cannot listen on ${this.host}:${this.port}: ${this.reason}`
+  }
+  get hint() {
+    return "Choose another --port (0 picks a free one) or stop the program that uses this one."
+  }
+
+  /** From whatever a failed bind produced (the platform wraps node's error in a cause). */
+  static fromCause(host: string, port: number, error: unknown): ListenFailed {
+    const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : error
+    return new ListenFailed({ host, port, reason: cause instanceof Error ? cause.message : String(cause) })
+  }
+}
+
 export type StoreError = StateFileCorrupt | StateFileUnavailable | StateFileTooNew
 
 /** Narrowing for doors: anything with code, message and hint is rendered as-is. */

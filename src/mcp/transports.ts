@@ -10,7 +10,8 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Data, Effect } from "effect"
+import { Effect } from "effect"
+import { ListenFailed } from "../domain/errors.js"
 import type { NextFunction, Request, Response } from "express"
 import { randomUUID } from "node:crypto"
 import type { Server } from "node:http"
@@ -19,16 +20,6 @@ import { hostname, networkInterfaces } from "node:os"
 
 export const TRANSPORTS = ["stdio", "sse", "streamable-http"] as const
 export type TransportKind = (typeof TRANSPORTS)[number]
-
-export class McpListenFailed extends Data.TaggedError("McpListenFailed")<{ readonly address: string; readonly reason: string }> {
-  readonly code = "listen_failed"
-  override get message() {
-    return `Cannot listen on ${this.address}: ${this.reason}`
-  }
-  get hint() {
-    return "Choose another --port, or stop the program that uses it."
-  }
-}
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
 const WILDCARD_HOSTS = ["0.0.0.0", "::", "[::]"]
@@ -161,11 +152,11 @@ export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
     app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
 
     const server = yield* Effect.acquireRelease(
-      Effect.async<Server, McpListenFailed>((resume) => {
+      Effect.async<Server, ListenFailed>((resume) => {
         const listener = app.listen(options.port, options.host)
         listener.once("listening", () => resume(Effect.succeed(listener)))
         listener.once("error", (error) =>
-          resume(Effect.fail(new McpListenFailed({ address: `${options.host}:${options.port}`, reason: error.message }))))
+          resume(Effect.fail(new ListenFailed({ host: options.host, port: options.port, reason: error.message }))))
       }),
       (listener) =>
         Effect.promise(async () => {

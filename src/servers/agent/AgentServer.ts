@@ -15,8 +15,9 @@ import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, type Redacted, Schema } from "effect"
+import { Effect, Layer, type Redacted } from "effect"
 import { createServer, type Server } from "node:http"
+import { ListenFailed } from "../../domain/errors.js"
 import { makeKeyCheck } from "./auth.js"
 import { baseUrlOf, CARD_PATHS, type CardInfo, extendedAgentCard, makeCardHandler } from "./card.js"
 import { DEFAULT_MAX_BODY_BYTES, writeJson } from "./io.js"
@@ -40,21 +41,6 @@ export interface AgentServerOptions {
 export interface AgentServerListenOptions extends AgentServerOptions {
   readonly host: string
   readonly port: number
-}
-
-/** The agent server could not bind its address (port in use, bad host, no permission). */
-export class AgentListenFailed extends Schema.TaggedError<AgentListenFailed>()("AgentListenFailed", {
-  host: Schema.String,
-  port: Schema.Number,
-  reason: Schema.String
-}) {
-  readonly code = "listen_failed"
-  override get message() {
-    return `Cannot listen on ${this.host}:${this.port}: ${this.reason}`
-  }
-  get hint() {
-    return "Choose another --port (0 picks a free one) or stop the program that uses this one."
-  }
 }
 
 const health = (request: HttpServerRequest.HttpServerRequest) =>
@@ -95,18 +81,11 @@ const nodeServer = (host: string, port: number) => {
   )
 }
 
-const listenReason = (error: unknown): string => {
-  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : error
-  return cause instanceof Error ? cause.message : String(cause)
-}
-
 /** The agent server bound to `host:port` (0 picks a free port); the HttpServer is exposed for its address. */
 export const agentServerLayer = (options: AgentServerListenOptions) =>
   serveAgent(options).pipe(
     Layer.provideMerge(nodeServer(options.host, options.port)),
-    Layer.catchAll((error) =>
-      Layer.fail(new AgentListenFailed({ host: options.host, port: options.port, reason: listenReason(error) }))
-    )
+    Layer.catchAll((error) => Layer.fail(ListenFailed.fromCause(options.host, options.port, error)))
   )
 
 /** `http://host:port` of a bound address; 0.0.0.0 and :: are shown as 127.0.0.1, where this machine reaches them. */

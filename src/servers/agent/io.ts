@@ -11,7 +11,8 @@
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { type AgentRequestError, parseError } from "../../domain/agentErrors.js"
 import type { IncomingHttpHeaders } from "node:http"
 
 /** Largest request body accepted; bigger ones get 413. */
@@ -68,6 +69,16 @@ export const readBody = (request: HttpServerRequest.HttpServerRequest, limit: nu
     source.on("end", onEnd)
     source.on("error", onError)
   })
+
+/** The body as JSON, or the -32700 parse error; REST bodies may be empty (`{}`), JSON-RPC ones may not. */
+export const parseJsonBody = (text: string, allowEmpty: boolean): Either.Either<unknown, AgentRequestError> => {
+  if (allowEmpty && text.trim() === "") return Either.right({})
+  try {
+    return Either.right(JSON.parse(text))
+  } catch (error) {
+    return Either.left(parseError(`Parse error: ${error instanceof Error ? error.message : "invalid JSON"}`))
+  }
+}
 
 /** Media types a JSON body may be declared as (a missing Content-Type is let through). */
 export const isJsonContentType = (contentType: string | undefined): boolean => {

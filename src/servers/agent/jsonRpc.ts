@@ -22,11 +22,10 @@ import {
   invalidParams,
   invalidRequest,
   methodNotFound,
-  parseError,
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { headersOf, headerValue, isJsonContentType, readBody, writeEmpty, writeJson } from "./io.js"
+import { headersOf, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -183,14 +182,6 @@ const checkEnvelope = (body: unknown): Either.Either<Envelope, { readonly id: Re
   return Either.right({ id, method: body["method"], params })
 }
 
-const parseJson = (text: string): Either.Either<unknown, AgentRequestError> => {
-  try {
-    return Either.right(JSON.parse(text))
-  } catch (error) {
-    return Either.left(parseError(`Parse error: ${error instanceof Error ? error.message : "invalid JSON"}`))
-  }
-}
-
 const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03JsonRpcCodec)
 
 /** The JSON-RPC endpoint. */
@@ -213,7 +204,7 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
         413
       )
     }
-    const parsed = parseJson(body.text)
+    const parsed = parseJsonBody(body.text, false)
     if (Either.isLeft(parsed)) return answerError(request, null, parsed.left)
     const envelope = checkEnvelope(parsed.right)
     if (Either.isLeft(envelope)) return answerError(request, envelope.left.id, envelope.left.error)

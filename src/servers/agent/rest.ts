@@ -22,11 +22,10 @@ import {
   type AgentRequestError,
   contentTypeNotSupported,
   invalidParams,
-  parseError,
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { headersOf, headerValue, isJsonContentType, readBody, writeEmpty, writeJson } from "./io.js"
+import { headersOf, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -123,6 +122,48 @@ const decodeSegment = (segment: string): string | undefined => {
   }
 }
 
+/** The product's own task paths (SPEC §4.2), beside the A2A ones in v1.0. */
+const matchSpecTaskPath = (method: string, id: string, third: string): RouteMatch | undefined => {
+  if (third === "cancel" && method === "POST") return route("1.0", true, cancelOp(id))
+  if (third === "stream" && method === "GET") return route("1.0", false, subscribeOp(id))
+  if (third === "notification" && method === "PUT") return route("1.0", true, createPushOp(id))
+  if (third === "notification" && method === "GET") {
+    return route("1.0", false, ({ query }) => Either.right({ _tag: "GetPushConfig", request: { taskId: id, id: query["id"] } }))
+  }
+  return undefined
+}
+
+/** `/tasks/{id}[:cancel|:subscribe]` and `/tasks/{id}/pushNotificationConfigs[/{configId}]`, alike in both generations. */
+const matchTaskPath = (
+  generation: Generation,
+  method: string,
+  [rawId, third, rawConfigId]: readonly [string, string | undefined, string | undefined],
+  createPush: (taskId: string) => Build
+): RouteMatch | undefined => {
+  const [idPart, verb] = third === undefined ? splitVerb(rawId) : [rawId, undefined]
+  const id = decodeSegment(idPart)
+  if (id === undefined || id === "") return undefined
+  if (third === undefined) {
+    if (verb === undefined && method === "GET") return route(generation, false, getTaskOp(id))
+    if (verb === "cancel" && method === "POST") return route(generation, true, cancelOp(id))
+    if (verb === "subscribe" && (method === "GET" || method === "POST")) return route(generation, method === "POST", subscribeOp(id))
+    return undefined
+  }
+  if (third === "pushNotificationConfigs") {
+    if (rawConfigId === undefined) {
+      if (method === "POST") return route(generation, true, createPush(id), 201)
+      if (method === "GET") return route(generation, false, listPushOp(id))
+      return undefined
+    }
+    const configId = decodeSegment(rawConfigId)
+    if (configId === undefined) return undefined
+    if (method === "GET") return route(generation, false, getPushOp(id, configId))
+    if (method === "DELETE") return route(generation, false, deletePushOp(id, configId), 204)
+    return undefined
+  }
+  return generation === "1.0" && rawConfigId === undefined ? matchSpecTaskPath(method, id, third) : undefined
+}
+
 /** The v1.0 routes (path without any tenant). */
 const matchV1 = (method: string, segments: ReadonlyArray<string>): RouteMatch | undefined => {
   const [first, rawId, third, rawConfigId, ...rest] = segments
@@ -137,37 +178,7 @@ const matchV1 = (method: string, segments: ReadonlyArray<string>): RouteMatch | 
     if (first === "extendedAgentCard" && method === "GET") return route("1.0", false, () => Either.right({ _tag: "GetExtendedAgentCard" }))
     return undefined
   }
-  if (first !== "tasks") return undefined
-  const [idPart, verb] = third === undefined ? splitVerb(rawId) : [rawId, undefined]
-  const id = decodeSegment(idPart)
-  if (id === undefined || id === "") return undefined
-  if (third === undefined) {
-    if (verb === undefined && method === "GET") return route("1.0", false, getTaskOp(id))
-    if (verb === "cancel" && method === "POST") return route("1.0", true, cancelOp(id))
-    if (verb === "subscribe" && (method === "GET" || method === "POST")) return route("1.0", method === "POST", subscribeOp(id))
-    return undefined
-  }
-  if (third === "pushNotificationConfigs") {
-    if (rawConfigId === undefined) {
-      if (method === "POST") return route("1.0", true, createPushOp(id), 201)
-      if (method === "GET") return route("1.0", false, listPushOp(id))
-      return undefined
-    }
-    const configId = decodeSegment(rawConfigId)
-    if (configId === undefined) return undefined
-    if (method === "GET") return route("1.0", false, getPushOp(id, configId))
-    if (method === "DELETE") return route("1.0", false, deletePushOp(id, configId), 204)
-    return undefined
-  }
-  if (rawConfigId !== undefined) return undefined
-  // The product's own task paths (SPEC §4.2).
-  if (third === "cancel" && method === "POST") return route("1.0", true, cancelOp(id))
-  if (third === "stream" && method === "GET") return route("1.0", false, subscribeOp(id))
-  if (third === "notification" && method === "PUT") return route("1.0", true, createPushOp(id))
-  if (third === "notification" && method === "GET") {
-    return route("1.0", false, ({ query }) => Either.right({ _tag: "GetPushConfig", request: { taskId: id, id: query["id"] } }))
-  }
-  return undefined
+  return first === "tasks" ? matchTaskPath("1.0", method, [rawId, third, rawConfigId], createPushOp) : undefined
 }
 
 /** A v0.3 create body: the proto request `{parent, configId, config}` or a bare config `{name, pushNotificationConfig}`. */
@@ -190,39 +201,20 @@ const withProtoBlocking = (body: unknown, request: V1.SendMessageRequest): V1.Se
   return { ...request, configuration: { ...request.configuration, returnImmediately: true } }
 }
 
+const sendV03Op = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
+  Either.map(decodeSendV03(body), (request) => ({ _tag: tag, request: withProtoBlocking(body, request) }))
+
 /** The v0.3 routes under /v1 (path after "v1"). */
 const matchV03 = (method: string, segments: ReadonlyArray<string>): RouteMatch | undefined => {
   const [first, rawId, third, rawConfigId, ...rest] = segments
   if (rest.length > 0 || first === undefined) return undefined
-  const send = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
-    Either.map(decodeSendV03(body), (request) => ({ _tag: tag, request: withProtoBlocking(body, request) }))
   if (rawId === undefined) {
     if (first === "card" && method === "GET") return route("0.3", false, () => Either.right({ _tag: "GetExtendedAgentCard" }))
-    if (first === "message:send" && method === "POST") return route("0.3", true, send("SendMessage"))
-    if (first === "message:stream" && method === "POST") return route("0.3", true, send("SendStreamingMessage"))
+    if (first === "message:send" && method === "POST") return route("0.3", true, sendV03Op("SendMessage"))
+    if (first === "message:stream" && method === "POST") return route("0.3", true, sendV03Op("SendStreamingMessage"))
     return undefined
   }
-  if (first !== "tasks") return undefined
-  const [idPart, verb] = third === undefined ? splitVerb(rawId) : [rawId, undefined]
-  const id = decodeSegment(idPart)
-  if (id === undefined || id === "") return undefined
-  if (third === undefined) {
-    if (verb === undefined && method === "GET") return route("0.3", false, getTaskOp(id))
-    if (verb === "cancel" && method === "POST") return route("0.3", true, cancelOp(id))
-    if (verb === "subscribe" && (method === "GET" || method === "POST")) return route("0.3", method === "POST", subscribeOp(id))
-    return undefined
-  }
-  if (third !== "pushNotificationConfigs") return undefined
-  if (rawConfigId === undefined) {
-    if (method === "POST") return route("0.3", true, createPushV03Op(id), 201)
-    if (method === "GET") return route("0.3", false, listPushOp(id))
-    return undefined
-  }
-  const configId = decodeSegment(rawConfigId)
-  if (configId === undefined) return undefined
-  if (method === "GET") return route("0.3", false, getPushOp(id, configId))
-  if (method === "DELETE") return route("0.3", false, deletePushOp(id, configId), 204)
-  return undefined
+  return first === "tasks" ? matchTaskPath("0.3", method, [rawId, third, rawConfigId], createPushV03Op) : undefined
 }
 
 /**
@@ -283,15 +275,6 @@ const queryOf = (url: string): Record<string, string> => {
   return start < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(start + 1)))
 }
 
-const parseBody = (text: string): Either.Either<unknown, AgentRequestError> => {
-  if (text.trim() === "") return Either.right({})
-  try {
-    return Either.right(JSON.parse(text))
-  } catch (error) {
-    return Either.left(parseError(`Parse error: ${error instanceof Error ? error.message : "invalid JSON"}`))
-  }
-}
-
 const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03RestCodec)
 
 /** The REST endpoint: every path that is not the card, /health or JSON-RPC. */
@@ -316,7 +299,7 @@ export const makeRestHandler = (context: ServerContext) =>
       const read = yield* readBody(request, context.maxBodyBytes)
       if (read._tag === "Broken") return writeEmpty(request, 400)
       if (read._tag === "TooLarge") return tooLarge(request, generation, read.bytes, context.maxBodyBytes)
-      const parsed = parseBody(read.text)
+      const parsed = parseJsonBody(read.text, true)
       if (Either.isLeft(parsed)) return answerError(request, generation, parsed.left)
       body = parsed.right
     }

@@ -11,9 +11,10 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { Effect, Layer, Redacted, Stream } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
+import { ListenFailed } from "../../domain/errors.js"
 import type { NotificationRecord } from "../../domain/notification.js"
 import { recordNotification } from "../../programs/notifications.js"
 
@@ -53,20 +54,6 @@ export interface WebhookServerOptions extends WebhookOptions {
   readonly port: number
 }
 
-/** The receiver could not bind its address (port in use, bad host, no permission). */
-export class WebhookListenFailed extends Schema.TaggedError<WebhookListenFailed>()("WebhookListenFailed", {
-  host: Schema.String,
-  port: Schema.Number,
-  reason: Schema.String
-}) {
-  readonly code = "listen_failed"
-  override get message() {
-    return `Cannot listen on ${this.host}:${this.port}: ${this.reason}`
-  }
-  get hint() {
-    return "Choose another --port (0 picks a free one) or stop the program that uses this one."
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Authentication
@@ -206,13 +193,8 @@ export const serveWebhook = (options: WebhookOptions = {}) =>
 export const webhookServerLayer = (options: WebhookServerOptions) =>
   serveWebhook(options).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: options.host, port: options.port })),
-    Layer.catchAll((error) => Layer.fail(new WebhookListenFailed({ host: options.host, port: options.port, reason: listenReason(error) })))
+    Layer.catchAll((error) => Layer.fail(ListenFailed.fromCause(options.host, options.port, error)))
   )
-
-const listenReason = (error: unknown): string => {
-  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : error
-  return cause instanceof Error ? cause.message : String(cause)
-}
 
 /** The URL senders should post to, e.g. `http://127.0.0.1:9000`. */
 export const baseUrlOf = (address: HttpServer.Address): string => {
