@@ -3,9 +3,9 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Redacted } from "effect"
 import { canonicalAgentUrl } from "../domain/session.js"
 import { sendMessage } from "../programs/sendMessage.js"
-import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { type AgentOptionValues, agentOptions, toAccess } from "./options.js"
-import { makeStyle, type OutputFlags, render, writeErr } from "./output.js"
+import { type OutputFlags, render } from "./output.js"
+import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
 
 const text = Args.text({ name: "TEXT" }).pipe(Args.withDescription("The message to send"), Args.repeated)
@@ -30,29 +30,8 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly text: ReadonlyArray<string>
 }
 
-/**
- * State changes go to stderr as they happen. Text goes to stdout as it arrives only when
- * streaming: a plain send (which may poll a running task) prints its answer once, in the summary.
- */
-const printProgress = (streamText: boolean) => {
-  let lastState = ""
-  let printedText = false
-  const onUpdate = (update: TaskUpdate) =>
-    Effect.gen(function*() {
-      if (streamText && update.delta !== "") {
-        printedText = true
-        yield* Effect.sync(() => process.stdout.write(update.delta))
-      }
-      if (update.view.state !== lastState) {
-        lastState = update.view.state
-        yield* writeErr(makeStyle(process.stderr).dim(`[${update.view.state}]`))
-      }
-    })
-  return { onUpdate, printedText: () => printedText }
-}
-
 const run = (values: MessageValues, streaming: boolean) => {
-  const progress = printProgress(streaming && !values.json)
+  const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json })
   const program = sendMessage({
     ...toAccess(values),
     text: values.text.join(" "),

@@ -42,6 +42,11 @@ const timeout = Options.integer("timeout").pipe(
   Options.optional
 )
 
+const streamIdle = Options.integer("stream-idle-timeout").pipe(
+  Options.withDescription("End a stream after this many seconds without an event (default: wait as long as it takes)"),
+  Options.optional
+)
+
 /** Options of every command that contacts an agent; `toAccess` turns them into program input. */
 export const agentOptions = {
   ...outputOptions,
@@ -52,7 +57,8 @@ export const agentOptions = {
   protocol,
   binding,
   allowCrossOrigin,
-  timeout
+  timeout,
+  streamIdle
 } as const
 
 export interface AgentOptionValues {
@@ -64,6 +70,7 @@ export interface AgentOptionValues {
   readonly binding: Option.Option<"jsonrpc" | "rest">
   readonly allowCrossOrigin: boolean
   readonly timeout: Option.Option<number>
+  readonly streamIdle: Option.Option<number>
 }
 
 export const toAccess = (values: AgentOptionValues): AgentAccess => ({
@@ -74,7 +81,8 @@ export const toAccess = (values: AgentOptionValues): AgentAccess => ({
   protocol: Option.getOrUndefined(values.protocol),
   binding: Option.getOrUndefined(Option.map(values.binding, (b): Binding => (b === "rest" ? "HTTP+JSON" : "JSONRPC"))),
   allowCrossOriginCredentials: values.allowCrossOrigin,
-  timeoutSeconds: Option.getOrUndefined(values.timeout)
+  timeoutSeconds: Option.getOrUndefined(values.timeout),
+  streamIdleSeconds: Option.getOrUndefined(values.streamIdle)
 })
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))

@@ -4,9 +4,9 @@ import { Effect, Option, Redacted } from "effect"
 import { canonicalAgentUrl } from "../domain/session.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
-import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { type AgentOptionValues, agentOptions, historyLength, taskIdArg, toAccess } from "./options.js"
-import { fields, makeStyle, render, writeErr } from "./output.js"
+import { fields, render } from "./output.js"
+import { progressPrinter } from "./progress.js"
 import { pushConfigText, taskLines, taskViewText } from "./views.js"
 
 const agentUrlOf = (values: AgentOptionValues) =>
@@ -29,11 +29,7 @@ const cancel = Command.make("cancel", { ...agentOptions, taskId: taskIdArg }, (v
   )
 
 const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId: taskIdArg }, (values) => {
-  const onUpdate = (update: TaskUpdate) =>
-    Effect.gen(function*() {
-      if (!values.json && update.delta !== "") yield* Effect.sync(() => process.stdout.write(update.delta))
-      yield* writeErr(makeStyle(process.stderr).dim(`[${update.view.state}]`))
-    })
+  const { onUpdate } = progressPrinter({ streamText: !values.json, showStates: !values.json })
   return render(values, resubscribe({ ...taskInput(values), onUpdate }), (view, style) => `\n${taskLines(style, view)}`)
 }).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
 

@@ -193,6 +193,18 @@ describe("relay message send / stream", () => {
     expect(session(v03.baseUrl)).toMatchObject({ task_id: parsed["task_id"], last_state: "completed" })
   })
 
+  it("--stream-idle-timeout ends a stream that falls silent, saving the task for a later resubscribe", async () => {
+    const started = Date.now()
+    const result = await relay([
+      "message", "stream", "--url", sdk.baseUrl, "--stream-idle-timeout", "1", "--json", withBehaviour("slow-cancellable", "quiet")
+    ])
+    expect(result.code).toBe(1)
+    expect(json(result.stderr)).toMatchObject({ error: { code: "timeout" } })
+    // The slow task runs ~3 s; the idle limit ended the wait after ~1 s of silence.
+    expect(Date.now() - started).toBeLessThan(2_900)
+    expect(session(sdk.baseUrl)).toMatchObject({ last_state: "working" })
+  })
+
   it("data and file parts are summarised in the text, not dropped", async () => {
     const result = await relay(["message", "send", "--url", sdk.baseUrl, withBehaviour("data-and-file", "xyz")])
     expect(result.code).toBe(0)
