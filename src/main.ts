@@ -39,11 +39,19 @@ const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
 plainWhenNotColored(process.stdout)
 plainWhenNotColored(process.stderr)
 
+/** Failures already shown to the user: our reported errors and @effect/cli's usage errors. */
+const alreadyReported = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  return failure._tag === "Some" &&
+    (failure.value instanceof CommandFailed || ValidationError.isValidationError(failure.value))
+}
+
 runCli(process.argv).pipe(
-  // Usage errors were already printed by @effect/cli; anything unexpected is logged to stderr.
-  Effect.tapErrorCause((cause) =>
-    Cause.failureOption(cause)._tag === "Some" ? Effect.void : Effect.logError("Unexpected failure", cause)),
   Effect.provide(AppLayer),
+  // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
+  Effect.tapErrorCause((cause) =>
+    alreadyReported(cause) || Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("Unexpected failure", cause)),
+  Effect.provide(StderrLogger),
   NodeRuntime.runMain({
     disableErrorReporting: true,
     disablePrettyLogger: true,

@@ -2,6 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Redacted } from "effect"
 import { text } from "node:stream/consumers"
+import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { agentUrl, outputOptions } from "./options.js"
@@ -30,14 +31,31 @@ const readSecret = (option: Option.Option<Redacted.Redacted<string>>) =>
         : Effect.succeed(Redacted.value(secret))
   })
 
+const fromStdin = (option: Option.Option<Redacted.Redacted<string>>) =>
+  Option.exists(option, (secret) => Redacted.value(secret) === "-")
+
+/** Bearer wins when both are given (SPEC §4.1 rule 4), so only the secret that is used is read. */
+const secretsOf = (
+  bearerToken: Option.Option<Redacted.Redacted<string>>,
+  apiKey: Option.Option<Redacted.Redacted<string>>
+): Effect.Effect<{ readonly bearerToken: string | undefined; readonly apiKey: string | undefined }, InvalidInput> =>
+  fromStdin(bearerToken) && fromStdin(apiKey)
+    ? Effect.fail(new InvalidInput({
+      reason: "Only one secret can be read from stdin",
+      suggestion: "Pass --bearer-token - or --api-key -, not both"
+    }))
+    : Option.isSome(bearerToken)
+    ? Effect.map(readSecret(bearerToken), (token) => ({ bearerToken: token, apiKey: undefined }))
+    : Effect.map(readSecret(apiKey), (key) => ({ bearerToken: undefined, apiKey: key }))
+
 const set = Command.make(
   "set",
   { ...outputOptions, url: agentUrl, bearerToken, apiKey, apiKeyHeader },
   ({ url, bearerToken, apiKey, apiKeyHeader, ...flags }) =>
     render(
       flags,
-      Effect.flatMap(Effect.all([readSecret(bearerToken), readSecret(apiKey)]), ([token, key]) =>
-        setCredentials({ agentUrl: url, bearerToken: token, apiKey: key, apiKeyHeader: Option.getOrUndefined(apiKeyHeader) })),
+      Effect.flatMap(secretsOf(bearerToken, apiKey), (secrets) =>
+        setCredentials({ agentUrl: url, ...secrets, apiKeyHeader: Option.getOrUndefined(apiKeyHeader) })),
       (result, style) =>
         style.green(`Saved ${result.auth_type === "bearer" ? "bearer token" : "API key"} for ${result.agent_url}`)
     )

@@ -1,5 +1,6 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
+import { Console } from "node:console"
 import { Config, Duration, Effect, Logger, LogLevel, Option, Runtime } from "effect"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
@@ -36,8 +37,7 @@ const waitSeconds = Options.integer("wait-seconds").pipe(
 export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds }, (options) =>
   Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
-    console.log = console.error
-    console.info = console.error
+    globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
     const runtime = yield* Effect.runtime<ToolEnv>()
     const context: ToolContext = {
       run: (effect, signal) => Runtime.runPromise(runtime)(effect, { signal }),

@@ -4,7 +4,7 @@
  */
 import { resultText } from "./a2a/text.js"
 import * as V1 from "./a2a/v1.js"
-import { maskSecret } from "./session.js"
+import { maskSecret, redactUrl } from "./session.js"
 
 /** The message result of SPEC §2, plus the kind of answer and the agent's status time. */
 export interface MessageResult {
@@ -83,7 +83,7 @@ export interface PushConfigView {
 export const pushConfigView = (config: V1.TaskPushNotificationConfig): PushConfigView => ({
   task_id: config.taskId || null,
   config_id: config.id || null,
-  url: config.url,
+  url: redactUrl(config.url),
   token: config.token ? maskSecret(config.token) : null,
   auth_scheme: config.authentication?.scheme ?? null
 })

@@ -78,9 +78,19 @@ export const normalizeAgentUrl = (input: string): Either.Either<string, InvalidA
 export const canonicalAgentUrl = (input: string): Effect.Effect<string, InvalidAgentUrl> =>
   Either.match(normalizeAgentUrl(input), { onLeft: Effect.fail, onRight: Effect.succeed })
 
-/** Shows enough of a secret to recognise it, never enough to use it. */
-export const maskSecret = (secret: string): string =>
-  secret.length > 12 ? `${secret.slice(0, 4)}…${secret.slice(-4)}` : "****"
+/** Shows enough of a secret to recognise it (its last 4 characters), never enough to use it. */
+export const maskSecret = (secret: string): string => (secret.length >= 16 ? `…${secret.slice(-4)}` : "****")
+
+/** A URL fit to print: user info and query (where tokens hide) replaced by "***". */
+export const redactUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    const userInfo = parsed.username !== "" || parsed.password !== "" ? "***@" : ""
+    return `${parsed.protocol}//${userInfo}${parsed.host}${parsed.pathname}${parsed.search === "" ? "" : "?***"}`
+  } catch {
+    return "(not a URL)"
+  }
+}
 
 /** Credentials as they may be shown: kind, header, masked secret. */
 export interface MaskedCredentials {

@@ -122,7 +122,7 @@ const mountSse = (app: ReturnType<typeof createMcpExpressApp>, makeServer: () =>
     res.on("close", () => {
       transports.delete(transport.sessionId)
       sessions.delete(transport.sessionId)
-      void server.close()
+      server.close().catch(() => undefined)
     })
     await server.connect(transport)
   })

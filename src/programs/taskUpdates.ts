@@ -98,9 +98,8 @@ export const pollUntilSettled = (target: Target, taskId: string, options: WaitOp
     if (isSettled(first)) return first
     // Waits 1 s, 1.5 s, 2.25 s … between polls, never more than 5 s.
     const schedule = Schedule.exponential("1 second", 1.5).pipe(Schedule.union(Schedule.spaced("5 seconds")))
-    yield* poll.pipe(
-      Effect.delay("1 second"),
-      Effect.repeat({ schedule, until: isSettled }),
+    yield* Effect.sleep("1 second").pipe(
+      Effect.zipRight(Effect.repeat(poll, { schedule, until: isSettled })),
       Effect.timeoutOption(options.maxWait)
     )
     return Option.getOrElse(yield* Ref.get(last), () => first)

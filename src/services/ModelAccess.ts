@@ -20,6 +20,7 @@ import {
   ModelSettingMissing,
   type ModelSpecError
 } from "../domain/modelErrors.js"
+import { redactUrl } from "../domain/session.js"
 import * as ChatCompletionsModel from "./ChatCompletionsModel.js"
 import * as EchoModel from "./EchoModel.js"
 
@@ -250,7 +251,7 @@ export const selectModel = (
         : "RELAY_GATEWAY_MODEL is not set, so the default model"
       return {
         spec: modelSpec("gateway", name),
-        reason: `RELAY_GATEWAY_URL is set (${gatewayUrl.value}); ${modelReason}`
+        reason: `RELAY_GATEWAY_URL is set (${redactUrl(gatewayUrl.value)}); ${modelReason}`
       }
     }
 

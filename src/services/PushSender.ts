@@ -15,6 +15,7 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Context, Duration, Effect, FiberMap, Layer, Schedule, Schema, Stream } from "effect"
 import { TaskAsV03 } from "../domain/a2a/translate.js"
 import * as V1 from "../domain/a2a/v1.js"
+import { redactUrl } from "../domain/session.js"
 import type { PushGeneration, TaskUpdate } from "./TaskStore.js"
 
 export const NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
@@ -179,7 +180,7 @@ export const make = (options: PushSenderOptions = {}) =>
       }).pipe(
         Effect.catchAll((failure) =>
           Effect.logWarning(
-            `Push notification for task ${target.config.taskId} to ${target.config.url} failed: ` +
+            `Push notification for task ${target.config.taskId} to ${redactUrl(target.config.url)} failed: ` +
               (failure instanceof PostFailed ? failure.reason : String(failure))
           ))
       )

@@ -79,8 +79,10 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
   const change = <A>(agentUrl: string, f: (key: string, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]) =>
     Effect.flatMap(Effect.all([canonicalAgentUrl(agentUrl), nowIso]), ([key, now]) =>
       backend.modify((file) => {
-        const [result, record] = f(key, file.sessions[key], now)
-        return [result, withRecord(file, key, record)] as const
+        const before = file.sessions[key]
+        const [result, record] = f(key, before, now)
+        // Nothing to clear: keep the file as it is, so no write happens.
+        return [result, record === before ? file : withRecord(file, key, record)] as const
       }))
 
   return SessionStore.of({
@@ -94,7 +96,7 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
       }),
     clear: (agentUrl) =>
       change(agentUrl, (_key, record, now) =>
-        record === undefined ? [false, record] : [hasConversation(record), withoutConversation(record, now)]),
+        record === undefined || !hasConversation(record) ? [false, record] : [true, withoutConversation(record, now)]),
     clearAll: Effect.flatMap(nowIso, (now) =>
       backend.modify((file) => {
         let cleared = 0
@@ -217,8 +219,9 @@ const makeFileBackend = Effect.gen(function*() {
           ...LOCK_OPTIONS,
           lockfilePath: `${file}.lock`,
           onCompromised: (error) => {
-            // proper-lockfile's default throws from a timer and would crash the process.
-            Effect.runFork(Effect.logWarning(`Session store lock compromised: ${error.message}`))
+            // proper-lockfile's default throws from a timer and would crash the process; this runs
+            // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
+            process.stderr.write(`warning: session store lock compromised: ${error.message}\n`)
           }
         }),
       catch: (error) =>

@@ -1351,6 +1351,14 @@ describe("artifact chunks", () => {
       artifacts: [{ artifactId: "a", parts: [{ text: "Paris" }] }]
     })
     expect(Text.applyStreamEvent(undefined, { message: { messageId: "m", role: "ROLE_AGENT", parts: [] } })).toBeUndefined()
+    // Some agents open a stream with an update instead of the Task: the snapshot starts from it.
+    const fromUpdates = [
+      { statusUpdate: { taskId: "u", contextId: "c", status: { state: "TASK_STATE_WORKING" } } },
+      { artifactUpdate: chunk({ artifactId: "a", parts: [{ text: "hi" }] }) }
+    ] satisfies ReadonlyArray<V1.StreamResponse>
+    const started = fromUpdates.reduce<V1.Task | undefined>(Text.applyStreamEvent, undefined)
+    expect(started).toEqual({ id: "u", contextId: "c", status: { state: "TASK_STATE_WORKING" } })
+    expect(Text.applyStreamEvent(undefined, fromUpdates[1]!)).toMatchObject({ id: "t", artifacts: [{ artifactId: "a" }] })
   })
 })
 

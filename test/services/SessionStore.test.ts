@@ -150,6 +150,21 @@ describe("SessionStore (file)", () => {
       })
     ))
 
+  it.effect("clearing what is not there writes nothing", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        expect(yield* store.clear("http://never.test")).toBe(false)
+        expect(yield* store.clearCredentials("http://never.test")).toBe(false)
+        expect(Fs.existsSync(Path.join(stateDir, "sessions.json"))).toBe(false)
+        yield* store.setCredentials("http://kept.test", { kind: "bearer", token: "t" })
+        const written = Fs.statSync(Path.join(stateDir, "sessions.json")).mtimeMs
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+        expect(yield* store.clear("http://kept.test")).toBe(false)
+        expect(Fs.statSync(Path.join(stateDir, "sessions.json")).mtimeMs).toBe(written)
+      })
+    ))
+
   it.effect("rejects an invalid agent URL with a typed error", () =>
     withFileStore(() =>
       Effect.gen(function*() {

@@ -94,15 +94,23 @@ export const mergeArtifactChunk = (
   return artifacts.map((artifact, i) => (i === index ? merged : artifact))
 }
 
+/** A task known only from an update (agents that skip the Task a stream should open with). */
+const taskFromUpdate = (update: V1.TaskStatusUpdateEvent | V1.TaskArtifactUpdateEvent): V1.Task => ({
+  id: update.taskId,
+  contextId: update.contextId,
+  status: "status" in update ? update.status : { state: "TASK_STATE_WORKING" }
+})
+
 /**
  * Folds one stream event into the latest task snapshot: a Task replaces the snapshot, a status
  * update sets the status, an artifact update is merged with `mergeArtifactChunk`. Events for
- * another task, and Messages, leave the snapshot unchanged. Before the first Task the snapshot
- * is `undefined` and stays so until one arrives.
+ * another task, and Messages, leave the snapshot unchanged. A stream that opens with an update
+ * instead of the Task starts its snapshot from that update.
  */
-export const applyStreamEvent = (snapshot: V1.Task | undefined, event: V1.StreamResponse): V1.Task | undefined => {
+export const applyStreamEvent = (current: V1.Task | undefined, event: V1.StreamResponse): V1.Task | undefined => {
   if ("task" in event) return event.task
-  if (snapshot === undefined || "message" in event) return snapshot
+  if ("message" in event) return current
+  const snapshot = current ?? taskFromUpdate("statusUpdate" in event ? event.statusUpdate : event.artifactUpdate)
   if ("statusUpdate" in event) {
     return event.statusUpdate.taskId === snapshot.id ? { ...snapshot, status: event.statusUpdate.status } : snapshot
   }

@@ -59,15 +59,20 @@ export const readBody = (request: HttpServerRequest.HttpServerRequest, limit: nu
         text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")
       })
     const onError = () => finish({ _tag: "Broken" })
-    const finish = (read: BodyRead) => {
+    const detach = () => {
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onError)
+    }
+    const finish = (read: BodyRead) => {
+      detach()
       resume(Effect.succeed(read))
     }
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
+    // An interrupted read (the client went away) leaves no listeners behind.
+    return Effect.sync(detach)
   })
 
 /** The body as JSON, or the -32700 parse error; REST bodies may be empty (`{}`), JSON-RPC ones may not. */
