@@ -41,6 +41,20 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
+/** Something the user asked for does not exist (not a usage error: the input was well formed). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  what: Schema.String,
+  suggestion: Schema.String
+}) {
+  readonly code = "not_found"
+  override get message() {
+    return `${this.what} was not found`
+  }
+  get hint() {
+    return this.suggestion
+  }
+}
+
 /** The state file exists but is not a valid session store; it was moved aside, never overwritten. */
 export class StateFileCorrupt extends Schema.TaggedError<StateFileCorrupt>()("StateFileCorrupt", {
   file: Schema.String,

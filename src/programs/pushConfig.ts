@@ -3,7 +3,7 @@
  * unmasked (see pushConfigView).
  */
 import { Effect } from "effect"
-import { InvalidInput } from "../domain/errors.js"
+import { InvalidInput, NotFound } from "../domain/errors.js"
 import { pushConfigView } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AgentAccess, resolveTarget } from "./agentTarget.js"
@@ -52,8 +52,8 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
   const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
   const first = configs[0]
   if (first === undefined) {
-    return yield* new InvalidInput({
-      reason: `Task ${input.taskId} has no push notification config`,
+    return yield* new NotFound({
+      what: `A push notification config of task ${input.taskId}`,
       suggestion: "Set one with relay task notification set, or send with --push-url"
     })
   }

@@ -4,7 +4,7 @@
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import * as V1 from "../domain/a2a/v1.js"
-import { RequestTimeout } from "../domain/clientErrors.js"
+import { RequestTimeout, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { type MessageResult, messageResult } from "../domain/results.js"
 import type { SessionRecord } from "../domain/session.js"
@@ -111,9 +111,9 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
   if (input.pushUrl !== undefined) {
     const card = yield* client.discover(target)
     if (card.card.capabilities.pushNotifications !== true) {
-      return yield* new InvalidInput({
-        reason: `The agent at ${target.agentUrl} does not support push notifications`,
-        suggestion: "Send without --push-url and follow the task with relay task get or --stream"
+      return yield* new UnsupportedOperation({
+        operation: "Push notifications",
+        reason: `the agent at ${target.agentUrl} does not declare them; send without a push URL and follow the task instead`
       })
     }
   }

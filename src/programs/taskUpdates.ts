@@ -7,7 +7,7 @@ import { Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
 import { applyStreamEvent, resultText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
 import { type A2aClientError, InvalidResponse } from "../domain/clientErrors.js"
-import { type MessageResult, messageResult, type TaskView, taskView } from "../domain/results.js"
+import { type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 
 /** What a door hears while a task runs: the current view and the text added since last time. */
@@ -22,8 +22,7 @@ export type OnUpdate = (update: TaskUpdate) => Effect.Effect<void>
 export const ignoreUpdates: OnUpdate = () => Effect.void
 
 /** Final for a conversation turn: finished, or waiting for the user. */
-export const isSettled = (task: V1.Task) =>
-  V1.isTerminalState(task.status.state) || V1.isInterruptedState(task.status.state)
+export const isSettled = (task: V1.Task) => V1.isSettledState(task.status.state)
 
 const deltaOf = (before: string, after: string) => (after.startsWith(before) ? after.slice(before.length) : after)
 
@@ -104,6 +103,3 @@ export const pollUntilSettled = (target: Target, taskId: string, options: WaitOp
     )
     return Option.getOrElse(yield* Ref.get(last), () => first)
   })
-
-/** A message result for a task, by way of the view every door already knows. */
-export const resultOfTask = (task: V1.Task): MessageResult => messageResult({ task })

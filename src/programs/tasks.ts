@@ -146,5 +146,3 @@ export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTask
   yield* rememberTask(target, task)
   return taskView(task)
 })
-
-export const DEFAULT_WAIT = Duration.seconds(45)

@@ -10,7 +10,7 @@
  * for their content type before parsing and end at the last event of the interaction.
  */
 import { Sse } from "@effect/experimental"
-import { Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
 import { Clock, Context, Duration, Effect, Layer, Option, ParseResult, Ref, Stream } from "effect"
 import {
@@ -742,6 +742,3 @@ const describeTransport = (error: HttpClientError.RequestError) => {
 
 /** The client over whatever HttpClient the context provides. */
 export const A2aClientLive = Layer.effect(A2aClient, make)
-
-// Headers is re-exported for tests that inspect what the client sends.
-export { Headers }

@@ -12,7 +12,7 @@ import type * as Response from "@effect/ai/Response"
 import * as Sse from "@effect/experimental/Sse"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
-import { Effect, flow, identity, Layer, type ParseResult, type Redacted, Schema, Stream } from "effect"
+import { Effect, flow, identity, type ParseResult, type Redacted, Schema, Stream } from "effect"
 
 export interface ChatCompletionsOptions {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
@@ -182,7 +182,3 @@ export const make = Effect.fnUntraced(function*(options: ChatCompletionsOptions)
 
   return yield* LanguageModel.make({ generateText, streamText })
 })
-
-/** Provides the Chat Completions model as the LanguageModel. */
-export const layer = (options: ChatCompletionsOptions): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))

@@ -2,10 +2,8 @@
  * The built-in `echo` model: answers with the text of the last user message, streamed word by
  * word. It needs no model server, so `relay server agent` works on a fresh machine.
  */
-import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
-import type * as Response from "@effect/ai/Response"
-import { Array as Arr, Duration, Effect, Layer, Option, Stream } from "effect"
+import { Array as Arr, Duration, Effect, Option, Stream } from "effect"
 
 export interface EchoOptions {
   /** Pause before each word of a stream; 0 streams at once (tests). */
@@ -32,18 +30,6 @@ export const splitWords = (text: string): ReadonlyArray<string> => {
   const words = text.match(/\s*\S+\s*/g)
   if (words === null) return text === "" ? [] : [text]
   return words
-}
-
-const textId = "echo"
-
-const textStart: Response.StreamPartEncoded = { type: "text-start", id: textId }
-const textEnd: Response.StreamPartEncoded = { type: "text-end", id: textId }
-const textDelta = (delta: string): Response.StreamPartEncoded => ({ type: "text-delta", id: textId, delta })
-
-const finishPart: Response.FinishPartEncoded = {
-  type: "finish",
-  reason: "stop",
-  usage: { inputTokens: undefined, outputTokens: undefined, totalTokens: undefined }
 }
 
 const textOfContent = (content: string | ReadonlyArray<Prompt.PartEncoded>): string =>
@@ -76,23 +62,3 @@ export const answers = (options: EchoOptions = {}) => {
       )
   }
 }
-
-/** The echo model as an `@effect/ai` LanguageModel service. */
-export const make = (options: EchoOptions = {}): Effect.Effect<LanguageModel.Service> => {
-  const delay = Duration.decode(options.delay ?? defaultEchoDelay)
-  const pause = Duration.toMillis(delay) > 0 ? Effect.sleep(delay) : Effect.void
-  return LanguageModel.make({
-    generateText: ({ prompt }) => Effect.succeed([{ type: "text", text: lastUserText(prompt) }, finishPart]),
-    streamText: ({ prompt }) =>
-      Stream.make(textStart).pipe(
-        Stream.concat(Stream.fromIterable(splitWords(lastUserText(prompt))).pipe(
-          Stream.mapEffect((word) => Effect.as(pause, textDelta(word)))
-        )),
-        Stream.concat(Stream.make(textEnd, finishPart))
-      )
-  })
-}
-
-/** Provides the echo model as the LanguageModel. */
-export const layer = (options: EchoOptions = {}): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))

@@ -80,7 +80,6 @@ export const DEFAULT_MAX_HISTORY = 100
 export const DEFAULT_MAX_TASKS = 10_000
 
 /** Terminal (completed, failed, canceled, rejected) or interrupted (input or auth required). */
-export const isSettledState = (state: V1.TaskState): boolean => V1.isTerminalState(state) || V1.isInterruptedState(state)
 
 export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
   /** Adds a new task (its id must be fresh). */
@@ -231,7 +230,7 @@ export const make = (options: TaskStoreOptions = {}) =>
         for (const queue of record.subscribers) queue.unsafeOffer(update)
       }
       const state = change.task.status.state
-      if (isSettledState(state) && record.waiters.length > 0) {
+      if (V1.isSettledState(state) && record.waiters.length > 0) {
         const waiters = record.waiters
         record.waiters = []
         for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
@@ -270,7 +269,7 @@ export const make = (options: TaskStoreOptions = {}) =>
           record.subscribers.add(queue)
           const updates = Stream.fromQueue(queue).pipe(
             Stream.takeUntil((update) =>
-              until === "settled" ? isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
+              until === "settled" ? V1.isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
             ),
             Stream.ensuring(Effect.zipRight(Effect.sync(() => record.subscribers.delete(queue)), Queue.shutdown(queue)))
           )
@@ -295,7 +294,7 @@ export const make = (options: TaskStoreOptions = {}) =>
     const settledNow = (id: string): Option.Option<V1.Task> | undefined => {
       const record = records.get(id)
       if (record === undefined) return Option.none()
-      return isSettledState(record.task.status.state) ? Option.some(record.task) : undefined
+      return V1.isSettledState(record.task.status.state) ? Option.some(record.task) : undefined
     }
 
     const list = (query: TaskQuery) =>

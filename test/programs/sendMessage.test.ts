@@ -487,7 +487,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
     Effect.gen(function*() {
       const before = noPush.requests.length
       const error = yield* Effect.flip(sendMessage({ agentUrl: noPush.baseUrl, text: "x", pushUrl: `${sink.url}/never` }))
-      expect(error._tag).toBe("InvalidInput")
+      expect(error).toMatchObject({ _tag: "UnsupportedOperation", code: "unsupported_operation" })
       expect(sentMessages(noPush.requests.slice(before))).toHaveLength(0)
     }).pipe(Effect.provide(ProgramLayer)))
 })

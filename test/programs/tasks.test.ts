@@ -232,7 +232,7 @@ describe("push notification configs", () => {
       expect((yield* listPushConfigs(access)).configs.map((c) => c.config_id)).toEqual([b.config_id])
       yield* deletePushConfig({ ...access, configId: b.config_id! })
       const none = yield* Effect.flip(getPushConfig(access))
-      expect(none).toMatchObject({ _tag: "InvalidInput", message: expect.stringContaining("no push notification config") })
+      expect(none).toMatchObject({ _tag: "NotFound", code: "not_found", message: expect.stringContaining("push notification config of task") })
 
       const everything = JSON.stringify([a, b, listed])
       expect(everything).not.toContain(TOKEN_A)

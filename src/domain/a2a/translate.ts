@@ -213,7 +213,6 @@ export const streamEventFromV03 = (event: V03.StreamEvent): V1.StreamResponse =>
 }
 
 /** The v0.3 `final` flag: the interaction ends at a terminal or interrupted state. */
-export const isFinalState = (state: V1.TaskState): boolean => V1.isTerminalState(state) || V1.isInterruptedState(state)
 
 /**
  * v1 StreamResponse → v0.3 stream result. Status updates get `final`: the given value, else true
@@ -229,7 +228,7 @@ export const streamResponseToV03 = (response: V1.StreamResponse, final?: boolean
       taskId: event.taskId,
       contextId: event.contextId,
       status: statusToV03(event.status),
-      final: final ?? isFinalState(event.status.state),
+      final: final ?? V1.isSettledState(event.status.state),
       metadata: event.metadata
     })
   }
@@ -479,7 +478,7 @@ export const streamResponseToV03Rest = (response: V1.StreamResponse, final?: boo
         taskId: update.taskId,
         contextId: update.contextId,
         status: statusToV03Rest(update.status),
-        final: final ?? isFinalState(update.status.state),
+        final: final ?? V1.isSettledState(update.status.state),
         metadata: update.metadata
       })
     }

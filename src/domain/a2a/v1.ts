@@ -132,6 +132,9 @@ export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED_STA
 /** The lower-case v0.3 name (`completed`, `input-required`, …; UNSPECIFIED is `unknown`). */
 export const stateName = (state: TaskState): TaskStateName => STATE_NAMES[state]
 
+/** Settled for a conversation turn: finished, or waiting for the user. */
+export const isSettledState = (state: TaskState): boolean => isTerminalState(state) || isInterruptedState(state)
+
 /**
  * Reads any spelling of a task state: `TASK_STATE_COMPLETED`, `completed`, `input-required`,
  * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number.
