@@ -12,12 +12,12 @@
  */
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, type Redacted } from "effect"
 import { createServer, type Server } from "node:http"
 import { ListenFailed } from "../../domain/errors.js"
+import { serverBaseUrl } from "../address.js"
 import { makeKeyCheck } from "./auth.js"
 import { baseUrlOf, CARD_PATHS, type CardInfo, extendedAgentCard, makeCardHandler } from "./card.js"
 import { DEFAULT_MAX_BODY_BYTES, writeJson } from "./io.js"
@@ -88,12 +88,5 @@ export const agentServerLayer = (options: AgentServerListenOptions) =>
     Layer.catchAll((error) => Layer.fail(ListenFailed.fromCause(options.host, options.port, error)))
   )
 
-/** `http://host:port` of a bound address; 0.0.0.0 and :: are shown as 127.0.0.1, where this machine reaches them. */
-export const reachableBaseUrl = (address: HttpServer.Address): string => {
-  if (address._tag === "UnixAddress") return `unix:${address.path}`
-  const host = address.hostname === "0.0.0.0" || address.hostname === "::" ? "127.0.0.1" : address.hostname
-  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
-}
-
 /** The bound server's reachable base URL. */
-export const agentBaseUrl = HttpServer.addressWith((address) => Effect.succeed(reachableBaseUrl(address)))
+export const agentBaseUrl = serverBaseUrl

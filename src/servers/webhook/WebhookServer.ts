@@ -7,7 +7,6 @@
  * a closed connection — never a stopped server.
  */
 import * as HttpLayerRouter from "@effect/platform/HttpLayerRouter"
-import * as HttpServer from "@effect/platform/HttpServer"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -15,6 +14,7 @@ import { Effect, Layer, Redacted, Stream } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
 import { ListenFailed } from "../../domain/errors.js"
+import { serverBaseUrl } from "../address.js"
 import type { NotificationRecord } from "../../domain/notification.js"
 import { recordNotification } from "../../programs/notifications.js"
 
@@ -196,15 +196,8 @@ export const webhookServerLayer = (options: WebhookServerOptions) =>
     Layer.catchAll((error) => Layer.fail(ListenFailed.fromCause(options.host, options.port, error)))
   )
 
-/** The URL senders should post to, e.g. `http://127.0.0.1:9000`. */
-export const baseUrlOf = (address: HttpServer.Address): string => {
-  if (address._tag === "UnixAddress") return `unix:${address.path}`
-  const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname
-  return `http://${host}:${address.port}`
-}
-
-/** The bound server's base URL. */
-export const webhookBaseUrl = HttpServer.addressWith((address) => Effect.succeed(baseUrlOf(address)))
+/** The base URL senders should post to (at 127.0.0.1 when bound to every interface). */
+export const webhookBaseUrl = serverBaseUrl
 
 /** Whether a host is a loopback address, i.e. only this machine can post to it. */
 export const isLoopbackHost = (host: string): boolean =>
