@@ -5,6 +5,7 @@ import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
 import { outputOptions } from "./options.js"
 import { makeStyle, render, reportError, type Style, writeErr, writeOut } from "./output.js"
+import { stateColor } from "./views.js"
 
 /** One notification for people: when, where, what it says; never the token, only whether one came. */
 export const formatNotification = (record: NotificationRecord, style: Style): string => {
@@ -12,7 +13,7 @@ export const formatNotification = (record: NotificationRecord, style: Style): st
     style.dim(record.received_at),
     `POST ${style.cyan(record.path)}`,
     style.bold(record.kind),
-    ...(record.state === null ? [] : [stateColor(style, record.state)(record.state)])
+    ...(record.state === null ? [] : [stateColor(style, record.state)])
   ].join("  ")
   const details = [
     `task ${record.task_id ?? "-"}`,
@@ -23,15 +24,6 @@ export const formatNotification = (record: NotificationRecord, style: Style): st
   const text = record.text === null ? [] : [`  ${JSON.stringify(record.text)}`]
   return [headline, `  ${style.dim(details)}`, ...text].join("\n")
 }
-
-const stateColor = (style: Style, state: string) =>
-  state === "completed"
-    ? style.green
-    : state === "failed" || state === "rejected" || state === "canceled"
-    ? style.red
-    : state === "input-required" || state === "auth-required"
-    ? style.yellow
-    : (text: string) => text
 
 const taskId = Options.text("task-id").pipe(Options.withDescription("Only notifications about this task"), Options.optional)
 const since = Options.text("since").pipe(

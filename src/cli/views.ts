@@ -2,7 +2,8 @@
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import { fields, type Style } from "./output.js"
 
-const stateColor = (style: Style, state: string) =>
+/** A task state, coloured by what it asks of the user: done, failed, waiting, or running. */
+export const stateColor = (style: Style, state: string) =>
   state === "completed"
     ? style.green(state)
     : state === "failed" || state === "rejected"
