@@ -6,9 +6,10 @@
  * authenticate; everything else answers 401 with `WWW-Authenticate` without a valid key.
  */
 import { Config, Effect, Option, Redacted } from "effect"
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
 import type * as V1 from "../../domain/a2a/v1.js"
+import { secretCheck } from "../../domain/secretCheck.js"
 
 export const API_KEY_HEADER = "X-API-Key"
 export const API_KEY_SCHEME = "apiKey"
@@ -23,8 +24,6 @@ export interface AgentKey {
   readonly key: Redacted.Redacted<string>
   readonly source: KeySource
 }
-
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
 
 /** 32 random bytes, base64url: 43 characters that survive URLs, headers and shells. */
 export const generateKey = (): string => randomBytes(32).toString("base64url")
@@ -59,9 +58,8 @@ const presentedKeys = (headers: IncomingHttpHeaders): ReadonlyArray<string> => {
  * presented key is hashed too, so the comparison takes the same time whatever its length.
  */
 export const makeKeyCheck = (key: Redacted.Redacted<string>) => {
-  const expected = sha256(Redacted.value(key))
-  return (headers: IncomingHttpHeaders): boolean =>
-    presentedKeys(headers).some((presented) => timingSafeEqual(expected, sha256(presented)))
+  const matches = secretCheck(Redacted.value(key))
+  return (headers: IncomingHttpHeaders): boolean => presentedKeys(headers).some(matches)
 }
 
 /** The card's security schemes and requirements when auth is on: either scheme satisfies it. */

@@ -11,9 +11,9 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, Redacted, Stream } from "effect"
-import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
 import { ListenFailed } from "../../domain/errors.js"
+import { secretMatches } from "../../domain/secretCheck.js"
 import { serverBaseUrl } from "../address.js"
 import type { NotificationRecord } from "../../domain/notification.js"
 import { recordNotification } from "../../programs/notifications.js"
@@ -58,14 +58,8 @@ export interface WebhookServerOptions extends WebhookOptions {
 // ---------------------------------------------------------------------------
 // Authentication
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
-
-/**
- * Constant-time token comparison. Hashing both sides first gives equal-length inputs, so
- * neither the content nor the length of the expected token leaks through timing.
- */
-export const tokenMatches = (expected: string, presented: string): boolean =>
-  timingSafeEqual(sha256(expected), sha256(presented))
+/** Constant-time token comparison (see secretCheck). */
+export const tokenMatches = secretMatches
 
 const BEARER = /^Bearer\s+(\S.*)$/i
 
