@@ -86,7 +86,8 @@ export const redactUrl = (url: string): string => {
   try {
     const parsed = new URL(url)
     const userInfo = parsed.username !== "" || parsed.password !== "" ? "***@" : ""
-    return `${parsed.protocol}//${userInfo}${parsed.host}${parsed.pathname}${parsed.search === "" ? "" : "?***"}`
+    const path = parsed.pathname === "/" ? "" : parsed.pathname
+    return `${parsed.protocol}//${userInfo}${parsed.host}${path}${parsed.search === "" ? "" : "?***"}`
   } catch {
     return "(not a URL)"
   }

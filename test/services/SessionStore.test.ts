@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { normalizeAgentUrl, StoreFile } from "../../src/domain/session.js"
+import { maskSecret, normalizeAgentUrl, redactUrl, StoreFile } from "../../src/domain/session.js"
 import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 
@@ -28,6 +28,21 @@ describe("normalizeAgentUrl", () => {
   it.each(["agent.example", "ftp://agent.example", "http://user:pw@agent.example", ""])("rejects %j", (input) => {
     const result = normalizeAgentUrl(input)
     expect(Either.isLeft(result) && result.left._tag).toBe("InvalidAgentUrl")
+  })
+})
+
+describe("redactUrl and maskSecret", () => {
+  it.each([
+    ["http://127.0.0.1:4000", "http://127.0.0.1:4000"],
+    ["https://user:pw@gw.example/v1?key=secret", "https://***@gw.example/v1?***"],
+    ["not a url", "(not a URL)"]
+  ])("%s → %s", (input, expected) => {
+    expect(redactUrl(input)).toBe(expected)
+  })
+
+  it("shows at most the last 4 characters of a long secret", () => {
+    expect(maskSecret("0123456789abcdefWXYZ")).toBe("…WXYZ")
+    expect(maskSecret("short-secret")).toBe("****")
   })
 })
 
