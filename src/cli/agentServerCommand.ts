@@ -19,17 +19,14 @@ import {
 import { ModelAccess } from "../services/ModelAccess.js"
 import * as PushSender from "../services/PushSender.js"
 import { TaskStoreLive } from "../services/TaskStore.js"
-import { outputOptions } from "./options.js"
+import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
   Options.withDefault(DEFAULT_AGENT_HOST)
 )
-const port = Options.integer("port").pipe(
-  Options.withDescription("Port to listen on; 0 picks a free one"),
-  Options.withDefault(DEFAULT_AGENT_PORT)
-)
+const port = portOption(DEFAULT_AGENT_PORT, "Port to listen on; 0 picks a free one")
 const auth = Options.boolean("auth", { negationNames: ["no-auth"] }).pipe(
   Options.withDescription("Require an API key (X-API-Key or Authorization: Bearer) on everything but the card and /health")
 )
@@ -42,10 +39,7 @@ const model = Options.text("model").pipe(
   Options.withDescription("echo, ollama:<name>, openai:<name> or gateway:<name> (default: RELAY_MODEL, a running Ollama, a gateway, else echo)"),
   Options.optional
 )
-const maxBodyBytes = Options.integer("max-body-bytes").pipe(
-  Options.withDescription("Largest request body accepted; bigger ones get 413"),
-  Options.withDefault(DEFAULT_MAX_BODY_BYTES)
-)
+const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest request body accepted; bigger ones get 413")
 const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
   Options.withDescription("Also post push notifications to private and link-local addresses (loopback is always allowed)")
 )
@@ -61,12 +55,6 @@ interface AgentConfig extends OutputFlags {
 }
 
 const validate = (config: AgentConfig) => {
-  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
-    return Effect.fail(new InvalidInput({ reason: `Port ${config.port} is out of range`, suggestion: "Give a port from 1 to 65535, or 0 for any free port" }))
-  }
-  if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes <= 0) {
-    return Effect.fail(new InvalidInput({ reason: `Body limit ${config.maxBodyBytes} must be a positive number of bytes`, suggestion: "For example --max-body-bytes 1048576" }))
-  }
   if (!config.auth && Option.isSome(config.key)) {
     return Effect.fail(new InvalidInput({ reason: "--key is only used with --auth", suggestion: "Add --auth to require the key" }))
   }

@@ -1,11 +1,11 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
 import { Console } from "node:console"
-import { Config, Duration, Effect, Logger, LogLevel, Option, Runtime } from "effect"
+import { Config, Duration, Effect, Logger, LogLevel, Runtime } from "effect"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
-import { outputOptions } from "./options.js"
+import { outputOptions, portOption, within } from "./options.js"
 import { reportError, writeErr } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
@@ -17,14 +17,7 @@ const host = Options.text("host").pipe(
   Options.withDescription("Address for the HTTP transports (default 127.0.0.1: this machine only)"),
   Options.withDefault("127.0.0.1")
 )
-const within = (low: number, high: number) => (value: number) =>
-  Number.isInteger(value) && value >= low && value <= high ? Option.some(value) : Option.none()
-
-const port = Options.integer("port").pipe(
-  Options.withDescription("Port for the HTTP transports (default 8090; 0 picks a free one and prints it)"),
-  Options.withDefault(8090),
-  Options.filterMap(within(0, 65535), "--port must be between 0 and 65535")
-)
+const port = portOption(8090, "Port for the HTTP transports (default 8090; 0 picks a free one and prints it)")
 const waitSeconds = Options.integer("wait-seconds").pipe(
   Options.withDescription(
     "How long send_message and wait_for_task wait before answering 'working' (default 45; env RELAY_MCP_WAIT_SECONDS)"

@@ -1,9 +1,8 @@
 /** `relay message send|stream`: talk to an agent, continuing the saved conversation on request. */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Option, Redacted } from "effect"
-import { canonicalAgentUrl } from "../domain/session.js"
+import { Option, Redacted } from "effect"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, toAccess } from "./options.js"
+import { type AgentOptionValues, agentOptions, shownAgentUrl, toAccess } from "./options.js"
 import { type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
@@ -43,7 +42,7 @@ const run = (values: MessageValues, streaming: boolean) => {
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     onUpdate: progress.onUpdate
   })
-  const agentUrl = Effect.runSync(Effect.orElseSucceed(canonicalAgentUrl(values.url), () => values.url))
+  const agentUrl = shownAgentUrl(values.url)
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()

@@ -1,7 +1,8 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
 import { Args, Options } from "@effect/cli"
-import { Option, Redacted } from "effect"
+import { Either, Option, Redacted } from "effect"
 import type { Binding } from "../domain/a2a/dialects.js"
+import { normalizeAgentUrl } from "../domain/session.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON on stdout"))
@@ -84,6 +85,29 @@ export const toAccess = (values: AgentOptionValues): AgentAccess => ({
   timeoutSeconds: Option.getOrUndefined(values.timeout),
   streamIdleSeconds: Option.getOrUndefined(values.streamIdle)
 })
+
+/** A whole number in [low, high], else a usage error naming the option. */
+export const within = (low: number, high: number) => (value: number) =>
+  Number.isInteger(value) && value >= low && value <= high ? Option.some(value) : Option.none()
+
+/** `--port` of a local server: 0 picks a free one. */
+export const portOption = (defaultPort: number, description: string) =>
+  Options.integer("port").pipe(
+    Options.withDescription(description),
+    Options.withDefault(defaultPort),
+    Options.filterMap(within(0, 65535), "--port must be between 0 and 65535 (0 picks a free port)")
+  )
+
+/** `--max-body-bytes` of a local server. */
+export const bodyLimitOption = (defaultBytes: number, description: string) =>
+  Options.integer("max-body-bytes").pipe(
+    Options.withDescription(description),
+    Options.withDefault(defaultBytes),
+    Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), "--max-body-bytes must be a positive number of bytes")
+  )
+
+/** The agent URL as relay keys it, for hints that name it (the input itself when it is not a URL). */
+export const shownAgentUrl = (url: string): string => Either.getOrElse(normalizeAgentUrl(url), () => url)
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
 

@@ -6,7 +6,6 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Layer, Logger, LogLevel, Option, type Redacted } from "effect"
-import { InvalidInput } from "../domain/errors.js"
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_WEBHOOK_HOST,
@@ -19,21 +18,11 @@ import {
 import { NotificationLog } from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
-import { outputOptions } from "./options.js"
+import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
 
 /** Path printed in the suggested push URL; the receiver accepts any path. */
 const PUSH_PATH = "/notifications"
-
-const validatePort = (port: number) =>
-  Number.isInteger(port) && port >= 0 && port <= 65535
-    ? Effect.void
-    : Effect.fail(new InvalidInput({ reason: `Port ${port} is out of range`, suggestion: "Give a port from 1 to 65535, or 0 for any free port" }))
-
-const validateBodyLimit = (bytes: number) =>
-  Number.isInteger(bytes) && bytes > 0
-    ? Effect.void
-    : Effect.fail(new InvalidInput({ reason: `Body limit ${bytes} must be a positive number of bytes`, suggestion: "For example --max-body-bytes 1048576" }))
 
 // ---------------------------------------------------------------------------
 // relay server push
@@ -42,20 +31,14 @@ const pushHost = Options.text("host").pipe(
   Options.withDescription("Address to listen on; keep the loopback default unless senders run elsewhere"),
   Options.withDefault(DEFAULT_WEBHOOK_HOST)
 )
-const pushPort = Options.integer("port").pipe(
-  Options.withDescription("Port to listen on; 0 picks a free one"),
-  Options.withDefault(DEFAULT_WEBHOOK_PORT)
-)
+const pushPort = portOption(DEFAULT_WEBHOOK_PORT, "Port to listen on; 0 picks a free one")
 const pushToken = Options.redacted("token").pipe(
   Options.withDescription(
     "Require this token in X-A2A-Notification-Token, A2A-Notification-Token or Authorization: Bearer (401 otherwise)"
   ),
   Options.optional
 )
-const maxBodyBytes = Options.integer("max-body-bytes").pipe(
-  Options.withDescription("Largest notification body accepted; bigger ones get 413"),
-  Options.withDefault(DEFAULT_MAX_BODY_BYTES)
-)
+const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest notification body accepted; bigger ones get 413")
 
 interface PushConfig extends OutputFlags {
   readonly host: string
@@ -94,8 +77,6 @@ const printingHooks = (json: boolean): WebhookHooks => {
 
 const runPushServer = (config: PushConfig) =>
   Effect.gen(function*() {
-    yield* validatePort(config.port)
-    yield* validateBodyLimit(config.maxBodyBytes)
     const log = yield* NotificationLog
     const server = webhookServerLayer({
       host: config.host,

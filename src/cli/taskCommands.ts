@@ -1,16 +1,14 @@
 /** `relay task …`: inspect, list, cancel and follow an agent's tasks, and their push configs. */
 import { Command, Options } from "@effect/cli"
-import { Effect, Option, Redacted } from "effect"
-import { canonicalAgentUrl } from "../domain/session.js"
+import { Option, Redacted } from "effect"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
-import { type AgentOptionValues, agentOptions, historyLength, taskIdArg, toAccess } from "./options.js"
+import { type AgentOptionValues, agentOptions, historyLength, shownAgentUrl, taskIdArg, toAccess } from "./options.js"
 import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { pushConfigText, taskLines, taskViewText } from "./views.js"
 
-const agentUrlOf = (values: AgentOptionValues) =>
-  Effect.runSync(Effect.orElseSucceed(canonicalAgentUrl(values.url), () => values.url))
+const agentUrlOf = (values: AgentOptionValues) => shownAgentUrl(values.url)
 
 const taskInput = (values: AgentOptionValues & { readonly taskId: string; readonly historyLength?: Option.Option<number> }) => ({
   ...toAccess(values),

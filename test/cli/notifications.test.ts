@@ -194,7 +194,7 @@ describe("relay server push", () => {
   it("rejects an impossible port as a usage error", async () => {
     const result = await relay(["server", "push", "--port", "70000"])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain("out of range")
+    expect(result.stderr).toContain("--port must be between 0 and 65535")
   })
 })
 
