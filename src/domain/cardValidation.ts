@@ -99,7 +99,7 @@ const CODE_TABLE = {
   "v03.enum": ["error", "v0.3 schema: a value is not one of the allowed values."],
   "v03.const": ["error", "v0.3 schema: a value differs from the constant the schema expects."],
   "v03.anyOf": ["error", "v0.3 schema: a security scheme has no valid `type` discriminator."],
-  "v03.schema": ["error", "v0.3 schema: any other schema violation."]
+  "v03.schema": ["error", "v0.3 schema: every other schema violation."]
 } as const satisfies Record<string, readonly [CardIssueSeverity, string]>
 
 export type CardIssueCode = keyof typeof CODE_TABLE

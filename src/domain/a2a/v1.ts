@@ -53,7 +53,7 @@ const Bool = Schema.Union(Schema.Boolean, Schema.BooleanFromString)
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export type Metadata = typeof Metadata.Type
 
-/** Builds a lenient enum schema: any spelling `parse` understands, encoded as the canonical name. */
+/** Builds a lenient enum schema, which reads every spelling `parse` understands, encoded as the canonical name. */
 const lenientEnum = <const Names extends ReadonlyArray<string>>(
   names: Names,
   parse: (input: string | number) => Names[number] | undefined,
