@@ -12,6 +12,7 @@
 import { Sse } from "@effect/experimental"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
+import { createHash } from "node:crypto"
 import { Clock, Context, Duration, Effect, Layer, Option, ParseResult, Ref, Stream } from "effect"
 import {
   type Binding,
@@ -393,22 +394,34 @@ export const make = Effect.gen(function*() {
     })
   }
 
+  /**
+   * Cards are cached per URL and per credentials sent: an extended card fetched with a token is
+   * never served to a later call without it (the fingerprint is a hash, never the secret).
+   */
+  const cacheKeyOf = (target: Target, cardUrl: string) => {
+    const credentials = credentialsFor(target, cardUrl)
+    if (credentials === undefined) return cardUrl
+    const secret = credentials.kind === "bearer" ? `bearer:${credentials.token}` : `${credentials.header}:${credentials.key}`
+    return `${cardUrl}#${createHash("sha256").update(secret).digest("hex").slice(0, 16)}`
+  }
+
   const fetchCard = (target: Target, cardUrl: string) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const cached = (yield* Ref.get(cardCache)).get(cardUrl)
+      const key = cacheKeyOf(target, cardUrl)
+      const cached = (yield* Ref.get(cardCache)).get(key)
       if (cached && cached.expiresAt > now) return Option.some(cached.card)
 
       const { response, text } = yield* exchange(target, cardRequest(target, cardUrl, cached?.etag))
       const expiresAt = now + maxAgeMs(response.headers["cache-control"])
       if (response.status === 304 && cached) {
-        yield* Ref.update(cardCache, (cache) => new Map(cache).set(cardUrl, { ...cached, expiresAt }))
+        yield* Ref.update(cardCache, (cache) => new Map(cache).set(key, { ...cached, expiresAt }))
         return Option.some(cached.card)
       }
       const raw = yield* cardJsonOf(target, cardUrl, response, text)
       if (Option.isNone(raw)) return Option.none()
       const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw.value)), raw: raw.value, cardUrl }
-      yield* Ref.update(cardCache, (cache) => new Map(cache).set(cardUrl, { card, etag: response.headers["etag"], expiresAt }))
+      yield* Ref.update(cardCache, (cache) => new Map(cache).set(key, { card, etag: response.headers["etag"], expiresAt }))
       return Option.some(card)
     })
 
@@ -450,11 +463,12 @@ export const make = Effect.gen(function*() {
         Effect.map(Option.map((json) => ({ json, cardUrl })))
       )).pipe(Effect.withSpan("A2aClient.fetchCardJson"))
 
-  /** The extended card replaces the cached one (§6a.12), so later calls use what it declares. */
-  const replaceCachedCard = (card: DiscoveredCard) =>
+  /** The extended card replaces the cached one (§6a.12) for calls with the same credentials. */
+  const replaceCachedCard = (target: Target, card: DiscoveredCard) =>
     Ref.update(cardCache, (cache) => {
-      const cached = cache.get(card.cardUrl)
-      return cached === undefined ? cache : new Map(cache).set(card.cardUrl, { ...cached, card })
+      const key = cacheKeyOf(target, card.cardUrl)
+      const cached = cache.get(key)
+      return cached === undefined ? cache : new Map(cache).set(key, { ...cached, card })
     })
 
   /** Candidate endpoints in order: the one that worked last time first. */
@@ -707,7 +721,7 @@ export const make = Effect.gen(function*() {
       const raw = yield* call(target, (d) => d.extendedCard, undefined, "extendedCard")
       const cardUrl = (yield* discover(target)).cardUrl
       const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw)), raw, cardUrl }
-      yield* replaceCachedCard(card)
+      yield* replaceCachedCard(target, card)
       return card
     })
 

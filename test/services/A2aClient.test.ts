@@ -305,6 +305,8 @@ describe.each(BINDINGS)("A2aClient against @a2a-js/sdk 1.3.0 over %s", (binding)
         expect(extended.card.skills.map((s) => s.id)).toEqual(["scripted", "extended-only"])
         expect(headerOf(sent[0]!, "authorization")).toBe("Bearer any-token")
         expect((yield* a2a.discover(authed)).card.skills.map((s) => s.id)).toContain("extended-only")
+        // A call without those credentials never sees the extended card.
+        expect((yield* a2a.discover(target())).card.skills.map((s) => s.id)).toEqual(["scripted"])
       })))
   })
 
