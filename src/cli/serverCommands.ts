@@ -5,7 +5,7 @@
  * address, warnings, rejected requests — on stderr. Ctrl+C closes the port and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Effect, Layer, Logger, LogLevel, Option, type Redacted } from "effect"
+import { Config, Effect, Layer, Logger, LogLevel, Option, type Redacted } from "effect"
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_WEBHOOK_HOST,
@@ -34,8 +34,10 @@ const pushHost = Options.text("host").pipe(
 const pushPort = portOption(DEFAULT_WEBHOOK_PORT, "Port to listen on; 0 picks a free one")
 const pushToken = Options.redacted("token").pipe(
   Options.withDescription(
-    "Require this token in X-A2A-Notification-Token, A2A-Notification-Token or Authorization: Bearer (401 otherwise)"
+    "Require this token in X-A2A-Notification-Token, A2A-Notification-Token or Authorization: Bearer (401 otherwise); " +
+      "RELAY_PUSH_TOKEN keeps it out of the process list"
   ),
+  Options.withFallbackConfig(Config.redacted("RELAY_PUSH_TOKEN")),
   Options.optional
 )
 const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest notification body accepted; bigger ones get 413")

@@ -32,9 +32,9 @@ afterEach(() => {
   for (const process of running.splice(0)) if (process.child.exitCode === null) process.child.kill("SIGKILL")
 })
 
-const startRelay = (args: ReadonlyArray<string>): Running => {
+const startRelay = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Running => {
   const child = spawn(process.execPath, [relayBin, ...args], {
-    env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+    env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1", ...env },
     stdio: ["pipe", "pipe", "pipe"]
   })
   const output = { stdout: "", stderr: "" }
@@ -84,8 +84,8 @@ const startRelay = (args: ReadonlyArray<string>): Running => {
 }
 
 /** Starts `relay server push` on a free port and returns it with the push URL it printed. */
-const startPushServer = async (extraArgs: ReadonlyArray<string> = []) => {
-  const server = startRelay(["server", "push", "--port", "0", ...extraArgs])
+const startPushServer = async (extraArgs: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
+  const server = startRelay(["server", "push", "--port", "0", ...extraArgs], env)
   const [, pushUrl = ""] = await server.waitFor("stderr", /Push URL[^:]*: (http:\/\/\S+)/)
   return { server, pushUrl }
 }
@@ -175,6 +175,18 @@ describe("relay server push", () => {
     expect(server.stdout().trim().split("\n")).toHaveLength(1)
     expect(server.stdout() + server.stderr()).not.toContain("s3cret-token")
     expect(await server.stop("SIGTERM")).toBe(0)
+  })
+
+  it("RELAY_PUSH_TOKEN requires the token as --token does, without it in the process list", async () => {
+    // A home of its own: the listing tests below count what the shared log holds.
+    const envHome = tempHome()
+    const { server, pushUrl } = await startPushServer([], { RELAY_PUSH_TOKEN: "env-token-123", RELAY_HOME: envHome.stateDir })
+    expect(server.stderr()).toMatch(/Token required/)
+    expect((await post(pushUrl, statusUpdate("cli-task-env", "TASK_STATE_WORKING", "x"))).status).toBe(401)
+    const ok = await post(pushUrl, statusUpdate("cli-task-env", "TASK_STATE_WORKING", "x"), { "x-a2a-notification-token": "env-token-123" })
+    expect(ok.status).toBe(200)
+    expect(await server.stop("SIGTERM")).toBe(0)
+    envHome.cleanup()
   })
 
   it("a port already in use is a clear error with exit code 1", async () => {
