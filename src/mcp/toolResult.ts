@@ -32,10 +32,8 @@ const CLI_TO_TOOLS: ReadonlyArray<readonly [RegExp, string]> = [
   [/run with --verbose for the raw exchange/g, "see the relay MCP server log (stderr)"],
   [/Run again with --verbose for details\./g, "The relay MCP server log (stderr) has details."],
   [/"?relay auth set"?/g, "set_agent_credentials"],
-  [/relay session show --url <agent>/g, "get_session_info"],
   [/relay card get --url <agent>/g, "get_agent_card"],
   [/relay card validate (\S+)/g, "validate_agent_card (source $1)"],
-  [/relay task notification set/g, "set_task_notification"],
   [/relay task list/g, "list_tasks"],
   [/relay task get/g, "get_task"]
 ]

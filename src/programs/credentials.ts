@@ -58,7 +58,7 @@ export const credentialsFrom = (input: Omit<SetCredentialsInput, "agentUrl">) =>
   }
   return Effect.fail(new InvalidInput({
     reason: "Either bearer_token or api_key must be provided",
-    suggestion: "Pass a bearer token (--bearer-token) or an API key (--api-key)"
+    suggestion: "Pass a bearer token or an API key"
   }))
 }
 

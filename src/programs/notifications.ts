@@ -57,7 +57,7 @@ const toFilter = (query: NotificationQuery): Effect.Effect<NotificationFilter, I
     if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 1)) {
       return yield* new InvalidInput({
         reason: `The limit must be a positive whole number, not ${query.limit}`,
-        suggestion: "Give --limit 20 for the newest 20 notifications, or leave it out for all"
+        suggestion: "Give a limit such as 20 for the newest 20 notifications, or none for all"
       })
     }
     const now = yield* Clock.currentTimeMillis

@@ -54,7 +54,7 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
   if (first === undefined) {
     return yield* new NotFound({
       what: `A push notification config of task ${input.taskId}`,
-      suggestion: "Set one with relay task notification set, or send with --push-url"
+      suggestion: "Set a push notification config for the task first, or send the message with a push URL"
     })
   }
   return pushConfigView(first)

@@ -19,7 +19,7 @@ export interface TaskInput extends AgentAccess {
 
 const requireTaskId = (taskId: string) =>
   taskId.trim() === ""
-    ? Effect.fail(new InvalidInput({ reason: "No task id given", suggestion: "relay session show --url <agent> shows the last task id" }))
+    ? Effect.fail(new InvalidInput({ reason: "No task id given", suggestion: "The agent's saved session holds the last task id" }))
     : Effect.void
 
 /** Keeps the session's task state current when the task is the one the session follows. */
@@ -97,7 +97,7 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
     })
   }
   if (input.pageSize !== undefined && (input.pageSize < 1 || input.pageSize > 100)) {
-    return yield* new InvalidInput({ reason: "The page size must be between 1 and 100", suggestion: "Use --page-size 50" })
+    return yield* new InvalidInput({ reason: "The page size must be between 1 and 100", suggestion: "Give a page size from 1 to 100 (50 when none is given)" })
   }
   const response = yield* client.listTasks(target, {
     // Without artifacts (the v1.0 default) every listed task would show an empty text.
