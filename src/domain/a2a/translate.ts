@@ -301,40 +301,43 @@ export const pushConfigFromV03 = (config: V03.TaskPushNotificationConfig): V1.Ta
 // ---------------------------------------------------------------------------
 
 /**
- * v1 SendMessageRequest → v0.3 MessageSendParams. `blocking` is always written, because v1.0
- * blocks by default while the v0.3 spec defaulted to non-blocking.
+ * The v0.3 send configuration, the same in JSON-RPC and REST but for the name of the push field.
+ * `blocking` is always written, because v1.0 blocks by default while v0.3 defaulted to non-blocking.
  */
+const configurationToV03 = (config: V1.SendMessageConfiguration | undefined) => ({
+  acceptedOutputModes: config?.acceptedOutputModes,
+  historyLength: config?.historyLength,
+  push: config?.taskPushNotificationConfig && pushNotificationConfigToV03(config.taskPushNotificationConfig),
+  blocking: config?.returnImmediately !== true
+})
+
+const configurationFromV03 = (
+  config: { readonly acceptedOutputModes?: ReadonlyArray<string>; readonly historyLength?: number; readonly blocking?: boolean },
+  push: V03.PushNotificationConfig | undefined
+): V1.SendMessageConfiguration =>
+  compact({
+    acceptedOutputModes: config.acceptedOutputModes,
+    historyLength: config.historyLength,
+    taskPushNotificationConfig: push && pushNotificationConfigFromV03(push),
+    returnImmediately: config.blocking === undefined ? undefined : !config.blocking
+  })
+
+/** v1 SendMessageRequest → v0.3 MessageSendParams. */
 export const sendParamsToV03 = (request: V1.SendMessageRequest): V03.MessageSendParams => {
-  const config = request.configuration
+  const { push, ...configuration } = configurationToV03(request.configuration)
   return compact({
     message: messageToV03(request.message),
-    configuration: compact({
-      acceptedOutputModes: config?.acceptedOutputModes,
-      historyLength: config?.historyLength,
-      pushNotificationConfig:
-        config?.taskPushNotificationConfig && pushNotificationConfigToV03(config.taskPushNotificationConfig),
-      blocking: config?.returnImmediately !== true
-    }),
+    configuration: compact({ ...configuration, pushNotificationConfig: push }),
     metadata: request.metadata
   })
 }
 
-export const sendParamsFromV03 = (params: V03.MessageSendParams): V1.SendMessageRequest => {
-  const config = params.configuration
-  return compact({
+export const sendParamsFromV03 = (params: V03.MessageSendParams): V1.SendMessageRequest =>
+  compact({
     message: messageFromV03(params.message),
-    configuration:
-      config &&
-      compact({
-        acceptedOutputModes: config.acceptedOutputModes,
-        historyLength: config.historyLength,
-        taskPushNotificationConfig:
-          config.pushNotificationConfig && pushNotificationConfigFromV03(config.pushNotificationConfig),
-        returnImmediately: config.blocking === undefined ? undefined : !config.blocking
-      }),
+    configuration: params.configuration && configurationFromV03(params.configuration, params.configuration.pushNotificationConfig),
     metadata: params.metadata
   })
-}
 
 // ---------------------------------------------------------------------------
 // v0.3 REST (proto JSON)
@@ -496,37 +499,22 @@ export const streamResponseToV03Rest = (response: V1.StreamResponse, final?: boo
   }
 }
 
-/** v1 SendMessageRequest → `POST /v1/message:send` body (`blocking` always written, see sendParamsToV03). */
+/** v1 SendMessageRequest → `POST /v1/message:send` body. */
 export const sendRequestToV03Rest = (request: V1.SendMessageRequest): V03.RestSendMessageRequest => {
-  const config = request.configuration
+  const { push, ...configuration } = configurationToV03(request.configuration)
   return compact({
     message: messageToV03Rest(request.message),
-    configuration: compact({
-      acceptedOutputModes: config?.acceptedOutputModes,
-      pushNotification:
-        config?.taskPushNotificationConfig && pushNotificationConfigToV03(config.taskPushNotificationConfig),
-      historyLength: config?.historyLength,
-      blocking: config?.returnImmediately !== true
-    }),
+    configuration: compact({ ...configuration, pushNotification: push }),
     metadata: request.metadata
   })
 }
 
-export const sendRequestFromV03Rest = (request: V03.RestSendMessageRequest): V1.SendMessageRequest => {
-  const config = request.configuration
-  return compact({
+export const sendRequestFromV03Rest = (request: V03.RestSendMessageRequest): V1.SendMessageRequest =>
+  compact({
     message: messageFromV03Rest(request.message),
-    configuration:
-      config &&
-      compact({
-        acceptedOutputModes: config.acceptedOutputModes,
-        historyLength: config.historyLength,
-        taskPushNotificationConfig: config.pushNotification && pushNotificationConfigFromV03(config.pushNotification),
-        returnImmediately: config.blocking === undefined ? undefined : !config.blocking
-      }),
+    configuration: request.configuration && configurationFromV03(request.configuration, request.configuration.pushNotification),
     metadata: request.metadata
   })
-}
 
 const PUSH_CONFIG_NAME = /^tasks\/([^/]+)(?:\/pushNotificationConfigs\/([^/]*))?/
 
