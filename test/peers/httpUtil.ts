@@ -111,3 +111,25 @@ export const sendJson = (res: http.ServerResponse, status: number, payload: unkn
   res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) })
   res.end(body)
 }
+
+/** A signed-in caller; both SDK versions' `User` interfaces are this shape. */
+export class BearerUser {
+  get isAuthenticated(): boolean {
+    return true
+  }
+  get userName(): string {
+    return "bearer-user"
+  }
+}
+
+/**
+ * The SDK user builder of a peer: signed in with the required token, or (with none required)
+ * any bearer token; `anonymous` is the SDK's own unauthenticated user.
+ */
+export const userBuilderFor =
+  <U>(requireBearer: string | undefined, anonymous: () => Promise<U>) =>
+  async (req: { header(name: string): string | undefined }): Promise<BearerUser | U> => {
+    const token = bearerTokenOf(req.header("authorization"))
+    const valid = token !== undefined && (requireBearer === undefined || token === requireBearer)
+    return valid ? new BearerUser() : await anonymous()
+  }

@@ -15,13 +15,13 @@ import {
   InMemoryPushNotificationStore,
   InMemoryTaskStore
 } from "@a2a-js/sdk/server"
-import type { AgentExecutor, ExecutionEventBus, RequestContext, User } from "@a2a-js/sdk/server"
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server"
 import { BehaviourRunner, CANCELED_TEXT } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
-import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized } from "./httpUtil.js"
+import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
 import type { RecordedRequest } from "./httpUtil.js"
 
 export type { RecordedRequest } from "./httpUtil.js"
@@ -219,24 +219,6 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-class BearerUser implements User {
-  get isAuthenticated(): boolean {
-    return true
-  }
-  get userName(): string {
-    return "bearer-user"
-  }
-}
-
-/** Authenticated = the required token, or (with no required token) any bearer token. */
-const userBuilderFor =
-  (requireBearer: string | undefined) =>
-  async (req: Request): Promise<User> => {
-    const token = bearerTokenOf(req.header("authorization"))
-    const valid = token !== undefined && (requireBearer === undefined || token === requireBearer)
-    return valid ? new BearerUser() : UserBuilder.noAuthentication()
-  }
-
 const interfaceFor = (binding: SdkBinding, baseUrl: string): AgentInterface => ({
   url: `${baseUrl}${binding === "JSONRPC" ? JSONRPC_PATH : REST_PATH}`,
   protocolBinding: binding,
@@ -342,7 +324,7 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
     pushSender,
     extendedCard
   )
-  const userBuilder = userBuilderFor(options.requireBearer)
+  const userBuilder = userBuilderFor(options.requireBearer, UserBuilder.noAuthentication)
 
   const requests: RecordedRequest[] = []
   const app = express()

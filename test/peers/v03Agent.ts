@@ -12,11 +12,11 @@ import {
   InMemoryPushNotificationStore,
   InMemoryTaskStore
 } from "a2a-sdk-v03/server"
-import type { AgentExecutor, ExecutionEventBus, RequestContext, User } from "a2a-sdk-v03/server"
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from "a2a-sdk-v03/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "a2a-sdk-v03/server/express"
 import { BehaviourRunner, CANCELED_TEXT, endsInteraction } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
-import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized } from "./httpUtil.js"
+import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
 import type { RecordedRequest } from "./httpUtil.js"
 
 export type { RecordedRequest } from "./httpUtil.js"
@@ -172,23 +172,6 @@ class ScriptedV03Executor implements AgentExecutor {
   }
 }
 
-class BearerUser implements User {
-  get isAuthenticated(): boolean {
-    return true
-  }
-  get userName(): string {
-    return "bearer-user"
-  }
-}
-
-const userBuilderFor =
-  (requireBearer: string | undefined) =>
-  async (req: Request): Promise<User> => {
-    const token = bearerTokenOf(req.header("authorization"))
-    const valid = token !== undefined && (requireBearer === undefined || token === requireBearer)
-    return valid ? new BearerUser() : UserBuilder.noAuthentication()
-  }
-
 const buildCard = (baseUrl: string, options: V03AgentOptions): AgentCard => {
   const jsonRpcUrl = `${baseUrl}${V03_JSONRPC_PATH}`
   const withRest = options.rest ?? true
@@ -274,7 +257,7 @@ export const startV03Agent = async (options: V03AgentOptions = {}): Promise<V03A
     new DefaultPushNotificationSender(pushStore),
     extendedCard
   )
-  const userBuilder = userBuilderFor(options.requireBearer)
+  const userBuilder = userBuilderFor(options.requireBearer, UserBuilder.noAuthentication)
 
   const requests: RecordedRequest[] = []
   const app = express()
