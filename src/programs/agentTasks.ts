@@ -259,26 +259,31 @@ export const deletePushConfig = (request: { readonly taskId: string; readonly id
 // ---------------------------------------------------------------------------
 // Driving a task
 
+/** What a task's worker uses, captured once when it starts: it outlives the request that started it. */
+interface Worker {
+  readonly store: TaskStore["Type"]
+  readonly model: ModelAccess["Type"]
+  readonly settings: AgentSettingsValue
+  readonly clock: Clock.Clock
+}
+
+const isoTime = (clock: Clock.Clock) => new Date(clock.unsafeCurrentTimeMillis()).toISOString()
+
 /** The earlier turns of the conversation and the new message, as the model's prompt. */
-const promptFor = (task: V1.Task) =>
-  Effect.gen(function*() {
-    const store = yield* TaskStore
-    const settings = yield* AgentSettings
-    const earlier = task.contextId === undefined ? [] : yield* store.contextTasks(task.contextId)
-    const turns: Array<Prompt.MessageEncoded> = []
-    const say = (role: "user" | "assistant", text: string) => {
-      if (text.trim() !== "") turns.push(role === "user" ? { role, content: text } : { role, content: text })
-    }
-    for (const other of earlier) {
-      if (other.id === task.id) continue
-      for (const message of other.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
-      for (const artifact of other.artifacts ?? []) say("assistant", partsText(artifact.parts))
-    }
-    for (const message of task.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
-    const recent = turns.slice(-Math.max(1, settings.contextMessages))
-    const system: Prompt.MessageEncoded = { role: "system", content: settings.systemPrompt }
-    return [system, ...recent]
-  })
+const promptFor = (worker: Worker, earlier: ReadonlyArray<V1.Task>, task: V1.Task): Array<Prompt.MessageEncoded> => {
+  const turns: Array<Prompt.MessageEncoded> = []
+  const say = (role: "user" | "assistant", text: string) => {
+    if (text.trim() !== "") turns.push(role === "user" ? { role, content: text } : { role, content: text })
+  }
+  for (const other of earlier) {
+    if (other.id === task.id) continue
+    for (const message of other.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
+    for (const artifact of other.artifacts ?? []) say("assistant", partsText(artifact.parts))
+  }
+  for (const message of task.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
+  const recent = turns.slice(-Math.max(1, worker.settings.contextMessages))
+  return [{ role: "system", content: worker.settings.systemPrompt }, ...recent]
+}
 
 const artifactChunk = (
   task: V1.Task,
@@ -296,24 +301,20 @@ const artifactChunk = (
 })
 
 /** Streams the answer as chunks as they arrive; a last empty chunk marks the end (the answer's length is unknown until then). */
-const streamAnswer = (task: V1.Task, prompt: Prompt.RawInput) =>
-  Effect.gen(function*() {
-    const store = yield* TaskStore
-    const model = yield* ModelAccess
-    const artifactId = randomUUID()
-    let chunks = 0
-    yield* Stream.runForEach(model.stream(prompt), (delta) =>
-      store.publish(task.id, artifactChunk(task, artifactId, delta, { append: chunks++ > 0, lastChunk: false })))
-    yield* store.publish(task.id, artifactChunk(task, artifactId, "", { append: chunks > 0, lastChunk: true }))
-  })
+const streamAnswer = ({ model, store }: Worker, task: V1.Task, prompt: Prompt.RawInput) => {
+  const artifactId = randomUUID()
+  let chunks = 0
+  return Stream.runForEach(model.stream(prompt), (delta) =>
+    store.publish(task.id, artifactChunk(task, artifactId, delta, { append: chunks++ > 0, lastChunk: false }))).pipe(
+      Effect.zipRight(
+        Effect.suspend(() => store.publish(task.id, artifactChunk(task, artifactId, "", { append: chunks > 0, lastChunk: true })))
+      )
+    )
+}
 
-const wholeAnswer = (task: V1.Task, prompt: Prompt.RawInput) =>
-  Effect.gen(function*() {
-    const store = yield* TaskStore
-    const model = yield* ModelAccess
-    const text = yield* model.generate(prompt)
-    yield* store.publish(task.id, artifactChunk(task, randomUUID(), text, { append: false, lastChunk: true }))
-  })
+const wholeAnswer = ({ model, store }: Worker, task: V1.Task, prompt: Prompt.RawInput) =>
+  Effect.flatMap(model.generate(prompt), (text) =>
+    store.publish(task.id, artifactChunk(task, randomUUID(), text, { append: false, lastChunk: true })))
 
 const failureReason = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
@@ -324,45 +325,40 @@ const failureReason = (cause: Cause.Cause<unknown>): string => {
   return `internal error: ${Cause.pretty(cause).split("\n")[0] ?? "unknown"}`
 }
 
+/** Ends the task as failed with the reason, unless it was interrupted (canceled: that status is already published). */
+const failTurn = ({ clock, store }: Worker, taskId: string, cause: Cause.Cause<unknown>) =>
+  Cause.isInterruptedOnly(cause) ? Effect.void : Effect.flatMap(store.get(taskId), (task) =>
+    Option.isNone(task) ? Effect.void : store.publish(
+      taskId,
+      statusEvent(task.value, status("TASK_STATE_FAILED", isoTime(clock), agentMessage(failureReason(cause), task.value)))
+    ))
+
 /**
  * One turn of a task: working, then input-required (when the policy asks) or the model's answer
  * and completed; a model failure ends it as failed with the reason. Interruption (cancel) ends
  * it silently: the canceled status is already published.
  */
-const runTurn = (taskId: string, streaming: boolean) =>
+const runTurn = (worker: Worker, taskId: string, streaming: boolean): Effect.Effect<void> =>
   Effect.gen(function*() {
-    const store = yield* TaskStore
-    const settings = yield* AgentSettings
+    const { clock, settings, store } = worker
     const submitted = yield* store.get(taskId)
     if (Option.isNone(submitted)) return
-    const working = yield* store.publish(taskId, statusEvent(submitted.value, status("TASK_STATE_WORKING", yield* nowIso)))
+    const working = yield* store.publish(taskId, statusEvent(submitted.value, status("TASK_STATE_WORKING", isoTime(clock))))
     // None: canceled before it started.
     if (Option.isNone(working)) return
     const task = working.value
     const message = task.history?.[task.history.length - 1]
     const decision = message === undefined ? { _tag: "Answer" as const } : settings.policy.decide(message, task)
     if (decision._tag === "AskForInput") {
-      const at = yield* nowIso
-      yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_INPUT_REQUIRED", at, agentMessage(decision.question, task))))
+      const question = agentMessage(decision.question, task)
+      yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_INPUT_REQUIRED", isoTime(clock), question)))
       return
     }
-    const prompt = yield* promptFor(task)
-    yield* streaming ? streamAnswer(task, prompt) : wholeAnswer(task, prompt)
-    yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_COMPLETED", yield* nowIso)))
-  }).pipe(
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.void
-        : Effect.flatMap(TaskStore, (store) =>
-          Effect.flatMap(store.get(taskId), (task) =>
-            Option.isNone(task) ? Effect.void : Effect.flatMap(nowIso, (at) =>
-              store.publish(
-                taskId,
-                statusEvent(task.value, status("TASK_STATE_FAILED", at, agentMessage(failureReason(cause), task.value)))
-              ))))
-    ),
-    Effect.asVoid
-  )
+    const earlier = task.contextId === undefined ? [] : yield* store.contextTasks(task.contextId)
+    const prompt = promptFor(worker, earlier, task)
+    yield* streaming ? streamAnswer(worker, task, prompt) : wholeAnswer(worker, task, prompt)
+    yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_COMPLETED", isoTime(clock))))
+  }).pipe(Effect.catchAllCause((cause) => Effect.asVoid(failTurn(worker, taskId, cause))))
 
 const continueTask = (message: V1.Message, taskId: string, at: string, maxHistory: number) =>
   Effect.flatMap(TaskStore, (store) =>
@@ -422,12 +418,13 @@ const beginTurn = (request: V1.SendMessageRequest, generation: PushGeneration) =
 /** Runs the turn in a fiber of the task's own, which outlives the request and takes its services along. */
 const startWorker = (taskId: string, streaming: boolean) =>
   Effect.gen(function*() {
-    const store = yield* TaskStore
-    const services = Context.make(TaskStore, store).pipe(
-      Context.add(ModelAccess, yield* ModelAccess),
-      Context.add(AgentSettings, yield* AgentSettings)
-    )
-    yield* store.runWorker(taskId, Effect.provide(runTurn(taskId, streaming), services))
+    const worker: Worker = {
+      store: yield* TaskStore,
+      model: yield* ModelAccess,
+      settings: yield* AgentSettings,
+      clock: yield* Effect.clock
+    }
+    yield* worker.store.runWorker(taskId, runTurn(worker, taskId, streaming))
   })
 
 // ---------------------------------------------------------------------------

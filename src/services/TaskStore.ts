@@ -194,6 +194,7 @@ export const make = (options: TaskStoreOptions = {}) =>
     const records = new Map<string, TaskRecord>()
     const byContext = new Map<string, Set<string>>()
     const workers = yield* FiberMap.make<string>()
+    const forkWorker = yield* FiberMap.runtime(workers)<never>()
     let nextSeq = 0
 
     const forget = (id: string, record: TaskRecord) => {
@@ -348,7 +349,7 @@ export const make = (options: TaskStoreOptions = {}) =>
             return record === undefined ? [] : [record.task]
           })
         ),
-      runWorker: (id, worker) => Effect.asVoid(FiberMap.run(workers, id, worker)),
+      runWorker: (id, worker) => Effect.sync(() => void forkWorker(id, worker)),
       stopWorker: (id) => FiberMap.remove(workers, id),
       putPushConfig: (taskId, stored) =>
         withRecord(taskId, (record) => {
