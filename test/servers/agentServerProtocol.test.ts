@@ -86,6 +86,19 @@ const readSse = async (response: Response, started: number): Promise<SseEvent[]>
   return events
 }
 
+/** The first SSE event of a response, leaving the rest unread. */
+const readFirstEvent = async (response: Response, started: number): Promise<SseEvent> => {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ""
+  while (!buffer.includes("\n\n")) {
+    const { done, value } = await reader.read()
+    if (done) throw new Error(`the stream ended before its first event: ${buffer}`)
+    buffer += value
+  }
+  const data = buffer.slice(0, buffer.indexOf("\n\n")).split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5)).join("")
+  return { event: undefined, data: JSON.parse(data) as Json, at: Date.now() - started }
+}
+
 const openStream = async (url: string, init: RequestInit) => {
   const started = Date.now()
   const response = await fetch(url, init)
@@ -189,6 +202,15 @@ describe("agent card", () => {
 
   it("answers /health", async () => {
     expect(await request(`${base}/health`)).toMatchObject({ status: 200, json: { status: "ok" } })
+  })
+
+  it("answers HEAD on the card and /health with the headers and no body", async () => {
+    for (const path of ["/.well-known/agent-card.json", "/health"]) {
+      const response = await fetch(`${base}${path}`, { method: "HEAD" })
+      expect(response.status).toBe(200)
+      expect(response.headers.get("content-type")).toContain("application/json")
+      expect(await response.text()).toBe("")
+    }
   })
 })
 
@@ -392,6 +414,24 @@ describe("tasks", () => {
     expect(shortest).toBeGreaterThanOrEqual(2)
     for (const tail of tails) expect(tail.slice(-shortest)).toEqual(tails[0]!.slice(-shortest))
     for (const events of results) expect(kindOf(events[0]!.data["result"])).toBe("task")
+  })
+
+  it("lets a stream's client leave early: the task carries on and the server keeps answering", async () => {
+    const controller = new AbortController()
+    const started = Date.now()
+    const response = await fetch(`${base}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...V1_HEADERS },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendStreamingMessage", params: { message: v1Message("slow: a b c d") } }),
+      signal: controller.signal
+    })
+    const first = (await readFirstEvent(response, started)).data["result"]["task"] as Json
+    controller.abort()
+    await eventually("the abandoned task to complete", async () => {
+      const answer = await rpc(base, "GetTask", { id: first["id"] })
+      return answer.json["result"]?.["status"]?.["state"] === "TASK_STATE_COMPLETED"
+    })
+    expect(answerText((await rpc(base, "GetTask", { id: first["id"] })).json["result"])).toBe("a b c d")
   })
 
   it("fails the task with the model's reason in its status message", async () => {

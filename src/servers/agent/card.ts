@@ -7,16 +7,13 @@
  * A2A-Version`, an ETag and Cache-Control. Interface URLs use the address the client used (its
  * Host header), so a server bound to 0.0.0.0 still advertises URLs that reach it.
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, type ParseResult, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { hybridCard } from "../../domain/a2a/translate.js"
 import * as V1 from "../../domain/a2a/v1.js"
 import { VERSION } from "../../version.js"
 import { cardSecurity } from "./auth.js"
-import { headersOf, headerValue, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, writeEmpty, writeJson } from "./io.js"
 import { requestedVersion } from "./versions.js"
 
 export const CARD_PATHS = [
@@ -77,16 +74,16 @@ export const extendedAgentCard = (info: CardInfo, baseUrl: string): V1.AgentCard
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
 /** The address the request arrived at, e.g. `http://127.0.0.1:8000`. */
-const localBaseUrl = (request: HttpServerRequest.HttpServerRequest) => {
-  const socket = NodeHttpServerRequest.toIncomingMessage(request).socket
+const localBaseUrl = ({ request }: Exchange) => {
+  const socket = request.socket
   const address = socket.localAddress ?? "127.0.0.1"
   return `http://${address.includes(":") ? `[${address}]` : address}:${socket.localPort ?? 80}`
 }
 
 /** `http://<Host header>` when the header is a plain host[:port], else the address the request arrived at. */
-export const baseUrlOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  const host = headerValue(headersOf(request), "host")
-  return host !== undefined && HOST.test(host) ? `http://${host}` : localBaseUrl(request)
+export const baseUrlOf = (exchange: Exchange): string => {
+  const host = headerValue(exchange.headers, "host")
+  return host !== undefined && HOST.test(host) ? `http://${host}` : localBaseUrl(exchange)
 }
 
 interface EncodedCard {
@@ -123,16 +120,16 @@ export const makeCardHandler = (info: CardInfo) => {
       }))
   }
 
-  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-    const headers = headersOf(request)
-    const version = requestedVersion(headers, request.url)
+  return (exchange: Exchange): Effect.Effect<void> => {
+    const headers = exchange.headers
+    const version = requestedVersion(headers, exchange.url)
     const generation = version?.startsWith("1.") === true ? "1.0" : "hybrid"
-    return encoded(baseUrlOf(request), generation).pipe(
+    return encoded(baseUrlOf(exchange), generation).pipe(
       Effect.map((card) => {
         const cacheHeaders = { etag: card.etag, "cache-control": CACHE_CONTROL, vary: "A2A-Version" }
         return matchesEtag(headerValue(headers, "if-none-match"), card.etag)
-          ? writeEmpty(request, 304, cacheHeaders)
-          : writeJson(request, 200, card.json, "application/json", cacheHeaders)
+          ? writeEmpty(exchange, 304, cacheHeaders)
+          : writeJson(exchange, 200, card.json, "application/json", cacheHeaders)
       }),
       Effect.orDie // the card is built by us from valid parts; failing to encode it is a bug
     )

@@ -1,19 +1,37 @@
 /**
- * Reading request bodies and writing JSON answers for the agent server, on the node request
- * underneath the platform's: the hot path (SendMessage and friends) does no more than read,
- * decode, run, encode and write.
- *
- * JSON answers are written straight to the node response; the handler then returns an empty
- * placeholder, which the platform skips because the response has already ended. That halves
- * the per-request cost of the platform's own response path (measured with autocannon), and
- * SSE answers still go through `HttpServerResponse.stream`.
+ * One request and its answer, on node's own objects: the agent server's doors read, decode, run,
+ * encode and write, and nothing more happens per request (see AgentServer.ts for why the
+ * platform's per-request pipeline is not used). JSON answers are written whole, in one call.
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Either } from "effect"
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { type AgentRequestError, parseError } from "../../domain/agentErrors.js"
-import type { IncomingHttpHeaders } from "node:http"
+
+/** A request being answered. */
+export interface Exchange {
+  readonly request: IncomingMessage
+  readonly response: ServerResponse
+  readonly method: string
+  /** Path and query, as sent. */
+  readonly url: string
+  /** The path alone. */
+  readonly path: string
+  /** Lower-case names, as node parsed them. */
+  readonly headers: IncomingHttpHeaders
+}
+
+export const makeExchange = (request: IncomingMessage, response: ServerResponse): Exchange => {
+  const url = request.url ?? "/"
+  const query = url.indexOf("?")
+  return {
+    request,
+    response,
+    method: request.method ?? "GET",
+    url,
+    path: query < 0 ? url : url.slice(0, query),
+    headers: request.headers
+  }
+}
 
 /** Largest request body accepted; bigger ones get 413. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -25,10 +43,6 @@ export type BodyRead =
   | { readonly _tag: "TooLarge"; readonly bytes: number }
   | { readonly _tag: "Broken" }
 
-/** The raw node headers (lower-case names), without the platform's per-access copy. */
-export const headersOf = (request: HttpServerRequest.HttpServerRequest): IncomingHttpHeaders =>
-  NodeHttpServerRequest.toIncomingMessage(request).headers
-
 export const headerValue = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
@@ -38,9 +52,8 @@ export const headerValue = (headers: IncomingHttpHeaders, name: string): string 
  * The body as UTF-8 text, up to `limit` bytes. A body over the limit is drained (not kept) so
  * the client still reads its 413; one far beyond it is cut off, which closes the connection.
  */
-export const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<BodyRead> =>
+export const readBody = ({ request: source }: Exchange, limit: number): Effect.Effect<BodyRead> =>
   Effect.async<BodyRead>((resume) => {
-    const source = NodeHttpServerRequest.toIncomingMessage(request)
     const declared = Number(source.headers["content-length"] ?? "0")
     if (declared > limit * DRAIN_FACTOR) {
       resume(Effect.succeed({ _tag: "TooLarge", bytes: declared }))
@@ -92,35 +105,24 @@ export const isJsonContentType = (contentType: string | undefined): boolean => {
   return mediaType === "application/json" || mediaType.endsWith("+json")
 }
 
-/** Sent after a response that was written directly; the platform sees it has ended and leaves it be. */
-const written = HttpServerResponse.empty()
-
-/** Writes a complete JSON answer (already serialised) and returns the placeholder response. */
+/** Writes a complete JSON answer (already serialised). */
 export const writeJson = (
-  request: HttpServerRequest.HttpServerRequest,
+  { response }: Exchange,
   status: number,
   json: string,
   contentType: string,
   headers?: Readonly<Record<string, string>>
-): HttpServerResponse.HttpServerResponse => {
-  const response = NodeHttpServerRequest.toServerResponse(request)
+): void => {
   response.writeHead(status, {
     ...headers,
     "content-type": contentType,
     "content-length": Buffer.byteLength(json)
   })
   response.end(json)
-  return written
 }
 
-/** Writes an answer without a body (204, 304). */
-export const writeEmpty = (
-  request: HttpServerRequest.HttpServerRequest,
-  status: number,
-  headers?: Readonly<Record<string, string>>
-): HttpServerResponse.HttpServerResponse => {
-  const response = NodeHttpServerRequest.toServerResponse(request)
+/** Writes an answer without a body (204, 304, 400). */
+export const writeEmpty = ({ response }: Exchange, status: number, headers?: Readonly<Record<string, string>>): void => {
   response.writeHead(status, headers)
   response.end()
-  return written
 }

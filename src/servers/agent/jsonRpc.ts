@@ -9,8 +9,6 @@
  * ErrorInfo detail. Streaming methods answer SSE whose every event is a JSON-RPC response
  * carrying the request's id; errors before the first event come as plain JSON.
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
 import * as T from "../../domain/a2a/translate.js"
@@ -25,7 +23,7 @@ import {
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { headersOf, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -36,7 +34,7 @@ import {
   v03JsonRpcCodec,
   v1Codec
 } from "./operations.js"
-import { sseResponse } from "./sse.js"
+import { writeSse } from "./sse.js"
 import { type Generation, versionRequest } from "./versions.js"
 
 type RequestId = string | number | null
@@ -144,12 +142,12 @@ const errorJson = (id: RequestId, error: AgentRequestError) =>
     error: { code: error.spec.jsonRpcCode, message: error.message, data: [errorInfoDetail(error.spec.reason)] }
   })
 
-const answerError = (request: HttpServerRequest.HttpServerRequest, id: RequestId, error: AgentRequestError, status = 200) =>
-  writeJson(request, status, errorJson(id, error), JSON_TYPE, status === 413 ? { connection: "close" } : undefined)
+const answerError = (exchange: Exchange, id: RequestId, error: AgentRequestError, status = 200) =>
+  writeJson(exchange, status, errorJson(id, error), JSON_TYPE, status === 413 ? { connection: "close" } : undefined)
 
-const unauthorized = (request: HttpServerRequest.HttpServerRequest) =>
+const unauthorized = (exchange: Exchange) =>
   writeJson(
-    request,
+    exchange,
     401,
     JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Unauthorized: missing or invalid API key" } }),
     JSON_TYPE,
@@ -186,44 +184,44 @@ const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ?
 
 /** The JSON-RPC endpoint. */
 export const makeJsonRpcHandler = (context: ServerContext) =>
-(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, never, AgentServices> =>
+(exchange: Exchange): Effect.Effect<void, never, AgentServices> =>
   Effect.gen(function*() {
-    const headers = headersOf(request)
-    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(request)
+    const headers = exchange.headers
+    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(exchange)
     const contentType = headerValue(headers, "content-type")
     if (!isJsonContentType(contentType)) {
-      return answerError(request, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
+      return answerError(exchange, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
     }
-    const body = yield* readBody(request, context.maxBodyBytes)
-    if (body._tag === "Broken") return writeEmpty(request, 400)
+    const body = yield* readBody(exchange, context.maxBodyBytes)
+    if (body._tag === "Broken") return writeEmpty(exchange, 400)
     if (body._tag === "TooLarge") {
       return answerError(
-        request,
+        exchange,
         null,
         invalidRequest(`The request body (${body.bytes} bytes) exceeds the limit of ${context.maxBodyBytes} bytes`),
         413
       )
     }
     const parsed = parseJsonBody(body.text, false)
-    if (Either.isLeft(parsed)) return answerError(request, null, parsed.left)
+    if (Either.isLeft(parsed)) return answerError(exchange, null, parsed.left)
     const envelope = checkEnvelope(parsed.right)
-    if (Either.isLeft(envelope)) return answerError(request, envelope.left.id, envelope.left.error)
+    if (Either.isLeft(envelope)) return answerError(exchange, envelope.left.id, envelope.left.error)
     const { id, params } = envelope.right
-    const dialect = resolveMethod(envelope.right.method, versionRequest(headers, request.url))
-    if (Either.isLeft(dialect)) return answerError(request, id, dialect.left)
+    const dialect = resolveMethod(envelope.right.method, versionRequest(headers, exchange.url))
+    if (Either.isLeft(dialect)) return answerError(exchange, id, dialect.left)
     const operation = dialect.right.decode(params)
     if (Either.isLeft(operation)) {
-      return answerError(request, id, invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(operation.left)}`))
+      return answerError(exchange, id, invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(operation.left)}`))
     }
     const generation = dialect.right.generation
     const codec = codecOf(generation)
     const outcome = yield* Effect.either(execute(operation.right, generation))
-    if (Either.isLeft(outcome)) return answerError(request, id, outcome.left)
+    if (Either.isLeft(outcome)) return answerError(exchange, id, outcome.left)
     const result = outcome.right
     if (result._tag === "Events") {
-      return sseResponse(result.value, (event) => resultJson(id, codec.event(event)), (error) => errorJson(id, error))
+      return yield* writeSse(exchange, result.value, (event) => resultJson(id, codec.event(event)), (error) => errorJson(id, error))
     }
-    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(request)))
-    if (Either.isLeft(json)) return answerError(request, id, json.left)
-    return writeJson(request, 200, resultJson(id, json.right), JSON_TYPE)
+    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(exchange)))
+    if (Either.isLeft(json)) return answerError(exchange, id, json.left)
+    return writeJson(exchange, 200, resultJson(id, json.right), JSON_TYPE)
   })

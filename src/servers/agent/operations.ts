@@ -12,8 +12,8 @@ import * as Agent from "../../programs/agentTasks.js"
 import type { ModelAccess } from "../../services/ModelAccess.js"
 import type { PushSender } from "../../services/PushSender.js"
 import type { TaskStore } from "../../services/TaskStore.js"
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { IncomingHttpHeaders } from "node:http"
+import type { Exchange } from "./io.js"
 import type { Generation } from "./versions.js"
 
 /** What the doors need to know about the server they run in. */
@@ -23,7 +23,7 @@ export interface ServerContext {
   /** The API-key check when auth is on. */
   readonly checkKey: ((headers: IncomingHttpHeaders) => boolean) | undefined
   /** The extended card for the address the client used. */
-  readonly extendedCard: (request: HttpServerRequest.HttpServerRequest) => V1.AgentCard
+  readonly extendedCard: (exchange: Exchange) => V1.AgentCard
 }
 
 export type Operation =

@@ -12,8 +12,6 @@
  * v1.0 errors are google.rpc.Status bodies (`{"error":{code,status,message,details}}`) with the
  * table's HTTP status; v0.3 errors are `{code,message}` with the same status.
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
 import * as T from "../../domain/a2a/translate.js"
@@ -25,7 +23,7 @@ import {
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { headersOf, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -36,7 +34,7 @@ import {
   v03RestCodec,
   v1Codec
 } from "./operations.js"
-import { sseResponse } from "./sse.js"
+import { writeSse } from "./sse.js"
 import { type Generation, type VersionRequest, versionRequest } from "./versions.js"
 
 /** What a request carries besides its path. */
@@ -248,26 +246,26 @@ const errorBody = (generation: Generation, error: AgentRequestError) =>
     ? statusJson(error.spec.httpStatus, error.spec.grpcStatus, error.message, [errorInfoDetail(error.spec.reason)])
     : JSON.stringify({ code: error.spec.jsonRpcCode, message: error.message })
 
-const answerError = (request: HttpServerRequest.HttpServerRequest, generation: Generation, error: AgentRequestError) =>
-  writeJson(request, error.spec.httpStatus, errorBody(generation, error), generation === "1.0" ? A2A_JSON : JSON_TYPE)
+const answerError = (exchange: Exchange, generation: Generation, error: AgentRequestError) =>
+  writeJson(exchange, error.spec.httpStatus, errorBody(generation, error), generation === "1.0" ? A2A_JSON : JSON_TYPE)
 
 /** 413, closing the connection: the rest of an oversized upload is not worth reading. */
-const tooLarge = (request: HttpServerRequest.HttpServerRequest, generation: Generation, bytes: number, limit: number) => {
+const tooLarge = (exchange: Exchange, generation: Generation, bytes: number, limit: number) => {
   const message = `The request body (${bytes} bytes) exceeds the limit of ${limit} bytes`
   const body = generation === "1.0"
     ? statusJson(413, "RESOURCE_EXHAUSTED", message, [])
     : JSON.stringify({ code: invalidParams("").spec.jsonRpcCode, message })
-  return writeJson(request, 413, body, generation === "1.0" ? A2A_JSON : JSON_TYPE, { connection: "close" })
+  return writeJson(exchange, 413, body, generation === "1.0" ? A2A_JSON : JSON_TYPE, { connection: "close" })
 }
 
-const unauthorized = (request: HttpServerRequest.HttpServerRequest) =>
-  writeJson(request, 401, statusJson(401, "UNAUTHENTICATED", "Missing or invalid API key", []), A2A_JSON, {
+const unauthorized = (exchange: Exchange) =>
+  writeJson(exchange, 401, statusJson(401, "UNAUTHENTICATED", "Missing or invalid API key", []), A2A_JSON, {
     "www-authenticate": WWW_AUTHENTICATE
   })
 
-const notFound = (request: HttpServerRequest.HttpServerRequest) => {
-  const path = request.url.split("?")[0] ?? "/"
-  return writeJson(request, 404, statusJson(404, "NOT_FOUND", `No A2A operation at ${request.method} ${path}`, []), A2A_JSON)
+const notFound = (exchange: Exchange) => {
+  const message = `No A2A operation at ${exchange.method} ${exchange.path}`
+  return writeJson(exchange, 404, statusJson(404, "NOT_FOUND", message, []), A2A_JSON)
 }
 
 const queryOf = (url: string): Record<string, string> => {
@@ -279,41 +277,40 @@ const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ?
 
 /** The REST endpoint: every path that is not the card, /health or JSON-RPC. */
 export const makeRestHandler = (context: ServerContext) =>
-(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, never, AgentServices> =>
+(exchange: Exchange): Effect.Effect<void, never, AgentServices> =>
   Effect.gen(function*() {
-    const headers = headersOf(request)
-    const url = request.url
-    const matched = matchRoute(request.method, url.split("?")[0] ?? "/", versionRequest(headers, url))
-    if (matched._tag === "NotFound") return notFound(request)
-    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(request)
+    const { headers, url } = exchange
+    const matched = matchRoute(exchange.method, exchange.path, versionRequest(headers, url))
+    if (matched._tag === "NotFound") return notFound(exchange)
+    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(exchange)
     if (matched._tag === "VersionNotSupported") {
-      return answerError(request, "1.0", versionNotSupported(`A2A-Version ${matched.version} is not supported on this path; use 1.0`))
+      return answerError(exchange, "1.0", versionNotSupported(`A2A-Version ${matched.version} is not supported on this path; use 1.0`))
     }
     const { generation, hasBody, status, build } = matched.route
     let body: unknown = undefined
     if (hasBody) {
       const contentType = headerValue(headers, "content-type")
       if (!isJsonContentType(contentType)) {
-        return answerError(request, generation, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
+        return answerError(exchange, generation, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
       }
-      const read = yield* readBody(request, context.maxBodyBytes)
-      if (read._tag === "Broken") return writeEmpty(request, 400)
-      if (read._tag === "TooLarge") return tooLarge(request, generation, read.bytes, context.maxBodyBytes)
+      const read = yield* readBody(exchange, context.maxBodyBytes)
+      if (read._tag === "Broken") return writeEmpty(exchange, 400)
+      if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, context.maxBodyBytes)
       const parsed = parseJsonBody(read.text, true)
-      if (Either.isLeft(parsed)) return answerError(request, generation, parsed.left)
+      if (Either.isLeft(parsed)) return answerError(exchange, generation, parsed.left)
       body = parsed.right
     }
     const operation = build({ body, query: queryOf(url) })
-    if (Either.isLeft(operation)) return answerError(request, generation, operation.left)
+    if (Either.isLeft(operation)) return answerError(exchange, generation, operation.left)
     const codec = codecOf(generation)
     const outcome = yield* Effect.either(execute(operation.right, generation))
-    if (Either.isLeft(outcome)) return answerError(request, generation, outcome.left)
+    if (Either.isLeft(outcome)) return answerError(exchange, generation, outcome.left)
     const result = outcome.right
     if (result._tag === "Events") {
-      return sseResponse(result.value, (event) => JSON.stringify(codec.event(event)), (error) => errorBody(generation, error))
+      return yield* writeSse(exchange, result.value, (event) => JSON.stringify(codec.event(event)), (error) => errorBody(generation, error))
     }
-    if (result._tag === "Deleted") return writeEmpty(request, 204)
-    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(request)))
-    if (Either.isLeft(json)) return answerError(request, generation, json.left)
-    return writeJson(request, status, JSON.stringify(json.right), generation === "1.0" ? A2A_JSON : JSON_TYPE)
+    if (result._tag === "Deleted") return writeEmpty(exchange, 204)
+    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(exchange)))
+    if (Either.isLeft(json)) return answerError(exchange, generation, json.left)
+    return writeJson(exchange, status, JSON.stringify(json.right), generation === "1.0" ? A2A_JSON : JSON_TYPE)
   })

@@ -1,42 +1,67 @@
 /**
  * Server-Sent Events answers: one `data:` line of JSON per event, each ended by a blank line and
  * written as soon as the event exists (no buffering). A failure after the stream began can only
- * be told in the stream, as an `event: error` frame.
+ * be told in the stream, as an `event: error` frame. A client that reads slowly holds the
+ * stream back (the socket's buffer is let drain) instead of growing it without bound.
  */
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Stream } from "effect"
+import { Cause, Effect, Stream } from "effect"
+import type { ServerResponse } from "node:http"
 import type * as V1 from "../../domain/a2a/v1.js"
 import { type AgentRequestError, internalError } from "../../domain/agentErrors.js"
+import type { Exchange } from "./io.js"
 
-const encoder = new TextEncoder()
-
-const frame = (json: string) => encoder.encode(`data: ${json}\n\n`)
-const errorFrame = (json: string) => encoder.encode(`event: error\ndata: ${json}\n\n`)
+const frame = (json: string) => `data: ${json}\n\n`
+const errorFrame = (json: string) => `event: error\ndata: ${json}\n\n`
 
 const SSE_HEADERS = {
+  "content-type": "text/event-stream",
   "cache-control": "no-cache",
   connection: "keep-alive",
   // Reverse proxies such as nginx would otherwise hold events back.
   "x-accel-buffering": "no"
 }
 
+/** Writes one frame; when the socket's buffer is full, waits until it drains (or the client is gone). */
+const writeFrame = (response: ServerResponse, text: string): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (response.write(text) || response.destroyed) return resume(Effect.void)
+    const done = () => {
+      response.off("drain", done)
+      response.off("close", done)
+      resume(Effect.void)
+    }
+    response.on("drain", done)
+    response.on("close", done)
+    return Effect.sync(() => {
+      response.off("drain", done)
+      response.off("close", done)
+    })
+  })
+
 /**
- * An SSE response of `events`: `toJson` writes one event (JSON-RPC wraps it in an envelope,
- * REST sends it bare), `errorJson` the error frame of a failure mid-stream.
+ * Answers with the SSE stream of `events`: `toJson` writes one event (JSON-RPC wraps it in an
+ * envelope, REST sends it bare), `errorJson` the error frame of a failure mid-stream. The
+ * response ends with the stream; an interrupted stream (the client left, the server stops)
+ * ends it too.
  */
-export const sseResponse = (
+export const writeSse = (
+  { response }: Exchange,
   events: Stream.Stream<V1.StreamResponse>,
   toJson: (event: V1.StreamResponse) => string,
   errorJson: (error: AgentRequestError) => string
-): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.stream(
-    events.pipe(
-      Stream.map((event) => frame(toJson(event))),
-      Stream.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Stream.empty
-          : Stream.succeed(errorFrame(errorJson(internalError(`The event stream failed: ${Cause.pretty(cause).split("\n")[0]}`))))
-      )
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    response.writeHead(200, SSE_HEADERS)
+    response.flushHeaders()
+    return Stream.runForEach(events, (event) => writeFrame(response, frame(toJson(event))))
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.void
+        : writeFrame(
+          response,
+          errorFrame(errorJson(internalError(`The event stream failed: ${Cause.pretty(cause).split("\n")[0]}`)))
+        )
     ),
-    { contentType: "text/event-stream", headers: SSE_HEADERS }
+    Effect.ensuring(Effect.sync(() => response.end()))
   )
