@@ -79,7 +79,18 @@ export const ANSWER_ARTIFACT = "answer"
 // ---------------------------------------------------------------------------
 // Small pure helpers
 
-const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
+let lastMillis = -1
+let lastIso = ""
+/** ISO 8601 of a time. A busy server stamps several events per millisecond, so the last one is kept. */
+const isoOf = (millis: number): string => {
+  if (millis !== lastMillis) {
+    lastMillis = millis
+    lastIso = new Date(millis).toISOString()
+  }
+  return lastIso
+}
+
+const nowIso = Effect.map(Clock.currentTimeMillis, isoOf)
 
 const status = (state: V1.TaskState, timestamp: string, message?: V1.Message): V1.TaskStatus =>
   message === undefined ? { state, timestamp } : { state, timestamp, message }
@@ -102,33 +113,39 @@ export const presentTask = (
   historyLength: number | undefined,
   includeArtifacts = true
 ): V1.Task => {
-  const { history, artifacts, ...rest } = task
+  const { history, artifacts } = task
+  // The common answer is the task as stored: no copy.
+  if (historyLength === undefined && includeArtifacts && history?.length !== 0) return task
   const kept = history === undefined || historyLength === undefined
     ? history
     : historyLength === 0
     ? undefined
     : history.slice(-historyLength)
-  return {
-    ...rest,
-    ...(kept === undefined || kept.length === 0 ? {} : { history: kept }),
-    ...(includeArtifacts && artifacts !== undefined ? { artifacts } : {})
-  }
+  const presented: { -readonly [K in keyof V1.Task]: V1.Task[K] } = { ...task }
+  if (kept === undefined || kept.length === 0) delete presented.history
+  else presented.history = kept
+  if (!includeArtifacts || artifacts === undefined) delete presented.artifacts
+  return presented
 }
 
-const checkHistoryLength = (historyLength: number | undefined) =>
-  historyLength !== undefined && historyLength < 0
-    ? Effect.fail(invalidParams(`historyLength must be 0 or more, not ${historyLength}`))
-    : Effect.void
+/** Why a request's historyLength is refused, if it is. */
+const historyLengthProblem = (historyLength: number | undefined) =>
+  historyLength !== undefined && historyLength < 0 ? invalidParams(`historyLength must be 0 or more, not ${historyLength}`) : undefined
+
+const checkHistoryLength = (historyLength: number | undefined) => {
+  const problem = historyLengthProblem(historyLength)
+  return problem === undefined ? Effect.void : Effect.fail(problem)
+}
 
 const hasContent = (part: V1.Part) => !("text" in part) || part.text.trim() !== ""
 
-/** A user message with an id and at least one part that is not blank text. */
-const validateMessage = (message: V1.Message) => {
-  if (message.messageId.trim() === "") return Effect.fail(invalidParams("message.messageId is required"))
-  if (message.role !== "ROLE_USER") return Effect.fail(invalidParams("messages sent to the agent must have role ROLE_USER"))
-  if (message.parts.length === 0) return Effect.fail(invalidParams("message.parts needs at least one part"))
-  if (!message.parts.some(hasContent)) return Effect.fail(invalidParams("the message is empty: its text is blank"))
-  return Effect.void
+/** Why a message cannot be taken, if it cannot: it needs an id and a part that is not blank text. */
+const messageProblem = (message: V1.Message) => {
+  if (message.messageId.trim() === "") return invalidParams("message.messageId is required")
+  if (message.role !== "ROLE_USER") return invalidParams("messages sent to the agent must have role ROLE_USER")
+  if (message.parts.length === 0) return invalidParams("message.parts needs at least one part")
+  if (!message.parts.some(hasContent)) return invalidParams("the message is empty: its text is blank")
+  return undefined
 }
 
 const requireTask = (taskId: string) =>
@@ -267,7 +284,7 @@ interface Worker {
   readonly clock: Clock.Clock
 }
 
-const isoTime = (clock: Clock.Clock) => new Date(clock.unsafeCurrentTimeMillis()).toISOString()
+const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 
 /** The earlier turns of the conversation and the new message, as the model's prompt. */
 const promptFor = (worker: Worker, earlier: ReadonlyArray<V1.Task>, task: V1.Task): Array<Prompt.MessageEncoded> => {
@@ -388,8 +405,8 @@ const beginTurn = (request: V1.SendMessageRequest, generation: PushGeneration) =
   Effect.gen(function*() {
     const store = yield* TaskStore
     const message = request.message
-    yield* validateMessage(message)
-    yield* checkHistoryLength(request.configuration?.historyLength)
+    const problem = messageProblem(message) ?? historyLengthProblem(request.configuration?.historyLength)
+    if (problem !== undefined) return yield* problem
     const inlinePush = request.configuration?.taskPushNotificationConfig
     const pushProblem = inlinePush === undefined ? undefined : (yield* PushSender).checkUrl(inlinePush.url)
     if (pushProblem !== undefined) return yield* invalidParams(`Push notification URL refused: ${pushProblem}`)

@@ -159,10 +159,11 @@ interface TaskRecord {
   task: V1.Task
   /** Creation order, also the tie-breaker of the list order. */
   readonly seq: number
-  readonly subscribers: Set<Queue.Queue<TaskUpdate>>
+  // The three below are made when first needed: most tasks never have any.
+  subscribers?: Set<Queue.Queue<TaskUpdate>>
   /** Resolved at the next terminal or interrupted state. */
-  waiters: Array<Deferred.Deferred<V1.Task>>
-  readonly pushConfigs: Map<string, StoredPushConfig>
+  waiters?: Array<Deferred.Deferred<V1.Task>>
+  pushConfigs?: Map<string, StoredPushConfig>
 }
 
 const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
@@ -217,7 +218,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       const target = Math.floor(maxTasks * 0.9)
       for (const [id, record] of records) {
         if (records.size <= target) break
-        if (V1.isTerminalState(record.task.status.state) && record.subscribers.size === 0) forget(id, record)
+        if (V1.isTerminalState(record.task.status.state) && (record.subscribers?.size ?? 0) === 0) forget(id, record)
       }
       evictAbove = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
     }
@@ -228,16 +229,16 @@ export const make = (options: TaskStoreOptions = {}) =>
       const event = change.event
       if (event !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
-        for (const queue of record.subscribers) queue.unsafeOffer(update)
+        if (record.subscribers !== undefined) for (const queue of record.subscribers) queue.unsafeOffer(update)
       }
       const state = change.task.status.state
-      if (V1.isSettledState(state) && record.waiters.length > 0) {
-        const waiters = record.waiters
-        record.waiters = []
+      const waiters = record.waiters
+      if (waiters !== undefined && V1.isSettledState(state)) {
+        delete record.waiters
         for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
       }
       // Nothing follows a terminal state: subscribers keep what is queued and are let go.
-      if (V1.isTerminalState(state)) record.subscribers.clear()
+      if (V1.isTerminalState(state)) delete record.subscribers
     }
 
     const modify = <E>(id: string, change: (task: V1.Task) => Either.Either<TaskChange, E>) =>
@@ -267,12 +268,13 @@ export const make = (options: TaskStoreOptions = {}) =>
           const snapshot = record.task
           // A terminal task gets no more events: the subscription is the snapshot alone.
           if (V1.isTerminalState(snapshot.status.state)) return Option.some({ task: snapshot, updates: Stream.empty })
-          record.subscribers.add(queue)
+          const subscribers = record.subscribers ??= new Set()
+          subscribers.add(queue)
           const updates = Stream.fromQueue(queue).pipe(
             Stream.takeUntil((update) =>
               until === "settled" ? V1.isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
             ),
-            Stream.ensuring(Effect.zipRight(Effect.sync(() => record.subscribers.delete(queue)), Queue.shutdown(queue)))
+            Stream.ensuring(Effect.zipRight(Effect.sync(() => subscribers.delete(queue)), Queue.shutdown(queue)))
           )
           return Option.some({ task: snapshot, updates })
         }))
@@ -286,7 +288,8 @@ export const make = (options: TaskStoreOptions = {}) =>
           Effect.suspend(() => {
             const again = settledNow(id)
             if (again !== undefined) return Effect.succeed(again)
-            records.get(id)?.waiters.push(waiter)
+            const record = records.get(id)
+            if (record !== undefined) (record.waiters ??= []).push(waiter)
             return Effect.asSome(Deferred.await(waiter))
           }))
       })
@@ -324,10 +327,7 @@ export const make = (options: TaskStoreOptions = {}) =>
         Effect.sync(() => {
           records.set(task.id, {
             task,
-            seq: nextSeq++,
-            subscribers: new Set(),
-            waiters: [],
-            pushConfigs: new Map()
+            seq: nextSeq++
           })
           if (task.contextId !== undefined) {
             const ids = byContext.get(task.contextId)
@@ -343,21 +343,24 @@ export const make = (options: TaskStoreOptions = {}) =>
       awaitSettled,
       list,
       contextTasks: (contextId) =>
-        Effect.sync(() =>
-          [...(byContext.get(contextId) ?? [])].flatMap((id) => {
-            const record = records.get(id)
-            return record === undefined ? [] : [record.task]
-          })
-        ),
+        Effect.sync(() => {
+          const tasks: Array<V1.Task> = []
+          for (const id of byContext.get(contextId) ?? []) {
+            const task = records.get(id)?.task
+            if (task !== undefined) tasks.push(task)
+          }
+          return tasks
+        }),
       runWorker: (id, worker) => Effect.sync(() => void forkWorker(id, worker)),
       stopWorker: (id) => FiberMap.remove(workers, id),
       putPushConfig: (taskId, stored) =>
         withRecord(taskId, (record) => {
-          record.pushConfigs.set(stored.config.id ?? "", stored)
+          const configs = record.pushConfigs ??= new Map()
+          configs.set(stored.config.id ?? "", stored)
           return stored
         }),
-      pushConfigs: (taskId) => withRecord(taskId, (record) => [...record.pushConfigs.values()]),
-      removePushConfig: (taskId, configId) => withRecord(taskId, (record) => record.pushConfigs.delete(configId))
+      pushConfigs: (taskId) => withRecord(taskId, (record) => [...(record.pushConfigs?.values() ?? [])]),
+      removePushConfig: (taskId, configId) => withRecord(taskId, (record) => record.pushConfigs?.delete(configId) ?? false)
     })
   })
 
