@@ -3,7 +3,7 @@
  * encode and write, and nothing more happens per request (see AgentServer.ts for why the
  * platform's per-request pipeline is not used). JSON answers are written whole, in one call.
  */
-import { Effect, Either } from "effect"
+import { Either } from "effect"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { type AgentRequestError, parseError } from "../../domain/agentErrors.js"
 
@@ -18,9 +18,11 @@ export interface Exchange {
   readonly path: string
   /** Lower-case names, as node parsed them. */
   readonly headers: IncomingHttpHeaders
+  /** Read before the request is handled (see readBody). */
+  readonly body: BodyRead
 }
 
-export const makeExchange = (request: IncomingMessage, response: ServerResponse): Exchange => {
+export const makeExchange = (request: IncomingMessage, response: ServerResponse, body: BodyRead): Exchange => {
   const url = request.url ?? "/"
   const query = url.indexOf("?")
   return {
@@ -29,7 +31,8 @@ export const makeExchange = (request: IncomingMessage, response: ServerResponse)
     method: request.method ?? "GET",
     url,
     path: query < 0 ? url : url.slice(0, query),
-    headers: request.headers
+    headers: request.headers,
+    body
   }
 }
 
@@ -49,44 +52,39 @@ export const headerValue = (headers: IncomingHttpHeaders, name: string): string 
 }
 
 /**
- * The body as UTF-8 text, up to `limit` bytes. A body over the limit is drained (not kept) so
- * the client still reads its 413; one far beyond it is cut off, which closes the connection.
+ * Reads the body as UTF-8 text, up to `limit` bytes, and hands it to `done` (once). A body over
+ * the limit is drained (not kept) so the client still reads its 413; one far beyond it is cut
+ * off, which closes the connection.
  */
-export const readBody = ({ request: source }: Exchange, limit: number): Effect.Effect<BodyRead> =>
-  Effect.async<BodyRead>((resume) => {
-    const declared = Number(source.headers["content-length"] ?? "0")
-    if (declared > limit * DRAIN_FACTOR) {
-      resume(Effect.succeed({ _tag: "TooLarge", bytes: declared }))
-      return
-    }
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= limit) chunks.push(chunk)
-      else if (size > limit * DRAIN_FACTOR) finish({ _tag: "TooLarge", bytes: size })
-    }
-    const onEnd = () =>
-      finish(size > limit ? { _tag: "TooLarge", bytes: size } : {
-        _tag: "Complete",
-        text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")
-      })
-    const onError = () => finish({ _tag: "Broken" })
-    const detach = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-    }
-    const finish = (read: BodyRead) => {
-      detach()
-      resume(Effect.succeed(read))
-    }
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-    // An interrupted read (the client went away) leaves no listeners behind.
-    return Effect.sync(detach)
-  })
+export const readBody = (request: IncomingMessage, limit: number, done: (read: BodyRead) => void): void => {
+  const declared = Number(request.headers["content-length"] ?? "0")
+  if (declared > limit * DRAIN_FACTOR) return done({ _tag: "TooLarge", bytes: declared })
+  const chunks: Array<Buffer> = []
+  let size = 0
+  const finish = (read: BodyRead) => {
+    request.off("data", onData)
+    request.off("end", onEnd)
+    request.off("error", onBroken)
+    request.off("close", onBroken)
+    done(read)
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size <= limit) chunks.push(chunk)
+    else if (size > limit * DRAIN_FACTOR) finish({ _tag: "TooLarge", bytes: size })
+  }
+  const onEnd = () =>
+    finish(size > limit ? { _tag: "TooLarge", bytes: size } : {
+      _tag: "Complete",
+      text: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")
+    })
+  // The client went away before the end of its body.
+  const onBroken = () => finish({ _tag: "Broken" })
+  request.on("data", onData)
+  request.on("end", onEnd)
+  request.on("error", onBroken)
+  request.on("close", onBroken)
+}
 
 /** The body as JSON, or the -32700 parse error; REST bodies may be empty (`{}`), JSON-RPC ones may not. */
 export const parseJsonBody = (text: string, allowEmpty: boolean): Either.Either<unknown, AgentRequestError> => {

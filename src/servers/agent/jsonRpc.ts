@@ -23,7 +23,7 @@ import {
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { type Exchange, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, isJsonContentType, parseJsonBody, writeEmpty, writeJson } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -192,7 +192,7 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
     if (!isJsonContentType(contentType)) {
       return answerError(exchange, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
     }
-    const body = yield* readBody(exchange, context.maxBodyBytes)
+    const body = exchange.body
     if (body._tag === "Broken") return writeEmpty(exchange, 400)
     if (body._tag === "TooLarge") {
       return answerError(

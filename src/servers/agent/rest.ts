@@ -23,7 +23,7 @@ import {
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { type Exchange, headerValue, isJsonContentType, parseJsonBody, readBody, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, isJsonContentType, parseJsonBody, writeEmpty, writeJson } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -293,7 +293,7 @@ export const makeRestHandler = (context: ServerContext) =>
       if (!isJsonContentType(contentType)) {
         return answerError(exchange, generation, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
       }
-      const read = yield* readBody(exchange, context.maxBodyBytes)
+      const read = exchange.body
       if (read._tag === "Broken") return writeEmpty(exchange, 400)
       if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, context.maxBodyBytes)
       const parsed = parseJsonBody(read.text, true)
