@@ -2,7 +2,7 @@
 // detection, result text and the error table. Pure code, so no servers: the SDKs serve as
 // witnesses of the real wire shapes (ts-proto fromJSON/toJSON, and v0.3 types for fixtures).
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, FastCheck as fc, Schema } from "effect"
 import { Ajv } from "ajv"
 import {
   AgentCard as SdkAgentCard,
@@ -552,6 +552,78 @@ describe("v1 lenient decode", () => {
 // ---------------------------------------------------------------------------
 // v1.0 strict encoding
 // ---------------------------------------------------------------------------
+
+describe("SendMessageRequest fast path", () => {
+  // Canonical requests and near misses: every field drawn from values the fast path takes and
+  // values only the schema handles (other spellings, nulls, blanks, extra keys).
+  // Mostly the canonical value, sometimes one the schema alone handles.
+  const mostly = <A, B>(canonical: fc.Arbitrary<A>, other: fc.Arbitrary<B>) =>
+    fc.oneof({ arbitrary: canonical, weight: 4 }, { arbitrary: other, weight: 1 })
+  const absentOr = <A>(arb: fc.Arbitrary<A>) => mostly(fc.constant(undefined), arb)
+  const id = mostly(fc.uuid(), fc.constantFrom("", null))
+  const part = mostly(
+    fc.record({ text: fc.string() }),
+    fc.oneof(
+      fc.record({ text: fc.string(), mediaType: fc.constant("text/plain") }),
+      fc.record({ data: fc.jsonValue() }),
+      fc.record({ url: fc.webUrl() }),
+      fc.record({ text: fc.string(), url: fc.webUrl() }),
+      fc.constant({})
+    )
+  )
+  const message = fc.record({
+    messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
+    role: mostly(fc.constantFrom("ROLE_USER", "ROLE_AGENT"), fc.constantFrom("user", "agent", "ROLE_OTHER", 1)),
+    parts: mostly(fc.array(part, { maxLength: 3 }), fc.constant(null)),
+    contextId: absentOr(id),
+    taskId: absentOr(id),
+    metadata: absentOr(fc.constant({ a: 1 })),
+    extra: absentOr(fc.constant(true))
+  })
+  const configuration = fc.record({
+    returnImmediately: mostly(fc.option(fc.boolean(), { nil: undefined }), fc.constant("true")),
+    historyLength: mostly(fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }), fc.constantFrom(1.5, "3")),
+    acceptedOutputModes: absentOr(fc.constant(["text/plain"]))
+  })
+  const withoutUndefined = (record: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
+  const request = fc.record({
+    message: message.map(withoutUndefined),
+    configuration: absentOr(mostly(configuration.map(withoutUndefined), fc.constant(null))),
+    tenant: absentOr(fc.constant("t1"))
+  }).map(withoutUndefined)
+  const bySchema = Schema.decodeUnknownEither(V1.SendMessageRequest)
+
+  it("decodes exactly as the schema does", () => {
+    let fast = 0
+    fc.assert(
+      fc.property(request, (input) => {
+        const ours = V1.decodeSendMessageRequest(input)
+        const theirs = bySchema(input)
+        if (Either.isRight(ours) && ours.right === (input as unknown)) fast++
+        expect(Either.isRight(ours)).toBe(Either.isRight(theirs))
+        if (Either.isRight(ours) && Either.isRight(theirs)) expect(ours.right).toEqual(theirs.right)
+      }),
+      { numRuns: 2000 }
+    )
+    // Both ways were exercised.
+    expect(fast).toBeGreaterThan(100)
+  })
+
+  it("takes a canonical request as it is and leaves every other one to the schema", () => {
+    const canonical = {
+      message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c1" },
+      configuration: { returnImmediately: true, historyLength: 2 }
+    }
+    expect(V1.decodeSendMessageRequest(canonical)).toEqual(Either.right(canonical))
+    expect(Either.getOrThrow(V1.decodeSendMessageRequest(canonical))).toBe(canonical)
+    const lenient = { message: { messageId: "m1", role: "user", parts: [{ text: "hi" }] } }
+    const decoded = Either.getOrThrow(V1.decodeSendMessageRequest(lenient))
+    expect(decoded).not.toBe(lenient)
+    expect(decoded.message.role).toBe("ROLE_USER")
+    expect(Either.isLeft(V1.decodeSendMessageRequest({ message: { messageId: "m1", role: "ROLE_USER", parts: [{}] } }))).toBe(true)
+  })
+})
 
 describe("v1 strict encode", () => {
   it.effect("writes canonical ProtoJSON whatever spelling was read", () =>

@@ -7,7 +7,7 @@
  * absent optionals omitted). So `Schema.decodeUnknown(X)` is the tolerant reader and
  * `Schema.encode(X)` the strict writer.
  */
-import { Option, ParseResult, Schema } from "effect"
+import { Either, Option, ParseResult, Schema } from "effect"
 
 // ---------------------------------------------------------------------------
 // Field helpers
@@ -356,6 +356,40 @@ export const SendMessageRequest = Schema.Struct({
   metadata: optional(Metadata)
 }).annotations({ identifier: "SendMessageRequest" })
 export interface SendMessageRequest extends Schema.Schema.Type<typeof SendMessageRequest> {}
+
+const keysWithin = (record: Record<string, unknown>, allowed: ReadonlyArray<string>) =>
+  Object.keys(record).every((key) => allowed.includes(key))
+
+const isText = (u: unknown): u is string => typeof u === "string"
+const isOptionalId = (u: unknown) => u === undefined || (isText(u) && u !== "")
+
+const MESSAGE_KEYS = ["messageId", "contextId", "taskId", "role", "parts"]
+const isCanonicalTextMessage = (u: unknown) =>
+  isPlainObject(u) && keysWithin(u, MESSAGE_KEYS) && isText(u["messageId"]) &&
+  (u["role"] === "ROLE_USER" || u["role"] === "ROLE_AGENT") && isOptionalId(u["contextId"]) &&
+  isOptionalId(u["taskId"]) && Array.isArray(u["parts"]) &&
+  u["parts"].every((part) => isPlainObject(part) && keysWithin(part, ["text"]) && isText(part["text"]))
+
+const isCanonicalConfiguration = (u: unknown) =>
+  u === undefined || (isPlainObject(u) && keysWithin(u, ["returnImmediately", "historyLength"]) &&
+    (u["returnImmediately"] === undefined || typeof u["returnImmediately"] === "boolean") &&
+    (u["historyLength"] === undefined || Number.isInteger(u["historyLength"])))
+
+const decodeSendMessageRequestSchema = Schema.decodeUnknownEither(SendMessageRequest)
+
+/**
+ * Decodes a SendMessageRequest. Most clients send one message of text parts in canonical
+ * ProtoJSON, with at most returnImmediately and historyLength configured: that is already the
+ * decoded value and is taken as it is; anything else goes through the schema. The schema's
+ * decode was ~8 % of the agent server's CPU per SendMessage and a fifth of what it allocates
+ * (bench/agent-server.mjs, V8's sampling heap profiler); a property test checks that both ways
+ * give the same value.
+ */
+export const decodeSendMessageRequest = (input: unknown): Either.Either<SendMessageRequest, ParseResult.ParseError> =>
+  isPlainObject(input) && keysWithin(input, ["message", "configuration"]) && isCanonicalTextMessage(input["message"]) &&
+    isCanonicalConfiguration(input["configuration"])
+    ? Either.right(input as unknown as SendMessageRequest)
+    : decodeSendMessageRequestSchema(input)
 
 export const SendMessageResponse = Schema.Union(
   Schema.Struct({ task: Task }),

@@ -46,14 +46,18 @@ const method = <A, I>(
   schema: Schema.Schema<A, I>,
   build: (value: A) => Operation,
   optional = false
-): ParamsDecoder => {
-  const decode = Schema.decodeUnknownEither(schema)
-  return (params) => Either.map(decode(params === undefined && optional ? {} : params), build)
-}
+): ParamsDecoder => decodedWith(Schema.decodeUnknownEither(schema), build, optional)
+
+const decodedWith = <A>(
+  decode: (params: unknown) => Either.Either<A, ParseResult.ParseError>,
+  build: (value: A) => Operation,
+  optional = false
+): ParamsDecoder =>
+(params) => Either.map(decode(params === undefined && optional ? {} : params), build)
 
 const V1_METHODS: Readonly<Record<string, ParamsDecoder>> = {
-  SendMessage: method(V1.SendMessageRequest, (request) => ({ _tag: "SendMessage", request })),
-  SendStreamingMessage: method(V1.SendMessageRequest, (request) => ({ _tag: "SendStreamingMessage", request })),
+  SendMessage: decodedWith(V1.decodeSendMessageRequest, (request) => ({ _tag: "SendMessage", request })),
+  SendStreamingMessage: decodedWith(V1.decodeSendMessageRequest, (request) => ({ _tag: "SendStreamingMessage", request })),
   GetTask: method(V1.GetTaskRequest, (request) => ({ _tag: "GetTask", request })),
   ListTasks: method(V1.ListTasksRequest, (request) => ({ _tag: "ListTasks", request }), true),
   CancelTask: method(V1.CancelTaskRequest, (request) => ({ _tag: "CancelTask", request })),

@@ -61,10 +61,10 @@ export type RouteMatch =
 
 const formatError = (error: ParseResult.ParseError) => invalidParams(`Invalid request: ${ParseResult.TreeFormatter.formatErrorSync(error)}`)
 
-const decoding = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(schema)
-  return (input: unknown) => Either.mapLeft(decode(input), formatError)
-}
+const decodingWith = <A>(decode: (input: unknown) => Either.Either<A, ParseResult.ParseError>) => (input: unknown) =>
+  Either.mapLeft(decode(input), formatError)
+
+const decoding = <A, I>(schema: Schema.Schema<A, I>) => decodingWith(Schema.decodeUnknownEither(schema))
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -75,7 +75,7 @@ const route = (generation: Generation, hasBody: boolean, build: Build, status = 
   route: { generation, hasBody, status, build }
 })
 
-const decodeSend = decoding(V1.SendMessageRequest)
+const decodeSend = decodingWith(V1.decodeSendMessageRequest)
 const decodeGetTask = decoding(V1.GetTaskRequest)
 const decodeListTasks = decoding(V1.ListTasksRequest)
 const decodeCancel = decoding(V1.CancelTaskRequest)
