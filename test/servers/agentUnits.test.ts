@@ -2,10 +2,11 @@
 // webhook URL guard, the v1.0 result codec, REST routing and JSON-RPC method selection.
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, Option, Schema, Stream } from "effect"
+import * as T from "../../src/domain/a2a/translate.js"
 import * as V1 from "../../src/domain/a2a/v1.js"
 import { presentTask, redactPushConfig, REDACTED } from "../../src/programs/agentTasks.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
-import { v1Codec } from "../../src/servers/agent/operations.js"
+import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
 import { webhookUrlProblem } from "../../src/services/PushSender.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
@@ -113,8 +114,8 @@ describe("webhook URL guard", () => {
   })
 })
 
-describe("v1.0 results are written as they are", () => {
-  // The programs' values are canonical ProtoJSON already; the v1 codec relies on that.
+describe("results are written without the schemas' encode", () => {
+  // The programs' values are canonical ProtoJSON already, and the v0.3 translation gives wire JSON; the codecs rely on that.
   const samples: ReadonlyArray<V1.StreamResponse> = [
     {
       task: {
@@ -146,6 +147,18 @@ describe("v1.0 results are written as they are", () => {
     }
     const config: V1.TaskPushNotificationConfig = { id: "p", taskId: "t", url: "http://x", authentication: { scheme: "Bearer" } }
     expect(Schema.encodeSync(V1.TaskPushNotificationConfig)(config)).toEqual(v1Codec.pushConfig(config))
+  })
+
+  it("translates each sample to v0.3 exactly as the v0.3 schemas encode it", () => {
+    for (const sample of samples) {
+      expect(v03JsonRpcCodec.event(sample)).toStrictEqual(Schema.encodeSync(T.StreamResponseAsV03)(sample))
+      if ("task" in sample) {
+        expect(v03JsonRpcCodec.task(sample.task)).toStrictEqual(Schema.encodeSync(T.TaskAsV03)(sample.task))
+        expect(v03JsonRpcCodec.send(sample)).toStrictEqual(Schema.encodeSync(T.SendResponseAsV03)(sample))
+      }
+    }
+    const message = { message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "hi" }], contextId: "c" } } as const
+    expect(v03JsonRpcCodec.send(message)).toStrictEqual(Schema.encodeSync(T.SendResponseAsV03)(message))
   })
 
   it("trims history for historyLength and masks push secrets", () => {

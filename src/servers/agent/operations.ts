@@ -135,21 +135,25 @@ export const v1Codec: ResultCodec = {
   event: (value) => value
 }
 
-const encodeV03Event = encoder(V03.StreamEvent)
 const encodeV03PushConfig = encoder(T.PushConfigAsV03)
 const encodeV03Card = Schema.encode(V03.AgentCard)
 
-/** v0.3 JSON-RPC: `kind`-tagged objects, lower-case states, `final` on status updates. */
+/**
+ * v0.3 JSON-RPC: `kind`-tagged objects, lower-case states, `final` on status updates. Tasks and
+ * events, the answers of every send, are translated without the schemas' encode (it would
+ * re-check our own values on each answer): the translation's output is already the wire JSON,
+ * as a test checks.
+ */
 export const v03JsonRpcCodec: ResultCodec = {
-  send: encoder(T.SendResponseAsV03),
-  task: encoder(T.TaskAsV03),
+  send: T.sendResponseToV03,
+  task: T.taskToV03,
   // v0.3 has no ListTasks; the v1.0 shape is the best there is.
   taskList: encoder(V1.ListTasksResponse),
   pushConfig: encodeV03PushConfig,
   // `tasks/pushNotificationConfig/list` answers a bare array.
   pushConfigList: (page) => page.configs.map((config) => encodeV03PushConfig(config)),
   card: (card) => encodeV03Card(T.cardToV03(card, card.supportedInterfaces[0]?.url)),
-  event: (event) => encodeV03Event(T.streamResponseToV03(event))
+  event: (event) => T.streamResponseToV03(event)
 }
 
 const encodeV03RestEvent = encoder(V03.RestStreamResponse)
