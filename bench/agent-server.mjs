@@ -4,6 +4,8 @@
 //
 //   BENCH_DURATION     seconds per scenario (default 10), after a 3 s warm-up
 //   BENCH_CONNECTIONS  concurrent connections (default 50)
+//   BENCH_ROUNDS       rounds of all scenarios, taking turns (default 2); each scenario reports
+//                      its best round, so a slow minute on a shared machine hits both servers alike
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
@@ -15,6 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const relayBin = join(here, "..", "dist", "main.js")
 const duration = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const WARM_UP_SECONDS = 3
 
 if (!existsSync(relayBin)) {
@@ -88,17 +91,29 @@ const relay = await startServer(
 )
 const sdk = await startServer([join(here, "support", "sdk-echo-server.mjs")], (line) => line.trim())
 
-const results = []
+const scenarios = [
+  ["relay  JSON-RPC SendMessage (A2A 1.0)", relay.url, "/", v1, v1Send],
+  ["sdk    JSON-RPC SendMessage (A2A 1.0), reference", sdk.url, "/", v1, v1Send],
+  ["relay  HTTP+JSON POST /message:send (1.0)", relay.url, "/message:send", v1, restSend],
+  ["relay  JSON-RPC message/send (A2A 0.3)", relay.url, "/", json, v03Send]
+]
+const best = new Map()
+const failures = new Map()
 try {
-  console.log(`autocannon: ${connections} connections, ${duration} s per scenario after ${WARM_UP_SECONDS} s warm-up`)
-  results.push(await scenario("relay  JSON-RPC SendMessage (A2A 1.0)", relay.url, "/", v1, v1Send))
-  results.push(await scenario("sdk    JSON-RPC SendMessage (A2A 1.0), reference", sdk.url, "/", v1, v1Send))
-  results.push(await scenario("relay  HTTP+JSON POST /message:send (1.0)", relay.url, "/message:send", v1, restSend))
-  results.push(await scenario("relay  JSON-RPC message/send (A2A 0.3)", relay.url, "/", json, v03Send))
+  console.log(`autocannon: ${connections} connections, ${duration} s per scenario after ${WARM_UP_SECONDS} s warm-up, best of ${rounds} rounds`)
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, ...target] of scenarios) {
+      const result = await scenario(name, ...target)
+      failures.set(name, (failures.get(name) ?? 0) + result.failures)
+      if (!(best.get(name)?.rps >= result.rps)) best.set(name, result)
+    }
+  }
 } finally {
   relay.stop()
   sdk.stop()
 }
+// Failures of every round count, whichever round was the fastest.
+const results = [...best.values()].map((result) => ({ ...result, failures: failures.get(result.name) }))
 
 const width = Math.max(...results.map((r) => r.name.length))
 console.log(`\n${"scenario".padEnd(width)}  ${"req/s".padStart(7)}  ${"p50 ms".padStart(6)}  ${"p99 ms".padStart(6)}  failures`)
