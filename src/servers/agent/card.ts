@@ -13,7 +13,7 @@ import { hybridCard } from "../../domain/a2a/translate.js"
 import * as V1 from "../../domain/a2a/v1.js"
 import { VERSION } from "../../version.js"
 import { cardSecurity } from "./auth.js"
-import { type Exchange, headerValue, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
 import { requestedVersion } from "./versions.js"
 
 export const CARD_PATHS = [

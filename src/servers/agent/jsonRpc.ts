@@ -23,7 +23,8 @@ import {
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { type Exchange, headerValue, isJsonContentType, parseJsonBody, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
+import { isJsonContentType, parseJsonBody } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -206,7 +207,7 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
         413
       )
     }
-    const parsed = parseJsonBody(body.text, false)
+    const parsed = parseJsonBody(body.bytes, false)
     if (Either.isLeft(parsed)) return answerError(exchange, null, parsed.left)
     const envelope = checkEnvelope(parsed.right)
     if (Either.isLeft(envelope)) return answerError(exchange, envelope.left.id, envelope.left.error)

@@ -13,7 +13,7 @@ import type { ModelAccess } from "../../services/ModelAccess.js"
 import type { PushSender } from "../../services/PushSender.js"
 import type { TaskStore } from "../../services/TaskStore.js"
 import type { IncomingHttpHeaders } from "node:http"
-import type { Exchange } from "./io.js"
+import type { Exchange } from "../exchange.js"
 import type { Generation } from "./versions.js"
 
 /** What the doors need to know about the server they run in. */

@@ -23,7 +23,8 @@ import {
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
-import { type Exchange, headerValue, isJsonContentType, parseJsonBody, writeEmpty, writeJson } from "./io.js"
+import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
+import { isJsonContentType, parseJsonBody } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -296,7 +297,7 @@ export const makeRestHandler = (context: ServerContext) =>
       const read = exchange.body
       if (read._tag === "Broken") return writeEmpty(exchange, 400)
       if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, context.maxBodyBytes)
-      const parsed = parseJsonBody(read.text, true)
+      const parsed = parseJsonBody(read.bytes, true)
       if (Either.isLeft(parsed)) return answerError(exchange, generation, parsed.left)
       body = parsed.right
     }

@@ -8,7 +8,7 @@ import { Cause, Effect, Stream } from "effect"
 import type { ServerResponse } from "node:http"
 import type * as V1 from "../../domain/a2a/v1.js"
 import { type AgentRequestError, internalError } from "../../domain/agentErrors.js"
-import type { Exchange } from "./io.js"
+import type { Exchange } from "../exchange.js"
 
 const frame = (json: string) => `data: ${json}\n\n`
 const errorFrame = (json: string) => `event: error\ndata: ${json}\n\n`

@@ -4,7 +4,7 @@
  * rule), except where only 1.0 can be meant (see the JSON-RPC and REST doors).
  */
 import type { IncomingHttpHeaders } from "node:http"
-import { headerValue } from "./io.js"
+import { headerValue } from "../exchange.js"
 
 export type Generation = "1.0" | "0.3"
 
