@@ -8,6 +8,7 @@ import { Command, Options } from "@effect/cli"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
 import { InvalidInput } from "../domain/errors.js"
+import { isAllInterfaces } from "../domain/hosts.js"
 import { type AgentKey, resolveAgentKey } from "../servers/agent/auth.js"
 import {
   agentBaseUrl,
@@ -60,8 +61,6 @@ const validate = (config: AgentConfig) => {
   }
   return Effect.void
 }
-
-const isAllInterfaces = (host: string) => host === "0.0.0.0" || host === "::" || host === "[::]"
 
 interface Started {
   readonly baseUrl: string

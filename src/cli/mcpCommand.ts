@@ -2,6 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { Console } from "node:console"
 import { Config, Duration, Effect, Logger, LogLevel, Runtime } from "effect"
+import { isLoopbackHost } from "../domain/hosts.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
@@ -45,7 +46,7 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       yield* writeErr(options.json
         ? JSON.stringify({ transport: kind, url })
         : `a2a-relay MCP server (${options.transport}) listening at ${url}`)
-      if (options.host !== "127.0.0.1" && options.host !== "localhost" && options.host !== "::1") {
+      if (!isLoopbackHost(options.host)) {
         yield* Effect.logWarning(`Listening on ${options.host}: other machines can reach this MCP server. It has no authentication.`)
       }
       return yield* Effect.never

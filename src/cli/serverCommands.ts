@@ -10,11 +10,11 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_WEBHOOK_HOST,
   DEFAULT_WEBHOOK_PORT,
-  isLoopbackHost,
   webhookBaseUrl,
   type WebhookHooks,
   webhookServerLayer
 } from "../servers/webhook/WebhookServer.js"
+import { isLoopbackHost } from "../domain/hosts.js"
 import { NotificationLog } from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"

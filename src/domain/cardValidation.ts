@@ -11,6 +11,7 @@
  */
 import { Ajv } from "ajv"
 import type { ErrorObject, ValidateFunction } from "ajv"
+import { isLoopbackHost } from "./hosts.js"
 import { a2aV03AgentCardSchema } from "./schemas/a2aV03Schema.js"
 
 export type CardIssueSeverity = "error" | "warning" | "info"
@@ -294,8 +295,6 @@ const parseUrl = (text: string): URL | undefined => {
 
 const isHttpUrl = (url: URL): boolean => url.protocol === "http:" || url.protocol === "https:"
 
-const isLoopbackHost = (hostname: string): boolean =>
-  hostname === "localhost" || hostname.endsWith(".localhost") || /^127\./.test(hostname) || hostname === "[::1]"
 
 /** Optional URL-valued fields: an empty string is ProtoJSON's "unset". */
 const checkOptionalUrl = (ctx: Context, value: string | undefined, path: string, key: string): void => {

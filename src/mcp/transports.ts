@@ -12,6 +12,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import { ListenFailed } from "../domain/errors.js"
+import { isAllInterfaces, isLoopbackHost } from "../domain/hosts.js"
 import type { NextFunction, Request, Response } from "express"
 import { randomUUID } from "node:crypto"
 import type { Server } from "node:http"
@@ -22,7 +23,6 @@ export const TRANSPORTS = ["stdio", "sse", "streamable-http"] as const
 export type TransportKind = (typeof TRANSPORTS)[number]
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
-const WILDCARD_HOSTS = ["0.0.0.0", "::", "[::]"]
 
 const bracketIpv6 = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
 
@@ -32,8 +32,8 @@ const bracketIpv6 = (host: string) => (host.includes(":") && !host.startsWith("[
  * can use to reach it).
  */
 export const allowedHostNames = (host: string): ReadonlyArray<string> => {
-  if (LOOPBACK_NAMES.includes(bracketIpv6(host))) return LOOPBACK_NAMES
-  if (!WILDCARD_HOSTS.includes(host)) return [...LOOPBACK_NAMES, bracketIpv6(host)]
+  if (isLoopbackHost(host)) return [...new Set([...LOOPBACK_NAMES, bracketIpv6(host)])]
+  if (!isAllInterfaces(host)) return [...LOOPBACK_NAMES, bracketIpv6(host)]
   const addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => bracketIpv6(entry.address)))
   return [...new Set([...LOOPBACK_NAMES, hostname().toLowerCase(), ...addresses])]
 }

@@ -1,6 +1,7 @@
 /** The URL a local server is reached at, shared by the agent server and the webhook receiver. */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { Effect } from "effect"
+import { isAllInterfaces } from "../domain/hosts.js"
 
 /**
  * `http://host:port` of a bound address. A server bound to every interface (0.0.0.0, ::) is
@@ -8,7 +9,7 @@ import { Effect } from "effect"
  */
 export const reachableBaseUrl = (address: HttpServer.Address): string => {
   if (address._tag === "UnixAddress") return `unix:${address.path}`
-  const host = address.hostname === "0.0.0.0" || address.hostname === "::" ? "127.0.0.1" : address.hostname
+  const host = isAllInterfaces(address.hostname) ? "127.0.0.1" : address.hostname
   return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
 }
 

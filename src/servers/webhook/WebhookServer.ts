@@ -168,7 +168,3 @@ export const webhookServerLayer = (options: WebhookServerOptions) => {
 
 /** The base URL senders should post to (at 127.0.0.1 when bound to every interface). */
 export const webhookBaseUrl = serverBaseUrl
-
-/** Whether a host is a loopback address, i.e. only this machine can post to it. */
-export const isLoopbackHost = (host: string): boolean =>
-  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
