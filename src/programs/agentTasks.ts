@@ -277,7 +277,7 @@ export const deletePushConfig = (request: { readonly taskId: string; readonly id
 // Driving a task
 
 /** What a task's worker uses, captured once when it starts: it outlives the request that started it. */
-interface Worker {
+interface TurnServices {
   readonly store: TaskStore["Type"]
   readonly model: ModelAccess["Type"]
   readonly settings: AgentSettingsValue
@@ -287,7 +287,7 @@ interface Worker {
 const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 
 /** The earlier turns of the conversation and the new message, as the model's prompt. */
-const promptFor = (worker: Worker, earlier: ReadonlyArray<V1.Task>, task: V1.Task): Array<Prompt.MessageEncoded> => {
+const promptFor = (services: TurnServices, earlier: ReadonlyArray<V1.Task>, task: V1.Task): Array<Prompt.MessageEncoded> => {
   const turns: Array<Prompt.MessageEncoded> = []
   const say = (role: "user" | "assistant", text: string) => {
     if (text.trim() !== "") turns.push(role === "user" ? { role, content: text } : { role, content: text })
@@ -298,8 +298,8 @@ const promptFor = (worker: Worker, earlier: ReadonlyArray<V1.Task>, task: V1.Tas
     for (const artifact of other.artifacts ?? []) say("assistant", partsText(artifact.parts))
   }
   for (const message of task.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
-  const recent = turns.slice(-Math.max(1, worker.settings.contextMessages))
-  return [{ role: "system", content: worker.settings.systemPrompt }, ...recent]
+  const recent = turns.slice(-Math.max(1, services.settings.contextMessages))
+  return [{ role: "system", content: services.settings.systemPrompt }, ...recent]
 }
 
 const artifactChunk = (
@@ -318,7 +318,7 @@ const artifactChunk = (
 })
 
 /** Streams the answer as chunks as they arrive; a last empty chunk marks the end (the answer's length is unknown until then). */
-const streamAnswer = ({ model, store }: Worker, task: V1.Task, prompt: Prompt.RawInput) => {
+const streamAnswer = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput) => {
   const artifactId = randomUUID()
   let chunks = 0
   return Stream.runForEach(model.stream(prompt), (delta) =>
@@ -329,7 +329,7 @@ const streamAnswer = ({ model, store }: Worker, task: V1.Task, prompt: Prompt.Ra
     )
 }
 
-const wholeAnswer = ({ model, store }: Worker, task: V1.Task, prompt: Prompt.RawInput) =>
+const wholeAnswer = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput) =>
   Effect.flatMap(model.generate(prompt), (text) =>
     store.publish(task.id, artifactChunk(task, randomUUID(), text, { append: false, lastChunk: true })))
 
@@ -343,7 +343,7 @@ const failureReason = (cause: Cause.Cause<unknown>): string => {
 }
 
 /** Ends the task as failed with the reason, unless it was interrupted (canceled: that status is already published). */
-const failTurn = ({ clock, store }: Worker, taskId: string, cause: Cause.Cause<unknown>) =>
+const failTurn = ({ clock, store }: TurnServices, taskId: string, cause: Cause.Cause<unknown>) =>
   Cause.isInterruptedOnly(cause) ? Effect.void : Effect.flatMap(store.get(taskId), (task) =>
     Option.isNone(task) ? Effect.void : store.publish(
       taskId,
@@ -355,9 +355,9 @@ const failTurn = ({ clock, store }: Worker, taskId: string, cause: Cause.Cause<u
  * and completed; a model failure ends it as failed with the reason. Interruption (cancel) ends
  * it silently: the canceled status is already published.
  */
-const runTurn = (worker: Worker, taskId: string, streaming: boolean): Effect.Effect<void> =>
+const runTurn = (services: TurnServices, taskId: string, streaming: boolean): Effect.Effect<void> =>
   Effect.gen(function*() {
-    const { clock, settings, store } = worker
+    const { clock, settings, store } = services
     const submitted = yield* store.get(taskId)
     if (Option.isNone(submitted)) return
     const working = yield* store.publish(taskId, statusEvent(submitted.value, status("TASK_STATE_WORKING", isoTime(clock))))
@@ -372,10 +372,10 @@ const runTurn = (worker: Worker, taskId: string, streaming: boolean): Effect.Eff
       return
     }
     const earlier = task.contextId === undefined ? [] : yield* store.contextTasks(task.contextId)
-    const prompt = promptFor(worker, earlier, task)
-    yield* streaming ? streamAnswer(worker, task, prompt) : wholeAnswer(worker, task, prompt)
+    const prompt = promptFor(services, earlier, task)
+    yield* streaming ? streamAnswer(services, task, prompt) : wholeAnswer(services, task, prompt)
     yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_COMPLETED", isoTime(clock))))
-  }).pipe(Effect.catchAllCause((cause) => Effect.asVoid(failTurn(worker, taskId, cause))))
+  }).pipe(Effect.catchAllCause((cause) => Effect.asVoid(failTurn(services, taskId, cause))))
 
 const continueTask = (message: V1.Message, taskId: string, at: string, maxHistory: number) =>
   Effect.flatMap(TaskStore, (store) =>
@@ -435,13 +435,13 @@ const beginTurn = (request: V1.SendMessageRequest, generation: PushGeneration) =
 /** Runs the turn in a fiber of the task's own, which outlives the request and takes its services along. */
 const startWorker = (taskId: string, streaming: boolean) =>
   Effect.gen(function*() {
-    const worker: Worker = {
+    const services: TurnServices = {
       store: yield* TaskStore,
       model: yield* ModelAccess,
       settings: yield* AgentSettings,
       clock: yield* Effect.clock
     }
-    yield* worker.store.runWorker(taskId, runTurn(worker, taskId, streaming))
+    yield* services.store.runWorker(taskId, runTurn(services, taskId, streaming))
   })
 
 // ---------------------------------------------------------------------------

@@ -16,14 +16,14 @@ import { ListenFailed } from "../domain/errors.js"
 
 export type BodyRead =
   | { readonly _tag: "Complete"; readonly bytes: Buffer }
-  | { readonly _tag: "TooLarge"; readonly bytes: number }
+  | { readonly _tag: "TooLarge"; readonly bytes: number; readonly limit: number }
   /** The client went away before the end of its body. */
   | { readonly _tag: "Broken" }
+  /** Not read: the request is answered without it (see ServeOptions.readsBody); node discards it. */
+  | { readonly _tag: "Skipped" }
 
-/** A request being answered. */
-export interface Exchange {
-  readonly request: IncomingMessage
-  readonly response: ServerResponse
+/** What is known of a request before its body. */
+export interface RequestHead {
   readonly method: string
   /** Path and query, as sent. */
   readonly url: string
@@ -31,6 +31,12 @@ export interface Exchange {
   readonly path: string
   /** Lower-case names, as node parsed them. */
   readonly headers: IncomingHttpHeaders
+}
+
+/** A request being answered. */
+export interface Exchange extends RequestHead {
+  readonly request: IncomingMessage
+  readonly response: ServerResponse
   /** Read before the request is handled. */
   readonly body: BodyRead
 }
@@ -42,24 +48,16 @@ export interface BodyLimits {
   readonly cutOffBytes: number
 }
 
-const makeExchange = (request: IncomingMessage, response: ServerResponse, body: BodyRead): Exchange => {
+const headOf = (request: IncomingMessage): RequestHead => {
   const url = request.url ?? "/"
   const query = url.indexOf("?")
-  return {
-    request,
-    response,
-    method: request.method ?? "GET",
-    url,
-    path: query < 0 ? url : url.slice(0, query),
-    headers: request.headers,
-    body
-  }
+  return { method: request.method ?? "GET", url, path: query < 0 ? url : url.slice(0, query), headers: request.headers }
 }
 
 /** Reads the body within `limits` and hands it to `done`, once. */
 export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (read: BodyRead) => void): void => {
   const declared = Number(request.headers["content-length"] ?? "0")
-  if (declared > limits.cutOffBytes) return done({ _tag: "TooLarge", bytes: declared })
+  if (declared > limits.cutOffBytes) return done({ _tag: "TooLarge", bytes: declared, limit: limits.maxBytes })
   const chunks: Array<Buffer> = []
   let size = 0
   const finish = (read: BodyRead) => {
@@ -72,10 +70,10 @@ export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (re
   const onData = (chunk: Buffer) => {
     size += chunk.length
     if (size <= limits.maxBytes) chunks.push(chunk)
-    else if (size > limits.cutOffBytes) finish({ _tag: "TooLarge", bytes: size })
+    else if (size > limits.cutOffBytes) finish({ _tag: "TooLarge", bytes: size, limit: limits.maxBytes })
   }
   const onEnd = () =>
-    finish(size > limits.maxBytes ? { _tag: "TooLarge", bytes: size } : {
+    finish(size > limits.maxBytes ? { _tag: "TooLarge", bytes: size, limit: limits.maxBytes } : {
       _tag: "Complete",
       bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
     })
@@ -113,20 +111,33 @@ export const writeEmpty = ({ response }: Exchange, status: number, headers?: Rea
   response.end()
 }
 
-/** A bug (a defect) still gets an answer: 500 when nothing was written yet, else the connection is cut. */
-const answerDefect = (exchange: Exchange, cause: Cause.Cause<never>) =>
-  Cause.isInterruptedOnly(cause) ? Effect.sync(() => exchange.response.destroy()) : Effect.zipRight(
+/**
+ * A bug (a defect) still gets an answer: 500 when nothing was written yet; a half-written
+ * answer has its connection cut, a finished one is left alone.
+ */
+const answerDefect = (exchange: Exchange, cause: Cause.Cause<never>) => {
+  const { response } = exchange
+  if (Cause.isInterruptedOnly(cause)) return Effect.sync(() => response.writableEnded || response.destroy())
+  return Effect.zipRight(
     Effect.logError(`${exchange.method} ${exchange.path} failed unexpectedly`, cause),
     Effect.sync(() => {
-      if (exchange.response.headersSent) exchange.response.destroy()
-      else writeJson(exchange, 500, JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }))
+      if (!response.headersSent) {
+        writeJson(exchange, 500, JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }))
+      } else if (!response.writableEnded) response.destroy()
     })
   )
+}
 
 export interface ServeOptions<R> {
   readonly host: string
   readonly port: number
   readonly limits: BodyLimits
+  /**
+   * Whether a request's body is worth reading. A request that will be refused (no key, a
+   * content type that is not taken, a method without a body) is answered at once with its
+   * body Skipped, so nobody can make the server hold bodies it will not use.
+   */
+  readonly readsBody: (head: RequestHead) => boolean
   /** Answers one request; it must write the response (errors are its to answer). */
   readonly handle: (exchange: Exchange) => Effect.Effect<void, never, R>
 }
@@ -148,21 +159,30 @@ export const serveExchanges = <R>(options: ServeOptions<R>): Layer.Layer<HttpSer
     Effect.gen(function*() {
       const server = createServer()
       const runFork = yield* FiberSet.makeRuntime<R>()
-      const onRequest = (request: IncomingMessage, response: ServerResponse) =>
-        readBody(request, options.limits, (body) => {
-          const exchange = makeExchange(request, response, body)
-          const handled = Effect.catchAllCause(options.handle(exchange), (cause) => answerDefect(exchange, cause))
-          const fiber = runFork(handled, { immediate: false })
-          response.on("close", () => {
-            if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
-          })
+      const run = (head: RequestHead, request: IncomingMessage, response: ServerResponse, body: BodyRead) => {
+        const exchange: Exchange = { ...head, request, response, body }
+        const handled = Effect.catchAllCause(Effect.suspend(() => options.handle(exchange)), (cause) => answerDefect(exchange, cause))
+        const fiber = runFork(handled, { immediate: false })
+        response.on("close", () => {
+          if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
         })
+      }
+      const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+        const head = headOf(request)
+        if (options.readsBody(head)) readBody(request, options.limits, (body) => run(head, request, response, body))
+        else run(head, request, response, { _tag: "Skipped" })
+      }
       // In place before listening: the first request accepted is handled.
       server.on("request", onRequest)
       yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", onRequest)))
       const httpServer = yield* NodeHttpServer.make(() => server, { host: options.host, port: options.port })
-      // Runs before the listening socket closes, which would otherwise wait for open streams.
-      yield* Effect.addFinalizer(() => Effect.sync(() => server.closeAllConnections()))
+      // Stops accepting, then cuts open connections (SSE streams too), which closing alone would wait for.
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          server.close()
+          server.closeAllConnections()
+        })
+      )
       return httpServer
     })
   ).pipe(Layer.catchAll((error) => Layer.fail(ListenFailed.fromCause(options.host, options.port, error))))

@@ -582,7 +582,7 @@ describe("SendMessageRequest fast path", () => {
   })
   const configuration = fc.record({
     returnImmediately: mostly(fc.option(fc.boolean(), { nil: undefined }), fc.constant("true")),
-    historyLength: mostly(fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }), fc.constantFrom(1.5, "3")),
+    historyLength: mostly(fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }), fc.constantFrom(1.5, "3", 2 ** 53, 1e300)),
     acceptedOutputModes: absentOr(fc.constant(["text/plain"]))
   })
   const withoutUndefined = (record: Record<string, unknown>) =>

@@ -4,6 +4,7 @@
 // failures, conversation context, input-required turns), push delivery and shutdown.
 import { randomUUID } from "node:crypto"
 import http from "node:http"
+import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { validateCard } from "../../src/domain/cardValidation.js"
 import type { AgentDecision } from "../../src/programs/agentTasks.js"
@@ -110,6 +111,22 @@ const streamRpc = (base: string, method: string, params: unknown, headers: Recor
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
     body: JSON.stringify({ jsonrpc: "2.0", id: "s-1", method, params })
+  })
+
+/** The status of the answer to a request whose body never completes; rejects after 2 s without one. */
+const statusOfPartialRequest = (port: number, raw: string) =>
+  new Promise<number>((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(raw))
+    const timer = setTimeout(() => {
+      socket.destroy()
+      reject(new Error("no answer within 2 s"))
+    }, 2000)
+    socket.once("data", (chunk) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(String(chunk))?.[1] ?? 0))
+    })
+    socket.once("error", reject)
   })
 
 const kindOf = (event: Json) => Object.keys(event)[0]
@@ -618,6 +635,21 @@ describe("auth and shutdown", () => {
       expect(bearer.json["error"]["code"]).toBe(-32001)
       const apiKey = await request(`${secured.baseUrl}/tasks/x`, { headers: { "x-api-key": "k-123" } })
       expect(apiKey.status).toBe(404)
+    } finally {
+      await secured.close()
+    }
+  })
+
+  it("answers a request it refuses at once, without waiting for a body it will not read", async () => {
+    const secured = await startAgent({ key: "k-123" })
+    try {
+      const { port } = new URL(secured.baseUrl)
+      // Each request announces 900 bytes and sends 5: only a server that reads the body would wait.
+      const partial = (head: string) => statusOfPartialRequest(Number(port), `${head}\r\nContent-Length: 900\r\n\r\n{"a":`)
+      expect(await partial("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)
+      expect(await partial("POST /message:send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)
+      expect(await partial("POST / HTTP/1.1\r\nHost: x\r\nX-API-Key: k-123\r\nContent-Type: text/plain")).toBe(200)
+      expect(await partial("GET /health HTTP/1.1\r\nHost: x")).toBe(200)
     } finally {
       await secured.close()
     }

@@ -8,6 +8,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { ConfigProvider, Effect, Either, Fiber, Layer, Queue, Redacted, Schedule, Stream } from "effect"
 import * as Fs from "node:fs"
+import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, vi } from "vitest"
 import {
@@ -392,6 +393,23 @@ layer(serverLayer(freshStateDir(), { token: Redacted.make(TOKEN) }), { excludeTe
           expect(reply.body).toMatchObject({ error: { code: "unauthorized" } })
         }
         expect((yield* readAll).length).toBe(before)
+      }))
+
+    it.effect("answers 401 before reading the body of a sender without the token", () =>
+      Effect.gen(function*() {
+        const { port } = new URL(yield* webhookBaseUrl)
+        // 900 bytes announced, 5 sent: only a receiver that read the body first would wait.
+        const status = yield* Effect.promise(() =>
+          new Promise<string>((resolve) => {
+            const socket = Net.connect(Number(port), "127.0.0.1", () =>
+              socket.write("POST /auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{\"a\":"))
+            socket.once("data", (chunk) => {
+              socket.destroy()
+              resolve(String(chunk).slice(0, 12))
+            })
+          })
+        ).pipe(Effect.timeout("2 seconds"))
+        expect(status).toBe("HTTP/1.1 401")
       }))
 
     it.effect("compares in constant time over equal-length digests", () =>

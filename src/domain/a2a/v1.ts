@@ -373,7 +373,7 @@ const isCanonicalTextMessage = (u: unknown) =>
 const isCanonicalConfiguration = (u: unknown) =>
   u === undefined || (isPlainObject(u) && keysWithin(u, ["returnImmediately", "historyLength"]) &&
     (u["returnImmediately"] === undefined || typeof u["returnImmediately"] === "boolean") &&
-    (u["historyLength"] === undefined || Number.isInteger(u["historyLength"])))
+    (u["historyLength"] === undefined || Number.isSafeInteger(u["historyLength"])))
 
 const decodeSendMessageRequestSchema = Schema.decodeUnknownEither(SendMessageRequest)
 

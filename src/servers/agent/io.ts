@@ -4,7 +4,7 @@
  */
 import { Either } from "effect"
 import { type AgentRequestError, parseError } from "../../domain/agentErrors.js"
-import type { BodyLimits } from "../exchange.js"
+import type { BodyLimits, BodyRead } from "../exchange.js"
 
 /** Largest request body accepted; bigger ones get 413. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -13,9 +13,15 @@ const DRAIN_FACTOR = 4
 
 export const bodyLimits = (maxBytes: number): BodyLimits => ({ maxBytes, cutOffBytes: maxBytes * DRAIN_FACTOR })
 
-/** The body as JSON, or the -32700 parse error; REST bodies may be empty (`{}`), JSON-RPC ones may not. */
-export const parseJsonBody = (bytes: Buffer, allowEmpty: boolean): Either.Either<unknown, AgentRequestError> => {
-  const text = bytes.toString("utf8")
+/**
+ * The body as JSON, or the -32700 parse error; REST bodies may be empty (`{}`), JSON-RPC ones
+ * may not. A body that was not read counts as empty.
+ */
+export const parseJsonBody = (
+  body: Extract<BodyRead, { readonly _tag: "Complete" | "Skipped" }>,
+  allowEmpty: boolean
+): Either.Either<unknown, AgentRequestError> => {
+  const text = body._tag === "Complete" ? body.bytes.toString("utf8") : ""
   if (allowEmpty && text.trim() === "") return Either.right({})
   try {
     return Either.right(JSON.parse(text))

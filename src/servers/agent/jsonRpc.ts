@@ -203,11 +203,11 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
       return answerError(
         exchange,
         null,
-        invalidRequest(`The request body (${body.bytes} bytes) exceeds the limit of ${context.maxBodyBytes} bytes`),
+        invalidRequest(`The request body (${body.bytes} bytes) exceeds the limit of ${body.limit} bytes`),
         413
       )
     }
-    const parsed = parseJsonBody(body.bytes, false)
+    const parsed = parseJsonBody(body, false)
     if (Either.isLeft(parsed)) return answerError(exchange, null, parsed.left)
     const envelope = checkEnvelope(parsed.right)
     if (Either.isLeft(envelope)) return answerError(exchange, envelope.left.id, envelope.left.error)

@@ -18,8 +18,6 @@ import type { Generation } from "./versions.js"
 
 /** What the doors need to know about the server they run in. */
 export interface ServerContext {
-  /** Largest request body accepted (413 beyond). */
-  readonly maxBodyBytes: number
   /** The API-key check when auth is on. */
   readonly checkKey: ((headers: IncomingHttpHeaders) => boolean) | undefined
   /** The extended card for the address the client used. */

@@ -48,7 +48,7 @@ type Build = (input: RestInput) => Either.Either<Operation, AgentRequestError>
 
 export interface RestRoute {
   readonly generation: Generation
-  /** Whether the body is read (POST and PUT). */
+  /** Whether the body is parsed as JSON (POST and PUT). */
   readonly hasBody: boolean
   /** HTTP status of a success without events. */
   readonly status: number
@@ -296,8 +296,8 @@ export const makeRestHandler = (context: ServerContext) =>
       }
       const read = exchange.body
       if (read._tag === "Broken") return writeEmpty(exchange, 400)
-      if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, context.maxBodyBytes)
-      const parsed = parseJsonBody(read.bytes, true)
+      if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, read.limit)
+      const parsed = parseJsonBody(read, true)
       if (Either.isLeft(parsed)) return answerError(exchange, generation, parsed.left)
       body = parsed.right
     }

@@ -2,7 +2,7 @@
  * Server-Sent Events answers: one `data:` line of JSON per event, each ended by a blank line and
  * written as soon as the event exists (no buffering). A failure after the stream began can only
  * be told in the stream, as an `event: error` frame. A client that reads slowly holds the
- * stream back (the socket's buffer is let drain) instead of growing it without bound.
+ * stream back (the socket's buffer is let drain) instead of filling the socket's buffer.
  */
 import { Cause, Effect, Stream } from "effect"
 import type { ServerResponse } from "node:http"

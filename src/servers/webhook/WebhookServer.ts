@@ -65,6 +65,9 @@ export const presentedTokens = (headers: Exchange["headers"]): ReadonlyArray<str
   return bearer === undefined || bearer === "" ? fromTokenHeaders : [...fromTokenHeaders, bearer]
 }
 
+const isAuthorized = (expected: string, headers: Exchange["headers"]) =>
+  presentedTokens(headers).some((token) => tokenMatches(expected, token))
+
 // ---------------------------------------------------------------------------
 // Responses
 
@@ -92,7 +95,6 @@ const silent: WebhookHooks = { onNotification: () => Effect.void, onRejected: ()
 
 const makeReceiver = (options: WebhookOptions) => {
   const hooks: WebhookHooks = { ...silent, ...options.hooks }
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const expected = options.token === undefined ? undefined : Redacted.value(options.token)
 
   const reject = (exchange: Exchange, status: number, code: string, message: string, hint: string) =>
@@ -105,15 +107,15 @@ const makeReceiver = (options: WebhookOptions) => {
     Effect.gen(function*() {
       const path = pathOf(exchange)
       const tokens = presentedTokens(exchange.headers)
-      if (expected !== undefined && !tokens.some((token) => tokenMatches(expected, token))) {
+      if (expected !== undefined && !isAuthorized(expected, exchange.headers)) {
         return yield* reject(exchange, 401, "unauthorized", tokens.length === 0 ? "No notification token" : "Wrong notification token",
           "Send the token given to relay server push --token as X-A2A-Notification-Token or Authorization: Bearer")
       }
       const body = exchange.body
       // The connection broke mid-body; nobody is left to answer.
-      if (body._tag === "Broken") return writeEmpty(exchange, 400)
+      if (body._tag === "Broken" || body._tag === "Skipped") return writeEmpty(exchange, 400)
       if (body._tag === "TooLarge") {
-        return yield* reject(exchange, 413, "payload_too_large", `Body of ${body.bytes} bytes exceeds the ${limit}-byte limit`,
+        return yield* reject(exchange, 413, "payload_too_large", `Body of ${body.bytes} bytes exceeds the ${body.limit}-byte limit`,
           "Push notifications are task snapshots or events; raise the limit with --max-body-bytes if this one is genuine")
       }
       const parsed = parseJson(body.bytes)
@@ -158,10 +160,13 @@ export const makeWebhookHandler = (options: WebhookOptions = {}) => {
 /** The receiver bound to `host:port` (0 picks a free port); the HttpServer is exposed for its address. */
 export const webhookServerLayer = (options: WebhookServerOptions) => {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const expected = options.token === undefined ? undefined : Redacted.value(options.token)
   return serveExchanges({
     host: options.host,
     port: options.port,
     limits: { maxBytes, cutOffBytes: maxBytes * DRAIN_FACTOR },
+    // A notification is only read once its sender has shown the token.
+    readsBody: (head) => head.method === "POST" && (expected === undefined || isAuthorized(expected, head.headers)),
     handle: makeWebhookHandler(options)
   })
 }
