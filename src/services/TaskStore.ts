@@ -79,8 +79,6 @@ export interface TaskStoreOptions {
 export const DEFAULT_MAX_HISTORY = 100
 export const DEFAULT_MAX_TASKS = 10_000
 
-/** Terminal (completed, failed, canceled, rejected) or interrupted (input or auth required). */
-
 export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
   /** Adds a new task (its id must be fresh). */
   readonly create: (task: V1.Task) => Effect.Effect<void>

@@ -212,8 +212,6 @@ export const streamEventFromV03 = (event: V03.StreamEvent): V1.StreamResponse =>
   }
 }
 
-/** The v0.3 `final` flag: the interaction ends at a terminal or interrupted state. */
-
 /**
  * v1 StreamResponse → v0.3 stream result. Status updates get `final`: the given value, else true
  * for terminal and interrupted states.
