@@ -13,7 +13,7 @@ import { Sse } from "@effect/experimental"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
 import { createHash } from "node:crypto"
-import { Clock, Context, Duration, Effect, Layer, Option, ParseResult, Ref, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, ParseResult, Predicate, Ref, Stream } from "effect"
 import {
   type Binding,
   bindingOf,
@@ -190,8 +190,6 @@ const parseJson = (text: string): Option.Option<unknown> => {
   }
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * An error object → ProtocolError. JSON-RPC codes are negative; a google.rpc.Status carries the
  * HTTP code instead, so there the ErrorInfo reason names the A2A error.
@@ -215,8 +213,8 @@ const protocolErrorOf = (httpStatus: number, error: Record<string, unknown>): Pr
  * google.rpc.Status) or v0.3 REST's bare `{code, message}`.
  */
 const errorInBody = (httpStatus: number, body: unknown): ProtocolError | undefined => {
-  if (!isRecord(body)) return undefined
-  if (isRecord(body["error"])) return protocolErrorOf(httpStatus, body["error"])
+  if (!Predicate.isRecord(body)) return undefined
+  if (Predicate.isRecord(body["error"])) return protocolErrorOf(httpStatus, body["error"])
   if (typeof body["code"] === "number" && typeof body["message"] === "string") return protocolErrorOf(httpStatus, body)
   return undefined
 }
@@ -258,7 +256,7 @@ const endsInteraction = (payload: unknown, event: V1.StreamResponse) => {
 
 /** `final: true` on a v0.3 status update (JSON-RPC: the bare event; REST: under `statusUpdate`). */
 const hasFinalFlag = (payload: unknown) =>
-  isRecord(payload) && (payload["final"] === true || (isRecord(payload["statusUpdate"]) && payload["statusUpdate"]["final"] === true))
+  Predicate.isRecord(payload) && (payload["final"] === true || (Predicate.isRecord(payload["statusUpdate"]) && payload["statusUpdate"]["final"] === true))
 
 /**
  * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines).
@@ -575,12 +573,12 @@ export const make = Effect.gen(function*() {
     Effect.mapError(decode(json), (error) =>
       new InvalidResponse({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
 
-  const isJsonRpcEnvelope = (json: unknown): json is Record<string, unknown> => isRecord(json) && json["jsonrpc"] === "2.0"
+  const isJsonRpcEnvelope = (json: unknown): json is Record<string, unknown> => Predicate.isRecord(json) && json["jsonrpc"] === "2.0"
 
   /** Reads a JSON-RPC response envelope into its result, or the agent's error. */
   const jsonRpcResult = (url: string, id: string, json: unknown): Effect.Effect<unknown, A2aClientError> => {
     if (!isJsonRpcEnvelope(json)) return Effect.fail(new InvalidResponse({ url, reason: "not a JSON-RPC 2.0 response" }))
-    if (isRecord(json["error"])) return Effect.fail(protocolErrorOf(200, json["error"]))
+    if (Predicate.isRecord(json["error"])) return Effect.fail(protocolErrorOf(200, json["error"]))
     if (json["id"] !== id) return Effect.fail(new InvalidResponse({ url, reason: `response id ${JSON.stringify(json["id"])} is not ${id}` }))
     return Effect.succeed(json["result"])
   }
@@ -750,7 +748,7 @@ export const make = Effect.gen(function*() {
 
 const describeTransport = (error: HttpClientError.RequestError) => {
   const cause = error.cause
-  const code = isRecord(cause) && isRecord(cause["cause"]) ? cause["cause"]["code"] : isRecord(cause) ? cause["code"] : undefined
+  const code = Predicate.isRecord(cause) && Predicate.isRecord(cause["cause"]) ? cause["cause"]["code"] : Predicate.isRecord(cause) ? cause["code"] : undefined
   return typeof code === "string" ? `${code} (${error.description ?? error.reason})` : error.description ?? error.message
 }
 

@@ -7,7 +7,7 @@
  * `Schema.encode(TaskAsV03)(task)` writes a `V1.Task` as v0.3 JSON.
  */
 import type { ParseResult } from "effect"
-import { Effect, Schema } from "effect"
+import { Effect, Predicate, Schema } from "effect"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -26,9 +26,6 @@ type Compact<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: T[K] } & {
 /** Drops `undefined` values so optional fields stay absent (exactOptionalPropertyTypes). */
 const compact = <const T extends object>(fields: T): Compact<T> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Compact<T>
-
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const mapValues = <A, B>(record: Readonly<Record<string, A>>, f: (a: A) => B): Record<string, B> =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]))
@@ -50,7 +47,7 @@ const wrapData = (
   data: unknown,
   metadata: V1.Metadata | undefined
 ): { readonly data: V1.Metadata; readonly metadata?: V1.Metadata } =>
-  isPlainObject(data)
+  Predicate.isRecord(data)
     ? compact({ data, metadata })
     : { data: { value: data }, metadata: { ...metadata, [DATA_PART_COMPAT_FLAG]: true } }
 
@@ -778,7 +775,7 @@ export const cardToV03 = (card: V1.AgentCard, jsonRpcUrl?: string): V03.AgentCar
   })
 }
 
-const asRecord = (u: unknown): Record<string, unknown> => (isPlainObject(u) ? u : {})
+const asRecord = (u: unknown): Record<string, unknown> => (Predicate.isRecord(u) ? u : {})
 
 const mergeByKey = (legacy: unknown, current: unknown): Record<string, unknown> => {
   const a = asRecord(legacy)

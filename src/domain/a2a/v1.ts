@@ -7,7 +7,7 @@
  * absent optionals omitted). So `Schema.decodeUnknown(X)` is the tolerant reader and
  * `Schema.encode(X)` the strict writer.
  */
-import { Either, Option, ParseResult, Schema } from "effect"
+import { Either, Option, ParseResult, Predicate, Schema } from "effect"
 
 // ---------------------------------------------------------------------------
 // Field helpers
@@ -69,9 +69,6 @@ const lenientEnum = <const Names extends ReadonlyArray<string>>(
     },
     encode: ParseResult.succeed
   })
-
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 // ---------------------------------------------------------------------------
 // Enums: TaskState and Role
@@ -365,13 +362,13 @@ const isOptionalId = (u: unknown) => u === undefined || (isText(u) && u !== "")
 
 const MESSAGE_KEYS = ["messageId", "contextId", "taskId", "role", "parts"]
 const isCanonicalTextMessage = (u: unknown) =>
-  isPlainObject(u) && keysWithin(u, MESSAGE_KEYS) && isText(u["messageId"]) &&
+  Predicate.isRecord(u) && keysWithin(u, MESSAGE_KEYS) && isText(u["messageId"]) &&
   (u["role"] === "ROLE_USER" || u["role"] === "ROLE_AGENT") && isOptionalId(u["contextId"]) &&
   isOptionalId(u["taskId"]) && Array.isArray(u["parts"]) &&
-  u["parts"].every((part) => isPlainObject(part) && keysWithin(part, ["text"]) && isText(part["text"]))
+  u["parts"].every((part) => Predicate.isRecord(part) && keysWithin(part, ["text"]) && isText(part["text"]))
 
 const isCanonicalConfiguration = (u: unknown) =>
-  u === undefined || (isPlainObject(u) && keysWithin(u, ["returnImmediately", "historyLength"]) &&
+  u === undefined || (Predicate.isRecord(u) && keysWithin(u, ["returnImmediately", "historyLength"]) &&
     (u["returnImmediately"] === undefined || typeof u["returnImmediately"] === "boolean") &&
     (u["historyLength"] === undefined || Number.isSafeInteger(u["historyLength"])))
 
@@ -386,7 +383,7 @@ const decodeSendMessageRequestSchema = Schema.decodeUnknownEither(SendMessageReq
  * give the same value.
  */
 export const decodeSendMessageRequest = (input: unknown): Either.Either<SendMessageRequest, ParseResult.ParseError> =>
-  isPlainObject(input) && keysWithin(input, ["message", "configuration"]) && isCanonicalTextMessage(input["message"]) &&
+  Predicate.isRecord(input) && keysWithin(input, ["message", "configuration"]) && isCanonicalTextMessage(input["message"]) &&
     isCanonicalConfiguration(input["configuration"])
     ? Either.right(input as unknown as SendMessageRequest)
     : decodeSendMessageRequestSchema(input)
@@ -577,7 +574,7 @@ const FLOW_ALIASES: Record<string, (typeof FLOW_MEMBERS)[number]> = {
 
 /** Unwraps the ts-proto `{ $case, value }` oneof form into `{ [$case]: value }`. */
 const unwrapCase = (u: unknown): unknown =>
-  isPlainObject(u) && typeof u["$case"] === "string" ? { [u["$case"]]: u["value"] } : u
+  Predicate.isRecord(u) && typeof u["$case"] === "string" ? { [u["$case"]]: u["value"] } : u
 
 /**
  * OAuth flows in any shape: the v1.0 oneof, the ts-proto `{flow:{$case,value}}` form, or the v0.3
@@ -585,10 +582,10 @@ const unwrapCase = (u: unknown): unknown =>
  * allows one).
  */
 const normalizeFlows = (u: unknown): unknown => {
-  if (!isPlainObject(u)) return u
-  const flows = isPlainObject(u["flow"]) ? (unwrapCase(u["flow"]) as Record<string, unknown>) : u
+  if (!Predicate.isRecord(u)) return u
+  const flows = Predicate.isRecord(u["flow"]) ? (unwrapCase(u["flow"]) as Record<string, unknown>) : u
   const renamed = Object.fromEntries(Object.entries(flows).map(([key, value]) => [FLOW_ALIASES[key] ?? key, value]))
-  const member = FLOW_MEMBERS.find((name) => isPlainObject(renamed[name]))
+  const member = FLOW_MEMBERS.find((name) => Predicate.isRecord(renamed[name]))
   return member === undefined ? u : { [member]: renamed[member] }
 }
 
@@ -608,12 +605,12 @@ const fromV03TypeForm = (u: Record<string, unknown>): unknown => {
 
 /** Any of the three securityScheme shapes → the ProtoJSON oneof shape (validated afterwards). */
 const normalizeSecurityScheme = (u: unknown): unknown => {
-  if (!isPlainObject(u)) return u
-  const wrapper = isPlainObject(u["scheme"]) && "$case" in u["scheme"] ? unwrapCase(u["scheme"]) : u
-  if (!isPlainObject(wrapper)) return u
+  if (!Predicate.isRecord(u)) return u
+  const wrapper = Predicate.isRecord(u["scheme"]) && "$case" in u["scheme"] ? unwrapCase(u["scheme"]) : u
+  if (!Predicate.isRecord(wrapper)) return u
   for (const [key, value] of Object.entries(wrapper)) {
     const member = SCHEME_MEMBERS.find((m) => m === key) ?? SCHEME_MEMBER_ALIASES[key]
-    if (member !== undefined && isPlainObject(value)) {
+    if (member !== undefined && Predicate.isRecord(value)) {
       return member === "oauth2SecurityScheme"
         ? { [member]: { ...value, flows: normalizeFlows(value["flows"]) } }
         : { [member]: value }
@@ -647,8 +644,8 @@ const asScopeList = (value: unknown): unknown => (Array.isArray(value) ? { list:
 
 /** v1.0 `{schemes:{name:{list}}}` or v0.3 `{name:[scopes]}` → v1.0 shape. */
 const normalizeSecurityRequirement = (u: unknown): unknown => {
-  if (!isPlainObject(u)) return u
-  const v1Schemes = isPlainObject(u["schemes"]) ? u["schemes"] : undefined
+  if (!Predicate.isRecord(u)) return u
+  const v1Schemes = Predicate.isRecord(u["schemes"]) ? u["schemes"] : undefined
   const entries = Object.entries(v1Schemes ?? u)
   return { schemes: Object.fromEntries(entries.map(([name, scopes]) => [name, asScopeList(scopes)])) }
 }

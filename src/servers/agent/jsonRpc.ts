@@ -9,7 +9,7 @@
  * ErrorInfo detail. Streaming methods answer SSE whose every event is a JSON-RPC response
  * carrying the request's id; errors before the first event come as plain JSON.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Predicate, Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
 import * as T from "../../domain/a2a/translate.js"
 import * as V03 from "../../domain/a2a/v03.js"
@@ -159,8 +159,6 @@ const unauthorized = (exchange: Exchange) =>
     { "www-authenticate": WWW_AUTHENTICATE }
   )
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number" || u === null
 
 interface Envelope {
@@ -173,7 +171,7 @@ const checkEnvelope = (body: unknown): Either.Either<Envelope, { readonly id: Re
   if (Array.isArray(body)) {
     return Either.left({ id: null, error: invalidRequest("Batch requests are not supported; send one request object") })
   }
-  if (!isRecord(body)) return Either.left({ id: null, error: invalidRequest("The request must be a JSON object") })
+  if (!Predicate.isRecord(body)) return Either.left({ id: null, error: invalidRequest("The request must be a JSON object") })
   const id = isRequestId(body["id"]) ? body["id"] : null
   if (body["jsonrpc"] !== "2.0") return Either.left({ id, error: invalidRequest("jsonrpc must be \"2.0\"") })
   if (!("id" in body) || !isRequestId(body["id"])) {
@@ -181,7 +179,7 @@ const checkEnvelope = (body: unknown): Either.Either<Envelope, { readonly id: Re
   }
   if (typeof body["method"] !== "string") return Either.left({ id, error: invalidRequest("method must be a string") })
   const params = body["params"]
-  if (params !== undefined && !isRecord(params)) return Either.left({ id, error: invalidParams("params must be an object") })
+  if (params !== undefined && !Predicate.isRecord(params)) return Either.left({ id, error: invalidParams("params must be an object") })
   return Either.right({ id, method: body["method"], params })
 }
 

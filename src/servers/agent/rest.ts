@@ -12,7 +12,7 @@
  * v1.0 errors are google.rpc.Status bodies (`{"error":{code,status,message,details}}`) with the
  * table's HTTP status; v0.3 errors are `{code,message}` with the same status.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Predicate, Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
 import * as T from "../../domain/a2a/translate.js"
 import * as V1 from "../../domain/a2a/v1.js"
@@ -67,9 +67,7 @@ const decodingWith = <A>(decode: (input: unknown) => Either.Either<A, ParseResul
 
 const decoding = <A, I>(schema: Schema.Schema<A, I>) => decodingWith(Schema.decodeUnknownEither(schema))
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const bodyObject = (body: unknown): Record<string, unknown> => (isRecord(body) ? body : {})
+const bodyObject = (body: unknown): Record<string, unknown> => (Predicate.isRecord(body) ? body : {})
 
 const route = (generation: Generation, hasBody: boolean, build: Build, status = 200): RouteMatch => ({
   _tag: "Route",
@@ -183,7 +181,7 @@ const matchV1 = (method: string, segments: ReadonlyArray<string>): RouteMatch | 
 /** A v0.3 create body: the proto request `{parent, configId, config}` or a bare config `{name, pushNotificationConfig}`. */
 const createPushV03Op = (taskId: string): Build => ({ body }) => {
   const record = bodyObject(body)
-  const config = isRecord(record["config"]) ? record["config"] : record
+  const config = Predicate.isRecord(record["config"]) ? record["config"] : record
   return Either.map(
     decodePushConfigV03({ name: `tasks/${taskId}/pushNotificationConfigs/`, ...config }),
     (decoded) => ({ _tag: "CreatePushConfig", config: { ...decoded, taskId } })
@@ -196,7 +194,7 @@ const createPushV03Op = (taskId: string): Build => ({ body }) => {
  */
 const withProtoBlocking = (body: unknown, request: V1.SendMessageRequest): V1.SendMessageRequest => {
   const configuration = bodyObject(body)["configuration"]
-  if (!isRecord(configuration) || "blocking" in configuration) return request
+  if (!Predicate.isRecord(configuration) || "blocking" in configuration) return request
   return { ...request, configuration: { ...request.configuration, returnImmediately: true } }
 }
 
