@@ -7,6 +7,8 @@
  * The summariser only looks at a few known paths, so hostile nesting costs it nothing.
  */
 import { Either, Schema } from "effect"
+import { eventText } from "./a2a/text.js"
+import { decodePushPayload } from "./a2a/translate.js"
 import { InvalidInput } from "./errors.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
@@ -205,10 +207,23 @@ const UNKNOWN: NotificationSummary = {
  * bare task/event recognised by its fields. Everything else is `unknown`.
  */
 export const summarizeNotification = (body: unknown): NotificationSummary => {
+  const summary = summarizeShape(body)
+  // A body that decodes as A2A is rendered as every other view renders the task (text.ts);
+  // the field scan below is the fallback for bodies that do not.
+  const decoded = summary.kind === "unknown" ? undefined : Either.getOrUndefined(decodePushPayload(unwrapJsonRpc(body)))
+  return decoded === undefined ? summary : { ...summary, text: excerpt(eventText(decoded.event)) }
+}
+
+/** Some senders post the JSON-RPC stream envelope instead of its result. */
+const unwrapJsonRpc = (body: unknown): unknown => {
+  const outer = asObject(body)
+  return outer !== undefined && typeof outer["jsonrpc"] === "string" ? asObject(outer["result"]) ?? outer : body
+}
+
+const summarizeShape = (body: unknown): NotificationSummary => {
   const outer = asObject(body)
   if (outer === undefined) return UNKNOWN
-  // Some senders post the JSON-RPC stream envelope instead of its result.
-  const object = typeof outer["jsonrpc"] === "string" ? asObject(outer["result"]) ?? outer : outer
+  const object = asObject(unwrapJsonRpc(outer)) ?? outer
 
   const kinds = V1_MEMBERS.filter(([member]) => asObject(object[member]) !== undefined)
   const [wrapped] = kinds

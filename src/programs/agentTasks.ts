@@ -11,7 +11,7 @@
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, Clock, Context, Effect, Either, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import { partsText } from "../domain/a2a/text.js"
+import { artifactText, partsText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
 import {
   AgentRequestError,
@@ -295,7 +295,7 @@ const promptFor = (services: TurnServices, earlier: ReadonlyArray<V1.Task>, task
   for (const other of earlier) {
     if (other.id === task.id) continue
     for (const message of other.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
-    for (const artifact of other.artifacts ?? []) say("assistant", partsText(artifact.parts))
+    for (const artifact of other.artifacts ?? []) say("assistant", artifactText(artifact.parts))
   }
   for (const message of task.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
   const recent = turns.slice(-Math.max(1, services.settings.contextMessages))

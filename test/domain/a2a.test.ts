@@ -1389,12 +1389,12 @@ describe("artifact chunks", () => {
     const first = Text.mergeArtifactChunk([], chunk({ artifactId: "a", name: "answer", parts: [{ text: "Hel" }] }))
     expect(first).toEqual([{ artifactId: "a", name: "answer", parts: [{ text: "Hel" }] }])
     const appended = Text.mergeArtifactChunk(first, chunk({ artifactId: "a", parts: [{ text: "lo" }] }, { append: true, lastChunk: true }))
-    // Streamed text joins the text before it: one text, not one line per chunk.
-    expect(appended).toEqual([{ artifactId: "a", name: "answer", parts: [{ text: "Hello" }] }])
+    // Chunks are kept as the agent stores them; rendering joins the streamed text (artifactText).
+    expect(appended).toEqual([{ artifactId: "a", name: "answer", parts: [{ text: "Hel" }, { text: "lo" }] }])
+    expect(Text.artifactText(appended[0]!.parts)).toBe("Hello")
     const withData = Text.mergeArtifactChunk(appended, chunk({ artifactId: "a", parts: [{ data: 1 }, { text: "!" }] }, { append: true }))
-    expect(withData[0]?.parts).toEqual([{ text: "Hello" }, { data: 1 }, { text: "!" }])
-    const typed = Text.mergeArtifactChunk(first, chunk({ artifactId: "a", parts: [{ text: "<b>", mediaType: "text/html" }] }, { append: true }))
-    expect(typed[0]?.parts).toEqual([{ text: "Hel" }, { text: "<b>", mediaType: "text/html" }])
+    expect(withData[0]?.parts).toEqual([{ text: "Hel" }, { text: "lo" }, { data: 1 }, { text: "!" }])
+    expect(Text.artifactText(withData[0]!.parts)).toBe("Hello\n[data: 1]\n!")
     const other = Text.mergeArtifactChunk(appended, chunk({ artifactId: "b", parts: [{ data: { x: 1 } }] }, { append: true }))
     expect(other.map((a) => a.artifactId)).toEqual(["a", "b"])
     const replaced = Text.mergeArtifactChunk(other, chunk({ artifactId: "a", parts: [{ text: "Bye" }] }))
@@ -1420,8 +1420,9 @@ describe("artifact chunks", () => {
       id: "t",
       contextId: "c",
       status: { state: "TASK_STATE_COMPLETED" },
-      artifacts: [{ artifactId: "a", parts: [{ text: "Paris" }] }]
+      artifacts: [{ artifactId: "a", parts: [{ text: "Par" }, { text: "is" }] }]
     })
+    expect(Text.resultText(final!)).toBe("Paris")
     expect(Text.applyStreamEvent(undefined, { message: { messageId: "m", role: "ROLE_AGENT", parts: [] } })).toBeUndefined()
     // Some agents open a stream with an update instead of the Task: the snapshot starts from it.
     const fromUpdates = [

@@ -38,8 +38,19 @@ export const partText = (part: V1.Part): string => {
   return `[data: ${truncate(describeJson(part.data), DATA_SUMMARY_LIMIT)}]`
 }
 
-/** The parts of one message or artifact, one per line. */
+/** The parts of one message, one per line (a message's parts are separate pieces). */
 export const partsText = (parts: ReadonlyArray<V1.Part>): string => parts.map(partText).join("\n")
+
+/**
+ * The parts of one artifact. Text parts that follow each other are one text: a streamed artifact
+ * arrives as one text part per chunk, and agents store those chunks as separate parts, so the
+ * chunks join as they came. Any other part stands on a line of its own.
+ */
+export const artifactText = (parts: ReadonlyArray<V1.Part>): string =>
+  parts.reduce((text, part, index) => {
+    const joinsPrevious = "text" in part && index > 0 && "text" in parts[index - 1]!
+    return index === 0 ? partText(part) : `${text}${joinsPrevious ? "" : "\n"}${partText(part)}`
+  }, "")
 
 const joinNonEmpty = (texts: ReadonlyArray<string>): string => texts.filter((t) => t !== "").join("\n")
 
@@ -52,7 +63,7 @@ const isTask = (result: V1.Task | V1.Message): result is V1.Task => "status" in 
  */
 export const resultText = (result: V1.Task | V1.Message): string => {
   if (!isTask(result)) return partsText(result.parts)
-  const fromArtifacts = joinNonEmpty((result.artifacts ?? []).map((artifact) => partsText(artifact.parts)))
+  const fromArtifacts = joinNonEmpty((result.artifacts ?? []).map((artifact) => artifactText(artifact.parts)))
   if (fromArtifacts !== "") return fromArtifacts
   const fromStatus = result.status.message === undefined ? "" : partsText(result.status.message.parts)
   if (fromStatus !== "") return fromStatus
@@ -60,26 +71,10 @@ export const resultText = (result: V1.Task | V1.Message): string => {
   return joinNonEmpty(agentMessages.map((message) => partsText(message.parts)))
 }
 
-const isPlainText = (part: V1.Part | undefined): part is V1.TextPart =>
-  part !== undefined && "text" in part && part.metadata === undefined
-
-/**
- * Streamed text arrives as one text part per chunk; it is one text, so a chunk's leading text
- * joins the artifact's trailing text instead of becoming a line of its own.
- */
-const appendParts = (existing: ReadonlyArray<V1.Part>, added: ReadonlyArray<V1.Part>): ReadonlyArray<V1.Part> => {
-  const last = existing[existing.length - 1]
-  const [first, ...rest] = added
-  if (isPlainText(last) && isPlainText(first) && last.mediaType === first.mediaType) {
-    return [...existing.slice(0, -1), { ...last, text: last.text + first.text }, ...rest]
-  }
-  return [...existing, ...added]
-}
-
 /**
  * Applies one artifact update to a task's artifacts. With `append`, the parts go to the end of
- * the artifact with the same `artifactId` (streamed text joining the text before it) (its name, description and metadata are updated when
- * the chunk carries them); otherwise the chunk replaces that artifact. An unknown id is added at
+ * the artifact with the same `artifactId`, as the agent stores them (its name, description and
+ * metadata are updated when the chunk carries them); otherwise the chunk replaces that artifact. An unknown id is added at
  * the end. `lastChunk` only marks the end of the artifact and changes nothing here.
  */
 export const mergeArtifactChunk = (
@@ -90,7 +85,7 @@ export const mergeArtifactChunk = (
   const index = artifacts.findIndex((artifact) => artifact.artifactId === chunk.artifactId)
   const existing = artifacts[index]
   if (existing === undefined) return [...artifacts, chunk]
-  const merged = event.append === true ? { ...existing, ...chunk, parts: appendParts(existing.parts, chunk.parts) } : chunk
+  const merged = event.append === true ? { ...existing, ...chunk, parts: [...existing.parts, ...chunk.parts] } : chunk
   return artifacts.map((artifact, i) => (i === index ? merged : artifact))
 }
 
@@ -117,4 +112,12 @@ export const applyStreamEvent = (current: V1.Task | undefined, event: V1.StreamR
   const update = event.artifactUpdate
   if (update.taskId !== snapshot.id) return snapshot
   return { ...snapshot, artifacts: mergeArtifactChunk(snapshot.artifacts ?? [], update) }
+}
+
+/** The text one stream event or push notification carries, rendered as its task would be. */
+export const eventText = (event: V1.StreamResponse): string => {
+  if ("task" in event) return resultText(event.task)
+  if ("message" in event) return resultText(event.message)
+  if ("statusUpdate" in event) return partsText(event.statusUpdate.status.message?.parts ?? [])
+  return artifactText(event.artifactUpdate.artifact.parts)
 }

@@ -7,7 +7,7 @@
  * `Schema.encode(TaskAsV03)(task)` writes a `V1.Task` as v0.3 JSON.
  */
 import type { ParseResult } from "effect"
-import { Effect, Predicate, Schema } from "effect"
+import { Effect, Either, Predicate, Schema } from "effect"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -589,16 +589,18 @@ export interface PushPayload {
  * wrapped in `task`/`message`/`statusUpdate`/`artifactUpdate`, a v0.3 body is not. When neither
  * fits, the v1.0 error is reported.
  */
-export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, ParseResult.ParseError> =>
-  Schema.decodeUnknown(V1.StreamResponse)(json).pipe(
-    Effect.map((event): PushPayload => ({ event, generation: "1.0" })),
-    Effect.catchAll((v1Error) =>
-      Schema.decodeUnknown(StreamResponseAsV03)(json).pipe(
-        Effect.map((event): PushPayload => ({ event, generation: "0.3" })),
-        Effect.mapError(() => v1Error)
-      )
-    )
+export const decodePushPayload = (json: unknown): Either.Either<PushPayload, ParseResult.ParseError> =>
+  Either.orElse(
+    Either.map(Schema.decodeUnknownEither(V1.StreamResponse)(json), (event): PushPayload => ({ event, generation: "1.0" })),
+    (v1Error) =>
+      Either.mapBoth(Schema.decodeUnknownEither(StreamResponseAsV03)(json), {
+        onLeft: () => v1Error,
+        onRight: (event): PushPayload => ({ event, generation: "0.3" })
+      })
   )
+
+export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, ParseResult.ParseError> =>
+  decodePushPayload(json)
 
 // ---------------------------------------------------------------------------
 // Agent cards
