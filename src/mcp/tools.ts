@@ -8,7 +8,6 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { FileSystem } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import * as z from "zod"
-import { RequestTimeout } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
@@ -46,21 +45,6 @@ const secretsOf = (args: object): ReadonlyArray<string | undefined> =>
     const value: unknown = (args as Record<string, unknown>)[name]
     return typeof value === "string" ? value : undefined
   })
-
-/**
- * Slack beyond the wait for the answer itself (the last poll, a slow card fetch): the default
- * 45 s plus this stays under the 60 s after which common MCP clients give up on a call.
- */
-const ANSWER_SLACK = Duration.seconds(10)
-
-/** Caps a waiting program's whole run, whatever the agent does (e.g. holds the send open). */
-const withinWait = (wait: Duration.Duration, agentUrl: string) => <A, E, R>(program: Effect.Effect<A, E, R>) => {
-  const limit = Duration.sum(wait, ANSWER_SLACK)
-  return Effect.timeoutFail(program, {
-    duration: limit,
-    onTimeout: () => new RequestTimeout({ url: agentUrl, after: Duration.format(limit) })
-  })
-}
 
 // ---------------------------------------------------------------------------
 // Shared parameter shapes
@@ -291,7 +275,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           maxWait: wait,
           onUpdate
         }), heartbeat))
-    return handle(extra, args, send.pipe(withinWait(wait, args.agent_url), Effect.map(withNextStep)), summarizeMessage)
+    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
   })
 
   server.registerTool("get_task", {
@@ -317,7 +301,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     const wait = waitFor(args.timeout_seconds)
     const waiting = withProgress(extra, "Waiting for the task", (onUpdate) =>
       waitForTask({ ...access(args), taskId: args.task_id, maxWait: wait, onUpdate }), heartbeat)
-    return handle(extra, args, waiting.pipe(withinWait(wait, args.agent_url), Effect.map(viewWithNextStep)), summarizeTask)
+    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
   })
 
   server.registerTool("cancel_task", {

@@ -4,7 +4,7 @@
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import * as V1 from "../domain/a2a/v1.js"
-import { RequestTimeout, UnsupportedOperation } from "../domain/clientErrors.js"
+import { UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { type MessageResult, messageResult } from "../domain/results.js"
 import type { SessionRecord } from "../domain/session.js"
@@ -12,7 +12,17 @@ import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget } from "./agentTarget.js"
 import { webhookUrl } from "./pushConfig.js"
-import { followStream, ignoreUpdates, isSettled, type OnUpdate, pollUntilSettled } from "./taskUpdates.js"
+import {
+  answersTurn,
+  followStream,
+  followTask,
+  type OnSnapshot,
+  type OnUpdate,
+  presentForTurn,
+  statusMark,
+  type Turn,
+  withinWait
+} from "./taskUpdates.js"
 
 export interface SendMessageInput extends AgentAccess {
   readonly text: string
@@ -27,8 +37,9 @@ export interface SendMessageInput extends AgentAccess {
   readonly pushToken?: string | undefined
   readonly historyLength?: number | undefined
   /**
-   * How long to follow a task that is still running when the agent answers (by polling, or by
-   * the stream). After that the result says `working` and the caller can wait again.
+   * How long the whole send may take, connection and discovery included. A task still running
+   * then is returned as `working`, and the caller can wait again; with no task yet, the agent
+   * did not answer in time (RequestTimeout).
    */
   readonly maxWait?: Duration.DurationInput | undefined
   readonly onUpdate?: OnUpdate | undefined
@@ -71,8 +82,9 @@ export const buildRequest = (
   }
   const configuration: V1.SendMessageConfiguration = {
     acceptedOutputModes: ["text/plain", "application/json"],
-    // Never hold the HTTP request open for the whole task: take the task at once and follow it
-    // by polling (settleTask), so a long task cannot outlive the response timeout unseen.
+    // Not blocking, on every binding and generation: the task id comes back at once, so a wait
+    // that runs out still has a task to point at, and no HTTP request outlives its timeout on a
+    // long task. The task is then followed by events (taskUpdates.ts: its stream, else polling).
     ...(input.stream === true ? {} : { returnImmediately: true }),
     ...(push === undefined ? {} : { taskPushNotificationConfig: push }),
     ...(input.historyLength === undefined ? {} : { historyLength: input.historyLength })
@@ -95,78 +107,79 @@ const saveTurn = (target: Target, request: V1.SendMessageRequest, result: Messag
       last_state: result.state
     }))
 
+/**
+ * The status of the task a message continues, before it is sent: the snapshot that answers the
+ * message must show another one (see taskUpdates.ts). Unknown when the agent will not say.
+ */
+const statusBefore = (target: Target, taskId: string | undefined) =>
+  taskId === undefined
+    ? Effect.succeed(undefined)
+    : Effect.flatMap(A2aClient, (client) => client.getTask(target, { id: taskId, historyLength: 0 })).pipe(
+      Effect.map(statusMark),
+      Effect.orElseSucceed(() => undefined)
+    )
+
 export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessageInput) {
   if (input.text.trim() === "") {
     return yield* new InvalidInput({ reason: "The message is empty", suggestion: "Give the text to send to the agent" })
   }
   if (input.pushUrl !== undefined) yield* webhookUrl(input.pushUrl)
-  const client = yield* A2aClient
-  const store = yield* SessionStore
   const target = yield* resolveTarget(input)
-  const saved = yield* store.get(target.agentUrl)
+  const saved = yield* Effect.flatMap(SessionStore, (store) => store.get(target.agentUrl))
   const request = buildRequest(input, conversationIds(input, saved), crypto.randomUUID())
-  const onUpdate = input.onUpdate ?? ignoreUpdates
-  const maxWait = input.maxWait ?? Duration.infinity
-
-  if (input.pushUrl !== undefined) {
-    const card = yield* client.discover(target)
-    if (card.card.capabilities.pushNotifications !== true) {
-      return yield* new UnsupportedOperation({
-        operation: "Push notifications",
-        reason: `the agent at ${target.agentUrl} does not declare them; send without a push URL and follow the task instead`
-      })
-    }
-  }
-
-  const started = yield* Clock.currentTimeMillis
-  const response = input.stream === true
-    ? yield* streamToAnswer(target, request, onUpdate, maxWait)
-    : yield* client.send(target, request)
-  const elapsed = Duration.millis((yield* Clock.currentTimeMillis) - started)
-  // Saved before following the task, so a failure while polling still leaves the task id behind.
-  yield* saveTurn(target, request, messageResult(response))
-  const final = yield* settleTask(target, response, Duration.subtract(maxWait, elapsed), input, onUpdate)
-  if (final === response) return messageResult(response)
-  const result = messageResult(final)
+  const turn = yield* Ref.make<Turn>({ before: undefined, sentAt: 0 })
+  const waited = yield* withinWait(target.agentUrl, input.maxWait ?? Duration.infinity, (track) =>
+    converse(target, request, input, turn, track))
+  if (waited.finished) return waited.value
+  // Out of time while the task runs: say so (working), with the task id to wait on.
+  const result = messageResult({ task: presentForTurn(yield* Ref.get(turn), waited.task) })
   yield* saveTurn(target, request, result)
   return result
 })
 
-/**
- * Follows the agent's stream for at most `maxWait`. The session is saved whenever the task's
- * state changes, so a stream that breaks or runs out of time still leaves the task id behind.
- */
-const streamToAnswer = (target: Target, request: V1.SendMessageRequest, onUpdate: OnUpdate, maxWait: Duration.DurationInput) =>
+/** Sends, then follows the task until the message is answered; `track` sees every snapshot. */
+const converse = (
+  target: Target,
+  request: V1.SendMessageRequest,
+  input: SendMessageInput,
+  turnRef: Ref.Ref<Turn>,
+  track: OnSnapshot
+) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const latest = yield* Ref.make<V1.Task | undefined>(undefined)
-    const onSnapshot = (task: V1.Task) =>
-      Effect.flatMap(Ref.getAndSet(latest, task), (before) =>
-        before?.status.state === task.status.state ? Effect.void : saveTurn(target, request, messageResult({ task })).pipe(Effect.ignore))
-    const answer = yield* followStream(target.agentUrl, client.stream(target, request), onUpdate, onSnapshot).pipe(
-      Effect.timeoutOption(maxWait)
-    )
-    if (Option.isSome(answer)) return answer.value
-    const task = yield* Ref.get(latest)
-    if (task !== undefined) return { task } satisfies V1.SendMessageResponse
-    return yield* new RequestTimeout({ url: target.agentUrl, after: `${Duration.format(Duration.decode(maxWait))} without a task` })
+    const store = yield* SessionStore
+    if (input.pushUrl !== undefined) yield* requirePushSupport(target)
+    const before = yield* statusBefore(target, request.message.taskId)
+    const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
+    yield* Ref.set(turnRef, turn)
+    const save = (task: V1.Task) =>
+      saveTurn(target, request, messageResult({ task: presentForTurn(turn, task) })).pipe(
+        Effect.provideService(SessionStore, store),
+        Effect.ignore
+      )
+    const onSnapshot = (task: V1.Task) => Effect.zipRight(track(task), save(task))
+    const follow = { onUpdate: input.onUpdate, onSnapshot, turn }
+    const response = input.stream === true
+      ? yield* followStream(target.agentUrl, client.stream(target, request), follow)
+      : yield* Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
+    if (!("task" in response)) {
+      const result = messageResult(response)
+      yield* saveTurn(target, request, result)
+      return result
+    }
+    const answered = answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
+    const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength })
+    const result = messageResult({ task: final })
+    yield* saveTurn(target, request, result)
+    return result
   })
 
-/** A task still running after the answer is polled until it settles or the wait is used up. */
-export const settleTask = (
-  target: Target,
-  response: V1.SendMessageResponse,
-  remaining: Duration.Duration,
-  input: SendMessageInput,
-  onUpdate: OnUpdate
-) =>
-  "task" in response && !isSettled(response.task) && Duration.greaterThan(remaining, Duration.zero)
-    ? Effect.map(
-      pollUntilSettled(target, response.task.id, {
-        maxWait: remaining,
-        onUpdate,
-        ...(input.historyLength === undefined ? {} : { historyLength: input.historyLength })
-      }),
-      (task): V1.SendMessageResponse => ({ task })
+const requirePushSupport = (target: Target) =>
+  Effect.flatMap(A2aClient, (client) => client.discover(target)).pipe(
+    Effect.flatMap((card) =>
+      card.card.capabilities.pushNotifications === true ? Effect.void : new UnsupportedOperation({
+        operation: "Push notifications",
+        reason: `the agent at ${target.agentUrl} does not declare them; send without a push URL and follow the task instead`
+      })
     )
-    : Effect.succeed(response)
+  )

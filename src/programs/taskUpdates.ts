@@ -1,12 +1,17 @@
 /**
  * Following a task as it changes: fold stream events into a snapshot and tell the door what is
- * new, or poll GetTask until the task needs the caller or is finished. Shared by send, stream,
- * resubscribe and wait.
+ * new, or poll GetTask, until the turn is answered. Shared by send, stream, resubscribe and wait.
+ *
+ * A turn is answered by events, not by one snapshot: a message sent into a task that waits for
+ * input is not answered by that same waiting status. SDK executors re-publish the task as it
+ * was when a turn starts, so the first snapshot after a follow-up often still asks the old
+ * question; relay keeps following until the task shows a status other than the one the message
+ * was sent into.
  */
-import { Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Ref, Stream } from "effect"
 import { applyStreamEvent, resultText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
-import { type A2aClientError, InvalidResponse } from "../domain/clientErrors.js"
+import { type A2aClientError, InvalidResponse, RequestTimeout } from "../domain/clientErrors.js"
 import { type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 
@@ -21,40 +26,125 @@ export type OnUpdate = (update: TaskUpdate) => Effect.Effect<void>
 
 export const ignoreUpdates: OnUpdate = () => Effect.void
 
+/** Sees every snapshot of the task, e.g. to save it or to keep the latest for a deadline. */
+export type OnSnapshot = (task: V1.Task) => Effect.Effect<void>
+
 /** Final for a conversation turn: finished, or waiting for the user. */
 export const isSettled = (task: V1.Task) => V1.isSettledState(task.status.state)
 
+// ---------------------------------------------------------------------------
+// Turns: which snapshot answers a message
+
+/** What tells one status of a task from another. */
+export interface StatusMark {
+  readonly state: V1.TaskState
+  readonly timestamp: string | undefined
+  readonly messageId: string | undefined
+}
+
+export const statusMark = (task: V1.Task): StatusMark => ({
+  state: task.status.state,
+  timestamp: task.status.timestamp,
+  messageId: task.status.message?.messageId
+})
+
+/** A message sent into a task: the status it found there (none for a new task) and when. */
+export interface Turn {
+  readonly before: StatusMark | undefined
+  readonly sentAt: number
+}
+
+/**
+ * An agent that stamps its statuses with neither a time nor a message id cannot show that a
+ * waiting status is new; after this long the same status is taken as its answer.
+ */
+export const UNMARKED_SETTLE_WINDOW = Duration.seconds(3)
+
+const differs = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && a !== b
+const bothKnown = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined
+
+/** "new" for a status other than the one the message found, "same" when it is that one again. */
+export const compareStatus = (task: V1.Task, before: StatusMark | undefined): "new" | "same" | "unknown" => {
+  if (before === undefined) return "new"
+  const now = statusMark(task)
+  if (now.state !== before.state || differs(now.timestamp, before.timestamp) || differs(now.messageId, before.messageId)) {
+    return "new"
+  }
+  return bothKnown(now.timestamp, before.timestamp) || bothKnown(now.messageId, before.messageId) ? "same" : "unknown"
+}
+
+/** Whether `task` answers the turn: settled in a status the message did not find there. */
+export const answersTurn = (turn: Turn, task: V1.Task, now: number): boolean => {
+  if (!isSettled(task)) return false
+  const compared = compareStatus(task, turn.before)
+  return compared === "new" || (compared === "unknown" && now - turn.sentAt >= Duration.toMillis(UNMARKED_SETTLE_WINDOW))
+}
+
+/**
+ * The task as the caller should see it during a turn: the status the message found, seen again,
+ * is the agent not having answered yet, so it reads as working (without the old question).
+ */
+export const presentForTurn = (turn: Turn | undefined, task: V1.Task): V1.Task =>
+  turn === undefined || !isSettled(task) || compareStatus(task, turn.before) === "new"
+    ? task
+    : { ...task, status: { state: "TASK_STATE_WORKING", ...(task.status.timestamp === undefined ? {} : { timestamp: task.status.timestamp }) } }
+
+// ---------------------------------------------------------------------------
+// Following
+
 const deltaOf = (before: string, after: string) => (after.startsWith(before) ? after.slice(before.length) : after)
+
+/** Reports a snapshot to the door when its state or text changed since the last report. */
+const makeReporter = (onUpdate: OnUpdate) =>
+  Effect.map(Ref.make<{ state?: V1.TaskState; text: string }>({ text: "" }), (shown) => (task: V1.Task) =>
+    Effect.flatMap(Ref.get(shown), (last) => {
+      const text = resultText(task)
+      if (last.state === task.status.state && last.text === text) return Effect.void
+      return Effect.zipRight(
+        Ref.set(shown, { state: task.status.state, text }),
+        onUpdate({ view: taskView(task), delta: deltaOf(last.text, text) })
+      )
+    }))
+
+export interface FollowOptions {
+  readonly onUpdate?: OnUpdate | undefined
+  readonly onSnapshot?: OnSnapshot | undefined
+  /** The message this follows; without one, any settled state ends the following. */
+  readonly turn?: Turn | undefined
+}
+
+const isDone = (turn: Turn | undefined, task: V1.Task) =>
+  turn === undefined ? Effect.succeed(isSettled(task)) : Effect.map(Clock.currentTimeMillis, (now) => answersTurn(turn, task, now))
 
 /**
  * Consumes a stream of events into the last answer (a Task snapshot or a direct Message),
- * calling `onUpdate` for every change. `onSnapshot` sees each snapshot, so a caller can save the
- * task id even if the stream breaks later.
+ * reporting every change. With a turn, the stream is left once the turn is answered.
  */
-export const followStream = <R = never>(
+export const followStream = (
   url: string,
   events: Stream.Stream<V1.StreamResponse, A2aClientError>,
-  onUpdate: OnUpdate,
-  onSnapshot?: (task: V1.Task) => Effect.Effect<void, never, R>
-): Effect.Effect<V1.SendMessageResponse, A2aClientError, R> =>
+  options: FollowOptions = {}
+): Effect.Effect<V1.SendMessageResponse, A2aClientError> =>
   Effect.gen(function*() {
+    const report = yield* makeReporter(options.onUpdate ?? ignoreUpdates)
     const snapshot = yield* Ref.make<V1.Task | undefined>(undefined)
     const message = yield* Ref.make<V1.Message | undefined>(undefined)
-    const shownText = yield* Ref.make("")
-    yield* Stream.runForEach(events, (event) =>
+    const answered = yield* Ref.make(false)
+    const consume = (event: V1.StreamResponse) =>
       Effect.gen(function*() {
-        if ("message" in event) {
-          yield* Ref.set(message, event.message)
-          return
-        }
+        if ("message" in event) return yield* Ref.set(message, event.message)
         const next = applyStreamEvent(yield* Ref.get(snapshot), event)
         if (next === undefined) return
         yield* Ref.set(snapshot, next)
-        if (onSnapshot !== undefined) yield* onSnapshot(next)
-        const text = resultText(next)
-        const delta = deltaOf(yield* Ref.getAndSet(shownText, text), text)
-        yield* onUpdate({ view: taskView(next), delta })
-      }))
+        if (options.onSnapshot !== undefined) yield* options.onSnapshot(next)
+        yield* report(presentForTurn(options.turn, next))
+        if (options.turn !== undefined) yield* Ref.set(answered, yield* isDone(options.turn, next))
+      })
+    yield* events.pipe(
+      Stream.mapEffect(consume),
+      Stream.takeUntilEffect(() => Ref.get(answered)),
+      Stream.runDrain
+    )
     const task = yield* Ref.get(snapshot)
     if (task !== undefined) return { task }
     const reply = yield* Ref.get(message)
@@ -62,44 +152,83 @@ export const followStream = <R = never>(
     return yield* new InvalidResponse({ url, reason: "the stream ended without a task or a message" })
   })
 
-export interface WaitOptions {
-  /** Give up waiting (not the task) after this long; the last view is returned. */
-  readonly maxWait: Duration.DurationInput
-  readonly onUpdate?: OnUpdate
-  readonly historyLength?: number
-}
+
+type FollowTaskOptions = FollowOptions & { readonly historyLength?: number | undefined }
 
 /**
- * Polls GetTask (1 s, growing to 5 s) until the task is settled or `maxWait` passes; returns the
- * last task seen either way. Each change of state or text is reported through `onUpdate`.
+ * Follows a task until it settles (or, with a turn, until the turn is answered). One GetTask
+ * first: most answers are there at once. Then the agent's SubscribeToTask stream when its card
+ * offers streaming (events, not guesses), else (or when the stream fails or ends early) polling.
+ * Runs until then: callers bound it with `withinWait`.
  */
-export const pollUntilSettled = (target: Target, taskId: string, options: WaitOptions) =>
+export const followTask = (target: Target, taskId: string, options: FollowTaskOptions = {}) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const onUpdate = options.onUpdate ?? ignoreUpdates
-    const last = yield* Ref.make<Option.Option<V1.Task>>(Option.none())
-    const shownText = yield* Ref.make("")
-    const poll = Effect.gen(function*() {
+    const poll = yield* makePoller(target, taskId, options)
+    const first = yield* poll
+    if (first.done) return first.task
+    const card = yield* Effect.option(client.discover(target))
+    if (Option.isSome(card) && card.value.card.capabilities.streaming === true) {
+      const streamed = yield* Effect.option(followStream(target.agentUrl, client.subscribe(target, { id: taskId }), options))
+      if (Option.isSome(streamed) && "task" in streamed.value && (yield* isDone(options.turn, streamed.value.task))) {
+        return streamed.value.task
+      }
+    }
+    return yield* pollUntilDone(poll)
+  })
+
+/** One GetTask: the task, reported and tracked, and whether it ends the following. */
+const makePoller = (target: Target, taskId: string, options: FollowTaskOptions) =>
+  Effect.gen(function*() {
+    const client = yield* A2aClient
+    const report = yield* makeReporter(options.onUpdate ?? ignoreUpdates)
+    return Effect.gen(function*() {
       const task = yield* client.getTask(target, {
         id: taskId,
         ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength })
       })
-      const previous = yield* Ref.getAndSet(last, Option.some(task))
-      const text = resultText(task)
-      const changed = Option.match(previous, {
-        onNone: () => true,
-        onSome: (before) => before.status.state !== task.status.state || resultText(before) !== text
-      })
-      if (changed) yield* onUpdate({ view: taskView(task), delta: deltaOf(yield* Ref.getAndSet(shownText, text), text) })
-      return task
+      if (options.onSnapshot !== undefined) yield* options.onSnapshot(task)
+      yield* report(presentForTurn(options.turn, task))
+      return { task, done: yield* isDone(options.turn, task) }
     })
-    const first = yield* poll
-    if (isSettled(first)) return first
-    // Waits 1 s, 1.5 s, 2.25 s … between polls, never more than 5 s.
-    const schedule = Schedule.exponential("1 second", 1.5).pipe(Schedule.union(Schedule.spaced("5 seconds")))
-    yield* Effect.sleep("1 second").pipe(
-      Effect.zipRight(Effect.repeat(poll, { schedule, until: isSettled })),
-      Effect.timeoutOption(options.maxWait)
-    )
-    return Option.getOrElse(yield* Ref.get(last), () => first)
+  })
+
+/** Polls are 250 ms apart at first (an answer often comes at once), growing by half each time to at most 5 s apart. */
+const FIRST_POLL_PAUSE_MS = 250
+const LONGEST_POLL_PAUSE_MS = 5000
+
+const pollUntilDone = <E, R>(poll: Effect.Effect<{ readonly task: V1.Task; readonly done: boolean }, E, R>) =>
+  Effect.gen(function*() {
+    for (let pause = FIRST_POLL_PAUSE_MS;; pause = Math.min(pause * 1.5, LONGEST_POLL_PAUSE_MS)) {
+      yield* Effect.sleep(Duration.millis(pause))
+      const polled = yield* poll
+      if (polled.done) return polled.task
+    }
+  })
+
+// ---------------------------------------------------------------------------
+// Deadlines
+
+/** How a bounded wait ended: with the follower's answer, or out of time with the last snapshot. */
+export type Waited<A> =
+  | { readonly finished: true; readonly value: A }
+  | { readonly finished: false; readonly task: V1.Task }
+
+/**
+ * Runs `follow` for at most `maxWait`, connection and discovery included. When the time is up
+ * the last snapshot `follow` saw is returned, or, when it saw none, a RequestTimeout says the
+ * agent did not answer in time.
+ */
+export const withinWait = <A, E, R>(
+  url: string,
+  maxWait: Duration.DurationInput,
+  follow: (onSnapshot: OnSnapshot) => Effect.Effect<A, E, R>
+): Effect.Effect<Waited<A>, E | RequestTimeout, R> =>
+  Effect.gen(function*() {
+    const latest = yield* Ref.make(Option.none<V1.Task>())
+    const done = yield* follow((task) => Ref.set(latest, Option.some(task))).pipe(Effect.timeoutOption(maxWait))
+    if (Option.isSome(done)) return { finished: true, value: done.value } as const
+    const last = yield* Ref.get(latest)
+    if (Option.isSome(last)) return { finished: false, task: last.value } as const
+    return yield* new RequestTimeout({ url, after: Duration.format(Duration.decode(maxWait)) })
   })

@@ -10,7 +10,7 @@ import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget } from "./agentTarget.js"
-import { followStream, ignoreUpdates, type OnUpdate, pollUntilSettled } from "./taskUpdates.js"
+import { followStream, followTask, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
   readonly taskId: string
@@ -124,7 +124,7 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
-  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), input.onUpdate ?? ignoreUpdates)
+  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { onUpdate: input.onUpdate })
   if (!("task" in answer)) return yield* client.getTask(target, { id: input.taskId }).pipe(Effect.map(taskView))
   yield* rememberTask(target, answer.task)
   return taskView(answer.task)
@@ -134,15 +134,16 @@ export interface WaitForTaskInput extends FollowTaskInput {
   readonly maxWait: Duration.DurationInput
 }
 
-/** Polls until the task is finished or needs the caller, for at most `maxWait`. */
+/**
+ * Follows the task until it is finished or needs the caller, for at most `maxWait` in all; then
+ * the task as last seen.
+ */
 export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTaskInput) {
   yield* requireTaskId(input.taskId)
   const target = yield* resolveTarget(input)
-  const task = yield* pollUntilSettled(target, input.taskId, {
-    maxWait: input.maxWait,
-    ...(input.onUpdate === undefined ? {} : { onUpdate: input.onUpdate }),
-    ...withHistory(input.historyLength)
-  })
+  const waited = yield* withinWait(target.agentUrl, input.maxWait, (onSnapshot) =>
+    followTask(target, input.taskId, { onUpdate: input.onUpdate, onSnapshot, historyLength: input.historyLength }))
+  const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)
   return taskView(task)
 })

@@ -6,25 +6,19 @@
  * structuredContent against the listed outputSchema, error results included.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { ConfigProvider, Duration, Layer, ManagedRuntime } from "effect"
+import { Duration, ManagedRuntime } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HEARTBEAT } from "../../src/mcp/progress.js"
-import { INSTRUCTIONS, makeMcpServer, SERVER_NAME } from "../../src/mcp/server.js"
+import { INSTRUCTIONS, SERVER_NAME } from "../../src/mcp/server.js"
 import { ERROR_META_KEY, forAssistant, withoutSecrets } from "../../src/mcp/toolResult.js"
 import type { ToolContext } from "../../src/mcp/tools.js"
-import { webhookBaseUrl, webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
-import { A2aClientLive } from "../../src/services/A2aClient.js"
-import { NotificationLogLive } from "../../src/services/NotificationLog.js"
-import { SessionStoreLive } from "../../src/services/SessionStore.js"
-import { StateDirLive } from "../../src/services/StateDir.js"
+import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
 import { VERSION } from "../../src/version.js"
 import { closedPortUrl, headerOf, rpcMethodOf, sentMessages, startTaskOn, waitUntil } from "../helpers/a2aPrograms.js"
+import { type AppRuntime, appLayer, callTool, type CallOptions as ToolCallOptions, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { INPUT_REQUIRED_QUESTION, SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
@@ -43,17 +37,6 @@ const TOOL_NAMES = [
   "get_push_notifications"
 ]
 
-/** The real layers on a state directory; relay's webhook receiver is included on a free port. */
-const appLayer = (stateDir: string) =>
-  webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
-    Layer.provideMerge(Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive)),
-    Layer.provideMerge(NodeHttpClient.layerUndici),
-    Layer.provideMerge(StateDirLive),
-    Layer.provideMerge(NodeContext.layer),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
-  )
-
-type AppRuntime = ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof appLayer>>, unknown>
 
 const home = tempHome()
 const brokenHome = tempHome()
@@ -68,45 +51,22 @@ const clients: Array<Client> = []
 /** Every result any test saw, for the check that no secret ever comes back. */
 const seen: Array<CallToolResult> = []
 
-const contextFor = (run: AppRuntime, overrides: Partial<ToolContext> = {}): ToolContext => ({
-  run: (effect, signal) => run.runPromise(effect, { signal }),
-  defaultWait: Duration.seconds(20),
-  heartbeat: Duration.millis(100),
-  ...overrides
-})
-
-/** A client connected in memory to a fresh server; listTools primes the client's output validators. */
+/** A client connected in memory to a fresh server, closed after the suite. */
 const connect = async (context: ToolContext): Promise<Client> => {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  const server = makeMcpServer(context)
-  await server.connect(serverSide)
-  const connected = new Client({ name: "tools-test", version: "1.0.0" })
-  await connected.connect(clientSide)
-  await connected.listTools()
+  const connected = await connectTools(context)
   clients.push(connected)
   return connected
 }
 
-interface CallOptions {
+interface CallOptions extends ToolCallOptions {
   readonly via?: Client
-  readonly onprogress?: (progress: Progress) => void
-  readonly signal?: AbortSignal
 }
 
 const call = async (name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallToolResult> => {
-  const result = await (options.via ?? client).callTool({ name, arguments: args }, undefined, {
-    timeout: 15_000,
-    ...(options.onprogress === undefined ? {} : { onprogress: options.onprogress }),
-    ...(options.signal === undefined ? {} : { signal: options.signal })
-  })
-  // callTool's declared result also admits the legacy `toolResult` shape; this server never sends it.
-  const typed = result as CallToolResult
+  const typed = await callTool(options.via ?? client, name, args, options)
   seen.push(typed)
   return typed
 }
-
-const textOf = (result: CallToolResult) =>
-  result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
 
 /** A success: not an error, a text summary, and the structured content (already validated by the client). */
 const ok = (result: CallToolResult): Record<string, unknown> => {

@@ -14,7 +14,9 @@ export const BEHAVIOUR_NAMES = [
   "slow-cancellable",
   "chunked-artifact",
   "fail",
-  "data-and-file"
+  "data-and-file",
+  "republish-then-answer",
+  "ask-twice"
 ] as const
 
 export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
@@ -57,6 +59,11 @@ export interface ChunkFlags {
 export interface BehaviourEmitter {
   /** Publish the task itself: a fresh task on the first turn, the existing one on follow-ups. */
   task(state: NeutralTaskState): void
+  /**
+   * Publish the existing task exactly as stored, still waiting for input: what the SDKs'
+   * sample executors do first when a follow-up turn starts.
+   */
+  republish(): void
   status(state: NeutralTaskState, agentText?: string): void
   artifact(artifact: NeutralArtifact, flags: ChunkFlags): void
   /** A direct agent reply with no task. */
@@ -86,6 +93,10 @@ export const CHUNK_DELAY_MS = 30
 export const INPUT_REQUIRED_QUESTION = "What else should I add? Reply on the same task."
 export const AUTH_REQUIRED_TEXT = "Authorization required: sign in, then send a follow-up message on this task."
 export const CANCELED_TEXT = "Task canceled on request."
+
+export const SECOND_QUESTION = "Which date?"
+/** How long a republishing agent "thinks" before it answers a follow-up. */
+export const REPUBLISH_THINK_MS = 300
 
 export const echoText = (text: string): string => `echo: ${text}`
 /** Artifact text `input-required` completes with: all user texts of the task, oldest first. */
@@ -207,6 +218,37 @@ const dataAndFile: Behaviour = async (turn, emit) => {
   emit.status("completed")
 }
 
+/** Like input-required, but a follow-up first re-publishes the waiting task, then thinks, then answers. */
+const republishThenAnswer: Behaviour = async (turn, emit) => {
+  if (!turn.isFollowUp) {
+    emit.task("submitted")
+    emit.status("input-required", INPUT_REQUIRED_QUESTION)
+    return
+  }
+  emit.republish()
+  await sleep(REPUBLISH_THINK_MS)
+  emit.status("working")
+  emit.artifact(textArtifact("combined", combinedText([...turn.earlierUserTexts, turn.text])), WHOLE)
+  emit.status("completed")
+}
+
+/** Needs two inputs; each follow-up re-publishes the waiting task before it answers. */
+const askTwice: Behaviour = async (turn, emit) => {
+  if (!turn.isFollowUp) {
+    emit.task("submitted")
+    emit.status("input-required", INPUT_REQUIRED_QUESTION)
+    return
+  }
+  emit.republish()
+  await sleep(REPUBLISH_THINK_MS)
+  if (turn.earlierUserTexts.length < 2) {
+    emit.status("input-required", SECOND_QUESTION)
+    return
+  }
+  emit.artifact(textArtifact("combined", combinedText([...turn.earlierUserTexts, turn.text])), WHOLE)
+  emit.status("completed")
+}
+
 export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "echo-complete": echoComplete,
   "message-only": messageOnly,
@@ -215,7 +257,9 @@ export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "slow-cancellable": slowCancellable,
   "chunked-artifact": chunkedArtifact,
   fail,
-  "data-and-file": dataAndFile
+  "data-and-file": dataAndFile,
+  "republish-then-answer": republishThenAnswer,
+  "ask-twice": askTwice
 }
 
 const DIRECTIVE = /^\s*behaviour:(\S+)\s*/

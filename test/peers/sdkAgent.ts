@@ -147,6 +147,11 @@ class V1Emitter implements BehaviourEmitter {
     this.bus.publish(AgentEvent.task(task))
   }
 
+  republish(): void {
+    if (this.request.task === undefined) throw new Error("republish() needs an existing task")
+    this.bus.publish(AgentEvent.task(this.request.task))
+  }
+
   status(state: NeutralTaskState, agentText?: string): void {
     const { taskId, contextId } = this.request
     const message = agentText === undefined ? undefined : agentMessage(agentText, taskId, contextId)

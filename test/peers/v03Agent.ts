@@ -110,6 +110,11 @@ class V03Emitter implements BehaviourEmitter {
     this.bus.publish(task)
   }
 
+  republish(): void {
+    if (this.request.task === undefined) throw new Error("republish() needs an existing task")
+    this.bus.publish(this.request.task)
+  }
+
   status(state: NeutralTaskState, agentText?: string): void {
     const { taskId, contextId } = this.request
     const message = agentText === undefined ? undefined : agentMessage(agentText, taskId, contextId)

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Stream } from "effect"
 import * as V1 from "../../src/domain/a2a/v1.js"
-import { AgentUnreachable, type A2aClientError } from "../../src/domain/clientErrors.js"
+import { AgentUnreachable, type A2aClientError, UnsupportedOperation } from "../../src/domain/clientErrors.js"
 import type { SessionRecord } from "../../src/domain/session.js"
 import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
 import type { TaskUpdate } from "../../src/programs/taskUpdates.js"
@@ -62,11 +62,18 @@ const completeInPlace = (request: V1.SendMessageRequest) =>
     })
   })
 
+/** By default a task waits for input, as the one a follow-up continues does before it is sent. */
+const waitingForInput = (request: V1.GetTaskRequest) =>
+  Effect.succeed(task(request.id, "ctx-any", "TASK_STATE_INPUT_REQUIRED", {
+    status: { state: "TASK_STATE_INPUT_REQUIRED", timestamp: "2026-01-01T00:00:00.000Z", message: agentText("Which one?") }
+  }))
+
 const scripted = (script: Script = {}) => {
   const sent: Array<V1.SendMessageRequest> = []
   const unscripted = (name: string) => () => Effect.die(new Error(`${name} is not scripted`))
   const client = A2aClient.of({
-    discover: unscripted("discover"),
+    // No card: following a task falls back to polling GetTask.
+    discover: () => Effect.fail(new UnsupportedOperation({ operation: "Card discovery", reason: "not scripted" })),
     fetchCardJson: unscripted("fetchCardJson"),
     endpoint: unscripted("endpoint"),
     send: (_, request) => {
@@ -77,7 +84,7 @@ const scripted = (script: Script = {}) => {
       sent.push(request)
       return script.stream === undefined ? Stream.die(new Error("stream is not scripted")) : script.stream(request)
     },
-    getTask: (_, request) => script.getTask === undefined ? Effect.die(new Error("getTask is not scripted")) : script.getTask(request),
+    getTask: (_, request) => (script.getTask ?? waitingForInput)(request),
     listTasks: unscripted("listTasks"),
     cancelTask: unscripted("cancelTask"),
     subscribe: () => Stream.die(new Error("subscribe is not scripted")),

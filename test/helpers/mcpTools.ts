@@ -1,0 +1,71 @@
+/**
+ * The MCP tools in process, for tests: an SDK Client over InMemoryTransport talking to
+ * makeMcpServer, whose programs run with the real layers on a temp state directory.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { ConfigProvider, Duration, Layer, ManagedRuntime } from "effect"
+import { makeMcpServer } from "../../src/mcp/server.js"
+import type { ToolContext } from "../../src/mcp/tools.js"
+import { webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
+import { A2aClientLive } from "../../src/services/A2aClient.js"
+import { NotificationLogLive } from "../../src/services/NotificationLog.js"
+import { SessionStoreLive } from "../../src/services/SessionStore.js"
+import { StateDirLive } from "../../src/services/StateDir.js"
+
+/** The real layers on a state directory; relay's webhook receiver is included on a free port. */
+export const appLayer = (stateDir: string) =>
+  webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
+    Layer.provideMerge(Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive)),
+    Layer.provideMerge(NodeHttpClient.layerUndici),
+    Layer.provideMerge(StateDirLive),
+    Layer.provideMerge(NodeContext.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
+  )
+
+export type AppRuntime = ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof appLayer>>, unknown>
+
+export const contextFor = (run: AppRuntime, overrides: Partial<ToolContext> = {}): ToolContext => ({
+  run: (effect, signal) => run.runPromise(effect, { signal }),
+  defaultWait: Duration.seconds(20),
+  heartbeat: Duration.millis(100),
+  ...overrides
+})
+
+/** A client connected in memory to a fresh server; listTools primes the client's output validators. */
+export const connectTools = async (context: ToolContext): Promise<Client> => {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const server = makeMcpServer(context)
+  await server.connect(serverSide)
+  const connected = new Client({ name: "tools-test", version: "1.0.0" })
+  await connected.connect(clientSide)
+  await connected.listTools()
+  return connected
+}
+
+export interface CallOptions {
+  readonly onprogress?: (progress: Progress) => void
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+}
+
+export const callTool = async (
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: CallOptions = {}
+): Promise<CallToolResult> => {
+  const result = await client.callTool({ name, arguments: args }, undefined, {
+    timeout: options.timeoutMs ?? 15_000,
+    ...(options.onprogress === undefined ? {} : { onprogress: options.onprogress }),
+    ...(options.signal === undefined ? {} : { signal: options.signal })
+  })
+  // callTool's declared result also admits the legacy `toolResult` shape; this server never sends it.
+  return result as CallToolResult
+}
+
+export const textOf = (result: CallToolResult) =>
+  result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
