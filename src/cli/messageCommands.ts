@@ -1,8 +1,8 @@
 /** `relay message send|stream`: talk to an agent, continuing the saved conversation on request. */
 import { Args, Command, Options } from "@effect/cli"
-import { Option, Redacted } from "effect"
+import { Duration, Option, Redacted } from "effect"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, shownAgentUrl, toAccess } from "./options.js"
+import { type AgentOptionValues, agentOptions, shownAgentUrl, toAccess, within } from "./options.js"
 import { type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
@@ -17,8 +17,13 @@ const continueSession = Options.boolean("continue").pipe(
 const pushUrl = Options.text("push-url").pipe(Options.withDescription("Webhook that receives push notifications for the task"), Options.optional)
 const pushToken = Options.redacted("push-token").pipe(Options.withDescription("Token the agent sends with each notification"), Options.optional)
 const stream = Options.boolean("stream").pipe(Options.withDescription("Stream the answer as it is produced"))
+const wait = Options.integer("wait").pipe(
+  Options.withDescription("Give up waiting after this many seconds in all, leaving the task running (default: until it finishes or needs input)"),
+  Options.filterMap(within(1, 7 * 24 * 3600), "--wait must be a whole number of seconds, at least 1"),
+  Options.optional
+)
 
-const messageOptions = { ...agentOptions, contextId, taskId, continueSession, pushUrl, pushToken, text } as const
+const messageOptions = { ...agentOptions, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
 
 interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly contextId: Option.Option<string>
@@ -26,6 +31,7 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly continueSession: boolean
   readonly pushUrl: Option.Option<string>
   readonly pushToken: Option.Option<Redacted.Redacted<string>>
+  readonly wait: Option.Option<number>
   readonly text: ReadonlyArray<string>
 }
 
@@ -40,6 +46,7 @@ const run = (values: MessageValues, streaming: boolean) => {
     stream: streaming,
     pushUrl: Option.getOrUndefined(values.pushUrl),
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
+    maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     onUpdate: progress.onUpdate
   })
   const agentUrl = shownAgentUrl(values.url)

@@ -39,7 +39,7 @@ const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
   Options.withDescription("Send credentials to interface URLs on another origin than --url")
 )
 const timeout = Options.integer("timeout").pipe(
-  Options.withDescription("Seconds to wait for the agent to answer (default 30)"),
+  Options.withDescription("Seconds to wait for each HTTP request to the agent (default 30)"),
   Options.optional
 )
 

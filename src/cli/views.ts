@@ -12,13 +12,24 @@ export const stateColor = (style: Style, state: string) =>
     ? style.yellow(state)
     : style.cyan(state)
 
-/** What to do next when the agent is waiting for the user. */
-const nextStep = (style: Style, agentUrl: string, view: { readonly needs_input: boolean; readonly needs_auth: boolean }) =>
-  view.needs_auth
-    ? `\n${style.yellow("The agent needs authentication.")} Save credentials with:\n  relay auth set --url ${agentUrl} --bearer-token <TOKEN>\nthen reply with: relay message send --url ${agentUrl} --continue <text>`
-    : view.needs_input
-    ? `\n${style.yellow("The agent is waiting for your answer.")} Reply with:\n  relay message send --url ${agentUrl} --continue <text>`
-    : ""
+/** What to do next when the agent is waiting for the user, or the task still runs after the wait. */
+const nextStep = (
+  style: Style,
+  agentUrl: string,
+  view: { readonly needs_input: boolean; readonly needs_auth: boolean; readonly state: string; readonly task_id: string | null }
+) => {
+  if (view.needs_auth) {
+    return `\n${style.yellow("The agent needs authentication.")} Save credentials with:\n  relay auth set --url ${agentUrl} --bearer-token <TOKEN>\nthen reply with: relay message send --url ${agentUrl} --continue <text>`
+  }
+  if (view.needs_input) {
+    return `\n${style.yellow("The agent is waiting for your answer.")} Reply with:\n  relay message send --url ${agentUrl} --continue <text>`
+  }
+  if ((view.state === "working" || view.state === "submitted") && view.task_id !== null) {
+    return `\n${style.yellow("The task is still running.")} Check on it with:\n  relay task get --url ${agentUrl} ${view.task_id}\n` +
+      `or follow it with:\n  relay task resubscribe --url ${agentUrl} ${view.task_id}`
+  }
+  return ""
+}
 
 export const taskLines = (style: Style, view: Pick<TaskView, "task_id" | "context_id" | "state">) =>
   fields(style, [
