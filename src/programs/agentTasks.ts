@@ -396,7 +396,8 @@ const continueTask = (message: V1.Message, taskId: string, at: string, maxHistor
       const state = task.status.state
       if (V1.isTerminalState(state)) {
         return Either.left(unsupportedOperation(
-          `Task ${taskId} is ${V1.stateName(state)} and accepts no more messages; send without a taskId to start a new task`
+          `Task ${taskId} is ${V1.stateName(state)} and accepts no more messages; send without a taskId to start a new task ` +
+            "(with the same contextId to stay in the conversation)"
         ))
       }
       if (message.contextId !== undefined && message.contextId !== task.contextId) {

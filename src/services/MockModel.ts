@@ -76,7 +76,9 @@ const AUTH_REQUEST = "The mock agent asks you to authenticate (simulated: nothin
 /** The agent declines a scenario written wrongly, saying how to write it. */
 const refused = (reason: string) => ({ _tag: "End" as const, outcome: endTurn("TASK_STATE_REJECTED", reason) })
 
+// A command is a keyword and numbers; "stream of consciousness" or "large numbers" are echoed.
 const STREAM = /^stream\s+(\d+)(?:\s+every\s+(\S+))?$/
+const LARGE = /^large(?:\s+(\d\S*))?$/
 const ENDING = /^(fail|failed|reject|rejected)(?::\s*(.*))?$/is
 
 const streamScenario = (match: RegExpExecArray): Scenario => {
@@ -112,7 +114,8 @@ export const parseScenario = (text: string): Scenario => {
   if (lower === "help") return { _tag: "Help" }
   if (lower === "data") return { _tag: "Data" }
   if (lower === "file") return { _tag: "File" }
-  if (lower === "large" || lower.startsWith("large ")) return largeScenario(command.slice("large".length).trim() || undefined)
+  const large = LARGE.exec(lower)
+  if (large !== null) return largeScenario(large[1])
   const stream = STREAM.exec(lower)
   if (stream !== null) return streamScenario(stream)
   // Matched on the original text: the reason keeps the sender's case.
