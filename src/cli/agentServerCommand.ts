@@ -6,9 +6,11 @@
  */
 import { Command, Options } from "@effect/cli"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
+import { Context, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../domain/hosts.js"
+import { parseDuration } from "../domain/units.js"
+import { AgentSettings } from "../programs/agentTasks.js"
 import { type AgentKey, resolveAgentKey } from "../servers/agent/auth.js"
 import {
   agentBaseUrl,
@@ -37,8 +39,16 @@ const key = Options.redacted("key").pipe(
 )
 const model = Options.text("model").pipe(
   Options.withAlias("m"),
-  Options.withDescription("echo, ollama:<name>, openai:<name> or gateway:<name> (default: RELAY_MODEL, a running Ollama, a gateway, else echo)"),
+  Options.withDescription(
+    "echo, mock (the scriptable test agent: send \"help\" to it), ollama:<name>, openai:<name> or gateway:<name> " +
+      "(default: RELAY_MODEL, a running Ollama, a gateway, else echo)"
+  ),
   Options.optional
+)
+const latency = Options.text("latency").pipe(
+  Options.withDescription("Keep each turn working this long before the model answers, e.g. 500ms or 2s (default 0)"),
+  Options.withDefault("0"),
+  Options.filterMap((text) => Option.fromNullable(parseDuration(text)), "--latency must be a duration such as 500ms, 2s or 1m")
 )
 const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest request body accepted; bigger ones get 413")
 const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
@@ -51,6 +61,7 @@ interface AgentConfig extends OutputFlags {
   readonly auth: boolean
   readonly key: Option.Option<Redacted.Redacted<string>>
   readonly model: Option.Option<string>
+  readonly latency: Duration.Duration
   readonly maxBodyBytes: number
   readonly allowPrivateWebhooks: boolean
 }
@@ -66,6 +77,7 @@ interface Started {
   readonly baseUrl: string
   readonly model: { readonly text: string; readonly reason: string }
   readonly key: AgentKey | undefined
+  readonly latency: Duration.Duration
 }
 
 const startupLines = (config: AgentConfig, started: Started) => {
@@ -75,6 +87,7 @@ const startupLines = (config: AgentConfig, started: Started) => {
     (isAllInterfaces(config.host) ? style.dim(` (all interfaces, port ${new URL(started.baseUrl).port})`) : ""),
     `Model: ${style.bold(started.model.text)} ${style.dim(`(${started.model.reason})`)}`
   ]
+  if (Duration.toMillis(started.latency) > 0) lines.push(`Latency: each turn stays working ${Duration.format(started.latency)}`)
   const agentKey = started.key
   if (agentKey === undefined) {
     lines.push(style.dim("No --auth: every request is accepted"))
@@ -99,6 +112,7 @@ const startupJson = (started: Started) =>
     url: started.baseUrl,
     model: started.model.text,
     model_reason: started.model.reason,
+    latency_ms: Duration.toMillis(started.latency),
     auth: started.key !== undefined,
     ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
   })
@@ -122,17 +136,18 @@ const runAgentServer = (config: AgentConfig) =>
     const server = agentServerLayer({
       host: config.host,
       port: config.port,
-      card: { model: modelInfo, auth: agentKey !== undefined },
+      card: { model: modelInfo, auth: agentKey !== undefined, skills: modelAccess.skills },
       key: agentKey?.key,
       maxBodyBytes: config.maxBodyBytes
     }).pipe(
       Layer.provide(TaskStoreLive),
       Layer.provide(PushSender.layer({ allowLoopback: true, allowPrivate: config.allowPrivateWebhooks })),
       Layer.provide(NodeHttpClient.layerUndici),
-      Layer.provide(Layer.succeedContext(modelContext))
+      Layer.provide(Layer.succeedContext(modelContext)),
+      Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), latency: config.latency }))
     )
     const baseUrl = yield* Effect.provide(agentBaseUrl, yield* Layer.build(server))
-    const started: Started = { baseUrl, model: modelInfo, key: agentKey }
+    const started: Started = { baseUrl, model: modelInfo, key: agentKey, latency: config.latency }
     yield* writeErr(startupLines(config, started))
     if (config.json) yield* writeOut(startupJson(started))
     return yield* Effect.never
@@ -144,7 +159,7 @@ const runAgentServer = (config: AgentConfig) =>
 
 export const agentCommand = Command.make(
   "agent",
-  { ...outputOptions, host, port, auth, key, model, maxBodyBytes, allowPrivateWebhooks },
+  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks },
   runAgentServer
 ).pipe(Command.withDescription(
   "Run a local A2A agent backed by a language model (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3, streaming, push)"

@@ -4,15 +4,17 @@
  * protocol version into these plain v1.0 inputs and encode the results back.
  *
  * A task goes submitted → working → completed (the model's answer is its artifact), or failed
- * (the model's error in the status message), or canceled. The agent asks for input only when
- * its policy says so: the default policy never does, so every task answers at once. A message
- * with a context id is answered with the earlier turns of that conversation in the prompt.
+ * (the model's error in the status message), or canceled. The agent asks for input when its
+ * policy says so (the default policy never does); a model may also end a turn in another state
+ * (the mock model does: input-required, auth-required, failed, rejected). A message with a
+ * context id is answered with the earlier turns of that conversation in the prompt.
  */
 import type * as Prompt from "@effect/ai/Prompt"
-import { Cause, Clock, Context, Effect, Either, Option, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { artifactText, partsText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
+import { endTurn, type TurnOutcome, type TurnOutput } from "../domain/agentTurn.js"
 import {
   AgentRequestError,
   internalError,
@@ -54,6 +56,8 @@ export interface AgentSettingsValue {
   readonly systemPrompt: string
   /** How many earlier messages of the conversation the model sees. */
   readonly contextMessages: number
+  /** How long each turn stays working before the model is asked (`--latency`), so it can be watched. */
+  readonly latency: Duration.Duration
 }
 
 export const DEFAULT_SYSTEM_PROMPT = "You are relay's local A2A agent, used to test and develop A2A clients. " +
@@ -64,7 +68,8 @@ export class AgentSettings extends Context.Reference<AgentSettings>()("relay/Age
   defaultValue: (): AgentSettingsValue => ({
     policy: answerAlways,
     systemPrompt: DEFAULT_SYSTEM_PROMPT,
-    contextMessages: 20
+    contextMessages: 20,
+    latency: Duration.zero
   })
 }) {}
 
@@ -302,36 +307,41 @@ const promptFor = (services: TurnServices, earlier: ReadonlyArray<V1.Task>, task
   return [{ role: "system", content: services.settings.systemPrompt }, ...recent]
 }
 
-const artifactChunk = (
+const artifactUpdate = (
   task: V1.Task,
-  artifactId: string,
-  text: string,
+  artifact: V1.Artifact,
   flags: { readonly append: boolean; readonly lastChunk: boolean }
 ): V1.StreamResponse => ({
   artifactUpdate: {
     taskId: task.id,
     contextId: task.contextId ?? "",
-    artifact: { artifactId, name: ANSWER_ARTIFACT, parts: [{ text }] },
+    artifact,
     ...(flags.append ? { append: true } : {}),
     lastChunk: flags.lastChunk
   }
 })
 
-/** Streams the answer as chunks as they arrive; a last empty chunk marks the end (the answer's length is unknown until then). */
-const streamAnswer = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput) => {
-  const artifactId = randomUUID()
-  let chunks = 0
-  return Stream.runForEach(model.stream(prompt), (delta) =>
-    store.publish(task.id, artifactChunk(task, artifactId, delta, { append: chunks++ > 0, lastChunk: false }))).pipe(
-      Effect.zipRight(
-        Effect.suspend(() => store.publish(task.id, artifactChunk(task, artifactId, "", { append: chunks > 0, lastChunk: true })))
-      )
-    )
+/**
+ * Lets the model take the turn, publishing each output as it comes: pieces of the answer go
+ * into one "answer" artifact, other artifacts as the model made them. Returns how the turn ends.
+ */
+const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput, streaming: boolean) => {
+  const answerId = randomUUID()
+  let answerChunks = 0
+  const emit = (output: TurnOutput) =>
+    output._tag === "AnswerText"
+      ? store.publish(task.id, artifactUpdate(task, { artifactId: answerId, name: ANSWER_ARTIFACT, parts: [{ text: output.text }] }, {
+        append: answerChunks++ > 0,
+        lastChunk: output.lastChunk
+      }))
+      : store.publish(task.id, artifactUpdate(task, output.artifact, output))
+  // Suspended: the chunk count is read when the output is published, not when the effect is built.
+  return model.turn(prompt, { streaming, emit: (output) => Effect.asVoid(Effect.suspend(() => emit(output))) })
 }
 
-const wholeAnswer = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput) =>
-  Effect.flatMap(model.generate(prompt), (text) =>
-    store.publish(task.id, artifactChunk(task, randomUUID(), text, { append: false, lastChunk: true })))
+/** The status a turn ends with; its message (a question, a reason) comes from the agent. */
+const outcomeStatus = (outcome: TurnOutcome, task: V1.Task, at: string) =>
+  status(outcome.state, at, outcome.message === undefined ? undefined : agentMessage(outcome.message, task))
 
 const failureReason = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
@@ -347,13 +357,24 @@ const failTurn = ({ clock, store }: TurnServices, taskId: string, cause: Cause.C
   Cause.isInterruptedOnly(cause) ? Effect.void : Effect.flatMap(store.get(taskId), (task) =>
     Option.isNone(task) ? Effect.void : store.publish(
       taskId,
-      statusEvent(task.value, status("TASK_STATE_FAILED", isoTime(clock), agentMessage(failureReason(cause), task.value)))
+      statusEvent(task.value, outcomeStatus(endTurn("TASK_STATE_FAILED", failureReason(cause)), task.value, isoTime(clock)))
     ))
 
+/** The model's turn, unless the policy asks for input first. */
+const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean) =>
+  Effect.gen(function*() {
+    const message = task.history?.[task.history.length - 1]
+    const decision = message === undefined ? { _tag: "Answer" as const } : services.settings.policy.decide(message, task)
+    if (decision._tag === "AskForInput") return endTurn("TASK_STATE_INPUT_REQUIRED", decision.question)
+    const earlier = task.contextId === undefined ? [] : yield* services.store.contextTasks(task.contextId)
+    return yield* playTurn(services, task, promptFor(services, earlier, task), streaming)
+  })
+
 /**
- * One turn of a task: working, then input-required (when the policy asks) or the model's answer
- * and completed; a model failure ends it as failed with the reason. Interruption (cancel) ends
- * it silently: the canceled status is already published.
+ * One turn of a task: working (for `latency`, when set), then input-required (when the policy
+ * asks) or the model's turn: its answer and completed, or the state the model ends it in. A
+ * model failure ends it as failed with the reason. Interruption (cancel) ends it silently: the
+ * canceled status is already published.
  */
 const runTurn = (services: TurnServices, taskId: string, streaming: boolean): Effect.Effect<void> =>
   Effect.gen(function*() {
@@ -364,17 +385,9 @@ const runTurn = (services: TurnServices, taskId: string, streaming: boolean): Ef
     // None: canceled before it started.
     if (Option.isNone(working)) return
     const task = working.value
-    const message = task.history?.[task.history.length - 1]
-    const decision = message === undefined ? { _tag: "Answer" as const } : settings.policy.decide(message, task)
-    if (decision._tag === "AskForInput") {
-      const question = agentMessage(decision.question, task)
-      yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_INPUT_REQUIRED", isoTime(clock), question)))
-      return
-    }
-    const earlier = task.contextId === undefined ? [] : yield* store.contextTasks(task.contextId)
-    const prompt = promptFor(services, earlier, task)
-    yield* streaming ? streamAnswer(services, task, prompt) : wholeAnswer(services, task, prompt)
-    yield* store.publish(taskId, statusEvent(task, status("TASK_STATE_COMPLETED", isoTime(clock))))
+    if (Duration.toMillis(settings.latency) > 0) yield* Effect.sleep(settings.latency)
+    const outcome = yield* decideTurn(services, task, streaming)
+    yield* store.publish(taskId, statusEvent(task, outcomeStatus(outcome, task, isoTime(clock))))
   }).pipe(Effect.catchAllCause((cause) => Effect.asVoid(failTurn(services, taskId, cause))))
 
 const continueTask = (message: V1.Message, taskId: string, at: string, maxHistory: number) =>
@@ -383,7 +396,8 @@ const continueTask = (message: V1.Message, taskId: string, at: string, maxHistor
       const state = task.status.state
       if (V1.isTerminalState(state)) {
         return Either.left(unsupportedOperation(
-          `Task ${taskId} is ${V1.stateName(state)} and accepts no more messages; send without a taskId to start a new task`
+          `Task ${taskId} is ${V1.stateName(state)} and accepts no more messages; send without a taskId to start a new task ` +
+            "(with the same contextId to stay in the conversation)"
         ))
       }
       if (message.contextId !== undefined && message.contextId !== task.contextId) {

@@ -2,8 +2,9 @@
  * The language model behind the local agent server (`relay server agent --model …`).
  *
  * Selects a model (flag, RELAY_MODEL, a running Ollama, a configured gateway, else the built-in
- * echo), builds an `@effect/ai` LanguageModel for it and exposes plain text generation and
- * streaming with typed errors and timeouts. OpenAI-compatible servers are spoken to through the
+ * echo; the built-in mock only when asked for), builds an `@effect/ai` LanguageModel for it and
+ * exposes plain text generation and streaming with typed errors and timeouts, and a task's turn
+ * (domain/agentTurn): text models answer and complete, the mock model steers the task. OpenAI-compatible servers are spoken to through the
  * Responses API, falling back to Chat Completions for servers that lack `/responses`.
  */
 import * as AiError from "@effect/ai/AiError"
@@ -20,32 +21,41 @@ import {
   ModelSettingMissing,
   type ModelSpecError
 } from "../domain/modelErrors.js"
+import type * as V1 from "../domain/a2a/v1.js"
+import { textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
 import { redactUrl } from "../domain/session.js"
 import * as ChatCompletionsModel from "./ChatCompletionsModel.js"
 import * as EchoModel from "./EchoModel.js"
+import * as MockModel from "./MockModel.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model specs
 // ---------------------------------------------------------------------------------------------
 
-export type ModelProvider = "echo" | "ollama" | "openai" | "gateway"
+export type ModelProvider = "echo" | "mock" | "ollama" | "openai" | "gateway"
+/** Models that run inside relay and take no name. */
+type BuiltInProvider = "echo" | "mock"
+type ServerProvider = Exclude<ModelProvider, BuiltInProvider>
 
 /** A parsed `--model` value. */
 export interface ModelSpec {
   readonly provider: ModelProvider
-  /** The model's name at its provider; "echo" for the built-in model. */
+  /** The model's name at its provider; "echo" or "mock" for the built-in models. */
   readonly name: string
   /** The canonical spelling, e.g. "echo" or "ollama:llama3.2:1b". */
   readonly text: string
 }
 
-export const modelSpec = (provider: Exclude<ModelProvider, "echo">, name: string): ModelSpec => ({
+export const modelSpec = (provider: ServerProvider, name: string): ModelSpec => ({
   provider,
   name,
   text: `${provider}:${name}`
 })
 
 export const echoSpec: ModelSpec = { provider: "echo", name: "echo", text: "echo" }
+export const mockSpec: ModelSpec = { provider: "mock", name: "mock", text: "mock" }
+const builtInSpecs: Record<BuiltInProvider, ModelSpec> = { echo: echoSpec, mock: mockSpec }
+const isBuiltIn = (name: string): name is BuiltInProvider => name in builtInSpecs
 
 /** The chosen model and, in words, why it was chosen; the agent server prints both at start-up. */
 export interface ModelSelection {
@@ -53,30 +63,30 @@ export interface ModelSelection {
   readonly reason: string
 }
 
-const examples: Record<Exclude<ModelProvider, "echo">, string> = {
+const examples: Record<ServerProvider, string> = {
   ollama: "ollama:llama3.2:1b",
   openai: "openai:gpt-4o-mini",
   gateway: "gateway:gpt-4o-mini"
 }
 
-const isServerProvider = (prefix: string): prefix is Exclude<ModelProvider, "echo"> => prefix in examples
+const isServerProvider = (prefix: string): prefix is ServerProvider => prefix in examples
 
-/** Parses "echo", "ollama:<name>", "openai:<name>" or "gateway:<name>" (names may contain colons). */
+/** Parses "echo", "mock", "ollama:<name>", "openai:<name>" or "gateway:<name>" (names may contain colons). */
 export const parseModelSpec = (text: string): Either.Either<ModelSpec, InvalidModelSpec> => {
   const spec = text.trim()
   const invalid = (reason: string, suggestion: string) =>
     Either.left(new InvalidModelSpec({ spec: text, reason, suggestion }))
   if (spec === "") return invalid("it is empty", "Give a model, for example --model echo.")
-  if (spec === "echo") return Either.right(echoSpec)
+  if (isBuiltIn(spec)) return Either.right(builtInSpecs[spec])
   const colon = spec.indexOf(":")
   if (colon < 0) {
     return invalid("it has no provider prefix", `Did you mean "ollama:${spec}"?`)
   }
   const prefix = spec.slice(0, colon)
   const name = spec.slice(colon + 1).trim()
-  if (prefix === "echo") return invalid("echo takes no model name", `Write just "echo".`)
+  if (isBuiltIn(prefix)) return invalid(`${prefix} takes no model name`, `Write just "${prefix}".`)
   if (!isServerProvider(prefix)) {
-    return invalid(`unknown provider "${prefix}"`, "Start the value with ollama:, openai: or gateway:, or write echo.")
+    return invalid(`unknown provider "${prefix}"`, "Start the value with ollama:, openai: or gateway:, or write echo or mock.")
   }
   if (name === "") {
     return invalid(`the model name after "${prefix}:" is empty`, `Write it like ${examples[prefix]}.`)
@@ -156,6 +166,7 @@ const redactedSetting = (name: string) =>
 const resolveEndpoint = (spec: ModelSpec): Effect.Effect<Endpoint, ModelSettingMissing | InvalidModelSetting> => {
   switch (spec.provider) {
     case "echo":
+    case "mock":
       return Effect.succeed({ apiUrl: "", apiKey: undefined })
     case "ollama":
       return Effect.map(ollamaHost, (host) => ({ apiUrl: `${host}/v1`, apiKey: undefined }))
@@ -430,6 +441,10 @@ export interface ModelAccessService {
   readonly generate: (prompt: Prompt.RawInput) => Effect.Effect<string, ModelError>
   /** The answer as text deltas, in order. */
   readonly stream: (prompt: Prompt.RawInput) => Stream.Stream<string, ModelError>
+  /** One turn of a task: emits the answer (and any other artifacts) and says how the turn ends. */
+  readonly turn: (prompt: Prompt.RawInput, io: TurnIo) => Effect.Effect<TurnOutcome, ModelError>
+  /** The skills the agent card lists for this model; none: the card's general chat skill. */
+  readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
 }
 
 export interface ModelAccessOptions extends SelectOptions {
@@ -452,19 +467,18 @@ const makeService = (selection: ModelSelection, model: TextModel, requestTimeout
       catch: (error) => failure(`invalid prompt: ${oneLine(rootMessage(error) ?? "not a prompt")}`)
     })
 
-  return ModelAccess.of({
-    spec: selection.spec,
-    reason: selection.reason,
-    generate: (input) =>
+  const answers = {
+    generate: (input: Prompt.RawInput) =>
       toPrompt(input).pipe(
         Effect.flatMap((prompt) => Effect.mapError(model.generate(prompt), toModelError)),
         Effect.timeoutFail({ duration: requestTimeout, onTimeout: timedOut })
       ),
-    stream: (input) =>
+    stream: (input: Prompt.RawInput) =>
       Stream.unwrap(Effect.map(toPrompt(input), (prompt) => Stream.mapError(model.stream(prompt), toModelError))).pipe(
         Stream.timeoutFail(timedOut, requestTimeout)
       )
-  })
+  }
+  return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...answers, turn: textTurn(answers) })
 }
 
 const requestTimeoutFrom = (options: ModelAccessOptions) =>
@@ -472,7 +486,12 @@ const requestTimeoutFrom = (options: ModelAccessOptions) =>
     ? Effect.map(millisSetting("RELAY_MODEL_TIMEOUT_MS"), Option.getOrElse(() => defaultRequestTimeout))
     : Effect.succeed(Duration.decode(options.requestTimeout))
 
-/** Gives the agent server its model: `generate` and `stream` over a selected LanguageModel. */
+const echoModel = (delay: Duration.DurationInput | undefined) => {
+  const answers = EchoModel.answers({ delay })
+  return { ...answers, turn: textTurn(answers) }
+}
+
+/** Gives the agent server its model: `generate`, `stream` and `turn` over a selected LanguageModel or a built-in model. */
 export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, ModelAccessService>() {
   /**
    * Selects the model (`--model` value or auto-detection, see selectModel) and builds it.
@@ -488,10 +507,12 @@ export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, M
         const selection = yield* selectModel(spec, options)
         // Read even for echo, so a bad setting is reported before a server model is configured.
         const timeout = yield* requestTimeoutFrom(options)
-        if (selection.spec.provider === "echo") {
-          // Echo cannot hang or fail, so it needs no timeout race (see EchoModel.answers).
+        const { provider } = selection.spec
+        if (provider === "echo" || provider === "mock") {
+          // The built-in models cannot hang or fail, so they need no timeout race (see EchoModel.answers).
           const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
-          return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...EchoModel.answers({ delay }) })
+          const model = provider === "mock" ? MockModel.make({ delay }) : echoModel(delay)
+          return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...model })
         }
         return makeService(selection, yield* openAiCompatible(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
       })

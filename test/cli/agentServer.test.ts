@@ -116,6 +116,28 @@ describe("relay server agent", () => {
     expect(await agent.stop("SIGINT")).toBe(0)
   })
 
+  it("runs the mock test agent with --latency: its scenarios in the card, each turn working that long", async () => {
+    const agent = startAgentCli(["--json", "-m", "mock", "--latency", "300ms"])
+    const [line] = await agent.waitFor("stdout", /^\{.*\}\n/)
+    const started = JSON.parse(line) as { url: string; model: string; latency_ms: number }
+    expect(started).toMatchObject({ model: "mock", latency_ms: 300 })
+    await agent.waitFor("stderr", /Latency: each turn stays working 300ms/)
+    const card = (await (await fetch(`${started.url}/.well-known/agent-card.json`)).json()) as { skills: Array<{ examples: string[] }> }
+    expect(card.skills[0]?.examples).toContain("stream 50 every 20ms")
+
+    const began = Date.now()
+    const answer = (await (await sendMessage(started.url, "input-required")).json()) as { result: { task: { status: { state: string } } } }
+    expect(answer.result.task.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+    expect(Date.now() - began).toBeGreaterThanOrEqual(300)
+    expect(await agent.stop("SIGINT")).toBe(0)
+  })
+
+  it("refuses a --latency that is not a duration", async () => {
+    const agent = startAgentCli(["-m", "mock", "--latency", "soon"])
+    expect(await agent.exited).not.toBe(0)
+    expect(agent.output.stderr).toContain("--latency must be a duration such as 500ms, 2s or 1m")
+  })
+
   it("refuses an invalid model with a hint and exit code 1", async () => {
     const agent = startAgentCli(["-m", "nonsense"])
     expect(await agent.exited).toBe(1)

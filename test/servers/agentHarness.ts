@@ -8,6 +8,7 @@ import { Duration, Effect, Layer, ManagedRuntime, Redacted, Stream } from "effec
 import { lastUserText, splitWords } from "../../src/services/EchoModel.js"
 import { AgentSettings, type AgentSettingsValue } from "../../src/programs/agentTasks.js"
 import { agentBaseUrl, agentServerLayer } from "../../src/servers/agent/AgentServer.js"
+import { mockSkill } from "../../src/services/MockModel.js"
 import { echoSpec, ModelAccess } from "../../src/services/ModelAccess.js"
 import * as PushSender from "../../src/services/PushSender.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
@@ -74,6 +75,8 @@ export interface AgentOptions {
   readonly store?: TaskStore.TaskStoreOptions
   /** Longest wait for the model. Default 10 s. */
   readonly modelTimeout?: Duration.DurationInput
+  /** The scripted model below (default), or the built-in mock model of `-m mock` with its card skill. */
+  readonly model?: "scripted" | "mock"
 }
 
 export interface AgentHandle {
@@ -87,10 +90,20 @@ export interface AgentHandle {
 export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandle> => {
   const model = scriptedModel()
   const defaults = AgentSettings.defaultValue()
+  const mock = options.model === "mock"
+  const modelAccess = mock
+    ? Layer.orDie(ModelAccess.layer("mock", { echoDelay: 0 }))
+    : ModelAccess.fromLanguageModel(echoSpec, "a test", { requestTimeout: options.modelTimeout ?? "10 seconds" }).pipe(
+      Layer.provide(model.layer)
+    )
   const server = agentServerLayer({
     host: "127.0.0.1",
     port: 0,
-    card: { model: { text: "echo", reason: "a test" }, auth: options.key !== undefined },
+    card: {
+      model: mock ? { text: "mock", reason: "a test" } : { text: "echo", reason: "a test" },
+      auth: options.key !== undefined,
+      ...(mock ? { skills: [mockSkill] } : {})
+    },
     key: options.key === undefined ? undefined : Redacted.make(options.key),
     maxBodyBytes: options.maxBodyBytes
   }).pipe(
@@ -98,9 +111,7 @@ export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandl
     Layer.provide(PushSender.layer({ timeout: "2 seconds", backoff: "20 millis", ...options.push }).pipe(
       Layer.provide(NodeHttpClient.layerUndici)
     )),
-    Layer.provide(ModelAccess.fromLanguageModel(echoSpec, "a test", { requestTimeout: options.modelTimeout ?? "10 seconds" }).pipe(
-      Layer.provide(model.layer)
-    )),
+    Layer.provide(modelAccess),
     Layer.provide(Layer.succeed(AgentSettings, { ...defaults, ...options.settings }))
   )
   const runtime = ManagedRuntime.make(server)

@@ -4,22 +4,26 @@
 // list, cancel, resubscribe, push configs, the extended card and auth (401, then a retry).
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Role, TaskState } from "@a2a-js/sdk"
-import type { Message, Part, StreamResponse, Task } from "@a2a-js/sdk"
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  createAuthenticatingFetchWithRetry,
-  JsonRpcTransportFactory,
-  RestTransportFactory
-} from "@a2a-js/sdk/client"
-import * as V03Client from "a2a-sdk-v03/client"
+import { TaskState } from "@a2a-js/sdk"
+import { createAuthenticatingFetchWithRetry } from "@a2a-js/sdk/client"
 import type * as V03 from "a2a-sdk-v03"
 import { type AgentHandle, eventually, SLOW_WORD_MS, startAgent } from "./agentHarness.js"
-
-type Binding = "JSONRPC" | "HTTP+JSON"
-const BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
+import {
+  answerOf,
+  asTask,
+  BINDINGS,
+  collect,
+  rejection,
+  sdkClient as sdkClientAt,
+  send,
+  stateOf,
+  textOf,
+  userMessage,
+  v03Client as v03ClientAt,
+  v03Message,
+  v03Task,
+  v03Text
+} from "./sdkClients.js"
 
 let agent: AgentHandle
 
@@ -31,76 +35,8 @@ afterAll(async () => {
   await agent?.close()
 })
 
-// ---------------------------------------------------------------------------
-// @a2a-js/sdk 1.3.0 (ts-proto shapes: oneofs as {$case, value}, numeric enums)
-
-const textPart = (text: string): Part => ({ content: { $case: "text", value: text }, mediaType: "", filename: "", metadata: undefined })
-
-const userMessage = (text: string, ids: { taskId?: string; contextId?: string } = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: ids.contextId ?? "",
-  taskId: ids.taskId ?? "",
-  role: Role.ROLE_USER,
-  parts: [textPart(text)],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: []
-})
-
-const send = (message: Message, configuration: { returnImmediately?: boolean; historyLength?: number } = {}) => ({
-  tenant: "",
-  message,
-  configuration: {
-    acceptedOutputModes: [],
-    taskPushNotificationConfig: undefined,
-    historyLength: configuration.historyLength,
-    returnImmediately: configuration.returnImmediately ?? false
-  },
-  metadata: undefined
-})
-
-const textOf = (parts: ReadonlyArray<Part>) =>
-  parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("")
-
-const asTask = (result: Message | Task): Task => {
-  if (!("status" in result)) throw new Error(`expected a Task, got ${JSON.stringify(result)}`)
-  return result
-}
-
-const answerOf = (task: Task) => task.artifacts.map((artifact) => textOf(artifact.parts)).join("")
-
-const collect = async <A>(stream: AsyncGenerator<A, void, undefined>, limit = 1000): Promise<A[]> => {
-  const events: A[] = []
-  for await (const event of stream) {
-    events.push(event)
-    if (events.length >= limit) break
-  }
-  return events
-}
-
-const sdkClient = (binding: Binding, fetchImpl?: typeof fetch): Promise<Client> =>
-  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    preferredTransports: [binding],
-    ...(fetchImpl === undefined
-      ? {}
-      : { transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })] })
-  })).createFromUrl(agent.baseUrl)
-
-const rejection = async (promise: Promise<unknown>): Promise<Error> => {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error("expected the call to fail")
-}
-
-const stateOf = (event: StreamResponse): TaskState | undefined =>
-  event.payload?.$case === "task"
-    ? event.payload.value.status?.state
-    : event.payload?.$case === "statusUpdate"
-    ? event.payload.value.status?.state
-    : undefined
+const sdkClient = (binding: (typeof BINDINGS)[number]) => sdkClientAt(agent.baseUrl, binding)
+const v03Client = (binding: (typeof BINDINGS)[number]) => v03ClientAt(agent.baseUrl, binding)
 
 describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client over %s", (binding) => {
   it("reads the card and picks the 1.0 interface of its binding", async () => {
@@ -264,11 +200,7 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client against the server with --auth
     await secured?.close()
   })
 
-  const clientWith = (fetchImpl: typeof fetch) =>
-    new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      preferredTransports: [binding],
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })]
-    })).createFromUrl(secured.baseUrl)
+  const clientWith = (fetchImpl: typeof fetch) => sdkClientAt(secured.baseUrl, binding, fetchImpl)
 
   it("reads the open card with its security schemes, and is refused without the key", async () => {
     const statuses: number[] = []
@@ -322,29 +254,6 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client against the server with --auth
     expect(wrong).toBeInstanceOf(Error)
   })
 })
-
-// ---------------------------------------------------------------------------
-// The 0.3.14 client (kind shapes, lower-case states)
-
-const v03Message = (text: string, ids: { taskId?: string; contextId?: string } = {}): V03.Message => ({
-  kind: "message",
-  messageId: randomUUID(),
-  role: "user",
-  parts: [{ kind: "text", text }],
-  ...ids
-})
-
-const v03Client = (binding: Binding) =>
-  new V03Client.ClientFactory(V03Client.ClientFactoryOptions.createFrom(V03Client.ClientFactoryOptions.default, {
-    preferredTransports: [binding]
-  })).createFromUrl(agent.baseUrl)
-
-const v03Text = (parts: ReadonlyArray<V03.Part>) => parts.map((part) => (part.kind === "text" ? part.text : "")).join("")
-
-const v03Task = (result: V03.Message | V03.Task): V03.Task => {
-  if (result.kind !== "task") throw new Error(`expected a task, got ${JSON.stringify(result)}`)
-  return result
-}
 
 describe.each(BINDINGS)("a2a-sdk-v03 (0.3.14) client over %s", (binding) => {
   it("sends a message and gets the completed task", async () => {

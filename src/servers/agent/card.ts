@@ -32,6 +32,8 @@ export interface CardInfo {
   readonly model: { readonly text: string; readonly reason: string }
   /** Whether the server requires its API key. */
   readonly auth: boolean
+  /** The model's own skills (the mock model's scenarios); none: the general chat skill. */
+  readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
 }
 
 const skill: V1.AgentSkill = {
@@ -62,7 +64,7 @@ export const agentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => ({
   ...(info.auth ? cardSecurity() : {}),
   defaultInputModes: ["text/plain"],
   defaultOutputModes: ["text/plain"],
-  skills: [skill]
+  skills: info.skills ?? [skill]
 })
 
 /** The extended card (GetExtendedAgentCard): the public one plus why this model was chosen. */
