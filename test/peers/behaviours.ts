@@ -16,7 +16,8 @@ export const BEHAVIOUR_NAMES = [
   "fail",
   "data-and-file",
   "republish-then-answer",
-  "ask-twice"
+  "ask-twice",
+  "chunks-and-parts"
 ] as const
 
 export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
@@ -249,6 +250,20 @@ const askTwice: Behaviour = async (turn, emit) => {
   emit.status("completed")
 }
 
+/** A streamed text artifact and a data artifact: the task every door must render alike. */
+export const STREAMED_PIECES = ["alpha ", "beta ", "gamma"] as const
+export const FACTS_DATA = { total: 3 } as const
+
+const chunksAndParts: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  for (const [index, piece] of STREAMED_PIECES.entries()) {
+    await sleep(CHUNK_DELAY_MS)
+    emit.artifact(textArtifact("answer", piece), { append: index > 0, lastChunk: index === STREAMED_PIECES.length - 1 })
+  }
+  emit.artifact({ artifactId: "facts", name: "facts", parts: [{ kind: "data", data: FACTS_DATA }] }, WHOLE)
+  emit.status("completed")
+}
+
 export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "echo-complete": echoComplete,
   "message-only": messageOnly,
@@ -259,7 +274,8 @@ export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   fail,
   "data-and-file": dataAndFile,
   "republish-then-answer": republishThenAnswer,
-  "ask-twice": askTwice
+  "ask-twice": askTwice,
+  "chunks-and-parts": chunksAndParts
 }
 
 const DIRECTIVE = /^\s*behaviour:(\S+)\s*/

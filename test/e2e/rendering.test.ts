@@ -1,0 +1,101 @@
+/**
+ * One rendering of a task's text: one task with a streamed (chunked) text artifact and a data
+ * artifact reads the same through every door (terminal send, stream and task get; MCP
+ * send_message, get_task and wait_for_task; the push notifications) on both protocol generations.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { Either, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { applyStreamEvent, eventText, resultText } from "../../src/domain/a2a/text.js"
+import { decodePushPayload } from "../../src/domain/a2a/translate.js"
+import type * as V1 from "../../src/domain/a2a/v1.js"
+import { excerpt } from "../../src/domain/notification.js"
+import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
+import { runRelay } from "../helpers/cli.js"
+import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { tempHome } from "../helpers/stateHome.js"
+import { FACTS_DATA, STREAMED_PIECES, withBehaviour } from "../peers/behaviours.js"
+import { startSdkAgent } from "../peers/sdkAgent.js"
+import { startV03Agent } from "../peers/v03Agent.js"
+
+const EXPECTED = `${STREAMED_PIECES.join("")}\n[data: ${JSON.stringify(FACTS_DATA)}]`
+const PEERS = ["SDK 1.3.0", "SDK 0.3.14"] as const
+
+const home = tempHome()
+const peers = new Map<string, { readonly baseUrl: string; readonly close: () => Promise<void> }>()
+let runtime: AppRuntime
+let mcp: Client
+let webhookUrl: string
+
+beforeAll(async () => {
+  const [v1, v03] = await Promise.all([startSdkAgent(), startV03Agent()])
+  peers.set(PEERS[0], v1)
+  peers.set(PEERS[1], v03)
+  runtime = ManagedRuntime.make(appLayer(home.stateDir))
+  webhookUrl = await runtime.runPromise(webhookBaseUrl)
+  mcp = await connectTools(contextFor(runtime))
+})
+
+afterAll(async () => {
+  await mcp?.close()
+  await Promise.allSettled([...peers.values()].map((peer) => peer.close()))
+  await runtime?.dispose()
+  home.cleanup()
+})
+
+const relayJson = async (args: ReadonlyArray<string>) => {
+  const result = await runRelay([...args, "--json"], { stateDir: home.stateDir })
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout) as Record<string, unknown>
+}
+
+const tool = async (name: string, args: Record<string, unknown>) => {
+  const result = await callTool(mcp, name, args)
+  expect(result.isError ?? false, textOf(result)).toBe(false)
+  return result.structuredContent as Record<string, unknown>
+}
+
+describe.each(PEERS)("the same text at every door (%s)", (name) => {
+  it("terminal and MCP, blocking and streamed, sent and fetched", async () => {
+    const url = peers.get(name)!.baseUrl
+    const message = withBehaviour("chunks-and-parts", "render")
+    const sent = await relayJson(["message", "send", "--url", url, message])
+    const streamed = await relayJson(["message", "send", "--url", url, "--stream", message])
+    const fetched = await relayJson(["task", "get", "--url", url, String(sent["task_id"])])
+    const viaMcp = await tool("send_message", { agent_url: url, message })
+    const viaMcpStream = await tool("send_message", { agent_url: url, message, stream: true })
+    const gotTask = await tool("get_task", { agent_url: url, task_id: viaMcp["task_id"] })
+    const waited = await tool("wait_for_task", { agent_url: url, task_id: viaMcpStream["task_id"] })
+    const texts = [sent, streamed, fetched, viaMcp, viaMcpStream, gotTask, waited].map((result) => result["text"])
+    expect(texts).toEqual(Array.from(texts, () => EXPECTED))
+  })
+
+  it("push notifications carry the same text: a task snapshot (0.3) or events that fold into it (1.0)", async () => {
+    const url = peers.get(name)!.baseUrl
+    const sent = await tool("send_message", { agent_url: url, message: withBehaviour("chunks-and-parts", "push"), push_url: `${webhookUrl}/hook` })
+    const taskId = String(sent["task_id"])
+    type Listed = ReadonlyArray<{ readonly state: string | null; readonly text: string | null; readonly body: unknown }>
+    let entries: Listed = []
+    await waitUntilAsync(async () => {
+      const listed = await relayJson(["notifications", "list", "--task-id", taskId])
+      entries = (Array.isArray(listed) ? listed : listed["notifications"]) as Listed
+      return entries.some((entry) => entry.state === "completed")
+    })
+    // Every notification is summarised on one line by the same renderer (text.ts).
+    const events = entries.map((entry) => Either.getOrThrow(decodePushPayload(entry.body)).event)
+    expect(entries.map((entry) => entry.text)).toEqual(events.map((event) => excerpt(eventText(event))))
+    // Together they are the task every other door shows.
+    const folded = events.reduce<V1.Task | undefined>(applyStreamEvent, undefined)
+    expect(folded && resultText(folded)).toBe(EXPECTED)
+    const viaMcp = await tool("get_push_notifications", { task_id: taskId })
+    expect((viaMcp["notifications"] as Listed).map((entry) => entry.text)).toEqual(entries.map((entry) => entry.text))
+  })
+})
+
+const waitUntilAsync = async (check: () => Promise<boolean>, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for a completed notification")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
