@@ -3,6 +3,8 @@
  */
 import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
+import { act } from "../domain/hints.js"
+import { terminalHint } from "./hints.js"
 
 /** Flags every command accepts after its name (`relay session list --json`). */
 export interface OutputFlags {
@@ -62,13 +64,15 @@ export const fields = (style: Style, rows: ReadonlyArray<readonly [string, strin
 const describe = (error: unknown): Described =>
   isDescribed(error)
     ? error
-    : { code: "internal_error", message: error instanceof Error ? error.message : String(error), hint: "Run again with --verbose for details." }
+    : { code: "internal_error", message: error instanceof Error ? error.message : String(error), hint: ["Run again with ", act("ShowDetails"), " for details."] }
 
 const exitCodeFor = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "InvalidInput" ? EXIT_USAGE : EXIT_FAILURE
 
 export const reportError = (error: unknown, json: boolean) => {
-  const { code, message, hint } = describe(error)
+  const described = describe(error)
+  const { code, message } = described
+  const hint = terminalHint(described.hint)
   const style = makeStyle(process.stderr)
   const text = json
     ? JSON.stringify({ error: { code, message, hint } }, null, 2)

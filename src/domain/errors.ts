@@ -5,12 +5,14 @@
  * that says what to do next; doors render those three and nothing else.
  */
 import { Schema } from "effect"
+import { type Hint, HintSchema } from "./hints.js"
 
 /** What every boundary error exposes; doors render errors through this shape. */
 export interface Described {
   readonly code: string
   readonly message: string
-  readonly hint: string
+  /** Words, or words and actions each door names in its own vocabulary (hints.ts). */
+  readonly hint: Hint
 }
 
 /** The agent URL given by the user is not an absolute http(s) URL. */
@@ -30,7 +32,7 @@ export class InvalidAgentUrl extends Schema.TaggedError<InvalidAgentUrl>()("Inva
 /** Arguments that make no sense together or are missing. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   reason: Schema.String,
-  suggestion: Schema.String
+  suggestion: HintSchema
 }) {
   readonly code = "invalid_input"
   override get message() {
@@ -44,7 +46,7 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
 /** Something the user asked for does not exist (not a usage error: the input was well formed). */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   what: Schema.String,
-  suggestion: Schema.String
+  suggestion: HintSchema
 }) {
   readonly code = "not_found"
   override get message() {
@@ -127,4 +129,4 @@ export const isDescribed = (u: unknown): u is Described =>
   typeof u === "object" && u !== null &&
   typeof (u as Described).code === "string" &&
   typeof (u as Described).message === "string" &&
-  typeof (u as Described).hint === "string"
+  (typeof (u as Described).hint === "string" || Array.isArray((u as Described).hint))

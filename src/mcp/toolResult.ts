@@ -1,12 +1,13 @@
 /**
  * Turning a program's outcome into an MCP tool result: structured content matching the tool's
  * outputSchema plus a short text summary on success; `isError: true` with the stable error code,
- * message and hint on failure (no structuredContent, which the client would validate against the
+ * message and hint (in the words of the tools, hints.ts) on failure (no structuredContent, which the client would validate against the
  * outputSchema). Defects never escape as rejected promises, and secrets never come back.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Option } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
+import { assistantHint } from "./hints.js"
 
 export const ERROR_META_KEY = "a2a-relay/error"
 
@@ -15,40 +16,11 @@ export const successResult = (structured: object, summary: string): CallToolResu
   structuredContent: structured as Record<string, unknown>
 })
 
-// ---------------------------------------------------------------------------
-// Hints: the programs' hints name terminal commands and flags; an assistant needs tool names.
-
-const CLI_TO_TOOLS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/relay auth set --url (\S+) --bearer-token <TOKEN> \(or --api-key <KEY>\)/g,
-    "set_agent_credentials (agent_url $1, bearer_token or api_key), or pass bearer_token / api_key in this call, then retry"],
-  [/Try another protocol version with --protocol \S+ or --protocol \S+\./g,
-    "The agent may speak an A2A version relay cannot use here; validate_agent_card shows what its card declares."],
-  [/The agent may speak another A2A version; try --protocol \S+ or --protocol \S+\./g,
-    "The agent may speak an A2A version relay cannot use here; validate_agent_card shows what its card declares."],
-  [/Raise the limit with --timeout, or check that the agent is not stuck\./g,
-    "Retry later; for a long task call wait_for_task with its task id (get_session_info shows the last one)."],
-  [/Check the agent URL and binding \(--binding jsonrpc\|rest\), or run with --verbose\./g,
-    "Check the agent URL; validate_agent_card shows the interfaces its card declares."],
-  [/run with --verbose for the raw exchange/g, "see the relay MCP server log (stderr)"],
-  [/Run again with --verbose for details\./g, "The relay MCP server log (stderr) has details."],
-  [/"?relay auth set"?/g, "set_agent_credentials"],
-  [/relay card get --url <agent>/g, "get_agent_card"],
-  [/relay card validate (\S+)/g, "validate_agent_card (source $1)"],
-  [/relay task list/g, "list_tasks"],
-  [/relay task get/g, "get_task"]
-]
-
-/** A hint in the words of the MCP tools instead of the terminal commands. */
-export const forAssistant = (hint: string): string =>
-  CLI_TO_TOOLS.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), hint)
-    // Whatever flag is left names a tool parameter: --page-size → page_size.
-    .replace(/--([a-z][a-z-]*)/g, (_match, flag: string) => flag.replaceAll("-", "_"))
-
 /** `http://user:secret@host` → `http://***@host`: a URL given with credentials must not echo them. */
 const withoutUrlCredentials = (text: string) => text.replace(/(\/\/)[^/\s@"]+@/g, "$1***@")
 
 export const errorResult = (error: Described): CallToolResult => {
-  const described = { code: error.code, message: withoutUrlCredentials(error.message), hint: forAssistant(error.hint) }
+  const described = { code: error.code, message: withoutUrlCredentials(error.message), hint: assistantHint(error.hint) }
   return {
     isError: true,
     content: [{ type: "text", text: `Error [${described.code}]: ${described.message}\nHint: ${described.hint}` }],

@@ -13,7 +13,7 @@ import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HEARTBEAT } from "../../src/mcp/progress.js"
 import { INSTRUCTIONS, SERVER_NAME } from "../../src/mcp/server.js"
-import { ERROR_META_KEY, forAssistant, withoutSecrets } from "../../src/mcp/toolResult.js"
+import { ERROR_META_KEY, withoutSecrets } from "../../src/mcp/toolResult.js"
 import type { ToolContext } from "../../src/mcp/tools.js"
 import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
 import { VERSION } from "../../src/version.js"
@@ -221,11 +221,6 @@ describe("the server and its tool list", () => {
     expect(missing.message).toMatch(/task_id/)
     failed(await call("get_push_notifications", { limit: 0 }), "invalid_arguments")
     failed(await call("no_such_tool", {}), "unknown_tool")
-  })
-
-  it("speaks in tool names in its hints, not terminal commands", () => {
-    expect(forAssistant("Check the task id; relay task list shows the agent's tasks.")).toBe("Check the task id; list_tasks shows the agent's tasks.")
-    expect(forAssistant("Use --page-size 50")).toBe("Use page_size 50")
   })
 })
 

@@ -1,0 +1,30 @@
+/**
+ * The MCP door's names for the actions hints suggest: tools and their parameters, written as
+ * `tool (parameter value, …)`. What no tool can do is said as what comes closest.
+ */
+import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+
+const agent = (url: string | undefined) => (url === undefined ? "agent_url" : `agent_url ${url}`)
+
+export const ASSISTANT_WORDS: Vocabulary = {
+  SaveCredentials: (a) => `set_agent_credentials (agent_url ${a.agentUrl}, bearer_token or api_key)`,
+  GiveCredentials: () => "bearer_token or api_key in this call",
+  AllowCrossOriginCredentials: () =>
+    "the user's consent: relay sends credentials to another origin only when its user allows it on the terminal",
+  ValidateCard: (a) => `validate_agent_card (source ${a.source})`,
+  GetCard: (a) => `get_agent_card (agent_url ${a.agentUrl})`,
+  ListTasks: (a) => `list_tasks (${agent(a.agentUrl)})`,
+  GetTask: (a) => `get_task (${agent(a.agentUrl)}, task_id${a.taskId === undefined ? "" : ` ${a.taskId}`})`,
+  FollowTask: (a) => `wait_for_task (agent_url ${a.agentUrl}, task_id ${a.taskId})`,
+  ListPushConfigs: (a) => `list_task_notifications (agent_url ${a.agentUrl}, task_id ${a.taskId})`,
+  SetPushConfig: (a) => `set_task_notification (agent_url ${a.agentUrl}, task_id ${a.taskId}, webhook_url)`,
+  ClearSession: (a) => `clear_session_data (agent_url ${a.agentUrl})`,
+  SendNewMessage: (a) => `send_message (agent_url ${a.agentUrl}) without task_id or use_session`,
+  PinInterface: (a) => `an agent that offers what relay speaks (the card offers ${a.offered.join(", ") || "none"}); validate_agent_card shows the card`,
+  RaiseRequestTimeout: () => "a later retry (the agent was slow to answer one request)",
+  RaiseStreamIdleTimeout: () => "wait_for_task, which follows the task without a stream",
+  RaiseWait: () => "a larger timeout_seconds",
+  ShowDetails: () => "the relay MCP server log (stderr)"
+}
+
+export const assistantHint = (hint: Hint): string => renderHint(hint, ASSISTANT_WORDS)
