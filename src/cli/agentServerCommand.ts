@@ -5,7 +5,6 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../domain/hosts.js"
@@ -128,7 +127,6 @@ const runAgentServer = (config: AgentConfig) =>
     }).pipe(
       Layer.provide(TaskStoreLive),
       Layer.provide(PushSender.layer({ allowLoopback: true, allowPrivate: config.allowPrivateWebhooks })),
-      Layer.provide(NodeHttpClient.layerUndici),
       Layer.provide(Layer.succeedContext(modelContext))
     )
     const baseUrl = yield* Effect.provide(agentBaseUrl, yield* Layer.build(server))
