@@ -41,7 +41,9 @@ const model = Options.text("model").pipe(
 )
 const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest request body accepted; bigger ones get 413")
 const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
-  Options.withDescription("Also post push notifications to private and link-local addresses (loopback is always allowed)")
+  Options.withDescription(
+    "Also post push notifications to private, link-local and other non-public addresses, in any spelling (loopback is always allowed)"
+  )
 )
 
 interface AgentConfig extends OutputFlags {
