@@ -5,7 +5,6 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../domain/hosts.js"
@@ -52,7 +51,9 @@ const latency = Options.text("latency").pipe(
 )
 const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest request body accepted; bigger ones get 413")
 const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
-  Options.withDescription("Also post push notifications to private and link-local addresses (loopback is always allowed)")
+  Options.withDescription(
+    "Also post push notifications to private, link-local and other non-public addresses, in any spelling (loopback is always allowed)"
+  )
 )
 
 interface AgentConfig extends OutputFlags {
@@ -142,7 +143,6 @@ const runAgentServer = (config: AgentConfig) =>
     }).pipe(
       Layer.provide(TaskStoreLive),
       Layer.provide(PushSender.layer({ allowLoopback: true, allowPrivate: config.allowPrivateWebhooks })),
-      Layer.provide(NodeHttpClient.layerUndici),
       Layer.provide(Layer.succeedContext(modelContext)),
       Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), latency: config.latency }))
     )

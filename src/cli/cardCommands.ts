@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { getCard, validateCard } from "../programs/cards.js"
 import { agentOptions, outputOptions, toAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 const authenticated = Options.boolean("authenticated").pipe(
   Options.withDescription("Fetch the extended card the agent shows to authenticated clients")
@@ -13,8 +14,9 @@ const get = Command.make("get", { ...agentOptions, authenticated }, (values) =>
   render(
     values,
     getCard({ ...toAccess(values), authenticated: values.authenticated }),
-    // The card is the result; the human view is the same JSON, for piping into jq as well.
-    (result) => JSON.stringify(result.card, null, 2)
+    // The card is the result; the human view is the same JSON, for piping into jq as well (escaping
+    // the control characters JSON leaves raw keeps it the same JSON value).
+    (result) => escapeForTerminal(JSON.stringify(result.card, null, 2), "lines")
   )).pipe(Command.withDescription("Print an agent's card as JSON (null fields omitted)"))
 
 const source = Args.text({ name: "SOURCE" }).pipe(Args.withDescription("Agent URL, card URL, or card file"))
@@ -35,7 +37,10 @@ const validate = Command.make("validate", { ...outputOptions, source, file }, (v
     ])
     const issues = result.issues.map((issue) => {
       const color = issue.severity === "error" ? style.red : issue.severity === "warning" ? style.yellow : style.dim
-      return `  ${color(`${severityMark[issue.severity]} ${issue.code}`)} ${issue.path || "/"}: ${issue.message}\n    ${style.dim(issue.hint)}`
+      const where = escapeForTerminal(issue.path || "/")
+      return `  ${color(`${severityMark[issue.severity]} ${issue.code}`)} ${where}: ${escapeForTerminal(issue.message)}\n    ${
+        style.dim(escapeForTerminal(issue.hint))
+      }`
     })
     return [heading, summary, ...(issues.length === 0 ? [] : [`\nIssues (${result.issues.length}):`, ...issues])].join("\n")
   }).pipe(

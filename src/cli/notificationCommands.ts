@@ -5,23 +5,27 @@ import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
 import { outputOptions } from "./options.js"
 import { makeStyle, render, reportError, type Style, writeErr, writeOut } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
 
-/** One notification for people: when, where, what it says; never the token, only whether one came. */
+/**
+ * One notification for people: when, where, what it says; never the token, only whether one came.
+ * Everything the sender chose (path, ids, state, text) is escaped: one notification, three lines at most.
+ */
 export const formatNotification = (record: NotificationRecord, style: Style): string => {
   const headline = [
-    style.dim(record.received_at),
-    `POST ${style.cyan(record.path)}`,
-    style.bold(record.kind),
+    style.dim(escapeForTerminal(record.received_at)),
+    `POST ${style.cyan(escapeForTerminal(record.path))}`,
+    style.bold(escapeForTerminal(record.kind)),
     ...(record.state === null ? [] : [stateColor(style, record.state)])
   ].join("  ")
-  const details = [
+  const details = escapeForTerminal([
     `task ${record.task_id ?? "-"}`,
     ...(record.context_id === null ? [] : [`context ${record.context_id}`]),
     `A2A ${record.protocol}`,
     `token ${record.token_present ? "present" : "none"}`
-  ].join("  ")
-  const text = record.text === null ? [] : [`  ${JSON.stringify(record.text)}`]
+  ].join("  "))
+  const text = record.text === null ? [] : [`  ${escapeForTerminal(JSON.stringify(record.text))}`]
   return [headline, `  ${style.dim(details)}`, ...text].join("\n")
 }
 

@@ -5,6 +5,7 @@ import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
 import { terminalHint } from "./hints.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 /** Flags every command accepts after its name (`relay session list --json`). */
 export interface OutputFlags {
@@ -54,11 +55,17 @@ export const plainWhenNotColored = (stream: NodeJS.WriteStream) => {
 export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
 export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
 
-/** `label  value` lines with aligned values; rows with a null value are shown as "none". */
-export const fields = (style: Style, rows: ReadonlyArray<readonly [string, string | null]>, indent = "") => {
+/** A field: its label, its raw value (null: "none"), and how to paint the value once escaped. */
+export type Field = readonly [label: string, value: string | null, paint?: (text: string) => string]
+
+/**
+ * `label  value` lines with aligned values; rows with a null value are shown as "none". Values are
+ * escaped (one line each, see terminalText) before they are painted.
+ */
+export const fields = (style: Style, rows: ReadonlyArray<Field>, indent = "") => {
   const width = Math.max(...rows.map(([label]) => label.length))
-  return rows.map(([label, value]) =>
-    `${indent}${style.bold(label.padEnd(width))}  ${value === null ? style.dim("none") : value}`).join("\n")
+  return rows.map(([label, value, paint = (text: string) => text]) =>
+    `${indent}${style.bold(label.padEnd(width))}  ${value === null ? style.dim("none") : paint(escapeForTerminal(value))}`).join("\n")
 }
 
 const describe = (error: unknown): Described =>
@@ -69,6 +76,12 @@ const describe = (error: unknown): Described =>
 const exitCodeFor = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "InvalidInput" ? EXIT_USAGE : EXIT_FAILURE
 
+/**
+ * An error's text for people: escaped, and every line after the first indented, so text an agent
+ * put into a message can never print a line that looks like relay's own `error:` or `hint:`.
+ */
+const indentedText = (text: string) => escapeForTerminal(text, "lines").split("\n").join("\n  ")
+
 export const reportError = (error: unknown, json: boolean) => {
   const described = describe(error)
   const { code, message } = described
@@ -76,7 +89,7 @@ export const reportError = (error: unknown, json: boolean) => {
   const style = makeStyle(process.stderr)
   const text = json
     ? JSON.stringify({ error: { code, message, hint } }, null, 2)
-    : `${style.red(`error: ${message}`)}\n${style.dim(`hint: ${hint}`)}`
+    : `${style.red(`error: ${indentedText(message)}`)}\n${style.dim(`hint: ${indentedText(hint)}`)}`
   return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeFor(error) })))
 }
 

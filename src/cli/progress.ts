@@ -2,6 +2,7 @@
 import { Effect } from "effect"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { makeStyle, writeErr } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 /**
  * `streamText` prints the answer to stdout as it arrives (only when streaming without --json: a
@@ -15,11 +16,11 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
     Effect.gen(function*() {
       if (options.streamText && update.delta !== "") {
         printedText = true
-        yield* Effect.sync(() => process.stdout.write(update.delta))
+        yield* Effect.sync(() => process.stdout.write(escapeForTerminal(update.delta, "lines")))
       }
       if (options.showStates && update.view.state !== lastState) {
         lastState = update.view.state
-        yield* writeErr(makeStyle(process.stderr).dim(`[${update.view.state}]`))
+        yield* writeErr(makeStyle(process.stderr).dim(`[${escapeForTerminal(update.view.state)}]`))
       }
     })
   return { onUpdate, printedText: () => printedText }

@@ -20,6 +20,7 @@ import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 /** Path printed in the suggested push URL; the receiver accepts any path. */
 const PUSH_PATH = "/notifications"
@@ -73,7 +74,7 @@ const printingHooks = (json: boolean): WebhookHooks => {
   return {
     onNotification: (record) => writeOut(json ? JSON.stringify(record) : `${formatNotification(record, out)}\n`),
     onRejected: (rejection) =>
-      writeErr(err.yellow(`Rejected POST ${rejection.path}: ${rejection.status} ${rejection.code}: ${rejection.message}`))
+      writeErr(err.yellow(escapeForTerminal(`Rejected POST ${rejection.path}: ${rejection.status} ${rejection.code}: ${rejection.message}`)))
   }
 }
 

@@ -6,6 +6,7 @@ import type { SessionSummary } from "../domain/session.js"
 import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
 import { agentUrl, outputOptions } from "./options.js"
 import { fields, render, type Style } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 const sessionFields = (style: Style, session: SessionSummary, indent = "") =>
   fields(style, [
@@ -20,12 +21,12 @@ const list = Command.make("list", outputOptions, (flags) =>
   render(flags, listSessions(), ({ count, sessions }, style) =>
     count === 0
       ? style.dim("No saved sessions")
-      : [style.bold(`Saved sessions (${count})`), ...sessions.map((s) => `\n${style.cyan(s.agent_url)}\n${sessionFields(style, s, "  ")}`)]
+      : [style.bold(`Saved sessions (${count})`), ...sessions.map((s) => `\n${style.cyan(escapeForTerminal(s.agent_url))}\n${sessionFields(style, s, "  ")}`)]
         .join("\n"))).pipe(Command.withDescription("List the saved session of every agent"))
 
 const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
   render(flags, showSession(url), (session, style) =>
-    `${style.bold("Session for")} ${style.cyan(session.agent_url)}\n${sessionFields(style, session)}`)).pipe(
+    `${style.bold("Session for")} ${style.cyan(escapeForTerminal(session.agent_url))}\n${sessionFields(style, session)}`)).pipe(
     Command.withDescription("Show the saved context, task and state of one agent")
   )
 

@@ -6,6 +6,7 @@ import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.j
 import { type AgentOptionValues, agentOptions, historyLength, shownAgentUrl, taskIdArg, toAccess } from "./options.js"
 import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
+import { escapeForTerminal } from "./terminalText.js"
 import { pushConfigText, taskLines, taskViewText } from "./views.js"
 
 const agentUrlOf = (values: AgentOptionValues) => shownAgentUrl(values.url)
@@ -47,7 +48,7 @@ const list = Command.make("list", { ...agentOptions, contextId, status, pageSize
     [
       result.count === 0 ? style.dim("No tasks") : style.bold(`Tasks (${result.count}${result.total_size ? ` of ${result.total_size}` : ""})`),
       ...result.tasks.map((task) => `\n${taskLines(style, task)}`),
-      ...(result.next_page_token === null ? [] : [style.dim(`\nMore: --page-token ${result.next_page_token}`)])
+      ...(result.next_page_token === null ? [] : [style.dim(`\nMore: --page-token ${escapeForTerminal(result.next_page_token)}`)])
     ].join("\n"))).pipe(Command.withDescription("List the agent's tasks (A2A 1.0 agents)"))
 
 // ---------------------------------------------------------------------------

@@ -1,16 +1,20 @@
 /** Human views of A2A results, shared by the message and task commands. */
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import { fields, type Style } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 
-/** A task state, coloured by what it asks of the user: done, failed, waiting, or running. */
-export const stateColor = (style: Style, state: string) =>
+/** The paint of a task state, by what it asks of the user: done, failed, waiting, or running. */
+export const statePaint = (style: Style, state: string): (text: string) => string =>
   state === "completed"
-    ? style.green(state)
+    ? style.green
     : state === "failed" || state === "rejected"
-    ? style.red(state)
+    ? style.red
     : state === "canceled" || state === "input-required" || state === "auth-required"
-    ? style.yellow(state)
-    : style.cyan(state)
+    ? style.yellow
+    : style.cyan
+
+/** A task state, escaped and coloured (see statePaint). */
+export const stateColor = (style: Style, state: string) => statePaint(style, state)(escapeForTerminal(state))
 
 /** What to do next when the agent is waiting for the user, or the task still runs after the wait. */
 const nextStep = (
@@ -35,7 +39,7 @@ export const taskLines = (style: Style, view: Pick<TaskView, "task_id" | "contex
   fields(style, [
     ["Task ID", view.task_id],
     ["Context ID", view.context_id],
-    ["State", stateColor(style, view.state)]
+    ["State", view.state, statePaint(style, view.state)]
   ])
 
 /** Ids and state, then the text, then the next step when the agent waits for the user. */
@@ -43,11 +47,14 @@ export const messageView = (agentUrl: string, showText: boolean) => (result: Mes
   const header = fields(style, [
     ["Context ID", result.context_id],
     ["Task ID", result.task_id],
-    ["State", stateColor(style, result.state)]
+    ["State", result.state, statePaint(style, result.state)]
   ])
-  const body = !showText ? "" : result.text === "" ? `\n\n${style.dim("(no text in the response)")}` : `\n\n${result.text}`
+  const body = !showText ? "" : result.text === "" ? `\n\n${style.dim("(no text in the response)")}` : `\n\n${answerText(result.text)}`
   return `${header}${body}${nextStep(style, agentUrl, result)}`
 }
+
+/** An answer's text keeps its lines (it is the answer); its other control characters are shown. */
+const answerText = (text: string) => escapeForTerminal(text, "lines")
 
 type HistoryLines = ReadonlyArray<{ readonly role: string; readonly text: string }>
 
@@ -55,12 +62,13 @@ type HistoryLines = ReadonlyArray<{ readonly role: string; readonly text: string
 const historyText = (style: Style, history: HistoryLines | undefined) => {
   if (history === undefined) return ""
   if (history.length === 0) return `\n\n${style.dim("(no history)")}`
-  const entries = history.map((entry) => `  ${style.dim(`${entry.role}:`)} ${entry.text.split("\n").join("\n    ")}`)
+  const entries = history.map((entry) =>
+    `  ${style.dim(`${escapeForTerminal(entry.role)}:`)} ${answerText(entry.text).split("\n").join("\n    ")}`)
   return `\n\n${style.bold(`History (${history.length}):`)}\n${entries.join("\n")}`
 }
 
 export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly history?: HistoryLines }, style: Style) =>
-  `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${view.text}`}${historyText(style, view.history)}${
+  `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${answerText(view.text)}`}${historyText(style, view.history)}${
     nextStep(style, agentUrl, view)
   }`
 

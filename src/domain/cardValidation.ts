@@ -11,8 +11,10 @@
  */
 import { Ajv } from "ajv"
 import type { ErrorObject, ValidateFunction } from "ajv"
+import { Either } from "effect"
 import { isLoopbackHost } from "./hosts.js"
 import { a2aV03AgentCardSchema } from "./schemas/a2aV03Schema.js"
+import { readAsClient } from "./usableInterfaces.js"
 
 export type CardIssueSeverity = "error" | "warning" | "info"
 
@@ -57,12 +59,17 @@ const CODE_TABLE = {
   ],
   "card.legacy_generation": ["info", "The card uses the v0.3 layout; clients that only speak v1.0 cannot read it."],
   "card.unknown_field": ["info", "A top-level field that the card's protocol generation does not define."],
+  "card.no_usable_interface": [
+    "error",
+    "relay can use none of the card's interfaces: it needs JSONRPC or HTTP+JSON, protocol 1.0 or 0.3, and an http(s) URL."
+  ],
+  "card.unreadable": ["error", "relay's client cannot read the card as an agent card, although no other rule found an error."],
   "field.required": ["error", "A field the protocol marks REQUIRED is missing or empty."],
   "field.type": ["error", "A field has the wrong JSON type."],
   "field.empty_list": ["error", "A REQUIRED list is empty; required repeated fields need at least one element."],
   "url.invalid": ["warning", "A URL field does not hold an absolute http(s) URL."],
   "media_type.invalid": ["warning", "An input/output mode does not look like a media type (type/subtype)."],
-  "interface.url_invalid": ["error", "An interface URL is not an absolute http(s) URL (gRPC may use host:port)."],
+  "interface.url_invalid": ["error", "An interface URL is not an absolute http(s) URL, whatever the binding (gRPC may use host:port)."],
   "interface.url_insecure": ["warning", "An interface URL uses plain http on a non-loopback host."],
   "interface.binding_custom": ["info", "An interface uses a custom protocol binding URI that generic clients will skip."],
   "interface.binding_unknown": ["warning", "A protocol binding is neither a core binding (JSONRPC, HTTP+JSON, GRPC) nor a URI."],
@@ -374,8 +381,8 @@ const checkInterfaceUrl = (ctx: Context, urlText: string, binding: string | unde
   const isGrpc = binding?.toUpperCase() === "GRPC"
   if (isGrpc && HOST_PORT.test(urlText)) return
   const url = parseUrl(urlText)
-  const custom = binding !== undefined && !isCoreBinding(binding.toUpperCase())
-  if (url === undefined || (!custom && !isHttpUrl(url))) {
+  // relay reaches every interface over http(s), so an ftp:// URL is unusable whatever the binding says.
+  if (url === undefined || !isHttpUrl(url)) {
     ctx.report(
       "interface.url_invalid",
       path,
@@ -1281,12 +1288,41 @@ const runRules = (ctx: Context, card: JsonObject): void => {
   checkUnknownFields(ctx, card)
 }
 
+const SKIPPED_SHOWN = 5
+
+/**
+ * Reads the card as the client does (same decoding, same interface predicate, see
+ * usableInterfaces) and reports what would stop the client, so "valid" always means "usable".
+ * A card the client cannot decode is reported only when no other rule explained it already.
+ */
+const checkClientCanUse = (ctx: Context, card: JsonObject, othersFoundErrors: boolean): void => {
+  const reading = readAsClient(card)
+  if (Either.isLeft(reading)) {
+    if (!othersFoundErrors) {
+      ctx.report("card.unreadable", "", `relay cannot read the card: ${reading.left}`, "Fix that field; relay's client rejects the card as it is.")
+    }
+    return
+  }
+  const { usable, skipped } = reading.right
+  // No interface at all is reported by the structural rules (required, empty list, v0.3 url).
+  if (usable.length > 0 || (skipped.length === 0 && othersFoundErrors)) return
+  const reasons = skipped.slice(0, SKIPPED_SHOWN).map(({ entry, reason }) => `${entry.protocolBinding} ${entry.protocolVersion} at ${entry.url}: ${reason}`)
+  const more = skipped.length > SKIPPED_SHOWN ? `; and ${skipped.length - SKIPPED_SHOWN} more` : ""
+  ctx.report(
+    "card.no_usable_interface",
+    ctx.generation === "0.3" ? "" : "/supportedInterfaces",
+    skipped.length === 0 ? "the card declares no interface relay can use" : `relay can use none of the interfaces (${reasons.join("; ")}${more})`,
+    'Declare an interface relay speaks, e.g. {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}.'
+  )
+}
+
 /** Validates an agent card of either generation and reports every issue found. Never throws. */
 export const validateCard = (json: unknown): CardValidation => {
   if (!isObject(json)) return notAnObject(json)
   const generation = detectGeneration(json)
   const { context, issues } = makeCollector(generation)
   runRules(context, json)
+  checkClientCanUse(context, json, issues.some((issue) => issue.severity === "error"))
   const sorted = sortIssues(issues)
   const agentName = typeof json["name"] === "string" && json["name"] !== "" ? json["name"] : undefined
   const protocolVersion = declaredProtocolVersion(json, generation)

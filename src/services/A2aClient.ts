@@ -13,14 +13,12 @@ import { Sse } from "@effect/experimental"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform"
 import { createHash } from "node:crypto"
-import { Clock, Context, Duration, Effect, Layer, Option, ParseResult, Predicate, Ref, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Either, Layer, Option, ParseResult, Predicate, Ref, Stream } from "effect"
 import {
   type Binding,
-  bindingOf,
   type Dialect,
   dialectFor,
   type HttpVerb,
-  protocolVersionOf,
   type ProtocolVersion,
   type WireRequest
 } from "../domain/a2a/dialects.js"
@@ -40,6 +38,7 @@ import {
   UnsupportedOperation
 } from "../domain/clientErrors.js"
 import type { Credentials } from "../domain/session.js"
+import { interfaceUse } from "../domain/usableInterfaces.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
 export interface Target {
@@ -145,18 +144,13 @@ export const cardCandidates = (target: Target): ReadonlyArray<string> => {
 /** Interfaces we can speak, in the card's order of preference, filtered by the user's pins. */
 export const selectEndpoints = (card: V1.AgentCard, cardUrl: string, target: Target): ReadonlyArray<Endpoint> =>
   card.supportedInterfaces.flatMap((entry) => {
-    const binding = bindingOf(entry.protocolBinding)
-    const version = protocolVersionOf(entry.protocolVersion)
-    if (binding === undefined || version === undefined) return []
-    if (target.binding !== undefined && target.binding !== binding) return []
-    if (target.protocol !== undefined && target.protocol !== version) return []
-    let url: string
-    try {
-      url = new URL(entry.url, cardUrl).toString()
-    } catch {
-      return []
-    }
-    return [{ url, binding, version, tenant: entry.tenant || undefined }]
+    // The same predicate `relay card validate` uses, so a card it calls valid is one we can use.
+    const use = interfaceUse(entry, cardUrl)
+    if (Either.isLeft(use)) return []
+    const endpoint = use.right
+    if (target.binding !== undefined && target.binding !== endpoint.binding) return []
+    if (target.protocol !== undefined && target.protocol !== endpoint.version) return []
+    return [endpoint]
   })
 
 const isHttpSuccess = (status: number) => status >= 200 && status < 300

@@ -11,10 +11,16 @@
  * <credentials>` is sent when the config has authentication, `X-A2A-Notification-Token` when
  * it has a token.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClientRequest } from "@effect/platform"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Undici from "@effect/platform-node/Undici"
 import { Context, Duration, Effect, FiberMap, Layer, Schedule, Schema, Stream } from "effect"
+import type { LookupAddress, LookupOptions } from "node:dns"
+import { lookup as dnsLookup } from "node:dns/promises"
+import type { LookupFunction } from "node:net"
 import { TaskAsV03 } from "../domain/a2a/translate.js"
 import * as V1 from "../domain/a2a/v1.js"
+import { type AddressKind, hostKinds } from "../domain/ipAddresses.js"
 import { redactUrl } from "../domain/session.js"
 import type { PushGeneration, TaskUpdate } from "./TaskStore.js"
 
@@ -30,9 +36,9 @@ export interface PushTarget {
 
 /** Which webhook hosts may be posted to (a guard against server-side request forgery). */
 export interface WebhookPolicy {
-  /** 127.0.0.0/8, ::1 and localhost: needed for local development and tests. */
+  /** 127.0.0.0/8, ::1 and localhost, in any spelling: needed for local development and tests. */
   readonly allowLoopback: boolean
-  /** Private, link-local (cloud metadata) and unspecified addresses. */
+  /** Every other address that is not global unicast: private, link-local (cloud metadata), unique local, unspecified, … */
   readonly allowPrivate: boolean
 }
 
@@ -43,6 +49,8 @@ export interface PushSenderOptions extends Partial<WebhookPolicy> {
   readonly retries?: number | undefined
   /** First pause between retries, doubled each time. Default 250 ms. */
   readonly backoff?: Duration.DurationInput | undefined
+  /** How webhook host names are resolved when connecting (default: the system resolver). */
+  readonly resolveHost?: ResolveHost | undefined
 }
 
 export const DEFAULT_PUSH_TIMEOUT = Duration.seconds(10)
@@ -60,45 +68,29 @@ export class PushSender extends Context.Tag("relay/PushSender")<PushSender, {
 
 // ---------------------------------------------------------------------------
 // The SSRF guard
+//
+// Two checks, one rule. An IP literal is judged by the address it reaches (see ipAddresses) when a
+// config is accepted and again before each post. A host name is judged when it is connected to:
+// the connection's own DNS lookup goes through `guardedLookup`, which refuses the connection if
+// any address the name resolves to is not allowed. Checking at connect time, on the addresses the
+// socket then uses, leaves no window for a name that is re-pointed between check and use (DNS
+// rebinding). Redirects are never followed, so a public webhook cannot bounce a post inward.
 
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
-
-type HostKind = "loopback" | "private" | "public"
-
-const ipv4Kind = (address: string): HostKind | undefined => {
-  const match = IPV4.exec(address)
-  if (match === null) return undefined
-  const [a = 0, b = 0] = match.slice(1, 3).map(Number)
-  if (a === 127) return "loopback"
-  const isPrivate = a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-    (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127) || a >= 224
-  return isPrivate ? "private" : "public"
-}
-
-const ipv6Kind = (address: string): HostKind | undefined => {
-  if (!address.includes(":")) return undefined
-  const lower = address.toLowerCase()
-  if (lower === "::1") return "loopback"
-  // The URL parser writes IPv4-mapped addresses in hex: ::ffff:7f00:1 is 127.0.0.1.
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower)
-  if (mapped !== null) {
-    const high = parseInt(mapped[1] ?? "0", 16)
-    const low = parseInt(mapped[2] ?? "0", 16)
-    return ipv4Kind(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`)
+const refusalOf = (kind: AddressKind, policy: WebhookPolicy, host: string): string | undefined => {
+  if (kind === "loopback" && !policy.allowLoopback) return `loopback webhook ${host} is not allowed`
+  if (kind === "private" && !policy.allowPrivate) {
+    return `webhook host ${host} reaches a private, link-local or otherwise non-public address, which is not allowed`
   }
-  if (lower === "::" || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || lower.startsWith("ff")) return "private"
-  return "public"
+  return undefined
 }
 
-const hostKind = (hostname: string): HostKind => {
-  const host = hostname.replace(/^\[|\]$/g, "")
-  if (host === "localhost" || host.endsWith(".localhost")) return "loopback"
-  return ipv4Kind(host) ?? ipv6Kind(host) ?? "public"
-}
+/** Why posting to `host` (a literal or localhost; other names pass) is refused, named as `shown`. */
+const hostProblem = (host: string, policy: WebhookPolicy, shown: string) =>
+  (hostKinds(host) ?? []).map((kind) => refusalOf(kind, policy, shown)).find((problem) => problem !== undefined)
 
 /**
  * Why a webhook URL is refused under the policy, or undefined when it is fine. Only http(s) is
- * allowed; addresses are judged as written (host names are not resolved).
+ * allowed; IP literals are judged by the address they reach, host names when they are resolved.
  */
 export const webhookUrlProblem = (url: string, policy: WebhookPolicy): string | undefined => {
   let parsed: URL
@@ -110,10 +102,45 @@ export const webhookUrlProblem = (url: string, policy: WebhookPolicy): string | 
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     return `webhooks must use http or https, not ${parsed.protocol.replace(/:$/, "")}`
   }
-  const kind = hostKind(parsed.hostname)
-  if (kind === "loopback" && !policy.allowLoopback) return `loopback webhook ${parsed.hostname} is not allowed`
-  if (kind === "private" && !policy.allowPrivate) {
-    return `webhook host ${parsed.hostname} is a private, link-local or unspecified address, which is not allowed`
+  return hostProblem(parsed.hostname, policy, parsed.hostname)
+}
+
+/** Resolves a host name to every address it has (dns.lookup by default; tests substitute one). */
+export type ResolveHost = (hostname: string, options: LookupOptions) => Promise<ReadonlyArray<LookupAddress>>
+
+const systemResolve: ResolveHost = (hostname, options) => dnsLookup(hostname, { ...options, all: true })
+
+/** The code of the error a refused connection fails with, so the sender knows not to retry. */
+const ADDRESS_REFUSED = "ERR_RELAY_WEBHOOK_ADDRESS_REFUSED"
+
+const refusedAddress = (hostname: string, addresses: ReadonlyArray<LookupAddress>, policy: WebhookPolicy) =>
+  addresses
+    .map(({ address }) => {
+      const problem = hostProblem(address, policy, hostname)
+      return problem === undefined ? undefined : `${problem} (it resolves to ${address})`
+    })
+    .find((problem) => problem !== undefined)
+
+/** A `net.connect` lookup that refuses host names resolving to an address the policy does not allow. */
+export const guardedLookup = (policy: WebhookPolicy, resolve: ResolveHost = systemResolve): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, options).then(
+      (addresses) => {
+        const problem = refusedAddress(hostname, addresses, policy)
+        if (problem !== undefined) return callback(Object.assign(new Error(problem), { code: ADDRESS_REFUSED }), "", 0)
+        const [first] = addresses
+        if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0)
+        return options.all === true ? callback(null, [...addresses]) : callback(null, first.address, first.family)
+      },
+      (error: NodeJS.ErrnoException) => callback(error, "", 0)
+    )
+  }
+
+/** The refusal message when a connection failed because of the guard, found along the cause chain. */
+const refusalIn = (error: unknown): string | undefined => {
+  for (let cause = error, depth = 0; typeof cause === "object" && cause !== null && depth < 8; depth++) {
+    if ("code" in cause && cause.code === ADDRESS_REFUSED && "message" in cause) return String(cause.message)
+    cause = "cause" in cause ? cause.cause : undefined
   }
   return undefined
 }
@@ -144,14 +171,24 @@ class PostFailed {
 
 const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500
 
+/** An HTTP client of its own whose connections go through the guard; closed with the scope. */
+const guardedClient = (policy: WebhookPolicy, resolve: ResolveHost | undefined) =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => new Undici.Agent({ connect: { lookup: guardedLookup(policy, resolve) } })),
+      (agent) => Effect.promise(() => agent.destroy())
+    ),
+    NodeHttpClient.makeUndici
+  )
+
 export const make = (options: PushSenderOptions = {}) =>
   Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    const fibers = yield* FiberMap.make<string>()
     const policy: WebhookPolicy = {
       allowLoopback: options.allowLoopback ?? true,
       allowPrivate: options.allowPrivate ?? false
     }
+    const client = yield* guardedClient(policy, options.resolveHost)
+    const fibers = yield* FiberMap.make<string>()
     const timeout = Duration.decode(options.timeout ?? DEFAULT_PUSH_TIMEOUT)
     const retrySchedule = Schedule.exponential(options.backoff ?? DEFAULT_PUSH_BACKOFF).pipe(
       Schedule.intersect(Schedule.recurs(options.retries ?? DEFAULT_PUSH_RETRIES))
@@ -159,7 +196,10 @@ export const make = (options: PushSenderOptions = {}) =>
 
     const postOnce = (request: HttpClientRequest.HttpClientRequest) =>
       client.execute(request).pipe(
-        Effect.mapError((error) => new PostFailed(error.message, true)),
+        Effect.mapError((error) => {
+          const refusal = refusalIn(error)
+          return refusal === undefined ? new PostFailed(error.message, true) : new PostFailed(refusal, false)
+        }),
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
             ? Effect.void
@@ -171,6 +211,9 @@ export const make = (options: PushSenderOptions = {}) =>
 
     const deliver = (target: PushTarget, update: TaskUpdate) =>
       Effect.gen(function*() {
+        // The literal was checked when the config was accepted; checked again here, where it is used.
+        const problem = webhookUrlProblem(target.config.url, policy)
+        if (problem !== undefined) return yield* Effect.fail(new PostFailed(problem, false))
         const { json, contentType } = yield* bodyOf(target, update)
         const request = HttpClientRequest.post(target.config.url).pipe(
           HttpClientRequest.setHeaders(authHeaders(target.config)),
@@ -199,6 +242,6 @@ export const make = (options: PushSenderOptions = {}) =>
     })
   })
 
-/** The sender over the given HttpClient; its delivery fibers stop when the layer's scope closes. */
-export const layer = (options: PushSenderOptions = {}): Layer.Layer<PushSender, never, HttpClient.HttpClient> =>
+/** The sender with its guarded HTTP client; its delivery fibers stop when the layer's scope closes. */
+export const layer = (options: PushSenderOptions = {}): Layer.Layer<PushSender> =>
   Layer.scoped(PushSender, make(options))

@@ -257,3 +257,51 @@ describe("relay notifications list", () => {
     expect(await server.stop("SIGINT")).toBe(0)
   })
 })
+
+describe("control characters a sender puts in a notification cannot forge lines (issue 18.6)", () => {
+  const hostile = {
+    statusUpdate: {
+      taskId: "evil\nFAKE LINE",
+      contextId: "ctx\r\u001b[2Kwiped",
+      status: {
+        state: "TASK_STATE_WORKING\nFORGED STATE",
+        message: { messageId: "m-evil", role: "ROLE_AGENT", parts: [{ text: "hello\u001b[31m red \u009b2J\u2028next" }] }
+      }
+    }
+  }
+
+  /** No line starts with forged text, and no raw control character is left but the newlines between lines. */
+  const expectNoForgery = (output: string) => {
+    for (const line of output.split("\n")) expect(line).not.toMatch(/^\s*(FAKE LINE|FORGED STATE|forged state)/i)
+    expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/)
+    expect(output).toContain("task evil\\nFAKE LINE")
+    expect(output).toContain("working\\nforged state")
+    expect(output).toContain("context ctx\\r\\u001b[2Kwiped")
+    // The excerpt collapses whitespace (U+2028 included); what is left is escaped.
+    expect(output).toContain("hello\\u001b[31m red \\u009b2J next")
+  }
+
+  it("relay server push prints the notification in its three lines, control characters shown", async () => {
+    const ownHome = tempHome()
+    try {
+      const { server, pushUrl } = await startPushServer([], { RELAY_HOME: ownHome.stateDir })
+      expect((await post(pushUrl, hostile)).status).toBe(200)
+      await server.waitFor("stdout", /next"\n/)
+      expectNoForgery(server.stdout())
+      expect(server.stdout().trim().split("\n")).toHaveLength(3)
+      expect(await server.stop("SIGINT")).toBe(0)
+
+      const listed = await runRelay(["notifications", "list"], { stateDir: ownHome.stateDir })
+      expect(listed.code).toBe(0)
+      expectNoForgery(listed.stdout)
+      // The heading, a blank line, then the notification's three lines.
+      expect(listed.stdout.trim().split("\n")).toHaveLength(5)
+
+      // --json keeps the exact values, JSON-escaped.
+      const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout)
+      expect(record).toMatchObject({ task_id: "evil\nFAKE LINE", state: "working\nforged state" })
+    } finally {
+      ownHome.cleanup()
+    }
+  })
+})

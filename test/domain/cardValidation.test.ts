@@ -5,7 +5,10 @@ import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { agentCardHandler } from "@a2a-js/sdk/server/express"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect, Either } from "effect"
 import { CARD_ISSUE_CODES, CARD_ISSUE_SEVERITIES, validateCard } from "../../src/domain/cardValidation.js"
+import { cardFromWire } from "../../src/domain/a2a/translate.js"
+import { selectEndpoints } from "../../src/services/A2aClient.js"
 import type { CardIssue, CardValidation } from "../../src/domain/cardValidation.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -395,6 +398,8 @@ describe("validateCard: broken v1.0 cards", () => {
       ["error", "field.required", "/supportedInterfaces/2/protocolBinding"],
       ["warning", "migration.v03_field", "/supportedInterfaces/2/transport"],
       ["info", "interface.binding_custom", "/supportedInterfaces/3/protocolBinding"],
+      // relay reaches interfaces over http(s) only, whatever the binding (issue 17.5).
+      ["error", "interface.url_invalid", "/supportedInterfaces/3/url"],
       ["warning", "interface.binding_unknown", "/supportedInterfaces/4/protocolBinding"],
       ["warning", "interface.duplicate", "/supportedInterfaces/6"],
       ["error", "interface.url_invalid", "/supportedInterfaces/8/url"],
@@ -617,6 +622,99 @@ describe("validateCard: inputs that are not cards", () => {
     ])
     expect(result.issues[0]?.message).toContain("supportedInterfaces")
     expect(result.issues[0]?.message).toContain("url")
+  })
+})
+
+describe("validateCard agrees with the client's choice of interface (issue 17.5)", () => {
+  const CARD_URL = "https://agent.example.com/.well-known/agent-card.json"
+  /** What A2aClient would talk to: the card decoded as discovery does, then its interface selection. */
+  const clientEndpoints = (card: unknown) =>
+    Effect.runSync(Effect.either(cardFromWire(card))).pipe(
+      Either.match({ onLeft: () => [], onRight: ({ card }) => selectEndpoints(card, CARD_URL, { agentUrl: "https://agent.example.com" }) })
+    )
+  const withInterfaces = (...supportedInterfaces: ReadonlyArray<Card>): Card => ({ ...cleanV1Card(), supportedInterfaces })
+  const errorCodes = (result: CardValidation) => result.issues.filter((issue) => issue.severity === "error").map((issue) => issue.code)
+
+  it("an unknown protocol version on every interface is an error, and the client finds nothing to use", () => {
+    const card = withInterfaces({ url: "https://a.example.com/a2a", protocolBinding: "JSONRPC", protocolVersion: "9.9" })
+    const result = check(card)
+    expect(result.valid).toBe(false)
+    expect(keys(result)).toEqual([["error", "card.no_usable_interface", "/supportedInterfaces"]])
+    expect(result.issues[0]?.message).toContain('protocol version "9.9" is not one relay speaks (1.0, 0.3)')
+    expect(clientEndpoints(card)).toEqual([])
+  })
+
+  it("no binding relay speaks (gRPC, a custom binding) is an error", () => {
+    for (const card of [
+      withInterfaces({ url: "a.example.com:443", protocolBinding: "GRPC", protocolVersion: "1.0" }),
+      withInterfaces({ url: "https://a.example.com/ws", protocolBinding: "https://bindings.example.com/ws", protocolVersion: "1.0" }),
+      (({ additionalInterfaces: _dropped, ...card }) => ({ ...card, preferredTransport: "GRPC" }))(v03Card())
+    ]) {
+      const result = check(card)
+      expect(errorCodes(result)).toContain("card.no_usable_interface")
+      expect(result.issues.find((issue) => issue.code === "card.no_usable_interface")?.message).toContain("is not one relay speaks")
+      expect(clientEndpoints(card)).toEqual([])
+    }
+  })
+
+  it("a non-http(s) URL is an error whatever the binding, and unusable", () => {
+    for (const binding of ["JSONRPC", "HTTP+JSON", "SOMETHING", "urn:example:binding"]) {
+      const card = withInterfaces({ url: "ftp://a.example.com/x", protocolBinding: binding, protocolVersion: "1.0" })
+      const result = check(card)
+      expect(keys(result), binding).toContainEqual(["error", "interface.url_invalid", "/supportedInterfaces/0/url"])
+      expect(errorCodes(result), binding).toContain("card.no_usable_interface")
+      expect(clientEndpoints(card)).toEqual([])
+    }
+  })
+
+  it("one usable interface among unusable ones is enough, and it is the one the client picks", () => {
+    const card = withInterfaces(
+      { url: "https://a.example.com/a2a", protocolBinding: "JSONRPC", protocolVersion: "9.9" },
+      { url: "a.example.com:443", protocolBinding: "GRPC", protocolVersion: "1.0" },
+      { url: "https://a.example.com/rest", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
+    )
+    expect(check(card).valid).toBe(true)
+    expect(clientEndpoints(card)).toEqual([{ url: "https://a.example.com/rest", binding: "HTTP+JSON", version: "0.3", tenant: undefined }])
+  })
+
+  it("a card the client cannot decode is invalid even when no other rule objects", () => {
+    // `uri` is only a warning for the validator's own rules, but the client's decoder requires it.
+    const card = { ...cleanV1Card(), capabilities: { extensions: [{ description: "no uri" }] } }
+    const result = check(card)
+    expect(keys(result)).toContainEqual(["error", "card.unreadable", ""])
+    expect(result.issues.find((issue) => issue.code === "card.unreadable")?.message).toContain("/capabilities/extensions/0/uri")
+    expect(clientEndpoints(card)).toEqual([])
+  })
+
+  it("over many combinations, every card called valid is usable by the client and every card called unusable is not", () => {
+    const bindings = ["JSONRPC", "HTTP+JSON", "jsonrpc", "REST", "GRPC", "https://bindings.example.com/x", "CARRIER-PIGEON"]
+    const versions = ["1.0", "0.3", "1.0.2", "0.3.0", "9.9", "2.0", "1"]
+    const urls = ["https://a.example.com/a2a", "http://127.0.0.1:9/a2a", "ftp://a.example.com/x", "a.example.com:443", "wss://a.example.com/x"]
+    let validCount = 0
+    let unusableCount = 0
+    for (let seed = 0; seed < 400; seed++) {
+      const pick = <A>(list: ReadonlyArray<A>, salt: number): A => list[(seed * 7919 + salt * 104729) % list.length]!
+      const count = 1 + (seed % 3)
+      const card = withInterfaces(...Array.from({ length: count }, (_, index) => ({
+        url: pick(urls, index * 3 + 1),
+        protocolBinding: pick(bindings, index * 3 + 2),
+        protocolVersion: pick(versions, index * 3 + 3)
+      })))
+      const result = validateCard(card)
+      const usable = clientEndpoints(card).length > 0
+      if (result.valid) {
+        validCount++
+        expect(usable, JSON.stringify(card["supportedInterfaces"])).toBe(true)
+      }
+      if (errorCodes(result).includes("card.no_usable_interface")) {
+        unusableCount++
+        expect(usable, JSON.stringify(card["supportedInterfaces"])).toBe(false)
+      }
+      if (!usable) expect(result.valid).toBe(false)
+    }
+    // Both kinds were exercised.
+    expect(validCount).toBeGreaterThan(10)
+    expect(unusableCount).toBeGreaterThan(10)
   })
 })
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { getCard, validateCard } from "../../src/programs/cards.js"
+import { A2aClient } from "../../src/services/A2aClient.js"
 import { closedPortUrl, type CardServer, headerOf, ProgramLayer, startCardServer } from "../helpers/a2aPrograms.js"
 import {
   BROKEN_V03_ERRORS,
@@ -173,4 +174,34 @@ describe("validateCard", () => {
         code: "invalid_input"
       })
     }).pipe(Effect.provide(ProgramLayer)))
+})
+
+describe("validateCard and the client agree on a served card (issue 17.5)", () => {
+  const unusableCards = {
+    "only interface speaks 9.9": (base: string) => ({
+      ...validV1Card(),
+      supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: "JSONRPC", protocolVersion: "9.9" }]
+    }),
+    "ftp URL with an unknown binding": () => ({
+      ...validV1Card(),
+      supportedInterfaces: [{ url: "ftp://127.0.0.1/a2a", protocolBinding: "SOMETHING", protocolVersion: "1.0" }]
+    })
+  }
+
+  for (const [name, card] of Object.entries(unusableCards)) {
+    it.live(`${name}: the validator says invalid, and the client finds no interface to use`, () =>
+      Effect.acquireUseRelease(
+        Effect.promise(() => startCardServer(card)),
+        (server) =>
+          Effect.gen(function*() {
+            const result = yield* validateCard({ source: server.baseUrl })
+            expect(result.valid).toBe(false)
+            expect(result.issues.map((issue) => issue.code)).toContain("card.no_usable_interface")
+            const client = yield* A2aClient
+            const failure = yield* Effect.flip(client.endpoint({ agentUrl: server.baseUrl }))
+            expect(failure.message).toContain("no interface relay can use")
+          }),
+        (server) => Effect.promise(() => server.close())
+      ).pipe(Effect.provide(ProgramLayer)))
+  }
 })

@@ -3,7 +3,6 @@
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Duration, Effect, Layer, ManagedRuntime, Redacted, Stream } from "effect"
 import { lastUserText, splitWords } from "../../src/services/EchoModel.js"
 import { AgentSettings, type AgentSettingsValue } from "../../src/programs/agentTasks.js"
@@ -108,9 +107,7 @@ export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandl
     maxBodyBytes: options.maxBodyBytes
   }).pipe(
     Layer.provide(TaskStore.layer(options.store)),
-    Layer.provide(PushSender.layer({ timeout: "2 seconds", backoff: "20 millis", ...options.push }).pipe(
-      Layer.provide(NodeHttpClient.layerUndici)
-    )),
+    Layer.provide(PushSender.layer({ timeout: "2 seconds", backoff: "20 millis", ...options.push })),
     Layer.provide(modelAccess),
     Layer.provide(Layer.succeed(AgentSettings, { ...defaults, ...options.settings }))
   )

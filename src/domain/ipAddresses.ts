@@ -1,0 +1,91 @@
+/**
+ * Which kind of address a host reaches, for the guard against server-side request forgery.
+ *
+ * IP literals are parsed with ipaddr.js (every textual IPv4 form the WHATWG URL parser accepts:
+ * decimal, octal, hex, short and 32-bit forms) and IPv6 addresses that carry an IPv4 address are
+ * unwrapped to the IPv4 address the packets end up at before any range is judged: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d, RFC 6145),
+ * NAT64 (64:ff9b::/96, RFC 6052), 6to4 (2002::/16) and Teredo (2001::/32: its server and its
+ * de-obfuscated client address). Only global unicast counts as public.
+ */
+import ipaddr from "ipaddr.js"
+
+export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6
+
+/** `loopback`: this machine; `private`: anything not globally routable (private, link-local, metadata, …). */
+export type AddressKind = "loopback" | "private" | "public"
+
+const ipv4From = (high: number, low: number): ipaddr.IPv4 =>
+  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+
+const isZero = (parts: ReadonlyArray<number>) => parts.every((part) => part === 0)
+
+/** The IPv4 addresses an IPv6 address hands its packets to, or none when it carries no IPv4 address. */
+const embeddedIpv4 = (address: ipaddr.IPv6): ReadonlyArray<ipaddr.IPv4> => {
+  const p = address.parts
+  const last32 = () => ipv4From(p[6] ?? 0, p[7] ?? 0)
+  switch (address.range()) {
+    case "ipv4Mapped":
+    case "rfc6145":
+      return [last32()]
+    case "rfc6052":
+      // Only the well-known /96 prefix has a fixed layout; the local-use 64:ff9b:1::/48 stays private.
+      return isZero(p.slice(2, 6)) ? [last32()] : []
+    case "6to4":
+      return [ipv4From(p[1] ?? 0, p[2] ?? 0)]
+    case "teredo":
+      return [ipv4From(p[2] ?? 0, p[3] ?? 0), ipv4From(~(p[6] ?? 0) & 0xffff, ~(p[7] ?? 0) & 0xffff)]
+    case "unicast":
+      // IPv4-compatible ::a.b.c.d (deprecated, but still routed by some stacks).
+      return isZero(p.slice(0, 6)) ? [last32()] : []
+    default:
+      return []
+  }
+}
+
+/**
+ * The host as an http(s) URL names it: the WHATWG host parser is what clients connect with, so
+ * `0x7f.1` or `2852039166` are judged as the dotted address they become. IPv6 comes back bare.
+ */
+const canonicalHost = (host: string): string => {
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host
+  let hostname: string
+  try {
+    hostname = new URL(`http://${bracketed}/`).hostname
+  } catch {
+    hostname = host.toLowerCase()
+  }
+  return hostname.replace(/^\[(.*)\]$/, "$1")
+}
+
+/**
+ * The addresses an IP literal reaches (the embedded IPv4 address for IPv6 forms that carry one),
+ * or undefined when `literal` is not an IP address (a host name).
+ */
+export const reachedAddresses = (literal: string): ReadonlyArray<IpAddress> | undefined => {
+  const bare = canonicalHost(literal)
+  if (!ipaddr.isValid(bare)) return undefined
+  const address = ipaddr.parse(bare)
+  if (address.kind() === "ipv4") return [address]
+  const embedded = embeddedIpv4(address as ipaddr.IPv6)
+  return embedded.length === 0 ? [address] : embedded
+}
+
+/** Loopback, public (global unicast) or private (every other special-purpose range). */
+export const addressKind = (address: IpAddress): AddressKind => {
+  const range = address.range()
+  return range === "loopback" ? "loopback" : range === "unicast" ? "public" : "private"
+}
+
+const isLocalhostName = (name: string) => name === "localhost" || name.endsWith(".localhost")
+
+/**
+ * The kinds of address a host reaches without asking DNS: an IP literal by what it reaches,
+ * `localhost` and `*.localhost` (RFC 6761) as loopback; undefined for other host names, which only
+ * resolution can judge.
+ */
+export const hostKinds = (host: string): ReadonlyArray<AddressKind> | undefined => {
+  const name = canonicalHost(host).replace(/\.$/, "")
+  if (isLocalhostName(name)) return ["loopback"]
+  return reachedAddresses(name)?.map(addressKind)
+}

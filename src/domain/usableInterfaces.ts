@@ -1,0 +1,67 @@
+/**
+ * Which interfaces of an agent card relay can use. One predicate behind both the client's choice
+ * of interface (A2aClient.selectEndpoints) and `relay card validate`, so the validator never calls
+ * a card valid that the client then cannot use.
+ *
+ * An interface is usable when relay speaks its binding (JSONRPC or HTTP+JSON, aliases accepted),
+ * its protocol version (1.0 or 0.3 by Major.Minor) and its URL is http(s), absolute or relative to
+ * the card's own URL.
+ */
+import { Effect, Either, ParseResult } from "effect"
+import { type Binding, bindingOf, protocolVersionOf, type ProtocolVersion, SUPPORTED_BINDINGS, SUPPORTED_VERSIONS } from "./a2a/dialects.js"
+import { cardFromWire } from "./a2a/translate.js"
+import type * as V1 from "./a2a/v1.js"
+
+/** An interface relay can talk to. */
+export interface UsableInterface {
+  readonly url: string
+  readonly binding: Binding
+  readonly version: ProtocolVersion
+  readonly tenant?: string | undefined
+}
+
+const httpUrl = (text: string, base: string | undefined): URL | undefined => {
+  try {
+    const url = new URL(text, base)
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The interface as relay would use it, or why relay cannot (right: usable; left: the reason). */
+export const interfaceUse = (entry: V1.AgentInterface, cardUrl?: string): Either.Either<UsableInterface, string> => {
+  const binding = bindingOf(entry.protocolBinding)
+  if (binding === undefined) {
+    return Either.left(`binding ${JSON.stringify(entry.protocolBinding)} is not one relay speaks (${SUPPORTED_BINDINGS.join(", ")})`)
+  }
+  const version = protocolVersionOf(entry.protocolVersion)
+  if (version === undefined) {
+    return Either.left(`protocol version ${JSON.stringify(entry.protocolVersion)} is not one relay speaks (${SUPPORTED_VERSIONS.join(", ")})`)
+  }
+  const url = httpUrl(entry.url, cardUrl)
+  if (url === undefined) return Either.left(`URL ${JSON.stringify(entry.url)} is not an absolute http(s) URL`)
+  return Either.right({ url: url.toString(), binding, version, tenant: entry.tenant || undefined })
+}
+
+/** A card as the client reads it: the interfaces it can use and, for the others, why not. */
+export interface ClientReading {
+  readonly usable: ReadonlyArray<UsableInterface>
+  readonly skipped: ReadonlyArray<{ readonly entry: V1.AgentInterface; readonly reason: string }>
+}
+
+/** What the client makes of a card's JSON (right), or the first reason it cannot read it (left). */
+export const readAsClient = (json: unknown, cardUrl?: string): Either.Either<ClientReading, string> =>
+  Effect.runSync(Effect.either(cardFromWire(json))).pipe(
+    Either.mapLeft((error) => {
+      const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      return first === undefined ? "it does not decode" : `${first.path.length === 0 ? "" : `/${first.path.join("/")}: `}${first.message}`
+    }),
+    Either.map(({ card }) => {
+      const uses = card.supportedInterfaces.map((entry) => ({ entry, use: interfaceUse(entry, cardUrl) }))
+      return {
+        usable: uses.flatMap(({ use }) => Either.isRight(use) ? [use.right] : []),
+        skipped: uses.flatMap(({ entry, use }) => Either.isLeft(use) ? [{ entry, reason: use.left }] : [])
+      }
+    })
+  )

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest"
+import { hostKinds, reachedAddresses } from "../../src/domain/ipAddresses.js"
+import { METADATA_SPELLINGS } from "../helpers/addresses.js"
+
+const reached = (literal: string) => reachedAddresses(literal)?.map((address) => address.toString())
+
+
+describe("reachedAddresses", () => {
+  it("normalises every textual IPv4 form to the dotted address", () => {
+    for (const spelling of ["169.254.169.254", "0xa9.0xfe.0xa9.0xfe", "0251.0376.0251.0376", "2852039166", "169.254.43518", "169.16689662"]) {
+      expect(reached(spelling)).toEqual(["169.254.169.254"])
+    }
+    expect(reached("127.1")).toEqual(["127.0.0.1"])
+    expect(reached("0x7f000001")).toEqual(["127.0.0.1"])
+  })
+
+  it("unwraps IPv6 addresses that carry an IPv4 address to that address", () => {
+    for (const spelling of METADATA_SPELLINGS) expect(reached(spelling), spelling).toEqual(["169.254.169.254"])
+    expect(reached("::ffff:0:a9fe:a9fe")).toEqual(["169.254.169.254"])
+  })
+
+  it("reads a Teredo address as its server and its de-obfuscated client", () => {
+    // RFC 4380 §4: server 65.54.227.120, client 192.0.2.45 obfuscated as 3fff:fdd2.
+    expect(reached("2001:0:4136:e378:8000:63bf:3fff:fdd2")).toEqual(["65.54.227.120", "192.0.2.45"])
+  })
+
+  it("leaves other IPv6 addresses alone and answers undefined for host names", () => {
+    expect(reached("2606:4700:4700::1111")).toEqual(["2606:4700:4700::1111"])
+    expect(reached("[::1]")).toEqual(["::1"])
+    expect(reached("::")).toEqual(["::"])
+    expect(reached("64:ff9b:1::a9fe:a9fe")).toEqual(["64:ff9b:1::a9fe:a9fe"])
+    expect(reached("hooks.example.com")).toBeUndefined()
+    expect(reached("169.254.169.254.nip.io")).toBeUndefined()
+  })
+})
+
+describe("hostKinds", () => {
+  const kinds = (host: string) => hostKinds(host)
+
+  it("calls the metadata address private in every spelling", () => {
+    for (const spelling of METADATA_SPELLINGS) expect(kinds(spelling), spelling).toEqual(["private"])
+  })
+
+  it("knows loopback in every spelling", () => {
+    for (const host of ["127.0.0.1", "127.1", "2130706433", "0x7f.1", "[::1]", "::1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]",
+      "[::ffff:0:7f00:1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]", "localhost", "LOCALHOST.", "api.localhost"]) {
+      expect(kinds(host), host).toEqual(["loopback"])
+    }
+  })
+
+  it("calls private, link-local, unique local, shared, reserved and unspecified ranges private", () => {
+    for (const host of ["10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.0.1", "100.64.0.1", "0.0.0.0", "0", "224.0.0.1",
+      "255.255.255.255", "240.0.0.1", "198.18.0.1", "192.0.2.1", "[fe80::1]", "fe80::1%eth0", "[fc00::1]", "[fd12:3456::1]",
+      "[fec0::1]", "[ff02::1]", "[::]", "[64:ff9b:1::a00:1]", "[2001:db8::1]", "[::ffff:10.0.0.1]", "[64:ff9b::c0a8:1]",
+      "[2002:c0a8:101::]", "[2001:0:4136:e378:8000:63bf:f5ff:fffe]"]) {
+      expect(kinds(host), host).toEqual(expect.arrayContaining(["private"]))
+    }
+  })
+
+  it("calls global unicast public, whatever its spelling", () => {
+    for (const host of ["93.184.216.34", "1.1.1.1", "[2606:4700:4700::1111]", "[::ffff:1.1.1.1]", "[64:ff9b::101:101]",
+      "[2002:101:101::]", "172.32.0.1", "100.128.0.1"]) {
+      expect(kinds(host), host).toEqual(["public"])
+    }
+  })
+
+  it("leaves host names other than localhost to resolution", () => {
+    for (const host of ["hooks.example.com", "metadata.google.internal", "localhost.example.com"]) expect(kinds(host)).toBeUndefined()
+  })
+})
