@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { a2aErrorByCode } from "./a2a/errors.js"
+import { act, type Hint } from "./hints.js"
 
 /** Nothing answered at the agent's address (refused, DNS, reset). */
 export class AgentUnreachable extends Schema.TaggedError<AgentUnreachable>()("AgentUnreachable", {
@@ -42,8 +43,8 @@ export class InvalidCard extends Schema.TaggedError<InvalidCard>()("InvalidCard"
   override get message() {
     return `The agent card at ${this.url} cannot be used: ${this.reason}`
   }
-  get hint() {
-    return `Run "relay card validate ${this.url}" to see every problem with the card.`
+  get hint(): Hint {
+    return ["Run ", act("ValidateCard", { source: this.url }), " to see every problem with the card."]
   }
 }
 
@@ -53,27 +54,29 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
   a2aCode: Schema.Number,
   /** The ErrorInfo reason, e.g. TASK_NOT_FOUND, when the agent gave or implied one. */
   reason: Schema.optional(Schema.String),
-  detail: Schema.String
+  detail: Schema.String,
+  /** The agent, when the program that met the error knows it (hints name it). */
+  agentUrl: Schema.optional(Schema.String)
 }) {
   readonly code = "protocol_error"
   override get message() {
     const name = a2aErrorByCode(this.a2aCode)?.name
     return `The agent returned ${name ?? `error ${this.a2aCode}`}${this.reason && !name ? ` (${this.reason})` : ""}: ${this.detail}`
   }
-  get hint() {
+  get hint(): Hint {
     switch (this.reason ?? a2aErrorByCode(this.a2aCode)?.reason) {
       case "TASK_NOT_FOUND":
-        return "Check the task id; relay task list shows the agent's tasks."
+        return ["Check the task id; ", act("ListTasks", { agentUrl: this.agentUrl }), " lists the agent's tasks."]
       case "TASK_NOT_CANCELABLE":
-        return "The task already finished; relay task get shows its final state."
+        return ["The task already finished; ", act("GetTask", { agentUrl: this.agentUrl }), " shows its final state."]
       case "PUSH_NOTIFICATION_NOT_SUPPORTED":
-        return "This agent does not support push notifications; poll with relay task get instead."
+        return ["This agent does not support push notifications; follow the task with ", act("GetTask", { agentUrl: this.agentUrl }), " instead."]
       case "UNSUPPORTED_OPERATION":
         return "The agent does not offer this operation for this task (it may already be finished)."
       case "VERSION_NOT_SUPPORTED":
-        return "Try another protocol version with --protocol 1.0 or --protocol 0.3."
+        return ["The agent does not speak this A2A version; ", act("ValidateCard", { source: this.agentUrl ?? "<agent>" }), " shows the versions its card declares."]
       default:
-        return "See the agent's documentation, or run with --verbose for the raw exchange."
+        return ["See the agent's documentation; ", act("ShowDetails"), " shows the raw exchange."]
     }
   }
 }
@@ -88,24 +91,41 @@ export class HttpError extends Schema.TaggedError<HttpError>()("HttpError", {
   override get message() {
     return `HTTP ${this.status} from ${this.url}${this.body ? `: ${this.body}` : ""}`
   }
-  get hint() {
-    return "Check the agent URL and binding (--binding jsonrpc|rest), or run with --verbose."
+  get hint(): Hint {
+    return ["Check the agent URL; ", act("ShowDetails"), " shows the raw exchange."]
   }
 }
+
+/** Which limit ran out: one HTTP request, a stream's silence, or the whole wait of a call. */
+export const TimeoutLimit = Schema.Literal("request", "stream-idle", "wait")
 
 /** The agent did not answer in time. */
 export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
   url: Schema.String,
-  after: Schema.String
+  after: Schema.String,
+  limit: Schema.optionalWith(TimeoutLimit, { default: () => "request" })
 }) {
   readonly code = "timeout"
   override get message() {
     return `The agent at ${this.url} did not answer within ${this.after}`
   }
-  get hint() {
-    return "Raise the limit with --timeout, or check that the agent is not stuck."
+  get hint(): Hint {
+    switch (this.limit) {
+      case "stream-idle":
+        return ["The stream was silent that long; allow longer silences with ", act("RaiseStreamIdleTimeout"), "."]
+      case "wait":
+        return ["Check that the agent is running and answers, or wait longer with ", act("RaiseWait"), "."]
+      case "request":
+        return ["Check that the agent is not stuck, or allow slower answers with ", act("RaiseRequestTimeout"), "."]
+    }
   }
 }
+
+/**
+ * Which credentials went with the refused request: none, the ones given for this call, the saved
+ * ones, or none because the saved ones belong to another origin than the one that refused.
+ */
+export const CredentialsSent = Schema.Literal("none", "given", "saved", "withheld")
 
 /** The agent wants credentials (HTTP 401/403). */
 export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequired", {
@@ -113,16 +133,30 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
   agentUrl: Schema.String,
   status: Schema.Number,
   challenge: Schema.optional(Schema.String),
-  hadCredentials: Schema.Boolean
+  credentials: CredentialsSent
 }) {
   readonly code = "auth_required"
   override get message() {
-    return this.hadCredentials
-      ? `The agent at ${this.url} rejected the credentials (HTTP ${this.status})`
+    return this.credentials === "given" || this.credentials === "saved"
+      ? `The agent at ${this.url} rejected the ${this.credentials === "given" ? "credentials given" : "saved credentials"} (HTTP ${this.status})`
       : `The agent at ${this.url} requires authentication (HTTP ${this.status}${this.challenge ? `, ${this.challenge}` : ""})`
   }
-  get hint() {
-    return `Save credentials with: relay auth set --url ${this.agentUrl} --bearer-token <TOKEN> (or --api-key <KEY>)`
+  get hint(): Hint {
+    switch (this.credentials) {
+      case "withheld":
+        return [
+          `The card routes requests to ${this.url}, another origin than ${this.agentUrl}, and saved credentials are only sent ` +
+          "to the origin you addressed; if you trust it, allow them with ",
+          act("AllowCrossOriginCredentials"),
+          "."
+        ]
+      case "given":
+        return "Check the bearer token or API key given with this call: the agent refused it."
+      case "saved":
+        return ["The saved credentials were refused; save new ones with ", act("SaveCredentials", { agentUrl: this.agentUrl }), "."]
+      case "none":
+        return ["Save credentials with ", act("SaveCredentials", { agentUrl: this.agentUrl }), ", or give them with ", act("GiveCredentials"), "."]
+    }
   }
 }
 
@@ -135,22 +169,41 @@ export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("Inva
   override get message() {
     return `The agent at ${this.url} sent an invalid response: ${this.reason}`
   }
-  get hint() {
-    return "The agent may speak another A2A version; try --protocol 0.3 or --protocol 1.0."
+  get hint(): Hint {
+    return ["The agent may speak another A2A version than its card says; ", act("ValidateCard", { source: this.url }), " checks the card, and ", act("ShowDetails"), " shows the raw exchange."]
   }
 }
 
 /** The operation is not available with this agent (capability off, or not in its protocol version). */
 export class UnsupportedOperation extends Schema.TaggedError<UnsupportedOperation>()("UnsupportedOperation", {
   operation: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  agentUrl: Schema.optional(Schema.String)
 }) {
   readonly code = "unsupported_operation"
   override get message() {
     return `${this.operation} is not available: ${this.reason}`
   }
-  get hint() {
-    return "relay card get --url <agent> shows what the agent supports."
+  get hint(): Hint {
+    return this.agentUrl === undefined ? "The agent's card lists what it supports." : [act("GetCard", { agentUrl: this.agentUrl }), " shows what the agent supports."]
+  }
+}
+
+/** The card offers no interface relay can use (with the binding or version pinned, if any). */
+export class NoUsableInterface extends Schema.TaggedError<NoUsableInterface>()("NoUsableInterface", {
+  url: Schema.String,
+  offered: Schema.Array(Schema.String),
+  pinned: Schema.Boolean
+}) {
+  readonly code = "no_usable_interface"
+  override get message() {
+    return `The agent card at ${this.url} offers no interface relay can use${this.pinned ? " with the pinned binding/version" : ""} ` +
+      `(the card offers ${this.offered.join(", ") || "none"}; relay speaks JSONRPC and HTTP+JSON at 1.0 and 0.3)`
+  }
+  get hint(): Hint {
+    return this.pinned
+      ? ["Pin what the card offers: ", act("PinInterface", { offered: this.offered }), ", or drop the pin."]
+      : ["The agent speaks no protocol relay knows; ", act("ValidateCard", { source: this.url }), " lists every problem with the card."]
   }
 }
 
@@ -158,6 +211,7 @@ export type A2aClientError =
   | AgentUnreachable
   | CardNotFound
   | InvalidCard
+  | NoUsableInterface
   | ProtocolError
   | HttpError
   | RequestTimeout

@@ -47,6 +47,7 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     agentUrl,
     cardUrl: access.cardUrl,
     credentials: Option.getOrUndefined(credentials),
+    credentialsGiven: Option.isSome(explicit),
     protocol: access.protocol,
     binding: access.binding,
     allowCrossOriginCredentials: access.allowCrossOriginCredentials,

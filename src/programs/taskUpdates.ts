@@ -230,5 +230,5 @@ export const withinWait = <A, E, R>(
     if (Option.isSome(done)) return { finished: true, value: done.value } as const
     const last = yield* Ref.get(latest)
     if (Option.isSome(last)) return { finished: false, task: last.value } as const
-    return yield* new RequestTimeout({ url, after: Duration.format(Duration.decode(maxWait)) })
+    return yield* new RequestTimeout({ url, after: Duration.format(Duration.decode(maxWait)), limit: "wait" })
   })

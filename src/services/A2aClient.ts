@@ -35,6 +35,7 @@ import {
   InvalidResponse,
   ProtocolError,
   RequestTimeout,
+  NoUsableInterface,
   UnsupportedOperation
 } from "../domain/clientErrors.js"
 import type { Credentials } from "../domain/session.js"
@@ -47,6 +48,8 @@ export interface Target {
   /** An explicit card URL, skipping well-known discovery. */
   readonly cardUrl?: string | undefined
   readonly credentials?: Credentials | undefined
+  /** The credentials were given for this call (not the saved ones). */
+  readonly credentialsGiven?: boolean | undefined
   readonly protocol?: ProtocolVersion | undefined
   readonly binding?: Binding | undefined
   /** Send credentials even to interface URLs on another origin than the one addressed. */
@@ -339,12 +342,18 @@ export const make = Effect.gen(function*() {
       Effect.flatMap(send(request), (response) => Effect.map(readText(request.url, response), (text) => ({ response, text })))
     )
 
+  const credentialsSent = (target: Target, url: string) =>
+    target.credentials === undefined ? "none" as const
+    : isCrossOrigin(target, url) ? "withheld" as const
+    : target.credentialsGiven === true ? "given" as const
+    : "saved" as const
+
   const authRequired = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
     new AuthRequired({
       url,
       agentUrl: target.agentUrl,
       status: response.status,
-      hadCredentials: credentialsFor(target, url) !== undefined,
+      credentials: credentialsSent(target, url),
       ...(response.headers["www-authenticate"] ? { challenge: response.headers["www-authenticate"] } : {})
     })
 
@@ -477,11 +486,10 @@ export const make = Effect.gen(function*() {
       }
       const endpoints = selectEndpoints(discovered.value.card, discovered.value.cardUrl, target)
       if (endpoints.length === 0) {
-        const offered = discovered.value.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)
-        return yield* new InvalidCard({
+        return yield* new NoUsableInterface({
           url: discovered.value.cardUrl,
-          reason: `no interface relay can use${target.binding || target.protocol ? " with the pinned binding/version" : ""}` +
-            ` (the card offers ${offered.join(", ") || "none"}; relay speaks JSONRPC and HTTP+JSON at 1.0 and 0.3)`
+          offered: discovered.value.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
+          pinned: target.binding !== undefined || target.protocol !== undefined
         })
       }
       const remembered = (yield* Ref.get(workingEndpoints)).get(target.agentUrl)
@@ -658,7 +666,7 @@ export const make = Effect.gen(function*() {
     if (idle === undefined) return events
     return Stream.timeoutFail(
       events,
-      () => new RequestTimeout({ url, after: `${Duration.format(Duration.decode(idle))} without an event` }),
+      () => new RequestTimeout({ url, after: `${Duration.format(Duration.decode(idle))} without an event`, limit: "stream-idle" }),
       idle
     )
   }
@@ -679,7 +687,8 @@ export const make = Effect.gen(function*() {
 
   const requireCapability = (target: Target, operation: string, has: (card: V1.AgentCard) => boolean, reason: string) =>
     discover(target).pipe(
-      Effect.flatMap((card) => has(card.card) ? Effect.void : Effect.fail(new UnsupportedOperation({ operation, reason }))),
+      Effect.flatMap((card) =>
+        has(card.card) ? Effect.void : Effect.fail(new UnsupportedOperation({ operation, reason, agentUrl: target.agentUrl }))),
       // A card-less agent (pinned binding and version) is taken at its word.
       Effect.catchTag("CardNotFound", (error) => target.binding && target.protocol ? Effect.void : Effect.fail(error))
     )
@@ -694,7 +703,20 @@ export const make = Effect.gen(function*() {
         return Effect.fail(new UnsupportedOperation({ operation: name, reason: `A2A ${endpoint.version} has no ${name} over ${endpoint.binding}` }))
       }
       return build(input).pipe(Effect.orDie, Effect.flatMap((wire) => unary(target, endpoint, wire)))
-    }).pipe(Effect.withSpan(`A2aClient.${name}`))
+    }).pipe(Effect.mapError(naming(target)), Effect.withSpan(`A2aClient.${name}`))
+
+  /** Errors of an operation name the agent it addressed, so their hints can. */
+  const naming = (target: Target) => <E>(error: E): E =>
+    error instanceof ProtocolError && error.agentUrl === undefined
+      ? new ProtocolError({
+        a2aCode: error.a2aCode,
+        detail: error.detail,
+        ...(error.reason === undefined ? {} : { reason: error.reason }),
+        agentUrl: target.agentUrl
+      }) as E
+      : error instanceof UnsupportedOperation && error.agentUrl === undefined
+      ? new UnsupportedOperation({ operation: error.operation, reason: error.reason, agentUrl: target.agentUrl }) as E
+      : error
 
   const streamCall = <I>(target: Target, op: (dialect: Dialect) => (input: I) => Effect.Effect<WireRequest<V1.StreamResponse>, ParseResult.ParseError>, input: I, name: string) =>
     Stream.unwrap(

@@ -185,7 +185,7 @@ describe("credentials", () => {
       const card = yield* a2a.discover({ agentUrl: secured.baseUrl })
       expect(card.card.securitySchemes?.["bearer"]).toMatchObject({ httpAuthSecurityScheme: { scheme: "Bearer" } })
       const error = yield* Effect.flip(a2a.send({ agentUrl: secured.baseUrl }, sendRequest("hi")))
-      expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401, hadCredentials: false })
+      expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401, credentials: "none" })
       expect(error).toMatchObject({ challenge: 'Bearer realm="a2a-test-peer"' })
       expect(hintOf(error)).toContain(`relay auth set --url ${secured.baseUrl}`)
     })))
@@ -195,8 +195,8 @@ describe("credentials", () => {
       const a2a = yield* A2aClient
       const target: Target = { agentUrl: secured.baseUrl, credentials: { kind: "bearer", token: "wrong" } }
       const error = yield* Effect.flip(a2a.send(target, sendRequest("hi")))
-      expect(error).toMatchObject({ _tag: "AuthRequired", hadCredentials: true })
-      expect(error.message).toContain("rejected the credentials")
+      expect(error).toMatchObject({ _tag: "AuthRequired", credentials: "saved" })
+      expect(error.message).toContain("rejected the saved credentials")
     })))
 
   it.live("the right token works over both bindings and goes on every request to the agent's origin", () =>

@@ -355,7 +355,7 @@ describe("version fallback", () => {
       const a2a = yield* A2aClient
       const server = yield* stub({ "GET /.well-known/agent-card.json": reply(v1Card([{ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "1.0" }])) })
       const error = yield* Effect.flip(a2a.send({ agentUrl: server.baseUrl, protocol: "0.3" }, sendRequest("x")))
-      expect(error).toMatchObject({ _tag: "InvalidCard" })
+      expect(error).toMatchObject({ _tag: "NoUsableInterface", pinned: true })
       expect(error.message).toContain("pinned")
     })))
 })

@@ -1,6 +1,8 @@
 // Shared plumbing for the A2aClient suites: the client over undici, small request builders,
 // a scriptable node:http stub for answers no SDK peer gives, and waits with deadlines.
 import http from "node:http"
+import { terminalHint } from "../../src/cli/hints.js"
+import type { Hint } from "../../src/domain/hints.js"
 import { randomUUID } from "node:crypto"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Chunk, Duration, Effect, Layer, Logger, Schedule, Stream } from "effect"
@@ -253,9 +255,9 @@ export const stubPool = () => {
   }
 }
 
-/** The `hint` every typed client error carries ("" when there is none). */
+/** The `hint` every typed client error carries, as the terminal words it ("" when there is none). */
 export const hintOf = (error: unknown): string =>
-  typeof error === "object" && error !== null && "hint" in error ? String(error.hint) : ""
+  typeof error === "object" && error !== null && "hint" in error ? terminalHint(error.hint as Hint) : ""
 
 /** A base URL where nothing listens: a port that was just bound and released. */
 export const closedPortUrl = async (): Promise<string> => {
