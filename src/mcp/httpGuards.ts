@@ -89,7 +89,7 @@ export const messageGate = (log: (line: string) => void): RequestHandler => (req
   const refusal = refusalOf(req.body)
   if (refusal === undefined) return next()
   log(`Refused an MCP message over HTTP: ${refusal.reason}`)
-  res.status(400).json(refusal.answer ?? errorAnswer(INVALID_REQUEST, refusal.reason))
+  res.status(400).json(refusal.answer)
 }
 
 // ---------------------------------------------------------------------------

@@ -26,8 +26,9 @@ export const errorAnswer = (code: number, message: string, id: RequestId | null 
 })
 
 /**
- * A message that passed the gate, or why it did not: `answer` is what the sender gets (none for a
- * notification, which JSON-RPC never answers) and `reason` is the log line.
+ * A message that passed the gate, or why it did not: `answer` is what the sender gets, unless the
+ * refusal is `silent` (a notification or a response, which JSON-RPC never answers; over HTTP the
+ * request gets it all the same), and `reason` is the log line.
  */
 export type Admission =
   | { readonly _tag: "Accepted"; readonly message: JSONRPCMessage }
@@ -35,7 +36,8 @@ export type Admission =
 
 export interface Refused {
   readonly _tag: "Refused"
-  readonly answer: ErrorAnswer | undefined
+  readonly answer: ErrorAnswer
+  readonly silent: boolean
   readonly reason: string
 }
 
@@ -46,7 +48,7 @@ const isRequestId = (value: unknown): value is RequestId =>
 const idOf = (json: unknown): RequestId | null =>
   Predicate.isRecord(json) && isRequestId(json["id"]) ? json["id"] : null
 
-const refused = (answer: ErrorAnswer | undefined, reason: string): Refused => ({ _tag: "Refused", answer, reason })
+const refused = (answer: ErrorAnswer, silent = false): Refused => ({ _tag: "Refused", answer, silent, reason: answer.error.message })
 
 /** One parsed JSON value: too deep first (checking the shape of a deep value could recurse), then the envelope. */
 export const admitJson = (json: unknown): Admission => {
@@ -54,13 +56,11 @@ export const admitJson = (json: unknown): Admission => {
   if (exceedsJsonDepth(json)) {
     // Only a request is answered: notifications and responses never are (JSON-RPC 2.0 §4.1, §5).
     const isRequest = Predicate.isRecord(json) && typeof json["method"] === "string" && id !== null
-    const reason = `Invalid params: the message nests deeper than ${MAX_JSON_DEPTH} levels`
-    return refused(isRequest ? errorAnswer(INVALID_PARAMS, reason, id) : undefined, reason)
+    return refused(errorAnswer(INVALID_PARAMS, `Invalid params: the message nests deeper than ${MAX_JSON_DEPTH} levels`, id), !isRequest)
   }
   const parsed = JSONRPCMessageSchema.safeParse(json)
   if (!parsed.success) {
-    const reason = "Invalid Request: not a JSON-RPC 2.0 message"
-    return refused(errorAnswer(INVALID_REQUEST, reason, id), reason)
+    return refused(errorAnswer(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", id))
   }
   return { _tag: "Accepted", message: parsed.data }
 }
@@ -72,8 +72,7 @@ export const admitText = (text: string): Admission => {
     json = JSON.parse(text)
   } catch {
     // Nothing of the text is echoed: it may be anything the client had in its buffer.
-    const reason = "Parse error: the message is not JSON"
-    return refused(errorAnswer(PARSE_ERROR, reason), reason)
+    return refused(errorAnswer(PARSE_ERROR, "Parse error: the message is not JSON"))
   }
   return admitJson(json)
 }
@@ -81,8 +80,7 @@ export const admitText = (text: string): Admission => {
 /** A message over the size limit (of `bytes`, when known), answered to the id found in what was seen of it. */
 export const oversized = (maxBytes: number, bytes: number | undefined, id: RequestId | null): Refused => {
   const size = bytes === undefined ? "" : `${bytes} bytes, `
-  const reason = `Invalid Request: the message is ${size}over the ${maxBytes}-byte limit`
-  return refused(errorAnswer(INVALID_REQUEST, reason, id), reason)
+  return refused(errorAnswer(INVALID_REQUEST, `Invalid Request: the message is ${size}over the ${maxBytes}-byte limit`, id))
 }
 
 /**

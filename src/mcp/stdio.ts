@@ -10,7 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { Readable, Writable } from "node:stream"
 import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
-import { type Admission, admitText, type ErrorAnswer, idAtEdges, oversized } from "./messageGate.js"
+import { type Admission, admitText, idAtEdges, oversized, type Refused } from "./messageGate.js"
 
 const NEWLINE = 0x0a
 /** How much of an oversized line's start and end is kept to find its id. */
@@ -123,7 +123,7 @@ export class BoundedStdioTransport implements Transport {
     for (const framed of this.framer.push(chunk)) {
       const admission = admitFramed(framed, this.maxBytes)
       if (admission._tag === "Accepted") this.onmessage?.(admission.message)
-      else this.refuse(admission.reason, admission.answer)
+      else this.refuse(admission)
     }
   }
 
@@ -134,9 +134,9 @@ export class BoundedStdioTransport implements Transport {
     void this.close()
   }
 
-  private refuse(reason: string, answer: ErrorAnswer | undefined) {
-    this.options.log(`Refused an MCP message on stdin: ${reason}`)
-    if (answer !== undefined) this.write(`${JSON.stringify(answer)}\n`).catch(() => undefined)
+  private refuse(refusal: Refused) {
+    this.options.log(`Refused an MCP message on stdin: ${refusal.reason}`)
+    if (!refusal.silent) this.write(`${JSON.stringify(refusal.answer)}\n`).catch(() => undefined)
   }
 
   start(): Promise<void> {

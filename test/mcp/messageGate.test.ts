@@ -75,8 +75,8 @@ describe("the message gate", () => {
     const admission = admitText(message.text)
     expect(admission._tag).toBe("Refused")
     if (admission._tag !== "Refused") return
-    expect(admission.answer === undefined).toBe(!message.answeredOnStdio)
-    if (admission.answer !== undefined) expect(admission.answer).toEqual({ jsonrpc: "2.0", id: message.id, error: { code: message.code, message: admission.reason } })
+    expect(admission.silent).toBe(!message.answeredOnStdio)
+    expect(admission.answer).toEqual({ jsonrpc: "2.0", id: message.id, error: { code: message.code, message: admission.reason } })
   })
 
   it("never echoes what it could not parse", () => {
