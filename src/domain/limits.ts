@@ -26,6 +26,14 @@ export const MAX_CARD_FILE_BYTES = 10 * 1024 * 1024
 export const MAX_JSON_DEPTH = 64
 
 /**
+ * Deepest nesting of JSON written by agents (answers, events, cards) that the client reads. An
+ * answer wraps what a door accepted (MAX_JSON_DEPTH) in its own envelope (result, task, history,
+ * message), so it gets headroom; still far below the few thousand levels where JSON.stringify
+ * overflows the stack.
+ */
+export const MAX_AGENT_JSON_DEPTH = 2 * MAX_JSON_DEPTH
+
+/**
  * Whether a parsed JSON value nests deeper than `maxDepth` (the root object or array is level 1).
  * Iterative, so a hostile value cannot exhaust the stack while being checked.
  */
