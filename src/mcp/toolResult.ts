@@ -29,6 +29,8 @@ const CLI_TO_TOOLS: ReadonlyArray<readonly [RegExp, string]> = [
     "Retry later; for a long task call wait_for_task with its task id (get_session_info shows the last one)."],
   [/Check the agent URL and binding \(--binding jsonrpc\|rest\), or run with --verbose\./g,
     "Check the agent URL; validate_agent_card shows the interfaces its card declares."],
+  [/If you trust this agent, raise the limit with --max-response-bytes\./g,
+    "The answer is larger than the MCP server reads; a relay terminal command with a higher max-response-bytes option can read it."],
   [/run with --verbose for the raw exchange/g, "see the relay MCP server log (stderr)"],
   [/Run again with --verbose for details\./g, "The relay MCP server log (stderr) has details."],
   [/"?relay auth set"?/g, "set_agent_credentials"],
