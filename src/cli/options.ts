@@ -51,9 +51,9 @@ const streamIdle = Options.integer("stream-idle-timeout").pipe(
 
 const positiveBytes = (name: string) => `--${name} must be a positive number of bytes`
 
-/** `--max-response-bytes`: the client reads no card or JSON answer larger than this. */
+/** `--max-response-bytes`: the client reads no card, JSON answer or stream event larger than this. */
 export const maxResponseBytes = Options.integer("max-response-bytes").pipe(
-  Options.withDescription(`Largest card or JSON answer read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`),
+  Options.withDescription(`Largest card, JSON answer or stream event read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`),
   Options.withDefault(MAX_RESPONSE_BYTES),
   // A lambda: `within` is defined further down.
   Options.filterMap((value) => within(1, Number.MAX_SAFE_INTEGER)(value), positiveBytes("max-response-bytes"))

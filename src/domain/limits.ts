@@ -13,7 +13,7 @@ export const MAX_PUSH_BODY_BYTES = 1024 * 1024
 /** Largest MCP message, on every transport (stdio and HTTP alike). */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024
 
-/** Largest non-streaming answer (card, JSON-RPC or REST body) the client reads from an agent. */
+/** Largest answer the client reads from an agent: a card, a JSON-RPC or REST body, one stream event. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 /** Largest card file `card validate --file` reads. */

@@ -23,7 +23,7 @@ export interface AgentAccess {
   readonly allowCrossOriginCredentials?: boolean | undefined
   readonly timeoutSeconds?: number | undefined
   readonly streamIdleSeconds?: number | undefined
-  /** Largest non-streaming answer read from the agent (default MAX_RESPONSE_BYTES). */
+  /** Largest answer (card, JSON body, one stream event) read from the agent (default MAX_RESPONSE_BYTES). */
   readonly maxResponseBytes?: number | undefined
 }
 

@@ -58,7 +58,7 @@ export interface Target {
   readonly timeout?: Duration.DurationInput | undefined
   /** End a stream that is silent this long (default: never). */
   readonly streamIdleTimeout?: Duration.DurationInput | undefined
-  /** Largest non-streaming answer read (default MAX_RESPONSE_BYTES); reading stops past it. */
+  /** Largest answer (card, JSON body, one stream event) read (default MAX_RESPONSE_BYTES); reading stops past it. */
   readonly maxResponseBytes?: number | undefined
 }
 
@@ -266,12 +266,12 @@ const hasFinalFlag = (payload: unknown) =>
 /**
  * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines).
  * `retry:` is ignored: Sse.makeParser would pause the stream for that long, and an A2A client
- * reconnects only through SubscribeToTask. An event that grows past `maxEventSize` characters
- * before it ends fails the stream, so an endless event cannot fill memory.
+ * reconnects only through SubscribeToTask. An event that grows past `maxEventBytes` before it
+ * ends fails the stream, so an endless event cannot fill memory.
  */
 const sseEvents = <E>(
   url: string,
-  maxEventSize: number,
+  maxEventBytes: number,
   text: Stream.Stream<string, E>
 ): Stream.Stream<Sse.Event, E | InvalidResponse | ResponseTooLarge> =>
   Stream.suspend(() => {
@@ -283,8 +283,8 @@ const sseEvents = <E>(
     return Stream.mapConcatEffect(text, (chunk): Effect.Effect<ReadonlyArray<Sse.Event>, InvalidResponse | ResponseTooLarge> => {
       const error = parser.feed(chunk)
       if (error !== undefined) return Effect.fail(new InvalidResponse({ url, reason: `the event stream is unreadable: ${error.message}` }))
-      sinceLastEvent = parsed.length > 0 ? 0 : sinceLastEvent + chunk.length
-      if (sinceLastEvent > maxEventSize) return Effect.fail(new ResponseTooLarge({ url, limit: maxEventSize }))
+      sinceLastEvent = parsed.length > 0 ? 0 : sinceLastEvent + Buffer.byteLength(chunk)
+      if (sinceLastEvent > maxEventBytes) return Effect.fail(new ResponseTooLarge({ url, limit: maxEventBytes }))
       return Effect.succeed(parsed.splice(0))
     })
   })
