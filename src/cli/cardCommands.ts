@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { getCard, validateCard } from "../programs/cards.js"
-import { agentOptions, outputOptions, toAccess } from "./options.js"
+import { agentOptions, maxResponseBytes, outputOptions, toAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -24,8 +24,8 @@ const file = Options.boolean("file").pipe(Options.withDescription("Treat SOURCE 
 
 const severityMark = { error: "✗", warning: "!", info: "i" } as const
 
-const validate = Command.make("validate", { ...outputOptions, source, file }, (values) =>
-  render(values, validateCard({ source: values.source, fromFile: values.file }), (result, style) => {
+const validate = Command.make("validate", { ...outputOptions, source, file, maxResponseBytes }, (values) =>
+  render(values, validateCard({ source: values.source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes }), (result, style) => {
     const heading = result.valid ? style.green("Valid agent card") : style.red("Invalid agent card")
     const summary = fields(style, [
       ["Agent", result.agent_name],

@@ -20,6 +20,7 @@ export const TERMINAL_WORDS: Vocabulary = {
   RaiseRequestTimeout: () => "--timeout <seconds>",
   RaiseStreamIdleTimeout: () => "--stream-idle-timeout <seconds>",
   RaiseWait: () => "--wait <seconds>",
+  RaiseResponseLimit: () => "--max-response-bytes <bytes>",
   ShowDetails: () => "--verbose"
 }
 

@@ -1,8 +1,9 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
 import { Console } from "node:console"
-import { Config, Duration, Effect, Logger, LogLevel, Runtime } from "effect"
+import { Config, Duration, Effect, Logger, LogLevel, Option, Runtime } from "effect"
 import { isLoopbackHost } from "../domain/hosts.js"
+import { parseOrigin } from "../mcp/httpGuards.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
@@ -28,7 +29,21 @@ const waitSeconds = Options.integer("wait-seconds").pipe(
   Options.filterMap(within(1, 3600), "--wait-seconds (or RELAY_MCP_WAIT_SECONDS) must be between 1 and 3600")
 )
 
-export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds }, (options) =>
+/** Every value an origin, else a usage error. */
+const origins = (values: ReadonlyArray<string>) => {
+  const parsed = values.map(parseOrigin)
+  return parsed.every((origin) => origin !== undefined) ? Option.some(parsed as ReadonlyArray<string>) : Option.none()
+}
+const allowOrigin = Options.text("allow-origin").pipe(
+  Options.withDescription(
+    "Let browser pages from this origin, e.g. http://localhost:6274, use the HTTP transports (repeatable). " +
+      "Without it only the origin relay itself serves is allowed; requests without an Origin header always are"
+  ),
+  Options.repeated,
+  Options.filterMap(origins, "--allow-origin takes an origin: http(s)://host[:port], with no path")
+)
+
+export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin }, (options) =>
   Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
@@ -41,7 +56,7 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     const kind = options.transport
     if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
     return yield* Effect.scoped(Effect.gen(function*() {
-      const url = yield* serveHttp({ kind, host: options.host, port: options.port }, make)
+      const url = yield* serveHttp({ kind, host: options.host, port: options.port, allowedOrigins: options.allowOrigin }, make)
       // The address is a log line, not a result: stderr, as JSON with --json for scripts that start relay.
       yield* writeErr(options.json
         ? JSON.stringify({ transport: kind, url })

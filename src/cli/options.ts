@@ -2,6 +2,7 @@
 import { Args, Options } from "@effect/cli"
 import { Either, Option, Redacted } from "effect"
 import type { Binding } from "../domain/a2a/dialects.js"
+import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import { normalizeAgentUrl } from "../domain/session.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 
@@ -48,6 +49,16 @@ const streamIdle = Options.integer("stream-idle-timeout").pipe(
   Options.optional
 )
 
+const positiveBytes = (name: string) => `--${name} must be a positive number of bytes`
+
+/** `--max-response-bytes`: the client reads no card, JSON answer or stream event larger than this. */
+export const maxResponseBytes = Options.integer("max-response-bytes").pipe(
+  Options.withDescription(`Largest card, JSON answer or stream event read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`),
+  Options.withDefault(MAX_RESPONSE_BYTES),
+  // A lambda: `within` is defined further down.
+  Options.filterMap((value) => within(1, Number.MAX_SAFE_INTEGER)(value), positiveBytes("max-response-bytes"))
+)
+
 /** Options of every command that contacts an agent; `toAccess` turns them into program input. */
 export const agentOptions = {
   ...outputOptions,
@@ -59,7 +70,8 @@ export const agentOptions = {
   binding,
   allowCrossOrigin,
   timeout,
-  streamIdle
+  streamIdle,
+  maxResponseBytes
 } as const
 
 export interface AgentOptionValues {
@@ -72,6 +84,7 @@ export interface AgentOptionValues {
   readonly allowCrossOrigin: boolean
   readonly timeout: Option.Option<number>
   readonly streamIdle: Option.Option<number>
+  readonly maxResponseBytes: number
 }
 
 export const toAccess = (values: AgentOptionValues): AgentAccess => ({
@@ -83,7 +96,8 @@ export const toAccess = (values: AgentOptionValues): AgentAccess => ({
   binding: Option.getOrUndefined(Option.map(values.binding, (b): Binding => (b === "rest" ? "HTTP+JSON" : "JSONRPC"))),
   allowCrossOriginCredentials: values.allowCrossOrigin,
   timeoutSeconds: Option.getOrUndefined(values.timeout),
-  streamIdleSeconds: Option.getOrUndefined(values.streamIdle)
+  streamIdleSeconds: Option.getOrUndefined(values.streamIdle),
+  maxResponseBytes: values.maxResponseBytes
 })
 
 /** A whole number in [low, high], else a usage error naming the option. */
@@ -103,7 +117,7 @@ export const bodyLimitOption = (defaultBytes: number, description: string) =>
   Options.integer("max-body-bytes").pipe(
     Options.withDescription(description),
     Options.withDefault(defaultBytes),
-    Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), "--max-body-bytes must be a positive number of bytes")
+    Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), positiveBytes("max-body-bytes"))
   )
 
 /** The agent URL as relay keys it, for hints that name it (the input itself when it is not a URL). */

@@ -48,6 +48,20 @@ export class InvalidCard extends Schema.TaggedError<InvalidCard>()("InvalidCard"
   }
 }
 
+/** A card file relay will not read (not a regular file, too large, missing): nothing of its content is shown. */
+export class CardFileRefused extends Schema.TaggedError<CardFileRefused>()("CardFileRefused", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "card_file_refused"
+  override get message() {
+    return `Cannot use ${this.path} as a card file: ${this.reason}`
+  }
+  get hint() {
+    return "Give the path of a regular file holding an agent card as JSON."
+  }
+}
+
 /** The agent answered with an A2A or JSON-RPC error. */
 export class ProtocolError extends Schema.TaggedError<ProtocolError>()("ProtocolError", {
   /** The JSON-RPC / A2A error code (-32001 …), or the HTTP status for REST errors without one. */
@@ -207,6 +221,23 @@ export class NoUsableInterface extends Schema.TaggedError<NoUsableInterface>()("
   }
 }
 
+/** The agent's answer (card, JSON-RPC or REST body) is larger than relay reads; reading stopped at the limit. */
+export class ResponseTooLarge extends Schema.TaggedError<ResponseTooLarge>()("ResponseTooLarge", {
+  url: Schema.String,
+  limit: Schema.Number,
+  /** The size the agent announced in Content-Length, when it did. */
+  declared: Schema.optional(Schema.Number)
+}) {
+  readonly code = "response_too_large"
+  override get message() {
+    const size = this.declared === undefined ? "" : ` (${this.declared} bytes)`
+    return `The agent at ${this.url} sent an answer over the ${this.limit}-byte limit${size}; relay stopped reading it`
+  }
+  get hint(): Hint {
+    return ["If you trust this agent, allow larger answers with ", act("RaiseResponseLimit"), "."]
+  }
+}
+
 export type A2aClientError =
   | AgentUnreachable
   | CardNotFound
@@ -218,3 +249,4 @@ export type A2aClientError =
   | AuthRequired
   | InvalidResponse
   | UnsupportedOperation
+  | ResponseTooLarge

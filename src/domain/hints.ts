@@ -31,6 +31,7 @@ export type Action =
   | { readonly _tag: "RaiseRequestTimeout" }
   | { readonly _tag: "RaiseStreamIdleTimeout" }
   | { readonly _tag: "RaiseWait" }
+  | { readonly _tag: "RaiseResponseLimit" }
   /** Where the raw exchange and details are. */
   | { readonly _tag: "ShowDetails" }
 

@@ -13,7 +13,7 @@ export const MAX_PUSH_BODY_BYTES = 1024 * 1024
 /** Largest MCP message, on every transport (stdio and HTTP alike). */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024
 
-/** Largest non-streaming answer (card, JSON-RPC or REST body) the client reads from an agent. */
+/** Largest answer the client reads from an agent: a card, a JSON-RPC or REST body, one stream event. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 /** Largest card file `card validate --file` reads. */
@@ -24,6 +24,14 @@ export const MAX_CARD_FILE_BYTES = 10 * 1024 * 1024
  * A2A messages nest a handful of levels; metadata and data parts rarely go past ten.
  */
 export const MAX_JSON_DEPTH = 64
+
+/**
+ * Deepest nesting of JSON written by agents (answers, events, cards) that the client reads. An
+ * answer wraps what a door accepted (MAX_JSON_DEPTH) in its own envelope (result, task, history,
+ * message), so it gets headroom; still far below the few thousand levels where JSON.stringify
+ * overflows the stack.
+ */
+export const MAX_AGENT_JSON_DEPTH = 2 * MAX_JSON_DEPTH
 
 /**
  * Whether a parsed JSON value nests deeper than `maxDepth` (the root object or array is level 1).

@@ -24,6 +24,7 @@ export const ASSISTANT_WORDS: Vocabulary = {
   RaiseRequestTimeout: () => "a later retry (the agent was slow to answer one request)",
   RaiseStreamIdleTimeout: () => "wait_for_task, which follows the task without a stream",
   RaiseWait: () => "a larger timeout_seconds",
+  RaiseResponseLimit: () => "a relay terminal command, whose response limit can be raised (the MCP server keeps its default)",
   ShowDetails: () => "the relay MCP server log (stderr)"
 }
 

@@ -5,15 +5,17 @@
  * sessions and the port.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js"
+import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Effect } from "effect"
+import { Cause, Deferred, Effect, Runtime } from "effect"
 import { ListenFailed } from "../domain/errors.js"
 import { isAllInterfaces, isLoopbackHost } from "../domain/hosts.js"
-import type { NextFunction, Request, Response } from "express"
+import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
+import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
+import { BoundedStdioTransport } from "./stdio.js"
+import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -38,47 +40,24 @@ export const allowedHostNames = (host: string): ReadonlyArray<string> => {
   return [...new Set([...LOOPBACK_NAMES, hostname().toLowerCase(), ...addresses])]
 }
 
-/** Serves one MCP session over stdin/stdout until stdin closes. */
+/** Serves one MCP session over stdin/stdout until stdin closes (the transport closes with it). */
 export const serveStdio = (makeServer: () => McpServer) =>
   Effect.gen(function*() {
     const server = makeServer()
-    const closed = Effect.async<void>((resume) => {
-      const done = () => resume(Effect.void)
-      process.stdin.once("end", done)
-      process.stdin.once("close", done)
-      return Effect.sync(() => {
-        process.stdin.off("end", done)
-        process.stdin.off("close", done)
-      })
-    })
+    const runtime = yield* Effect.runtime<never>()
+    const transport = new BoundedStdioTransport({ log: (line) => Runtime.runSync(runtime)(Effect.logWarning(line)) })
+    const closed = yield* Deferred.make<void>()
+    server.server.onclose = () => Deferred.unsafeDone(closed, Effect.void)
     yield* Effect.acquireRelease(
-      Effect.promise(() => server.connect(new StdioServerTransport())),
+      Effect.promise(() => server.connect(transport)),
       () => Effect.promise(() => server.close()).pipe(Effect.ignore)
     )
     yield* Effect.logInfo("a2a-relay MCP server ready on stdio")
-    yield* closed
+    yield* Deferred.await(closed)
   })
 
-const originHostOf = (origin: string) => {
-  try {
-    return bracketIpv6(new URL(origin).hostname)
-  } catch {
-    return "" // "null" and other opaque origins are never allowed
-  }
-}
-
-/** Browsers send Origin; a page on another site must not drive a local MCP server. */
-const originCheck = (allowedHosts: ReadonlyArray<string>) => (req: Request, res: Response, next: NextFunction) => {
-  const origin = req.headers.origin
-  if (origin === undefined || allowedHosts.includes(originHostOf(origin))) return next()
-  res.status(403).json({ jsonrpc: "2.0", error: { code: -32000, message: `Origin not allowed: ${origin}` }, id: null })
-}
-
-const jsonRpcError = (res: Response, status: number, message: string) =>
-  res.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null })
-
 /** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
-const mountStreamableHttp = (app: ReturnType<typeof createMcpExpressApp>, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
+const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
   const transports = new Map<string, StreamableHTTPServerTransport>()
   app.all("/mcp", async (req: Request, res: Response) => {
     const sessionId = req.headers["mcp-session-id"]
@@ -112,7 +91,7 @@ const mountStreamableHttp = (app: ReturnType<typeof createMcpExpressApp>, makeSe
 }
 
 /** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
-const mountSse = (app: ReturnType<typeof createMcpExpressApp>, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
+const mountSse = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
   const transports = new Map<string, SSEServerTransport>()
   app.get("/sse", async (_req: Request, res: Response) => {
     const transport = new SSEServerTransport("/messages", res)
@@ -138,18 +117,36 @@ export interface HttpOptions {
   readonly kind: "sse" | "streamable-http"
   readonly host: string
   readonly port: number
+  /** Browser origins allowed besides the one this server serves (as parseOrigin returns them). */
+  readonly allowedOrigins?: ReadonlyArray<string> | undefined
+}
+
+type App = ReturnType<typeof express>
+
+/** Host, then Origin, before any body is read; then the body, within the same limit as stdio. */
+const guardedApp = (options: HttpOptions, log: (line: string, error?: unknown) => void): App => {
+  const allowedHosts = [...allowedHostNames(options.host)]
+  const app = express()
+  app.use(hostHeaderValidation(allowedHosts))
+  app.use(originCheck(allowedHosts, options.allowedOrigins ?? []))
+  app.use(jsonBody(MAX_MCP_MESSAGE_BYTES))
+  app.use(messageGate(log))
+  return app
 }
 
 /** Serves MCP over HTTP until interrupted; yields the bound address (port 0 picks a free one). */
 export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
   Effect.gen(function*() {
-    const allowedHosts = [...allowedHostNames(options.host)]
-    const app = createMcpExpressApp({ host: options.host, allowedHosts })
-    app.use(originCheck(allowedHosts))
+    const runtime = yield* Effect.runtime<never>()
+    const log = (line: string, error?: unknown) =>
+      Runtime.runSync(runtime)(error === undefined ? Effect.logWarning(line) : Effect.logError(line, Cause.die(error)))
+    const app = guardedApp(options, log)
     const sessions = new Map<string, { close(): Promise<void> }>()
     if (options.kind === "streamable-http") mountStreamableHttp(app, makeServer, sessions)
     else mountSse(app, makeServer, sessions)
     app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
+    app.use(notServed(options.kind === "streamable-http" ? "/mcp" : "/sse and /messages"))
+    app.use(jsonRpcFailures(MAX_MCP_MESSAGE_BYTES, log))
 
     const server = yield* Effect.acquireRelease(
       Effect.async<Server, ListenFailed>((resume) => {

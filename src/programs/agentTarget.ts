@@ -23,6 +23,8 @@ export interface AgentAccess {
   readonly allowCrossOriginCredentials?: boolean | undefined
   readonly timeoutSeconds?: number | undefined
   readonly streamIdleSeconds?: number | undefined
+  /** Largest answer (card, JSON body, one stream event) read from the agent (default MAX_RESPONSE_BYTES). */
+  readonly maxResponseBytes?: number | undefined
 }
 
 const explicitCredentials = (access: AgentAccess) =>
@@ -52,6 +54,7 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     binding: access.binding,
     allowCrossOriginCredentials: access.allowCrossOriginCredentials,
     timeout: seconds(access.timeoutSeconds),
-    streamIdleTimeout: seconds(access.streamIdleSeconds)
+    streamIdleTimeout: seconds(access.streamIdleSeconds),
+    maxResponseBytes: access.maxResponseBytes
   } satisfies Target
 })

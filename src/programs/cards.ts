@@ -3,10 +3,11 @@
  * every issue the validator finds.
  */
 import { FileSystem } from "@effect/platform"
-import { Effect } from "effect"
-import { InvalidCard } from "../domain/clientErrors.js"
+import type { PlatformError } from "@effect/platform/Error"
+import { Effect, Stream } from "effect"
+import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
 import { type CardIssue, validateCard as checkCard } from "../domain/cardValidation.js"
-import { InvalidInput } from "../domain/errors.js"
+import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import { withoutNulls } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AgentAccess, resolveTarget } from "./agentTarget.js"
@@ -52,29 +53,68 @@ export interface ValidateCardInput {
   /** For an agent that guards its card; saved credentials are used when neither is given. */
   readonly bearerToken?: string | undefined
   readonly apiKey?: string | undefined
+  /** Largest card read from an agent (default MAX_RESPONSE_BYTES). */
+  readonly maxResponseBytes?: number | undefined
 }
 
 const looksLikeUrl = (source: string) => /^https?:\/\//i.test(source.trim())
 
-const readCardFile = (path: string) =>
+/** Pseudo file systems whose files claim a size they do not have (or none at all). */
+const PSEUDO_FILE_SYSTEMS = ["/proc/", "/sys/"]
+
+/**
+ * Why a file is refused before it is opened: anything but a regular file (a device or a FIFO
+ * would never end), a file of the pseudo file systems, or one over the size limit.
+ */
+const refusalOf = (realPath: string, info: FileSystem.File.Info, maxBytes: number): string | undefined => {
+  if (info.type !== "File") return `it is not a regular file (${info.type})`
+  const pseudo = PSEUDO_FILE_SYSTEMS.find((root) => realPath.startsWith(root))
+  if (pseudo !== undefined) return `it is a special file of ${pseudo.slice(0, -1)}`
+  if (Number(info.size) > maxBytes) return `it is ${info.size} bytes, over the ${maxBytes}-byte limit`
+  return undefined
+}
+
+/** The JSON of a card file; an error never shows the file's content (it may be any file at all). */
+const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((error) =>
-        new InvalidInput({ reason: `Cannot read ${path}: ${error.message}`, suggestion: "Check the path of the card file" }))
+    const refused = (reason: string) => new CardFileRefused({ path, reason })
+    const unreadable = (error: PlatformError) =>
+      refused(error._tag === "SystemError" && error.reason === "NotFound" ? "no such file" : `it cannot be read (${describeReason(error)})`)
+    const info = yield* Effect.mapError(fs.stat(path), unreadable)
+    const realPath = yield* Effect.mapError(fs.realPath(path), unreadable)
+    const refusal = refusalOf(realPath, info, maxBytes)
+    if (refusal !== undefined) return yield* refused(refusal)
+    // At most one byte past the limit: a file that grew since stat is refused all the same.
+    const bytes = yield* fs.stream(path, { bytesToRead: maxBytes + 1 }).pipe(
+      Stream.runCollect,
+      Effect.map((chunks) => Buffer.concat([...chunks])),
+      Effect.mapError(unreadable)
     )
+    if (bytes.length > maxBytes) return yield* refused(`it is over the ${maxBytes}-byte limit`)
+    let json: unknown
     try {
-      return JSON.parse(text) as unknown
-    } catch (error) {
-      return yield* new InvalidCard({ url: path, reason: `not JSON (${error instanceof Error ? error.message : String(error)})` })
+      json = JSON.parse(new TextDecoder().decode(bytes))
+    } catch {
+      return yield* new InvalidCard({ url: path, reason: "the file is not JSON (its content is not shown)" })
     }
+    if (exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)) return yield* new InvalidCard({ url: path, reason: `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels` })
+    return json
   })
+
+/** A platform error's reason without the path or call it names (those are already in the message). */
+const describeReason = (error: PlatformError) => (error._tag === "SystemError" ? error.reason : "bad argument")
 
 export const validateCard = Effect.fn("validateCard")(function*(input: ValidateCardInput) {
   const fromFile = input.fromFile === true || !looksLikeUrl(input.source)
   const json = fromFile
     ? yield* readCardFile(input.source)
-    : yield* Effect.flatMap(resolveTarget({ agentUrl: input.source, bearerToken: input.bearerToken, apiKey: input.apiKey }), (target) =>
+    : yield* Effect.flatMap(resolveTarget({
+        agentUrl: input.source,
+        bearerToken: input.bearerToken,
+        apiKey: input.apiKey,
+        maxResponseBytes: input.maxResponseBytes
+      }), (target) =>
       Effect.flatMap(A2aClient, (client) => Effect.map(client.fetchCardJson(target), (found) => found.json)))
   const result = checkCard(json)
   return {

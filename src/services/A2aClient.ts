@@ -36,8 +36,10 @@ import {
   ProtocolError,
   RequestTimeout,
   NoUsableInterface,
+  ResponseTooLarge,
   UnsupportedOperation
 } from "../domain/clientErrors.js"
+import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { Credentials } from "../domain/session.js"
 import { interfaceUse } from "../domain/usableInterfaces.js"
 
@@ -58,6 +60,8 @@ export interface Target {
   readonly timeout?: Duration.DurationInput | undefined
   /** End a stream that is silent this long (default: never). */
   readonly streamIdleTimeout?: Duration.DurationInput | undefined
+  /** Largest answer (card, JSON body, one stream event) read (default MAX_RESPONSE_BYTES); reading stops past it. */
+  readonly maxResponseBytes?: number | undefined
 }
 
 export interface DiscoveredCard {
@@ -120,6 +124,7 @@ const A2A_CONTENT_TYPE = "application/a2a+json"
 const EVENT_STREAM = "text/event-stream"
 const INTERNAL_ERROR_CODE = -32603
 const BODY_EXCERPT = 300
+const TOO_DEEP = `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels`
 
 // ---------------------------------------------------------------------------
 // Pure helpers
@@ -257,20 +262,27 @@ const hasFinalFlag = (payload: unknown) =>
 
 /**
  * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines).
- * `retry:` is ignored: Sse.makeChannel would pause the stream for that long, and an A2A client
- * reconnects only through SubscribeToTask.
+ * `retry:` is ignored: Sse.makeParser would pause the stream for that long, and an A2A client
+ * reconnects only through SubscribeToTask. An event that grows past `maxEventBytes` before it
+ * ends fails the stream, so an endless event cannot fill memory.
  */
-const sseEvents = <E>(url: string, text: Stream.Stream<string, E>): Stream.Stream<Sse.Event, E | InvalidResponse> =>
+const sseEvents = <E>(
+  url: string,
+  maxEventBytes: number,
+  text: Stream.Stream<string, E>
+): Stream.Stream<Sse.Event, E | InvalidResponse | ResponseTooLarge> =>
   Stream.suspend(() => {
     const parsed: Array<Sse.Event> = []
     const parser = Sse.makeParser((event) => {
       if (event._tag === "Event") parsed.push(event)
     })
-    return Stream.mapConcatEffect(text, (chunk) => {
+    let sinceLastEvent = 0
+    return Stream.mapConcatEffect(text, (chunk): Effect.Effect<ReadonlyArray<Sse.Event>, InvalidResponse | ResponseTooLarge> => {
       const error = parser.feed(chunk)
-      return error === undefined
-        ? Effect.succeed(parsed.splice(0))
-        : Effect.fail(new InvalidResponse({ url, reason: `the event stream is unreadable: ${error.message}` }))
+      if (error !== undefined) return Effect.fail(new InvalidResponse({ url, reason: `the event stream is unreadable: ${error.message}` }))
+      sinceLastEvent = parsed.length > 0 ? 0 : sinceLastEvent + Buffer.byteLength(chunk)
+      if (sinceLastEvent > maxEventBytes) return Effect.fail(new ResponseTooLarge({ url, limit: maxEventBytes }))
+      return Effect.succeed(parsed.splice(0))
     })
   })
 
@@ -327,8 +339,29 @@ export const make = Effect.gen(function*() {
       Effect.tap((response) => Effect.logDebug(`${request.method} ${request.url} → ${response.status}`))
     )
 
-  const readText = (url: string, response: HttpClientResponse.HttpClientResponse) =>
-    Effect.mapError(response.text, (error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
+  /**
+   * The body as text, read as a stream that stops (and so aborts the request) at the first chunk
+   * past the target's limit, or at the first chunk at all when Content-Length announces more: a
+   * hostile agent cannot make the client hold more than the limit.
+   */
+  const readText = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
+    Effect.suspend(() => {
+      const limit = target.maxResponseBytes ?? MAX_RESPONSE_BYTES
+      const declared = Number(response.headers["content-length"])
+      const chunks: Array<Uint8Array> = []
+      let size = 0
+      return response.stream.pipe(
+        Stream.mapError((error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` })),
+        Stream.runForEach((chunk) => {
+          size += chunk.length
+          if (declared > limit) return Effect.fail(new ResponseTooLarge({ url, limit, declared }))
+          if (size > limit) return Effect.fail(new ResponseTooLarge({ url, limit }))
+          chunks.push(chunk)
+          return Effect.void
+        }),
+        Effect.map(() => new TextDecoder().decode(Buffer.concat(chunks, size)))
+      )
+    })
 
   /** Response headers only (streams read the body afterwards), within the response timeout. */
   const execute = (target: Target, request: HttpClientRequest.HttpClientRequest) =>
@@ -339,7 +372,7 @@ export const make = Effect.gen(function*() {
     withResponseTimeout(
       target,
       request.url,
-      Effect.flatMap(send(request), (response) => Effect.map(readText(request.url, response), (text) => ({ response, text })))
+      Effect.flatMap(send(request), (response) => Effect.map(readText(target, request.url, response), (text) => ({ response, text })))
     )
 
   const credentialsSent = (target: Target, url: string) =>
@@ -391,7 +424,10 @@ export const make = Effect.gen(function*() {
     if (!isHttpSuccess(response.status)) return Effect.fail(failureOf(target, cardUrl, response, text))
     return Option.match(parseJson(text), {
       onNone: () => Effect.fail(new InvalidCard({ url: cardUrl, reason: `the response is not JSON: ${excerpt(text)}` })),
-      onSome: (json) => Effect.succeed(Option.some(json))
+      onSome: (json) =>
+        exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)
+          ? Effect.fail(new InvalidCard({ url: cardUrl, reason: TOO_DEEP }))
+          : Effect.succeed(Option.some(json))
     })
   }
 
@@ -571,9 +607,11 @@ export const make = Effect.gen(function*() {
   // -------------------------------------------------------------------------
   // Unary exchanges
 
+  /** Decodes an answer; one nesting deeper than any A2A object needs is refused first (later JSON.stringify would overflow). */
   const decodeWith = <A>(url: string, decode: (json: unknown) => Effect.Effect<A, ParseResult.ParseError>, json: unknown) =>
-    Effect.mapError(decode(json), (error) =>
-      new InvalidResponse({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
+    exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)
+      ? Effect.fail(new InvalidResponse({ url, reason: TOO_DEEP }))
+      : Effect.mapError(decode(json), (error) => new InvalidResponse({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
 
   const isJsonRpcEnvelope = (json: unknown): json is Record<string, unknown> => Predicate.isRecord(json) && json["jsonrpc"] === "2.0"
 
@@ -631,7 +669,7 @@ export const make = Effect.gen(function*() {
     Effect.flatMap(execute(target, request), (response) =>
       isHttpSuccess(response.status) && (response.headers["content-type"] ?? "").startsWith(EVENT_STREAM)
         ? Effect.succeed(response)
-        : Effect.flatMap(readText(request.url, response), (text) => Effect.fail(streamRefusal(target, request.url, response, text))))
+        : Effect.flatMap(readText(target, request.url, response), (text) => Effect.fail(streamRefusal(target, request.url, response, text))))
 
   const openStream = (target: Target, endpoint: Endpoint, wire: WireRequest<V1.StreamResponse>) => {
     if (wire._tag === "JsonRpc") {
@@ -655,7 +693,7 @@ export const make = Effect.gen(function*() {
       Stream.mapError((error) => new AgentUnreachable({ url, reason: `the event stream broke: ${error.message}` })),
       Stream.decodeText()
     )
-    const events = sseEvents(url, text).pipe(
+    const events = sseEvents(url, target.maxResponseBytes ?? MAX_RESPONSE_BYTES, text).pipe(
       Stream.mapEffect((event) => eventPayload(url, event, jsonRpcId)),
       Stream.mapEffect((payload) =>
         Effect.map(decodeWith(url, decode, payload), (event) => ({ event, last: endsInteraction(payload, event) }))),

@@ -249,8 +249,19 @@ describe("agent cards", () => {
     expect(issues.length).toBeGreaterThan(1)
     for (const issue of issues) expect(issue.hint.length).toBeGreaterThan(0)
 
-    failed(await call("validate_agent_card", { source: Path.join(home.parent, "nope.json"), from_file: true }), "invalid_input")
+    failed(await call("validate_agent_card", { source: Path.join(home.parent, "nope.json"), from_file: true }), "card_file_refused")
     failed(await call("validate_agent_card", { source: await closedPortUrl() }), "agent_unreachable")
+  })
+
+  it("validate_agent_card with from_file refuses devices and /proc, and shows nothing of a file that is not a card", async () => {
+    expect(failed(await call("validate_agent_card", { source: "/dev/zero", from_file: true }), "card_file_refused").message)
+      .toContain("not a regular file")
+    failed(await call("validate_agent_card", { source: "/proc/self/environ", from_file: true }), "card_file_refused")
+    const passwd = Path.join(home.parent, "passwd")
+    Fs.writeFileSync(passwd, "root:x:0:0:root:/root:/bin/bash\n")
+    const notCard = await call("validate_agent_card", { source: passwd, from_file: true })
+    failed(notCard, "invalid_card")
+    expect(JSON.stringify(notCard)).not.toContain("root:")
   })
 
   it("get_agent_card returns the card, and the extended card with credentials", async () => {

@@ -19,10 +19,12 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allowedHostNames } from "../../src/mcp/transports.js"
 import { headerOf, rpcMethodOf } from "../helpers/a2aPrograms.js"
+import { reply, type Stub, startStub, v1Card } from "../services/a2aClientHarness.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { HOSTILE_MESSAGES, leaksInternals, oversizedCall } from "./hostileMessages.js"
 
 const BEARER = "live-sharing-bearer-0123456789"
 const TOOL_COUNT = 17
@@ -31,16 +33,28 @@ const INSPECTOR = fileURLToPath(new URL("../../node_modules/.bin/mcp-inspector",
 const home = tempHome()
 let agent: SdkAgentHandle
 let secured: SdkAgentHandle
+/** An agent that accepts any body size and answers with the size of the message text it got. */
+let measuring: Stub
 const cleanups: Array<() => Promise<unknown>> = []
+
+const measuringAgent = () =>
+  startStub((base) => ({
+    "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }])),
+    "POST /rpc": (request) => {
+      const body = request.body as { id: unknown; params: { message: { parts: ReadonlyArray<{ text: string }> } } }
+      const text = `received ${body.params.message.parts[0]!.text.length} characters`
+      return { body: { jsonrpc: "2.0", id: body.id, result: { message: { messageId: "m-1", role: "ROLE_AGENT", parts: [{ text }] } } } }
+    }
+  }))
 
 beforeAll(async () => {
   if (!Fs.existsSync(relayBin)) throw new Error("dist/main.js is missing: run npm run build first")
-  ;[agent, secured] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: BEARER })])
+  ;[agent, secured, measuring] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: BEARER }), measuringAgent()])
 })
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-  await Promise.allSettled([agent?.close(), secured?.close()])
+  await Promise.allSettled([agent?.close(), secured?.close(), measuring?.close()])
   home.cleanup()
 })
 
@@ -108,6 +122,7 @@ const startHttpServer = (args: ReadonlyArray<string>, env: Record<string, string
 interface RawResponse {
   readonly status: number
   readonly body: string
+  readonly contentType: string
 }
 
 /** A plain HTTP request with whatever Host/Origin headers a test needs (fetch forbids setting Host). */
@@ -118,11 +133,12 @@ const rawRequest = (
   new Promise((resolve, reject) => {
     const request = http.request(url, { method: options.method, headers: options.headers, timeout: 5000 }, (response) => {
       let body = ""
+      const contentType = response.headers["content-type"] ?? ""
       response.on("data", (chunk) => (body += chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body, contentType }))
       // An accepted SSE stream never ends: the status is all a test needs.
-      if (response.headers["content-type"]?.startsWith("text/event-stream") === true) {
-        resolve({ status: response.statusCode ?? 0, body: "" })
+      if (contentType.startsWith("text/event-stream")) {
+        resolve({ status: response.statusCode ?? 0, body: "", contentType })
         response.destroy()
       }
     })
@@ -150,6 +166,40 @@ const connectStdio = async (args: ReadonlyArray<string>, env: Record<string, str
   await client.connect(transport)
   cleanups.push(() => client.close())
   return client
+}
+
+interface StdioSession {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly write: (line: string) => void
+  /** The answer carrying `id`, within the timeout. */
+  readonly answer: (id: string | number | null, timeoutMs?: number) => Promise<Record<string, unknown>>
+  readonly answers: () => ReadonlyArray<Record<string, unknown>>
+  readonly stderr: () => string
+}
+
+/** `relay mcp` spawned on stdio and initialized, driven line by line. */
+const stdioSession = async (): Promise<StdioSession> => {
+  const child = spawn(process.execPath, [relayBin, "mcp"], { env: relayEnv(), stdio: "pipe" })
+  cleanups.push(async () => void child.kill("SIGKILL"))
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => (stderr += chunk))
+  const answers = () => stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>)
+  const answer = async (id: string | number | null, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const found = answers().find((message) => message["id"] === id)
+      if (found !== undefined) return found
+      if (Date.now() > deadline) throw new Error(`no answer to id ${id}\nstdout: ${stdout.slice(0, 2000)}\nstderr: ${stderr}`)
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
+  const write = (line: string) => void child.stdin.write(`${line}\n`)
+  write(INITIALIZE)
+  await answer(1)
+  write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
+  return { child, write, answer, answers, stderr: () => stderr }
 }
 
 describe("stdio", () => {
@@ -246,6 +296,36 @@ describe("stdio", () => {
     expect(stderr).toContain("MCP server ready on stdio")
   })
 
+  it("answers a 12 MB line with an error to its id, then answers a ping, and exits 0 when stdin closes", async () => {
+    const session = await stdioSession()
+    session.write(oversizedCall(13, 12_000_000))
+    session.write(JSON.stringify({ jsonrpc: "2.0", id: 14, method: "ping" }))
+    expect(await session.answer(14)).toMatchObject({ result: {} })
+    const refused = await session.answer(13)
+    expect(refused).toMatchObject({ error: { code: -32600 } })
+    expect((refused["error"] as { message: string }).message).toMatch(/12000\d{3} bytes, over the 10485760-byte limit/)
+    expect(session.stderr()).toContain("Refused an MCP message on stdin")
+    session.child.stdin.end()
+    expect(await exitOf(session.child, 5000)).toBe(0)
+  })
+
+  it("refuses every message of the hostile corpus (deep, oversized, broken) and serves a ping after each", async () => {
+    const session = await stdioSession()
+    let pingId = 100
+    for (const message of HOSTILE_MESSAGES) {
+      session.write(message.text)
+      session.write(JSON.stringify({ jsonrpc: "2.0", id: ++pingId, method: "ping" }))
+      expect(await session.answer(pingId), message.name).toMatchObject({ result: {} })
+    }
+    const errors = session.answers().filter((answer) => answer["error"] !== undefined)
+    const expected = HOSTILE_MESSAGES.filter((message) => message.answeredOnStdio)
+    expect(errors.map((answer) => [answer["id"], (answer["error"] as { code: number }).code]))
+      .toEqual(expected.map((message) => [message.id, message.code]))
+    expect(errors.some((answer) => leaksInternals(JSON.stringify(answer)))).toBe(false)
+    session.child.stdin.end()
+    expect(await exitOf(session.child, 5000)).toBe(0)
+  })
+
   it("refuses any other transport value with exit 2, naming the three", async () => {
     const result = await runRelay(["mcp", "--transport", "websocket"], { stateDir: home.stateDir })
     expect(result.code).toBe(2)
@@ -279,19 +359,81 @@ describe("streamable HTTP", () => {
     expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS)
   })
 
-  it("answers 403 to a foreign Host or Origin (DNS rebinding), and serves loopback origins", async () => {
+  it("answers 403 to a foreign Host or Origin (DNS rebinding), and serves the origin it serves itself", async () => {
     const evilHost = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example" }, body: INITIALIZE })
     expect(evilHost.status).toBe(403)
     const evilOrigin = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://evil.example" }, body: INITIALIZE })
     expect(evilOrigin.status).toBe(403)
     const nullOrigin = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "null" }, body: INITIALIZE })
     expect(nullOrigin.status).toBe(403)
-    const local = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
-    expect(local.status).toBe(200)
+    // Another local port is another origin (any local web page could be there).
+    const otherPort = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
+    expect(otherPort.status).toBe(403)
+    expect(JSON.parse(otherPort.body)).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("--allow-origin") } })
+    const { port } = new URL(server.url)
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+      const served = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin }, body: INITIALIZE })
+      expect(served.status, origin).toBe(200)
+    }
     const noSession = await rawRequest(server.url, { method: "GET", headers: { accept: "text/event-stream" } })
     expect(noSession.status).toBe(400)
     const unknownSession = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, "mcp-session-id": "nope" }, body: INITIALIZE })
     expect(unknownSession.status).toBe(404)
+  })
+
+  it("serves the origins given with --allow-origin (repeatable), and still refuses the others", async () => {
+    const allowing = await startHttpServer(["-t", "streamable-http", "--allow-origin", "http://localhost:6274", "--allow-origin", "https://tools.example"])
+    const post = (origin: string) =>
+      rawRequest(allowing.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin }, body: INITIALIZE }).then((r) => r.status)
+    expect(await post("http://localhost:6274")).toBe(200)
+    expect(await post("https://tools.example")).toBe(200)
+    expect(await post("http://localhost:6275")).toBe(403)
+    expect(await post("http://tools.example")).toBe(403)
+  })
+
+  it("refuses an --allow-origin value that is not an origin, with exit 2", async () => {
+    for (const value of ["localhost:6274", "http://localhost:6274/app", "*"]) {
+      const result = await runRelay(["mcp", "-t", "streamable-http", "--allow-origin", value], { stateDir: home.stateDir })
+      expect(result.code, value).toBe(2)
+      expect(result.stderr).toContain("--allow-origin")
+    }
+  })
+
+  it("answers every message of the hostile corpus with a JSON-RPC error in JSON: never HTML, a stack or a path", async () => {
+    for (const message of HOSTILE_MESSAGES) {
+      const answer = await rawRequest(server.url, { method: "POST", headers: MCP_POST_HEADERS, body: message.text })
+      expect(answer.status, message.name).toBe(message.status)
+      expect(answer.contentType, message.name).toMatch(/^application\/json/)
+      expect(leaksInternals(answer.body), answer.body).toBe(false)
+      // The id of a body refused for its size is not read: null.
+      expect(JSON.parse(answer.body), message.name).toEqual({
+        jsonrpc: "2.0",
+        id: message.status === 413 ? null : message.id,
+        error: { code: message.code, message: expect.any(String) }
+      })
+    }
+    const other = [
+      { method: "POST", headers: { ...MCP_POST_HEADERS, "content-type": "text/plain" }, body: INITIALIZE, status: 415 },
+      { method: "POST", headers: { ...MCP_POST_HEADERS, "content-type": "application/json; charset=latin1" }, body: INITIALIZE, status: 415 },
+      { method: "GET", headers: {}, status: 404, path: "/elsewhere" }
+    ]
+    for (const request of other) {
+      const answer = await rawRequest(new URL(request.path ?? "/mcp", server.url).toString(), request)
+      expect(answer.status).toBe(request.status)
+      expect(answer.contentType).toMatch(/^application\/json/)
+      expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: expect.any(Number) } })
+      expect(leaksInternals(answer.body), answer.body).toBe(false)
+    }
+    expect((await rawRequest(server.url, { method: "POST", headers: MCP_POST_HEADERS, body: INITIALIZE })).status).toBe(200)
+  })
+
+  it("accepts a send_message of 2 MB, as stdio does (the limit is 10 MiB on both)", async () => {
+    const client = new Client({ name: "big-http-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    cleanups.push(() => client.close())
+    const text = "z".repeat(2 * 1024 * 1024)
+    const result = structured(await callTool(client, "send_message", { agent_url: measuring.baseUrl, message: text }))
+    expect(result["text"]).toBe(`received ${text.length} characters`)
   })
 
   it("fails with exit 1 and a hint when the port is taken", async () => {
@@ -341,8 +483,30 @@ describe("SSE", () => {
     expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://evil.example" } })).status).toBe(403)
     expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example:80" }, body: INITIALIZE })).status).toBe(403)
     expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "https://evil.example" }, body: INITIALIZE })).status).toBe(403)
-    expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://127.0.0.1:6274" } })).status).toBe(200)
+    expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://127.0.0.1:6274" } })).status).toBe(403)
+    expect((await rawRequest(server.url, { method: "GET", headers: { origin: new URL(server.url).origin } })).status).toBe(200)
     expect((await rawRequest(messages, { method: "POST", headers: MCP_POST_HEADERS, body: INITIALIZE })).status).toBe(404)
+  })
+
+  it("serves the origins given with --allow-origin on /sse and /messages", async () => {
+    const allowing = await startHttpServer(["-t", "sse", "--allow-origin", "http://127.0.0.1:6274"])
+    const messages = allowing.url.replace(/\/sse$/, "/messages?sessionId=x")
+    const origin = { origin: "http://127.0.0.1:6274" }
+    expect((await rawRequest(allowing.url, { method: "GET", headers: origin })).status).toBe(200)
+    // Past the Origin check: an unknown session.
+    expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, ...origin }, body: INITIALIZE })).status).toBe(404)
+    expect((await rawRequest(allowing.url, { method: "GET", headers: { origin: "http://127.0.0.1:6275" } })).status).toBe(403)
+  })
+
+  it("answers the hostile corpus on /messages with JSON-RPC errors before looking up the session", async () => {
+    const messages = server.url.replace(/\/sse$/, "/messages?sessionId=x")
+    for (const message of HOSTILE_MESSAGES) {
+      const answer = await rawRequest(messages, { method: "POST", headers: MCP_POST_HEADERS, body: message.text })
+      expect(answer.status, message.name).toBe(message.status)
+      expect(answer.contentType).toMatch(/^application\/json/)
+      expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: "2.0", error: { code: message.code } })
+      expect(leaksInternals(answer.body), answer.body).toBe(false)
+    }
   })
 })
 

@@ -4,6 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../../src/domain/limits.js"
 import { getCard, validateCard } from "../../src/programs/cards.js"
 import { A2aClient } from "../../src/services/A2aClient.js"
 import { closedPortUrl, type CardServer, headerOf, ProgramLayer, startCardServer } from "../helpers/a2aPrograms.js"
@@ -169,10 +173,44 @@ describe("validateCard", () => {
     Effect.gen(function*() {
       const notJson = writeCardFile(home.parent, "not-json.json", "{ name: oops")
       expect(yield* Effect.flip(validateCard({ source: notJson, fromFile: true }))).toMatchObject({ _tag: "InvalidCard", code: "invalid_card" })
-      expect(yield* Effect.flip(validateCard({ source: `${home.parent}/absent.json`, fromFile: true }))).toMatchObject({
-        _tag: "InvalidInput",
-        code: "invalid_input"
-      })
+      const missing = yield* Effect.flip(validateCard({ source: `${home.parent}/absent.json`, fromFile: true }))
+      expect(missing).toMatchObject({ _tag: "CardFileRefused", code: "card_file_refused" })
+      expect(missing.message).toBe(`Cannot use ${home.parent}/absent.json as a card file: no such file`)
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("refuses devices, FIFOs, directories and /proc entries without opening them, and files over the limit", () =>
+    Effect.gen(function*() {
+      const fifo = Path.join(home.parent, "card.fifo")
+      execFileSync("mkfifo", [fifo])
+      const big = writeCardFile(home.parent, "big.json", "")
+      Fs.truncateSync(big, MAX_CARD_FILE_BYTES + 1)
+      const refusals = [
+        ["/dev/zero", "it is not a regular file (CharacterDevice)"],
+        [fifo, "it is not a regular file (FIFO)"],
+        [home.parent, "it is not a regular file (Directory)"],
+        ["/proc/self/status", "it is a special file of /proc"],
+        [big, `it is ${MAX_CARD_FILE_BYTES + 1} bytes, over the ${MAX_CARD_FILE_BYTES}-byte limit`]
+      ] as const
+      for (const [source, reason] of refusals) {
+        const error = yield* Effect.flip(validateCard({ source, fromFile: true }))
+        expect(error, source).toMatchObject({ _tag: "CardFileRefused", reason })
+      }
+    }).pipe(Effect.provide(ProgramLayer), Effect.timeout("10 seconds")))
+
+  it.live("shows nothing of a file that is not a card", () =>
+    Effect.gen(function*() {
+      const secret = writeCardFile(home.parent, "passwd", "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n")
+      const error = yield* Effect.flip(validateCard({ source: secret, fromFile: true }))
+      expect(error).toMatchObject({ _tag: "InvalidCard" })
+      expect(`${error.message} ${"hint" in error ? error.hint : ""}`).not.toMatch(/root|daemon|nologin|bash/)
+    }).pipe(Effect.provide(ProgramLayer)))
+
+  it.live("a card file nested 100 000 levels is InvalidCard, not a stack overflow", () =>
+    Effect.gen(function*() {
+      const deep = writeCardFile(home.parent, "deep.json", `{"name":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
+      const error = yield* Effect.flip(validateCard({ source: deep, fromFile: true }))
+      expect(error).toMatchObject({ _tag: "InvalidCard" })
+      expect(error.message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
     }).pipe(Effect.provide(ProgramLayer)))
 })
 
