@@ -4,7 +4,7 @@ import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 const agent = (url: string | undefined) => url ?? "<agent>"
 
 export const TERMINAL_WORDS: Vocabulary = {
-  SaveCredentials: (a) => `relay auth set --url ${a.agentUrl} --bearer-token <TOKEN> (or --api-key <KEY>)`,
+  SaveCredentials: (a) => `relay auth set --url ${agent(a.agentUrl)} --bearer-token <TOKEN> (or --api-key <KEY>)`,
   GiveCredentials: () => "--bearer-token <TOKEN> or --api-key <KEY>",
   AllowCrossOriginCredentials: () => "--allow-cross-origin-credentials",
   ValidateCard: (a) => `relay card validate ${a.source}`,

@@ -5,7 +5,7 @@
  * that says what to do next; doors render those three and nothing else.
  */
 import { Schema } from "effect"
-import { type Hint, HintSchema } from "./hints.js"
+import { act, type Hint, HintSchema } from "./hints.js"
 
 /** What every boundary error exposes; doors render errors through this shape. */
 export interface Described {
@@ -68,7 +68,11 @@ export class StateFileCorrupt extends Schema.TaggedError<StateFileCorrupt>()("St
     return `The session store ${this.file} is damaged (${this.reason}); it was moved to ${this.movedTo}`
   }
   get hint() {
-    return `Inspect or delete ${this.movedTo}. The next command starts with an empty store; saved credentials must be set again with "relay auth set".`
+    return [
+      `Inspect or delete ${this.movedTo}. The next command starts with an empty store; saved credentials must be saved again with `,
+      act("SaveCredentials"),
+      "."
+    ]
   }
 }
 
@@ -130,3 +134,24 @@ export const isDescribed = (u: unknown): u is Described =>
   typeof (u as Described).code === "string" &&
   typeof (u as Described).message === "string" &&
   (typeof (u as Described).hint === "string" || Array.isArray((u as Described).hint))
+
+/** The agent refused a message to the task the saved session continues (finished, or gone). */
+export class SavedTaskRefused extends Schema.TaggedError<SavedTaskRefused>()("SavedTaskRefused", {
+  agentUrl: Schema.String,
+  taskId: Schema.String,
+  detail: Schema.String
+}) {
+  readonly code = "saved_task_refused"
+  override get message() {
+    return `The agent at ${this.agentUrl} refused to continue the saved task ${this.taskId}: ${this.detail}`
+  }
+  get hint(): Hint {
+    return [
+      "Forget the saved task with ",
+      act("ClearSession", { agentUrl: this.agentUrl }),
+      ", or start a new one with ",
+      act("SendNewMessage", { agentUrl: this.agentUrl }),
+      "."
+    ]
+  }
+}

@@ -8,7 +8,7 @@ import { Schema } from "effect"
 
 export type Action =
   /** Keep credentials for the agent (`relay auth set` / `set_agent_credentials`). */
-  | { readonly _tag: "SaveCredentials"; readonly agentUrl: string }
+  | { readonly _tag: "SaveCredentials"; readonly agentUrl?: string | undefined }
   /** Pass credentials with this one call. */
   | { readonly _tag: "GiveCredentials" }
   /** Let credentials go to the interface origins the card names. */

@@ -7,7 +7,7 @@ import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 const agent = (url: string | undefined) => (url === undefined ? "agent_url" : `agent_url ${url}`)
 
 export const ASSISTANT_WORDS: Vocabulary = {
-  SaveCredentials: (a) => `set_agent_credentials (agent_url ${a.agentUrl}, bearer_token or api_key)`,
+  SaveCredentials: (a) => `set_agent_credentials (${agent(a.agentUrl)}, bearer_token or api_key)`,
   GiveCredentials: () => "bearer_token or api_key in this call",
   AllowCrossOriginCredentials: () =>
     "the user's consent: relay sends credentials to another origin only when its user allows it on the terminal",
@@ -24,7 +24,7 @@ export const ASSISTANT_WORDS: Vocabulary = {
   RaiseRequestTimeout: () => "a later retry (the agent was slow to answer one request)",
   RaiseStreamIdleTimeout: () => "wait_for_task, which follows the task without a stream",
   RaiseWait: () => "a larger timeout_seconds",
-  RaiseResponseLimit: () => "a relay terminal command, whose response limit can be raised (the MCP server keeps its default)",
+  RaiseResponseLimit: () => "a terminal command, where the user can raise relay's response limit (the MCP server keeps its default)",
   ShowDetails: () => "the relay MCP server log (stderr)"
 }
 

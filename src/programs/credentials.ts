@@ -3,6 +3,7 @@
  */
 import { Effect, Option } from "effect"
 import { InvalidInput } from "../domain/errors.js"
+import { act } from "../domain/hints.js"
 import {
   type Credentials,
   DEFAULT_API_KEY_HEADER,
@@ -57,8 +58,8 @@ export const credentialsFrom = (input: Omit<SetCredentialsInput, "agentUrl">) =>
     )
   }
   return Effect.fail(new InvalidInput({
-    reason: "Either bearer_token or api_key must be provided",
-    suggestion: "Pass a bearer token or an API key"
+    reason: "A bearer token or an API key is required",
+    suggestion: ["Give one: ", act("GiveCredentials"), "."]
   }))
 }
 

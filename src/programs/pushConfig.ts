@@ -3,7 +3,10 @@
  * unmasked (see pushConfigView).
  */
 import { Effect } from "effect"
+import type { ProtocolError } from "../domain/clientErrors.js"
 import { InvalidInput, NotFound } from "../domain/errors.js"
+import { act } from "../domain/hints.js"
+import { a2aErrorByReason } from "../domain/a2a/errors.js"
 import { pushConfigView } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AgentAccess, resolveTarget } from "./agentTarget.js"
@@ -46,7 +49,10 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
   if (input.configId !== undefined) {
-    return pushConfigView(yield* client.getPushConfig(target, { taskId: input.taskId, id: input.configId }))
+    const config = yield* client.getPushConfig(target, { taskId: input.taskId, id: input.configId }).pipe(
+      Effect.catchTag("ProtocolError", configNotFound(target.agentUrl, input.taskId, input.configId))
+    )
+    return pushConfigView(config)
   }
   // Without an id, the task's first config (agents with one config per task give it the task's id).
   const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
@@ -72,6 +78,23 @@ export const deletePushConfig = Effect.fn("deletePushConfig")(function*(
 ) {
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
-  yield* client.deletePushConfig(target, { taskId: input.taskId, id: input.configId })
+  yield* client.deletePushConfig(target, { taskId: input.taskId, id: input.configId }).pipe(
+    Effect.catchTag("ProtocolError", configNotFound(target.agentUrl, input.taskId, input.configId))
+  )
   return { task_id: input.taskId, config_id: input.configId, deleted: true }
 })
+
+/**
+ * Agents answer a missing config with TaskNotFound too (the task exists, its config does not),
+ * so the error names both and points at the configs the task has.
+ */
+const TASK_NOT_FOUND_CODE = a2aErrorByReason("TASK_NOT_FOUND")?.jsonRpcCode
+
+const configNotFound = (agentUrl: string, taskId: string, configId: string) =>
+(error: ProtocolError): Effect.Effect<never, ProtocolError | NotFound> =>
+  (error.reason ?? "") === "TASK_NOT_FOUND" || error.a2aCode === TASK_NOT_FOUND_CODE
+    ? Effect.fail(new NotFound({
+      what: `Push notification config ${configId} of task ${taskId}`,
+      suggestion: ["The config (or the task) does not exist; ", act("ListPushConfigs", { agentUrl, taskId }), " lists the task's configs."]
+    }))
+    : Effect.fail(error)

@@ -4,8 +4,8 @@
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import * as V1 from "../domain/a2a/v1.js"
-import { UnsupportedOperation } from "../domain/clientErrors.js"
-import { InvalidInput } from "../domain/errors.js"
+import { type ProtocolError, UnsupportedOperation } from "../domain/clientErrors.js"
+import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
 import { type MessageResult, messageResult } from "../domain/results.js"
 import type { SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
@@ -159,9 +159,10 @@ const converse = (
       )
     const onSnapshot = (task: V1.Task) => Effect.zipRight(track(task), save(task))
     const follow = { onUpdate: input.onUpdate, onSnapshot, turn }
-    const response = input.stream === true
-      ? yield* followStream(target.agentUrl, client.stream(target, request), follow)
-      : yield* Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
+    const sending = input.stream === true
+      ? followStream(target.agentUrl, client.stream(target, request), follow)
+      : Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
+    const response = yield* Effect.catchTag(sending, "ProtocolError", refusedSavedTask(target, request, input))
     if (!("task" in response)) {
       const result = messageResult(response)
       yield* saveTurn(target, request, result)
@@ -173,6 +174,13 @@ const converse = (
     yield* saveTurn(target, request, result)
     return result
   })
+
+/** A refusal of the task the session continued says how to get unstuck; other refusals pass. */
+const refusedSavedTask = (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>
+(error: ProtocolError): Effect.Effect<never, ProtocolError | SavedTaskRefused> =>
+  input.taskId === undefined && request.message.taskId !== undefined
+    ? Effect.fail(new SavedTaskRefused({ agentUrl: target.agentUrl, taskId: request.message.taskId, detail: error.detail }))
+    : Effect.fail(error)
 
 const requirePushSupport = (target: Target) =>
   Effect.flatMap(A2aClient, (client) => client.discover(target)).pipe(

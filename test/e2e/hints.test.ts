@@ -1,0 +1,194 @@
+/**
+ * Hints name the actual fix, in each door's own words. Every action a hint can name is rendered
+ * for the terminal and for MCP, and what the rendering names is checked to exist: the commands
+ * and flags in the built CLI's help, the tools and parameters in the MCP server's tool list.
+ * Then each case the conversations issue listed gets the hint that fixes it.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Exit, type Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { terminalHint, TERMINAL_WORDS } from "../../src/cli/hints.js"
+import { type Described, isDescribed } from "../../src/domain/errors.js"
+import type { Action, ActionTag } from "../../src/domain/hints.js"
+import { ASSISTANT_WORDS, assistantHint } from "../../src/mcp/hints.js"
+import { deletePushConfig, getPushConfig, setPushConfig } from "../../src/programs/pushConfig.js"
+import { sendMessage } from "../../src/programs/sendMessage.js"
+import { SessionStore } from "../../src/services/SessionStore.js"
+import { ProgramLayer } from "../helpers/a2aPrograms.js"
+import { runRelay } from "../helpers/cli.js"
+import { type AppRuntime, appLayer, connectTools, contextFor } from "../helpers/mcpTools.js"
+import { tempHome } from "../helpers/stateHome.js"
+import { withBehaviour } from "../peers/behaviours.js"
+import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+
+const URL_ = "http://127.0.0.1:9"
+
+/** One action of every kind: TypeScript fails here when an action is added without a sample. */
+const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: Tag }> } = {
+  SaveCredentials: { _tag: "SaveCredentials", agentUrl: URL_ },
+  GiveCredentials: { _tag: "GiveCredentials" },
+  AllowCrossOriginCredentials: { _tag: "AllowCrossOriginCredentials" },
+  ValidateCard: { _tag: "ValidateCard", source: URL_ },
+  GetCard: { _tag: "GetCard", agentUrl: URL_ },
+  ListTasks: { _tag: "ListTasks", agentUrl: URL_ },
+  GetTask: { _tag: "GetTask", agentUrl: URL_, taskId: "t-1" },
+  FollowTask: { _tag: "FollowTask", agentUrl: URL_, taskId: "t-1" },
+  ListPushConfigs: { _tag: "ListPushConfigs", agentUrl: URL_, taskId: "t-1" },
+  SetPushConfig: { _tag: "SetPushConfig", agentUrl: URL_, taskId: "t-1" },
+  ClearSession: { _tag: "ClearSession", agentUrl: URL_ },
+  SendNewMessage: { _tag: "SendNewMessage", agentUrl: URL_ },
+  PinInterface: { _tag: "PinInterface", offered: ["GRPC 1.0"] },
+  RaiseRequestTimeout: { _tag: "RaiseRequestTimeout" },
+  RaiseStreamIdleTimeout: { _tag: "RaiseStreamIdleTimeout" },
+  RaiseWait: { _tag: "RaiseWait" },
+  RaiseResponseLimit: { _tag: "RaiseResponseLimit" },
+  ShowDetails: { _tag: "ShowDetails" }
+}
+const ACTIONS = Object.values(SAMPLES) as ReadonlyArray<Action>
+
+const home = tempHome()
+let runtime: AppRuntime
+let mcp: Client
+let tools: ReadonlyArray<Tool>
+let agent: SdkAgentHandle
+let secured: SdkAgentHandle
+const helpOf = new Map<string, string>()
+
+/** `relay <path> --help`, once per path. */
+const help = async (path: string) => {
+  const known = helpOf.get(path)
+  if (known !== undefined) return known
+  const result = await runRelay([...path.split(" "), "--help"], { stateDir: home.stateDir })
+  expect(result.code, `relay ${path} --help: ${result.stderr}`).toBe(0)
+  helpOf.set(path, result.stdout)
+  return result.stdout
+}
+
+beforeAll(async () => {
+  runtime = ManagedRuntime.make(appLayer(home.stateDir))
+  mcp = await connectTools(contextFor(runtime))
+  tools = (await mcp.listTools()).tools
+  ;[agent, secured] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: "the-right-token-0123456789" })])
+})
+
+afterAll(async () => {
+  await mcp?.close()
+  await Promise.allSettled([agent?.close(), secured?.close()])
+  await runtime?.dispose()
+  home.cleanup()
+})
+
+describe("every action names something that exists", () => {
+  it.each(ACTIONS.map((action) => [action._tag, action] as const))("on the terminal: %s", async (_tag, action) => {
+    const words = (TERMINAL_WORDS[action._tag] as (a: Action) => string)(action)
+    const afterRelay = /\brelay (.*)$/.exec(words)?.[1]?.split(" ")
+    const firstArgument = afterRelay?.findIndex((word) => !/^[a-z]+$/.test(word)) ?? -1
+    const commandWords = afterRelay === undefined ? [] : afterRelay.slice(0, firstArgument === -1 ? afterRelay.length : firstArgument)
+    const command = commandWords.length === 0 ? undefined : commandWords.join(" ")
+    const flags = words.match(/--[a-z][a-z-]*/g) ?? []
+    expect(command !== undefined || flags.length > 0, words).toBe(true)
+    // A bare flag is one of the options of the commands that contact an agent.
+    const text = await help(command ?? "message send")
+    for (const flag of flags) expect(text, `${words}: ${flag}`).toContain(flag)
+  })
+
+  it.each(ACTIONS.map((action) => [action._tag, action] as const))("under MCP: %s", (_tag, action) => {
+    const words = (ASSISTANT_WORDS[action._tag] as (a: Action) => string)(action)
+    expect(words, "no terminal words under MCP").not.toMatch(/--[a-z]|\brelay (auth|card|task|session|message|server|mcp|notifications)\b/)
+    const parametersOf = (name: string) => Object.keys(tools.find((tool) => tool.name === name)?.inputSchema.properties ?? {})
+    const known = new Set([...tools.map((tool) => tool.name), ...tools.flatMap((tool) => parametersOf(tool.name))])
+    for (const name of words.match(/\b[a-z]+_[a-z_]+\b/g) ?? []) expect(known, `${words}: ${name}`).toContain(name)
+    for (const [, tool, inside] of words.matchAll(/\b([a-z]+_[a-z_]+) \(([^)]*)\)/g)) {
+      const named = inside!.split(",").flatMap((segment) => segment.trim().split(" or ").map((piece) => piece.trim().split(" ")[0]!))
+      for (const parameter of named) expect(parametersOf(tool!), `${words}: ${tool} takes ${parameter}`).toContain(parameter)
+    }
+  })
+})
+
+/** The typed error a program fails with, rendered for both doors. */
+const failureOf = async (program: Effect.Effect<unknown, unknown, Layer.Layer.Success<typeof ProgramLayer>>) => {
+  const exit = await Effect.runPromiseExit(Effect.provide(program, ProgramLayer))
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  expect(isDescribed(failure), String(exit.cause)).toBe(true)
+  const described = failure as Described
+  return { code: described.code, message: described.message, terminal: terminalHint(described.hint), assistant: assistantHint(described.hint) }
+}
+
+describe("hints that name the actual fix", () => {
+  it("credentials kept from a card's other origin point at allowing them, not at saving them", async () => {
+    // The user addresses localhost; the card's interfaces are on 127.0.0.1: another origin.
+    const localhost = secured.baseUrl.replace("127.0.0.1", "localhost")
+    const failure = await failureOf(Effect.gen(function*() {
+      yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(localhost, { kind: "bearer", token: "the-right-token-0123456789" }))
+      return yield* sendMessage({ agentUrl: localhost, text: "hi" })
+    }))
+    expect(failure.code).toBe("auth_required")
+    expect(failure.terminal).toContain("--allow-cross-origin-credentials")
+    expect(failure.terminal).not.toContain("relay auth set")
+  })
+
+  it("wrong credentials given with the call say to check them, not to save some", async () => {
+    const failure = await failureOf(sendMessage({ agentUrl: secured.baseUrl, text: "hi", bearerToken: "wrong-token-0123456789" }))
+    expect(failure.message).toContain("rejected the credentials given")
+    expect(failure.terminal).toMatch(/Check the bearer token or API key given/)
+    expect(failure.terminal).not.toContain("relay auth set")
+  })
+
+  it("no credentials at all: save them, or give them with the call, in each door's words", async () => {
+    const failure = await failureOf(sendMessage({ agentUrl: secured.baseUrl, text: "hi" }))
+    expect(failure.terminal).toContain(`relay auth set --url ${secured.baseUrl}`)
+    expect(failure.assistant).toContain(`set_agent_credentials (agent_url ${secured.baseUrl}`)
+  })
+
+  it("a pin the card lacks names what the card offers, not a validation that calls it valid", async () => {
+    const failure = await failureOf(sendMessage({ agentUrl: agent.baseUrl, text: "hi", protocol: "0.3", binding: "JSONRPC" }))
+    expect(failure.code).toBe("no_usable_interface")
+    expect(failure.terminal).toContain("--protocol")
+    expect(failure.terminal).toContain("JSONRPC 1.0")
+    expect(failure.terminal).not.toContain("card validate")
+  })
+
+  it("a deleted push config is not found, with the task's configs to look at (not 'check the task id')", async () => {
+    const sent = await Effect.runPromise(Effect.provide(sendMessage({ agentUrl: agent.baseUrl, text: "config me" }), ProgramLayer))
+    const taskId = sent.task_id!
+    const failure = await failureOf(Effect.gen(function*() {
+      const config = yield* setPushConfig({ agentUrl: agent.baseUrl, taskId, webhookUrl: "http://127.0.0.1:9/hook" })
+      yield* deletePushConfig({ agentUrl: agent.baseUrl, taskId, configId: config.config_id! })
+      return yield* getPushConfig({ agentUrl: agent.baseUrl, taskId, configId: config.config_id! })
+    }))
+    expect(failure.code).toBe("not_found")
+    expect(failure.message).toMatch(/Push notification config .* was not found/)
+    expect(failure.terminal).toContain(`relay task notification list --url ${agent.baseUrl} ${taskId}`)
+    expect(failure.assistant).toContain(`list_task_notifications (agent_url ${agent.baseUrl}, task_id ${taskId})`)
+  })
+
+  it("a saved task the agent refuses to continue points at clearing the session", async () => {
+    const failure = await failureOf(Effect.gen(function*() {
+      const done = yield* sendMessage({ agentUrl: agent.baseUrl, text: withBehaviour("echo-complete", "finish") })
+      // As if another client had seen the task wait for input: the session still offers it.
+      yield* Effect.flatMap(SessionStore, (store) => store.update(agent.baseUrl, { task_id: done.task_id, last_state: "input-required" }))
+      return yield* sendMessage({ agentUrl: agent.baseUrl, text: "more", useSession: true })
+    }))
+    expect(failure.code).toBe("saved_task_refused")
+    expect(failure.terminal).toContain(`relay session clear --url ${agent.baseUrl}`)
+    expect(failure.assistant).toContain(`clear_session_data (agent_url ${agent.baseUrl})`)
+  })
+
+  it("`relay auth set` without a secret names the terminal's flags, not MCP parameters", async () => {
+    const result = await runRelay(["auth", "set", "--url", agent.baseUrl], { stateDir: home.stateDir })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain("--bearer-token")
+    expect(result.stderr).not.toContain("bearer_token")
+  })
+
+  it("a silent stream names --stream-idle-timeout, a whole wait names --wait, a slow request --timeout", async () => {
+    const { RequestTimeout } = await import("../../src/domain/clientErrors.js")
+    const hints = (["stream-idle", "wait", "request"] as const).map((limit) => terminalHint(new RequestTimeout({ url: URL_, after: "1s", limit }).hint))
+    expect(hints[0]).toContain("--stream-idle-timeout")
+    expect(hints[1]).toContain("--wait")
+    expect(hints[2]).toContain("--timeout")
+    expect(hints[0]).not.toMatch(/--timeout\b/)
+  })
+})
