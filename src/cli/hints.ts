@@ -16,7 +16,8 @@ export const TERMINAL_WORDS: Vocabulary = {
   SetPushConfig: (a) => `relay task notification set --url ${a.agentUrl} ${a.taskId} --webhook-url <URL>`,
   ClearSession: (a) => `relay session clear --url ${a.agentUrl}`,
   SendNewMessage: (a) => `relay message send --url ${a.agentUrl} <text> (without --continue or --task-id)`,
-  PinInterface: (a) => `--protocol 1.0|0.3 and --binding jsonrpc|rest (the card offers ${a.offered.join(", ") || "none"})`,
+  PinInterface: (a) =>
+    `--protocol 1.0|0.3 and --binding jsonrpc|rest${a.offered === undefined ? "" : ` (the card offers ${a.offered.join(", ") || "none"})`}`,
   RaiseRequestTimeout: () => "--timeout <seconds>",
   RaiseStreamIdleTimeout: () => "--stream-idle-timeout <seconds>",
   RaiseWait: () => "--wait <seconds>",

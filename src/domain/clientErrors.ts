@@ -88,7 +88,7 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
       case "UNSUPPORTED_OPERATION":
         return "The agent does not offer this operation for this task (it may already be finished)."
       case "VERSION_NOT_SUPPORTED":
-        return ["The agent does not speak this A2A version; ", act("ValidateCard", { source: this.agentUrl ?? "<agent>" }), " shows the versions its card declares."]
+        return ["The agent does not speak this A2A version; choose another with ", act("PinInterface"), "."]
       default:
         return ["See the agent's documentation; ", act("ShowDetails"), " shows the raw exchange."]
     }

@@ -27,7 +27,7 @@ export type Action =
   /** Send a new message outside the saved task. */
   | { readonly _tag: "SendNewMessage"; readonly agentUrl: string }
   /** Choose the protocol version or binding instead of the card's first. */
-  | { readonly _tag: "PinInterface"; readonly offered: ReadonlyArray<string> }
+  | { readonly _tag: "PinInterface"; readonly offered?: ReadonlyArray<string> | undefined }
   | { readonly _tag: "RaiseRequestTimeout" }
   | { readonly _tag: "RaiseStreamIdleTimeout" }
   | { readonly _tag: "RaiseWait" }

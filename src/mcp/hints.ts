@@ -20,7 +20,9 @@ export const ASSISTANT_WORDS: Vocabulary = {
   SetPushConfig: (a) => `set_task_notification (agent_url ${a.agentUrl}, task_id ${a.taskId}, webhook_url)`,
   ClearSession: (a) => `clear_session_data (agent_url ${a.agentUrl})`,
   SendNewMessage: (a) => `send_message (agent_url ${a.agentUrl}) without task_id or use_session`,
-  PinInterface: (a) => `an agent that offers what relay speaks (the card offers ${a.offered.join(", ") || "none"}); validate_agent_card shows the card`,
+  PinInterface: (a) =>
+    `an agent that offers what relay speaks${a.offered === undefined ? "" : ` (the card offers ${a.offered.join(", ") || "none"})`}; ` +
+    "validate_agent_card shows the card",
   RaiseRequestTimeout: () => "a later retry (the agent was slow to answer one request)",
   RaiseStreamIdleTimeout: () => "wait_for_task, which follows the task without a stream",
   RaiseWait: () => "a larger timeout_seconds",

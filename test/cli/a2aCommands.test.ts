@@ -428,7 +428,7 @@ describe("relay card", () => {
   it("card get --authenticated without credentials: auth required, with the relay auth set hint", async () => {
     const result = await relay(["card", "get", "--url", secured.baseUrl, "--authenticated"])
     expectHumanError(result, /requires authentication/)
-    expect(result.stderr).toContain(`hint: Save credentials with: relay auth set --url ${secured.baseUrl}`)
+    expect(result.stderr).toContain(`hint: Save credentials with relay auth set --url ${secured.baseUrl}`)
   })
 
   it("card get where no card is served: exit 1, card_not_found", async () => {

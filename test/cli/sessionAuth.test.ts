@@ -84,8 +84,8 @@ describe("relay auth / session", () => {
     const result = await relay(["auth", "set", "--url", "http://agent.test"])
     expect(result.code).toBe(2)
     expect(result.stdout).toBe("")
-    expect(result.stderr).toContain("Either bearer_token or api_key must be provided")
-    expect(result.stderr).toContain("hint:")
+    expect(result.stderr).toContain("A bearer token or an API key is required")
+    expect(result.stderr).toContain("hint: Give one: --bearer-token <TOKEN> or --api-key <KEY>")
   })
 
   it("errors are JSON on stderr with --json", async () => {

@@ -42,7 +42,9 @@ beforeAll(async () => {
   runtime = ManagedRuntime.make(appLayer(home.stateDir))
   mcp = await connectTools(contextFor(runtime))
   shortDefault = await connectTools(contextFor(runtime, { defaultWait: Duration.seconds(2) }))
-  startupMs = (await timed(() => runRelay(["--version"], { stateDir: home.stateDir }))).ms
+  // The slower of two starts: a busy machine makes start-up vary more than the wait itself.
+  const starts = [await timed(() => runRelay(["--version"], { stateDir: home.stateDir })), await timed(() => runRelay(["--version"], { stateDir: home.stateDir }))]
+  startupMs = Math.max(...starts.map((start) => start.ms))
 })
 
 afterAll(async () => {

@@ -2,6 +2,7 @@
  * programs/cards against real peers and files: fetch a card (public or extended), validate one
  * from a URL or a file, in either generation, reporting every issue.
  */
+import { terminalHint } from "../../src/cli/hints.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
@@ -85,7 +86,7 @@ describe("getCard", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(getCard({ agentUrl: secured.baseUrl, authenticated: true }))
       expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401 })
-      expect(error.hint).toContain(`relay auth set --url ${secured.baseUrl}`)
+      expect(terminalHint(error.hint)).toContain(`relay auth set --url ${secured.baseUrl}`)
     }).pipe(Effect.provide(ProgramLayer)))
 
   it.live("an unreachable agent and an agent without a card are typed errors", () =>
