@@ -167,7 +167,8 @@ describe("agent card", () => {
     expect(card["preferredTransport"]).toBe("JSONRPC")
     expect(card["additionalInterfaces"]).toEqual([{ url: base, transport: "HTTP+JSON" }])
     expect(card["capabilities"]).toMatchObject({ streaming: true, pushNotifications: true })
-    expect(card["supportsAuthenticatedExtendedCard"]).toBe(true)
+    // No --auth, so no extended card to advertise (issue 19.5).
+    expect(card["supportsAuthenticatedExtendedCard"]).toBe(false)
     expect(validateCard(card).generation).toBe("hybrid")
     expect(validateCard(card).valid).toBe(true)
   })
@@ -182,7 +183,7 @@ describe("agent card", () => {
       { url: `${base}/`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
       { url: base, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
     ])
-    expect(card["capabilities"]).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true })
+    expect(card["capabilities"]).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false })
     expect(card["securitySchemes"]).toBeUndefined()
     const validation = validateCard(card)
     expect(validation.generation).toBe("1.0")
@@ -270,12 +271,14 @@ describe("JSON-RPC errors", () => {
     })
   })
 
-  it("-32002 for canceling a completed task and -32004 (as plain JSON) for subscribing to one", async () => {
+  it("-32002 for canceling a completed task and -32004 (as an event stream's one error event) for subscribing to one", async () => {
     const task = await sendV1(base, "finished")
     expect(errorOf(await rpc(base, "CancelTask", { id: task["id"] }))).toMatchObject({ code: -32002, data: [{ reason: "TASK_NOT_CANCELABLE" }] })
-    const subscribe = await rpc(base, "SubscribeToTask", { id: task["id"] })
-    expect(subscribe.headers.get("content-type")).toContain("application/json")
-    expect(errorOf(subscribe)).toMatchObject({ code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION" }] })
+    const { response, events } = await streamRpc(base, "SubscribeToTask", { id: task["id"] })
+    expect(response.headers.get("content-type")).toContain("text/event-stream")
+    const [only, ...rest] = await events()
+    expect(rest).toEqual([])
+    expect(only).toMatchObject({ event: "error", data: { id: "s-1", error: { code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION" }] } } })
   })
 
   it("serves a v1.0 method without A2A-Version as 1.0, and 0.3 methods as 0.3", async () => {
