@@ -19,6 +19,7 @@ import {
   summarizeNotification
 } from "../../src/domain/notification.js"
 import {
+  DEFAULT_MAX_BODY_BYTES,
   presentedTokens,
   tokenMatches,
   webhookBaseUrl,
@@ -28,6 +29,7 @@ import {
 import { recordNotification } from "../../src/programs/notifications.js"
 import { NOTIFICATIONS_FILE, NotificationLog, notificationLogLayer } from "../../src/services/NotificationLog.js"
 import { StateDirLive } from "../../src/services/StateDir.js"
+import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -342,6 +344,23 @@ layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver wit
         expect(record).toMatchObject({ kind: "unknown", body: value })
       }
       expect(yield* health).toBe(200)
+    }))
+
+  it.effect("refuses the fuzz corpus' too-deep bodies (400, or 413 past the size limit) recording nothing; takes the deepest accepted", () =>
+    Effect.gen(function*() {
+      const before = (yield* readAll).length
+      const refusals = new Set<number>()
+      for (const payload of tooDeep(1)) {
+        const reply = yield* post("/fuzz", payload.json)
+        // A body past the size limit is refused for its size before it is parsed.
+        const [status, code] = payload.json.length > DEFAULT_MAX_BODY_BYTES ? [413, "payload_too_large"] : [400, "too_deep"]
+        expect(reply, payload.name).toMatchObject({ status, body: { error: { code } } })
+        refusals.add(status)
+      }
+      expect([...refusals].sort()).toEqual([400, 413])
+      expect((yield* readAll).length).toBe(before)
+      for (const payload of deepestAccepted(1)) expect((yield* post("/fuzz", payload.json)).status).toBe(200)
+      expect((yield* readAll).length).toBe(before + 3)
     }))
 
   it.effect("GET /health answers; other GETs are 404", () =>
