@@ -67,7 +67,7 @@ export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (re
   let size = 0
   const timer = limits.waitMs === undefined ? undefined : setTimeout(() => finish({ _tag: "Skipped" }), limits.waitMs)
   const finish = (read: BodyRead) => {
-    clearTimeout(timer)
+    if (timer !== undefined) clearTimeout(timer)
     request.off("data", onData)
     request.off("end", onEnd)
     request.off("error", onBroken)

@@ -199,8 +199,14 @@ const matches = (record: TaskRecord, query: TaskQuery): boolean => {
 /** The value, or a copy cut to MAX_STORED_JSON_DEPTH when it nests deeper (serialising it could exhaust the stack). */
 const storable = <A>(value: A): A => exceedsJsonDepth(value, MAX_STORED_JSON_DEPTH) ? cutBelowDepth(value, MAX_STORED_JSON_DEPTH) as A : value
 
-const logCut = (taskId: string) =>
-  Effect.logWarning(`Task ${taskId}: values nested deeper than ${MAX_STORED_JSON_DEPTH} levels were cut before storing (a bug: the doors refuse such requests)`)
+/** `result`, once the cut (if there was one) is logged. */
+const withCutLogged = <A>(cut: boolean, taskId: string, result: A): Effect.Effect<A> =>
+  cut
+    ? Effect.as(
+      Effect.logWarning(`Task ${taskId}: values nested deeper than ${MAX_STORED_JSON_DEPTH} levels were cut before storing (a bug: the doors refuse such requests)`),
+      result
+    )
+    : Effect.succeed(result)
 
 const jsonBytes = (task: V1.Task): number => {
   try {
@@ -273,7 +279,7 @@ export const make = (options: TaskStoreOptions = {}) =>
         if (decided._tag === "Left") return Effect.fail(decided.left)
         const safe = storable(decided.right)
         commit(record, safe)
-        return Effect.as(safe === decided.right ? Effect.void : logCut(id), Option.some(safe.task))
+        return withCutLogged(safe !== decided.right, id, Option.some(safe.task))
       })
 
     const publish = (id: string, event: V1.StreamResponse) =>
@@ -284,7 +290,7 @@ export const make = (options: TaskStoreOptions = {}) =>
         const safe = storable(event)
         const task = applyTaskEvent(record.task, safe, maxHistory)
         commit(record, { task, event: safe })
-        return Effect.as(safe === event ? Effect.void : logCut(id), Option.some(task))
+        return withCutLogged(safe !== event, id, Option.some(task))
       })
 
     const subscribe = (id: string, until: SubscriptionEnd = "settled") =>
@@ -374,7 +380,7 @@ export const make = (options: TaskStoreOptions = {}) =>
             else ids.add(task.id)
           }
           evict()
-          return task === created ? Effect.void : logCut(task.id)
+          return withCutLogged(task !== created, task.id, undefined)
         }),
       get: (id) => Effect.sync(() => Option.map(Option.fromNullable(records.get(id)), (record) => record.task)),
       modify,
