@@ -578,7 +578,8 @@ describe("auth and shutdown", () => {
     const secured = await startAgent({ key: "k-123" })
     try {
       const { port } = new URL(secured.baseUrl)
-      // Each request announces 900 bytes and sends 5: only a server that reads the body would wait.
+      // Each request announces 900 bytes and sends 5: only a server that reads the body would wait
+      // (a refused JSON-RPC call is read for its id, but for half a second at most).
       const partial = (head: string) => statusOfPartialRequest(Number(port), `${head}\r\nContent-Length: 900\r\n\r\n{"a":`)
       expect(await partial("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)
       expect(await partial("POST /message:send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)
