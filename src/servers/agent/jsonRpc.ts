@@ -160,11 +160,12 @@ const unauthorized = (exchange: Exchange, id: RequestId) =>
   )
 
 /**
- * Errors of a streaming method come as its stream: 200 text/event-stream with one error event
- * (the JSON-RPC error with the request's id), then the end. The spec leaves the form of an error
- * before the first event open; every official client reads this one (a2a-python 0.3 and
- * a2a-js 0.3 refuse a response that is not an event stream, a2a-go reads only `data:` lines),
- * while a plain JSON body is lost on those. The official Go server answers the same way.
+ * Errors of a streaming method come as its stream: 200 text/event-stream with one `event: error`
+ * frame (the JSON-RPC error with the request's id), then the end. The spec gives streaming
+ * methods an SSE response and leaves an error before the first event open. Every official client
+ * reads this form (a2a-python 0.3 and 1.x, a2a-js 0.3 and 1.x, a2a-go), while a plain JSON body
+ * is lost on three of them: a2a-python 0.3 and a2a-js 0.3 refuse a response that is not an event
+ * stream, a2a-go reads only `data:` lines. The Go and 0.3 Python servers answer with a stream too.
  */
 const STREAMING_METHODS: ReadonlySet<string> = new Set(["SendStreamingMessage", "SubscribeToTask", "message/stream", "tasks/resubscribe"])
 
