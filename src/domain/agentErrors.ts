@@ -73,7 +73,10 @@ export class AgentRequestError extends Schema.TaggedError<AgentRequestError>()("
 
 const failure = (kind: AgentErrorKind) => (detail: string) => new AgentRequestError({ kind, detail })
 
-export const taskNotFound = (taskId: string) => failure("TaskNotFound")(`Task ${taskId} not found`)
+/** A request's value as an error message echoes it: a hostile long one is cut (an answer need not echo megabytes). */
+export const shown = (value: string) => (value.length > 128 ? `${value.slice(0, 64)}… (${value.length} characters)` : value)
+
+export const taskNotFound = (taskId: string) => failure("TaskNotFound")(`Task ${shown(taskId)} not found`)
 export const invalidParams = failure("InvalidParams")
 export const unsupportedOperation = failure("UnsupportedOperation")
 export const taskNotCancelable = failure("TaskNotCancelable")

@@ -236,24 +236,6 @@ const summarizeShape = (body: unknown): NotificationSummary => {
 }
 
 // ---------------------------------------------------------------------------
-// Storage safety
-
-/** Deeper JSON than this is stored as raw text: serialising it again could exhaust the stack. */
-export const MAX_STORED_DEPTH = 512
-
-/** True when `value` nests deeper than `limit` arrays/objects. Iterative, so depth cannot hurt it. */
-export const nestsDeeperThan = (value: unknown, limit: number): boolean => {
-  const pending: Array<readonly [unknown, number]> = [[value, 0]]
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, depth] = next
-    if (typeof node !== "object" || node === null) continue
-    if (depth >= limit) return true
-    for (const child of Object.values(node)) pending.push([child, depth + 1])
-  }
-  return false
-}
-
-// ---------------------------------------------------------------------------
 // Filters
 
 export interface NotificationFilter {

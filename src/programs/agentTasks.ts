@@ -15,10 +15,13 @@ import { randomUUID } from "node:crypto"
 import { artifactText, partsText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../domain/agentTurn.js"
+import { MAX_ID_CHARS, MAX_URL_CHARS } from "../domain/limits.js"
+import { timestampCeilMillis } from "../domain/timestamp.js"
 import {
   AgentRequestError,
   internalError,
   invalidParams,
+  shown,
   taskNotCancelable,
   taskNotFound,
   unsupportedOperation
@@ -144,9 +147,18 @@ const checkHistoryLength = (historyLength: number | undefined) => {
 
 const hasContent = (part: V1.Part) => !("text" in part) || part.text.trim() !== ""
 
+/** Why a stored string is refused, if it is: longer than its limit (ids are keys, echoed in answers and logs). */
+const lengthProblem = (field: string, value: string | undefined, max: number) =>
+  value !== undefined && value.length > max ? invalidParams(`${field} is longer than ${max} characters (${value.length})`) : undefined
+
+const idProblem = (field: string, value: string | undefined) => lengthProblem(field, value, MAX_ID_CHARS)
+
 /** Why a message cannot be taken, if it cannot: it needs an id and a part that is not blank text. */
 const messageProblem = (message: V1.Message) => {
   if (message.messageId.trim() === "") return invalidParams("message.messageId is required")
+  const longId = idProblem("message.messageId", message.messageId) ?? idProblem("message.taskId", message.taskId) ??
+    idProblem("message.contextId", message.contextId)
+  if (longId !== undefined) return longId
   if (message.role !== "ROLE_USER") return invalidParams("messages sent to the agent must have role ROLE_USER")
   if (message.parts.length === 0) return invalidParams("message.parts needs at least one part")
   if (!message.parts.some(hasContent)) return invalidParams("the message is empty: its text is blank")
@@ -195,15 +207,23 @@ const startDelivery = (stored: StoredPushConfig, withSnapshot: boolean) =>
     yield* sender.start(stored, withSnapshot ? Stream.concat(Stream.make(first), updates) : updates)
   })
 
+/**
+ * The id of a config set without one: a new UUID in 1.0 (as @a2a-js 1.x does); the task's id in
+ * 0.3, as both 0.3 SDKs do, so that a 0.3 client's get or delete by task id finds it.
+ */
+const defaultConfigId = (taskId: string, generation: PushGeneration) => (generation === "0.3" ? taskId : randomUUID())
+
 const storePushConfig = (taskId: string, config: V1.TaskPushNotificationConfig, generation: PushGeneration) =>
   Effect.gen(function*() {
     const sender = yield* PushSender
     const store = yield* TaskStore
+    const tooLong = idProblem("push notification config id", config.id) ?? lengthProblem("url", config.url, MAX_URL_CHARS)
+    if (tooLong !== undefined) return yield* tooLong
     const problem = sender.checkUrl(config.url)
     if (problem !== undefined) return yield* invalidParams(`Push notification URL refused: ${problem}`)
     const { tenant: _tenant, ...fields } = config
     const stored: StoredPushConfig = {
-      config: { ...fields, id: config.id ?? randomUUID(), taskId },
+      config: { ...fields, id: config.id ?? defaultConfigId(taskId, generation), taskId },
       generation
     }
     const saved = yield* store.putPushConfig(taskId, stored)
@@ -235,9 +255,10 @@ export const getPushConfig = (request: { readonly taskId: string; readonly id?: 
     const found = request.id === undefined
       ? configs[configs.length - 1]
       : configs.find((stored) => stored.config.id === request.id)
+    // The spec names TaskNotFoundError for a config that does not exist (A2A §3.1.8).
     if (found === undefined) {
-      const which = request.id === undefined ? "No push notification config" : `Push notification config ${request.id}`
-      return yield* new AgentRequestError({ kind: "TaskNotFound", detail: `${which} for task ${request.taskId}` })
+      const which = request.id === undefined ? "" : ` ${shown(request.id)}`
+      return yield* new AgentRequestError({ kind: "TaskNotFound", detail: `Push notification config${which} not found for task ${request.taskId}` })
     }
     return redactPushConfig(found.config)
   })
@@ -248,17 +269,24 @@ const decodeOffsetToken = (token: string | undefined) => {
   return Number.isInteger(offset) && offset >= 0 ? Effect.succeed(offset) : Effect.fail(invalidParams("invalid pageToken"))
 }
 
+/**
+ * ListTasks' `optional int32 page_size`: only an absent field takes the default; an explicit 0
+ * is out of its 1..100 range like any other.
+ */
 const pageSizeOf = (pageSize: number | undefined) => {
-  if (pageSize === undefined || pageSize === 0) return Effect.succeed(DEFAULT_PAGE_SIZE)
+  if (pageSize === undefined) return Effect.succeed(DEFAULT_PAGE_SIZE)
   return pageSize < 1 || pageSize > MAX_PAGE_SIZE
     ? Effect.fail(invalidParams(`pageSize must be between 1 and ${MAX_PAGE_SIZE}, not ${pageSize}`))
     : Effect.succeed(pageSize)
 }
 
+/** ListTaskPushNotificationConfigs' plain `int32 page_size`: 0 is how ProtoJSON writes it unset. */
+const configPageSizeOf = (pageSize: number | undefined) => pageSizeOf(pageSize === 0 ? undefined : pageSize)
+
 export const listPushConfigs = (request: V1.ListTaskPushNotificationConfigsRequest) =>
   Effect.gen(function*() {
     const configs = yield* configsOf(request.taskId)
-    const size = yield* pageSizeOf(request.pageSize)
+    const size = yield* configPageSizeOf(request.pageSize)
     const offset = yield* decodeOffsetToken(request.pageToken)
     const page = configs.slice(offset, offset + size).map((stored) => redactPushConfig(stored.config))
     const more = offset + size < configs.length
@@ -554,11 +582,12 @@ const decodeCursor = (token: string | undefined) =>
     return Effect.fail(invalidParams("invalid pageToken"))
   })
 
+/** RFC 3339 only (ProtoJSON's Timestamp), as the store's ISO form; tasks at or after it match. */
 const timestampAfter = (value: string | undefined) => {
   if (value === undefined) return Effect.succeed(undefined)
-  const millis = Date.parse(value)
-  return Number.isNaN(millis)
-    ? Effect.fail(invalidParams(`statusTimestampAfter is not an ISO 8601 time: ${value}`))
+  const millis = timestampCeilMillis(value)
+  return millis === undefined
+    ? Effect.fail(invalidParams(`statusTimestampAfter must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, not "${shown(value)}"`))
     : Effect.succeed(new Date(millis).toISOString())
 }
 

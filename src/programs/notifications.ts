@@ -5,9 +5,8 @@
 import { Clock, Effect, Either, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { InvalidInput } from "../domain/errors.js"
+import { exceedsJsonDepth, MAX_STORED_JSON_DEPTH } from "../domain/limits.js"
 import {
-  MAX_STORED_DEPTH,
-  nestsDeeperThan,
   type NotificationFilter,
   type NotificationRecord,
   parseSince,
@@ -30,7 +29,8 @@ export interface IncomingNotification {
 export const recordNotification = Effect.fn("recordNotification")(function*(incoming: IncomingNotification) {
   const log = yield* NotificationLog
   const receivedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  const tooDeep = nestsDeeperThan(incoming.body, MAX_STORED_DEPTH)
+  // The receiver refuses bodies deeper than MAX_JSON_DEPTH; this guards the log against any other caller.
+  const tooDeep = exceedsJsonDepth(incoming.body, MAX_STORED_JSON_DEPTH)
   const record: NotificationRecord = {
     id: randomUUID(),
     received_at: receivedAt,

@@ -19,7 +19,10 @@ export type BodyRead =
   | { readonly _tag: "TooLarge"; readonly bytes: number; readonly limit: number }
   /** The client went away before the end of its body. */
   | { readonly _tag: "Broken" }
-  /** Not read: the request is answered without it (see ServeOptions.readsBody); node discards it. */
+  /**
+   * Not read, or not in time (BodyLimits.waitMs): the request is answered without it (see
+   * ServeOptions.bodyLimits); node discards the rest.
+   */
   | { readonly _tag: "Skipped" }
 
 /** What is known of a request before its body. */
@@ -46,6 +49,8 @@ export interface BodyLimits {
   readonly maxBytes: number
   /** Up to this many bytes an oversized body is drained so the client still reads its 413; past it, it is cut off. */
   readonly cutOffBytes: number
+  /** When set, a body not complete within this many milliseconds is given up as Skipped. */
+  readonly waitMs?: number | undefined
 }
 
 const headOf = (request: IncomingMessage): RequestHead => {
@@ -60,7 +65,9 @@ export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (re
   if (declared > limits.cutOffBytes) return done({ _tag: "TooLarge", bytes: declared, limit: limits.maxBytes })
   const chunks: Array<Buffer> = []
   let size = 0
+  const timer = limits.waitMs === undefined ? undefined : setTimeout(() => finish({ _tag: "Skipped" }), limits.waitMs)
   const finish = (read: BodyRead) => {
+    if (timer !== undefined) clearTimeout(timer)
     request.off("data", onData)
     request.off("end", onEnd)
     request.off("error", onBroken)
@@ -112,18 +119,18 @@ export const writeEmpty = ({ response }: Exchange, status: number, headers?: Rea
 }
 
 /**
- * A bug (a defect) still gets an answer: 500 when nothing was written yet; a half-written
- * answer has its connection cut, a finished one is left alone.
+ * A bug (a defect) still gets an answer: a 500 in the envelope of its route when nothing was
+ * written yet (never a stack: the cause goes to the log); a half-written answer has its
+ * connection cut, a finished one is left alone.
  */
-const answerDefect = (exchange: Exchange, cause: Cause.Cause<never>) => {
+const answerDefect = (exchange: Exchange, cause: Cause.Cause<never>, answerInternalError: (exchange: Exchange) => void) => {
   const { response } = exchange
   if (Cause.isInterruptedOnly(cause)) return Effect.sync(() => response.writableEnded || response.destroy())
   return Effect.zipRight(
     Effect.logError(`${exchange.method} ${exchange.path} failed unexpectedly`, cause),
     Effect.sync(() => {
-      if (!response.headersSent) {
-        writeJson(exchange, 500, JSON.stringify({ error: { code: 500, status: "INTERNAL", message: "Internal error" } }))
-      } else if (!response.writableEnded) response.destroy()
+      if (!response.headersSent) answerInternalError(exchange)
+      else if (!response.writableEnded) response.destroy()
     })
   )
 }
@@ -131,15 +138,17 @@ const answerDefect = (exchange: Exchange, cause: Cause.Cause<never>) => {
 export interface ServeOptions<R> {
   readonly host: string
   readonly port: number
-  readonly limits: BodyLimits
   /**
-   * Whether a request's body is worth reading. A request that will be refused (no key, a
-   * content type that is not taken, a method without a body) is answered at once with its
-   * body Skipped, so nobody can make the server hold bodies it will not use.
+   * How much of a request's body to read, or undefined when it is not worth reading. A request
+   * that will be refused (no key, a content type that is not taken, a method without a body)
+   * is answered at once with its body Skipped (or read only a little, briefly), so nobody can
+   * make the server hold bodies it will not use.
    */
-  readonly readsBody: (head: RequestHead) => boolean
+  readonly bodyLimits: (head: RequestHead) => BodyLimits | undefined
   /** Answers one request; it must write the response (errors are its to answer). */
   readonly handle: (exchange: Exchange) => Effect.Effect<void, never, R>
+  /** Writes the 500 of a defect (a bug), in the error envelope of the request's route. */
+  readonly answerInternalError: (exchange: Exchange) => void
 }
 
 /**
@@ -161,7 +170,10 @@ export const serveExchanges = <R>(options: ServeOptions<R>): Layer.Layer<HttpSer
       const runFork = yield* FiberSet.makeRuntime<R>()
       const run = (head: RequestHead, request: IncomingMessage, response: ServerResponse, body: BodyRead) => {
         const exchange: Exchange = { ...head, request, response, body }
-        const handled = Effect.catchAllCause(Effect.suspend(() => options.handle(exchange)), (cause) => answerDefect(exchange, cause))
+        const handled = Effect.catchAllCause(
+          Effect.suspend(() => options.handle(exchange)),
+          (cause) => answerDefect(exchange, cause, options.answerInternalError)
+        )
         const fiber = runFork(handled, { immediate: false })
         response.on("close", () => {
           if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
@@ -169,7 +181,8 @@ export const serveExchanges = <R>(options: ServeOptions<R>): Layer.Layer<HttpSer
       }
       const onRequest = (request: IncomingMessage, response: ServerResponse) => {
         const head = headOf(request)
-        if (options.readsBody(head)) readBody(request, options.limits, (body) => run(head, request, response, body))
+        const limits = options.bodyLimits(head)
+        if (limits !== undefined) readBody(request, limits, (body) => run(head, request, response, body))
         else run(head, request, response, { _tag: "Skipped" })
       }
       // In place before listening: the first request accepted is handled.

@@ -10,10 +10,16 @@
  *
  * It also owns the fibers that drive tasks (so a cancel can interrupt them), the push configs of
  * each task, and the bounds: history per task, tasks in memory (the oldest finished ones go).
+ *
+ * Nothing it keeps can break a read: what is stored is cut to MAX_STORED_JSON_DEPTH (only a bug
+ * upstream gets that deep: the doors refuse MAX_JSON_DEPTH), each task is serialised once when
+ * first listed after a change (one that will not serialise is left out of lists, with a log
+ * line), and a list page stops at MAX_TASK_PAGE_BYTES of tasks.
  */
 import { Context, Deferred, Effect, type Either, FiberMap, Layer, Option, Queue, Stream } from "effect"
 import { mergeArtifactChunk } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
+import { cutBelowDepth, exceedsJsonDepth, MAX_STORED_JSON_DEPTH, MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 
 /** One event of a task and the task as it stands after it. */
 export interface TaskUpdate {
@@ -55,7 +61,7 @@ export interface PageCursor {
 export interface TaskQuery {
   readonly contextId?: string | undefined
   readonly status?: V1.TaskState | undefined
-  /** Only tasks whose status changed after this ISO 8601 time. */
+  /** Only tasks whose status changed at or after this time (ISO 8601 as toISOString writes it). */
   readonly statusTimestampAfter?: string | undefined
   readonly pageSize: number
   readonly after?: PageCursor | undefined
@@ -74,6 +80,8 @@ export interface TaskStoreOptions {
   readonly maxHistory?: number | undefined
   /** Tasks kept in memory; beyond it the oldest finished ones are forgotten. Default 10 000. */
   readonly maxTasks?: number | undefined
+  /** Bytes of JSON a list page holds at most (always at least one task). Default MAX_TASK_PAGE_BYTES. */
+  readonly maxPageBytes?: number | undefined
 }
 
 export const DEFAULT_MAX_HISTORY = 100
@@ -157,6 +165,8 @@ interface TaskRecord {
   task: V1.Task
   /** Creation order, also the tie-breaker of the list order. */
   readonly seq: number
+  /** Size of the task's JSON, measured when first listed after a change; NaN when it does not serialise. */
+  bytes: number | undefined
   // The three below are made when first needed: most tasks never have any.
   subscribers?: Set<Queue.Queue<TaskUpdate>>
   /** Resolved at the next terminal or interrupted state. */
@@ -182,14 +192,35 @@ const matches = (record: TaskRecord, query: TaskQuery): boolean => {
   const task = record.task
   if (query.contextId !== undefined && task.contextId !== query.contextId) return false
   if (query.status !== undefined && task.status.state !== query.status) return false
-  if (query.statusTimestampAfter !== undefined && statusTime(task) <= query.statusTimestampAfter) return false
+  if (query.statusTimestampAfter !== undefined && statusTime(task) < query.statusTimestampAfter) return false
   return true
+}
+
+/** The value, or a copy cut to MAX_STORED_JSON_DEPTH when it nests deeper (serialising it could exhaust the stack). */
+const storable = <A>(value: A): A => exceedsJsonDepth(value, MAX_STORED_JSON_DEPTH) ? cutBelowDepth(value, MAX_STORED_JSON_DEPTH) as A : value
+
+/** `result`, once the cut (if there was one) is logged. */
+const withCutLogged = <A>(cut: boolean, taskId: string, result: A): Effect.Effect<A> =>
+  cut
+    ? Effect.as(
+      Effect.logWarning(`Task ${taskId}: values nested deeper than ${MAX_STORED_JSON_DEPTH} levels were cut before storing (a bug: the doors refuse such requests)`),
+      result
+    )
+    : Effect.succeed(result)
+
+const jsonBytes = (task: V1.Task): number => {
+  try {
+    return Buffer.byteLength(JSON.stringify(task))
+  } catch {
+    return Number.NaN
+  }
 }
 
 export const make = (options: TaskStoreOptions = {}) =>
   Effect.gen(function*() {
     const maxHistory = options.maxHistory ?? DEFAULT_MAX_HISTORY
     const maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
+    const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
     const records = new Map<string, TaskRecord>()
     const byContext = new Map<string, Set<string>>()
     const workers = yield* FiberMap.make<string>()
@@ -224,6 +255,7 @@ export const make = (options: TaskStoreOptions = {}) =>
     /** Stores the change and hands it out; everything here is synchronous, hence atomic. */
     const commit = (record: TaskRecord, change: TaskChange) => {
       record.task = change.task
+      record.bytes = undefined
       const event = change.event
       if (event !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
@@ -245,17 +277,20 @@ export const make = (options: TaskStoreOptions = {}) =>
         if (record === undefined) return Effect.succeedNone
         const decided = change(record.task)
         if (decided._tag === "Left") return Effect.fail(decided.left)
-        commit(record, decided.right)
-        return Effect.succeedSome(decided.right.task)
+        const safe = storable(decided.right)
+        commit(record, safe)
+        return withCutLogged(safe !== decided.right, id, Option.some(safe.task))
       })
 
     const publish = (id: string, event: V1.StreamResponse) =>
-      Effect.sync((): Option.Option<V1.Task> => {
+      Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
         const record = records.get(id)
-        if (record === undefined || V1.isTerminalState(record.task.status.state)) return Option.none()
-        const task = applyTaskEvent(record.task, event, maxHistory)
-        commit(record, { task, event })
-        return Option.some(task)
+        if (record === undefined || V1.isTerminalState(record.task.status.state)) return Effect.succeedNone
+        // The task before it is storable already: only what the event brings is checked.
+        const safe = storable(event)
+        const task = applyTaskEvent(record.task, safe, maxHistory)
+        commit(record, { task, event: safe })
+        return withCutLogged(safe !== event, id, Option.some(task))
       })
 
     const subscribe = (id: string, until: SubscriptionEnd = "settled") =>
@@ -300,18 +335,32 @@ export const make = (options: TaskStoreOptions = {}) =>
     }
 
     const list = (query: TaskQuery) =>
-      Effect.sync((): TaskPage => {
+      Effect.suspend((): Effect.Effect<TaskPage> => {
         const matching = [...records.values()].filter((record) => matches(record, query)).sort(listOrder)
         const after = query.after
         const start = after === undefined ? 0 : matching.findIndex((record) => isAfterCursor(record, after))
-        const page = start < 0 ? [] : matching.slice(start, start + query.pageSize)
+        const page: Array<TaskRecord> = []
+        const unserialisable: Array<string> = []
+        let bytes = 0
+        let index = start < 0 ? matching.length : start
+        for (; index < matching.length && page.length < query.pageSize; index++) {
+          const record = matching[index]!
+          const size = record.bytes ??= jsonBytes(record.task)
+          if (Number.isNaN(size)) unserialisable.push(record.task.id)
+          else if (page.length > 0 && bytes + size > maxPageBytes) break
+          else {
+            page.push(record)
+            bytes += size
+          }
+        }
         const last = page[page.length - 1]
-        const hasMore = start >= 0 && start + query.pageSize < matching.length
-        return {
+        const result: TaskPage = {
           tasks: page.map((record) => record.task),
           totalSize: matching.length,
-          ...(hasMore && last !== undefined ? { next: { timestamp: statusTime(last.task), seq: last.seq } } : {})
+          ...(index < matching.length && last !== undefined ? { next: { timestamp: statusTime(last.task), seq: last.seq } } : {})
         }
+        if (unserialisable.length === 0) return Effect.succeed(result)
+        return Effect.as(Effect.logError(`Tasks left out of a list because they do not serialise: ${unserialisable.join(", ")}`), result)
       })
 
     const withRecord = <A>(id: string, f: (record: TaskRecord) => A) =>
@@ -321,18 +370,17 @@ export const make = (options: TaskStoreOptions = {}) =>
       })
 
     return TaskStore.of({
-      create: (task) =>
-        Effect.sync(() => {
-          records.set(task.id, {
-            task,
-            seq: nextSeq++
-          })
+      create: (created) =>
+        Effect.suspend(() => {
+          const task = storable(created)
+          records.set(task.id, { task, seq: nextSeq++, bytes: undefined })
           if (task.contextId !== undefined) {
             const ids = byContext.get(task.contextId)
             if (ids === undefined) byContext.set(task.contextId, new Set([task.id]))
             else ids.add(task.id)
           }
           evict()
+          return withCutLogged(task !== created, task.id, undefined)
         }),
       get: (id) => Effect.sync(() => Option.map(Option.fromNullable(records.get(id)), (record) => record.task)),
       modify,

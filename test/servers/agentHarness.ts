@@ -72,6 +72,8 @@ export interface AgentOptions {
   readonly maxBodyBytes?: number
   readonly push?: PushSender.PushSenderOptions
   readonly store?: TaskStore.TaskStoreOptions
+  /** A store of the test's own instead of TaskStore.layer(store). */
+  readonly storeLayer?: Layer.Layer<TaskStore.TaskStore>
   /** Longest wait for the model. Default 10 s. */
   readonly modelTimeout?: Duration.DurationInput
   /** The scripted model below (default), or the built-in mock model of `-m mock` with its card skill. */
@@ -106,7 +108,7 @@ export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandl
     key: options.key === undefined ? undefined : Redacted.make(options.key),
     maxBodyBytes: options.maxBodyBytes
   }).pipe(
-    Layer.provide(TaskStore.layer(options.store)),
+    Layer.provide(options.storeLayer ?? TaskStore.layer(options.store)),
     Layer.provide(PushSender.layer({ timeout: "2 seconds", backoff: "20 millis", ...options.push })),
     Layer.provide(modelAccess),
     Layer.provide(Layer.succeed(AgentSettings, { ...defaults, ...options.settings }))

@@ -148,7 +148,9 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client over %s", (binding) => {
     const client = await sdkClient(binding)
     const task = asTask(await client.sendMessage(send(userMessage("done"))))
     const subscribed = await rejection(collect(client.resubscribeTask({ tenant: "", id: task.id })))
-    expect(subscribed.name).toBe("UnsupportedOperationError")
+    // Over JSON-RPC the error comes in the event stream, whose errors @a2a-js wraps as their cause.
+    const typed = binding === "JSONRPC" ? (subscribed.cause as Error) : subscribed
+    expect(typed.name).toBe("UnsupportedOperationError")
     const missing = await rejection(client.getTask({ tenant: "", id: randomUUID(), historyLength: undefined }))
     expect(missing.name).toBe("TaskNotFoundError")
   })
@@ -179,12 +181,11 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client over %s", (binding) => {
     expect(after.configs).toEqual([])
   })
 
-  it("serves the extended card through GetExtendedAgentCard", async () => {
+  it("declares no extended card without --auth: the public card is all there is", async () => {
     const client = await sdkClient(binding)
     const card = await client.getAgentCard()
-    expect(card.capabilities?.extendedAgentCard).toBe(true)
-    expect(card.description).toContain("Model chosen because: a test")
-    expect(card.supportedInterfaces[0]?.url).toBe(`${agent.baseUrl}/`)
+    expect(card.capabilities?.extendedAgentCard).toBe(false)
+    expect(card.description).not.toContain("Model chosen because")
   })
 })
 
@@ -244,6 +245,14 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client against the server with --auth
     const again = await client.getTask({ tenant: "", id: task.id, historyLength: undefined })
     expect(again.id).toBe(task.id)
     expect(retries).toBe(1)
+  })
+
+  it("serves the extended card through GetExtendedAgentCard with the key", async () => {
+    const client = await clientWith(fetch)
+    const card = await client.getAgentCard({ serviceParameters: { "X-API-Key": KEY } })
+    expect(card.capabilities?.extendedAgentCard).toBe(true)
+    expect(card.description).toContain("Model chosen because: a test")
+    expect(card.supportedInterfaces[0]?.url).toBe(`${secured.baseUrl}/`)
   })
 
   it("accepts the key as X-API-Key", async () => {

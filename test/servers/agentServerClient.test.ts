@@ -11,13 +11,16 @@ import { collect, foldEvents, kindsOf, sendRequest, taskOf, withClient } from ".
 import { type AgentHandle, startAgent } from "./agentHarness.js"
 
 let agent: AgentHandle
+/** The same server with --auth: the only kind that has an extended card. */
+let secured: AgentHandle
+const KEY = "client-test-key-0123"
 
 beforeAll(async () => {
-  agent = await startAgent()
+  ;[agent, secured] = await Promise.all([startAgent(), startAgent({ key: KEY })])
 })
 
 afterAll(async () => {
-  await agent?.close()
+  await Promise.all([agent?.close(), secured?.close()])
 })
 
 const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
@@ -83,10 +86,12 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
       expect(yield* a2a.listPushConfigs(target(), { taskId: task.id })).toEqual([])
     })))
 
-  it.live("reads the extended card", () =>
+  it.live("reads the extended card of a server with --auth, and finds none declared without", () =>
     withClient(Effect.gen(function*() {
-      const card = yield* (yield* A2aClient).extendedCard(target())
+      const a2a = yield* A2aClient
+      const card = yield* a2a.extendedCard({ ...target(), agentUrl: secured.baseUrl, credentials: { kind: "bearer", token: KEY } })
       expect(card.card.description).toContain("Model chosen because")
+      expect(yield* Effect.flip(a2a.extendedCard(target()))).toMatchObject({ _tag: "UnsupportedOperation" })
     })))
 
   it.live("reports an unknown task as TaskNotFound", () =>

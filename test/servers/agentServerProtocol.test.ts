@@ -10,82 +10,26 @@ import { validateCard } from "../../src/domain/cardValidation.js"
 import type { AgentDecision } from "../../src/programs/agentTasks.js"
 import { startWebhookSink, type WebhookDelivery, type WebhookSink } from "../peers/webhookSink.js"
 import { type AgentHandle, eventually, SLOW_WORD_MS, startAgent } from "./agentHarness.js"
+import {
+  type Answer,
+  type Json,
+  openStream,
+  post,
+  request,
+  rpc,
+  sendV1,
+  type SseEvent,
+  streamRpc,
+  V1_HEADERS,
+  v03Message,
+  v1Message
+} from "./wire.js"
 
 // ---------------------------------------------------------------------------
 // Wire helpers
 
-type Json = Record<string, any>
-
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly json: Json
-}
-
-const V1_HEADERS = { "a2a-version": "1.0" }
-
-const request = async (url: string, init: RequestInit = {}): Promise<Answer> => {
-  const response = await fetch(url, init)
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, json: text === "" ? {} : (JSON.parse(text) as Json) }
-}
-
-const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  request(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body)
-  })
-
-const rpc = (base: string, method: string, params: unknown, headers: Record<string, string> = V1_HEADERS, id: unknown = 1) =>
-  post(`${base}/`, { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }, headers)
-
-const v1Message = (text: string, extra: Json = {}) => ({ messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra })
-const v03Message = (text: string, extra: Json = {}) => ({
-  kind: "message",
-  messageId: randomUUID(),
-  role: "user",
-  parts: [{ kind: "text", text }],
-  ...extra
-})
-
-const sendV1 = async (base: string, text: string, extra: { message?: Json; configuration?: Json } = {}) => {
-  const answer = await rpc(base, "SendMessage", { message: v1Message(text, extra.message), configuration: extra.configuration })
-  if (answer.json["result"] === undefined) throw new Error(`send failed: ${JSON.stringify(answer.json)}`)
-  return answer.json["result"]["task"] as Json
-}
-
 const answerText = (task: Json) =>
   ((task["artifacts"] ?? []) as Json[]).flatMap((artifact) => (artifact["parts"] as Json[]).map((part) => part["text"] ?? "")).join("")
-
-interface SseEvent {
-  readonly event: string | undefined
-  readonly data: Json
-  /** Milliseconds since the request was sent. */
-  readonly at: number
-}
-
-/** Reads an SSE response frame by frame as the bytes arrive. */
-const readSse = async (response: Response, started: number): Promise<SseEvent[]> => {
-  const events: SseEvent[] = []
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ""
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += value
-    let end: number
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const frame = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const lines = frame.split("\n")
-      const event = lines.find((line) => line.startsWith("event:"))?.slice(6).trim()
-      const data = lines.filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).join("\n")
-      events.push({ event, data: JSON.parse(data) as Json, at: Date.now() - started })
-    }
-  }
-  return events
-}
 
 /** The first SSE event of a response, leaving the rest unread. */
 const readFirstEvent = async (response: Response, started: number): Promise<SseEvent> => {
@@ -99,19 +43,6 @@ const readFirstEvent = async (response: Response, started: number): Promise<SseE
   const data = buffer.slice(0, buffer.indexOf("\n\n")).split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5)).join("")
   return { event: undefined, data: JSON.parse(data) as Json, at: Date.now() - started }
 }
-
-const openStream = async (url: string, init: RequestInit) => {
-  const started = Date.now()
-  const response = await fetch(url, init)
-  return { response, events: () => readSse(response, started) }
-}
-
-const streamRpc = (base: string, method: string, params: unknown, headers: Record<string, string> = V1_HEADERS) =>
-  openStream(`${base}/`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: "s-1", method, params })
-  })
 
 /** The status of the answer to a request whose body never completes; rejects after 2 s without one. */
 const statusOfPartialRequest = (port: number, raw: string) =>
@@ -167,7 +98,8 @@ describe("agent card", () => {
     expect(card["preferredTransport"]).toBe("JSONRPC")
     expect(card["additionalInterfaces"]).toEqual([{ url: base, transport: "HTTP+JSON" }])
     expect(card["capabilities"]).toMatchObject({ streaming: true, pushNotifications: true })
-    expect(card["supportsAuthenticatedExtendedCard"]).toBe(true)
+    // No --auth, so no extended card to advertise (issue 19.5).
+    expect(card["supportsAuthenticatedExtendedCard"]).toBe(false)
     expect(validateCard(card).generation).toBe("hybrid")
     expect(validateCard(card).valid).toBe(true)
   })
@@ -182,7 +114,7 @@ describe("agent card", () => {
       { url: `${base}/`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
       { url: base, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
     ])
-    expect(card["capabilities"]).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true })
+    expect(card["capabilities"]).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false })
     expect(card["securitySchemes"]).toBeUndefined()
     const validation = validateCard(card)
     expect(validation.generation).toBe("1.0")
@@ -270,12 +202,14 @@ describe("JSON-RPC errors", () => {
     })
   })
 
-  it("-32002 for canceling a completed task and -32004 (as plain JSON) for subscribing to one", async () => {
+  it("-32002 for canceling a completed task and -32004 (as an event stream's one error event) for subscribing to one", async () => {
     const task = await sendV1(base, "finished")
     expect(errorOf(await rpc(base, "CancelTask", { id: task["id"] }))).toMatchObject({ code: -32002, data: [{ reason: "TASK_NOT_CANCELABLE" }] })
-    const subscribe = await rpc(base, "SubscribeToTask", { id: task["id"] })
-    expect(subscribe.headers.get("content-type")).toContain("application/json")
-    expect(errorOf(subscribe)).toMatchObject({ code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION" }] })
+    const { response, events } = await streamRpc(base, "SubscribeToTask", { id: task["id"] })
+    expect(response.headers.get("content-type")).toContain("text/event-stream")
+    const [only, ...rest] = await events()
+    expect(rest).toEqual([])
+    expect(only).toMatchObject({ event: "error", data: { id: "s-1", error: { code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION" }] } } })
   })
 
   it("serves a v1.0 method without A2A-Version as 1.0, and 0.3 methods as 0.3", async () => {
@@ -644,7 +578,8 @@ describe("auth and shutdown", () => {
     const secured = await startAgent({ key: "k-123" })
     try {
       const { port } = new URL(secured.baseUrl)
-      // Each request announces 900 bytes and sends 5: only a server that reads the body would wait.
+      // Each request announces 900 bytes and sends 5: only a server that reads the body would wait
+      // (a refused JSON-RPC call is read for its id, but for half a second at most).
       const partial = (head: string) => statusOfPartialRequest(Number(port), `${head}\r\nContent-Length: 900\r\n\r\n{"a":`)
       expect(await partial("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)
       expect(await partial("POST /message:send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)

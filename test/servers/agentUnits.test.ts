@@ -70,8 +70,11 @@ describe("TaskStore", () => {
         const second = yield* store.list({ pageSize: 3, after: first.next })
         expect(second.tasks.map((t) => t.id)).toEqual(["a"])
         expect(second.next).toBeUndefined()
+        // At or after the time, as the proto's status_timestamp_after says.
         const recent = yield* store.list({ pageSize: 10, statusTimestampAfter: "2026-01-01T00:00:02.000Z" })
-        expect(recent.tasks.map((t) => t.id)).toEqual(["d", "b"])
+        expect(recent.tasks.map((t) => t.id)).toEqual(["d", "b", "c"])
+        const later = yield* store.list({ pageSize: 10, statusTimestampAfter: "2026-01-01T00:00:02.001Z" })
+        expect(later.tasks.map((t) => t.id)).toEqual(["d", "b"])
       })
     ))
 

@@ -11,22 +11,25 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, vi } from "vitest"
+import { exceedsJsonDepth } from "../../src/domain/limits.js"
 import {
-  nestsDeeperThan,
   normalizeTaskState,
   type NotificationRecord,
   parseSince,
   summarizeNotification
 } from "../../src/domain/notification.js"
 import {
+  DEFAULT_MAX_BODY_BYTES,
   presentedTokens,
   tokenMatches,
   webhookBaseUrl,
   type WebhookOptions,
   webhookServerLayer
 } from "../../src/servers/webhook/WebhookServer.js"
+import { recordNotification } from "../../src/programs/notifications.js"
 import { NOTIFICATIONS_FILE, NotificationLog, notificationLogLayer } from "../../src/services/NotificationLog.js"
 import { StateDirLive } from "../../src/services/StateDir.js"
+import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -226,8 +229,8 @@ describe("summarizeNotification", () => {
 
   it("measures nesting without recursion", () => {
     const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
-    expect(nestsDeeperThan(deep, 512)).toBe(true)
-    expect(nestsDeeperThan(V1_BODIES.task, 512)).toBe(false)
+    expect(exceedsJsonDepth(deep, 512)).toBe(true)
+    expect(exceedsJsonDepth(V1_BODIES.task, 512)).toBe(false)
   })
 })
 
@@ -321,13 +324,15 @@ layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver wit
 
   it.effect("survives hostile bodies: deep nesting, huge strings, non-object JSON", () =>
     Effect.gen(function*() {
+      const before = (yield* readAll).length
       const deepText = `${"[".repeat(200_000)}${"]".repeat(200_000)}`
+      // Deeper than MAX_JSON_DEPTH: refused at the door, nothing recorded.
       const deep = yield* post("/deep", deepText)
-      expect(deep.status).toBe(200)
-      const deepRecord = yield* recordWithId((deep.body as { id: string }).id)
-      // Too deep to store as JSON again: kept verbatim as text instead, nothing lost.
-      expect(deepRecord).toMatchObject({ kind: "unknown", body: null })
-      expect(deepRecord.body_text).toBe(deepText)
+      expect(deep).toMatchObject({ status: 400, body: { error: { code: "too_deep" } } })
+      expect((yield* readAll).length).toBe(before)
+      // A caller other than the receiver still cannot store what would not serialise again: it is kept as text.
+      const direct = yield* recordNotification({ path: "/direct", tokenPresent: false, body: JSON.parse(deepText), rawText: deepText })
+      expect(yield* recordWithId(direct.id)).toMatchObject({ kind: "unknown", body: null, body_text: deepText })
 
       const huge = yield* postJson("/huge", v1Status("huge", "TASK_STATE_WORKING", "y".repeat(1000 * 1000)))
       expect(huge.status).toBe(200)
@@ -340,6 +345,23 @@ layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver wit
         expect(record).toMatchObject({ kind: "unknown", body: value })
       }
       expect(yield* health).toBe(200)
+    }))
+
+  it.effect("refuses the fuzz corpus' too-deep bodies (400, or 413 past the size limit) recording nothing; takes the deepest accepted", () =>
+    Effect.gen(function*() {
+      const before = (yield* readAll).length
+      const refusals = new Set<number>()
+      for (const payload of tooDeep(1)) {
+        const reply = yield* post("/fuzz", payload.json)
+        // A body past the size limit is refused for its size before it is parsed.
+        const [status, code] = payload.json.length > DEFAULT_MAX_BODY_BYTES ? [413, "payload_too_large"] : [400, "too_deep"]
+        expect(reply, payload.name).toMatchObject({ status, body: { error: { code } } })
+        refusals.add(status)
+      }
+      expect([...refusals].sort()).toEqual([400, 413])
+      expect((yield* readAll).length).toBe(before)
+      for (const payload of deepestAccepted(1)) expect((yield* post("/fuzz", payload.json)).status).toBe(200)
+      expect((yield* readAll).length).toBe(before + 3)
     }))
 
   it.effect("GET /health answers; other GETs are 404", () =>

@@ -12,13 +12,14 @@
  */
 import { Effect, type Redacted } from "effect"
 import { serverBaseUrl } from "../address.js"
-import { type Exchange, headerValue, type RequestHead, serveExchanges, writeJson } from "../exchange.js"
+import { MAX_UNAUTHENTICATED_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_WAIT_MS } from "../../domain/limits.js"
+import { type BodyLimits, type Exchange, headerValue, type RequestHead, serveExchanges, writeJson } from "../exchange.js"
 import { makeKeyCheck } from "./auth.js"
 import { baseUrlOf, CARD_PATHS, type CardInfo, extendedAgentCard, makeCardHandler } from "./card.js"
 import { bodyLimits, DEFAULT_MAX_BODY_BYTES, isJsonContentType } from "./io.js"
-import { makeJsonRpcHandler } from "./jsonRpc.js"
+import * as JsonRpc from "./jsonRpc.js"
 import type { AgentServices, ServerContext } from "./operations.js"
-import { makeRestHandler } from "./rest.js"
+import * as Rest from "./rest.js"
 
 export { DEFAULT_MAX_BODY_BYTES } from "./io.js"
 export const DEFAULT_AGENT_HOST = "0.0.0.0"
@@ -39,16 +40,18 @@ type Handler = (exchange: Exchange) => Effect.Effect<void, never, AgentServices>
 
 const health: Handler = (exchange) => Effect.sync(() => writeJson(exchange, 200, `{"status":"ok"}`, "application/json"))
 
+const isJsonRpcCall = (head: RequestHead) => head.method === "POST" && head.path === "/"
+
 const CARD_PATH_SET: ReadonlySet<string> = new Set(["/", ...CARD_PATHS])
 
 /** The handler of each request: the card and /health (GET or HEAD), JSON-RPC at `POST /`, REST for the rest. */
 const makeHandler = (context: ServerContext, options: AgentServerOptions) => {
   const card = makeCardHandler(options.card)
-  const jsonRpc = makeJsonRpcHandler(context)
-  const rest = makeRestHandler(context)
+  const jsonRpc = JsonRpc.makeJsonRpcHandler(context)
+  const rest = Rest.makeRestHandler(context)
   return (exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
     const { method, path } = exchange
-    if (method === "POST" && path === "/") return jsonRpc(exchange)
+    if (isJsonRpcCall(exchange)) return jsonRpc(exchange)
     if (method === "GET" || method === "HEAD") {
       if (CARD_PATH_SET.has(path)) return card(exchange)
       if (path === "/health") return health(exchange)
@@ -57,10 +60,28 @@ const makeHandler = (context: ServerContext, options: AgentServerOptions) => {
   }
 }
 
-/** Only bodies that can be taken are read: JSON sent with POST or PUT, with the key when one is required. */
-const readsBody = ({ checkKey }: ServerContext) => (head: RequestHead) =>
-  (head.method === "POST" || head.method === "PUT") && (checkKey === undefined || checkKey(head.headers)) &&
-  isJsonContentType(headerValue(head.headers, "content-type"))
+/** A refused JSON-RPC call is read only a little, briefly, for the id its 401 answers with. */
+const UNAUTHENTICATED_LIMITS: BodyLimits = {
+  maxBytes: MAX_UNAUTHENTICATED_BODY_BYTES,
+  cutOffBytes: MAX_UNAUTHENTICATED_BODY_BYTES,
+  waitMs: MAX_UNAUTHENTICATED_BODY_WAIT_MS
+}
+
+/**
+ * Only bodies that can be taken are read: JSON sent with POST or PUT, with the key when one is
+ * required. Without the key, a JSON-RPC call's body is read within UNAUTHENTICATED_LIMITS.
+ */
+const bodyLimitsOf = ({ checkKey }: ServerContext, limits: BodyLimits) => (head: RequestHead): BodyLimits | undefined => {
+  if ((head.method !== "POST" && head.method !== "PUT") || !isJsonContentType(headerValue(head.headers, "content-type"))) {
+    return undefined
+  }
+  if (checkKey === undefined || checkKey(head.headers)) return limits
+  return isJsonRpcCall(head) ? UNAUTHENTICATED_LIMITS : undefined
+}
+
+/** The 500 of a defect, as a JSON-RPC error on the JSON-RPC route and in the REST error shape elsewhere. */
+const answerInternalError = (exchange: Exchange) =>
+  isJsonRpcCall(exchange) ? JsonRpc.answerInternalError(exchange) : Rest.answerInternalError(exchange)
 
 /**
  * The agent server bound to `host:port` (0 picks a free port), as a scoped HttpServer for its
@@ -70,14 +91,15 @@ const readsBody = ({ checkKey }: ServerContext) => (head: RequestHead) =>
 export const agentServerLayer = (options: AgentServerOptions) => {
   const context: ServerContext = {
     checkKey: options.key === undefined ? undefined : makeKeyCheck(options.key),
-    extendedCard: (exchange) => extendedAgentCard(options.card, baseUrlOf(exchange))
+    // The extended card differs from the public one only for those who have the key.
+    extendedCard: options.key === undefined ? () => undefined : (exchange) => extendedAgentCard(options.card, baseUrlOf(exchange))
   }
   return serveExchanges({
     host: options.host,
     port: options.port,
-    limits: bodyLimits(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-    readsBody: readsBody(context),
-    handle: makeHandler(context, options)
+    bodyLimits: bodyLimitsOf(context, bodyLimits(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)),
+    handle: makeHandler(context, options),
+    answerInternalError
   })
 }
 

@@ -60,14 +60,15 @@ export const agentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => ({
   description: `relay's local A2A agent for testing and development, answering with the ${info.model.text} model.`,
   supportedInterfaces: interfacesAt(baseUrl),
   version: VERSION,
-  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+  // Only with --auth is there an extended card worth asking for: it differs from this one and needs the key.
+  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: info.auth },
   ...(info.auth ? cardSecurity() : {}),
   defaultInputModes: ["text/plain"],
   defaultOutputModes: ["text/plain"],
   skills: info.skills ?? [skill]
 })
 
-/** The extended card (GetExtendedAgentCard): the public one plus why this model was chosen. */
+/** The extended card (GetExtendedAgentCard, served only with --auth): the public one plus why this model was chosen. */
 export const extendedAgentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => {
   const card = agentCard(info, baseUrl)
   return { ...card, description: `${card.description} Model chosen because: ${info.model.reason}.` }

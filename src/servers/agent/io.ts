@@ -2,12 +2,13 @@
  * Reading JSON requests at the agent server's doors; the exchange itself (body, answers) is
  * ../exchange.ts.
  */
-import { Either } from "effect"
-import { type AgentRequestError, parseError } from "../../domain/agentErrors.js"
+import { Either, Predicate } from "effect"
+import { type AgentRequestError, internalError, invalidParams, parseError } from "../../domain/agentErrors.js"
+import { exceedsJsonDepth, MAX_AGENT_BODY_BYTES, MAX_JSON_DEPTH } from "../../domain/limits.js"
 import type { BodyLimits, BodyRead } from "../exchange.js"
 
 /** Largest request body accepted; bigger ones get 413. */
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+export const DEFAULT_MAX_BODY_BYTES = MAX_AGENT_BODY_BYTES
 /** Past this many times the limit an oversized upload is cut off instead of drained for a polite 413. */
 const DRAIN_FACTOR = 4
 
@@ -30,9 +31,34 @@ export const parseJsonBody = (
   }
 }
 
+/**
+ * The -32602 / 400 error of a body nested deeper than MAX_JSON_DEPTH (counted from its root),
+ * checked before the body is decoded, so nothing that deep is ever stored or answered back.
+ */
+export const nestingProblem = (body: unknown): AgentRequestError | undefined =>
+  exceedsJsonDepth(body)
+    ? invalidParams(`The request nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels; flatten its metadata or data`)
+    : undefined
+
+/** The id of a JSON-RPC request whose body was read, when it has a valid one; null otherwise. */
+export const requestIdIn = (body: BodyRead): string | number | null => {
+  if (body._tag !== "Complete") return null
+  try {
+    const parsed: unknown = JSON.parse(body.bytes.toString("utf8"))
+    const id = Predicate.isRecord(parsed) ? parsed["id"] : null
+    return typeof id === "string" || typeof id === "number" ? id : null
+  } catch {
+    return null
+  }
+}
+
 /** Media types a JSON body may be declared as (a missing Content-Type is let through). */
 export const isJsonContentType = (contentType: string | undefined): boolean => {
   if (contentType === undefined || contentType.trim() === "") return true
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
   return mediaType === "application/json" || mediaType.endsWith("+json")
 }
+
+/** The error a defect (a bug) is answered with: what happened stays in the server's log. */
+export const unexpectedFailure = (): AgentRequestError =>
+  internalError("Internal error: the request failed unexpectedly (see the server's log)")

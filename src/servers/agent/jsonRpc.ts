@@ -7,7 +7,7 @@
  * Errors: -32700 bad JSON, -32600 bad envelope (413 for a body over the limit), -32601 unknown
  * method, -32602 bad params, -32009 a version we do not speak, and the A2A codes, each with an
  * ErrorInfo detail. Streaming methods answer SSE whose every event is a JSON-RPC response
- * carrying the request's id; errors before the first event come as plain JSON.
+ * carrying the request's id, errors before the first event included (see answerInStream).
  */
 import { Effect, Either, ParseResult, Predicate, Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
@@ -24,7 +24,7 @@ import {
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
-import { isJsonContentType, parseJsonBody } from "./io.js"
+import { isJsonContentType, nestingProblem, parseJsonBody, requestIdIn, unexpectedFailure } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -35,7 +35,7 @@ import {
   v03JsonRpcCodec,
   v1Codec
 } from "./operations.js"
-import { writeSse } from "./sse.js"
+import { writeSse, writeSseError } from "./sse.js"
 import { type Generation, versionRequest } from "./versions.js"
 
 type RequestId = string | number | null
@@ -150,14 +150,26 @@ const errorJson = (id: RequestId, error: AgentRequestError) =>
 const answerError = (exchange: Exchange, id: RequestId, error: AgentRequestError, status = 200) =>
   writeJson(exchange, status, errorJson(id, error), JSON_TYPE, status === 413 ? { connection: "close" } : undefined)
 
-const unauthorized = (exchange: Exchange) =>
+const unauthorized = (exchange: Exchange, id: RequestId) =>
   writeJson(
     exchange,
     401,
-    JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Unauthorized: missing or invalid API key" } }),
+    JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message: "Unauthorized: missing or invalid API key" } }),
     JSON_TYPE,
     { "www-authenticate": WWW_AUTHENTICATE }
   )
+
+/**
+ * Errors of a streaming method come as its stream: 200 text/event-stream with one `event: error`
+ * frame (the JSON-RPC error with the request's id), then the end. The spec gives streaming
+ * methods an SSE response and leaves an error before the first event open. Every official client
+ * reads this form (a2a-python 0.3 and 1.x, a2a-js 0.3 and 1.x, a2a-go), while a plain JSON body
+ * is lost on three of them: a2a-python 0.3 and a2a-js 0.3 refuse a response that is not an event
+ * stream, a2a-go reads only `data:` lines. The Go and 0.3 Python servers answer with a stream too.
+ */
+const STREAMING_METHODS: ReadonlySet<string> = new Set(["SendStreamingMessage", "SubscribeToTask", "message/stream", "tasks/resubscribe"])
+
+const answerInStream = (exchange: Exchange, id: RequestId, error: AgentRequestError) => writeSseError(exchange, errorJson(id, error))
 
 const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number" || u === null
 
@@ -190,7 +202,7 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
 (exchange: Exchange): Effect.Effect<void, never, AgentServices> =>
   Effect.gen(function*() {
     const headers = exchange.headers
-    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(exchange)
+    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(exchange, requestIdIn(exchange.body))
     const contentType = headerValue(headers, "content-type")
     if (!isJsonContentType(contentType)) {
       return answerError(exchange, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
@@ -212,14 +224,17 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
     const { id, params } = envelope.right
     const dialect = resolveMethod(envelope.right.method, versionRequest(headers, exchange.url))
     if (Either.isLeft(dialect)) return answerError(exchange, id, dialect.left)
+    const fail = STREAMING_METHODS.has(envelope.right.method) ? answerInStream : answerError
+    const tooDeep = nestingProblem(parsed.right)
+    if (tooDeep !== undefined) return fail(exchange, id, tooDeep)
     const operation = dialect.right.decode(params)
     if (Either.isLeft(operation)) {
-      return answerError(exchange, id, invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(operation.left)}`))
+      return fail(exchange, id, invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(operation.left)}`))
     }
     const generation = dialect.right.generation
     const codec = codecOf(generation)
     const outcome = yield* Effect.either(execute(operation.right, generation))
-    if (Either.isLeft(outcome)) return answerError(exchange, id, outcome.left)
+    if (Either.isLeft(outcome)) return fail(exchange, id, outcome.left)
     const result = outcome.right
     if (result._tag === "Events") {
       return yield* writeSse(exchange, result.value, (event) => resultJson(id, codec.event(event)), (error) => errorJson(id, error))
@@ -228,3 +243,7 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
     if (Either.isLeft(json)) return answerError(exchange, id, json.left)
     return writeJson(exchange, 200, resultJson(id, json.right), JSON_TYPE)
   })
+
+/** The 500 of a defect on the JSON-RPC route: a JSON-RPC error with the request's id when it can be read, never a stack. */
+export const answerInternalError = (exchange: Exchange): void =>
+  answerError(exchange, requestIdIn(exchange.body), unexpectedFailure(), 500)

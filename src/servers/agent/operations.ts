@@ -7,7 +7,7 @@ import { Effect, type ParseResult, Schema, type Stream } from "effect"
 import * as T from "../../domain/a2a/translate.js"
 import * as V03 from "../../domain/a2a/v03.js"
 import * as V1 from "../../domain/a2a/v1.js"
-import { type AgentRequestError, internalError } from "../../domain/agentErrors.js"
+import { AgentRequestError, internalError, unsupportedOperation } from "../../domain/agentErrors.js"
 import * as Agent from "../../programs/agentTasks.js"
 import type { ModelAccess } from "../../services/ModelAccess.js"
 import type { PushSender } from "../../services/PushSender.js"
@@ -20,8 +20,8 @@ import type { Generation } from "./versions.js"
 export interface ServerContext {
   /** The API-key check when auth is on. */
   readonly checkKey: ((headers: IncomingHttpHeaders) => boolean) | undefined
-  /** The extended card for the address the client used. */
-  readonly extendedCard: (exchange: Exchange) => V1.AgentCard
+  /** The extended card for the address the client used; undefined when the server has none. */
+  readonly extendedCard: (exchange: Exchange) => V1.AgentCard | undefined
 }
 
 export type Operation =
@@ -106,6 +106,7 @@ const run = (operation: Operation, generation: Generation): Effect.Effect<Outcom
 
 /** How one dialect writes each kind of result as JSON. */
 export interface ResultCodec {
+  readonly generation: Generation
   readonly send: (value: V1.SendMessageResponse) => unknown
   readonly task: (value: V1.Task) => unknown
   readonly taskList: (value: V1.ListTasksResponse) => unknown
@@ -124,6 +125,7 @@ const encoder = <A, I>(schema: Schema.Schema<A, I>) => Schema.encodeSync(schema)
  * encoders on every answer cost a tenth of a SendMessage. A test keeps the two in step.
  */
 export const v1Codec: ResultCodec = {
+  generation: "1.0",
   send: (value) => value,
   task: (value) => value,
   taskList: (value) => value,
@@ -143,6 +145,7 @@ const encodeV03Card = Schema.encode(V03.AgentCard)
  * as a test checks.
  */
 export const v03JsonRpcCodec: ResultCodec = {
+  generation: "0.3",
   send: T.sendResponseToV03,
   task: T.taskToV03,
   // v0.3 has no ListTasks; the v1.0 shape is the best there is.
@@ -159,6 +162,7 @@ const encodeV03RestPushConfig = encoder(T.PushConfigAsV03Rest)
 
 /** v0.3 HTTP+JSON under /v1: the v0.3 proto JSON (ROLE_USER, `content` parts, TASK_STATE_CANCELLED). */
 export const v03RestCodec: ResultCodec = {
+  generation: "0.3",
   send: encoder(T.SendResponseAsV03Rest),
   task: encoder(T.TaskAsV03Rest),
   taskList: encoder(V1.ListTasksResponse),
@@ -169,14 +173,27 @@ export const v03RestCodec: ResultCodec = {
 }
 
 /**
+ * Why there is no extended card, in each generation's words: a 1.0 card that does not declare
+ * one makes the call unsupported (A2A §3.3.4); 0.3 names the error
+ * AuthenticatedExtendedCardNotConfigured.
+ */
+const noExtendedCard = (generation: Generation) =>
+  generation === "1.0"
+    ? unsupportedOperation("This agent has no extended card (its card does not declare one): start relay server agent with --auth")
+    : new AgentRequestError({
+      kind: "ExtendedAgentCardNotConfigured",
+      detail: "This agent has no authenticated extended card: start relay server agent with --auth"
+    })
+
+/**
  * The JSON of a non-streaming outcome (`null` for Deleted), given the extended card to send for
- * GetExtendedAgentCard. Encoding our own values cannot fail unless there is a bug, which is
- * reported as an internal error.
+ * GetExtendedAgentCard (undefined when there is none). Encoding our own values cannot fail
+ * unless there is a bug, which is reported as an internal error.
  */
 export const encodeOutcome = (
   codec: ResultCodec,
   result: Exclude<Outcome, { readonly _tag: "Events" }>,
-  extendedCard: () => V1.AgentCard
+  extendedCard: () => V1.AgentCard | undefined
 ): Effect.Effect<unknown, AgentRequestError> => {
   const sync = (encode: () => unknown) =>
     Effect.try({ try: encode, catch: (error) => internalError(`Cannot encode the result: ${String(error)}`) })
@@ -193,7 +210,10 @@ export const encodeOutcome = (
       return sync(() => codec.pushConfigList(result.value))
     case "Deleted":
       return Effect.succeed(null)
-    case "ExtendedCard":
-      return Effect.mapError(codec.card(extendedCard()), (error) => internalError(`Cannot encode the card: ${error.message}`))
+    case "ExtendedCard": {
+      const card = extendedCard()
+      if (card === undefined) return Effect.fail(noExtendedCard(codec.generation))
+      return Effect.mapError(codec.card(card), (error) => internalError(`Cannot encode the card: ${error.message}`))
+    }
   }
 }

@@ -24,7 +24,7 @@ import {
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
-import { isJsonContentType, parseJsonBody } from "./io.js"
+import { isJsonContentType, nestingProblem, parseJsonBody, unexpectedFailure } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -297,6 +297,8 @@ export const makeRestHandler = (context: ServerContext) =>
       if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, read.limit)
       const parsed = parseJsonBody(read, true)
       if (Either.isLeft(parsed)) return answerError(exchange, generation, parsed.left)
+      const tooDeep = nestingProblem(parsed.right)
+      if (tooDeep !== undefined) return answerError(exchange, generation, tooDeep)
       body = parsed.right
     }
     const operation = build({ body, query: queryOf(url) })
@@ -313,3 +315,10 @@ export const makeRestHandler = (context: ServerContext) =>
     if (Either.isLeft(json)) return answerError(exchange, generation, json.left)
     return writeJson(exchange, status, JSON.stringify(json.right), generation === "1.0" ? A2A_JSON : JSON_TYPE)
   })
+
+/** The 500 of a defect on a REST route, in that route's error shape, never a stack. */
+export const answerInternalError = (exchange: Exchange): void => {
+  const matched = matchRoute(exchange.method, exchange.path, versionRequest(exchange.headers, exchange.url))
+  const generation = matched._tag === "Route" ? matched.route.generation : "1.0"
+  answerError(exchange, generation, unexpectedFailure())
+}

@@ -38,6 +38,12 @@ const writeFrame = (response: ServerResponse, text: string): Effect.Effect<void>
     })
   })
 
+/** Answers with an SSE stream of one error event (an error before the first event), then ends it. */
+export const writeSseError = ({ response }: Exchange, json: string): void => {
+  response.writeHead(200, SSE_HEADERS)
+  response.end(errorFrame(json))
+}
+
 /**
  * Answers with the SSE stream of `events`: `toJson` writes one event (JSON-RPC wraps it in an
  * envelope, REST sends it bare), `errorJson` the error frame of a failure mid-stream. The

@@ -4,9 +4,11 @@
  *
  * It must survive whatever a sender posts: every request either ends in a JSON answer (200, or
  * 400/401/413/500 with `{error:{code,message,hint}}`) or, for an upload far beyond the limit,
- * a closed connection — never a stopped server.
+ * a closed connection — never a stopped server. A body nested deeper than MAX_JSON_DEPTH is
+ * refused (400) before it is recorded, like any other malformed one.
  */
 import { Effect, Redacted } from "effect"
+import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_PUSH_BODY_BYTES } from "../../domain/limits.js"
 import { secretMatches } from "../../domain/secretCheck.js"
 import { serverBaseUrl } from "../address.js"
 import { type Exchange, headerValue, serveExchanges, writeEmpty, writeJson } from "../exchange.js"
@@ -16,7 +18,7 @@ import { recordNotification } from "../../programs/notifications.js"
 export const DEFAULT_WEBHOOK_HOST = "127.0.0.1"
 export const DEFAULT_WEBHOOK_PORT = 9000
 /** Largest accepted body. A2A notifications are task snapshots; 1 MiB leaves plenty of room. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+export const DEFAULT_MAX_BODY_BYTES = MAX_PUSH_BODY_BYTES
 /** Past this many times the limit an oversized upload is cut off instead of drained for a polite 413. */
 const DRAIN_FACTOR = 16
 
@@ -123,6 +125,10 @@ const makeReceiver = (options: WebhookOptions) => {
         return yield* reject(exchange, 400, "invalid_json", "The body is not valid UTF-8 JSON",
           "Post an A2A StreamResponse or Task as JSON (Content-Type: application/a2a+json or application/json)")
       }
+      if (exceedsJsonDepth(parsed.value)) {
+        return yield* reject(exchange, 400, "too_deep", `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
+          "A2A notifications nest a few levels; flatten the metadata or data of this one")
+      }
       const record = yield* recordNotification({
         path,
         tokenPresent: tokens.length > 0,
@@ -160,14 +166,16 @@ export const makeWebhookHandler = (options: WebhookOptions = {}) => {
 /** The receiver bound to `host:port` (0 picks a free port); the HttpServer is exposed for its address. */
 export const webhookServerLayer = (options: WebhookServerOptions) => {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const limits = { maxBytes, cutOffBytes: maxBytes * DRAIN_FACTOR }
   const expected = options.token === undefined ? undefined : Redacted.value(options.token)
   return serveExchanges({
     host: options.host,
     port: options.port,
-    limits: { maxBytes, cutOffBytes: maxBytes * DRAIN_FACTOR },
     // A notification is only read once its sender has shown the token.
-    readsBody: (head) => head.method === "POST" && (expected === undefined || isAuthorized(expected, head.headers)),
-    handle: makeWebhookHandler(options)
+    bodyLimits: (head) =>
+      head.method === "POST" && (expected === undefined || isAuthorized(expected, head.headers)) ? limits : undefined,
+    handle: makeWebhookHandler(options),
+    answerInternalError: (exchange) => answerError(exchange, 500, "internal_error", "Internal error", "This is a bug in relay; the sender may retry")
   })
 }
 
