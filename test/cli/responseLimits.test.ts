@@ -141,7 +141,7 @@ describe("a 1 GB answer", () => {
     expect(result.isError).toBe(true)
     expect(result.content[0]!.text).toContain("response_too_large")
     // The hint speaks of what an assistant can do, not of a tool parameter that does not exist.
-    expect(result.content[0]!.text).toContain("max-response-bytes option")
+    expect(result.content[0]!.text).toContain("raise relay's response limit")
     expect(result.content[0]!.text).not.toContain("max_response_bytes")
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" })}\n`)
     expect(await answered(3)).toMatchObject({ result: {} })
