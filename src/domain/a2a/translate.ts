@@ -3,11 +3,12 @@
  * client (talking to v0.3 agents) and the server (answering v0.3 clients).
  *
  * Pure functions work on decoded values. The `*AsV03` / `*AsV03Rest` schemas combine decoding
- * and translation: `Schema.decodeUnknown(TaskAsV03)(json)` reads v0.3 JSON into a `V1.Task`,
+ * and translation: `ProtoJson.decoder(TaskAsV03)(json)` reads v0.3 JSON into a `V1.Task`,
  * `Schema.encode(TaskAsV03)(task)` writes a `V1.Task` as v0.3 JSON.
  */
 import type { ParseResult } from "effect"
 import { Effect, Predicate, Schema } from "effect"
+import * as ProtoJson from "./protoJson.js"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -103,8 +104,10 @@ export const partFromV03 = (part: V03.Part): V1.Part => {
 // Messages, artifacts, tasks
 // ---------------------------------------------------------------------------
 
-const roleToV03 = (role: V1.Role): V03.Role => (role === "ROLE_USER" ? "user" : "agent")
-const roleFromV03 = (role: V03.Role): V1.Role => (role === "user" ? "ROLE_USER" : "ROLE_AGENT")
+const ROLES_TO_V03: Record<V1.Role, V03.Role> = { ROLE_USER: "user", ROLE_AGENT: "agent", ROLE_UNSPECIFIED: "unknown" }
+const ROLES_FROM_V03: Record<V03.Role, V1.Role> = { user: "ROLE_USER", agent: "ROLE_AGENT", unknown: "ROLE_UNSPECIFIED" }
+const roleToV03 = (role: V1.Role): V03.Role => ROLES_TO_V03[role]
+const roleFromV03 = (role: V03.Role): V1.Role => ROLES_FROM_V03[role]
 
 // Every v0.3 name is produced by V1.stateName, so parsing it back cannot fail.
 const stateFromV03 = (state: V03.TaskState): V1.TaskState => V1.parseTaskState(state) ?? "TASK_STATE_UNSPECIFIED"
@@ -150,6 +153,7 @@ export const statusToV03 = (status: V1.TaskStatus): V03.TaskStatus =>
 export const statusFromV03 = (status: V03.TaskStatus): V1.TaskStatus =>
   compact({
     state: stateFromV03(status.state),
+    unknownState: status.unknownState,
     message: status.message && messageFromV03(status.message),
     timestamp: status.timestamp
   })
@@ -377,13 +381,19 @@ export const messageToV03Rest = (message: V1.Message): V03.RestMessage =>
     extensions: message.extensions
   })
 
+/** `content` as the proto has it, else `parts` in the JSON-RPC shape. */
+const restMessageParts = (message: V03.RestMessage): ReadonlyArray<V1.Part> =>
+  message.content.length === 0 && message.parts !== undefined
+    ? message.parts.map(partFromV03)
+    : message.content.map(partFromV03Rest)
+
 export const messageFromV03Rest = (message: V03.RestMessage): V1.Message =>
   compact({
     messageId: message.messageId,
     contextId: message.contextId,
     taskId: message.taskId,
     role: message.role,
-    parts: message.content.map(partFromV03Rest),
+    parts: restMessageParts(message),
     metadata: message.metadata,
     extensions: message.extensions
   })
@@ -404,6 +414,7 @@ const statusToV03Rest = (status: V1.TaskStatus): V03.RestTaskStatus =>
 const statusFromV03Rest = (status: V03.RestTaskStatus): V1.TaskStatus =>
   compact({
     state: status.state === "TASK_STATE_CANCELLED" ? "TASK_STATE_CANCELED" : status.state,
+    unknownState: status.unknownState,
     message: status.message && messageFromV03Rest(status.message),
     timestamp: status.timestamp
   })
@@ -428,11 +439,9 @@ export const taskFromV03Rest = (task: V03.RestTask): V1.Task =>
     metadata: task.metadata
   })
 
-/** `{task}` / `{message}` / `{msg}` → v1 SendMessageResponse. */
-export const sendResultFromV03Rest = (response: V03.RestSendResponse): V1.SendMessageResponse => {
-  if ("task" in response) return { task: taskFromV03Rest(response.task) }
-  return { message: messageFromV03Rest("message" in response ? response.message : response.msg) }
-}
+/** `{task}` / `{message}` → v1 SendMessageResponse. */
+export const sendResultFromV03Rest = (response: V03.RestSendResponse): V1.SendMessageResponse =>
+  "task" in response ? { task: taskFromV03Rest(response.task) } : { message: messageFromV03Rest(response.message) }
 
 export const sendResponseToV03Rest = (response: V1.SendMessageResponse): V03.RestSendResponse =>
   "task" in response ? { task: taskToV03Rest(response.task) } : { message: messageToV03Rest(response.message) }
@@ -441,7 +450,6 @@ export const sendResponseToV03Rest = (response: V1.SendMessageResponse): V03.Res
 export const streamEventFromV03Rest = (event: V03.RestStreamResponse): V1.StreamResponse => {
   if ("task" in event) return { task: taskFromV03Rest(event.task) }
   if ("message" in event) return { message: messageFromV03Rest(event.message) }
-  if ("msg" in event) return { message: messageFromV03Rest(event.msg) }
   if ("statusUpdate" in event) {
     const update = event.statusUpdate
     return {
@@ -578,6 +586,9 @@ export const PushConfigAsV03Rest = asV1(
   }
 )
 
+const decodeStreamResponse = ProtoJson.decoder(V1.StreamResponse)
+const decodeStreamResponseV03 = ProtoJson.decoder(StreamResponseAsV03)
+
 export interface PushPayload {
   readonly event: V1.StreamResponse
   /** `1.0` posts a StreamResponse wrapper; `0.3` posts the bare Task (or event) with `kind`. */
@@ -590,10 +601,10 @@ export interface PushPayload {
  * fits, the v1.0 error is reported.
  */
 export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, ParseResult.ParseError> =>
-  Schema.decodeUnknown(V1.StreamResponse)(json).pipe(
+  decodeStreamResponse(json).pipe(
     Effect.map((event): PushPayload => ({ event, generation: "1.0" })),
     Effect.catchAll((v1Error) =>
-      Schema.decodeUnknown(StreamResponseAsV03)(json).pipe(
+      decodeStreamResponseV03(json).pipe(
         Effect.map((event): PushPayload => ({ event, generation: "0.3" })),
         Effect.mapError(() => v1Error)
       )
@@ -641,6 +652,9 @@ const interfacesFromV03 = (shape: CardShape): ReadonlyArray<V1.AgentInterface> =
   )
 }
 
+const decodeCardShape = ProtoJson.decoder(CardShape)
+const decodeCard = ProtoJson.decoder(V1.AgentCard)
+
 /**
  * Reads an agent card of either generation into the v1.0 model and reports which one it was:
  * `1.0` (supportedInterfaces only), `0.3` (top-level url/preferredTransport/protocolVersion and no
@@ -648,8 +662,8 @@ const interfacesFromV03 = (shape: CardShape): ReadonlyArray<V1.AgentInterface> =
  */
 export const cardFromWire = (json: unknown): Effect.Effect<WireCard, ParseResult.ParseError> =>
   Effect.gen(function* () {
-    const shape = yield* Schema.decodeUnknown(CardShape)(json)
-    const card = yield* Schema.decodeUnknown(V1.AgentCard)(json)
+    const shape = yield* decodeCardShape(json)
+    const card = yield* decodeCard(json)
     const hasInterfaces = Array.isArray(shape.supportedInterfaces) && shape.supportedInterfaces.length > 0
     const hasLegacyFields =
       typeof shape.url === "string" ||
