@@ -17,6 +17,8 @@ interface Found {
   readonly path: ReadonlyArray<PropertyKey>
   /** What follows the field's name: `is required`, `must be a string, not 7`. */
   readonly text: string
+  /** The text is a schema's own message, which says more than its expected type would. */
+  readonly own?: boolean
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
@@ -61,9 +63,13 @@ const expected = (ast: AST.AST): string => {
     case "Literal":
       return JSON.stringify(ast.literal)
     case "Union": {
-      const literals = ast.types.every((member) => member._tag === "Literal")
-      const members = uniqueJoin(ast.types.map(expected))
-      return literals ? `one of ${members}` : members
+      // `null` and `undefined` stand for absent in our schemas: not worth offering.
+      const members = ast.types.filter((member) =>
+        !(member._tag === "UndefinedKeyword" || (member._tag === "Literal" && member.literal === null))
+      )
+      const literals = members.every((member) => member._tag === "Literal")
+      const described = uniqueJoin(members.map(expected))
+      return literals && members.length > 1 ? `one of ${described}` : described
     }
     case "Refinement":
     case "Transformation":
@@ -90,14 +96,18 @@ const refinementMessage = (issue: ParseResult.Refinement): string | undefined =>
 const asArray = <A>(items: A | ReadonlyArray<A>): ReadonlyArray<A> => (Array.isArray(items) ? items : [items as A])
 
 /**
- * Of the reasons each member of a union gave, the one that got furthest into the value; when
- * every member only missed its own field, the value needs one of them.
+ * Why a value fits no member of a union: when no member got into the value, what the union
+ * expects; when every member only missed its own field, that it needs one of them; else the
+ * reason of the member that got furthest into the value.
  */
-const bestOf = (path: ReadonlyArray<PropertyKey>, found: ReadonlyArray<Found>): Found => {
-  const missingMember = found.every((f) => f.text === "is required" && f.path.length === path.length + 1)
-  if (missingMember && found.length > 1) {
-    return { path, text: `needs one of ${uniqueJoin(found.map((f) => String(f.path.at(-1))))}` }
+const bestOf = (issue: ParseResult.Composite, path: ReadonlyArray<PropertyKey>, found: ReadonlyArray<Found>): Found => {
+  if (found.every((f) => f.path.length === path.length)) {
+    // A union described as a whole (`an integer`) says it best; else a member's own message.
+    const described = Option.isSome(AST.getDescriptionAnnotation(issue.ast))
+    return (described ? undefined : found.find((f) => f.own)) ?? { path, text: mismatch(issue.ast, issue.actual) }
   }
+  const missingMember = found.every((f) => f.text === "is required" && f.path.length === path.length + 1)
+  if (missingMember) return { path, text: `needs one of ${uniqueJoin(found.map((f) => String(f.path.at(-1))))}` }
   return found.reduce((best, f) => (f.path.length > best.path.length ? f : best))
 }
 
@@ -112,16 +122,18 @@ const find = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): 
     case "Forbidden":
       return { path, text: "cannot be read" }
     case "Type":
-      return { path, text: issue.message ?? mismatch(issue.ast, issue.actual) }
-    case "Refinement":
+      return issue.message === undefined ? { path, text: mismatch(issue.ast, issue.actual) } : { path, text: issue.message, own: true }
+    case "Refinement": {
       if (issue.kind === "From") return find(issue.issue, path)
-      return { path, text: refinementMessage(issue) ?? mismatch(issue.ast, issue.actual) }
+      const own = refinementMessage(issue)
+      return own === undefined ? { path, text: mismatch(issue.ast, issue.actual) } : { path, text: own, own: true }
+    }
     case "Transformation":
       return find(issue.issue, path)
     case "Composite": {
       const issues = asArray(issue.issues)
       if (issue.ast._tag !== "Union" || issues.length === 1) return find(issues[0]!, path)
-      return bestOf(path, issues.map((inner) => find(inner, path)))
+      return bestOf(issue, path, issues.map((inner) => find(inner, path)))
     }
   }
 }

@@ -61,7 +61,7 @@ const ROLE_NAMES: Record<V1.Role, "user" | "agent" | "unknown"> = {
  * v0.3 role: accepts `user`/`ROLE_USER`/1/…, encodes `user` or `agent`. A role A2A does not
  * define reads as `unknown` (see V1.Role), which relay itself never writes.
  */
-export const Role = Schema.transform(Schema.Union(Schema.String, Schema.Number), Schema.Literal("user", "agent", "unknown"), {
+export const Role = Schema.transform(V1.Role.from, Schema.Literal("user", "agent", "unknown"), {
   strict: true,
   decode: (input) => ROLE_NAMES[V1.parseRole(input) ?? "ROLE_UNSPECIFIED"],
   encode: (role) => role

@@ -66,7 +66,7 @@ const lenientEnum = <const Names extends ReadonlyArray<string>>(
   parse: (input: string | number) => Names[number] | undefined,
   expected: string
 ) =>
-  Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), Schema.Literal(...names), {
+  Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number).annotations({ description: expected }), Schema.Literal(...names), {
     strict: true,
     decode: (input, _, ast) => {
       const parsed = parse(input)
@@ -141,10 +141,13 @@ export const isSettledState = (state: TaskState): boolean => isTerminalState(sta
 
 /**
  * Reads any spelling of a task state: `TASK_STATE_COMPLETED`, `completed`, `input-required`,
- * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number.
+ * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number
+ * (also as text).
  */
 export const parseTaskState = (input: string | number): TaskState | undefined => {
   if (typeof input === "number") return Number.isInteger(input) ? TASK_STATES[input] : undefined
+  // A query string carries an enum number as text (`?status=2`).
+  if (/^\d+$/.test(input)) return TASK_STATES[Number(input)]
   const upper = input.trim().toUpperCase().replace(/-/g, "_")
   const bare = upper.startsWith("TASK_STATE_") ? upper.slice("TASK_STATE_".length) : upper
   const canonical = `TASK_STATE_${bare === "CANCELLED" ? "CANCELED" : bare === "UNKNOWN" ? "UNSPECIFIED" : bare}`
@@ -203,6 +206,7 @@ export type Role = (typeof ROLES)[number]
 /** Reads `ROLE_USER`/`user`/`USER`/1, `ROLE_AGENT`/`agent`/`AGENT`/2 and `ROLE_UNSPECIFIED`/0. */
 export const parseRole = (input: string | number): Role | undefined => {
   if (typeof input === "number") return Number.isInteger(input) ? ROLES[input] : undefined
+  if (/^\d+$/.test(input)) return ROLES[Number(input)]
   const upper = input.trim().toUpperCase()
   const bare = upper.startsWith("ROLE_") ? upper.slice("ROLE_".length) : upper
   return ROLES.find((role) => role === `ROLE_${bare}`)
@@ -213,7 +217,11 @@ export const parseRole = (input: string | number): Role | undefined => {
  * reads as ROLE_UNSPECIFIED rather than failing an agent's whole answer; the agent server
  * refuses any message whose role is not ROLE_USER.
  */
-export const Role = Schema.transform(Schema.Union(Schema.String, Schema.Number), Schema.Literal(...ROLES), {
+const RoleSpelling = Schema.Union(Schema.String, Schema.Number).annotations({
+  description: "a role (ROLE_USER or ROLE_AGENT, or its number)"
+})
+
+export const Role = Schema.transform(RoleSpelling, Schema.Literal(...ROLES), {
   strict: true,
   decode: (input) => parseRole(input) ?? "ROLE_UNSPECIFIED",
   encode: (role) => role
@@ -313,7 +321,9 @@ export interface Artifact extends Schema.Schema.Type<typeof Artifact> {}
 // ---------------------------------------------------------------------------
 
 /** A state as sent: a name or a number, any value (see `reportedState`). */
-export const ReportedState = optional(Schema.Union(Schema.String, Schema.Number))
+export const ReportedState = optional(
+  Schema.Union(Schema.String, Schema.Number).annotations({ description: "a task state (its name or number)" })
+)
 
 const TaskStatusType = Schema.Struct({
   state: Schema.Literal(...TASK_STATES),
