@@ -15,7 +15,7 @@ import { taskView } from "../../src/domain/results.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
 import type { VersionRequest } from "../../src/servers/agent/versions.js"
-import { coin, protoStyled } from "../helpers/protoJsonStyle.js"
+import { answerWriters, coin, protoStyled } from "../helpers/protoJsonStyle.js"
 
 // ---------------------------------------------------------------------------
 // Generators of domain values (free-form keys are lower-case words, which no style changes)
@@ -323,18 +323,6 @@ const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
   ["JSONRPC", "0.3"],
   ["HTTP+JSON", "0.3"]
 ]
-
-/** How each dialect's agents write a Task, a send result and a stream event. */
-const answerWriters = (binding: Binding, version: ProtocolVersion) =>
-  version === "1.0"
-    ? { task: Schema.encodeSync(V1.Task), send: Schema.encodeSync(V1.SendMessageResponse), event: Schema.encodeSync(V1.StreamResponse) }
-    : binding === "JSONRPC"
-    ? { task: Schema.encodeSync(T.TaskAsV03), send: Schema.encodeSync(T.SendResponseAsV03), event: Schema.encodeSync(T.StreamResponseAsV03) }
-    : {
-      task: Schema.encodeSync(T.TaskAsV03Rest),
-      send: Schema.encodeSync(T.SendResponseAsV03Rest),
-      event: Schema.encodeSync(T.StreamResponseAsV03Rest)
-    }
 
 const decoderOf = <A>(wire: Effect.Effect<WireRequest<A>, ParseResult.ParseError>) => {
   const request = Effect.runSync(wire)

@@ -1,6 +1,9 @@
 // ProtoJSON as other SDKs write it: proto field names (`message_id`) instead of JSON names, and
 // enums as numbers (`"role": 1`). Turns the JSON relay writes into those styles, so tests can
 // check that every reader takes them.
+import { Schema } from "effect"
+import type { Binding, ProtocolVersion } from "../../src/domain/a2a/dialects.js"
+import * as T from "../../src/domain/a2a/translate.js"
 import * as V1 from "../../src/domain/a2a/v1.js"
 
 /** `messageId` → `message_id`: the proto field name of a JSON name. */
@@ -50,3 +53,26 @@ export const coin = (seed: number) => {
     return (state & 1) === 1
   }
 }
+
+/** How an agent of each dialect writes its answers (canonical JSON, before any styling). */
+export const answerWriters = (binding: Binding, version: ProtocolVersion) =>
+  version === "1.0"
+    ? {
+      task: Schema.encodeSync(V1.Task),
+      send: Schema.encodeSync(V1.SendMessageResponse),
+      event: Schema.encodeSync(V1.StreamResponse),
+      pushConfig: Schema.encodeSync(V1.TaskPushNotificationConfig)
+    }
+    : binding === "JSONRPC"
+    ? {
+      task: Schema.encodeSync(T.TaskAsV03),
+      send: Schema.encodeSync(T.SendResponseAsV03),
+      event: Schema.encodeSync(T.StreamResponseAsV03),
+      pushConfig: Schema.encodeSync(T.PushConfigAsV03)
+    }
+    : {
+      task: Schema.encodeSync(T.TaskAsV03Rest),
+      send: Schema.encodeSync(T.SendResponseAsV03Rest),
+      event: Schema.encodeSync(T.StreamResponseAsV03Rest),
+      pushConfig: Schema.encodeSync(T.PushConfigAsV03Rest)
+    }
