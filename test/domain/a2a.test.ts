@@ -1015,14 +1015,21 @@ describe("v0.3 REST translation", () => {
       role: "ROLE_USER",
       content: [
         { text: "hello" },
-        { file: { fileWithBytes: "aGk=", mimeType: "text/plain", name: "hi.txt" } },
+        // Only what the v0.3 proto has (strict ProtoJSON readers refuse other fields): no file
+        // name, no part metadata, so data that is not an object stays wrapped.
+        { file: { fileWithBytes: "aGk=", mimeType: "text/plain" } },
         { file: { fileWithUri: "https://x/y.png", mimeType: "image/png" } },
         { data: { data: { a: 1 } } },
-        { data: { data: { value: [1] } }, metadata: { data_part_compat: true } }
+        { data: { data: { value: [1] } } }
       ]
     })
     const { referenceTaskIds: _refs, ...withoutRefs } = message
-    expect(Translate.messageFromV03Rest(Translate.messageToV03Rest(message))).toEqual(withoutRefs)
+    expect(Translate.messageFromV03Rest(Translate.messageToV03Rest(message))).toEqual({
+      ...withoutRefs,
+      parts: [{ text: "hello" }, { raw: "aGk=", mediaType: "text/plain" }, { url: "https://x/y.png", mediaType: "image/png" }, { data: { a: 1 } }, {
+        data: { value: [1] }
+      }]
+    })
   })
 
   it.effect("reads REST tasks with the CANCELLED spelling and the `update` status field", () =>

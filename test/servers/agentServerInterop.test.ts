@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto"
 import { FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { unknownProtoFields, V03_PROTO, V1_PROTO } from "../helpers/protoFields.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
 
@@ -203,6 +204,64 @@ describe("bodies in the Python SDK's style, on every route", () => {
     const subscribed = rpc("tasks/resubscribe", { id: hanging["id"] }, noVersion, "sub", "text/event-stream")
     expect((await rpc("tasks/cancel", { id: hanging["id"] }, noVersion)).json["result"]["status"]["state"]).toBe("canceled")
     expect(sseData(await subscribed).at(-1)?.["result"]?.["status"]?.["state"]).toBe("canceled")
+  })
+})
+
+describe("answers with only the fields the proto defines (strict ProtoJSON readers refuse others)", () => {
+  /** A message with every kind of part, names and metadata included: what v0.3 REST cannot carry must go. */
+  const richParts = [
+    { text: "look", metadata: { note: "n" } },
+    { url: "https://files.example/a.pdf", mediaType: "application/pdf", filename: "a.pdf" },
+    { raw: "aGk=", mediaType: "text/plain", filename: "hi.txt" },
+    { data: [1, 2] }
+  ]
+
+  it("v0.3 HTTP+JSON under /v1", async () => {
+    const message = { messageId: randomUUID(), role: "ROLE_USER", parts: richParts }
+    const v03Message = () => ({ messageId: randomUUID(), role: "ROLE_USER", content: [{ text: "in v0.3" }], metadata: { a: 1 } })
+    const v1Sent = await call("POST", `${base}/message:send`, { message }, V1)
+    const id = v1Sent.json["task"]["id"]
+    await call("POST", `${base}/v1/tasks/${id}/pushNotificationConfigs`, {
+      pushNotificationConfig: { id: "strict", url: `${sink.url}/strict`, token: "t", authentication: { schemes: ["Bearer"], credentials: "c" } }
+    })
+    const answers: ReadonlyArray<readonly [string, string, unknown]> = [
+      ["GET /v1/tasks/{id}", "Task", (await call("GET", `${base}/v1/tasks/${id}`)).json],
+      ["POST /v1/message:send", "SendMessageResponse", (await call("POST", `${base}/v1/message:send`, { message: v03Message() })).json],
+      ...sseData(await call("POST", `${base}/v1/message:stream`, { message: v03Message() }, { accept: "text/event-stream" }))
+        .map((event): readonly [string, string, unknown] => ["POST /v1/message:stream", "StreamResponse", event]),
+      ["GET /v1/tasks/{id}/pushNotificationConfigs/strict", "TaskPushNotificationConfig", (await call("GET", `${base}/v1/tasks/${id}/pushNotificationConfigs/strict`)).json],
+      ["GET /v1/tasks/{id}/pushNotificationConfigs", "ListTaskPushNotificationConfigResponse", (await call("GET", `${base}/v1/tasks/${id}/pushNotificationConfigs`)).json],
+      ["GET /v1/card", "AgentCard", (await call("GET", `${base}/v1/card`)).json]
+    ]
+    for (const [route, type, json] of answers) expect(unknownProtoFields(V03_PROTO, type, json), route).toEqual([])
+    const history = (answers[0]![2] as Json)["history"][0]["content"]
+    expect(history).toEqual([
+      { text: "look" },
+      { file: { fileWithUri: "https://files.example/a.pdf", mimeType: "application/pdf" } },
+      { file: { fileWithBytes: "aGk=", mimeType: "text/plain" } },
+      { data: { data: { value: [1, 2] } } }
+    ])
+  })
+
+  it("v1.0, both bindings", async () => {
+    const message = () => ({ messageId: randomUUID(), role: "ROLE_USER", parts: richParts })
+    const sent = await call("POST", `${base}/message:send`, { message: message() }, V1)
+    const id = sent.json["task"]["id"]
+    await rpc("CreateTaskPushNotificationConfig", { taskId: id, id: "strict", url: `${sink.url}/v1`, authentication: { scheme: "Bearer", credentials: "c" } })
+    const answers: ReadonlyArray<readonly [string, string, unknown]> = [
+      ["POST /message:send", "SendMessageResponse", sent.json],
+      ["GET /tasks/{id}", "Task", (await call("GET", `${base}/tasks/${id}`, undefined, V1)).json],
+      ["GET /tasks", "ListTasksResponse", (await call("GET", `${base}/tasks?includeArtifacts=true`, undefined, V1)).json],
+      ...sseData(await call("POST", `${base}/message:stream`, { message: message() }, { ...V1, accept: "text/event-stream" }))
+        .map((event): readonly [string, string, unknown] => ["POST /message:stream", "StreamResponse", event]),
+      ["GET /tasks/{id}/pushNotificationConfigs", "ListTaskPushNotificationConfigsResponse", (await call("GET", `${base}/tasks/${id}/pushNotificationConfigs`, undefined, V1)).json],
+      ["GET /extendedAgentCard", "AgentCard", (await call("GET", `${base}/extendedAgentCard`, undefined, V1)).json],
+      ["GET /.well-known/agent-card.json", "AgentCard", (await call("GET", `${base}/.well-known/agent-card.json`, undefined, V1)).json],
+      ["SendMessage", "SendMessageResponse", (await rpc("SendMessage", { message: message() })).json["result"]],
+      ["GetTask", "Task", (await rpc("GetTask", { id })).json["result"]],
+      ["GetTaskPushNotificationConfig", "TaskPushNotificationConfig", (await rpc("GetTaskPushNotificationConfig", { taskId: id, id: "strict" })).json["result"]]
+    ]
+    for (const [route, type, json] of answers) expect(unknownProtoFields(V1_PROTO, type, json), route).toEqual([])
   })
 })
 

@@ -342,19 +342,16 @@ export const sendParamsFromV03 = (params: V03.MessageSendParams): V1.SendMessage
 // v0.3 REST (proto JSON)
 // ---------------------------------------------------------------------------
 
+/**
+ * v1 Part → v0.3 REST part. The v0.3 proto's Part has no metadata and its FilePart no name, and
+ * strict ProtoJSON readers (the Python SDK's) refuse fields a message does not have: both are
+ * dropped, and data that is not an object travels as `{value: X}` without the flag that says so.
+ */
 export const partToV03Rest = (part: V1.Part): V03.RestPart => {
-  const metadata = part.metadata
-  if ("text" in part) return compact({ text: part.text, metadata })
-  if ("raw" in part) {
-    const file = compact({ fileWithBytes: part.raw, mimeType: part.mediaType, name: part.filename })
-    return compact({ file, metadata })
-  }
-  if ("url" in part) {
-    const file = compact({ fileWithUri: part.url, mimeType: part.mediaType, name: part.filename })
-    return compact({ file, metadata })
-  }
-  const wrapped = wrapData(part.data, metadata)
-  return compact({ data: { data: wrapped.data }, metadata: wrapped.metadata })
+  if ("text" in part) return { text: part.text }
+  if ("raw" in part) return { file: compact({ fileWithBytes: part.raw, mimeType: part.mediaType }) }
+  if ("url" in part) return { file: compact({ fileWithUri: part.url, mimeType: part.mediaType }) }
+  return { data: { data: wrapData(part.data, undefined).data } }
 }
 
 export const partFromV03Rest = (part: V03.RestPart): V1.Part => {
@@ -788,6 +785,42 @@ export const cardToV03 = (card: V1.AgentCard, jsonRpcUrl?: string): V03.AgentCar
     signatures: card.signatures
   })
 }
+
+/** v1.0 OAuth flows → the v0.3 proto's: no PKCE flag, no device code flow (it has no v0.3 spelling). */
+const flowsToV03Rest = (flows: V1.OAuthFlows): Record<string, unknown> => {
+  if ("authorizationCode" in flows) {
+    const { pkceRequired: _pkce, ...flow } = flows.authorizationCode
+    return { authorizationCode: flow }
+  }
+  return "deviceCode" in flows ? {} : flows
+}
+
+/** v1.0 security scheme → the v0.3 proto's, the same oneof but for what v1.0 added. */
+const securitySchemeToV03Rest = (scheme: V1.SecurityScheme): Record<string, unknown> =>
+  "oauth2SecurityScheme" in scheme
+    ? { oauth2SecurityScheme: { ...scheme.oauth2SecurityScheme, flows: flowsToV03Rest(scheme.oauth2SecurityScheme.flows) } }
+    : scheme
+
+/**
+ * The v0.3 proto's AgentCard, answered at `GET /v1/card`: the v0.3 card with the proto's shapes
+ * of security schemes and requirements (`{schemes: {name: {list}}}`), and without the fields the
+ * proto lacks (`iconUrl`), which strict ProtoJSON readers refuse.
+ */
+export const cardToV03Rest = (
+  card: V1.AgentCard,
+  jsonRpcUrl?: string
+): Effect.Effect<Record<string, unknown>, ParseResult.ParseError> =>
+  Effect.map(Schema.encode(V03.AgentCard)(cardToV03(card, jsonRpcUrl)), (legacy) => {
+    const { securitySchemes: _schemes, security: _security, iconUrl: _icon, skills, ...rest } = legacy
+    return compact({
+      ...rest,
+      securitySchemes: card.securitySchemes && mapValues(card.securitySchemes, securitySchemeToV03Rest),
+      security: card.securityRequirements,
+      skills: (skills ?? []).map(({ security: _skillSecurity, ...skill }, index) =>
+        compact({ ...skill, security: card.skills[index]?.securityRequirements })
+      )
+    })
+  })
 
 const asRecord = (u: unknown): Record<string, unknown> => (Predicate.isRecord(u) ? u : {})
 
