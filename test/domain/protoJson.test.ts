@@ -4,7 +4,7 @@
 // in any mix of styles must read exactly as the canonical one does.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, type ParseResult, Schema } from "effect"
-import { type Binding, dialectFor, type ProtocolVersion, type WireRequest } from "../../src/domain/a2a/dialects.js"
+import { dialectFor, type WireRequest } from "../../src/domain/a2a/dialects.js"
 import { describeParseError } from "../../src/domain/a2a/parseProblems.js"
 import * as ProtoJson from "../../src/domain/a2a/protoJson.js"
 import * as T from "../../src/domain/a2a/translate.js"
@@ -16,6 +16,7 @@ import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
 import type { VersionRequest } from "../../src/servers/agent/versions.js"
 import { answerWriters, coin, protoStyled } from "../helpers/protoJsonStyle.js"
+import { DIALECTS } from "../services/a2aClientHarness.js"
 
 // ---------------------------------------------------------------------------
 // Generators of domain values (free-form keys are lower-case words, which no style changes)
@@ -316,13 +317,6 @@ describe("v0.3 HTTP+JSON messages, as the v0.3 proto has them", () => {
 
 // ---------------------------------------------------------------------------
 // Answers, as the client reads them
-
-const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
-  ["JSONRPC", "1.0"],
-  ["HTTP+JSON", "1.0"],
-  ["JSONRPC", "0.3"],
-  ["HTTP+JSON", "0.3"]
-]
 
 const decoderOf = <A>(wire: Effect.Effect<WireRequest<A>, ParseResult.ParseError>) => {
   const request = Effect.runSync(wire)

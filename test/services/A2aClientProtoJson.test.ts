@@ -9,7 +9,7 @@ import type { Binding, ProtocolVersion } from "../../src/domain/a2a/dialects.js"
 import { taskView } from "../../src/domain/results.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { CONFIG, CONFIG_ID, EVENTS, startPythonStyleAgent, TASK, TASK_ID } from "../peers/pythonStyleAgent.js"
-import { collect, sendRequest, type Stub, withCapturedLogs, withClient } from "./a2aClientHarness.js"
+import { collect, DIALECTS, sendRequest, type Stub, withCapturedLogs, withClient } from "./a2aClientHarness.js"
 
 let agent: Stub
 
@@ -20,13 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.close()
 })
-
-const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
-  ["JSONRPC", "1.0"],
-  ["HTTP+JSON", "1.0"],
-  ["JSONRPC", "0.3"],
-  ["HTTP+JSON", "0.3"]
-]
 
 const targetOf = (binding: Binding, protocol: ProtocolVersion): Target => ({ agentUrl: agent.baseUrl, binding, protocol })
 

@@ -135,27 +135,10 @@ export const Artifact = Schema.Struct({
 }).annotations({ identifier: "v0.3 Artifact" })
 export interface Artifact extends Schema.Schema.Type<typeof Artifact> {}
 
-const TaskStatusType = Schema.Struct({
-  state: Schema.Literal(...TASK_STATE_NAMES),
-  /** See V1.TaskStatus. */
-  unknownState: Schema.optionalWith(Schema.String, { exact: true }),
-  message: Schema.optionalWith(Schema.typeSchema(Message), { exact: true }),
-  timestamp: Schema.optionalWith(Schema.String, { exact: true })
-})
-
 /** Task status; a state A2A does not define is kept aside as in V1.TaskStatus. */
-export const TaskStatus = Schema.transform(
-  Schema.Struct({ state: V1.ReportedState, message: optional(Message), timestamp: optionalText }),
-  TaskStatusType,
-  {
-    strict: true,
-    decode: ({ state, ...status }) => {
-      const reported = V1.reportedState(state)
-      return { ...status, ...reported, state: V1.stateName(reported.state) }
-    },
-    encode: ({ unknownState: _unknown, ...status }) => status
-  }
-).annotations({ identifier: "v0.3 TaskStatus" })
+export const TaskStatus = V1.taskStatusSchema(TASK_STATE_NAMES, V1.stateName, Message).annotations({
+  identifier: "v0.3 TaskStatus"
+})
 export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
 
 export const Task = Schema.Struct({
@@ -430,32 +413,13 @@ export const RestArtifact = Schema.Struct({
 }).annotations({ identifier: "v0.3 RestArtifact" })
 export interface RestArtifact extends Schema.Schema.Type<typeof RestArtifact> {}
 
-const RestTaskStatusFields = Schema.Struct({
-  state: V1.ReportedState,
-  message: optional(RestMessage),
-  timestamp: optionalText
-}).annotations({
-  // The proto field is `update` with json_name `message`; ProtoJSON readers accept both.
-  [ProtoJson.ProtoAliases]: { update: "message" }
-})
-const RestTaskStatusCanonical = Schema.Struct({
-  state: Schema.Literal(...REST_TASK_STATES),
-  /** See V1.TaskStatus. */
-  unknownState: Schema.optionalWith(Schema.String, { exact: true }),
-  message: Schema.optionalWith(Schema.typeSchema(RestMessage), { exact: true }),
-  timestamp: Schema.optionalWith(Schema.String, { exact: true })
-})
-export interface RestTaskStatus extends Schema.Schema.Type<typeof RestTaskStatusCanonical> {}
-
-/** Task status; a state A2A does not define is kept aside as in V1.TaskStatus. */
-export const RestTaskStatus = Schema.transform(RestTaskStatusFields, RestTaskStatusCanonical, {
-  strict: true,
-  decode: ({ state, ...status }) => {
-    const reported = V1.reportedState(state)
-    return { ...status, ...reported, state: restStateName(reported.state) }
-  },
-  encode: ({ unknownState: _unknown, ...status }) => status
-}).annotations({ identifier: "v0.3 RestTaskStatus" })
+/**
+ * Task status; a state A2A does not define is kept aside as in V1.TaskStatus. The proto field
+ * is `update` with json_name `message`; ProtoJSON readers accept both.
+ */
+export const RestTaskStatus = V1.taskStatusSchema(REST_TASK_STATES, restStateName, RestMessage, { update: "message" })
+  .annotations({ identifier: "v0.3 RestTaskStatus" })
+export interface RestTaskStatus extends Schema.Schema.Type<typeof RestTaskStatus> {}
 
 export const RestTask = Schema.Struct({
   id: Schema.String,

@@ -325,24 +325,39 @@ export const ReportedState = optional(
   Schema.Union(Schema.String, Schema.Number).annotations({ description: "a task state (its name or number)" })
 )
 
-const TaskStatusType = Schema.Struct({
-  state: Schema.Literal(...TASK_STATES),
-  /** The state exactly as the agent sent it when A2A does not define it (`state` is then UNSPECIFIED). */
-  unknownState: Schema.optionalWith(Schema.String, { exact: true }),
-  message: Schema.optionalWith(Schema.typeSchema(Message), { exact: true }),
-  timestamp: Schema.optionalWith(Schema.String, { exact: true })
-})
+/**
+ * A task status schema in any generation's spelling: `names` are its state names, `nameOf` the
+ * name of each state. A state A2A does not define reads as UNSPECIFIED, the value sent kept in
+ * `unknownState` (see `reportedState`), which is never written.
+ */
+export const taskStatusSchema = <const Names extends ReadonlyArray<string>, A, I>(
+  names: Names,
+  nameOf: (state: TaskState) => Names[number],
+  message: Schema.Schema<A, I>,
+  aliases: Readonly<Record<string, string>> = {}
+) =>
+  Schema.transform(
+    Schema.Struct({ state: ReportedState, message: optional(message), timestamp: optionalText }).annotations({
+      [ProtoJson.ProtoAliases]: aliases
+    }),
+    Schema.Struct({
+      state: Schema.Literal(...names),
+      unknownState: Schema.optionalWith(Schema.String, { exact: true }),
+      message: Schema.optionalWith(Schema.typeSchema(message), { exact: true }),
+      timestamp: Schema.optionalWith(Schema.String, { exact: true })
+    }),
+    {
+      strict: true,
+      decode: ({ state, ...status }) => {
+        const reported = reportedState(state)
+        return { ...status, ...reported, state: nameOf(reported.state) }
+      },
+      encode: ({ unknownState: _unknown, ...status }) => status
+    }
+  )
 
 /** Task status. ProtoJSON omits the zero enum value, so a missing state is UNSPECIFIED. */
-export const TaskStatus = Schema.transform(
-  Schema.Struct({ state: ReportedState, message: optional(Message), timestamp: optionalText }),
-  TaskStatusType,
-  {
-    strict: true,
-    decode: ({ state, ...status }) => ({ ...status, ...reportedState(state) }),
-    encode: ({ unknownState: _unknown, ...status }) => status
-  }
-).annotations({ identifier: "TaskStatus" })
+export const TaskStatus = taskStatusSchema(TASK_STATES, (state) => state, Message).annotations({ identifier: "TaskStatus" })
 export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
 
 export const Task = Schema.Struct({
