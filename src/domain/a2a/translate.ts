@@ -104,9 +104,8 @@ export const partFromV03 = (part: V03.Part): V1.Part => {
 // Messages, artifacts, tasks
 // ---------------------------------------------------------------------------
 
-const ROLES_TO_V03: Record<V1.Role, V03.Role> = { ROLE_USER: "user", ROLE_AGENT: "agent", ROLE_UNSPECIFIED: "unknown" }
 const ROLES_FROM_V03: Record<V03.Role, V1.Role> = { user: "ROLE_USER", agent: "ROLE_AGENT", unknown: "ROLE_UNSPECIFIED" }
-const roleToV03 = (role: V1.Role): V03.Role => ROLES_TO_V03[role]
+const roleToV03 = V03.roleName
 const roleFromV03 = (role: V03.Role): V1.Role => ROLES_FROM_V03[role]
 
 // Every v0.3 name is produced by V1.stateName, so parsing it back cannot fail.

@@ -51,11 +51,16 @@ export const TASK_STATE_NAMES = [
 
 export type TaskState = (typeof TASK_STATE_NAMES)[number]
 
-const ROLE_NAMES: Record<V1.Role, "user" | "agent" | "unknown"> = {
+type RoleName = "user" | "agent" | "unknown"
+
+const ROLE_NAMES: Record<V1.Role, RoleName> = {
   ROLE_UNSPECIFIED: "unknown",
   ROLE_USER: "user",
   ROLE_AGENT: "agent"
 }
+
+/** The v0.3 name of a v1 role. */
+export const roleName = (role: V1.Role): RoleName => ROLE_NAMES[role]
 
 /**
  * v0.3 role: accepts `user`/`ROLE_USER`/1/…, encodes `user` or `agent`. A role A2A does not
@@ -63,7 +68,7 @@ const ROLE_NAMES: Record<V1.Role, "user" | "agent" | "unknown"> = {
  */
 export const Role = Schema.transform(V1.Role.from, Schema.Literal("user", "agent", "unknown"), {
   strict: true,
-  decode: (input) => ROLE_NAMES[V1.parseRole(input) ?? "ROLE_UNSPECIFIED"],
+  decode: (input) => roleName(V1.parseRole(input) ?? "ROLE_UNSPECIFIED"),
   encode: (role) => role
 }).annotations({ identifier: "v0.3 Role" })
 export type Role = typeof Role.Type
