@@ -10,7 +10,8 @@
  * -32602 bad params; then -32600 again for a request without an `id` (A2A has no
  * notifications, so such a request is answered, with `"id": null`, by the error its content
  * deserves, and only a request that is otherwise fine is told it needs an id); then the A2A
- * codes. Each error has an ErrorInfo detail and a message of one sentence naming the field. Streaming methods answer SSE whose every event is a JSON-RPC response
+ * codes. Each error has an ErrorInfo detail and a message of one sentence naming the field.
+ * Streaming methods answer SSE whose every event is a JSON-RPC response
  * carrying the request's id; errors before the first event come as plain JSON.
  */
 import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect"
