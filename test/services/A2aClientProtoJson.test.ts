@@ -72,8 +72,9 @@ describe("enum values A2A does not define", () => {
   it.live("in a send result too", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const response = yield* a2a.send(targetOf("JSONRPC", "1.0"), sendRequest("weird"))
+      const { result: response, logs } = yield* withCapturedLogs(a2a.send(targetOf("JSONRPC", "1.0"), sendRequest("weird")))
       expect("task" in response && taskView(response.task).state).toBe("unknown (TASK_STATE_WEIRD)")
+      expect(logs.filter((line) => line.startsWith("WARN"))).toHaveLength(2)
     })))
 })
 
