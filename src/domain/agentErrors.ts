@@ -54,7 +54,9 @@ export class AgentRequestError extends Schema.TaggedError<AgentRequestError>()("
     "InvalidParams",
     "InternalError"
   ),
-  detail: Schema.String
+  detail: Schema.String,
+  /** Extra detail for the ErrorInfo `metadata` (e.g. the `field` a decoding error is about). */
+  metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
 }) {
   /** JSON-RPC code, HTTP status, gRPC status and ErrorInfo reason of this error. */
   get spec(): ErrorSpec {
@@ -78,6 +80,14 @@ export const shown = (value: string) => (value.length > 128 ? `${value.slice(0, 
 
 export const taskNotFound = (taskId: string) => failure("TaskNotFound")(`Task ${shown(taskId)} not found`)
 export const invalidParams = failure("InvalidParams")
+
+/** Invalid params from a decoding problem: its sentence, and the field it names in the metadata. */
+export const invalidParamsAt = (problem: { readonly field: string; readonly message: string }) =>
+  new AgentRequestError({
+    kind: "InvalidParams",
+    detail: problem.message,
+    ...(problem.field === "" ? {} : { metadata: { field: problem.field } })
+  })
 export const unsupportedOperation = failure("UnsupportedOperation")
 export const taskNotCancelable = failure("TaskNotCancelable")
 export const internalError = failure("InternalError")

@@ -7,8 +7,11 @@
  * The summariser only looks at a few known paths, so hostile nesting costs it nothing.
  */
 import { Either, Schema } from "effect"
+import * as ProtoJson from "./a2a/protoJson.js"
 import { eventText } from "./a2a/text.js"
 import { decodePushPayload } from "./a2a/translate.js"
+import * as V03 from "./a2a/v03.js"
+import * as V1 from "./a2a/v1.js"
 import { InvalidInput } from "./errors.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
@@ -85,7 +88,11 @@ export const normalizeTaskState = (raw: string): string => {
 }
 
 const stateOf = (status: unknown): string | null => {
-  const state = shortString(asObject(status)?.["state"])
+  const raw = asObject(status)?.["state"]
+  // ProtoJSON may send an enum as its number.
+  const byNumber = typeof raw === "number" ? V1.parseTaskState(raw) : undefined
+  if (byNumber !== undefined) return V1.stateName(byNumber)
+  const state = shortString(raw)
   return state === null ? null : normalizeTaskState(state)
 }
 
@@ -201,6 +208,12 @@ const UNKNOWN: NotificationSummary = {
   text: null
 }
 
+const v1Names = ProtoJson.normalizer(V1.StreamResponse)
+const v03Names = ProtoJson.normalizer(V03.StreamEvent)
+
+/** The body with proto field names (`status_update`, `task_id`) renamed to their JSON names, in either generation's shape. */
+const withJsonNames = (object: JsonObject): JsonObject => v03Names(v1Names(object)) as JsonObject
+
 /**
  * Summarises any JSON body: a v1.0 StreamResponse (`{task}`, `{statusUpdate}`, `{artifactUpdate}`,
  * `{message}`), a v0.3 Task or event (`kind`), either of those inside a JSON-RPC `result`, or a
@@ -223,7 +236,7 @@ const unwrapJsonRpc = (body: unknown): unknown => {
 const summarizeShape = (body: unknown): NotificationSummary => {
   const outer = asObject(body)
   if (outer === undefined) return UNKNOWN
-  const object = asObject(unwrapJsonRpc(outer)) ?? outer
+  const object = withJsonNames(asObject(unwrapJsonRpc(outer)) ?? outer)
 
   const kinds = V1_MEMBERS.filter(([member]) => asObject(object[member]) !== undefined)
   const [wrapped] = kinds

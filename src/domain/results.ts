@@ -10,8 +10,8 @@ import { maskSecret, redactUrl } from "./session.js"
 export interface MessageResult {
   readonly context_id: string | null
   readonly task_id: string | null
-  /** v0.3-style lower-case state: completed, working, input-required, … */
-  readonly state: V1.TaskStateName
+  /** v0.3-style lower-case state: completed, working, input-required, …; `unknown (X)` for a state A2A does not define. */
+  readonly state: V1.StateLabel
   readonly text: string
   readonly needs_input: boolean
   readonly needs_auth: boolean
@@ -23,20 +23,20 @@ export interface MessageResult {
 export interface TaskView {
   readonly task_id: string
   readonly context_id: string | null
-  readonly state: V1.TaskStateName
+  readonly state: V1.StateLabel
   readonly text: string
   readonly needs_input: boolean
   readonly needs_auth: boolean
   readonly updated_at: string | null
 }
 
-const stateFlags = (state: V1.TaskStateName) => ({
+const stateFlags = (state: V1.StateLabel) => ({
   needs_input: state === "input-required",
   needs_auth: state === "auth-required"
 })
 
 export const taskView = (task: V1.Task): TaskView => {
-  const state = V1.stateName(task.status.state)
+  const state = V1.stateLabel(task.status)
   return {
     task_id: task.id,
     context_id: task.contextId || null,

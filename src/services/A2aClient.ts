@@ -23,6 +23,7 @@ import {
   type WireRequest
 } from "../domain/a2a/dialects.js"
 import { a2aErrorByReason, errorInfoReason } from "../domain/a2a/errors.js"
+import { describeParseError } from "../domain/a2a/parseProblems.js"
 import { type CardGeneration, cardFromWire } from "../domain/a2a/translate.js"
 import * as V1 from "../domain/a2a/v1.js"
 import {
@@ -401,7 +402,7 @@ export const make = Effect.gen(function*() {
   // Discovery
 
   const decodeCard = (url: string, raw: unknown) =>
-    Effect.mapError(cardFromWire(raw), (error) => new InvalidCard({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
+    Effect.mapError(cardFromWire(raw), (error) => new InvalidCard({ url, reason: describeParseError(error, "the card").message }))
 
   const cardRequest = (target: Target, cardUrl: string, etag: string | undefined) =>
     HttpClientRequest.get(cardUrl).pipe(
@@ -423,7 +424,11 @@ export const make = Effect.gen(function*() {
     if (response.status === 404 || response.status === 410) return Effect.succeed(Option.none<unknown>())
     if (!isHttpSuccess(response.status)) return Effect.fail(failureOf(target, cardUrl, response, text))
     return Option.match(parseJson(text), {
-      onNone: () => Effect.fail(new InvalidCard({ url: cardUrl, reason: `the response is not JSON: ${excerpt(text)}` })),
+      onNone: () =>
+        Effect.zipRight(
+          Effect.logDebug(`The answer from ${cardUrl}: ${excerpt(text)}`),
+          Effect.fail(new InvalidCard({ url: cardUrl, reason: "the response is not JSON" }))
+        ),
       onSome: (json) =>
         exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)
           ? Effect.fail(new InvalidCard({ url: cardUrl, reason: TOO_DEEP }))
@@ -607,11 +612,39 @@ export const make = Effect.gen(function*() {
   // -------------------------------------------------------------------------
   // Unary exchanges
 
-  /** Decodes an answer; one nesting deeper than any A2A object needs is refused first (later JSON.stringify would overflow). */
+  /**
+   * An answer relay cannot use. The error says why in one sentence; the raw answer goes to the
+   * debug log only (shown with --verbose), since agents may put anything in it.
+   */
+  const unreadable = (url: string, reason: string, raw: string) =>
+    Effect.zipRight(
+      Effect.logDebug(`The answer from ${url}: ${excerpt(raw)}`),
+      Effect.fail(new InvalidResponse({ url, reason }))
+    )
+
+  /** Values A2A does not define already warned about, once per agent and value. */
+  const warnedEnums = new Set<string>()
+
+  /** Warns (once each) about the enum values an answer carries that A2A does not define; they read as unknown. */
+  const warnUnknownEnums = (url: string, value: unknown) =>
+    Effect.forEach(V1.unknownEnumsIn(value), (what) => {
+      const key = `${originOf(url) ?? url} ${what}`
+      if (warnedEnums.has(key)) return Effect.void
+      warnedEnums.add(key)
+      return Effect.logWarning(`The agent at ${url} sent ${what}, which A2A does not define; relay shows it as unknown`)
+    }, { discard: true })
+
+  /**
+   * Decodes an answer; what does not fit is named by its field, with the agent's URL. One nesting
+   * deeper than any A2A object needs is refused first (a later JSON.stringify would overflow).
+   */
   const decodeWith = <A>(url: string, decode: (json: unknown) => Effect.Effect<A, ParseResult.ParseError>, json: unknown) =>
     exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)
       ? Effect.fail(new InvalidResponse({ url, reason: TOO_DEEP }))
-      : Effect.mapError(decode(json), (error) => new InvalidResponse({ url, reason: ParseResult.TreeFormatter.formatErrorSync(error) }))
+      : decode(json).pipe(
+        Effect.catchAll((error) => unreadable(url, describeParseError(error, "the answer").message, JSON.stringify(json) ?? "")),
+        Effect.tap((value) => warnUnknownEnums(url, value))
+      )
 
   const isJsonRpcEnvelope = (json: unknown): json is Record<string, unknown> => Predicate.isRecord(json) && json["jsonrpc"] === "2.0"
 
@@ -634,7 +667,7 @@ export const make = Effect.gen(function*() {
         return yield* decodeWith(endpoint.url, wire.decode, yield* jsonRpcResult(endpoint.url, id, json.value))
       }
       if (isHttpSuccess(response.status)) {
-        return yield* new InvalidResponse({ url: endpoint.url, reason: `not JSON-RPC: ${excerpt(text)}` })
+        return yield* unreadable(endpoint.url, "the answer is not a JSON-RPC response", text)
       }
       return yield* failureOf(target, endpoint.url, response, text)
     })
@@ -646,7 +679,7 @@ export const make = Effect.gen(function*() {
         const { response, text } = yield* exchange(target, request)
         if (!isHttpSuccess(response.status)) return yield* failureOf(target, request.url, response, text)
         const json = text.trim() === "" ? Option.some<unknown>(undefined) : parseJson(text)
-        if (Option.isNone(json)) return yield* new InvalidResponse({ url: request.url, reason: `not JSON: ${excerpt(text)}` })
+        if (Option.isNone(json)) return yield* unreadable(request.url, "the answer is not JSON", text)
         return yield* decodeWith(request.url, wire.decode, json.value)
       }))
 
@@ -657,11 +690,16 @@ export const make = Effect.gen(function*() {
   // Streams
 
   /** Why an answer is not an event stream: errors before the first event come as plain JSON. */
-  const streamRefusal = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse, text: string) => {
-    if (!isHttpSuccess(response.status)) return failureOf(target, url, response, text)
+  const streamRefusal = (
+    target: Target,
+    url: string,
+    response: HttpClientResponse.HttpClientResponse,
+    text: string
+  ): Effect.Effect<never, A2aClientError> => {
+    if (!isHttpSuccess(response.status)) return Effect.fail(failureOf(target, url, response, text))
     const error = Option.getOrUndefined(parseJson(text).pipe(Option.flatMapNullable((json) => errorInBody(response.status, json))))
     const contentType = response.headers["content-type"] || "no content type"
-    return error ?? new InvalidResponse({ url, reason: `expected an event stream, got ${contentType}: ${excerpt(text)}` })
+    return error !== undefined ? Effect.fail(error) : unreadable(url, `expected an event stream, got ${contentType}`, text)
   }
 
   /** The response, once its headers say it is an event stream. */
@@ -669,7 +707,7 @@ export const make = Effect.gen(function*() {
     Effect.flatMap(execute(target, request), (response) =>
       isHttpSuccess(response.status) && (response.headers["content-type"] ?? "").startsWith(EVENT_STREAM)
         ? Effect.succeed(response)
-        : Effect.flatMap(readText(target, request.url, response), (text) => Effect.fail(streamRefusal(target, request.url, response, text))))
+        : Effect.flatMap(readText(target, request.url, response), (text) => streamRefusal(target, request.url, response, text)))
 
   const openStream = (target: Target, endpoint: Endpoint, wire: WireRequest<V1.StreamResponse>) => {
     if (wire._tag === "JsonRpc") {
@@ -711,11 +749,10 @@ export const make = Effect.gen(function*() {
 
   const eventPayload = (url: string, event: Sse.Event, jsonRpcId: string | undefined): Effect.Effect<unknown, A2aClientError> => {
     const json = parseJson(event.data)
-    if (Option.isNone(json)) return Effect.fail(new InvalidResponse({ url, reason: `an event is not JSON: ${excerpt(event.data)}` }))
+    if (Option.isNone(json)) return unreadable(url, "an event is not JSON", event.data)
     if (event.event === "error") {
-      return Effect.fail(
-        errorInBody(200, json.value) ?? new InvalidResponse({ url, reason: `an error event in an unknown shape: ${excerpt(event.data)}` })
-      )
+      const error = errorInBody(200, json.value)
+      return error !== undefined ? Effect.fail(error) : unreadable(url, "an error event in an unknown shape", event.data)
     }
     return jsonRpcId === undefined ? Effect.succeed(json.value) : jsonRpcResult(url, jsonRpcId, json.value)
   }

@@ -21,16 +21,18 @@ import type {
   TaskStatusUpdateEvent as V03SdkStatusUpdate
 } from "a2a-sdk-v03"
 import * as Errors from "../../src/domain/a2a/errors.js"
+import * as ProtoJson from "../../src/domain/a2a/protoJson.js"
 import * as Text from "../../src/domain/a2a/text.js"
 import * as Translate from "../../src/domain/a2a/translate.js"
 import * as V03 from "../../src/domain/a2a/v03.js"
 import * as V1 from "../../src/domain/a2a/v1.js"
 import { a2aV03AgentCardSchema } from "../../src/domain/schemas/a2aV03Schema.js"
 
-const decode = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(schema)
+// The readers relay uses everywhere: the schemas, plus proto field names.
+const decode = <A, I>(schema: Schema.Schema<A, I>) => ProtoJson.decoder(schema)
 const encode = <A, I>(schema: Schema.Schema<A, I>) => Schema.encode(schema)
 const decodeFails = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
-  Either.isLeft(Schema.decodeUnknownEither(schema)(input))
+  Either.isLeft(ProtoJson.decoderEither(schema)(input))
 
 /** JSON text of an encoded value, to assert what never appears on the wire. */
 const wire = (value: unknown): string => JSON.stringify(value)
@@ -310,8 +312,11 @@ describe("v1 lenient decode", () => {
       for (const input of ["ROLE_AGENT", "agent", "Agent", SdkRole.ROLE_AGENT]) {
         expect(yield* decode(V1.Role)(input)).toBe("ROLE_AGENT")
       }
-      expect(decodeFails(V1.Role, "ROLE_UNSPECIFIED")).toBe(true)
-      expect(decodeFails(V1.Role, "system")).toBe(true)
+      // A role A2A does not define is no reason to fail an agent's answer (issue 17): it reads as
+      // ROLE_UNSPECIFIED, which the agent server refuses in a message sent to it.
+      for (const input of ["ROLE_UNSPECIFIED", 0, "system", "ROLE_WEIRD", 7]) {
+        expect(yield* decode(V1.Role)(input)).toBe("ROLE_UNSPECIFIED")
+      }
     })
   )
 
@@ -1010,14 +1015,21 @@ describe("v0.3 REST translation", () => {
       role: "ROLE_USER",
       content: [
         { text: "hello" },
-        { file: { fileWithBytes: "aGk=", mimeType: "text/plain", name: "hi.txt" } },
+        // Only what the v0.3 proto has (strict ProtoJSON readers refuse other fields): no file
+        // name, no part metadata, so data that is not an object stays wrapped.
+        { file: { fileWithBytes: "aGk=", mimeType: "text/plain" } },
         { file: { fileWithUri: "https://x/y.png", mimeType: "image/png" } },
         { data: { data: { a: 1 } } },
-        { data: { data: { value: [1] } }, metadata: { data_part_compat: true } }
+        { data: { data: { value: [1] } } }
       ]
     })
     const { referenceTaskIds: _refs, ...withoutRefs } = message
-    expect(Translate.messageFromV03Rest(Translate.messageToV03Rest(message))).toEqual(withoutRefs)
+    expect(Translate.messageFromV03Rest(Translate.messageToV03Rest(message))).toEqual({
+      ...withoutRefs,
+      parts: [{ text: "hello" }, { raw: "aGk=", mediaType: "text/plain" }, { url: "https://x/y.png", mediaType: "image/png" }, { data: { a: 1 } }, {
+        data: { value: [1] }
+      }]
+    })
   })
 
   it.effect("reads REST tasks with the CANCELLED spelling and the `update` status field", () =>

@@ -6,7 +6,7 @@ import type { Hint } from "../../src/domain/hints.js"
 import { randomUUID } from "node:crypto"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Chunk, Duration, Effect, Layer, Logger, Schedule, Stream } from "effect"
-import type { Binding } from "../../src/domain/a2a/dialects.js"
+import type { Binding, ProtocolVersion } from "../../src/domain/a2a/dialects.js"
 import { applyStreamEvent } from "../../src/domain/a2a/text.js"
 import type * as V1 from "../../src/domain/a2a/v1.js"
 import { A2aClient, A2aClientLive, type Target } from "../../src/services/A2aClient.js"
@@ -17,6 +17,14 @@ import type { RecordedRequest } from "../peers/httpUtil.js"
 export const ClientLive = A2aClientLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 export const BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
+
+/** The four dialects the client speaks: each binding at each protocol version. */
+export const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
+  ["JSONRPC", "1.0"],
+  ["HTTP+JSON", "1.0"],
+  ["JSONRPC", "0.3"],
+  ["HTTP+JSON", "0.3"]
+]
 
 /** Runs a test body with its own fresh client. */
 export const withClient = <A, E>(body: Effect.Effect<A, E, A2aClient>) => Effect.provide(body, ClientLive)

@@ -6,6 +6,7 @@
  * body) plus a decoder into the v1.0 domain model. The A2aClient service does the I/O.
  */
 import { Effect, type ParseResult, Schema } from "effect"
+import * as ProtoJson from "./protoJson.js"
 import * as T from "./translate.js"
 import * as V1 from "./v1.js"
 
@@ -59,7 +60,8 @@ export interface Dialect {
   readonly extendedCard: Op<void, unknown>
 }
 
-const decoderOf = <A, I>(schema: Schema.Schema<A, I>): Decoder<A> => Schema.decodeUnknown(schema)
+/** Answers are ProtoJSON: either name of every field, enums by name or number. */
+const decoderOf = <A, I>(schema: Schema.Schema<A, I>): Decoder<A> => ProtoJson.decoder(schema)
 const ignoreResult: Decoder<void> = () => Effect.void
 const passThrough: Decoder<unknown> = Effect.succeed
 

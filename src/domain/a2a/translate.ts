@@ -3,11 +3,12 @@
  * client (talking to v0.3 agents) and the server (answering v0.3 clients).
  *
  * Pure functions work on decoded values. The `*AsV03` / `*AsV03Rest` schemas combine decoding
- * and translation: `Schema.decodeUnknown(TaskAsV03)(json)` reads v0.3 JSON into a `V1.Task`,
+ * and translation: `ProtoJson.decoder(TaskAsV03)(json)` reads v0.3 JSON into a `V1.Task`,
  * `Schema.encode(TaskAsV03)(task)` writes a `V1.Task` as v0.3 JSON.
  */
 import type { ParseResult } from "effect"
 import { Effect, Either, Predicate, Schema } from "effect"
+import * as ProtoJson from "./protoJson.js"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -103,8 +104,9 @@ export const partFromV03 = (part: V03.Part): V1.Part => {
 // Messages, artifacts, tasks
 // ---------------------------------------------------------------------------
 
-const roleToV03 = (role: V1.Role): V03.Role => (role === "ROLE_USER" ? "user" : "agent")
-const roleFromV03 = (role: V03.Role): V1.Role => (role === "user" ? "ROLE_USER" : "ROLE_AGENT")
+const ROLES_FROM_V03: Record<V03.Role, V1.Role> = { user: "ROLE_USER", agent: "ROLE_AGENT", unknown: "ROLE_UNSPECIFIED" }
+const roleToV03 = V03.roleName
+const roleFromV03 = (role: V03.Role): V1.Role => ROLES_FROM_V03[role]
 
 // Every v0.3 name is produced by V1.stateName, so parsing it back cannot fail.
 const stateFromV03 = (state: V03.TaskState): V1.TaskState => V1.parseTaskState(state) ?? "TASK_STATE_UNSPECIFIED"
@@ -150,6 +152,7 @@ export const statusToV03 = (status: V1.TaskStatus): V03.TaskStatus =>
 export const statusFromV03 = (status: V03.TaskStatus): V1.TaskStatus =>
   compact({
     state: stateFromV03(status.state),
+    unknownState: status.unknownState,
     message: status.message && messageFromV03(status.message),
     timestamp: status.timestamp
   })
@@ -338,19 +341,16 @@ export const sendParamsFromV03 = (params: V03.MessageSendParams): V1.SendMessage
 // v0.3 REST (proto JSON)
 // ---------------------------------------------------------------------------
 
+/**
+ * v1 Part → v0.3 REST part. The v0.3 proto's Part has no metadata and its FilePart no name, and
+ * strict ProtoJSON readers (the Python SDK's) refuse fields a message does not have: both are
+ * dropped, and data that is not an object travels as `{value: X}` without the flag that says so.
+ */
 export const partToV03Rest = (part: V1.Part): V03.RestPart => {
-  const metadata = part.metadata
-  if ("text" in part) return compact({ text: part.text, metadata })
-  if ("raw" in part) {
-    const file = compact({ fileWithBytes: part.raw, mimeType: part.mediaType, name: part.filename })
-    return compact({ file, metadata })
-  }
-  if ("url" in part) {
-    const file = compact({ fileWithUri: part.url, mimeType: part.mediaType, name: part.filename })
-    return compact({ file, metadata })
-  }
-  const wrapped = wrapData(part.data, metadata)
-  return compact({ data: { data: wrapped.data }, metadata: wrapped.metadata })
+  if ("text" in part) return { text: part.text }
+  if ("raw" in part) return { file: compact({ fileWithBytes: part.raw, mimeType: part.mediaType }) }
+  if ("url" in part) return { file: compact({ fileWithUri: part.url, mimeType: part.mediaType }) }
+  return { data: { data: wrapData(part.data, undefined).data } }
 }
 
 export const partFromV03Rest = (part: V03.RestPart): V1.Part => {
@@ -377,13 +377,19 @@ export const messageToV03Rest = (message: V1.Message): V03.RestMessage =>
     extensions: message.extensions
   })
 
+/** `content` as the proto has it, else `parts` in the JSON-RPC shape. */
+const restMessageParts = (message: V03.RestMessage): ReadonlyArray<V1.Part> =>
+  message.content.length === 0 && message.parts !== undefined
+    ? message.parts.map(partFromV03)
+    : message.content.map(partFromV03Rest)
+
 export const messageFromV03Rest = (message: V03.RestMessage): V1.Message =>
   compact({
     messageId: message.messageId,
     contextId: message.contextId,
     taskId: message.taskId,
     role: message.role,
-    parts: message.content.map(partFromV03Rest),
+    parts: restMessageParts(message),
     metadata: message.metadata,
     extensions: message.extensions
   })
@@ -404,6 +410,7 @@ const statusToV03Rest = (status: V1.TaskStatus): V03.RestTaskStatus =>
 const statusFromV03Rest = (status: V03.RestTaskStatus): V1.TaskStatus =>
   compact({
     state: status.state === "TASK_STATE_CANCELLED" ? "TASK_STATE_CANCELED" : status.state,
+    unknownState: status.unknownState,
     message: status.message && messageFromV03Rest(status.message),
     timestamp: status.timestamp
   })
@@ -428,11 +435,9 @@ export const taskFromV03Rest = (task: V03.RestTask): V1.Task =>
     metadata: task.metadata
   })
 
-/** `{task}` / `{message}` / `{msg}` → v1 SendMessageResponse. */
-export const sendResultFromV03Rest = (response: V03.RestSendResponse): V1.SendMessageResponse => {
-  if ("task" in response) return { task: taskFromV03Rest(response.task) }
-  return { message: messageFromV03Rest("message" in response ? response.message : response.msg) }
-}
+/** `{task}` / `{message}` → v1 SendMessageResponse. */
+export const sendResultFromV03Rest = (response: V03.RestSendResponse): V1.SendMessageResponse =>
+  "task" in response ? { task: taskFromV03Rest(response.task) } : { message: messageFromV03Rest(response.message) }
 
 export const sendResponseToV03Rest = (response: V1.SendMessageResponse): V03.RestSendResponse =>
   "task" in response ? { task: taskToV03Rest(response.task) } : { message: messageToV03Rest(response.message) }
@@ -441,7 +446,6 @@ export const sendResponseToV03Rest = (response: V1.SendMessageResponse): V03.Res
 export const streamEventFromV03Rest = (event: V03.RestStreamResponse): V1.StreamResponse => {
   if ("task" in event) return { task: taskFromV03Rest(event.task) }
   if ("message" in event) return { message: messageFromV03Rest(event.message) }
-  if ("msg" in event) return { message: messageFromV03Rest(event.msg) }
   if ("statusUpdate" in event) {
     const update = event.statusUpdate
     return {
@@ -578,6 +582,9 @@ export const PushConfigAsV03Rest = asV1(
   }
 )
 
+const decodeStreamResponse = ProtoJson.decoderEither(V1.StreamResponse)
+const decodeStreamResponseV03 = ProtoJson.decoderEither(StreamResponseAsV03)
+
 export interface PushPayload {
   readonly event: V1.StreamResponse
   /** `1.0` posts a StreamResponse wrapper; `0.3` posts the bare Task (or event) with `kind`. */
@@ -591,9 +598,9 @@ export interface PushPayload {
  */
 export const decodePushPayload = (json: unknown): Either.Either<PushPayload, ParseResult.ParseError> =>
   Either.orElse(
-    Either.map(Schema.decodeUnknownEither(V1.StreamResponse)(json), (event): PushPayload => ({ event, generation: "1.0" })),
+    Either.map(decodeStreamResponse(json), (event): PushPayload => ({ event, generation: "1.0" })),
     (v1Error) =>
-      Either.mapBoth(Schema.decodeUnknownEither(StreamResponseAsV03)(json), {
+      Either.mapBoth(decodeStreamResponseV03(json), {
         onLeft: () => v1Error,
         onRight: (event): PushPayload => ({ event, generation: "0.3" })
       })
@@ -643,6 +650,9 @@ const interfacesFromV03 = (shape: CardShape): ReadonlyArray<V1.AgentInterface> =
   )
 }
 
+const decodeCardShape = ProtoJson.decoder(CardShape)
+const decodeCard = ProtoJson.decoder(V1.AgentCard)
+
 /**
  * Reads an agent card of either generation into the v1.0 model and reports which one it was:
  * `1.0` (supportedInterfaces only), `0.3` (top-level url/preferredTransport/protocolVersion and no
@@ -650,8 +660,8 @@ const interfacesFromV03 = (shape: CardShape): ReadonlyArray<V1.AgentInterface> =
  */
 export const cardFromWire = (json: unknown): Effect.Effect<WireCard, ParseResult.ParseError> =>
   Effect.gen(function* () {
-    const shape = yield* Schema.decodeUnknown(CardShape)(json)
-    const card = yield* Schema.decodeUnknown(V1.AgentCard)(json)
+    const shape = yield* decodeCardShape(json)
+    const card = yield* decodeCard(json)
     const hasInterfaces = Array.isArray(shape.supportedInterfaces) && shape.supportedInterfaces.length > 0
     const hasLegacyFields =
       typeof shape.url === "string" ||
@@ -776,6 +786,42 @@ export const cardToV03 = (card: V1.AgentCard, jsonRpcUrl?: string): V03.AgentCar
     signatures: card.signatures
   })
 }
+
+/** v1.0 OAuth flows → the v0.3 proto's: no PKCE flag, no device code flow (it has no v0.3 spelling). */
+const flowsToV03Rest = (flows: V1.OAuthFlows): Record<string, unknown> => {
+  if ("authorizationCode" in flows) {
+    const { pkceRequired: _pkce, ...flow } = flows.authorizationCode
+    return { authorizationCode: flow }
+  }
+  return "deviceCode" in flows ? {} : flows
+}
+
+/** v1.0 security scheme → the v0.3 proto's, the same oneof but for what v1.0 added. */
+const securitySchemeToV03Rest = (scheme: V1.SecurityScheme): Record<string, unknown> =>
+  "oauth2SecurityScheme" in scheme
+    ? { oauth2SecurityScheme: { ...scheme.oauth2SecurityScheme, flows: flowsToV03Rest(scheme.oauth2SecurityScheme.flows) } }
+    : scheme
+
+/**
+ * The v0.3 proto's AgentCard, answered at `GET /v1/card`: the v0.3 card with the proto's shapes
+ * of security schemes and requirements (`{schemes: {name: {list}}}`), and without the fields the
+ * proto lacks (`iconUrl`), which strict ProtoJSON readers refuse.
+ */
+export const cardToV03Rest = (
+  card: V1.AgentCard,
+  jsonRpcUrl?: string
+): Effect.Effect<Record<string, unknown>, ParseResult.ParseError> =>
+  Effect.map(Schema.encode(V03.AgentCard)(cardToV03(card, jsonRpcUrl)), (legacy) => {
+    const { securitySchemes: _schemes, security: _security, iconUrl: _icon, skills, ...rest } = legacy
+    return compact({
+      ...rest,
+      securitySchemes: card.securitySchemes && mapValues(card.securitySchemes, securitySchemeToV03Rest),
+      security: card.securityRequirements,
+      skills: (skills ?? []).map(({ security: _skillSecurity, ...skill }, index) =>
+        compact({ ...skill, security: card.skills[index]?.securityRequirements })
+      )
+    })
+  })
 
 const asRecord = (u: unknown): Record<string, unknown> => (Predicate.isRecord(u) ? u : {})
 

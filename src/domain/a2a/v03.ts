@@ -10,7 +10,8 @@
  *
  * Programs never use these types directly: translate.ts maps them to the v1 domain model.
  */
-import { Option, ParseResult, Schema } from "effect"
+import { Option, Schema } from "effect"
+import * as ProtoJson from "./protoJson.js"
 import * as V1 from "./v1.js"
 
 const optional = <S extends Schema.Schema.All>(schema: S) =>
@@ -48,38 +49,28 @@ export const TASK_STATE_NAMES = [
   "unknown"
 ] as const satisfies ReadonlyArray<V1.TaskStateName>
 
-/** v0.3 task state: accepts every spelling `V1.parseTaskState` does, encodes `input-required` style. */
-export const TaskState = Schema.transformOrFail(
-  Schema.Union(Schema.String, Schema.Number),
-  Schema.Literal(...TASK_STATE_NAMES),
-  {
-    strict: true,
-    decode: (input, _, ast) => {
-      const state = V1.parseTaskState(input)
-      return state === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown task state: ${JSON.stringify(input)}`))
-        : ParseResult.succeed(V1.stateName(state))
-    },
-    encode: ParseResult.succeed
-  }
-).annotations({ identifier: "v0.3 TaskState" })
-export type TaskState = typeof TaskState.Type
+export type TaskState = (typeof TASK_STATE_NAMES)[number]
 
-/** v0.3 role: accepts `user`/`ROLE_USER`/…, encodes `user` or `agent`. */
-export const Role = Schema.transformOrFail(
-  Schema.Union(Schema.String, Schema.Number),
-  Schema.Literal("user", "agent"),
-  {
-    strict: true,
-    decode: (input, _, ast) => {
-      const role = V1.parseRole(input)
-      return role === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown role: ${JSON.stringify(input)}`))
-        : ParseResult.succeed(role === "ROLE_USER" ? ("user" as const) : ("agent" as const))
-    },
-    encode: ParseResult.succeed
-  }
-).annotations({ identifier: "v0.3 Role" })
+type RoleName = "user" | "agent" | "unknown"
+
+const ROLE_NAMES: Record<V1.Role, RoleName> = {
+  ROLE_UNSPECIFIED: "unknown",
+  ROLE_USER: "user",
+  ROLE_AGENT: "agent"
+}
+
+/** The v0.3 name of a v1 role. */
+export const roleName = (role: V1.Role): RoleName => ROLE_NAMES[role]
+
+/**
+ * v0.3 role: accepts `user`/`ROLE_USER`/1/…, encodes `user` or `agent`. A role A2A does not
+ * define reads as `unknown` (see V1.Role), which relay itself never writes.
+ */
+export const Role = Schema.transform(V1.Role.from, Schema.Literal("user", "agent", "unknown"), {
+  strict: true,
+  decode: (input) => roleName(V1.parseRole(input) ?? "ROLE_UNSPECIFIED"),
+  encode: (role) => role
+}).annotations({ identifier: "v0.3 Role" })
 export type Role = typeof Role.Type
 
 // ---------------------------------------------------------------------------
@@ -149,11 +140,10 @@ export const Artifact = Schema.Struct({
 }).annotations({ identifier: "v0.3 Artifact" })
 export interface Artifact extends Schema.Schema.Type<typeof Artifact> {}
 
-export const TaskStatus = Schema.Struct({
-  state: Schema.optionalWith(TaskState, { default: () => "unknown" as const, nullable: true }),
-  message: optional(Message),
-  timestamp: optionalText
-}).annotations({ identifier: "v0.3 TaskStatus" })
+/** Task status; a state A2A does not define is kept aside as in V1.TaskStatus. */
+export const TaskStatus = V1.taskStatusSchema(TASK_STATE_NAMES, V1.stateName, Message).annotations({
+  identifier: "v0.3 TaskStatus"
+})
 export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
 
 export const Task = Schema.Struct({
@@ -388,21 +378,6 @@ export type RestTaskState = (typeof REST_TASK_STATES)[number]
 export const restStateName = (state: V1.TaskState): RestTaskState =>
   state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : state
 
-export const RestTaskState = Schema.transformOrFail(
-  Schema.Union(Schema.String, Schema.Number),
-  Schema.Literal(...REST_TASK_STATES),
-  {
-    strict: true,
-    decode: (input, _, ast) => {
-      const state = V1.parseTaskState(input)
-      return state === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown task state: ${JSON.stringify(input)}`))
-        : ParseResult.succeed(restStateName(state))
-    },
-    encode: ParseResult.succeed
-  }
-).annotations({ identifier: "v0.3 RestTaskState" })
-
 const restFileCommon = { mimeType: optionalText, name: optionalText }
 export const RestFile = Schema.Union(
   Schema.Struct({ fileWithUri: Schema.String, ...restFileCommon }),
@@ -417,12 +392,17 @@ export const RestPart = Schema.Union(
 ).annotations({ identifier: "v0.3 RestPart" })
 export type RestPart = typeof RestPart.Type
 
+/**
+ * The proto's Message keeps its parts in `content`; clients that reuse their JSON-RPC messages
+ * over REST send `parts` of the JSON-RPC shape instead, which is read as well (`content` wins).
+ */
 export const RestMessage = Schema.Struct({
   messageId: Schema.String,
   contextId: optionalText,
   taskId: optionalText,
   role: V1.Role,
   content: repeated(RestPart),
+  parts: optional(Schema.Array(Part)),
   metadata: optional(Metadata),
   extensions: optional(Schema.Array(Schema.String))
 }).annotations({ identifier: "v0.3 RestMessage" })
@@ -438,28 +418,13 @@ export const RestArtifact = Schema.Struct({
 }).annotations({ identifier: "v0.3 RestArtifact" })
 export interface RestArtifact extends Schema.Schema.Type<typeof RestArtifact> {}
 
-const RestTaskStatusFields = Schema.Struct({
-  state: Schema.optionalWith(RestTaskState, { default: () => "TASK_STATE_UNSPECIFIED" as const, nullable: true }),
-  message: optional(RestMessage),
-  // The proto field is `update` with json_name `message`; some emitters use the field name.
-  update: optional(RestMessage),
-  timestamp: optionalText
-})
-const RestTaskStatusCanonical = Schema.Struct({
-  state: Schema.Literal(...REST_TASK_STATES),
-  message: Schema.optionalWith(Schema.typeSchema(RestMessage), { exact: true }),
-  timestamp: Schema.optionalWith(Schema.String, { exact: true })
-})
-export interface RestTaskStatus extends Schema.Schema.Type<typeof RestTaskStatusCanonical> {}
-
-export const RestTaskStatus = Schema.transform(RestTaskStatusFields, RestTaskStatusCanonical, {
-  strict: true,
-  decode: ({ update, message, ...status }) => {
-    const chosen = message ?? update
-    return chosen === undefined ? status : { ...status, message: chosen }
-  },
-  encode: (status) => status
-}).annotations({ identifier: "v0.3 RestTaskStatus" })
+/**
+ * Task status; a state A2A does not define is kept aside as in V1.TaskStatus. The proto field
+ * is `update` with json_name `message`; ProtoJSON readers accept both.
+ */
+export const RestTaskStatus = V1.taskStatusSchema(REST_TASK_STATES, restStateName, RestMessage, { update: "message" })
+  .annotations({ identifier: "v0.3 RestTaskStatus" })
+export interface RestTaskStatus extends Schema.Schema.Type<typeof RestTaskStatus> {}
 
 export const RestTask = Schema.Struct({
   id: Schema.String,
@@ -490,19 +455,19 @@ export const RestTaskArtifactUpdateEvent = Schema.Struct({
 }).annotations({ identifier: "v0.3 RestTaskArtifactUpdateEvent" })
 export interface RestTaskArtifactUpdateEvent extends Schema.Schema.Type<typeof RestTaskArtifactUpdateEvent> {}
 
-/** `message:send` response. The proto member is `msg` with json_name `message`; both are read. */
-export const RestSendResponse = Schema.Union(
-  Schema.Struct({ task: RestTask }),
-  Schema.Struct({ message: RestMessage }),
-  Schema.Struct({ msg: RestMessage })
-).annotations({ identifier: "v0.3 RestSendResponse" })
+/** The proto member is `msg` with json_name `message`; ProtoJSON readers accept both. */
+const RestMessageMember = Schema.Struct({ message: RestMessage }).annotations({ [ProtoJson.ProtoAliases]: { msg: "message" } })
+
+/** `message:send` response. */
+export const RestSendResponse = Schema.Union(Schema.Struct({ task: RestTask }), RestMessageMember).annotations({
+  identifier: "v0.3 RestSendResponse"
+})
 export type RestSendResponse = typeof RestSendResponse.Type
 
 /** One SSE event of `message:stream` / `tasks/{id}:subscribe`. */
 export const RestStreamResponse = Schema.Union(
   Schema.Struct({ task: RestTask }),
-  Schema.Struct({ message: RestMessage }),
-  Schema.Struct({ msg: RestMessage }),
+  RestMessageMember,
   Schema.Struct({ statusUpdate: RestTaskStatusUpdateEvent }),
   Schema.Struct({ artifactUpdate: RestTaskArtifactUpdateEvent })
 ).annotations({ identifier: "v0.3 RestStreamResponse" })
@@ -516,12 +481,12 @@ export const RestSendMessageConfiguration = Schema.Struct({
 }).annotations({ identifier: "v0.3 RestSendMessageConfiguration" })
 export interface RestSendMessageConfiguration extends Schema.Schema.Type<typeof RestSendMessageConfiguration> {}
 
-/** `message:send` / `message:stream` body. */
+/** `message:send` / `message:stream` body. The proto field is `request`, with json_name `message`. */
 export const RestSendMessageRequest = Schema.Struct({
   message: RestMessage,
   configuration: optional(RestSendMessageConfiguration),
   metadata: optional(Metadata)
-}).annotations({ identifier: "v0.3 RestSendMessageRequest" })
+}).annotations({ identifier: "v0.3 RestSendMessageRequest", [ProtoJson.ProtoAliases]: { request: "message" } })
 export interface RestSendMessageRequest extends Schema.Schema.Type<typeof RestSendMessageRequest> {}
 
 /** `name` is `tasks/{taskId}/pushNotificationConfigs/{configId}`. */

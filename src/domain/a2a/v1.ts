@@ -1,13 +1,14 @@
 /**
  * A2A v1.0 wire types (ProtoJSON), the canonical domain model of the relay.
  *
- * Every schema decodes leniently (legacy enum spellings, `null` for absent fields, proto3
- * default omission, the three securityScheme shapes, unknown fields ignored) and encodes
- * strictly to canonical ProtoJSON (`TASK_STATE_*`, `ROLE_*`, oneof wrappers, no `kind`,
- * absent optionals omitted). So `Schema.decodeUnknown(X)` is the tolerant reader and
- * `Schema.encode(X)` the strict writer.
+ * Every schema decodes leniently (legacy enum spellings, enum numbers, `null` for absent fields,
+ * proto3 default omission, the three securityScheme shapes, unknown fields ignored) and encodes
+ * strictly to canonical ProtoJSON (`TASK_STATE_*`, `ROLE_*`, oneof wrappers, no `kind`, absent
+ * optionals omitted). So `ProtoJson.decoder(X)` (which also reads proto field names such as
+ * `message_id`, see protoJson.ts) is the tolerant reader and `Schema.encode(X)` the strict writer.
  */
 import { Either, Option, ParseResult, Predicate, Schema } from "effect"
+import * as ProtoJson from "./protoJson.js"
 
 // ---------------------------------------------------------------------------
 // Field helpers
@@ -44,27 +45,33 @@ const repeated = <S extends Schema.Schema.Any>(item: S) =>
 const defaultText = Schema.optionalWith(Schema.String, { default: () => "", nullable: true })
 
 /** int32 in ProtoJSON may be a number or a numeric string (and query strings are strings). */
-const Int32 = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+const Int32 = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int)).annotations({
+  description: "an integer"
+})
 
 /** bool from JSON or from a query string. */
-const Bool = Schema.Union(Schema.Boolean, Schema.BooleanFromString)
+const Bool = Schema.Union(Schema.Boolean, Schema.BooleanFromString).annotations({ description: "true or false" })
 
 /** google.protobuf.Struct. */
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export type Metadata = typeof Metadata.Type
 
-/** Builds a lenient enum schema, which reads every spelling `parse` understands, encoded as the canonical name. */
+/**
+ * Builds a lenient enum schema, which reads every spelling `parse` understands (the ProtoJSON
+ * name or number among them), encoded as the canonical name. `expected` completes "must be …"
+ * in the error about any other value.
+ */
 const lenientEnum = <const Names extends ReadonlyArray<string>>(
   names: Names,
   parse: (input: string | number) => Names[number] | undefined,
-  what: string
+  expected: string
 ) =>
-  Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), Schema.Literal(...names), {
+  Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number).annotations({ description: expected }), Schema.Literal(...names), {
     strict: true,
     decode: (input, _, ast) => {
       const parsed = parse(input)
       return parsed === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, input, `unknown ${what}: ${JSON.stringify(input)}`))
+        ? ParseResult.fail(new ParseResult.Type(ast, input, `must be ${expected}, not ${JSON.stringify(input)}`))
         : ParseResult.succeed(parsed)
     },
     encode: ParseResult.succeed
@@ -134,10 +141,13 @@ export const isSettledState = (state: TaskState): boolean => isTerminalState(sta
 
 /**
  * Reads any spelling of a task state: `TASK_STATE_COMPLETED`, `completed`, `input-required`,
- * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number.
+ * `INPUT_REQUIRED`, the v0.3 REST `TASK_STATE_CANCELLED`, `unknown`, or the proto enum number
+ * (also as text).
  */
 export const parseTaskState = (input: string | number): TaskState | undefined => {
   if (typeof input === "number") return Number.isInteger(input) ? TASK_STATES[input] : undefined
+  // A query string carries an enum number as text (`?status=2`).
+  if (/^\d+$/.test(input)) return TASK_STATES[Number(input)]
   const upper = input.trim().toUpperCase().replace(/-/g, "_")
   const bare = upper.startsWith("TASK_STATE_") ? upper.slice("TASK_STATE_".length) : upper
   const canonical = `TASK_STATE_${bare === "CANCELLED" ? "CANCELED" : bare === "UNKNOWN" ? "UNSPECIFIED" : bare}`
@@ -145,23 +155,77 @@ export const parseTaskState = (input: string | number): TaskState | undefined =>
 }
 
 /** Task state: decodes every spelling (see `parseTaskState`), encodes `TASK_STATE_*`. */
-export const TaskState = lenientEnum(TASK_STATES, parseTaskState, "task state").annotations({ identifier: "TaskState" })
+export const TaskState = lenientEnum(
+  TASK_STATES,
+  parseTaskState,
+  "a task state (TASK_STATE_SUBMITTED, TASK_STATE_WORKING, …, or its number)"
+).annotations({ identifier: "TaskState" })
 
-export const ROLES = ["ROLE_USER", "ROLE_AGENT"] as const
-export type Role = (typeof ROLES)[number]
-
-/** Reads `ROLE_USER`/`user`/`USER`/1 and `ROLE_AGENT`/`agent`/`AGENT`/2. */
-export const parseRole = (input: string | number): Role | undefined => {
-  if (input === 1) return "ROLE_USER"
-  if (input === 2) return "ROLE_AGENT"
-  if (typeof input !== "string") return undefined
-  const upper = input.trim().toUpperCase()
-  const bare = upper.startsWith("ROLE_") ? upper.slice("ROLE_".length) : upper
-  return bare === "USER" ? "ROLE_USER" : bare === "AGENT" ? "ROLE_AGENT" : undefined
+/**
+ * A task state as an agent reports it. A value A2A does not define (`TASK_STATE_WEIRD`, 42) is
+ * not an error: the state reads as UNSPECIFIED and the value is kept, as it was sent, in
+ * `unknownState`, so one odd state never fails a whole answer.
+ */
+export const reportedState = (
+  input: string | number | undefined
+): { readonly state: TaskState; readonly unknownState?: string } => {
+  const state = input === undefined ? "TASK_STATE_UNSPECIFIED" : parseTaskState(input)
+  return state === undefined ? { state: "TASK_STATE_UNSPECIFIED", unknownState: String(input) } : { state }
 }
 
-/** Message role: decodes `ROLE_USER`/`user`/…, encodes `ROLE_*`. */
-export const Role = lenientEnum(ROLES, parseRole, "role").annotations({ identifier: "Role" })
+/** How a state is shown: `completed`, `input-required`, or `unknown (TASK_STATE_WEIRD)`. */
+export type StateLabel = TaskStateName | `unknown (${string})`
+
+export const stateLabel = (status: { readonly state: TaskState; readonly unknownState?: string | undefined }): StateLabel =>
+  status.unknownState === undefined ? stateName(status.state) : `unknown (${status.unknownState})`
+
+/** Keys of free-form JSON (Struct metadata, data parts), where A2A values are not looked for. */
+const FREE_FORM_KEYS: ReadonlySet<string> = new Set(["metadata", "data", "params", "header"])
+
+/**
+ * The enum values A2A does not define that an agent's decoded answer carries: task states (as
+ * sent, from `unknownState`) and roles that read as ROLE_UNSPECIFIED, each described once.
+ */
+export const unknownEnumsIn = (value: unknown): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit)
+    if (!Predicate.isRecord(node)) return
+    if (typeof node["unknownState"] === "string") found.add(`task state ${JSON.stringify(node["unknownState"])}`)
+    if (node["role"] === "ROLE_UNSPECIFIED") found.add("a message role other than user or agent")
+    for (const [key, child] of Object.entries(node)) if (!FREE_FORM_KEYS.has(key)) visit(child)
+  }
+  visit(value)
+  return [...found]
+}
+
+/** In proto enum number order, so `ROLES[n]` is the role numbered n. */
+export const ROLES = ["ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT"] as const
+export type Role = (typeof ROLES)[number]
+
+/** Reads `ROLE_USER`/`user`/`USER`/1, `ROLE_AGENT`/`agent`/`AGENT`/2 and `ROLE_UNSPECIFIED`/0. */
+export const parseRole = (input: string | number): Role | undefined => {
+  if (typeof input === "number") return Number.isInteger(input) ? ROLES[input] : undefined
+  if (/^\d+$/.test(input)) return ROLES[Number(input)]
+  const upper = input.trim().toUpperCase()
+  const bare = upper.startsWith("ROLE_") ? upper.slice("ROLE_".length) : upper
+  return ROLES.find((role) => role === `ROLE_${bare}`)
+}
+
+const RoleSpelling = Schema.Union(Schema.String, Schema.Number).annotations({
+  description: "a role (ROLE_USER or ROLE_AGENT, or its number)"
+})
+
+/**
+ * Message role: decodes `ROLE_USER`/`user`/1/…, encodes `ROLE_*`. A role A2A does not define
+ * reads as ROLE_UNSPECIFIED rather than failing an agent's whole answer; the agent server
+ * refuses any message whose role is not ROLE_USER.
+ */
+export const Role = Schema.transform(RoleSpelling, Schema.Literal(...ROLES), {
+  strict: true,
+  decode: (input) => parseRole(input) ?? "ROLE_UNSPECIFIED",
+  encode: (role) => role
+}).annotations({ identifier: "Role" })
 
 // ---------------------------------------------------------------------------
 // Part, Message, Artifact
@@ -221,7 +285,7 @@ export const Part: Schema.Schema<Part, typeof PartFields.Encoded> = Schema.trans
       if (content === undefined || found.length > 1) {
         const problem = content === undefined ? "has none" : "has several"
         return ParseResult.fail(
-          new ParseResult.Type(ast, fields, `a Part needs exactly one of text, raw, url or data, but ${problem}`)
+          new ParseResult.Type(ast, fields, `needs exactly one of text, raw, url or data, but ${problem}`)
         )
       }
       return ParseResult.succeed({ ...content, ...common })
@@ -256,12 +320,44 @@ export interface Artifact extends Schema.Schema.Type<typeof Artifact> {}
 // Task and stream events
 // ---------------------------------------------------------------------------
 
-export const TaskStatus = Schema.Struct({
-  // ProtoJSON omits the zero enum value, so a missing state is UNSPECIFIED.
-  state: Schema.optionalWith(TaskState, { default: () => "TASK_STATE_UNSPECIFIED" as const, nullable: true }),
-  message: optional(Message),
-  timestamp: optionalText
-}).annotations({ identifier: "TaskStatus" })
+/** A state as sent: a name or a number, any value (see `reportedState`). */
+export const ReportedState = optional(
+  Schema.Union(Schema.String, Schema.Number).annotations({ description: "a task state (its name or number)" })
+)
+
+/**
+ * A task status schema in any generation's spelling: `names` are its state names, `nameOf` the
+ * name of each state. A state A2A does not define reads as UNSPECIFIED, the value sent kept in
+ * `unknownState` (see `reportedState`), which is never written.
+ */
+export const taskStatusSchema = <const Names extends ReadonlyArray<string>, A, I>(
+  names: Names,
+  nameOf: (state: TaskState) => Names[number],
+  message: Schema.Schema<A, I>,
+  aliases: Readonly<Record<string, string>> = {}
+) =>
+  Schema.transform(
+    Schema.Struct({ state: ReportedState, message: optional(message), timestamp: optionalText }).annotations({
+      [ProtoJson.ProtoAliases]: aliases
+    }),
+    Schema.Struct({
+      state: Schema.Literal(...names),
+      unknownState: Schema.optionalWith(Schema.String, { exact: true }),
+      message: Schema.optionalWith(Schema.typeSchema(message), { exact: true }),
+      timestamp: Schema.optionalWith(Schema.String, { exact: true })
+    }),
+    {
+      strict: true,
+      decode: ({ state, ...status }) => {
+        const reported = reportedState(state)
+        return { ...status, ...reported, state: nameOf(reported.state) }
+      },
+      encode: ({ unknownState: _unknown, ...status }) => status
+    }
+  )
+
+/** Task status. ProtoJSON omits the zero enum value, so a missing state is UNSPECIFIED. */
+export const TaskStatus = taskStatusSchema(TASK_STATES, (state) => state, Message).annotations({ identifier: "TaskStatus" })
 export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
 
 export const Task = Schema.Struct({
@@ -372,15 +468,15 @@ const isCanonicalConfiguration = (u: unknown) =>
     (u["returnImmediately"] === undefined || typeof u["returnImmediately"] === "boolean") &&
     (u["historyLength"] === undefined || Number.isSafeInteger(u["historyLength"])))
 
-const decodeSendMessageRequestSchema = Schema.decodeUnknownEither(SendMessageRequest)
+const decodeSendMessageRequestSchema = ProtoJson.decoderEither(SendMessageRequest)
 
 /**
  * Decodes a SendMessageRequest. Most clients send one message of text parts in canonical
  * ProtoJSON, with at most returnImmediately and historyLength configured: that is already the
- * decoded value and is taken as it is; anything else goes through the schema. The schema's
- * decode was ~8 % of the agent server's CPU per SendMessage and a fifth of what it allocates
- * (bench/agent-server.mjs, V8's sampling heap profiler); a property test checks that both ways
- * give the same value.
+ * decoded value and is taken as it is; anything else (proto field names, enum numbers, …) goes
+ * through the ProtoJSON reader. The schema's decode was ~8 % of the agent server's CPU per
+ * SendMessage and a fifth of what it allocates (bench/agent-server.mjs, V8's sampling heap
+ * profiler); a property test checks that both ways give the same value.
  */
 export const decodeSendMessageRequest = (input: unknown): Either.Either<SendMessageRequest, ParseResult.ParseError> =>
   Predicate.isRecord(input) && keysWithin(input, ["message", "configuration"]) && isCanonicalTextMessage(input["message"]) &&
@@ -548,15 +644,6 @@ const SCHEME_MEMBERS = [
 ] as const
 type SchemeMember = (typeof SCHEME_MEMBERS)[number]
 
-// ProtoJSON parsers must also accept the proto field names.
-const SCHEME_MEMBER_ALIASES: Record<string, SchemeMember> = {
-  api_key_security_scheme: "apiKeySecurityScheme",
-  http_auth_security_scheme: "httpAuthSecurityScheme",
-  oauth2_security_scheme: "oauth2SecurityScheme",
-  open_id_connect_security_scheme: "openIdConnectSecurityScheme",
-  mtls_security_scheme: "mtlsSecurityScheme"
-}
-
 const V03_SCHEME_TYPES: Record<string, SchemeMember> = {
   apiKey: "apiKeySecurityScheme",
   http: "httpAuthSecurityScheme",
@@ -566,11 +653,6 @@ const V03_SCHEME_TYPES: Record<string, SchemeMember> = {
 }
 
 const FLOW_MEMBERS = ["authorizationCode", "clientCredentials", "deviceCode", "implicit", "password"] as const
-const FLOW_ALIASES: Record<string, (typeof FLOW_MEMBERS)[number]> = {
-  authorization_code: "authorizationCode",
-  client_credentials: "clientCredentials",
-  device_code: "deviceCode"
-}
 
 /** Unwraps the ts-proto `{ $case, value }` oneof form into `{ [$case]: value }`. */
 const unwrapCase = (u: unknown): unknown =>
@@ -584,9 +666,8 @@ const unwrapCase = (u: unknown): unknown =>
 const normalizeFlows = (u: unknown): unknown => {
   if (!Predicate.isRecord(u)) return u
   const flows = Predicate.isRecord(u["flow"]) ? (unwrapCase(u["flow"]) as Record<string, unknown>) : u
-  const renamed = Object.fromEntries(Object.entries(flows).map(([key, value]) => [FLOW_ALIASES[key] ?? key, value]))
-  const member = FLOW_MEMBERS.find((name) => Predicate.isRecord(renamed[name]))
-  return member === undefined ? u : { [member]: renamed[member] }
+  const member = FLOW_MEMBERS.find((name) => Predicate.isRecord(flows[name]))
+  return member === undefined ? u : { [member]: flows[member] }
 }
 
 const fromV03TypeForm = (u: Record<string, unknown>): unknown => {
@@ -609,7 +690,7 @@ const normalizeSecurityScheme = (u: unknown): unknown => {
   const wrapper = Predicate.isRecord(u["scheme"]) && "$case" in u["scheme"] ? unwrapCase(u["scheme"]) : u
   if (!Predicate.isRecord(wrapper)) return u
   for (const [key, value] of Object.entries(wrapper)) {
-    const member = SCHEME_MEMBERS.find((m) => m === key) ?? SCHEME_MEMBER_ALIASES[key]
+    const member = SCHEME_MEMBERS.find((m) => m === key)
     if (member !== undefined && Predicate.isRecord(value)) {
       return member === "oauth2SecurityScheme"
         ? { [member]: { ...value, flows: normalizeFlows(value["flows"]) } }
@@ -747,7 +828,8 @@ export const AgentSkill = Schema.transform(
   }
 ).annotations({ identifier: "AgentSkill" })
 
-const decodeSecurityScheme = Schema.decodeUnknownOption(SecurityScheme)
+const decodeSecuritySchemeEither = ProtoJson.decoderEither(SecurityScheme)
+const decodeSecurityScheme = (json: unknown) => Either.getRight(decodeSecuritySchemeEither(json))
 
 const recognisedSchemes = (raw: Readonly<Record<string, unknown>>): Record<string, SecurityScheme> =>
   Object.fromEntries(

@@ -4,13 +4,20 @@
  * The version comes from A2A-Version: 1.0 serves the PascalCase methods, 0.3 the slash-named
  * ones, and a missing header means 0.3 as the spec says, except that a v1.0 method name
  * without the header is served as 1.0 (a client that names SendMessage means 1.0).
- * Errors: -32700 bad JSON, -32600 bad envelope (413 for a body over the limit), -32601 unknown
- * method, -32602 bad params, -32009 a version we do not speak, and the A2A codes, each with an
- * ErrorInfo detail. Streaming methods answer SSE whose every event is a JSON-RPC response
- * carrying the request's id, errors before the first event included (see answerInStream).
+ * Errors follow the order JSON-RPC 2.0 implies: -32700 bad JSON; -32600 a broken envelope (not
+ * an object, `jsonrpc` not "2.0", `method` missing or not a string, an `id` of the wrong type;
+ * 413 for a body over the limit); -32009 a version we do not speak; -32601 an unknown method;
+ * -32602 bad params (nesting past the limit included); then -32600 again for a request without
+ * an `id` (A2A has no notifications, so such a request is answered, with `"id": null`, by the
+ * error its content deserves, and only a request that is otherwise fine is told it needs an id);
+ * then the A2A codes. Each error has an ErrorInfo detail and a message of one sentence naming
+ * the field. Streaming methods answer SSE whose every event is a JSON-RPC response carrying the
+ * request's id, errors before the first event included (see answerInStream).
  */
-import { Effect, Either, ParseResult, Predicate, Schema } from "effect"
+import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
+import { describeParseError } from "../../domain/a2a/parseProblems.js"
+import * as ProtoJson from "../../domain/a2a/protoJson.js"
 import * as T from "../../domain/a2a/translate.js"
 import * as V03 from "../../domain/a2a/v03.js"
 import * as V1 from "../../domain/a2a/v1.js"
@@ -18,6 +25,7 @@ import {
   type AgentRequestError,
   contentTypeNotSupported,
   invalidParams,
+  invalidParamsAt,
   invalidRequest,
   methodNotFound,
   versionNotSupported
@@ -47,7 +55,7 @@ const method = <A, I>(
   schema: Schema.Schema<A, I>,
   build: (value: A) => Operation,
   optional = false
-): ParamsDecoder => decodedWith(Schema.decodeUnknownEither(schema), build, optional)
+): ParamsDecoder => decodedWith(ProtoJson.decoderEither(schema), build, optional)
 
 const decodedWith = <A>(
   decode: (params: unknown) => Either.Either<A, ParseResult.ParseError>,
@@ -144,7 +152,7 @@ const errorJson = (id: RequestId, error: AgentRequestError) =>
   JSON.stringify({
     jsonrpc: "2.0",
     id,
-    error: { code: error.spec.jsonRpcCode, message: error.message, data: [errorInfoDetail(error.spec.reason)] }
+    error: { code: error.spec.jsonRpcCode, message: error.message, data: [errorInfoDetail(error.spec.reason, error.metadata)] }
   })
 
 const answerError = (exchange: Exchange, id: RequestId, error: AgentRequestError, status = 200) =>
@@ -174,26 +182,62 @@ const answerInStream = (exchange: Exchange, id: RequestId, error: AgentRequestEr
 const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number" || u === null
 
 interface Envelope {
+  /** The id to answer with: the request's, or null when it had none (or an unusable one). */
   readonly id: RequestId
+  /** Whether the request carried an id at all. */
+  readonly hasId: boolean
   readonly method: string
   readonly params: unknown
 }
 
-const checkEnvelope = (body: unknown): Either.Either<Envelope, { readonly id: RequestId; readonly error: AgentRequestError }> => {
+type EnvelopeError = { readonly id: RequestId; readonly error: AgentRequestError }
+
+/** The -32600 rung: only what makes the request unreadable as JSON-RPC 2.0. */
+const checkEnvelope = (body: unknown): Either.Either<Envelope, EnvelopeError> => {
   if (Array.isArray(body)) {
     return Either.left({ id: null, error: invalidRequest("Batch requests are not supported; send one request object") })
   }
   if (!Predicate.isRecord(body)) return Either.left({ id: null, error: invalidRequest("The request must be a JSON object") })
-  const id = isRequestId(body["id"]) ? body["id"] : null
+  const hasId = "id" in body
+  const id = hasId && isRequestId(body["id"]) ? body["id"] : null
   if (body["jsonrpc"] !== "2.0") return Either.left({ id, error: invalidRequest("jsonrpc must be \"2.0\"") })
-  if (!("id" in body) || !isRequestId(body["id"])) {
+  if (!("method" in body)) return Either.left({ id, error: invalidRequest("method is required") })
+  if (typeof body["method"] !== "string") return Either.left({ id, error: invalidRequest("method must be a string") })
+  if (hasId && !isRequestId(body["id"])) {
     return Either.left({ id: null, error: invalidRequest("id must be a string, a number or null") })
   }
-  if (typeof body["method"] !== "string") return Either.left({ id, error: invalidRequest("method must be a string") })
-  const params = body["params"]
-  if (params !== undefined && !Predicate.isRecord(params)) return Either.left({ id, error: invalidParams("params must be an object") })
-  return Either.right({ id, method: body["method"], params })
+  return Either.right({ id, hasId, method: body["method"], params: body["params"] })
 }
+
+/** The -32602 rung: params that are not an object, or that the method cannot read. */
+const decodeParams = (dialect: Dialect, params: unknown): Either.Either<Operation, AgentRequestError> => {
+  if (params !== undefined && !Predicate.isRecord(params)) return Either.left(invalidParams("params must be an object"))
+  return Either.mapLeft(dialect.decode(params), (error) => invalidParamsAt(describeParseError(error, "params")))
+}
+
+/** A request that is fine but for its missing id: A2A has no notifications. */
+const missingId = invalidRequest("A2A requests need an id: add \"id\" (a string or a number) to the request")
+
+/** Everything a request must pass before it is run: the rungs of the JSON-RPC error ladder in order. */
+const readRequest = (
+  body: unknown,
+  version: ReturnType<typeof versionRequest>
+): Either.Either<
+  { readonly id: RequestId; readonly dialect: Dialect; readonly operation: Operation; readonly streaming: boolean },
+  EnvelopeError & { readonly streaming?: boolean }
+> =>
+  Either.flatMap(checkEnvelope(body), (envelope) => {
+    const streaming = STREAMING_METHODS.has(envelope.method)
+    const fail = (error: AgentRequestError) => Either.left({ id: envelope.id, error, streaming })
+    const dialect = resolveMethod(envelope.method, version)
+    if (Either.isLeft(dialect)) return fail(dialect.left)
+    const tooDeep = nestingProblem(body)
+    if (tooDeep !== undefined) return fail(tooDeep)
+    const operation = decodeParams(dialect.right, envelope.params)
+    if (Either.isLeft(operation)) return fail(operation.left)
+    if (!envelope.hasId) return fail(missingId)
+    return Either.right({ id: envelope.id, dialect: dialect.right, operation: operation.right, streaming })
+  })
 
 const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03JsonRpcCodec)
 
@@ -219,21 +263,16 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
     }
     const parsed = parseJsonBody(body, false)
     if (Either.isLeft(parsed)) return answerError(exchange, null, parsed.left)
-    const envelope = checkEnvelope(parsed.right)
-    if (Either.isLeft(envelope)) return answerError(exchange, envelope.left.id, envelope.left.error)
-    const { id, params } = envelope.right
-    const dialect = resolveMethod(envelope.right.method, versionRequest(headers, exchange.url))
-    if (Either.isLeft(dialect)) return answerError(exchange, id, dialect.left)
-    const fail = STREAMING_METHODS.has(envelope.right.method) ? answerInStream : answerError
-    const tooDeep = nestingProblem(parsed.right)
-    if (tooDeep !== undefined) return fail(exchange, id, tooDeep)
-    const operation = dialect.right.decode(params)
-    if (Either.isLeft(operation)) {
-      return fail(exchange, id, invalidParams(`Invalid params: ${ParseResult.TreeFormatter.formatErrorSync(operation.left)}`))
+    const request = readRequest(parsed.right, versionRequest(headers, exchange.url))
+    if (Either.isLeft(request)) {
+      const { id, error, streaming } = request.left
+      return (streaming === true ? answerInStream : answerError)(exchange, id, error)
     }
-    const generation = dialect.right.generation
+    const { id, dialect, operation, streaming } = request.right
+    const fail = streaming ? answerInStream : answerError
+    const generation = dialect.generation
     const codec = codecOf(generation)
-    const outcome = yield* Effect.either(execute(operation.right, generation))
+    const outcome = yield* Effect.either(execute(operation, generation))
     if (Either.isLeft(outcome)) return fail(exchange, id, outcome.left)
     const result = outcome.right
     if (result._tag === "Events") {

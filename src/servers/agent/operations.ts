@@ -168,7 +168,7 @@ export const v03RestCodec: ResultCodec = {
   taskList: encoder(V1.ListTasksResponse),
   pushConfig: encodeV03RestPushConfig,
   pushConfigList: (page) => ({ configs: page.configs.map((config) => encodeV03RestPushConfig(config)) }),
-  card: (card) => T.hybridCard(card, card.supportedInterfaces[0]?.url),
+  card: (card) => T.cardToV03Rest(card, card.supportedInterfaces[0]?.url),
   event: (event) => encodeV03RestEvent(T.streamResponseToV03Rest(event))
 }
 

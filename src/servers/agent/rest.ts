@@ -12,14 +12,17 @@
  * v1.0 errors are google.rpc.Status bodies (`{"error":{code,status,message,details}}`) with the
  * table's HTTP status; v0.3 errors are `{code,message}` with the same status.
  */
-import { Effect, Either, ParseResult, Predicate, Schema } from "effect"
+import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect"
 import { errorInfoDetail } from "../../domain/a2a/errors.js"
+import { describeParseError } from "../../domain/a2a/parseProblems.js"
+import * as ProtoJson from "../../domain/a2a/protoJson.js"
 import * as T from "../../domain/a2a/translate.js"
 import * as V1 from "../../domain/a2a/v1.js"
 import {
   type AgentRequestError,
   contentTypeNotSupported,
   invalidParams,
+  invalidParamsAt,
   versionNotSupported
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
@@ -60,12 +63,14 @@ export type RouteMatch =
   | { readonly _tag: "NotFound" }
   | { readonly _tag: "VersionNotSupported"; readonly version: string }
 
-const formatError = (error: ParseResult.ParseError) => invalidParams(`Invalid request: ${ParseResult.TreeFormatter.formatErrorSync(error)}`)
+/** A request that cannot be read: one sentence naming the field (query parameters and body fields alike). */
+const formatError = (error: ParseResult.ParseError) => invalidParamsAt(describeParseError(error, "the request body"))
 
 const decodingWith = <A>(decode: (input: unknown) => Either.Either<A, ParseResult.ParseError>) => (input: unknown) =>
   Either.mapLeft(decode(input), formatError)
 
-const decoding = <A, I>(schema: Schema.Schema<A, I>) => decodingWith(Schema.decodeUnknownEither(schema))
+/** Bodies and query strings are ProtoJSON: either name of every field, enums by name or number. */
+const decoding = <A, I>(schema: Schema.Schema<A, I>) => decodingWith(ProtoJson.decoderEither(schema))
 
 const bodyObject = (body: unknown): Record<string, unknown> => (Predicate.isRecord(body) ? body : {})
 
@@ -83,16 +88,11 @@ const decodeListPushConfigs = decoding(V1.ListTaskPushNotificationConfigsRequest
 const decodeSendV03 = decoding(T.SendRequestAsV03Rest)
 const decodePushConfigV03 = decoding(T.PushConfigAsV03Rest)
 
-const historyQuery = (query: RestInput["query"]) => {
-  const value = query["historyLength"] ?? query["history_length"]
-  return value === undefined ? {} : { historyLength: value }
-}
-
 // Body fields are overridden by the path: the task id in the URL is the one that counts.
 const sendOp = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
   Either.map(decodeSend(body), (request) => ({ _tag: tag, request }))
 const getTaskOp = (id: string): Build => ({ query }) =>
-  Either.map(decodeGetTask({ id, ...historyQuery(query) }), (request) => ({ _tag: "GetTask", request }))
+  Either.map(decodeGetTask({ ...query, id }), (request) => ({ _tag: "GetTask", request }))
 const cancelOp = (id: string): Build => ({ body }) =>
   Either.map(decodeCancel({ ...bodyObject(body), id }), (request) => ({ _tag: "CancelTask", request }))
 const subscribeOp = (id: string): Build => () => Either.right({ _tag: "SubscribeToTask", request: { id } })
@@ -211,6 +211,11 @@ const matchV03 = (method: string, segments: ReadonlyArray<string>): RouteMatch |
     if (first === "message:stream" && method === "POST") return route("0.3", true, sendV03Op("SendStreamingMessage"))
     return undefined
   }
+  // The v0.3 proto routes the create at `/v1/{parent=task/*/pushNotificationConfigs}`, with a singular `task`.
+  if (first === "task" && third === "pushNotificationConfigs" && rawConfigId === undefined && method === "POST") {
+    const id = decodeSegment(rawId)
+    return id === undefined || id === "" ? undefined : route("0.3", true, createPushV03Op(id), 201)
+  }
   return first === "tasks" ? matchTaskPath("0.3", method, [rawId, third, rawConfigId], createPushV03Op) : undefined
 }
 
@@ -242,7 +247,7 @@ const statusJson = (code: number, status: string, message: string, details: Read
 /** The error body of a generation: google.rpc.Status for 1.0, `{code, message}` for 0.3. */
 const errorBody = (generation: Generation, error: AgentRequestError) =>
   generation === "1.0"
-    ? statusJson(error.spec.httpStatus, error.spec.grpcStatus, error.message, [errorInfoDetail(error.spec.reason)])
+    ? statusJson(error.spec.httpStatus, error.spec.grpcStatus, error.message, [errorInfoDetail(error.spec.reason, error.metadata)])
     : JSON.stringify({ code: error.spec.jsonRpcCode, message: error.message })
 
 const answerError = (exchange: Exchange, generation: Generation, error: AgentRequestError) =>
