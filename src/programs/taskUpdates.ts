@@ -29,8 +29,11 @@ export const ignoreUpdates: OnUpdate = () => Effect.void
 /** Sees every snapshot of the task, e.g. to save it or to keep the latest for a deadline. */
 export type OnSnapshot = (task: V1.Task) => Effect.Effect<void>
 
-/** Final for a conversation turn: finished, or waiting for the user. */
-export const isSettled = (task: V1.Task) => V1.isSettledState(task.status.state)
+/**
+ * Final for a conversation turn: finished, or waiting for the user. A state A2A does not define
+ * counts as final too: nothing tells whether it ever ends, so following it could last forever.
+ */
+export const isSettled = (task: V1.Task) => V1.isSettledState(task.status.state) || task.status.unknownState !== undefined
 
 // ---------------------------------------------------------------------------
 // Turns: which snapshot answers a message

@@ -44,6 +44,13 @@ describe("answers from an agent in the Python SDK's style", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ task_id: "weird", state: "unknown (TASK_STATE_WEIRD)" })
   })
 
+  it("message send to an agent that answers a state A2A does not define ends at once, showing it as unknown (X)", async () => {
+    const result = await relay("message", "send", "--url", agent.baseUrl, "weird")
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain("unknown (TASK_STATE_WEIRD)")
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(DECODE_TREE)
+  })
+
   it("names the field and the agent of an answer it cannot read; the raw answer only with --verbose", async () => {
     const result = await relay("task", "get", "--url", agent.baseUrl, "broken")
     expect(result.code).toBe(1)
