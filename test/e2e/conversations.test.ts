@@ -10,8 +10,8 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runRelay } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { relayJson } from "../helpers/cli.js"
+import { type AppRuntime, appLayer, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { combinedText, INPUT_REQUIRED_QUESTION, SECOND_QUESTION, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
@@ -52,17 +52,9 @@ const savedSession = (url: string): Record<string, unknown> | undefined => {
 }
 
 /** `relay message send --json` on the shared state directory; the parsed result. */
-const send = async (args: ReadonlyArray<string>) => {
-  const result = await runRelay(["message", "send", "--json", ...args], { stateDir: home.stateDir })
-  expect(result.code, result.stderr).toBe(0)
-  return JSON.parse(result.stdout) as Record<string, unknown>
-}
+const send = (args: ReadonlyArray<string>) => relayJson(["message", "send", ...args], home.stateDir)
 
-const tool = async (name: string, args: Record<string, unknown>) => {
-  const result = await callTool(mcp, name, args)
-  expect(result.isError ?? false, textOf(result)).toBe(false)
-  return result.structuredContent as Record<string, unknown>
-}
+const tool = (name: string, args: Record<string, unknown>) => toolOk(mcp, name, args)
 
 const peer = (name: string) => peers.get(name)!
 

@@ -11,8 +11,8 @@ import { decodePushPayload } from "../../src/domain/a2a/translate.js"
 import type * as V1 from "../../src/domain/a2a/v1.js"
 import { excerpt } from "../../src/domain/notification.js"
 import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
-import { runRelay } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { relayJson } from "../helpers/cli.js"
+import { type AppRuntime, appLayer, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { FACTS_DATA, STREAMED_PIECES, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
@@ -43,25 +43,17 @@ afterAll(async () => {
   home.cleanup()
 })
 
-const relayJson = async (args: ReadonlyArray<string>) => {
-  const result = await runRelay([...args, "--json"], { stateDir: home.stateDir })
-  expect(result.code, result.stderr).toBe(0)
-  return JSON.parse(result.stdout) as Record<string, unknown>
-}
+const relay = (args: ReadonlyArray<string>) => relayJson(args, home.stateDir)
 
-const tool = async (name: string, args: Record<string, unknown>) => {
-  const result = await callTool(mcp, name, args)
-  expect(result.isError ?? false, textOf(result)).toBe(false)
-  return result.structuredContent as Record<string, unknown>
-}
+const tool = (name: string, args: Record<string, unknown>) => toolOk(mcp, name, args)
 
 describe.each(PEERS)("the same text at every door (%s)", (name) => {
   it("terminal and MCP, blocking and streamed, sent and fetched", async () => {
     const url = peers.get(name)!.baseUrl
     const message = withBehaviour("chunks-and-parts", "render")
-    const sent = await relayJson(["message", "send", "--url", url, message])
-    const streamed = await relayJson(["message", "send", "--url", url, "--stream", message])
-    const fetched = await relayJson(["task", "get", "--url", url, String(sent["task_id"])])
+    const sent = await relay(["message", "send", "--url", url, message])
+    const streamed = await relay(["message", "send", "--url", url, "--stream", message])
+    const fetched = await relay(["task", "get", "--url", url, String(sent["task_id"])])
     const viaMcp = await tool("send_message", { agent_url: url, message })
     const viaMcpStream = await tool("send_message", { agent_url: url, message, stream: true })
     const gotTask = await tool("get_task", { agent_url: url, task_id: viaMcp["task_id"] })
@@ -77,7 +69,7 @@ describe.each(PEERS)("the same text at every door (%s)", (name) => {
     type Listed = ReadonlyArray<{ readonly state: string | null; readonly text: string | null; readonly body: unknown }>
     let entries: Listed = []
     await waitUntilAsync(async () => {
-      const listed = await relayJson(["notifications", "list", "--task-id", taskId])
+      const listed = await relay(["notifications", "list", "--task-id", taskId])
       entries = (Array.isArray(listed) ? listed : listed["notifications"]) as Listed
       return entries.some((entry) => entry.state === "completed")
     })

@@ -34,3 +34,10 @@ export const runRelay = (
     })
     child.stdin.end(options.input ?? "")
   })
+
+/** A command that must succeed with `--json`: its parsed result. */
+export const relayJson = async (args: ReadonlyArray<string>, stateDir: string): Promise<Record<string, unknown>> => {
+  const result = await runRelay([...args, "--json"], { stateDir })
+  if (result.code !== 0) throw new Error(`relay ${args.join(" ")} exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as Record<string, unknown>
+}

@@ -69,3 +69,10 @@ export const callTool = async (
 
 export const textOf = (result: CallToolResult) =>
   result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
+
+/** A tool call that must succeed: its structured content. */
+export const toolOk = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = await callTool(client, name, args)
+  if (result.isError === true) throw new Error(`${name} failed: ${textOf(result)}`)
+  return result.structuredContent as Record<string, unknown>
+}

@@ -144,12 +144,16 @@ const messageOnly: Behaviour = async (turn, emit) => {
   emit.message(echoText(turn.text))
 }
 
+/** The first turn of a task that needs the user: it parks in `state` with `text`. True when it did. */
+const parkFirstTurn = (turn: BehaviourTurn, emit: BehaviourEmitter, state: NeutralTaskState, text: string): boolean => {
+  if (turn.isFollowUp) return false
+  emit.task("submitted")
+  emit.status(state, text)
+  return true
+}
+
 const inputRequired: Behaviour = async (turn, emit) => {
-  if (!turn.isFollowUp) {
-    emit.task("submitted")
-    emit.status("input-required", INPUT_REQUIRED_QUESTION)
-    return
-  }
+  if (parkFirstTurn(turn, emit, "input-required", INPUT_REQUIRED_QUESTION)) return
   emit.task("working")
   emit.artifact(textArtifact("combined", combinedText([...turn.earlierUserTexts, turn.text])), WHOLE)
   emit.status("completed")
@@ -157,11 +161,7 @@ const inputRequired: Behaviour = async (turn, emit) => {
 
 // A follow-up on the parked task stands for "credentials provided" and completes it.
 const authRequired: Behaviour = async (turn, emit) => {
-  if (!turn.isFollowUp) {
-    emit.task("submitted")
-    emit.status("auth-required", AUTH_REQUIRED_TEXT)
-    return
-  }
+  if (parkFirstTurn(turn, emit, "auth-required", AUTH_REQUIRED_TEXT)) return
   emit.task("working")
   completeWithEcho(turn.text, emit)
 }
@@ -219,15 +219,16 @@ const dataAndFile: Behaviour = async (turn, emit) => {
   emit.status("completed")
 }
 
-/** Like input-required, but a follow-up first re-publishes the waiting task, then thinks, then answers. */
-const republishThenAnswer: Behaviour = async (turn, emit) => {
-  if (!turn.isFollowUp) {
-    emit.task("submitted")
-    emit.status("input-required", INPUT_REQUIRED_QUESTION)
-    return
-  }
+/** What SDK executors do when a follow-up turn starts: publish the task as it was, then work. */
+const republishAndThink = async (emit: BehaviourEmitter) => {
   emit.republish()
   await sleep(REPUBLISH_THINK_MS)
+}
+
+/** Like input-required, but a follow-up first re-publishes the waiting task, then thinks, then answers. */
+const republishThenAnswer: Behaviour = async (turn, emit) => {
+  if (parkFirstTurn(turn, emit, "input-required", INPUT_REQUIRED_QUESTION)) return
+  await republishAndThink(emit)
   emit.status("working")
   emit.artifact(textArtifact("combined", combinedText([...turn.earlierUserTexts, turn.text])), WHOLE)
   emit.status("completed")
@@ -235,13 +236,8 @@ const republishThenAnswer: Behaviour = async (turn, emit) => {
 
 /** Needs two inputs; each follow-up re-publishes the waiting task before it answers. */
 const askTwice: Behaviour = async (turn, emit) => {
-  if (!turn.isFollowUp) {
-    emit.task("submitted")
-    emit.status("input-required", INPUT_REQUIRED_QUESTION)
-    return
-  }
-  emit.republish()
-  await sleep(REPUBLISH_THINK_MS)
+  if (parkFirstTurn(turn, emit, "input-required", INPUT_REQUIRED_QUESTION)) return
+  await republishAndThink(emit)
   if (turn.earlierUserTexts.length < 2) {
     emit.status("input-required", SECOND_QUESTION)
     return
