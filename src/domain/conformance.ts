@@ -17,8 +17,8 @@ export type Severity = "must" | "should"
 /** What the agent must offer for a check to run; otherwise the check is skipped with the reason. */
 export type CheckNeed = "streaming" | "push" | "auth" | "working-task"
 
-/** Where a check runs: once per agent (its card), or once per interface (protocol × binding). */
-export type CheckScope = "agent" | "interface"
+/** Where a check runs: once per agent (its card), once per interface (protocol × binding), or once across all interfaces. */
+export type CheckScope = "agent" | "interface" | "across"
 
 export interface CheckSpec {
   readonly id: string
@@ -70,7 +70,18 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   check({ id: "tasks.history-length", group: "tasks", severity: "should", title: "GetTask with historyLength 0 returns no history", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
   check({ id: "tasks.list", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks returns tasks and a nextPageToken", spec: { "1.0": "§3.1.4" } }),
   check({ id: "tasks.cancel-terminal", group: "tasks", severity: "must", title: "Cancelling a finished task fails with TaskNotCancelable", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
-  check({ id: "tasks.cancel-working", group: "tasks", severity: "should", needs: ["working-task"], title: "Cancelling a working task returns it canceled", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } })
+  check({ id: "tasks.cancel-working", group: "tasks", severity: "should", needs: ["working-task"], title: "Cancelling a working task returns it canceled", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
+  // streaming
+  check({ id: "streaming.content-type", group: "streaming", severity: "must", needs: ["streaming"], title: "A streaming message is answered with text/event-stream", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
+  check({ id: "streaming.framing", group: "streaming", severity: "must", needs: ["streaming"], title: "Every SSE event is data: lines of one JSON value, ended by a blank line", spec: { "1.0": "§3.1.2 (SSE)", "0.3": "§7.2 (SSE)" } }),
+  check({ id: "streaming.first-event", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream starts with a Task, or is one Message alone", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
+  check({ id: "streaming.closes", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream closes once the task is finished or interrupted", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
+  check({ id: "streaming.subscribe-unknown", group: "streaming", severity: "must", needs: ["streaming"], title: "Subscribing to an unknown task fails with TaskNotFound", spec: { "1.0": "§3.1.6", "0.3": "§7.9" } }),
+  // auth
+  check({ id: "auth.refused-without-credentials", group: "auth", severity: "must", needs: ["auth"], title: "A request without credentials is refused with 401 or 403", spec: { "1.0": "§7 Authentication and Authorization", "0.3": "§4 Authentication and Authorization" } }),
+  check({ id: "auth.challenge", group: "auth", severity: "should", needs: ["auth"], title: "A 401 names the scheme in WWW-Authenticate", spec: { "1.0": "§7 Authentication and Authorization", "0.3": "§4.4" } }),
+  // equivalence: across the interfaces of one agent
+  check({ id: "equivalence.task-visible", group: "equivalence", severity: "should", scope: "across", title: "A task created over one interface is found, in the same state, over every other", spec: { "1.0": "§5 Protocol Binding Requirements" } })
 ]
 
 export const checkById = (id: string): CheckSpec | undefined => CHECKS.find((spec) => spec.id === id)

@@ -14,7 +14,8 @@ export const PLANTED_FAULTS = {
   "a message to an unknown task starts a new one": "messaging.unknown-task",
   "GetTask of an unknown id answered with -32603": "tasks.get-unknown",
   "ListTasks without nextPageToken": "tasks.list",
-  "a finished task cancels again": "tasks.cancel-terminal"
+  "a finished task cancels again": "tasks.cancel-terminal",
+  "the stream's last event has no closing blank line": "streaming.framing"
 } as const
 
 /** The card of the second stub: no interface at all. */
@@ -32,7 +33,7 @@ const card = (baseUrl: string, withInterfaces: boolean) => ({
   description: "Planted faults for relay check",
   version: "1.0.0",
   supportedInterfaces: withInterfaces ? [{ url: `${baseUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }] : [],
-  capabilities: { streaming: false, pushNotifications: false },
+  capabilities: { streaming: true, pushNotifications: false },
   defaultInputModes: ["text/plain"],
   defaultOutputModes: ["text/plain"],
   skills: [{ id: "echo", name: "Echo", description: "Echoes", tags: ["echo"] }]
@@ -83,6 +84,17 @@ export const startBrokenAgent = async (options: { readonly withInterfaces?: bool
         const history = params["historyLength"] === 0 ? {} : { history: task.history }
         return result(res, body.id, { ...task, history: undefined, ...history })
       }
+      case "SendStreamingMessage": {
+        const task = completedTask(randomUUID(), randomUUID())
+        tasks.set(task.id, task)
+        const event = (value: unknown) => `data: ${JSON.stringify({ jsonrpc: "2.0", id: body.id, result: value })}\n`
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        // The fault: the last event is not ended by a blank line.
+        res.end(`${event({ task: { ...task, status: { state: "TASK_STATE_WORKING" } } })}\n${event({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } })}`)
+        return
+      }
+      case "SubscribeToTask":
+        return rpcError(res, body.id, -32001, "Task not found")
       case "ListTasks":
         return result(res, body.id, { tasks: [...tasks.values()] })
       case "CancelTask": {

@@ -33,6 +33,19 @@ describe("relay check against relay's own agent", () => {
     expect(resultsOf(report, "transport.parse-error").map((r) => r.interface?.binding)).toEqual(["jsonrpc", "jsonrpc"])
     expect(resultsOf(report, "tasks.list").map((r) => r.status)).toEqual(["passed", "passed"])
     expect(report.summary.passed + report.summary.failed + report.summary.skipped).toBe(report.results.length)
+    for (const id of ["streaming.framing", "streaming.first-event", "streaming.closes", "streaming.subscribe-unknown"]) {
+      expect(resultsOf(report, id).map((r) => r.status), id).toEqual(["passed", "passed", "passed", "passed"])
+    }
+    expect(resultsOf(report, "equivalence.task-visible").map((r) => r.status)).toEqual(["passed"])
+    // No credentials asked for: the auth checks say why they did not run.
+    expect(resultsOf(report, "auth.refused-without-credentials")[0]?.detail).toMatch(/asks for no credentials/)
+  }, 30_000)
+
+  it("with --auth: refuses a request without credentials, and every must-check passes with the key", async () => {
+    const agent = started(await startAgent({ key: "k-123456789" }))
+    const report = await runCheck(agent.baseUrl, { apiKey: "k-123456789" })
+    expect(failedMusts(report)).toEqual([])
+    expect(resultsOf(report, "auth.refused-without-credentials").map((r) => r.status)).toEqual(["passed", "passed", "passed", "passed"])
   }, 30_000)
 
   it("passes every must-check with the mock model, and cancels a task that stays working", async () => {
@@ -90,18 +103,20 @@ describe("relay check against the official SDK servers", () => {
     expect(report.results.map((r) => [r.id, r.status])).toEqual([["tasks.cancel-working", "passed"]])
   }, 30_000)
 
-  it("@a2a-js/sdk 0.3.14: 0.3 only; historyLength 0 still returns history", async () => {
+  it("@a2a-js/sdk 0.3.14: 0.3 only; historyLength 0 still returns history; REST resubscribe to an unknown task breaks", async () => {
     const agent = started(await startV03Agent())
     const report = await runCheck(agent.baseUrl)
     expect(interfacesOf(report)).toEqual(["0.3/jsonrpc", "0.3/rest"])
     expect(idsWith(report, "failed").slice().sort()).toEqual([
       "messaging.invalid-params@0.3/jsonrpc",
       "messaging.invalid-params@0.3/rest",
+      "streaming.subscribe-unknown@0.3/rest",
       "tasks.history-length@0.3/jsonrpc",
       "tasks.history-length@0.3/rest"
     ])
     // v0.3 has no ListTasks and no A2A-Version negotiation: those checks are not run at all.
     expect(resultsOf(report, "tasks.list")).toEqual([])
+    expect(resultsOf(report, "streaming.subscribe-unknown")[1]?.detail).toMatch(/InternalError/)
     expect(resultsOf(report, "transport.version-refused")).toEqual([])
   }, 30_000)
 })

@@ -29,11 +29,14 @@ import {
 import type { A2aClientError } from "../../domain/clientErrors.js"
 import { InvalidInput } from "../../domain/errors.js"
 import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
-import { RawHttp } from "../../services/RawHttp.js"
+import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
 import { cardChecks, interfacesOutcome, type ServedCard } from "./cardChecks.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
+import { authChecks } from "./authChecks.js"
+import { equivalenceChecks } from "./equivalenceChecks.js"
 import { messagingChecks } from "./messagingChecks.js"
+import { streamingChecks } from "./streamingChecks.js"
 import { taskChecks } from "./taskChecks.js"
 import { transportChecks } from "./transportChecks.js"
 
@@ -55,7 +58,22 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 10
 
 type InterfaceCheck = (ctx: InterfaceContext) => Effect.Effect<CheckOutcome, unknown, A2aClient | RawHttp>
 
-const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = { ...transportChecks, ...messagingChecks, ...taskChecks }
+const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = {
+  ...transportChecks,
+  ...messagingChecks,
+  ...taskChecks,
+  ...streamingChecks,
+  ...authChecks
+}
+
+/** Why the card rules a check out, if it does (a need the check itself judges, like a working task, is not here). */
+const unmetNeed = (spec: CheckSpec, card: V1.AgentCard): string | undefined => {
+  if (spec.needs.includes("streaming") && card.capabilities.streaming !== true) return "the card does not declare capabilities.streaming"
+  if (spec.needs.includes("push") && card.capabilities.pushNotifications !== true) return "the card does not declare capabilities.pushNotifications"
+  const guarded = Object.keys(card.securitySchemes ?? {}).length > 0 && (card.securityRequirements ?? []).length > 0
+  if (spec.needs.includes("auth") && !guarded) return "the card asks for no credentials (no securitySchemes with securityRequirements)"
+  return undefined
+}
 
 const resultOf = (spec: CheckSpec, id: InterfaceId | null, outcome: CheckOutcome, durationMs: number): CheckResult => ({
   id: spec.id,
@@ -162,6 +180,7 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   const endpoints = Option.match(discovered, { onNone: () => [], onSome: (found) => interfacesToCheck(input, found, target) })
   const created = yield* Ref.make<ReadonlyArray<CreatedTask>>([])
   const interfaceResults: Array<CheckResult> = []
+  const contexts: Array<InterfaceContext> = []
   for (const endpoint of endpoints) {
     const id: InterfaceId = { protocol: endpoint.version, binding: bindingName(endpoint.binding) }
     const ctx: InterfaceContext = {
@@ -171,15 +190,20 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
       card: Option.getOrThrow(discovered).card,
       timeout,
       created,
-      firstAnswer: yield* Ref.make(Option.none<V1.SendMessageResponse>())
+      firstAnswer: yield* Ref.make(Option.none<V1.SendMessageResponse>()),
+      streamAnswer: yield* Ref.make(Option.none<RawResponse>())
     }
+    contexts.push(ctx)
     const applicable = specs.filter((spec) => appliesTo(spec, id))
     for (const group of new Set(applicable.map((spec) => spec.group))) {
       const groupResults: Array<CheckResult> = []
       for (const spec of applicable.filter((s) => s.group === group)) {
         const run = INTERFACE_CHECKS[spec.id]
+        const unmet = unmetNeed(spec, ctx.card)
         groupResults.push(
-          run === undefined
+          unmet !== undefined
+            ? resultOf(spec, id, skipped(unmet), 0)
+            : run === undefined
             ? resultOf(spec, id, skipped("not implemented in this relay version"), 0)
             : yield* timed(spec, id, checkLimit, run(ctx))
         )
@@ -188,12 +212,18 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
       yield* report(group, groupResults)
     }
   }
+  const acrossResults: Array<CheckResult> = []
+  for (const spec of specs.filter((s) => s.scope === "across" && contexts.length > 0)) {
+    const run = equivalenceChecks[spec.id as keyof typeof equivalenceChecks]
+    acrossResults.push(yield* timed(spec, null, checkLimit, run(contexts)))
+  }
+  if (acrossResults.length > 0) yield* report("equivalence", acrossResults)
   // Interfaces the card does not declare were not tested: say so rather than pass silently.
   const noInterface = endpoints.length === 0 && Option.isSome(discovered)
-    ? specs.filter((spec) => spec.scope === "interface").map((spec) =>
+    ? specs.filter((spec) => spec.scope !== "agent").map((spec) =>
       resultOf(spec, null, skipped(`the card declares no interface for protocol ${input.protocols.join("/")} and binding ${input.bindings.map(bindingName).join("/")}`), 0))
     : []
-  const results = [...cardResults, ...interfaceResults, ...noInterface]
+  const results = [...cardResults, ...interfaceResults, ...acrossResults, ...noInterface]
   return {
     schema: CHECK_REPORT_SCHEMA_ID,
     agent_url: target.agentUrl,

@@ -27,6 +27,8 @@ export interface InterfaceContext {
   readonly created: Ref.Ref<ReadonlyArray<CreatedTask>>
   /** The first answer of messaging.send (or the first task created for another check). */
   readonly firstAnswer: Ref.Ref<Option.Option<V1.SendMessageResponse>>
+  /** The raw answer to one streaming message, shared by the streaming checks. */
+  readonly streamAnswer: Ref.Ref<Option.Option<RawResponse>>
 }
 
 export const userMessage = (extra: Partial<V1.Message> = {}, text = CHECK_MESSAGE_TEXT): V1.Message => ({
@@ -46,22 +48,29 @@ export const expectProtocolError = (code: number, name: string) => (error: A2aCl
 /** A name no agent gives to a task. */
 export const unknownTaskId = () => `relay-check-no-such-task-${randomUUID()}`
 
+/** Fails with the reason when this interface has created its budget of tasks. */
+export const withinBudget = (ctx: InterfaceContext) =>
+  Effect.flatMap(Ref.get(ctx.created), (made) => {
+    const mine = made.filter((task) => task.interface.protocol === ctx.id.protocol && task.interface.binding === ctx.id.binding)
+    return mine.length >= MAX_TASKS_PER_INTERFACE
+      ? Effect.fail(`the budget of ${MAX_TASKS_PER_INTERFACE} tasks per interface is spent`)
+      : Effect.void
+  })
+
+/** Lists a task the run created in the report (once). */
+export const recordTask = (ctx: InterfaceContext, taskId: string, state: string) =>
+  Ref.update(ctx.created, (all) => all.some((task) => task.task_id === taskId) ? all : [...all, { task_id: taskId, interface: ctx.id, state }])
+
 /**
  * Sends one message if the budget allows; the task it creates is recorded. Fails with the reason
  * when the budget is spent or the agent refuses.
  */
 export const sendCounted = (ctx: InterfaceContext, request: V1.SendMessageRequest) =>
   Effect.gen(function*() {
-    const made = yield* Ref.get(ctx.created)
-    const mine = made.filter((task) => task.interface.protocol === ctx.id.protocol && task.interface.binding === ctx.id.binding)
-    if (mine.length >= MAX_TASKS_PER_INTERFACE) {
-      return yield* Effect.fail(`the budget of ${MAX_TASKS_PER_INTERFACE} tasks per interface is spent`)
-    }
+    yield* withinBudget(ctx)
     const client = yield* A2aClient
     const answer = yield* Effect.mapError(client.send(ctx.target, request), describeError)
-    if ("task" in answer && !made.some((task) => task.task_id === answer.task.id)) {
-      yield* Ref.update(ctx.created, (all) => [...all, { task_id: answer.task.id, interface: ctx.id, state: answer.task.status.state }])
-    }
+    if ("task" in answer) yield* recordTask(ctx, answer.task.id, answer.task.status.state)
     return answer
   })
 
@@ -91,15 +100,19 @@ const versionHeaders = (version: string | undefined): Record<string, string> =>
 export interface RawOptions {
   /** The A2A-Version header sent (default: the interface's version on 1.0, none on 0.3). */
   readonly version?: string | undefined
+  /** Default: JSON. */
+  readonly accept?: string | undefined
+  /** Send the run's credentials (default true). */
+  readonly credentials?: boolean | undefined
 }
 
 const defaultVersion = (ctx: InterfaceContext) => (ctx.id.protocol === "1.0" ? "1.0" : undefined)
 
 const rawHeaders = (ctx: InterfaceContext, contentType: string, options: RawOptions) => ({
   "Content-Type": contentType,
-  Accept: "application/json, application/a2a+json",
+  Accept: options.accept ?? "application/json, application/a2a+json",
   ...versionHeaders("version" in options ? options.version : defaultVersion(ctx)),
-  ...credentialHeaders(ctx.target.credentials)
+  ...(options.credentials === false ? {} : credentialHeaders(ctx.target.credentials))
 })
 
 /** POSTs this text to the JSON-RPC interface, as is. */
