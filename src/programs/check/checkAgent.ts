@@ -36,6 +36,7 @@ import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
 import { authChecks } from "./authChecks.js"
 import { equivalenceChecks } from "./equivalenceChecks.js"
 import { messagingChecks } from "./messagingChecks.js"
+import { pushChecks } from "./pushChecks.js"
 import { streamingChecks } from "./streamingChecks.js"
 import { taskChecks } from "./taskChecks.js"
 import { transportChecks } from "./transportChecks.js"
@@ -63,6 +64,7 @@ const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = {
   ...messagingChecks,
   ...taskChecks,
   ...streamingChecks,
+  ...pushChecks,
   ...authChecks
 }
 
