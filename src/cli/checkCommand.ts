@@ -9,6 +9,7 @@ import type { Binding, ProtocolVersion } from "../domain/a2a/dialects.js"
 import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
 import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckAgentInput } from "../programs/check/checkAgent.js"
+import { saveJunit } from "../programs/check/saveJunit.js"
 import { RawHttpLive } from "../services/RawHttp.js"
 import { json, verbose, within } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
@@ -35,6 +36,7 @@ const timeout = Options.integer("timeout").pipe(
   Options.filterMap(within(1, 3600), "--timeout must be between 1 and 3600 seconds"),
   Options.optional
 )
+const junit = Options.file("junit").pipe(Options.withDescription("Also write the report as JUnit XML to this file"), Options.optional)
 const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the checks that would run; send nothing"))
 const bearerToken = Options.redacted("bearer-token").pipe(Options.withDescription("Bearer token for the agent"), Options.optional)
 const apiKey = Options.redacted("api-key").pipe(Options.withDescription("API key for the agent, sent in X-API-Key"), Options.optional)
@@ -123,27 +125,29 @@ const inputOf = (values: CheckValues) =>
     } satisfies CheckAgentInput
   })
 
-/** The report on stdout, then the exit code: 1 when a check failed. */
-const publish = (values: { readonly json: boolean }, report: CheckReport) =>
+/** The report on stdout (and in the JUnit file), then the exit code: 1 when a check failed. */
+const publish = (values: { readonly json: boolean; readonly junit: Option.Option<string> }, report: CheckReport) =>
   Effect.gen(function*() {
+    if (Option.isSome(values.junit)) yield* saveJunit(values.junit.value, report)
     yield* writeOut(values.json ? JSON.stringify(report, null, 2) : terminalReport(report, makeStyle(process.stdout)))
     if (report.summary.failed > 0) return yield* new CommandFailed({ exitCode: EXIT_FAILURE })
   })
 
 export const checkCommand = Command.make(
   "check",
-  { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, dryRun, bearerToken, apiKey },
+  { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey },
   (values) =>
     Effect.flatMap(inputOf(values), checkAgent).pipe(
       Effect.provide(RawHttpLive),
-      Effect.matchEffect({
-        onSuccess: (report) => publish(values, report),
-        onFailure: (error) =>
-          Effect.mapError(reportError(error, values.json), (reported) =>
-            isUnreachable(error) ? new CommandFailed({ exitCode: EXIT_UNREACHABLE }) : reported)
-      }),
+      Effect.flatMap((report) => publish(values, report)),
+      // A CommandFailed is the exit code of a report already printed; anything else is reported now.
+      Effect.catchAll((error) =>
+        error instanceof CommandFailed
+          ? Effect.fail(error)
+          : Effect.mapError(reportError(error, values.json), (reported) =>
+            isUnreachable(error) ? new CommandFailed({ exitCode: EXIT_UNREACHABLE }) : reported)),
       Logger.withMinimumLogLevel(values.verbose ? LogLevel.Debug : LogLevel.Warning)
     )
 ).pipe(Command.withDescription(
-  "Check an A2A agent's conformance (card, transport, messaging, tasks); exit 0 all passed, 1 a check failed, 2 usage, 4 unreachable"
+  "Check an A2A agent's conformance (card, transport, messaging, tasks, streaming, push, auth, equivalence); --junit FILE for CI; exit 0 all passed, 1 a check failed, 2 usage, 4 unreachable"
 ))

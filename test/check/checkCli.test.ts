@@ -1,6 +1,8 @@
 // `relay check` as a user runs it (dist/main.js): the terminal report, --json, and the exit codes
 // 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable.
+import * as Fs from "node:fs"
 import http from "node:http"
+import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CHECK_REPORT_SCHEMA_ID, type CheckReport } from "../../src/domain/conformance.js"
 import { runRelay } from "../helpers/cli.js"
@@ -54,6 +56,19 @@ describe("relay check", () => {
       interface: { protocol: "1.0", binding: "jsonrpc" }
     })
     expect(report.summary.failed).toBe(report.results.filter((r) => r.status === "failed").length)
+  }, 40_000)
+
+  it("--junit FILE writes the report as JUnit XML, failures and skips included", async () => {
+    const file = Path.join(home.parent, "report.xml")
+    const result = await relay([broken.baseUrl, "--junit", file, "--only", "transport,tasks"])
+    expect(result.code).toBe(1)
+    const xml = Fs.readFileSync(file, "utf8")
+    const summary = SUMMARY.exec(result.stdout.trimEnd().split("\n").at(-1) ?? "")
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /)
+    expect(xml).toContain(`tests="${Number(summary?.[1]) + Number(summary?.[2]) + Number(summary?.[3])}" failures="${summary?.[2]}"`)
+    expect(xml).toContain(`<testsuite name="transport (1.0 jsonrpc)"`)
+    expect(xml).toMatch(/<testcase classname="relay\.check\.transport \(1\.0 jsonrpc\)" name="transport\.parse-error: [^"]+" time="\d+\.\d{3}">\n\s+<failure message="expected a JSON-RPC error -32700/)
+    expect(xml).toMatch(/<skipped message="the agent answered with a Message|<skipped message="the agent finished/)
   }, 40_000)
 
   it("--dry-run lists the checks, sends nothing, exits 0", async () => {
