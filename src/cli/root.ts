@@ -3,6 +3,7 @@ import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
+import { checkCommand } from "./checkCommand.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
 import { notificationsCommand } from "./notificationCommands.js"
@@ -17,6 +18,7 @@ export const relay = Command.make("relay").pipe(
     messageCommand,
     taskCommand,
     cardCommand,
+    checkCommand,
     sessionCommand,
     authCommand,
     serverCommand,

@@ -30,6 +30,15 @@ export const withProgress = <A, E, R>(
   initialMessage: string,
   program: (onUpdate: OnUpdate) => Effect.Effect<A, E, R>,
   heartbeat: Duration.DurationInput = HEARTBEAT
+): Effect.Effect<A, E, R> =>
+  withProgressMessages(extra, initialMessage, (say) => program((update) => say(progressMessage(update))), heartbeat)
+
+/** Like withProgress, for programs that report their progress as plain messages. */
+export const withProgressMessages = <A, E, R>(
+  extra: ToolExtra,
+  initialMessage: string,
+  program: (say: (message: string) => Effect.Effect<void>) => Effect.Effect<A, E, R>,
+  heartbeat: Duration.DurationInput = HEARTBEAT
 ): Effect.Effect<A, E, R> => {
   const token = extra._meta?.progressToken
   if (token === undefined) return program(() => Effect.void)
@@ -43,9 +52,9 @@ export const withProgress = <A, E, R>(
         extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } })
       ).pipe(Effect.ignore)
     })
-    const onUpdate: OnUpdate = (update) => Effect.zipRight(Ref.set(latest, progressMessage(update)), send)
+    const say = (message: string) => Effect.zipRight(Ref.set(latest, message), send)
     yield* send
-    return yield* program(onUpdate).pipe(
+    return yield* program(say).pipe(
       Effect.raceFirst(Effect.repeat(Effect.delay(send, heartbeat), Schedule.forever).pipe(Effect.zipRight(Effect.never)))
     )
   })

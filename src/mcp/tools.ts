@@ -5,7 +5,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
-import type { FileSystem } from "@effect/platform"
+import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import * as z from "zod"
 import { InvalidInput } from "../domain/errors.js"
@@ -18,14 +18,18 @@ import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from 
 import { sendMessage } from "../programs/sendMessage.js"
 import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
 import { cancelTask, getTask, listTasks, waitForTask } from "../programs/tasks.js"
+import { checkAgent } from "../programs/check/checkAgent.js"
+import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
+import { RequestTimeout } from "../domain/clientErrors.js"
+import { RawHttpLive } from "../services/RawHttp.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
-import { HEARTBEAT, type ToolExtra, withProgress } from "./progress.js"
+import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
-export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem
+export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem | HttpClient.HttpClient
 
 /** What the tools need from the server: how to run programs, and the default bounded wait. */
 export interface ToolContext {
@@ -121,6 +125,41 @@ const issueShape = z.object({
   message: z.string(),
   hint: z.string()
 })
+
+const interfaceShape = { protocol: z.enum(["1.0", "0.3"]), binding: z.enum(["jsonrpc", "rest"]) }
+
+/** The report of relay check --json (domain/conformance CHECK_REPORT_SCHEMA). */
+const checkReportShape = {
+  schema: z.string(),
+  agent_url: z.string(),
+  card_url: nullableString,
+  dry_run: z.boolean(),
+  interfaces: z.array(z.object({ ...interfaceShape, url: z.string() })),
+  results: z.array(z.object({
+    id: z.string(),
+    group: z.enum(CHECK_GROUPS),
+    severity: z.enum(["must", "should"]),
+    title: z.string(),
+    spec: nullableString,
+    interface: z.object(interfaceShape).nullable(),
+    status: z.enum(["passed", "failed", "skipped"]),
+    detail: z.string(),
+    duration_ms: z.number()
+  })),
+  tasks_created: z.array(z.object({ task_id: z.string(), interface: z.object(interfaceShape), state: z.string() })),
+  summary: z.object({ passed: z.number(), failed: z.number(), skipped: z.number() }),
+  duration_ms: z.number()
+}
+
+/** The whole check_agent call waits at most this long. */
+const CHECK_WAIT_LIMIT = Duration.minutes(3)
+
+const summarizeCheck = (report: CheckReport) =>
+  [
+    ...report.results.filter((r) => r.status === "failed").slice(0, 10).map((r) =>
+      `✘ ${r.id}${r.interface ? ` (${r.interface.protocol} ${r.interface.binding})` : ""}: ${r.detail}`),
+    summaryLine(report.summary)
+  ].join("\n")
 
 // ---------------------------------------------------------------------------
 // What to do next, so an assistant can act on a result
@@ -390,6 +429,51 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   }, (args, extra) =>
     handle(extra, args, deletePushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), (r) =>
       `Deleted push config ${r.config_id} of task ${r.task_id}`))
+
+  server.registerTool("check_agent", {
+    title: "Check an agent's A2A conformance",
+    description: "Run relay's conformance checks against an A2A agent (card, transport, messaging, tasks, streaming, push, " +
+      "auth, equivalence; both protocol generations and both HTTP bindings the card declares) and return every check's " +
+      "verdict with its spec section. Creates a few tasks on the agent (listed in tasks_created). Use when building or " +
+      "debugging an agent, or before relying on one. Next: send_message, or fix the failed checks and run it again.",
+    inputSchema: {
+      ...contacting,
+      protocol: z.enum(["1.0", "0.3", "all"]).optional().describe("Protocol generations to check (default all)"),
+      binding: z.enum(["jsonrpc", "rest", "all"]).optional().describe("HTTP bindings to check (default all)"),
+      only: z.array(z.string()).optional().describe(`Only these groups (${CHECK_GROUPS.join(", ")}) or check ids`),
+      skip: z.array(z.string()).optional().describe("Leave out these groups or check ids"),
+      timeout_seconds: z.number().int().min(1).max(60).optional().describe("Seconds each request may take (default 10)"),
+      dry_run: z.boolean().optional().describe("List the checks only; send nothing")
+    },
+    outputSchema: checkReportShape,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+  }, (args, extra) =>
+    handle(
+      extra,
+      args,
+      withProgressMessages(extra, "Checking the agent", (say) =>
+        checkAgent({
+          ...access(args),
+          protocols: args.protocol === undefined || args.protocol === "all" ? ["1.0", "0.3"] : [args.protocol],
+          bindings: args.binding === undefined || args.binding === "all"
+            ? ["JSONRPC", "HTTP+JSON"]
+            : [args.binding === "rest" ? "HTTP+JSON" : "JSONRPC"],
+          only: args.only ?? [],
+          skip: args.skip ?? [],
+          timeoutSeconds: args.timeout_seconds,
+          dryRun: args.dry_run,
+          onGroupDone: (group, results) =>
+            say(`${group}${results[0]?.interface ? ` (${results[0].interface.protocol} ${results[0].interface.binding})` : ""}: ` +
+              `${results.filter((r) => r.status === "passed").length}/${results.length} passed`)
+        }), heartbeat).pipe(
+        Effect.provide(RawHttpLive),
+        Effect.timeoutFail({
+          duration: CHECK_WAIT_LIMIT,
+          onTimeout: () => new RequestTimeout({ url: args.agent_url, after: Duration.format(CHECK_WAIT_LIMIT), limit: "wait" })
+        })
+      ),
+      summarizeCheck
+    ))
 
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",

@@ -222,7 +222,7 @@ const errorInBody = (httpStatus: number, body: unknown): ProtocolError | undefin
   return undefined
 }
 
-const credentialHeaders = (credentials: Credentials | undefined): Record<string, string> =>
+export const credentialHeaders = (credentials: Credentials | undefined): Record<string, string> =>
   credentials === undefined
     ? {}
     : credentials.kind === "bearer"

@@ -34,7 +34,7 @@ const TOOL_NAMES = [
   "validate_agent_card", "get_agent_card", "send_message", "get_task", "cancel_task", "set_task_notification",
   "get_task_notification", "list_sessions", "get_session_info", "clear_session_data", "set_agent_credentials",
   "clear_agent_credentials", "list_tasks", "list_task_notifications", "delete_task_notification", "wait_for_task",
-  "get_push_notifications"
+  "get_push_notifications", "check_agent"
 ]
 
 
@@ -133,7 +133,7 @@ describe("the server and its tool list", () => {
     expect(instructions).toMatch(/discover agent capabilities/)
   })
 
-  it("lists exactly the seventeen tools, each with a title, a when-and-next description and an object outputSchema", async () => {
+  it("lists exactly the eighteen tools, each with a title, a when-and-next description and an object outputSchema", async () => {
     const { tools } = await client.listTools()
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort())
     for (const tool of tools) {
@@ -169,7 +169,9 @@ describe("the server and its tool list", () => {
       delete_task_notification: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
       set_agent_credentials: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       clear_agent_credentials: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      clear_session_data: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+      clear_session_data: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      // It creates a few tasks on the agent: not read-only, not idempotent, nothing destroyed.
+      check_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
     }
     const { tools } = await client.listTools()
     for (const tool of tools) expect(tool.annotations, tool.name).toEqual(expected[tool.name])
@@ -206,7 +208,7 @@ describe("the server and its tool list", () => {
     expect(required("set_agent_credentials")).toEqual(["agent_url"])
     expect(required("validate_agent_card")).toEqual(["source"])
     const contacting = tools.filter((tool) => tool.annotations?.openWorldHint === true)
-    expect(contacting.length).toBe(11)
+    expect(contacting.length).toBe(12)
     for (const tool of contacting) {
       expect(params(tool.name), tool.name).toEqual(expect.arrayContaining(["bearer_token", "api_key"]))
       expect(required(tool.name), tool.name).not.toContain("bearer_token")

@@ -1,0 +1,153 @@
+/**
+ * `relay check URL`: the conformance report of an A2A agent, for people (grouped ✔ / ✘ / – lines,
+ * the last line `N passed, N failed, N skipped`) and for CI (--json, --junit FILE, exit codes:
+ * 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable).
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
+import type { Binding, ProtocolVersion } from "../domain/a2a/dialects.js"
+import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
+import { InvalidInput } from "../domain/errors.js"
+import { checkAgent, type CheckAgentInput } from "../programs/check/checkAgent.js"
+import { saveJunit } from "../programs/check/saveJunit.js"
+import { RawHttpLive } from "../services/RawHttp.js"
+import { json, verbose, within } from "./options.js"
+import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
+
+export const EXIT_UNREACHABLE = 4
+
+const urlArg = Args.text({ name: "URL" }).pipe(Args.withDescription("Base URL of the A2A agent"), Args.optional)
+const url = Options.text("url").pipe(Options.withDescription("Base URL of the A2A agent (or give it as URL)"), Options.optional)
+const protocol = Options.choice("protocol", ["1.0", "0.3", "all"]).pipe(
+  Options.withDescription("Protocol generations to check (default all the card declares)"),
+  Options.withDefault("all" as const)
+)
+const binding = Options.choice("binding", ["jsonrpc", "rest", "all"]).pipe(
+  Options.withDescription("HTTP bindings to check (default all the card declares)"),
+  Options.withDefault("all" as const)
+)
+const groupList = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.repeated)
+const only = groupList("only", "Run only these groups or check ids (comma-separated, repeatable)")
+const skip = groupList("skip", "Leave out these groups or check ids (comma-separated, repeatable)")
+const timeout = Options.integer("timeout").pipe(
+  Options.withDescription("Seconds each request may take (default 10); a check gets twice that"),
+  Options.filterMap(within(1, 3600), "--timeout must be between 1 and 3600 seconds"),
+  Options.optional
+)
+const junit = Options.file("junit").pipe(Options.withDescription("Also write the report as JUnit XML to this file"), Options.optional)
+const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the checks that would run; send nothing"))
+const bearerToken = Options.redacted("bearer-token").pipe(Options.withDescription("Bearer token for the agent"), Options.optional)
+const apiKey = Options.redacted("api-key").pipe(Options.withDescription("API key for the agent, sent in X-API-Key"), Options.optional)
+
+const splitNames = (values: ReadonlyArray<string>) => values.flatMap((value) => value.split(",")).map((name) => name.trim()).filter((name) => name !== "")
+
+const protocolsOf = (value: "1.0" | "0.3" | "all"): ReadonlyArray<ProtocolVersion> => (value === "all" ? ["1.0", "0.3"] : [value])
+const bindingsOf = (value: "jsonrpc" | "rest" | "all"): ReadonlyArray<Binding> =>
+  value === "all" ? ["JSONRPC", "HTTP+JSON"] : [value === "rest" ? "HTTP+JSON" : "JSONRPC"]
+
+// ---------------------------------------------------------------------------
+// The terminal view
+
+const interfaceLabel = (id: InterfaceId | null) => (id === null ? "" : ` · ${id.protocol} ${id.binding}`)
+
+const resultLine = (style: Style, result: CheckResult) => {
+  const mark = result.status === "passed" ? style.green("✔") : result.status === "failed" ? style.red("✘") : style.dim("–")
+  const severity = result.severity === "should" ? style.dim(" (should)") : ""
+  const head = `  ${mark} ${result.id}${severity}  ${escapeForTerminal(result.title)}`
+  if (result.status === "passed" || result.detail === "") return head
+  const why = result.status === "skipped" ? `skipped: ${result.detail}` : result.detail
+  const cite = result.status === "failed" && result.spec !== null ? ` [${result.spec}]` : ""
+  return `${head}\n      ${(result.status === "failed" ? style.red : style.dim)(escapeForTerminal(why) + cite)}`
+}
+
+/** Results in runs of the same group and interface, in the order they ran. */
+const sections = (results: ReadonlyArray<CheckResult>) => {
+  const runs: Array<{ readonly heading: string; readonly results: Array<CheckResult> }> = []
+  for (const result of results) {
+    const heading = `${result.group}${interfaceLabel(result.interface)}`
+    const last = runs[runs.length - 1]
+    if (last?.heading === heading) last.results.push(result)
+    else runs.push({ heading, results: [result] })
+  }
+  return runs
+}
+
+export const terminalReport = (report: CheckReport, style: Style): string => {
+  const title = report.dry_run
+    ? `Checks relay would run against ${report.agent_url} (dry run: nothing sent)`
+    : `Conformance of ${report.agent_url}${report.card_url === null ? "" : ` (card ${report.card_url})`}`
+  const body = sections(report.results).map((run) => [style.bold(run.heading), ...run.results.map((r) => resultLine(style, r))].join("\n"))
+  const tasks = report.tasks_created.length === 0
+    ? []
+    : [style.dim(`Tasks created on the agent (${report.tasks_created.length}): ${report.tasks_created.map((t) => escapeForTerminal(t.task_id)).join(", ")}`)]
+  return [escapeForTerminal(title), "", ...body, "", ...tasks, summaryLine(report.summary)].join("\n")
+}
+
+// ---------------------------------------------------------------------------
+
+const isUnreachable = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && (error._tag === "AgentUnreachable" || error._tag === "RequestTimeout")
+
+const usage = (reason: string) => new InvalidInput({ reason, suggestion: "Run relay check --help for the options." })
+
+interface CheckValues {
+  readonly urlArg: Option.Option<string>
+  readonly url: Option.Option<string>
+  readonly protocol: "1.0" | "0.3" | "all"
+  readonly binding: "jsonrpc" | "rest" | "all"
+  readonly only: ReadonlyArray<string>
+  readonly skip: ReadonlyArray<string>
+  readonly timeout: Option.Option<number>
+  readonly dryRun: boolean
+  readonly bearerToken: Option.Option<Redacted.Redacted<string>>
+  readonly apiKey: Option.Option<Redacted.Redacted<string>>
+}
+
+const inputOf = (values: CheckValues) =>
+  Effect.gen(function*() {
+    const agentUrl = Option.orElse(values.url, () => values.urlArg)
+    if (Option.isNone(agentUrl)) return yield* usage("Give the agent's URL: relay check URL (or --url URL)")
+    if (Option.isSome(values.url) && Option.isSome(values.urlArg) && values.url.value !== values.urlArg.value) {
+      return yield* usage("Two different URLs were given (URL and --url)")
+    }
+    return {
+      agentUrl: agentUrl.value,
+      protocols: protocolsOf(values.protocol),
+      bindings: bindingsOf(values.binding),
+      only: splitNames(values.only),
+      skip: splitNames(values.skip),
+      timeoutSeconds: Option.getOrUndefined(values.timeout),
+      dryRun: values.dryRun,
+      bearerToken: Option.getOrUndefined(Option.map(values.bearerToken, Redacted.value)),
+      apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value))
+    } satisfies CheckAgentInput
+  })
+
+/** The report on stdout (and in the JUnit file), then the exit code: 1 when a check failed. */
+const publish = (values: { readonly json: boolean; readonly junit: Option.Option<string> }, report: CheckReport) =>
+  Effect.gen(function*() {
+    if (Option.isSome(values.junit)) yield* saveJunit(values.junit.value, report)
+    yield* writeOut(values.json ? JSON.stringify(report, null, 2) : terminalReport(report, makeStyle(process.stdout)))
+    if (report.summary.failed > 0) return yield* new CommandFailed({ exitCode: EXIT_FAILURE })
+  })
+
+export const checkCommand = Command.make(
+  "check",
+  { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey },
+  (values) =>
+    Effect.flatMap(inputOf(values), checkAgent).pipe(
+      Effect.provide(RawHttpLive),
+      Effect.flatMap((report) => publish(values, report)),
+      // A CommandFailed is the exit code of a report already printed; anything else is reported now.
+      Effect.catchAll((error) =>
+        error instanceof CommandFailed
+          ? Effect.fail(error)
+          : Effect.mapError(reportError(error, values.json), (reported) =>
+            isUnreachable(error) ? new CommandFailed({ exitCode: EXIT_UNREACHABLE }) : reported)),
+      Logger.withMinimumLogLevel(values.verbose ? LogLevel.Debug : LogLevel.Warning)
+    )
+).pipe(Command.withDescription(
+  "Check an A2A agent's conformance (card, transport, messaging, tasks, streaming, push, auth, equivalence); --junit FILE for CI; exit 0 all passed, 1 a check failed, 2 usage, 4 unreachable"
+))

@@ -1,0 +1,26 @@
+/** The auth group: an agent whose card asks for credentials refuses a request without them. */
+import { Effect } from "effect"
+import { failed, passed, skipped } from "../../domain/conformance.js"
+import { dialectOf, type InterfaceContext, rawOperation, shown, unknownTaskId, wireOf } from "./context.js"
+
+// GetTask of an id nobody has: refused for want of credentials before anything is looked up, and harmless.
+const withoutCredentials = (ctx: InterfaceContext) =>
+  Effect.flatMap(wireOf(dialectOf(ctx).getTask, { id: unknownTaskId() }), (wire) => rawOperation(ctx, wire, { credentials: false }))
+
+const refused = (ctx: InterfaceContext) =>
+  Effect.map(withoutCredentials(ctx), (response) =>
+    response.status === 401 || response.status === 403
+      ? passed(`HTTP ${response.status}`)
+      : failed(`a request without credentials was answered ${shown(response)}`))
+
+const challenge = (ctx: InterfaceContext) =>
+  Effect.map(withoutCredentials(ctx), (response) => {
+    if (response.status !== 401) return skipped(`the refusal is HTTP ${response.status}, not 401`)
+    const header = response.headers["www-authenticate"]
+    return header === undefined ? failed("the 401 has no WWW-Authenticate header") : passed(header)
+  })
+
+export const authChecks = {
+  "auth.refused-without-credentials": refused,
+  "auth.challenge": challenge
+} as const

@@ -1,0 +1,240 @@
+/**
+ * `relay check` / `check_agent`: run the conformance checks of domain/conformance against an agent
+ * and return the report. The card checks run once; the others once per interface the card declares
+ * (filtered by the protocols and bindings asked for), each with its client pinned to that
+ * interface so no fallback hides a fault. Everything is bounded: each request by the timeout, each
+ * check by twice that, and the tasks created by MAX_TASKS_PER_INTERFACE per interface.
+ */
+import { Clock, Duration, Effect, Option, Ref } from "effect"
+import type { Binding, ProtocolVersion } from "../../domain/a2a/dialects.js"
+import type * as V1 from "../../domain/a2a/v1.js"
+import {
+  appliesTo,
+  bindingName,
+  CHECK_REPORT_SCHEMA_ID,
+  type CheckGroup,
+  type CheckOutcome,
+  type CheckReport,
+  type CheckResult,
+  type CheckSpec,
+  type CreatedTask,
+  failed,
+  type InterfaceId,
+  selectChecks,
+  skipped,
+  specSection,
+  summarize,
+  unknownSelectors
+} from "../../domain/conformance.js"
+import type { A2aClientError } from "../../domain/clientErrors.js"
+import { InvalidInput } from "../../domain/errors.js"
+import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
+import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
+import { type AgentAccess, resolveTarget } from "../agentTarget.js"
+import { cardChecks, interfacesOutcome, type ServedCard } from "./cardChecks.js"
+import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
+import { authChecks } from "./authChecks.js"
+import { equivalenceChecks } from "./equivalenceChecks.js"
+import { messagingChecks } from "./messagingChecks.js"
+import { pushChecks } from "./pushChecks.js"
+import { streamingChecks } from "./streamingChecks.js"
+import { taskChecks } from "./taskChecks.js"
+import { transportChecks } from "./transportChecks.js"
+
+export interface CheckAgentInput extends Omit<AgentAccess, "protocol" | "binding" | "timeoutSeconds"> {
+  readonly protocols: ReadonlyArray<ProtocolVersion>
+  readonly bindings: ReadonlyArray<Binding>
+  /** Group names or check ids; empty: all. */
+  readonly only: ReadonlyArray<string>
+  readonly skip: ReadonlyArray<string>
+  /** Seconds each request may take (default 10). */
+  readonly timeoutSeconds?: number | undefined
+  /** List the checks, send nothing. */
+  readonly dryRun?: boolean | undefined
+  /** Called as each group of one interface (or the card) is done: the doors show progress with it. */
+  readonly onGroupDone?: ((group: CheckGroup, results: ReadonlyArray<CheckResult>) => Effect.Effect<void>) | undefined
+}
+
+export const DEFAULT_CHECK_TIMEOUT_SECONDS = 10
+
+type InterfaceCheck = (ctx: InterfaceContext) => Effect.Effect<CheckOutcome, unknown, A2aClient | RawHttp>
+
+const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = {
+  ...transportChecks,
+  ...messagingChecks,
+  ...taskChecks,
+  ...streamingChecks,
+  ...pushChecks,
+  ...authChecks
+}
+
+/** Why the card rules a check out, if it does (a need the check itself judges, like a working task, is not here). */
+const unmetNeed = (spec: CheckSpec, card: V1.AgentCard): string | undefined => {
+  if (spec.needs.includes("streaming") && card.capabilities.streaming !== true) return "the card does not declare capabilities.streaming"
+  if (spec.needs.includes("push") && card.capabilities.pushNotifications !== true) return "the card does not declare capabilities.pushNotifications"
+  const guarded = Object.keys(card.securitySchemes ?? {}).length > 0 && (card.securityRequirements ?? []).length > 0
+  if (spec.needs.includes("auth") && !guarded) return "the card asks for no credentials (no securitySchemes with securityRequirements)"
+  return undefined
+}
+
+const resultOf = (spec: CheckSpec, id: InterfaceId | null, outcome: CheckOutcome, durationMs: number): CheckResult => ({
+  id: spec.id,
+  group: spec.group,
+  severity: spec.severity,
+  title: spec.title,
+  spec: specSection(spec, id?.protocol),
+  interface: id,
+  status: outcome.status,
+  detail: outcome.detail,
+  duration_ms: Math.max(0, Math.round(durationMs))
+})
+
+const timed = <R>(spec: CheckSpec, id: InterfaceId | null, limit: Duration.Duration, run: Effect.Effect<CheckOutcome, unknown, R>) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const outcome = yield* run.pipe(
+      Effect.timeoutFail({ duration: limit, onTimeout: () => `no verdict within ${Duration.format(limit)}` }),
+      Effect.catchAllDefect((defect) => Effect.fail(`the check itself failed: ${String(defect)}`)),
+      Effect.catchAll((error) => Effect.succeed(failed(typeof error === "string" ? error : errorMessage(error))))
+    )
+    return resultOf(spec, id, outcome, (yield* Clock.currentTimeMillis) - start)
+  })
+
+const errorMessage = (error: unknown) =>
+  typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
+
+const validateSelectors = (input: CheckAgentInput) => {
+  const unknown = unknownSelectors([...input.only, ...input.skip])
+  return unknown.length === 0
+    ? Effect.void
+    : Effect.fail(new InvalidInput({
+      reason: `Unknown check group or id: ${unknown.join(", ")}`,
+      suggestion: "Use group names (card, transport, messaging, tasks, streaming, push, auth, equivalence) or check ids; --dry-run lists them."
+    }))
+}
+
+/** A dry run: every selected check, listed once, skipped; nothing is sent. */
+const dryRunReport = (input: CheckAgentInput, specs: ReadonlyArray<CheckSpec>): CheckReport => {
+  const results = specs.map((spec) => resultOf(spec, null, skipped("dry run: nothing sent"), 0))
+  return {
+    schema: CHECK_REPORT_SCHEMA_ID,
+    agent_url: input.agentUrl,
+    card_url: null,
+    dry_run: true,
+    interfaces: [],
+    results,
+    tasks_created: [],
+    summary: summarize(results),
+    duration_ms: 0
+  }
+}
+
+/** The card's interfaces to check, one per protocol × binding asked for that it declares. */
+const interfacesToCheck = (input: CheckAgentInput, found: DiscoveredCard, target: Target): ReadonlyArray<Endpoint> =>
+  input.protocols.flatMap((protocol) =>
+    input.bindings.flatMap((binding) => {
+      const endpoint = selectEndpoints(found.card, found.cardUrl, { ...target, protocol, binding })[0]
+      return endpoint === undefined ? [] : [endpoint]
+    })
+  )
+
+const isUnreachable = (error: A2aClientError) => error._tag === "AgentUnreachable" || error._tag === "RequestTimeout"
+
+export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInput) {
+  yield* validateSelectors(input)
+  const specs = selectChecks(input.only, input.skip)
+  if (input.dryRun === true) return dryRunReport(input, specs)
+  const started = yield* Clock.currentTimeMillis
+  const timeout = Duration.seconds(input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS)
+  const checkLimit = Duration.times(timeout, 2)
+  const target: Target = { ...(yield* resolveTarget({ ...input, timeoutSeconds: input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS })), maxResponseBytes: MAX_CHECK_BODY_BYTES }
+  const client = yield* A2aClient
+  const http = yield* RawHttp
+  const report = input.onGroupDone ?? (() => Effect.void)
+
+  // The card: where discovery finds it, fetched once more raw for its headers.
+  const cardJson = yield* Effect.either(client.fetchCardJson(target))
+  if (cardJson._tag === "Left" && isUnreachable(cardJson.left)) return yield* cardJson.left
+  const cardUrl = cardJson._tag === "Right" ? cardJson.right.cardUrl : undefined
+  const servedCard: ServedCard | undefined = cardUrl === undefined ? undefined : {
+    cardUrl,
+    response: yield* http.exchange({
+      method: "GET",
+      url: cardUrl,
+      headers: { "A2A-Version": "1.0", Accept: "application/json" },
+      timeout,
+      maxBytes: MAX_CHECK_BODY_BYTES
+    })
+  }
+  const discovered = yield* Effect.option(client.discover(target))
+  const noCard = cardJson._tag === "Left" ? `no card: ${cardJson.left.message}` : "no card"
+
+  const cardOutcome = (spec: CheckSpec): CheckOutcome => {
+    if (spec.id === "card.interfaces") {
+      return servedCard === undefined ? failed(noCard) : interfacesOutcome(Option.getOrUndefined(Option.map(discovered, (d) => d.card)), servedCard.cardUrl)
+    }
+    const check = cardChecks[spec.id as keyof typeof cardChecks]
+    return servedCard === undefined ? failed(noCard) : check(servedCard)
+  }
+  const cardResults = specs.filter((spec) => spec.scope === "agent").map((spec) => resultOf(spec, null, cardOutcome(spec), 0))
+  if (cardResults.length > 0) yield* report("card", cardResults)
+
+  const endpoints = Option.match(discovered, { onNone: () => [], onSome: (found) => interfacesToCheck(input, found, target) })
+  const created = yield* Ref.make<ReadonlyArray<CreatedTask>>([])
+  const interfaceResults: Array<CheckResult> = []
+  const contexts: Array<InterfaceContext> = []
+  for (const endpoint of endpoints) {
+    const id: InterfaceId = { protocol: endpoint.version, binding: bindingName(endpoint.binding) }
+    const ctx: InterfaceContext = {
+      target: { ...target, protocol: endpoint.version, binding: endpoint.binding },
+      endpoint,
+      id,
+      card: Option.getOrThrow(discovered).card,
+      timeout,
+      created,
+      firstAnswer: yield* Ref.make(Option.none<V1.SendMessageResponse>()),
+      streamAnswer: yield* Ref.make(Option.none<RawResponse>())
+    }
+    contexts.push(ctx)
+    const applicable = specs.filter((spec) => appliesTo(spec, id))
+    for (const group of new Set(applicable.map((spec) => spec.group))) {
+      const groupResults: Array<CheckResult> = []
+      for (const spec of applicable.filter((s) => s.group === group)) {
+        const run = INTERFACE_CHECKS[spec.id]
+        const unmet = unmetNeed(spec, ctx.card)
+        groupResults.push(
+          unmet !== undefined
+            ? resultOf(spec, id, skipped(unmet), 0)
+            : run === undefined
+            ? resultOf(spec, id, skipped("not implemented in this relay version"), 0)
+            : yield* timed(spec, id, checkLimit, run(ctx))
+        )
+      }
+      interfaceResults.push(...groupResults)
+      yield* report(group, groupResults)
+    }
+  }
+  const acrossResults: Array<CheckResult> = []
+  for (const spec of specs.filter((s) => s.scope === "across" && contexts.length > 0)) {
+    const run = equivalenceChecks[spec.id as keyof typeof equivalenceChecks]
+    acrossResults.push(yield* timed(spec, null, checkLimit, run(contexts)))
+  }
+  if (acrossResults.length > 0) yield* report("equivalence", acrossResults)
+  // Interfaces the card does not declare were not tested: say so rather than pass silently.
+  const noInterface = endpoints.length === 0 && Option.isSome(discovered)
+    ? specs.filter((spec) => spec.scope !== "agent").map((spec) =>
+      resultOf(spec, null, skipped(`the card declares no interface for protocol ${input.protocols.join("/")} and binding ${input.bindings.map(bindingName).join("/")}`), 0))
+    : []
+  const results = [...cardResults, ...interfaceResults, ...acrossResults, ...noInterface]
+  return {
+    schema: CHECK_REPORT_SCHEMA_ID,
+    agent_url: target.agentUrl,
+    card_url: cardUrl ?? null,
+    dry_run: false,
+    interfaces: endpoints.map((endpoint) => ({ protocol: endpoint.version, binding: bindingName(endpoint.binding), url: endpoint.url })),
+    results,
+    tasks_created: yield* Ref.get(created),
+    summary: summarize(results),
+    duration_ms: (yield* Clock.currentTimeMillis) - started
+  } satisfies CheckReport
+})

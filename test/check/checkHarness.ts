@@ -1,0 +1,26 @@
+// Runs the conformance program in process against a URL, with the real client and raw HTTP.
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Effect, Layer } from "effect"
+import type { CheckReport, CheckResult } from "../../src/domain/conformance.js"
+import { checkAgent, type CheckAgentInput } from "../../src/programs/check/checkAgent.js"
+import { RawHttpLive } from "../../src/services/RawHttp.js"
+import { ProgramLayer } from "../helpers/a2aPrograms.js"
+
+const CheckLayer = Layer.mergeAll(ProgramLayer, RawHttpLive.pipe(Layer.provide(NodeHttpClient.layerUndici)))
+
+export const runCheck = (agentUrl: string, input: Partial<CheckAgentInput> = {}): Promise<CheckReport> =>
+  Effect.runPromise(
+    checkAgent({ agentUrl, protocols: ["1.0", "0.3"], bindings: ["JSONRPC", "HTTP+JSON"], only: [], skip: [], timeoutSeconds: 5, ...input }).pipe(
+      Effect.provide(CheckLayer)
+    )
+  )
+
+/** `id@protocol/binding` (or `id` for agent checks) of every result with this status. */
+export const idsWith = (report: CheckReport, status: CheckResult["status"]): ReadonlyArray<string> =>
+  report.results.filter((r) => r.status === status).map((r) => r.interface === null ? r.id : `${r.id}@${r.interface.protocol}/${r.interface.binding}`)
+
+/** The results of one check id, on every interface it ran. */
+export const resultsOf = (report: CheckReport, id: string) => report.results.filter((r) => r.id === id)
+
+export const failedMusts = (report: CheckReport) =>
+  report.results.filter((r) => r.status === "failed" && r.severity === "must").map((r) => `${r.id}: ${r.detail}`)
