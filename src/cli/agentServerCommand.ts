@@ -21,6 +21,7 @@ import {
 import { ModelAccess } from "../services/ModelAccess.js"
 import * as PushSender from "../services/PushSender.js"
 import { TaskStoreLive } from "../services/TaskStore.js"
+import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
 
@@ -128,7 +129,7 @@ const startupJson = (started: Started) =>
 const serverScheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
 
 const runAgentServer = (config: AgentConfig) =>
-  Effect.scoped(Effect.gen(function*() {
+  untilStopped(Effect.scoped(Effect.gen(function*() {
     yield* validate(config)
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
     const modelContext = yield* Layer.build(ModelAccess.layer(Option.getOrUndefined(config.model)))
@@ -151,7 +152,7 @@ const runAgentServer = (config: AgentConfig) =>
     yield* writeErr(startupLines(config, started))
     if (config.json) yield* writeOut(startupJson(started))
     return yield* Effect.never
-  })).pipe(
+  }))).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
     Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning),
     Effect.withScheduler(serverScheduler)

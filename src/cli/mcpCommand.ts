@@ -7,6 +7,7 @@ import { parseOrigin } from "../mcp/httpGuards.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import { untilStopped } from "./ending.js"
 import { outputOptions, portOption, within } from "./options.js"
 import { reportError, writeErr } from "./output.js"
 
@@ -44,7 +45,7 @@ const allowOrigin = Options.text("allow-origin").pipe(
 )
 
 export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin }, (options) =>
-  Effect.gen(function*() {
+  untilStopped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
     const runtime = yield* Effect.runtime<ToolEnv>()
@@ -66,7 +67,7 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       }
       return yield* Effect.never
     }))
-  }).pipe(
+  })).pipe(
     Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
     Logger.withMinimumLogLevel(options.verbose ? LogLevel.Debug : LogLevel.Info)
   )).pipe(

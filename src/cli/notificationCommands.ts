@@ -3,6 +3,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Logger, LogLevel, Option, Stream } from "effect"
 import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
+import { untilStopped } from "./ending.js"
 import { outputOptions } from "./options.js"
 import { makeStyle, render, reportError, type Style, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -42,7 +43,7 @@ const follow = Options.boolean("follow").pipe(
 
 const followToStdout = (query: NotificationQuery, json: boolean) => {
   const style = makeStyle(process.stdout)
-  return writeErr("Following notifications; press Ctrl+C to stop.").pipe(
+  return untilStopped(writeErr("Following notifications; press Ctrl+C to stop.")).pipe(
     Effect.zipRight(Stream.runForEach(followNotifications(query), (record) =>
       writeOut(json ? JSON.stringify(record) : `${formatNotification(record, style)}\n`))),
     Effect.catchAll((error) => reportError(error, json))

@@ -4,6 +4,7 @@
 import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
+import { exitCodeForError } from "./exitCodes.js"
 import { terminalHint } from "./hints.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -16,8 +17,7 @@ export interface OutputFlags {
 /** A failure already reported on stderr; main turns it into the process exit code. */
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly exitCode: number }> {}
 
-export const EXIT_FAILURE = 1
-export const EXIT_USAGE = 2
+export { EXIT_FAILURE, EXIT_USAGE } from "./exitCodes.js"
 
 const colorEnabled = (stream: NodeJS.WriteStream) =>
   stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
@@ -73,9 +73,6 @@ const describe = (error: unknown): Described =>
     ? error
     : { code: "internal_error", message: error instanceof Error ? error.message : String(error), hint: ["Run again with ", act("ShowDetails"), " for details."] }
 
-const exitCodeFor = (error: unknown) =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "InvalidInput" ? EXIT_USAGE : EXIT_FAILURE
-
 /**
  * An error's text for people: escaped, and every line after the first indented, so text an agent
  * put into a message can never print a line that looks like relay's own `error:` or `hint:`.
@@ -90,7 +87,7 @@ export const reportError = (error: unknown, json: boolean) => {
   const text = json
     ? JSON.stringify({ error: { code, message, hint } }, null, 2)
     : `${style.red(`error: ${indentedText(message)}`)}\n${style.dim(`hint: ${indentedText(hint)}`)}`
-  return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeFor(error) })))
+  return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeForError(error) })))
 }
 
 /**

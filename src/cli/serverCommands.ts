@@ -18,6 +18,7 @@ import { isLoopbackHost } from "../domain/hosts.js"
 import { NotificationLog } from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
+import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -79,7 +80,7 @@ const printingHooks = (json: boolean): WebhookHooks => {
 }
 
 const runPushServer = (config: PushConfig) =>
-  Effect.gen(function*() {
+  untilStopped(Effect.gen(function*() {
     const log = yield* NotificationLog
     const server = webhookServerLayer({
       host: config.host,
@@ -90,7 +91,7 @@ const runPushServer = (config: PushConfig) =>
     })
     const announce = Effect.flatMap(webhookBaseUrl, (baseUrl) => writeErr(startupLines(config, baseUrl, log.file)))
     return yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provide(server)))
-  }).pipe(
+  })).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
     Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning)
   )
