@@ -9,7 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer, Logger } from "effect"
-import { alreadyReported, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
+import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
 import { plainWhenNotColored } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import { A2aClientLive } from "./services/A2aClient.js"
@@ -29,6 +29,7 @@ const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClient
 plainWhenNotColored(process.stdout)
 plainWhenNotColored(process.stderr)
 watchStopSignals()
+endQuietlyOnClosedStdout()
 
 const json = jsonRequested(process.argv.slice(2))
 

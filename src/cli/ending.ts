@@ -16,6 +16,20 @@ export const jsonRequested = (argv: ReadonlyArray<string>): boolean => {
   return (end === -1 ? argv : argv.slice(0, end)).includes("--json")
 }
 
+/**
+ * A reader that stops reading (`relay … | head`) closes our stdout: the command ends at once,
+ * quietly, exit 0 (the reader had what it wanted; 141 would fail `set -o pipefail` scripts for
+ * nothing). Other write errors end it with one line and exit 1; a closed stderr is ignored.
+ */
+export const endQuietlyOnClosedStdout = () => {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT_OK)
+    process.stderr.write(`error: cannot write the output: ${error.code ?? error.message}\n`)
+    process.exit(EXIT_FAILURE)
+  })
+  process.stderr.on("error", () => {})
+}
+
 let stoppedBy: StopSignal | undefined
 let servesUntilStopped = false
 

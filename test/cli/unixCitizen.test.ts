@@ -161,3 +161,42 @@ describe("signals", () => {
     })
   }
 })
+
+describe("a closed stdout", () => {
+  it("ends the command quietly with exit 0 when the reader stops early (relay … | head), never a stack trace", async () => {
+    const longCard = (baseUrl: string) => ({ ...validV1Card(baseUrl), description: "lorem ipsum dolor sit amet\n".repeat(40_000) })
+    let baseUrl = ""
+    const server = http.createServer((_req, res) => sendJson(res, 200, longCard(baseUrl)))
+    baseUrl = await listenOnLoopback(server)
+    try {
+      const result = await new Promise<CliResult>((resolve, reject) => {
+        const child = spawn(process.execPath, [relayBin, "card", "get", "--url", baseUrl], {
+          env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let stdout = ""
+        let stderr = ""
+        // Like `head -c`: read one chunk, then close the pipe while relay still has most of the card to write.
+        child.stdout.once("data", (chunk) => {
+          stdout += chunk
+          child.stdout.destroy()
+        })
+        child.stderr.on("data", (chunk) => (stderr += chunk))
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL")
+          reject(new Error(`relay did not end after its stdout closed\nstderr: ${stderr}`))
+        }, 15_000)
+        child.on("close", (code) => {
+          clearTimeout(timer)
+          resolve({ code, stdout, stderr })
+        })
+      })
+      expect(result.stdout.length).toBeGreaterThan(0)
+      expect(result.stdout.length).toBeLessThan(longCard(baseUrl).description.length)
+      expect(result.stderr).toBe("")
+      expect(result.code).toBe(0)
+    } finally {
+      await closeServer(server)
+    }
+  })
+})
