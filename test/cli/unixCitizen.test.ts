@@ -200,3 +200,40 @@ describe("a closed stdout", () => {
     }
   })
 })
+
+describe("JSON shapes (README): lists are {count, <items>}, results one object, servers' addresses on stdout", () => {
+  it("every local list is {count, <items>}", async () => {
+    for (const [args, items] of [[["session", "list"], "sessions"], [["notifications", "list"], "notifications"]] as const) {
+      const result = await relay([...args, "--json"])
+      expect(result.code).toBe(0)
+      expect(json(result.stdout)).toEqual({ count: 0, [items]: [] })
+    }
+  })
+
+  it("session clear --all --json names no agent rather than a null one", async () => {
+    const result = await relay(["session", "clear", "--all", "--json"])
+    expect(result.code).toBe(0)
+    expect(json(result.stdout)).toEqual({ all: true, cleared: 0, credentials_kept: true })
+  })
+
+  it("relay mcp --json prints its address on stdout, and a signal is its normal end (exit 0, nothing reported)", async () => {
+    const child = spawn(process.execPath, [relayBin, "mcp", "--transport", "streamable-http", "--port", "0", "--json"], {
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+    try {
+      await waitUntil("the address on stdout", () => stdout.includes("\n"), 10_000)
+      expect(json(stdout)).toEqual({ transport: "streamable-http", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/) })
+      child.kill("SIGINT")
+      expect(await exited).toBe(0)
+      expect(stderr).not.toContain("interrupted")
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  })
+})
