@@ -10,7 +10,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer, Logger } from "effect"
 import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
-import { plainWhenNotColored } from "./cli/output.js"
+import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import { A2aClientLive } from "./services/A2aClient.js"
 import { NotificationLogLive } from "./services/NotificationLog.js"
@@ -33,7 +33,7 @@ endQuietlyOnClosedStdout()
 
 const json = jsonRequested(process.argv.slice(2))
 
-quietUsageErrors(json, runCli(process.argv)).pipe(
+quietUsageErrors(json, runCli(takeLogLevel(process.argv).rest)).pipe(
   Effect.provide(AppLayer),
   // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
   Effect.tapErrorCause((cause) =>

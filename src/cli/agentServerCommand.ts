@@ -5,7 +5,7 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Context, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Scheduler } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../domain/hosts.js"
 import { parseDuration } from "../domain/units.js"
@@ -23,7 +23,7 @@ import * as PushSender from "../services/PushSender.js"
 import { TaskStoreLive } from "../services/TaskStore.js"
 import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
-import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
+import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
@@ -154,7 +154,7 @@ const runAgentServer = (config: AgentConfig) =>
     return yield* Effect.never
   }))).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
-    Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning),
+    withLogLevel(config),
     Effect.withScheduler(serverScheduler)
   )
 

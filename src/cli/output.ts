@@ -14,6 +14,47 @@ export interface OutputFlags {
   readonly verbose: boolean
 }
 
+const LEVEL_NAMES = new Map(LogLevel.allLevels.map((level) => [level._tag.toLowerCase(), level] as const))
+
+/**
+ * Takes `--log-level X` / `--log-level=X` (a valid X, before any `--`) out of the arguments: relay
+ * applies it itself, with --verbose, because @effect/cli's built-in accepts it only in some places
+ * (`card get --url U --log-level debug` was an unknown argument). An invalid X is left in for
+ * @effect/cli to refuse as a usage error.
+ */
+export const takeLogLevel = (argv: ReadonlyArray<string>): { readonly level?: LogLevel.LogLevel; readonly rest: Array<string> } => {
+  const end = argv.indexOf("--") === -1 ? argv.length : argv.indexOf("--")
+  const rest: Array<string> = []
+  let level: LogLevel.LogLevel | undefined
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!
+    const inline = arg.startsWith("--log-level=")
+    const value = index >= end ? undefined : inline ? arg.slice("--log-level=".length) : arg === "--log-level" ? argv[index + 1] : undefined
+    const known = value === undefined ? undefined : LEVEL_NAMES.get(value.toLowerCase())
+    if (known === undefined) {
+      rest.push(arg)
+      continue
+    }
+    level = known
+    if (!inline) index++
+  }
+  return level === undefined ? { rest } : { level, rest }
+}
+
+const requestedLevel = takeLogLevel(process.argv).level
+
+/**
+ * One logging setting for every command: `--verbose` means `--log-level debug`; given both, the
+ * more detailed wins (so neither hides what the other shows); given neither, `quiet` (warnings;
+ * relay mcp also shows info). Logs always go to stderr.
+ */
+export const withLogLevel = (flags: { readonly verbose: boolean }, quiet: LogLevel.LogLevel = LogLevel.Warning) => {
+  const chosen = requestedLevel === undefined
+    ? (flags.verbose ? LogLevel.Debug : quiet)
+    : flags.verbose && LogLevel.greaterThan(requestedLevel, LogLevel.Debug) ? LogLevel.Debug : requestedLevel
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) => Logger.withMinimumLogLevel(effect, chosen)
+}
+
 /** A failure already reported on stderr; main turns it into the process exit code. */
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly exitCode: number }> {}
 
@@ -105,5 +146,5 @@ export const render = <A, E, R>(
         Effect.as(writeOut(flags.json ? JSON.stringify(result, null, 2) : human(result, makeStyle(process.stdout))), result),
       onFailure: (error) => reportError(error, flags.json)
     }),
-    Logger.withMinimumLogLevel(flags.verbose ? LogLevel.Debug : LogLevel.Warning)
+    withLogLevel(flags)
   )

@@ -4,6 +4,7 @@
  * The built CLI (`npm run build` first) is spawned against stub agents on loopback.
  */
 import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { closedPortUrl, waitUntil } from "../helpers/a2aPrograms.js"
@@ -234,6 +235,37 @@ describe("JSON shapes (README): lists are {count, <items>}, results one object, 
       expect(stderr).not.toContain("interrupted")
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  })
+})
+
+describe("--log-level and --verbose: one setting", () => {
+  const cardFetchLog = /GET \S+\/\.well-known\/agent-card\.json → 200/
+
+  it("--verbose and --log-level debug show the requests; neither shows none; given both, the more detailed wins", async () => {
+    const card = (...flags: ReadonlyArray<string>) => relay(["card", "get", "--url", refusing.baseUrl, "--json", ...flags])
+    expect((await card()).stderr).not.toMatch(cardFetchLog)
+    expect((await card("--verbose")).stderr).toMatch(cardFetchLog)
+    // After the command's own options too, where @effect/cli's built-in refused it.
+    expect((await card("--log-level", "debug")).stderr).toMatch(cardFetchLog)
+    expect((await card("--log-level=error", "--verbose")).stderr).toMatch(cardFetchLog)
+  })
+
+  it("--log-level none silences warnings, --log-level error too; the default shows them; a bad level is a usage error", async () => {
+    const loose = tempHome()
+    Fs.mkdirSync(loose.stateDir, { mode: 0o755 })
+    Fs.chmodSync(loose.stateDir, 0o755)
+    try {
+      const list = (...flags: ReadonlyArray<string>) => runRelay(["session", "list", ...flags], { stateDir: loose.stateDir })
+      expect((await list()).stderr).toContain("readable by other users")
+      for (const level of ["none", "error"]) {
+        const quiet = await list("--log-level", level)
+        expect(quiet.code).toBe(0)
+        expect(quiet.stderr).toBe("")
+      }
+      expect((await list("--log-level", "loud")).code).toBe(2)
+    } finally {
+      loose.cleanup()
     }
   })
 })
