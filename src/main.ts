@@ -5,12 +5,12 @@
  * stdout carries results only (and MCP messages under `relay mcp`): the logger writes to
  * stderr and runMain's own error report is disabled in favour of ours.
  */
-import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Exit, Layer, Logger } from "effect"
-import { CommandFailed, EXIT_FAILURE, EXIT_USAGE, plainWhenNotColored } from "./cli/output.js"
+import { Cause, Effect, Layer, Logger } from "effect"
+import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
+import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import { A2aClientLive } from "./services/A2aClient.js"
 import { NotificationLogLive } from "./services/NotificationLog.js"
@@ -26,27 +26,14 @@ const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClient
   Layer.provideMerge(StderrLogger)
 )
 
-const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
-  if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return 0
-  const failure = Cause.failureOption(exit.cause)
-  if (failure._tag === "Some") {
-    if (failure.value instanceof CommandFailed) return failure.value.exitCode
-    if (ValidationError.isValidationError(failure.value)) return EXIT_USAGE
-  }
-  return EXIT_FAILURE
-}
-
 plainWhenNotColored(process.stdout)
 plainWhenNotColored(process.stderr)
+watchStopSignals()
+endQuietlyOnClosedStdout()
 
-/** Failures already shown to the user: our reported errors and @effect/cli's usage errors. */
-const alreadyReported = (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
-  return failure._tag === "Some" &&
-    (failure.value instanceof CommandFailed || ValidationError.isValidationError(failure.value))
-}
+const json = jsonRequested(process.argv.slice(2))
 
-runCli(process.argv).pipe(
+quietUsageErrors(json, runCli(takeLogLevel(process.argv).rest)).pipe(
   Effect.provide(AppLayer),
   // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
   Effect.tapErrorCause((cause) =>
@@ -55,6 +42,6 @@ runCli(process.argv).pipe(
   NodeRuntime.runMain({
     disableErrorReporting: true,
     disablePrettyLogger: true,
-    teardown: (exit, onExit) => onExit(exitCodeOf(exit))
+    teardown: (exit, onExit) => onExit(finish(exit, json))
   })
 )

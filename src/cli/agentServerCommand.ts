@@ -5,7 +5,7 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Context, Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, Scheduler } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Scheduler } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../domain/hosts.js"
 import { parseDuration } from "../domain/units.js"
@@ -21,8 +21,9 @@ import {
 import { ModelAccess } from "../services/ModelAccess.js"
 import * as PushSender from "../services/PushSender.js"
 import { TaskStoreLive } from "../services/TaskStore.js"
+import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
-import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
+import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
@@ -128,7 +129,7 @@ const startupJson = (started: Started) =>
 const serverScheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
 
 const runAgentServer = (config: AgentConfig) =>
-  Effect.scoped(Effect.gen(function*() {
+  untilStopped(Effect.scoped(Effect.gen(function*() {
     yield* validate(config)
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
     const modelContext = yield* Layer.build(ModelAccess.layer(Option.getOrUndefined(config.model)))
@@ -151,9 +152,9 @@ const runAgentServer = (config: AgentConfig) =>
     yield* writeErr(startupLines(config, started))
     if (config.json) yield* writeOut(startupJson(started))
     return yield* Effect.never
-  })).pipe(
+  }))).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
-    Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning),
+    withLogLevel(config),
     Effect.withScheduler(serverScheduler)
   )
 

@@ -1,14 +1,15 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
 import { Console } from "node:console"
-import { Config, Duration, Effect, Logger, LogLevel, Option, Runtime } from "effect"
+import { Config, Duration, Effect, LogLevel, Option, Runtime } from "effect"
 import { isLoopbackHost } from "../domain/hosts.js"
 import { parseOrigin } from "../mcp/httpGuards.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import { untilStopped } from "./ending.js"
 import { outputOptions, portOption, within } from "./options.js"
-import { reportError, writeErr } from "./output.js"
+import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
   Options.withAlias("t"),
@@ -44,7 +45,7 @@ const allowOrigin = Options.text("allow-origin").pipe(
 )
 
 export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin }, (options) =>
-  Effect.gen(function*() {
+  untilStopped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
     const runtime = yield* Effect.runtime<ToolEnv>()
@@ -57,18 +58,18 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
     return yield* Effect.scoped(Effect.gen(function*() {
       const url = yield* serveHttp({ kind, host: options.host, port: options.port, allowedOrigins: options.allowOrigin }, make)
-      // The address is a log line, not a result: stderr, as JSON with --json for scripts that start relay.
-      yield* writeErr(options.json
-        ? JSON.stringify({ transport: kind, url })
-        : `a2a-relay MCP server (${options.transport}) listening at ${url}`)
+      // Like relay server agent: the address for people on stderr; with --json also the result for
+      // scripts that start relay, on stdout (free here: MCP travels over HTTP).
+      yield* writeErr(`a2a-relay MCP server (${options.transport}) listening at ${url}`)
+      if (options.json) yield* writeOut(JSON.stringify({ transport: kind, url }))
       if (!isLoopbackHost(options.host)) {
         yield* Effect.logWarning(`Listening on ${options.host}: other machines can reach this MCP server. It has no authentication.`)
       }
       return yield* Effect.never
     }))
-  }).pipe(
+  })).pipe(
     Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
-    Logger.withMinimumLogLevel(options.verbose ? LogLevel.Debug : LogLevel.Info)
+    withLogLevel(options, LogLevel.Info)
   )).pipe(
   Command.withDescription("Run the MCP server that lets AI assistants use A2A agents")
 )

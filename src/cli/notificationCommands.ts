@@ -1,10 +1,11 @@
 /** `relay notifications list`: the push notifications `relay server push` logged, shared with relay mcp. */
 import { Command, Options } from "@effect/cli"
-import { Effect, Logger, LogLevel, Option, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
+import { untilStopped } from "./ending.js"
 import { outputOptions } from "./options.js"
-import { makeStyle, render, reportError, type Style, writeErr, writeOut } from "./output.js"
+import { makeStyle, render, reportError, type Style, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
 
@@ -42,7 +43,7 @@ const follow = Options.boolean("follow").pipe(
 
 const followToStdout = (query: NotificationQuery, json: boolean) => {
   const style = makeStyle(process.stdout)
-  return writeErr("Following notifications; press Ctrl+C to stop.").pipe(
+  return untilStopped(writeErr("Following notifications; press Ctrl+C to stop.")).pipe(
     Effect.zipRight(Stream.runForEach(followNotifications(query), (record) =>
       writeOut(json ? JSON.stringify(record) : `${formatNotification(record, style)}\n`))),
     Effect.catchAll((error) => reportError(error, json))
@@ -60,13 +61,15 @@ const list = Command.make(
     }
     if (follow) {
       return followToStdout(query, flags.json).pipe(
-        Logger.withMinimumLogLevel(flags.verbose ? LogLevel.Debug : LogLevel.Warning)
+        withLogLevel(flags)
       )
     }
-    return render(flags, listNotifications(query), (records, style) =>
-      records.length === 0
+    // Like every list: {count, notifications} (README, JSON shapes).
+    const listed = Effect.map(listNotifications(query), (notifications) => ({ count: notifications.length, notifications }))
+    return render(flags, listed, ({ count, notifications }, style) =>
+      count === 0
         ? style.dim("No notifications logged")
-        : [style.bold(`Notifications (${records.length}), oldest first`), ...records.map((r) => formatNotification(r, style))]
+        : [style.bold(`Notifications (${count}), oldest first`), ...notifications.map((r) => formatNotification(r, style))]
           .join("\n\n"))
   }
 ).pipe(Command.withDescription("Show the push notifications relay server push received (--follow to keep watching)"))

@@ -4,6 +4,7 @@
 import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
+import { exitCodeForError } from "./exitCodes.js"
 import { terminalHint } from "./hints.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -13,11 +14,51 @@ export interface OutputFlags {
   readonly verbose: boolean
 }
 
+const LEVEL_NAMES = new Map(LogLevel.allLevels.map((level) => [level._tag.toLowerCase(), level] as const))
+
+/**
+ * Takes `--log-level X` / `--log-level=X` (a valid X, before any `--`) out of the arguments: relay
+ * applies it itself, with --verbose, because @effect/cli's built-in accepts it only in some places
+ * (`card get --url U --log-level debug` was an unknown argument). An invalid X is left in for
+ * @effect/cli to refuse as a usage error.
+ */
+export const takeLogLevel = (argv: ReadonlyArray<string>): { readonly level?: LogLevel.LogLevel; readonly rest: Array<string> } => {
+  const end = argv.indexOf("--") === -1 ? argv.length : argv.indexOf("--")
+  const rest: Array<string> = []
+  let level: LogLevel.LogLevel | undefined
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!
+    const inline = arg.startsWith("--log-level=")
+    const value = index >= end ? undefined : inline ? arg.slice("--log-level=".length) : arg === "--log-level" ? argv[index + 1] : undefined
+    const known = value === undefined ? undefined : LEVEL_NAMES.get(value.toLowerCase())
+    if (known === undefined) {
+      rest.push(arg)
+      continue
+    }
+    level = known
+    if (!inline) index++
+  }
+  return level === undefined ? { rest } : { level, rest }
+}
+
+const requestedLevel = takeLogLevel(process.argv).level
+
+/**
+ * One logging setting for every command: `--verbose` means `--log-level debug`; given both, the
+ * more detailed wins (so neither hides what the other shows); given neither, `quiet` (warnings;
+ * relay mcp also shows info). Logs always go to stderr.
+ */
+export const withLogLevel = (flags: { readonly verbose: boolean }, quiet: LogLevel.LogLevel = LogLevel.Warning) => {
+  const chosen = requestedLevel === undefined
+    ? (flags.verbose ? LogLevel.Debug : quiet)
+    : flags.verbose && LogLevel.greaterThan(requestedLevel, LogLevel.Debug) ? LogLevel.Debug : requestedLevel
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) => Logger.withMinimumLogLevel(effect, chosen)
+}
+
 /** A failure already reported on stderr; main turns it into the process exit code. */
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly exitCode: number }> {}
 
-export const EXIT_FAILURE = 1
-export const EXIT_USAGE = 2
+export { EXIT_FAILURE, EXIT_USAGE } from "./exitCodes.js"
 
 const colorEnabled = (stream: NodeJS.WriteStream) =>
   stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
@@ -73,9 +114,6 @@ const describe = (error: unknown): Described =>
     ? error
     : { code: "internal_error", message: error instanceof Error ? error.message : String(error), hint: ["Run again with ", act("ShowDetails"), " for details."] }
 
-const exitCodeFor = (error: unknown) =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "InvalidInput" ? EXIT_USAGE : EXIT_FAILURE
-
 /**
  * An error's text for people: escaped, and every line after the first indented, so text an agent
  * put into a message can never print a line that looks like relay's own `error:` or `hint:`.
@@ -90,7 +128,7 @@ export const reportError = (error: unknown, json: boolean) => {
   const text = json
     ? JSON.stringify({ error: { code, message, hint } }, null, 2)
     : `${style.red(`error: ${indentedText(message)}`)}\n${style.dim(`hint: ${indentedText(hint)}`)}`
-  return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeFor(error) })))
+  return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeForError(error) })))
 }
 
 /**
@@ -108,5 +146,5 @@ export const render = <A, E, R>(
         Effect.as(writeOut(flags.json ? JSON.stringify(result, null, 2) : human(result, makeStyle(process.stdout))), result),
       onFailure: (error) => reportError(error, flags.json)
     }),
-    Logger.withMinimumLogLevel(flags.verbose ? LogLevel.Debug : LogLevel.Warning)
+    withLogLevel(flags)
   )

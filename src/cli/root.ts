@@ -1,9 +1,10 @@
 /** The `relay` command tree. */
-import { Command } from "@effect/cli"
+import { Command, HelpDoc } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
 import { checkCommand } from "./checkCommand.js"
+import { EXIT_CODES_HELP } from "./exitCodes.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
 import { notificationsCommand } from "./notificationCommands.js"
@@ -12,7 +13,10 @@ import { sessionCommand } from "./sessionCommands.js"
 import { taskCommand } from "./taskCommands.js"
 
 export const relay = Command.make("relay").pipe(
-  Command.withDescription("Connect AI assistants and developers to A2A agents"),
+  Command.withDescription(HelpDoc.blocks([
+    HelpDoc.p("Connect AI assistants and developers to A2A agents"),
+    HelpDoc.p(EXIT_CODES_HELP)
+  ])),
   Command.withSubcommands([
     mcpCommand,
     messageCommand,

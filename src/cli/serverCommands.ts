@@ -5,7 +5,7 @@
  * address, warnings, rejected requests — on stderr. Ctrl+C closes the port and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Config, Effect, Layer, Logger, LogLevel, Option, type Redacted } from "effect"
+import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_WEBHOOK_HOST,
@@ -18,8 +18,9 @@ import { isLoopbackHost } from "../domain/hosts.js"
 import { NotificationLog } from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
+import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
-import { makeStyle, type OutputFlags, reportError, writeErr, writeOut } from "./output.js"
+import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /** Path printed in the suggested push URL; the receiver accepts any path. */
@@ -79,7 +80,7 @@ const printingHooks = (json: boolean): WebhookHooks => {
 }
 
 const runPushServer = (config: PushConfig) =>
-  Effect.gen(function*() {
+  untilStopped(Effect.gen(function*() {
     const log = yield* NotificationLog
     const server = webhookServerLayer({
       host: config.host,
@@ -90,9 +91,9 @@ const runPushServer = (config: PushConfig) =>
     })
     const announce = Effect.flatMap(webhookBaseUrl, (baseUrl) => writeErr(startupLines(config, baseUrl, log.file)))
     return yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provide(server)))
-  }).pipe(
+  })).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
-    Logger.withMinimumLogLevel(config.verbose ? LogLevel.Debug : LogLevel.Warning)
+    withLogLevel(config)
   )
 
 const push = Command.make(

@@ -545,11 +545,11 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       "start a new conversation instead of continuing the saved one. Saved credentials are kept " +
       "(clear_agent_credentials removes them). Next: send_message.",
     inputSchema: { agent_url: agentUrl.optional().describe("The agent; omit to clear every session") },
-    outputSchema: { agent_url: nullableString, cleared: z.number(), credentials_kept: z.boolean() },
+    outputSchema: { all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
     handle(extra, args, clearSessions(args.agent_url), (r) =>
-      `Cleared ${r.cleared} session(s)${r.agent_url ? ` for ${r.agent_url}` : ""}; credentials kept`))
+      `Cleared ${r.cleared} session(s)${r.all ? "" : ` for ${r.agent_url}`}; credentials kept`))
 
   server.registerTool("set_agent_credentials", {
     title: "Save credentials for an agent",

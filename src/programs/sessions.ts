@@ -25,9 +25,12 @@ export const showSession = Effect.fn("showSession")(function*(agentUrl: string) 
   return Option.match(record, { onNone: () => emptySummary(key), onSome: summarize })
 })
 
-export interface ClearResult {
-  /** The agent whose session was cleared, or null when all were. */
-  readonly agent_url: string | null
+/** Clearing all sessions names no agent: the field is left out, not null (README, JSON shapes). */
+export type ClearResult = ({ readonly all: true } | {
+  readonly all: false
+  /** The agent whose session was cleared. */
+  readonly agent_url: string
+}) & {
   /** How many sessions had state that is now gone. */
   readonly cleared: number
   readonly credentials_kept: true
@@ -36,9 +39,9 @@ export interface ClearResult {
 export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: string | undefined) {
   const store = yield* SessionStore
   if (agentUrl === undefined) {
-    return { agent_url: null, cleared: yield* store.clearAll, credentials_kept: true } satisfies ClearResult
+    return { all: true, cleared: yield* store.clearAll, credentials_kept: true } satisfies ClearResult
   }
   const key = yield* canonicalAgentUrl(agentUrl)
   const cleared = yield* store.clear(key)
-  return { agent_url: key, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
+  return { all: false, agent_url: key, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
 })

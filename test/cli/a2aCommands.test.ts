@@ -97,8 +97,8 @@ const session = (agentUrl: string, stateDir = home.stateDir) => {
 }
 
 /** Exit 1, nothing on stdout, a JSON error with this code and a hint on stderr. */
-const expectJsonError = (result: CliResult, code: string) => {
-  expect(result.code).toBe(1)
+const expectJsonError = (result: CliResult, code: string, exitCode = 1) => {
+  expect(result.code).toBe(exitCode)
   expect(result.stdout).toBe("")
   const { error } = json<{ error: { code: string; message: string; hint: string } }>(result.stderr)
   expect(error.code).toBe(code)
@@ -108,8 +108,8 @@ const expectJsonError = (result: CliResult, code: string) => {
 }
 
 /** Exit 1, nothing on stdout, `error: …` then `hint: …` on stderr. */
-const expectHumanError = (result: CliResult, message: string | RegExp) => {
-  expect(result.code).toBe(1)
+const expectHumanError = (result: CliResult, message: string | RegExp, exitCode = 1) => {
+  expect(result.code).toBe(exitCode)
   expect(result.stdout).toBe("")
   expect(result.stderr).toMatch(/^error: /)
   expect(result.stderr).toMatch(message)
@@ -229,14 +229,14 @@ describe("relay message send / stream", () => {
     expectNoSecret(result, PUSH_TOKEN)
   })
 
-  it("an agent that requires auth: exit 1, auth_required, and the relay auth set hint", async () => {
+  it("an agent that requires auth: exit 3, auth_required, and the relay auth set hint", async () => {
     const result = await relay(["message", "send", "--url", secured.baseUrl, "--json", "hi"])
-    const error = expectJsonError(result, "auth_required")
+    const error = expectJsonError(result, "auth_required", 3)
     expect(error.hint).toContain(`relay auth set --url ${secured.baseUrl} --bearer-token <TOKEN>`)
   })
 
-  it("an unreachable agent: exit 1, agent_unreachable", async () => {
-    expectJsonError(await relay(["message", "send", "--url", closedUrl, "--json", "hi"]), "agent_unreachable")
+  it("an unreachable agent: exit 4, agent_unreachable", async () => {
+    expectJsonError(await relay(["message", "send", "--url", closedUrl, "--json", "hi"]), "agent_unreachable", 4)
   })
 
   it("no text is a usage error: exit 2 with a hint", async () => {
@@ -428,9 +428,9 @@ describe("relay card", () => {
     expectNoSecret(result, TOKEN)
   })
 
-  it("card get --authenticated without credentials: auth required, with the relay auth set hint", async () => {
+  it("card get --authenticated without credentials: auth required (exit 3), with the relay auth set hint", async () => {
     const result = await relay(["card", "get", "--url", secured.baseUrl, "--authenticated"])
-    expectHumanError(result, /requires authentication/)
+    expectHumanError(result, /requires authentication/, 3)
     expect(result.stderr).toContain(`hint: Save credentials with relay auth set --url ${secured.baseUrl}`)
   })
 

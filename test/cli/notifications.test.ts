@@ -212,20 +212,25 @@ describe("relay server push", () => {
 
 describe("relay notifications list", () => {
   // Runs after the server tests above, which logged cli-task-1, cli-task-2 and cli-task-3.
-  it("--json gives the log as an array, oldest first", async () => {
+  const listed = async (args: ReadonlyArray<string>) =>
+    (JSON.parse((await relay(["notifications", "list", "--json", ...args])).stdout) as { notifications: Array<Record<string, unknown>> })
+      .notifications
+
+  it("--json gives the log as {count, notifications} like every list, oldest first", async () => {
     const result = await relay(["notifications", "list", "--json"])
     expect(result.code).toBe(0)
-    const records = JSON.parse(result.stdout) as Array<Record<string, unknown>>
+    const parsed = JSON.parse(result.stdout) as { count: number; notifications: Array<Record<string, unknown>> }
+    expect(Object.keys(parsed)).toEqual(["count", "notifications"])
+    expect(parsed.count).toBe(3)
+    const records = parsed.notifications
     expect(records.map((r) => r["task_id"])).toEqual(["cli-task-1", "cli-task-2", "cli-task-3"])
     expect(records[1]).toMatchObject({ kind: "task", protocol: "0.3", state: "completed", path: "/notifications/v03" })
   })
 
   it("filters by task, keeps the newest N and honours --since", async () => {
-    const byTask = JSON.parse((await relay(["notifications", "list", "--json", "--task-id", "cli-task-2"])).stdout)
-    expect(byTask.map((r: Record<string, unknown>) => r["task_id"])).toEqual(["cli-task-2"])
-    const newest = JSON.parse((await relay(["notifications", "list", "--json", "--limit", "2"])).stdout)
-    expect(newest.map((r: Record<string, unknown>) => r["task_id"])).toEqual(["cli-task-2", "cli-task-3"])
-    expect(JSON.parse((await relay(["notifications", "list", "--json", "--since", "1h"])).stdout)).toHaveLength(3)
+    expect((await listed(["--task-id", "cli-task-2"])).map((r) => r["task_id"])).toEqual(["cli-task-2"])
+    expect((await listed(["--limit", "2"])).map((r) => r["task_id"])).toEqual(["cli-task-2", "cli-task-3"])
+    expect(await listed(["--since", "1h"])).toHaveLength(3)
   })
 
   it("prints a readable list, and says so when nothing matches", async () => {
@@ -298,7 +303,7 @@ describe("control characters a sender puts in a notification cannot forge lines 
       expect(listed.stdout.trim().split("\n")).toHaveLength(5)
 
       // --json keeps the exact values, JSON-escaped.
-      const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout)
+      const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
       expect(record).toMatchObject({ task_id: "evil\nFAKE LINE", state: "working\nforged state" })
     } finally {
       ownHome.cleanup()

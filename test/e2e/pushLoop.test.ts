@@ -82,7 +82,7 @@ describe("push loop: our agent server → our receiver → CLI and MCP", () => {
     // The agent posts each event of the task: the task, working, the answer, completed.
     const listed = await waitFor("the completed notification", async () => {
       const out = await relay(["notifications", "list", "--task-id", result.task_id, "--json"])
-      const records = JSON.parse(out.stdout) as ReadonlyArray<Listed>
+      const records = (JSON.parse(out.stdout) as { notifications: ReadonlyArray<Listed> }).notifications
       return records.some((r) => r.state === "completed") ? records : undefined
     })
     expect(listed.every((r) => r.task_id === result.task_id && r.protocol === "1.0")).toBe(true)

@@ -535,13 +535,14 @@ describe("sessions and credentials (shared store)", () => {
 
   it("clear_session_data forgets the conversation but keeps the credentials (rule 3); clearing all does too", async () => {
     const cleared = ok(await call("clear_session_data", { agent_url: secured.baseUrl }))
-    expect(cleared).toEqual({ agent_url: secured.baseUrl, cleared: 1, credentials_kept: true })
+    expect(cleared).toEqual({ all: false, agent_url: secured.baseUrl, cleared: 1, credentials_kept: true })
     const info = ok(await call("get_session_info", { agent_url: secured.baseUrl }))
     expect(info).toMatchObject({ context_id: null, task_id: null, has_credentials: true })
     ok(await call("send_message", { agent_url: secured.baseUrl, message: "still authorised" }))
 
     const all = ok(await call("clear_session_data"))
-    expect(all["agent_url"]).toBeNull()
+    expect(all["all"]).toBe(true)
+    expect(all).not.toHaveProperty("agent_url")
     expect(all["cleared"]).toBeGreaterThanOrEqual(2)
     const after = ok(await call("list_sessions"))
     const sessions = after["sessions"] as ReadonlyArray<{ context_id: string | null; has_credentials: boolean }>

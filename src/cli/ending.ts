@@ -1,0 +1,102 @@
+/**
+ * How every command ends, in one place: the exit code (exitCodes.ts), the report of a usage error
+ * or a signal on stderr (JSON with --json), and which commands a signal ends normally.
+ *
+ * Errors a command meets are reported where they happen (output.ts `reportError`) and arrive here
+ * as CommandFailed; @effect/cli's usage errors and signals arrive here unreported.
+ */
+import { HelpDoc, ValidationError } from "@effect/cli"
+import { Cause, Effect, Exit } from "effect"
+import { EXIT_FAILURE, EXIT_ON_SIGNAL, EXIT_OK, EXIT_USAGE, type StopSignal } from "./exitCodes.js"
+import { CommandFailed, makeStyle } from "./output.js"
+
+/** `--json` anywhere before a `--` (every command spells it the same, options.ts). */
+export const jsonRequested = (argv: ReadonlyArray<string>): boolean => {
+  const end = argv.indexOf("--")
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json")
+}
+
+/**
+ * A reader that stops reading (`relay … | head`) closes our stdout: the command ends at once,
+ * quietly, exit 0 (the reader had what it wanted; 141 would fail `set -o pipefail` scripts for
+ * nothing). Other write errors end it with one line and exit 1; a closed stderr is ignored.
+ */
+export const endQuietlyOnClosedStdout = () => {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(EXIT_OK)
+    process.stderr.write(`error: cannot write the output: ${error.code ?? error.message}\n`)
+    process.exit(EXIT_FAILURE)
+  })
+  process.stderr.on("error", () => {})
+}
+
+let stoppedBy: StopSignal | undefined
+let servesUntilStopped = false
+
+/**
+ * Remembers which signal stopped the process (runMain interrupts the command on either, without
+ * saying which). `once`: a second Ctrl-C falls to Node's default and ends the process at once.
+ */
+export const watchStopSignals = () => {
+  for (const signal of Object.keys(EXIT_ON_SIGNAL) as Array<StopSignal>) {
+    process.once(signal, () => void (stoppedBy ??= signal))
+  }
+}
+
+/**
+ * Marks a command that runs until it is stopped (servers, --follow): for it a signal is the normal
+ * end, exit 0 and nothing reported.
+ */
+export const untilStopped = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    servesUntilStopped = true
+    return effect
+  })
+
+const ANSI_SEQUENCE = /\u001b\[[0-9;]*m/g
+
+const usageText = (error: ValidationError.ValidationError) =>
+  "error" in error ? HelpDoc.toAnsiText(error.error).replace(ANSI_SEQUENCE, "").trim() : "invalid usage"
+
+const USAGE_HINT = "Run the command with --help to see its arguments and options."
+
+const writeJsonError = (code: string, message: string, hint: string) =>
+  process.stderr.write(`${JSON.stringify({ error: { code, message, hint } }, null, 2)}\n`)
+
+/** @effect/cli prints usage errors itself; with --json that text is held back for our JSON. */
+export const quietUsageErrors = <A, E, R>(json: boolean, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  json ? Effect.flatMap(Effect.console, (console) => Effect.withConsole(effect, { ...console, error: () => Effect.void })) : effect
+
+const reportInterrupted = (signal: StopSignal, json: boolean) => {
+  const message = `interrupted by ${signal}`
+  if (json) writeJsonError("interrupted", message, "Run the command again; a task the agent had started may still be running.")
+  else process.stderr.write(`${makeStyle(process.stderr).red(`error: ${message}`)}\n`)
+}
+
+const failureOf = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  return failure._tag === "Some" ? failure.value : undefined
+}
+
+/** Failures shown to the user by their command, by @effect/cli, or by `finish` (usage errors with --json). */
+export const alreadyReported = (cause: Cause.Cause<unknown>) => {
+  const failure = failureOf(cause)
+  return failure instanceof CommandFailed || ValidationError.isValidationError(failure)
+}
+
+/** The exit code of a finished command, after reporting what nobody has reported yet. */
+export const finish = (exit: Exit.Exit<unknown, unknown>, json: boolean): number => {
+  if (Exit.isSuccess(exit)) return EXIT_OK
+  if (Cause.isInterruptedOnly(exit.cause)) {
+    if (stoppedBy === undefined || servesUntilStopped) return EXIT_OK
+    reportInterrupted(stoppedBy, json)
+    return EXIT_ON_SIGNAL[stoppedBy]
+  }
+  const failure = failureOf(exit.cause)
+  if (failure instanceof CommandFailed) return failure.exitCode
+  if (ValidationError.isValidationError(failure)) {
+    if (json) writeJsonError("usage", usageText(failure), USAGE_HINT)
+    return EXIT_USAGE
+  }
+  return EXIT_FAILURE
+}

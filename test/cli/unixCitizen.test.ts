@@ -1,0 +1,271 @@
+/**
+ * How every command ends, as a script sees it: exit codes (0 ok, 1 failure, 2 usage, 3 auth,
+ * 4 unreachable, 130/143 signals), reports on stderr (JSON with --json), and a closed stdout.
+ * The built CLI (`npm run build` first) is spawned against stub agents on loopback.
+ */
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { closedPortUrl, waitUntil } from "../helpers/a2aPrograms.js"
+import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
+import { validV1Card } from "../helpers/sampleCards.js"
+import { tempHome } from "../helpers/stateHome.js"
+import { closeServer, listenOnLoopback, sendJson } from "../peers/httpUtil.js"
+
+const home = tempHome()
+const relay = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
+
+interface StubAgent {
+  readonly baseUrl: string
+  /** A2A requests (not the card) received, and those whose connection closed before an answer. */
+  readonly received: Array<string>
+  readonly abandoned: Array<string>
+  close(): Promise<void>
+}
+
+/** An agent with a valid card whose A2A endpoint answers with `answer` (or never, when it returns false). */
+const startStubAgent = async (answer: (res: http.ServerResponse) => boolean): Promise<StubAgent> => {
+  const received: Array<string> = []
+  const abandoned: Array<string> = []
+  let baseUrl = ""
+  const server = http.createServer((req, res) => {
+    if (req.url === "/.well-known/agent-card.json") return sendJson(res, 200, validV1Card(baseUrl))
+    const request = `${req.method} ${req.url}`
+    received.push(request)
+    res.on("close", () => void (res.writableEnded || abandoned.push(request)))
+    req.resume()
+    answer(res)
+  })
+  baseUrl = await listenOnLoopback(server)
+  return { baseUrl, received, abandoned, close: () => closeServer(server) }
+}
+
+let silent: StubAgent
+let refusing: StubAgent
+let closedUrl: string
+
+beforeAll(async () => {
+  silent = await startStubAgent(() => false)
+  refusing = await startStubAgent((res) => {
+    res.writeHead(401, { "www-authenticate": "Bearer", "content-type": "application/json" })
+    res.end(JSON.stringify({ error: "unauthorized" }))
+    return true
+  })
+  closedUrl = await closedPortUrl()
+})
+
+afterAll(async () => {
+  await Promise.all([silent.close(), refusing.close()])
+  home.cleanup()
+})
+
+const json = <T = Record<string, unknown>>(text: string): T => JSON.parse(text) as T
+
+const jsonError = (result: CliResult) => json<{ error: { code: string; message: string; hint: string } }>(result.stderr).error
+
+describe("exit codes", () => {
+  it("0 when the command succeeds", async () => {
+    expect((await relay(["session", "list", "--json"])).code).toBe(0)
+  })
+
+  it("1 for a failure: a card file that does not exist, with a plain message", async () => {
+    const result = await relay(["card", "validate", "--file", "missing.json", "--json"])
+    expect(result.code).toBe(1)
+    expect(jsonError(result)).toMatchObject({ code: "card_file_refused", message: expect.stringMatching(/missing\.json.*no such file/) })
+    expect(result.stderr).not.toMatch(/NotFound|FileSystem|readFile/)
+  })
+
+  it("2 for a usage error, plain text without --json", async () => {
+    const result = await relay(["message", "send", "hello"])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toContain("--url")
+  })
+
+  it("2 for a usage error, as a JSON error with --json (and nothing else on stderr)", async () => {
+    const result = await relay(["message", "send", "--json", "hello"])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    const error = jsonError(result)
+    expect(error).toMatchObject({ code: "usage", message: expect.stringContaining("--url") })
+    expect(error.hint).toContain("--help")
+  })
+
+  it("3 when the agent wants authentication (HTTP 401)", async () => {
+    const result = await relay(["message", "send", "--url", refusing.baseUrl, "--json", "hi"])
+    expect(result.code).toBe(3)
+    expect(jsonError(result).code).toBe("auth_required")
+  })
+
+  it("4 when nothing listens at the agent's address", async () => {
+    const result = await relay(["message", "send", "--url", closedUrl, "--json", "hi"])
+    expect(result.code).toBe(4)
+    expect(jsonError(result).code).toBe("agent_unreachable")
+  })
+
+  it("4 when the agent gives no answer before the request timeout", async () => {
+    const result = await relay(["message", "send", "--url", silent.baseUrl, "--timeout", "1", "--json", "hi"])
+    expect(result.code).toBe(4)
+    expect(jsonError(result).code).toBe("timeout")
+  })
+
+  it("the root help lists the exit codes", async () => {
+    const result = await relay(["--help"])
+    expect(result.code).toBe(0)
+    for (const line of [/^\s+0\s+ok/m, /^\s+2\s+usage/m, /^\s+3\s+authentication/m, /^\s+4\s+agent unreachable/m, /130.*SIGINT.*143.*SIGTERM/]) {
+      expect(result.stdout).toMatch(line)
+    }
+  })
+})
+
+/** Spawns relay, waits until the agent holds its request, then sends `signal`. */
+const interrupt = (args: ReadonlyArray<string>, signal: NodeJS.Signals): Promise<CliResult> =>
+  new Promise((resolve, reject) => {
+    const before = silent.received.length
+    const child = spawn(process.execPath, [relayBin, ...args], {
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`relay ${args.join(" ")} did not end after ${signal}\nstderr: ${stderr}`))
+    }, 15_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+    waitUntil("the agent to receive the request", () => silent.received.length > before, 10_000)
+      .then(() => child.kill(signal), reject)
+  })
+
+describe("signals", () => {
+  for (const command of ["send", "stream"] as const) {
+    it(`message ${command}: SIGINT exits 130 with one line "interrupted" and aborts the request in flight`, async () => {
+      const abandonedBefore = silent.abandoned.length
+      const result = await interrupt(["message", command, "--url", silent.baseUrl, "hi"], "SIGINT")
+      expect(result.code).toBe(130)
+      expect(result.stdout).toBe("")
+      expect(result.stderr.trim().split("\n")).toEqual([expect.stringContaining("interrupted")])
+      await waitUntil("the request to be abandoned", () => silent.abandoned.length > abandonedBefore)
+    })
+
+    it(`message ${command} --json: SIGTERM exits 143 with an "interrupted" JSON error`, async () => {
+      const result = await interrupt(["message", command, "--url", silent.baseUrl, "--json", "hi"], "SIGTERM")
+      expect(result.code).toBe(143)
+      expect(result.stdout).toBe("")
+      expect(jsonError(result)).toMatchObject({ code: "interrupted", message: expect.stringContaining("SIGTERM") })
+    })
+  }
+})
+
+describe("a closed stdout", () => {
+  it("ends the command quietly with exit 0 when the reader stops early (relay … | head), never a stack trace", async () => {
+    const longCard = (baseUrl: string) => ({ ...validV1Card(baseUrl), description: "lorem ipsum dolor sit amet\n".repeat(40_000) })
+    let baseUrl = ""
+    const server = http.createServer((_req, res) => sendJson(res, 200, longCard(baseUrl)))
+    baseUrl = await listenOnLoopback(server)
+    try {
+      const result = await new Promise<CliResult>((resolve, reject) => {
+        const child = spawn(process.execPath, [relayBin, "card", "get", "--url", baseUrl], {
+          env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let stdout = ""
+        let stderr = ""
+        // Like `head -c`: read one chunk, then close the pipe while relay still has most of the card to write.
+        child.stdout.once("data", (chunk) => {
+          stdout += chunk
+          child.stdout.destroy()
+        })
+        child.stderr.on("data", (chunk) => (stderr += chunk))
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL")
+          reject(new Error(`relay did not end after its stdout closed\nstderr: ${stderr}`))
+        }, 15_000)
+        child.on("close", (code) => {
+          clearTimeout(timer)
+          resolve({ code, stdout, stderr })
+        })
+      })
+      expect(result.stdout.length).toBeGreaterThan(0)
+      expect(result.stdout.length).toBeLessThan(longCard(baseUrl).description.length)
+      expect(result.stderr).toBe("")
+      expect(result.code).toBe(0)
+    } finally {
+      await closeServer(server)
+    }
+  })
+})
+
+describe("JSON shapes (README): lists are {count, <items>}, results one object, servers' addresses on stdout", () => {
+  it("every local list is {count, <items>}", async () => {
+    for (const [args, items] of [[["session", "list"], "sessions"], [["notifications", "list"], "notifications"]] as const) {
+      const result = await relay([...args, "--json"])
+      expect(result.code).toBe(0)
+      expect(json(result.stdout)).toEqual({ count: 0, [items]: [] })
+    }
+  })
+
+  it("session clear --all --json names no agent rather than a null one", async () => {
+    const result = await relay(["session", "clear", "--all", "--json"])
+    expect(result.code).toBe(0)
+    expect(json(result.stdout)).toEqual({ all: true, cleared: 0, credentials_kept: true })
+  })
+
+  it("relay mcp --json prints its address on stdout, and a signal is its normal end (exit 0, nothing reported)", async () => {
+    const child = spawn(process.execPath, [relayBin, "mcp", "--transport", "streamable-http", "--port", "0", "--json"], {
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+    try {
+      await waitUntil("the address on stdout", () => stdout.includes("\n"), 10_000)
+      expect(json(stdout)).toEqual({ transport: "streamable-http", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/) })
+      child.kill("SIGINT")
+      expect(await exited).toBe(0)
+      expect(stderr).not.toContain("interrupted")
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  })
+})
+
+describe("--log-level and --verbose: one setting", () => {
+  const cardFetchLog = /GET \S+\/\.well-known\/agent-card\.json → 200/
+
+  it("--verbose and --log-level debug show the requests; neither shows none; given both, the more detailed wins", async () => {
+    const card = (...flags: ReadonlyArray<string>) => relay(["card", "get", "--url", refusing.baseUrl, "--json", ...flags])
+    expect((await card()).stderr).not.toMatch(cardFetchLog)
+    expect((await card("--verbose")).stderr).toMatch(cardFetchLog)
+    // After the command's own options too, where @effect/cli's built-in refused it.
+    expect((await card("--log-level", "debug")).stderr).toMatch(cardFetchLog)
+    expect((await card("--log-level=error", "--verbose")).stderr).toMatch(cardFetchLog)
+  })
+
+  it("--log-level none silences warnings, --log-level error too; the default shows them; a bad level is a usage error", async () => {
+    const loose = tempHome()
+    Fs.mkdirSync(loose.stateDir, { mode: 0o755 })
+    Fs.chmodSync(loose.stateDir, 0o755)
+    try {
+      const list = (...flags: ReadonlyArray<string>) => runRelay(["session", "list", ...flags], { stateDir: loose.stateDir })
+      expect((await list()).stderr).toContain("readable by other users")
+      for (const level of ["none", "error"]) {
+        const quiet = await list("--log-level", level)
+        expect(quiet.code).toBe(0)
+        expect(quiet.stderr).toBe("")
+      }
+      expect((await list("--log-level", "loud")).code).toBe(2)
+    } finally {
+      loose.cleanup()
+    }
+  })
+})
