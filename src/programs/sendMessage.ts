@@ -16,6 +16,8 @@ import {
   answersTurn,
   followStream,
   followTask,
+  ignoreUpdates,
+  makeReporter,
   type OnSnapshot,
   type OnUpdate,
   presentForTurn,
@@ -152,13 +154,18 @@ const converse = (
     const before = yield* statusBefore(target, request.message.taskId)
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
-    const save = (task: V1.Task) =>
-      saveTurn(target, request, messageResult({ task: presentForTurn(turn, task) })).pipe(
+    // The session is written when the task or its state changes, not on every stream event.
+    const lastSaved = yield* Ref.make("")
+    const save = (task: V1.Task) => {
+      const result = messageResult({ task: presentForTurn(turn, task) })
+      return Ref.getAndSet(lastSaved, `${result.task_id} ${result.state}`).pipe(
+        Effect.flatMap((before) => (before === `${result.task_id} ${result.state}` ? Effect.void : saveTurn(target, request, result))),
         Effect.provideService(SessionStore, store),
         Effect.ignore
       )
+    }
     const onSnapshot = (task: V1.Task) => Effect.zipRight(track(task), save(task))
-    const follow = { onUpdate: input.onUpdate, onSnapshot, turn }
+    const follow = { onUpdate: input.onUpdate, report: yield* makeReporter(input.onUpdate ?? ignoreUpdates), onSnapshot, turn }
     const sending = input.stream === true
       ? followStream(target.agentUrl, client.stream(target, request), follow)
       : Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))

@@ -87,10 +87,12 @@ export const answersTurn = (turn: Turn, task: V1.Task, now: number): boolean => 
  * The task as the caller should see it during a turn: the status the message found, seen again,
  * is the agent not having answered yet, so it reads as working (without the old question).
  */
-export const presentForTurn = (turn: Turn | undefined, task: V1.Task): V1.Task =>
-  turn === undefined || !isSettled(task) || compareStatus(task, turn.before) === "new"
-    ? task
-    : { ...task, status: { state: "TASK_STATE_WORKING", ...(task.status.timestamp === undefined ? {} : { timestamp: task.status.timestamp }) } }
+export const presentForTurn = (turn: Turn | undefined, task: V1.Task): V1.Task => {
+  if (turn === undefined || !isSettled(task) || compareStatus(task, turn.before) === "new") return task
+  // The history holds the old question too, and the text would fall back to it.
+  const { history: _oldQuestion, ...rest } = task
+  return { ...rest, status: { state: "TASK_STATE_WORKING", ...(task.status.timestamp === undefined ? {} : { timestamp: task.status.timestamp }) } }
+}
 
 // ---------------------------------------------------------------------------
 // Following
@@ -98,7 +100,7 @@ export const presentForTurn = (turn: Turn | undefined, task: V1.Task): V1.Task =
 const deltaOf = (before: string, after: string) => (after.startsWith(before) ? after.slice(before.length) : after)
 
 /** Reports a snapshot to the door when its state or text changed since the last report. */
-const makeReporter = (onUpdate: OnUpdate) =>
+export const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
   Effect.map(Ref.make<{ state?: V1.TaskState; text: string }>({ text: "" }), (shown) => (task: V1.Task) =>
     Effect.flatMap(Ref.get(shown), (last) => {
       const text = resultText(task)
@@ -109,8 +111,16 @@ const makeReporter = (onUpdate: OnUpdate) =>
       )
     }))
 
+/** Tells the door about a snapshot when it shows something new. */
+export type Reporter = (task: V1.Task) => Effect.Effect<void>
+
 export interface FollowOptions {
   readonly onUpdate?: OnUpdate | undefined
+  /**
+   * One reporter for a whole conversation, so the legs of one follow (a stream, then a
+   * subscription, then polls) never report the same text twice.
+   */
+  readonly report?: Reporter | undefined
   readonly onSnapshot?: OnSnapshot | undefined
   /** The message this follows; without one, any settled state ends the following. */
   readonly turn?: Turn | undefined
@@ -129,7 +139,7 @@ export const followStream = (
   options: FollowOptions = {}
 ): Effect.Effect<V1.SendMessageResponse, A2aClientError> =>
   Effect.gen(function*() {
-    const report = yield* makeReporter(options.onUpdate ?? ignoreUpdates)
+    const report = options.report ?? (yield* makeReporter(options.onUpdate ?? ignoreUpdates))
     const snapshot = yield* Ref.make<V1.Task | undefined>(undefined)
     const message = yield* Ref.make<V1.Message | undefined>(undefined)
     const answered = yield* Ref.make(false)
@@ -167,24 +177,33 @@ type FollowTaskOptions = FollowOptions & { readonly historyLength?: number | und
 export const followTask = (target: Target, taskId: string, options: FollowTaskOptions = {}) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const poll = yield* makePoller(target, taskId, options)
+    const follow = { ...options, report: options.report ?? (yield* makeReporter(options.onUpdate ?? ignoreUpdates)) }
+    const poll = yield* makePoller(target, taskId, follow)
     const first = yield* poll
     if (first.done) return first.task
     const card = yield* Effect.option(client.discover(target))
-    if (Option.isSome(card) && card.value.card.capabilities.streaming === true) {
-      const streamed = yield* Effect.option(followStream(target.agentUrl, client.subscribe(target, { id: taskId }), options))
-      if (Option.isSome(streamed) && "task" in streamed.value && (yield* isDone(options.turn, streamed.value.task))) {
-        return streamed.value.task
-      }
-    }
-    return yield* pollUntilDone(poll)
+    if (Option.isNone(card) || card.value.card.capabilities.streaming !== true) return yield* pollUntilDone(poll)
+    const viaStream = Effect.option(followStream(target.agentUrl, client.subscribe(target, { id: taskId }), follow)).pipe(
+      Effect.flatMap((streamed) => {
+        const task = Option.isSome(streamed) && "task" in streamed.value ? streamed.value.task : undefined
+        return task === undefined
+          ? pollUntilDone(poll)
+          : Effect.flatMap(isDone(follow.turn, task), (done) => (done ? Effect.succeed(task) : pollUntilDone(poll)))
+      })
+    )
+    // A stream can fall silent without ending (a dropped final event; an agent whose statuses
+    // carry no marks, so only time tells an answer): polling joins after a grace period.
+    return yield* Effect.race(viaStream, Effect.zipRight(Effect.sleep(STREAM_GRACE), pollUntilDone(poll)))
   })
+
+/** How long a subscription alone is trusted before polling joins it. */
+const STREAM_GRACE = Duration.seconds(5)
 
 /** One GetTask: the task, reported and tracked, and whether it ends the following. */
 const makePoller = (target: Target, taskId: string, options: FollowTaskOptions) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const report = yield* makeReporter(options.onUpdate ?? ignoreUpdates)
+    const report = options.report ?? (yield* makeReporter(options.onUpdate ?? ignoreUpdates))
     return Effect.gen(function*() {
       const task = yield* client.getTask(target, {
         id: taskId,

@@ -3,14 +3,16 @@
  * agent's task in the session, so every door sees the latest state.
  */
 import { Duration, Effect } from "effect"
+import { a2aErrorByCode } from "../domain/a2a/errors.js"
 import { resultText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
+import type { ProtocolError } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget } from "./agentTarget.js"
-import { followStream, followTask, type OnUpdate, withinWait } from "./taskUpdates.js"
+import { followStream, followTask, ignoreUpdates, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
   readonly taskId: string
@@ -119,16 +121,29 @@ export interface FollowTaskInput extends TaskInput {
   readonly onUpdate?: OnUpdate | undefined
 }
 
-/** Re-attaches to a running task's stream (the agent sends the current task first). */
+/**
+ * Re-attaches to a running task's stream (the agent sends the current task first). A task that
+ * finished meanwhile cannot be subscribed to (UnsupportedOperation): then its final state is the
+ * answer, reported like the last event of a stream.
+ */
 export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
-  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { onUpdate: input.onUpdate })
-  if (!("task" in answer)) return yield* client.getTask(target, { id: input.taskId }).pipe(Effect.map(taskView))
-  yield* rememberTask(target, answer.task)
-  return taskView(answer.task)
+  const finalState = client.getTask(target, { id: input.taskId }).pipe(
+    Effect.tap((task) => (input.onUpdate ?? ignoreUpdates)({ view: taskView(task), delta: resultText(task) }))
+  )
+  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { onUpdate: input.onUpdate }).pipe(
+    Effect.catchTag("ProtocolError", (error) =>
+      isUnsupportedOperation(error) ? Effect.map(finalState, (task) => ({ task })) : Effect.fail(error))
+  )
+  const task = "task" in answer ? answer.task : yield* finalState
+  yield* rememberTask(target, task)
+  return taskView(task)
 })
+
+const isUnsupportedOperation = (error: ProtocolError) =>
+  (error.reason ?? a2aErrorByCode(error.a2aCode)?.reason) === "UNSUPPORTED_OPERATION"
 
 export interface WaitForTaskInput extends FollowTaskInput {
   readonly maxWait: Duration.DurationInput

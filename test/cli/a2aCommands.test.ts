@@ -36,7 +36,6 @@ import {
   dataPartFor,
   echoText,
   INPUT_REQUIRED_QUESTION,
-  SLOW_TASK_MS,
   withBehaviour
 } from "../peers/behaviours.js"
 import type { RecordedRequest } from "../peers/httpUtil.js"
@@ -195,16 +194,13 @@ describe("relay message send / stream", () => {
   })
 
   it("--stream-idle-timeout ends a stream that falls silent, saving the task for a later resubscribe", async () => {
-    const started = Date.now()
     const result = await relay([
       "message", "stream", "--url", sdk.baseUrl, "--stream-idle-timeout", "1", "--json", withBehaviour("slow-cancellable", "quiet")
     ])
     expect(result.code).toBe(1)
     expect(json(result.stderr)).toMatchObject({ error: { code: "timeout" } })
-    // The slow task runs ~3 s; the idle limit ended the wait after ~1 s of silence.
-    // The state saved below (working) shows the idle limit, not the task's end, stopped the wait;
-    // the time only has to stay short of the slow task's end plus start-up on a busy machine.
-    expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS + 1_000)
+    // The slow task runs ~3 s. The timeout error and the state saved below (working) show that the idle limit, not the
+    // task's end, stopped the wait; wall time on a busy machine would prove nothing more.
     expect(session(sdk.baseUrl)).toMatchObject({ last_state: "working" })
   })
 

@@ -9,7 +9,8 @@ import * as V1 from "../../src/domain/a2a/v1.js"
 import { AgentUnreachable, type A2aClientError, UnsupportedOperation } from "../../src/domain/clientErrors.js"
 import type { SessionRecord } from "../../src/domain/session.js"
 import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
-import type { TaskUpdate } from "../../src/programs/taskUpdates.js"
+import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
+import { resultText } from "../../src/domain/a2a/text.js"
 import { A2aClient } from "../../src/services/A2aClient.js"
 import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
 import {
@@ -497,4 +498,35 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
       expect(error).toMatchObject({ _tag: "UnsupportedOperation", code: "unsupported_operation" })
       expect(sentMessages(noPush.requests.slice(before))).toHaveLength(0)
     }).pipe(Effect.provide(ProgramLayer)))
+})
+
+describe("a turn's answer (taskUpdates)", () => {
+  const asked: V1.Task = {
+    id: "t",
+    contextId: "c",
+    status: { state: "TASK_STATE_INPUT_REQUIRED", timestamp: "2026-01-01T00:00:00.000Z", message: agentText("Which city?") },
+    history: [agentText("Which city?"), { messageId: "u", role: "ROLE_USER", parts: [{ text: "Lisbon" }] }]
+  }
+  const turn: Turn = { before: statusMark(asked), sentAt: 0 }
+
+  it("the status the message found, published again, is no answer and shows nothing of the old question", () => {
+    expect(answersTurn(turn, asked, 60_000)).toBe(false)
+    const shown = presentForTurn(turn, asked)
+    expect(shown.status.state).toBe("TASK_STATE_WORKING")
+    expect(resultText(shown)).toBe("")
+  })
+
+  it("a new question, a new time or another state is the answer", () => {
+    const later = { ...asked, status: { ...asked.status, timestamp: "2026-01-01T00:00:01.000Z" } }
+    const second = { ...asked, status: { ...asked.status, message: agentText("Which date?") } }
+    const done = { ...asked, status: { state: "TASK_STATE_COMPLETED" as const } }
+    expect([later, second, done].map((task) => answersTurn(turn, task, 0))).toEqual([true, true, true])
+  })
+
+  it("without marks, the same status is taken as the answer only after the settle window", () => {
+    const unmarked: V1.Task = { id: "t", status: { state: "TASK_STATE_INPUT_REQUIRED" } }
+    const blind: Turn = { before: statusMark(unmarked), sentAt: 0 }
+    expect(answersTurn(blind, unmarked, 1000)).toBe(false)
+    expect(answersTurn(blind, unmarked, 3000)).toBe(true)
+  })
 })

@@ -186,11 +186,17 @@ describe("resubscribe", () => {
       expect(updates.map((u) => u.delta).join("")).toBe(echoText("later"))
     }).pipe(Effect.provide(ProgramLayer)))
 
-  it.live("a finished task has no stream to rejoin: an error, not a hang", () =>
+  it.live("a finished task has no stream to rejoin: its final state is the answer, reported once, not a hang", () =>
     Effect.gen(function*() {
       const done = yield* send(sdk.baseUrl, "finished")
-      const error = yield* Effect.flip(resubscribe({ agentUrl: sdk.baseUrl, taskId: done.task_id! })).pipe(Effect.timeout("10 seconds"))
-      expect(error).toMatchObject({ code: "protocol_error" })
+      const updates: Array<TaskUpdate> = []
+      const view = yield* resubscribe({
+        agentUrl: sdk.baseUrl,
+        taskId: done.task_id!,
+        onUpdate: (update) => Effect.sync(() => updates.push(update))
+      }).pipe(Effect.timeout("10 seconds"))
+      expect(view).toMatchObject({ task_id: done.task_id, state: "completed", text: echoText("finished") })
+      expect(updates.map((update) => update.delta)).toEqual([echoText("finished")])
     }).pipe(Effect.provide(ProgramLayer)))
 })
 
