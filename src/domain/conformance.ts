@@ -79,6 +79,7 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   check({ id: "streaming.subscribe-unknown", group: "streaming", severity: "must", needs: ["streaming"], title: "Subscribing to an unknown task fails with TaskNotFound", spec: { "1.0": "§3.1.6", "0.3": "§7.9" } }),
   // push
   check({ id: "push.config-roundtrip", group: "push", severity: "must", needs: ["push"], title: "A push config can be created, read, listed and deleted", spec: { "1.0": "§3.1.7–§3.1.10", "0.3": "§7.5–§7.8" } }),
+  check({ id: "push.delivery", group: "push", severity: "should", needs: ["push"], title: "A task registered with a push config posts its updates to the webhook", spec: { "1.0": "§3.1.2 (taskPushNotificationConfig), Push Notifications", "0.3": "§9.5 Push Notifications" } }),
   // auth
   check({ id: "auth.refused-without-credentials", group: "auth", severity: "must", needs: ["auth"], title: "A request without credentials is refused with 401 or 403", spec: { "1.0": "§7 Authentication and Authorization", "0.3": "§4 Authentication and Authorization" } }),
   check({ id: "auth.challenge", group: "auth", severity: "should", needs: ["auth"], title: "A 401 names the scheme in WWW-Authenticate", spec: { "1.0": "§7 Authentication and Authorization", "0.3": "§4.4" } }),
