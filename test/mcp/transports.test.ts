@@ -27,7 +27,7 @@ import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { HOSTILE_MESSAGES, leaksInternals, oversizedCall } from "./hostileMessages.js"
 
 const BEARER = "live-sharing-bearer-0123456789"
-const TOOL_COUNT = 17
+const TOOL_COUNT = 18
 const INSPECTOR = fileURLToPath(new URL("../../node_modules/.bin/mcp-inspector", import.meta.url))
 
 const home = tempHome()
