@@ -4,12 +4,13 @@
  * 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable).
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
+import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import type { Binding, ProtocolVersion } from "../domain/a2a/dialects.js"
 import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
 import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckAgentInput } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
+import { checkReceiverLayer } from "../servers/webhook/checkReceiver.js"
 import { RawHttpLive } from "../services/RawHttp.js"
 import { json, verbose, within } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
@@ -138,7 +139,8 @@ export const checkCommand = Command.make(
   { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey },
   (values) =>
     Effect.flatMap(inputOf(values), checkAgent).pipe(
-      Effect.provide(RawHttpLive),
+      // The receiver of push.delivery listens on loopback for the length of the run.
+      Effect.provide(Layer.merge(RawHttpLive, checkReceiverLayer)),
       Effect.flatMap((report) => publish(values, report)),
       // A CommandFailed is the exit code of a report already printed; anything else is reported now.
       Effect.catchAll((error) =>

@@ -49,41 +49,42 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   // card: once per agent
   check({ id: "card.served", group: "card", severity: "must", scope: "agent", title: "The card is served as JSON at the well-known path", spec: { "1.0": "§8.2", "0.3": "§5.3" } }),
   check({ id: "card.valid", group: "card", severity: "must", scope: "agent", title: "The card has every required field, well formed", spec: { "1.0": "§4.4.1", "0.3": "§5.5" } }),
-  check({ id: "card.interfaces", group: "card", severity: "must", scope: "agent", title: "The card declares an interface with a URL, a binding and a protocol version", spec: { "1.0": "§8.3", "0.3": "§5.6" } }),
-  check({ id: "card.caching", group: "card", severity: "should", scope: "agent", title: "The card is served with Cache-Control or ETag", spec: { "1.0": "§8.6" } }),
+  check({ id: "card.interfaces", group: "card", severity: "must", scope: "agent", title: "The card declares an interface with a URL, a binding and a protocol version", spec: { "1.0": "§8.3.1", "0.3": "§5.6" } }),
+  check({ id: "card.caching", group: "card", severity: "should", scope: "agent", title: "The card is served with Cache-Control or ETag", spec: { "1.0": "§8.6.1" } }),
   // transport: the envelope, per interface
-  check({ id: "transport.parse-error", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "Malformed JSON is answered with -32700", spec: { "1.0": "§9.4", "0.3": "§8.1" } }),
-  check({ id: "transport.invalid-request", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "A request without a method is answered with -32600", spec: { "1.0": "§9.4", "0.3": "§8.1" } }),
-  check({ id: "transport.method-not-found", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "An unknown method is answered with -32601 and the request's id", spec: { "1.0": "§9.4", "0.3": "§8.1" } }),
-  check({ id: "transport.json-content-type", group: "transport", severity: "must", title: "Answers are JSON with a JSON content type", spec: { "1.0": "§9.1, §11.1", "0.3": "§3.2" } }),
+  check({ id: "transport.parse-error", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "Malformed JSON is answered with -32700", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
+  check({ id: "transport.invalid-request", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "A request without a method is answered with -32600", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
+  check({ id: "transport.method-not-found", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "An unknown method is answered with -32601 and the request's id", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
+  check({ id: "transport.json-content-type", group: "transport", severity: "must", title: "Answers are JSON with a JSON content type", spec: { "1.0": "§9.1, §11.1", "0.3": "§3.2.1, §3.2.3" } }),
   check({ id: "transport.version-refused", group: "transport", severity: "must", versions: ["1.0"], title: "An A2A-Version the interface does not declare is refused with VersionNotSupported", spec: { "1.0": "§3.6.2" } }),
   check({ id: "transport.rest-error-status", group: "transport", severity: "must", bindings: REST_ONLY, title: "A REST error has a 4xx status and an error body", spec: { "1.0": "§11.6", "0.3": "§3.2.3" } }),
   // messaging
   check({ id: "messaging.send", group: "messaging", severity: "must", title: "A text message is answered with a Task or a Message", spec: { "1.0": "§3.1.1", "0.3": "§7.1" } }),
   check({ id: "messaging.task-shape", group: "messaging", severity: "must", title: "A returned Task has an id, a context id and a known state", spec: { "1.0": "§4.1.1", "0.3": "§6.1" } }),
   check({ id: "messaging.unknown-task", group: "messaging", severity: "must", title: "A message naming an unknown task is refused with TaskNotFound", spec: { "1.0": "§3.1.1", "0.3": "§7.1" } }),
-  check({ id: "messaging.invalid-params", group: "messaging", severity: "should", title: "A message without parts is refused as invalid parameters", spec: { "1.0": "§3.1.1", "0.3": "§8.1" } }),
+  check({ id: "messaging.invalid-params", group: "messaging", severity: "should", title: "A message without parts is refused as invalid parameters", spec: { "1.0": "§3.3.2, §4.1.4", "0.3": "§8.1" } }),
   check({ id: "messaging.context-kept", group: "messaging", severity: "should", title: "A follow-up in the same context keeps its context id", spec: { "1.0": "§3.4.1", "0.3": "§6.1" } }),
   // tasks
   check({ id: "tasks.get", group: "tasks", severity: "must", title: "GetTask returns the task just created", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
   check({ id: "tasks.get-unknown", group: "tasks", severity: "must", title: "GetTask of an unknown id fails with TaskNotFound", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
-  check({ id: "tasks.history-length", group: "tasks", severity: "should", title: "GetTask with historyLength 0 returns no history", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
+  check({ id: "tasks.history-length", group: "tasks", severity: "should", title: "GetTask with historyLength 0 returns no history", spec: { "1.0": "§3.2.4", "0.3": "§7.3.1" } }),
   check({ id: "tasks.list", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks returns tasks and a nextPageToken", spec: { "1.0": "§3.1.4" } }),
   check({ id: "tasks.cancel-terminal", group: "tasks", severity: "must", title: "Cancelling a finished task fails with TaskNotCancelable", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
   check({ id: "tasks.cancel-working", group: "tasks", severity: "should", needs: ["working-task"], title: "Cancelling a working task returns it canceled", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
   // streaming
   check({ id: "streaming.content-type", group: "streaming", severity: "must", needs: ["streaming"], title: "A streaming message is answered with text/event-stream", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
-  check({ id: "streaming.framing", group: "streaming", severity: "must", needs: ["streaming"], title: "Every SSE event is data: lines of one JSON value, ended by a blank line", spec: { "1.0": "§3.1.2 (SSE)", "0.3": "§7.2 (SSE)" } }),
+  check({ id: "streaming.framing", group: "streaming", severity: "must", needs: ["streaming"], title: "Every SSE event is data: lines of one JSON value, ended by a blank line", spec: { "1.0": "§9.4.2, §11.7", "0.3": "§3.3" } }),
   check({ id: "streaming.first-event", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream starts with a Task, or is one Message alone", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
   check({ id: "streaming.closes", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream closes once the task is finished or interrupted", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
   check({ id: "streaming.subscribe-unknown", group: "streaming", severity: "must", needs: ["streaming"], title: "Subscribing to an unknown task fails with TaskNotFound", spec: { "1.0": "§3.1.6", "0.3": "§7.9" } }),
   // push
   check({ id: "push.config-roundtrip", group: "push", severity: "must", needs: ["push"], title: "A push config can be created, read, listed and deleted", spec: { "1.0": "§3.1.7–§3.1.10", "0.3": "§7.5–§7.8" } }),
+  check({ id: "push.delivery", group: "push", severity: "should", needs: ["push"], title: "A task registered with a push config posts its updates to the webhook", spec: { "1.0": "§3.5.3", "0.3": "§9.5" } }),
   // auth
-  check({ id: "auth.refused-without-credentials", group: "auth", severity: "must", needs: ["auth"], title: "A request without credentials is refused with 401 or 403", spec: { "1.0": "§7 Authentication and Authorization", "0.3": "§4 Authentication and Authorization" } }),
-  check({ id: "auth.challenge", group: "auth", severity: "should", needs: ["auth"], title: "A 401 names the scheme in WWW-Authenticate", spec: { "1.0": "§7 Authentication and Authorization", "0.3": "§4.4" } }),
+  check({ id: "auth.refused-without-credentials", group: "auth", severity: "must", needs: ["auth"], title: "A request without credentials is refused with 401 or 403", spec: { "1.0": "§7.4", "0.3": "§4.4" } }),
+  check({ id: "auth.challenge", group: "auth", severity: "should", needs: ["auth"], title: "A 401 names the scheme in WWW-Authenticate", spec: { "1.0": "§7.4", "0.3": "§4.4" } }),
   // equivalence: across the interfaces of one agent
-  check({ id: "equivalence.task-visible", group: "equivalence", severity: "should", scope: "across", title: "A task created over one interface is found, in the same state, over every other", spec: { "1.0": "§5 Protocol Binding Requirements" } })
+  check({ id: "equivalence.task-visible", group: "equivalence", severity: "must", scope: "across", title: "A task created over one interface is found, in the same state, over every other", spec: { "1.0": "§5.1", "0.3": "§3.4.1" } })
 ]
 
 export const checkById = (id: string): CheckSpec | undefined => CHECKS.find((spec) => spec.id === id)

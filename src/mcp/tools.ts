@@ -6,7 +6,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { FileSystem, HttpClient } from "@effect/platform"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import * as z from "zod"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
@@ -21,6 +21,7 @@ import { cancelTask, getTask, listTasks, waitForTask } from "../programs/tasks.j
 import { checkAgent } from "../programs/check/checkAgent.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import { RequestTimeout } from "../domain/clientErrors.js"
+import { checkReceiverLayer } from "../servers/webhook/checkReceiver.js"
 import { RawHttpLive } from "../services/RawHttp.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
@@ -466,7 +467,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
             say(`${group}${results[0]?.interface ? ` (${results[0].interface.protocol} ${results[0].interface.binding})` : ""}: ` +
               `${results.filter((r) => r.status === "passed").length}/${results.length} passed`)
         }), heartbeat).pipe(
-        Effect.provide(RawHttpLive),
+        // As in relay check: push.delivery's receiver listens on loopback for the length of the run.
+        Effect.provide(Layer.merge(RawHttpLive, checkReceiverLayer)),
         Effect.timeoutFail({
           duration: CHECK_WAIT_LIMIT,
           onTimeout: () => new RequestTimeout({ url: args.agent_url, after: Duration.format(CHECK_WAIT_LIMIT), limit: "wait" })

@@ -38,6 +38,8 @@ describe("relay check against relay's own agent", () => {
     }
     expect(resultsOf(report, "equivalence.task-visible").map((r) => r.status)).toEqual(["passed"])
     expect(resultsOf(report, "push.config-roundtrip").map((r) => r.status)).toEqual(["passed", "passed", "passed", "passed"])
+    // A real delivery, to the receiver the run starts on loopback, on every interface.
+    expect(resultsOf(report, "push.delivery").map((r) => r.status)).toEqual(["passed", "passed", "passed", "passed"])
     // No credentials asked for: the auth checks say why they did not run.
     expect(resultsOf(report, "auth.refused-without-credentials")[0]?.detail).toMatch(/asks for no credentials/)
   }, 30_000)
@@ -118,6 +120,7 @@ describe("relay check against the official SDK servers", () => {
     // v0.3 has no ListTasks and no A2A-Version negotiation: those checks are not run at all.
     expect(resultsOf(report, "tasks.list")).toEqual([])
     expect(resultsOf(report, "push.config-roundtrip").map((r) => r.status)).toEqual(["passed", "passed"])
+    expect(resultsOf(report, "push.delivery").map((r) => r.status)).toEqual(["passed", "passed"])
     expect(resultsOf(report, "streaming.subscribe-unknown")[1]?.detail).toMatch(/InternalError/)
     expect(resultsOf(report, "transport.version-refused")).toEqual([])
   }, 30_000)

@@ -3,10 +3,11 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer } from "effect"
 import type { CheckReport, CheckResult } from "../../src/domain/conformance.js"
 import { checkAgent, type CheckAgentInput } from "../../src/programs/check/checkAgent.js"
+import { checkReceiverLayer } from "../../src/servers/webhook/checkReceiver.js"
 import { RawHttpLive } from "../../src/services/RawHttp.js"
 import { ProgramLayer } from "../helpers/a2aPrograms.js"
 
-const CheckLayer = Layer.mergeAll(ProgramLayer, RawHttpLive.pipe(Layer.provide(NodeHttpClient.layerUndici)))
+const CheckLayer = Layer.mergeAll(ProgramLayer, RawHttpLive.pipe(Layer.provide(NodeHttpClient.layerUndici)), checkReceiverLayer)
 
 export const runCheck = (agentUrl: string, input: Partial<CheckAgentInput> = {}): Promise<CheckReport> =>
   Effect.runPromise(

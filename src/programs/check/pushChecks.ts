@@ -1,13 +1,15 @@
 /**
  * The push group: a push config registered on a task the run created can be read back, listed and
- * deleted. The config's URL is the discard port of loopback: nothing is ever delivered anywhere
- * (the task is already finished, so no event is due either).
+ * deleted (its URL is loopback's discard port, and the task is finished: nothing is delivered); and
+ * a task registered with the run's own loopback receiver really posts to it.
  */
-import { Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { failed, passed } from "../../domain/conformance.js"
+import { failed, passed, skipped } from "../../domain/conformance.js"
+import { isLoopbackHost } from "../../domain/hosts.js"
+import { PushReceiver } from "../../services/PushReceiver.js"
 import { A2aClient } from "../../services/A2aClient.js"
-import { firstTask, type InterfaceContext, orFailed } from "./context.js"
+import { firstTask, type InterfaceContext, orFailed, sendCounted, userMessage } from "./context.js"
 
 export const UNREACHED_WEBHOOK = "http://127.0.0.1:9/relay-check"
 
@@ -29,4 +31,24 @@ const roundTrip = (ctx: InterfaceContext) =>
     return after._tag === "Left" ? passed(`config ${made.id} created, read, listed and deleted`) : failed("the config can still be read after it was deleted")
   }))
 
-export const pushChecks = { "push.config-roundtrip": roundTrip } as const
+/** A task registered with a push config: its updates must reach the run's own receiver. */
+const delivery = (ctx: InterfaceContext) =>
+  orFailed(Effect.gen(function*() {
+    const receiver = yield* Effect.serviceOption(PushReceiver)
+    if (Option.isNone(receiver)) return skipped("no webhook receiver runs with this door")
+    const host = new URL(ctx.target.agentUrl).hostname
+    if (!isLoopbackHost(host)) return skipped(`relay's receiver listens on loopback, and the agent at ${host} is not on this machine`)
+    const path = `/relay-check/${randomUUID()}`
+    const url = receiver.value.urlFor(path)
+    const answer = yield* sendCounted(ctx, {
+      message: userMessage(),
+      configuration: { taskPushNotificationConfig: { url, token: `relay-check-${randomUUID()}` } }
+    })
+    if (!("task" in answer)) return skipped("the agent answered with a Message: there is no task to notify about")
+    const post = yield* receiver.value.awaitPost(path, ctx.timeout)
+    return Option.isSome(post)
+      ? passed(`a ${post.value.protocol} ${post.value.kind} for task ${post.value.task_id ?? "?"}${post.value.token_present ? ", with the token" : ""}`)
+      : failed(`no notification reached ${url} within ${Duration.format(ctx.timeout)} (an agent that refuses loopback webhooks cannot pass this)`)
+  }))
+
+export const pushChecks = { "push.config-roundtrip": roundTrip, "push.delivery": delivery } as const
