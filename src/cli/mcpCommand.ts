@@ -7,6 +7,7 @@ import { parseOrigin } from "../mcp/httpGuards.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import { mcpClientCommands } from "./mcpClientCommands.js"
 import { outputOptions, portOption, within } from "./options.js"
 import { reportError, writeErr } from "./output.js"
 
@@ -70,5 +71,6 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
     Logger.withMinimumLogLevel(options.verbose ? LogLevel.Debug : LogLevel.Info)
   )).pipe(
-  Command.withDescription("Run the MCP server that lets AI assistants use A2A agents")
+  Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),
+  Command.withSubcommands(mcpClientCommands)
 )
