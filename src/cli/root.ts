@@ -3,6 +3,7 @@ import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
+import { doctorCommand } from "./doctorCommand.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
 import { notificationsCommand } from "./notificationCommands.js"
@@ -20,7 +21,8 @@ export const relay = Command.make("relay").pipe(
     sessionCommand,
     authCommand,
     serverCommand,
-    notificationsCommand
+    notificationsCommand,
+    doctorCommand
   ])
 )
 
