@@ -3,6 +3,7 @@ import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
+import { completionsCommand } from "./completions.js"
 import { doctorCommand } from "./doctorCommand.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
@@ -22,7 +23,8 @@ export const relay = Command.make("relay").pipe(
     authCommand,
     serverCommand,
     notificationsCommand,
-    doctorCommand
+    doctorCommand,
+    completionsCommand((): Command.Command<any, any, any, any> => relay)
   ])
 )
 
