@@ -11,6 +11,8 @@ await build({
   target: "node20",
   sourcemap: true,
   logLevel: "warning",
+  // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   // CommonJS dependencies inside an ESM bundle still call require() for Node built-ins.
   banner: { js: "import { createRequire as __relayRequire } from 'node:module'; const require = __relayRequire(import.meta.url);" }
 })

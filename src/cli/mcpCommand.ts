@@ -8,6 +8,7 @@ import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import { untilStopped } from "./ending.js"
+import { mcpClientCommands } from "./mcpClientCommands.js"
 import { outputOptions, portOption, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
@@ -71,5 +72,6 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
     withLogLevel(options, LogLevel.Info)
   )).pipe(
-  Command.withDescription("Run the MCP server that lets AI assistants use A2A agents")
+  Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),
+  Command.withSubcommands(mcpClientCommands)
 )

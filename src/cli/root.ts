@@ -4,6 +4,8 @@ import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
 import { checkCommand } from "./checkCommand.js"
+import { completionsCommand } from "./completions.js"
+import { doctorCommand } from "./doctorCommand.js"
 import { EXIT_CODES_HELP } from "./exitCodes.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
@@ -26,7 +28,9 @@ export const relay = Command.make("relay").pipe(
     sessionCommand,
     authCommand,
     serverCommand,
-    notificationsCommand
+    notificationsCommand,
+    doctorCommand,
+    completionsCommand((): Command.Command<any, any, any, any> => relay)
   ])
 )
 

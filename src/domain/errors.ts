@@ -155,3 +155,32 @@ export class SavedTaskRefused extends Schema.TaggedError<SavedTaskRefused>()("Sa
     ]
   }
 }
+
+/** An MCP client's configuration file that relay cannot parse; it was left exactly as it was. */
+export class ClientConfigUnparsable extends Schema.TaggedError<ClientConfigUnparsable>()("ClientConfigUnparsable", {
+  file: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "client_config_unparsable"
+  override get message() {
+    return `Cannot parse ${this.file}: ${this.reason}; nothing was changed`
+  }
+  get hint() {
+    return "Fix the file by hand (or move it aside), then run the command again."
+  }
+}
+
+/** An MCP client's configuration file that cannot be read or written. */
+export class ClientConfigUnavailable extends Schema.TaggedError<ClientConfigUnavailable>()("ClientConfigUnavailable", {
+  file: Schema.String,
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "client_config_unavailable"
+  override get message() {
+    return `Cannot ${this.operation} ${this.file}: ${this.reason}`
+  }
+  get hint() {
+    return "Check that the folder exists and that you may write to it."
+  }
+}

@@ -144,6 +144,15 @@ const declaredVersion = (text: string): number | undefined => {
   return undefined
 }
 
+/** Why the text is not a store this relay can use, or undefined when it is; reads only (relay doctor). */
+export const storeFileProblem = (text: string): string | undefined => {
+  const decoded = decodeStoreFile(text)
+  if (Either.isRight(decoded)) return undefined
+  const version = declaredVersion(text)
+  if (version !== undefined && version > STORE_FORMAT_VERSION) return `format version ${version} is newer than this relay`
+  return ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"
+}
+
 // Contention budget: 8 processes hammering one file must all get through, and a lock left by a
 // killed process goes stale after 2 s (proper-lockfile's minimum), so retry for up to ~10 s.
 const LOCK_OPTIONS = {

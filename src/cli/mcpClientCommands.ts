@@ -1,0 +1,68 @@
+/** `relay mcp install|uninstall|config`: connect an MCP client to relay without editing its files by hand. */
+import { Command, Options } from "@effect/cli"
+import { DEFAULT_SERVER_NAME, MCP_CLIENTS, mcpClients, SCOPES } from "../domain/mcpClients.js"
+import { type ClientTarget, type InstallResult, installMcpClient, mcpClientSnippet, uninstallMcpClient } from "../programs/mcpClients.js"
+import { ClientConfigFilesLive } from "../services/ClientConfigFiles.js"
+import { outputOptions } from "./options.js"
+import { render, type Style } from "./output.js"
+
+const client = Options.choice("client", MCP_CLIENTS).pipe(
+  Options.withDescription(`The MCP client: ${MCP_CLIENTS.join(", ")}`)
+)
+const scope = Options.choice("scope", SCOPES).pipe(
+  Options.withDescription("user (default: every project) or project (the current folder's configuration)"),
+  Options.withDefault("user" as const)
+)
+const name = Options.text("name").pipe(
+  Options.withDescription(`The server's name in the client (default ${DEFAULT_SERVER_NAME})`),
+  Options.withDefault(DEFAULT_SERVER_NAME)
+)
+const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("Say what would change; write nothing"))
+
+const actionWords: Record<InstallResult["action"], string> = {
+  added: "Added",
+  updated: "Updated",
+  unchanged: "Already up to date:",
+  removed: "Removed",
+  absent: "Not installed:"
+}
+
+const describeChange = (result: InstallResult, style: Style) => {
+  const title = mcpClients[result.client].title
+  const verb = result.dry_run && result.action !== "unchanged" && result.action !== "absent"
+    ? `Would be ${result.action === "removed" ? "removed" : result.action}:`
+    : actionWords[result.action]
+  const lines = [`${style.green(verb)} "${result.name}" for ${title} (${result.scope}) in ${result.file}`]
+  if (result.backup !== null) lines.push(style.dim(`Backup of the previous file: ${result.backup}`))
+  if (result.entry !== null && result.action !== "unchanged") lines.push(style.dim(JSON.stringify(result.entry)))
+  if (!result.dry_run && (result.action === "added" || result.action === "updated" || result.action === "removed")) {
+    lines.push(style.dim(`Restart ${title} (or reload its MCP servers) to pick the change up.`))
+  }
+  return lines.join("\n")
+}
+
+const targetOf = ({ client, name, scope }: ClientTarget): ClientTarget => ({ client, scope, name })
+
+const install = Command.make("install", { ...outputOptions, client, scope, name, dryRun }, (values) =>
+  render(values, installMcpClient(targetOf(values), values.dryRun), describeChange)).pipe(
+    Command.withDescription("Add relay to an MCP client's configuration (keeps a backup; changes nothing else)"),
+    Command.provide(ClientConfigFilesLive)
+  )
+
+const uninstall = Command.make("uninstall", { ...outputOptions, client, scope, name, dryRun }, (values) =>
+  render(values, uninstallMcpClient(targetOf(values), values.dryRun), describeChange)).pipe(
+    Command.withDescription("Remove relay's entry from an MCP client's configuration"),
+    Command.provide(ClientConfigFilesLive)
+  )
+
+const config = Command.make("config", { ...outputOptions, client: Options.optional(client), name }, (values) =>
+  render(
+    values,
+    mcpClientSnippet(values.client._tag === "Some" ? values.client.value : undefined, values.name),
+    (result) => result.file === null ? result.snippet : `# ${result.file}\n${result.snippet}`
+  )).pipe(
+    Command.withDescription("Print relay's entry for an MCP client's configuration, without writing it"),
+    Command.provide(ClientConfigFilesLive)
+  )
+
+export const mcpClientCommands = [install, uninstall, config] as const

@@ -1,0 +1,121 @@
+/**
+ * Edits of an MCP client's configuration text: read the servers, add or replace one entry, remove
+ * one. Pure text in, text out, through format-preserving libraries (jsonc-parser, toml-patch), so
+ * everything else in the file, comments and layout included, stays as it was.
+ */
+import * as TOML from "@decimalturn/toml-patch"
+import { Either } from "effect"
+import * as Jsonc from "jsonc-parser"
+import type { McpClient } from "./mcpClients.js"
+
+type Servers = Readonly<Record<string, unknown>>
+/** Why the text cannot be used; the caller names the file. */
+type Unparsable = string
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const parseJson = (text: string, client: McpClient): Either.Either<Record<string, unknown>, Unparsable> => {
+  if (text.trim() === "") return Either.right({})
+  const errors: Array<Jsonc.ParseError> = []
+  const value: unknown = Jsonc.parse(text, errors, {
+    disallowComments: client.format !== "jsonc",
+    allowTrailingComma: client.format === "jsonc"
+  })
+  if (errors.length > 0) {
+    const first = errors[0]!
+    return Either.left(`${Jsonc.printParseErrorCode(first.error)} at offset ${first.offset}`)
+  }
+  return isRecord(value) ? Either.right(value) : Either.left("the top level is not an object")
+}
+
+const parseToml = (text: string): Either.Either<Record<string, unknown>, Unparsable> =>
+  Either.try({
+    try: () => TOML.parse(text) as Record<string, unknown>,
+    catch: (error) => (error instanceof Error ? error.message : String(error)).split("\n")[0]!
+  })
+
+const parseDocument = (text: string, client: McpClient) =>
+  client.format === "toml" ? parseToml(text) : parseJson(text, client)
+
+/** The servers the file configures, by name; a servers key that is not a table is unparsable for us. */
+export const serversIn = (text: string, client: McpClient): Either.Either<Servers, Unparsable> =>
+  Either.flatMap(parseDocument(text, client), (document) => {
+    const servers = document[client.serversKey]
+    if (servers === undefined) return Either.right({})
+    return isRecord(servers) ? Either.right(servers) : Either.left(`"${client.serversKey}" is not an object`)
+  })
+
+/** One level of the indentation the file already uses, so an added entry looks like its neighbours. */
+const indentUnitOf = (text: string): string => {
+  const indented = /^([ \t]+)\S/m.exec(text)?.[1]
+  return indented?.startsWith("\t") ? "\t" : " ".repeat(indented?.length ?? 2)
+}
+
+/** A value printed at a nesting depth, with the file's indentation. */
+const pretty = (value: unknown, unit: string, depth: number) =>
+  JSON.stringify(value, null, unit).split("\n").join(`\n${unit.repeat(depth)}`)
+
+/**
+ * Inserts a property as the last of an object. jsonc-parser's own formatting would re-indent the
+ * lines around the insertion point (a neighbour written on one line, say), so the parser only
+ * locates and the new text is laid out here.
+ */
+const insertProperty = (text: string, object: Jsonc.Node, depth: number, key: string, value: unknown, unit: string) => {
+  const property = `${JSON.stringify(key)}: ${pretty(value, unit, depth)}`
+  const last = object.children?.at(-1)
+  const edit: Jsonc.Edit = last === undefined
+    ? { offset: object.offset + 1, length: 0, content: `\n${unit.repeat(depth)}${property}\n${unit.repeat(depth - 1)}` }
+    : { offset: last.offset + last.length, length: 0, content: `,\n${unit.repeat(depth)}${property}` }
+  return Jsonc.applyEdits(text, [edit])
+}
+
+const editJson = (text: string, client: McpClient, name: string, entry: unknown): string => {
+  const base = text.trim() === "" ? "{}\n" : text
+  // Without formatting options the parser's edits touch the entry's own text and nothing around it.
+  if (entry === undefined) return Jsonc.applyEdits(base, Jsonc.modify(base, [client.serversKey, name], undefined, {}))
+  const unit = indentUnitOf(base)
+  const root = Jsonc.parseTree(base)!
+  const current = Jsonc.findNodeAtLocation(root, [client.serversKey, name])
+  if (current !== undefined) {
+    return Jsonc.applyEdits(base, [{ offset: current.offset, length: current.length, content: pretty(entry, unit, 2) }])
+  }
+  const servers = Jsonc.findNodeAtLocation(root, [client.serversKey])
+  return servers === undefined
+    ? insertProperty(base, root, 1, client.serversKey, { [name]: entry }, unit)
+    : insertProperty(base, servers, 2, name, entry, unit)
+}
+
+const editToml = (text: string, client: McpClient, name: string, entry: unknown): string => {
+  const document = TOML.parse(text) as Record<string, unknown>
+  const servers = { ...(document[client.serversKey] as Record<string, unknown> | undefined) }
+  if (entry === undefined) delete servers[name]
+  else servers[name] = entry
+  const updated = { ...document, [client.serversKey]: servers }
+  if (Object.keys(servers).length === 0 && document[client.serversKey] === undefined) delete updated[client.serversKey]
+  // Below depth 3 tables stay inline; [mcp_servers.<name>] is written as its own section.
+  return TOML.patch(text, updated, { inlineTableStart: 3 })
+}
+
+const edit = (text: string, client: McpClient, name: string, entry: unknown) =>
+  Either.map(serversIn(text, client), () =>
+    client.format === "toml" ? editToml(text, client, name, entry) : editJson(text, client, name, entry))
+
+/** The text with `name` set to `entry` under the client's servers key. */
+export const withServer = (text: string, client: McpClient, name: string, entry: unknown) =>
+  edit(text, client, name, entry)
+
+/** The text without the server `name` (unchanged when it is not there). */
+export const withoutServer = (text: string, client: McpClient, name: string) => edit(text, client, name, undefined)
+
+/** Deep equality of two parsed JSON/TOML values, to tell an entry already in place. */
+export const sameValue = (left: unknown, right: unknown): boolean => {
+  if (Array.isArray(left) && Array.isArray(right)) {
+    return left.length === right.length && left.every((item, index) => sameValue(item, right[index]))
+  }
+  if (isRecord(left) && isRecord(right)) {
+    const keys = Object.keys(left)
+    return keys.length === Object.keys(right).length && keys.every((key) => sameValue(left[key], right[key]))
+  }
+  return left === right
+}

@@ -1,0 +1,142 @@
+/**
+ * `relay doctor`: checks the things that make relay fail in ways hard to see from an assistant,
+ * one line each, with what to do when one fails. Reads only; changes nothing.
+ */
+import { Path } from "@effect/platform"
+import { Duration, Effect, Layer } from "effect"
+import { mcpClients } from "../domain/mcpClients.js"
+import { ModelAccess } from "../services/ModelAccess.js"
+import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
+import { resolveStateDir } from "../services/StateDir.js"
+import { SystemProbes } from "../services/SystemProbes.js"
+import { relayEntries } from "./mcpClients.js"
+
+export interface Check {
+  readonly name: string
+  readonly ok: boolean
+  readonly detail: string
+  /** What to do, when the check failed. */
+  readonly fix: string | null
+}
+
+export interface DoctorReport {
+  readonly ok: boolean
+  readonly checks: ReadonlyArray<Check>
+}
+
+const passed = (name: string, detail: string): Check => ({ name, ok: true, detail, fix: null })
+const failed = (name: string, detail: string, fix: string): Check => ({ name, ok: false, detail, fix })
+
+export const MINIMUM_NODE = [20, 19] as const
+/** The ports relay's servers listen on by default: the agent, the webhook receiver, MCP over HTTP. */
+export const DEFAULT_PORTS = [
+  { port: 8000, user: "relay server agent" },
+  { port: 9000, user: "relay server push" },
+  { port: 8090, user: "relay mcp --transport streamable-http" }
+] as const
+
+const checkNode = (version: string): Check => {
+  const [major = 0, minor = 0] = version.split(".").map(Number)
+  const [needMajor, needMinor] = MINIMUM_NODE
+  const recent = major > needMajor || (major === needMajor && minor >= needMinor)
+  return recent
+    ? passed("node", `Node ${version}`)
+    : failed("node", `Node ${version} is older than ${needMajor}.${needMinor}`, `Install Node ${needMajor}.${needMinor} or newer.`)
+}
+
+const octal = (mode: number) => mode.toString(8).padStart(3, "0")
+
+const checkStateDir = Effect.gen(function*() {
+  const probes = yield* SystemProbes
+  const dir = yield* resolveStateDir
+  const [top, ...files] = yield* probes.modes(dir)
+  if (top === undefined) return passed("state directory", `${dir} does not exist yet; relay creates it (mode 700) on first use`)
+  if (top.kind !== "directory") {
+    return failed("state directory", `${dir} is not a directory`, `Move ${dir} aside, or point RELAY_HOME at a directory.`)
+  }
+  if ((top.mode & 0o077) !== 0) {
+    return failed("state directory", `${dir} has mode ${octal(top.mode)}: other users can read saved credentials`, `chmod 700 ${dir}`)
+  }
+  const open = files.filter((file) => file.kind === "file" && (file.mode & 0o077) !== 0)
+  if (open.length > 0) {
+    const paths = open.map((file) => file.path)
+    return failed("state directory", `readable by other users: ${paths.join(", ")}`, `chmod 600 ${paths.join(" ")}`)
+  }
+  return passed("state directory", `${dir} (mode 700, ${files.length} file${files.length === 1 ? "" : "s"}, none open to others)`)
+})
+
+const checkStore = Effect.gen(function*() {
+  const probes = yield* SystemProbes
+  const file = (yield* Path.Path).join(yield* resolveStateDir, SESSIONS_FILE)
+  const text = yield* probes.readText(file)
+  if (text === undefined) return passed("session store", "no sessions saved yet")
+  const problem = storeFileProblem(text)
+  return problem === undefined
+    ? passed("session store", `${file} parses`)
+    : failed("session store", `${file} cannot be used: ${problem}`, `Move ${file} aside (relay starts a new store), or restore a backup.`)
+})
+
+const checkMcp = Effect.gen(function*() {
+  const probes = yield* SystemProbes
+  return yield* probes.probeMcp.pipe(Effect.match({
+    onFailure: (reason) => failed("mcp", `relay mcp: ${reason}`, "Run `relay mcp --verbose` by hand to see why it does not answer."),
+    onSuccess: ({ strayLines, tools }) =>
+      strayLines.length === 0
+        ? passed("mcp", `relay mcp answered tools/list with ${tools} tools, nothing but MCP on stdout`)
+        : failed(
+          "mcp",
+          `relay mcp printed non-MCP lines on stdout: ${strayLines.slice(0, 2).join(" | ")}`,
+          "Something in the environment (NODE_OPTIONS, a preloaded module) writes to stdout; unset it for MCP clients."
+        )
+  }))
+})
+
+const MODEL_CHECK_TIMEOUT = Duration.seconds(20)
+const modelFix = "Set the model with RELAY_MODEL (echo, ollama:<name>, openai:<name>, gateway:<name>) and its settings " +
+  "(OLLAMA_HOST, OPENAI_API_KEY, RELAY_GATEWAY_URL), or start the server with --model echo."
+
+/** The model `relay server agent` would choose now, and whether it answers a one-word request. */
+const checkModel = Effect.scoped(Effect.gen(function*() {
+  const context = yield* Layer.build(ModelAccess.layer(undefined, { requestTimeout: MODEL_CHECK_TIMEOUT }))
+  const model = yield* ModelAccess.pipe(Effect.provide(context))
+  const chosen = `server agent would use ${model.spec.text} (${model.reason})`
+  return yield* model.generate("Reply with one word: ok").pipe(Effect.match({
+    onFailure: (error) => failed("model", `${chosen}, but it did not answer: ${error.message}`, modelFix),
+    onSuccess: () => passed("model", `${chosen}; it answered`)
+  }))
+})).pipe(Effect.catchAll((error) => Effect.succeed(failed("model", error.message, modelFix))))
+
+const checkPorts = Effect.gen(function*() {
+  const probes = yield* SystemProbes
+  return yield* Effect.forEach(DEFAULT_PORTS, ({ port, user }) =>
+    Effect.map(probes.portFree(port), (free) =>
+      free
+        ? passed(`port ${port}`, `free (${user})`)
+        : failed(`port ${port}`, `in use on 127.0.0.1 (default of ${user})`, `Stop what listens there, or give ${user} another --port.`)))
+})
+
+const checkClients = Effect.gen(function*() {
+  const entries = yield* relayEntries
+  if (entries.length === 0) {
+    return [passed("mcp clients", "no MCP client configuration starts relay yet (relay mcp install --client …)")]
+  }
+  return entries.map((entry) => {
+    const name = `mcp client ${entry.client}`
+    const where = `${mcpClients[entry.client].title} (${entry.scope}) "${entry.name}" in ${entry.file}`
+    const scope = entry.scope === "project" ? " --scope project" : ""
+    return entry.missing.length === 0
+      ? passed(name, `${where} starts a relay that exists`)
+      : failed(name, `${where} names missing ${entry.missing.join(", ")}`, `relay mcp install --client ${entry.client}${scope} --name ${entry.name}`)
+  })
+})
+
+export const runDoctor = Effect.gen(function*() {
+  const probes = yield* SystemProbes
+  const [stateDir, store, mcp, model, ports, clients] = yield* Effect.all(
+    [checkStateDir, checkStore, checkMcp, checkModel, checkPorts, checkClients],
+    { concurrency: "unbounded" }
+  )
+  const checks = [checkNode(probes.nodeVersion), stateDir, store, mcp, model, ...ports, ...clients]
+  return { ok: checks.every((check) => check.ok), checks } satisfies DoctorReport
+}).pipe(Effect.withSpan("runDoctor"))
+

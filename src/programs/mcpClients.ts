@@ -1,0 +1,159 @@
+/**
+ * `relay mcp install|uninstall|config`: put relay's entry into an MCP client's configuration, take
+ * it out, or show it. Only that entry changes; a backup is kept before any write; a file that
+ * cannot be parsed is refused untouched; running twice changes nothing the second time.
+ */
+import * as TOML from "@decimalturn/toml-patch"
+import { Effect, Either, Option } from "effect"
+import { ClientConfigUnparsable, InvalidInput } from "../domain/errors.js"
+import { sameValue, serversIn, withoutServer, withServer } from "../domain/mcpClientConfig.js"
+import {
+  configPath,
+  MCP_CLIENTS,
+  type McpClient,
+  type McpClientId,
+  mcpClients,
+  type Scope,
+  SCOPES,
+  serverEntry
+} from "../domain/mcpClients.js"
+import { ClientConfigFiles } from "../services/ClientConfigFiles.js"
+
+export interface ClientTarget {
+  readonly client: McpClientId
+  readonly scope: Scope
+  readonly name: string
+}
+
+export interface InstallResult {
+  readonly client: McpClientId
+  readonly scope: Scope
+  readonly file: string
+  readonly name: string
+  readonly action: "added" | "updated" | "unchanged" | "removed" | "absent"
+  /** The copy of the file as it was, or null when nothing was written (or the file was new). */
+  readonly backup: string | null
+  readonly dry_run: boolean
+  readonly entry: Record<string, unknown> | null
+}
+
+const fileOf = (client: McpClient, scope: Scope) =>
+  Effect.gen(function*() {
+    const files = yield* ClientConfigFiles
+    const file = configPath(client, scope, files.where)
+    if (file !== undefined) return file
+    return yield* new InvalidInput({
+      reason: `${client.title} has no ${scope}-scope configuration`,
+      suggestion: `Use --scope user for ${client.id}.`
+    })
+  })
+
+const parsed = <A>(file: string, result: Either.Either<A, string>) =>
+  Either.isRight(result)
+    ? Effect.succeed(result.right)
+    : Effect.fail(new ClientConfigUnparsable({ file, reason: result.left }))
+
+type Edit = (text: string, client: McpClient) => Either.Either<string, string>
+
+/** Reads, checks, edits and (unless a dry run) writes the file with a backup first. */
+const change = (target: ClientTarget, dryRun: boolean, entry: Record<string, unknown> | undefined, edit: Edit) =>
+  Effect.gen(function*() {
+    const files = yield* ClientConfigFiles
+    const client = mcpClients[target.client]
+    const file = yield* fileOf(client, target.scope)
+    const existing = yield* files.read(file)
+    const text = Option.getOrElse(existing, () => "")
+    const servers = yield* parsed(file, serversIn(text, client))
+    const current = servers[target.name]
+    const action: InstallResult["action"] = entry === undefined
+      ? (current === undefined ? "absent" : "removed")
+      : current === undefined
+      ? "added"
+      : sameValue(current, entry)
+      ? "unchanged"
+      : "updated"
+    const result = { ...target, file, action, dry_run: dryRun, entry: entry ?? null }
+    if (dryRun || action === "unchanged" || action === "absent") return { ...result, backup: null } satisfies InstallResult
+    const updated = yield* parsed(file, edit(text, client))
+    const backup = Option.isSome(existing) ? yield* files.backup(file) : null
+    yield* files.write(file, updated)
+    return { ...result, backup } satisfies InstallResult
+  })
+
+export const installMcpClient = Effect.fn("installMcpClient")(function*(target: ClientTarget, dryRun: boolean) {
+  const files = yield* ClientConfigFiles
+  const entry = serverEntry(mcpClients[target.client], files.launcher)
+  return yield* change(target, dryRun, entry, (text, client) => withServer(text, client, target.name, entry))
+})
+
+export const uninstallMcpClient = Effect.fn("uninstallMcpClient")(function*(target: ClientTarget, dryRun: boolean) {
+  return yield* change(target, dryRun, undefined, (text, client) => withoutServer(text, client, target.name))
+})
+
+export interface ClientConfigSnippet {
+  readonly client: McpClientId | null
+  /** Where install would write it (user scope); null for the generic snippet. */
+  readonly file: string | null
+  readonly name: string
+  readonly entry: Record<string, unknown>
+  /** The entry as it reads in the file. */
+  readonly snippet: string
+}
+
+/** The entry for one client, or the common `mcpServers` JSON most clients accept. */
+export const mcpClientSnippet = Effect.fn("mcpClientSnippet")(function*(clientId: McpClientId | undefined, name: string) {
+  const files = yield* ClientConfigFiles
+  const client = mcpClients[clientId ?? "claude-desktop"]
+  const entry = serverEntry(client, files.launcher)
+  const servers = { [client.serversKey]: { [name]: entry } }
+  return {
+    client: clientId ?? null,
+    file: clientId === undefined ? null : configPath(client, "user", files.where) ?? null,
+    name,
+    entry,
+    snippet: client.format === "toml" ? TOML.stringify(servers, { inlineTableStart: 3 }) : JSON.stringify(servers, null, 2)
+  } satisfies ClientConfigSnippet
+})
+
+/** A configured server that starts relay, and whether the programs it names are there. */
+export interface RelayEntry {
+  readonly client: McpClientId
+  readonly scope: Scope
+  readonly file: string
+  readonly name: string
+  /** Absolute paths in command and args that do not exist. */
+  readonly missing: ReadonlyArray<string>
+}
+
+const startsRelay = (entry: unknown): entry is { command: string; args?: ReadonlyArray<unknown> } =>
+  typeof entry === "object" && entry !== null && typeof (entry as { command?: unknown }).command === "string" &&
+  [(entry as { command: string }).command, ...((entry as { args?: ReadonlyArray<unknown> }).args ?? [])]
+    .some((part) => typeof part === "string" && /relay/i.test(part))
+
+const absolutePaths = (entry: { command: string; args?: ReadonlyArray<unknown> }) =>
+  [entry.command, ...(entry.args ?? [])].filter((part): part is string =>
+    typeof part === "string" && (part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part))
+  )
+
+/** Every client configuration (both scopes) with an entry that starts relay; unreadable files are skipped. */
+export const relayEntries = Effect.gen(function*() {
+  const files = yield* ClientConfigFiles
+  const found: Array<RelayEntry> = []
+  for (const id of MCP_CLIENTS) {
+    const client = mcpClients[id]
+    for (const scope of SCOPES) {
+      const file = configPath(client, scope, files.where)
+      if (file === undefined) continue
+      const text = yield* files.read(file).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+      if (Option.isNone(text)) continue
+      const servers = Either.getOrElse(serversIn(text.value, client), () => ({}))
+      for (const [name, entry] of Object.entries(servers)) {
+        if (!startsRelay(entry)) continue
+        const missing: Array<string> = []
+        for (const path of absolutePaths(entry)) if (!(yield* files.exists(path))) missing.push(path)
+        found.push({ client: id, scope, file, name, missing })
+      }
+    }
+  }
+  return found
+})

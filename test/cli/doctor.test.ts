@@ -1,0 +1,86 @@
+/** `relay doctor` on a healthy and on a broken state directory, as a user runs it. */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { emptyStore } from "../../src/domain/session.js"
+import { runRelay } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+let home: ReturnType<typeof tempHome>
+beforeEach(() => (home = tempHome()))
+afterEach(() => home.cleanup())
+
+interface Check {
+  readonly name: string
+  readonly ok: boolean
+  readonly detail: string
+  readonly fix: string | null
+}
+
+const doctor = async (args: ReadonlyArray<string> = ["--json"]) => {
+  const run = await runRelay(["doctor", ...args], {
+    stateDir: home.stateDir,
+    env: { HOME: home.parent, XDG_CONFIG_HOME: Path.join(home.parent, ".config"), RELAY_MODEL: "echo" },
+    timeoutMs: 40_000
+  })
+  return run
+}
+const byName = (checks: ReadonlyArray<Check>) => Object.fromEntries(checks.map((check) => [check.name, check]))
+
+describe("relay doctor", () => {
+  it("passes every check of a healthy state directory; the exit code follows the checks", async () => {
+    Fs.mkdirSync(home.stateDir, { mode: 0o700 })
+    Fs.writeFileSync(Path.join(home.stateDir, "sessions.json"), JSON.stringify(emptyStore()), { mode: 0o600 })
+    const run = await doctor()
+    const report = JSON.parse(run.stdout) as { ok: boolean; checks: ReadonlyArray<Check> }
+    const checks = byName(report.checks)
+    for (const name of ["node", "state directory", "session store", "mcp", "model", "mcp clients"]) {
+      expect(checks[name], name).toMatchObject({ ok: true, fix: null })
+    }
+    expect(checks.mcp!.detail).toMatch(/answered tools\/list with \d+ tools/)
+    expect(checks.model!.detail).toContain("echo")
+    expect(Object.keys(checks).filter((name) => name.startsWith("port "))).toEqual(["port 8000", "port 9000", "port 8090"])
+    // Ports may be taken by something else on a shared machine: the exit code must agree with the report.
+    expect(run.code).toBe(report.ok ? 0 : 1)
+  }, 60_000)
+
+  it("names each problem of a broken state directory with its fix, and exits 1", async () => {
+    Fs.mkdirSync(home.stateDir, { mode: 0o755 })
+    Fs.chmodSync(home.stateDir, 0o755)
+    const store = Path.join(home.stateDir, "sessions.json")
+    Fs.writeFileSync(store, "{ not json")
+    Fs.chmodSync(store, 0o644)
+    const cursor = Path.join(home.parent, ".cursor", "mcp.json")
+    Fs.mkdirSync(Path.dirname(cursor), { recursive: true })
+    Fs.writeFileSync(cursor, JSON.stringify({ mcpServers: { "a2a-relay": { command: "/usr/bin/node", args: ["/gone/relay/dist/main.js", "mcp"] } } }))
+
+    const run = await doctor()
+    expect(run.code).toBe(1)
+    const checks = byName((JSON.parse(run.stdout) as { checks: ReadonlyArray<Check> }).checks)
+    expect(checks["state directory"]).toMatchObject({ ok: false, fix: `chmod 700 ${home.stateDir}` })
+    expect(checks["session store"]!.ok).toBe(false)
+    expect(checks["session store"]!.fix).toContain("Move")
+    expect(checks["mcp client cursor"]).toMatchObject({ ok: false, fix: "relay mcp install --client cursor --name a2a-relay" })
+    expect(checks["mcp client cursor"]!.detail).toContain("/gone/relay/dist/main.js")
+    // Reads only: the damaged store is still where it was.
+    expect(Fs.readFileSync(store, "utf8")).toBe("{ not json")
+
+    const human = await doctor([])
+    expect(human.code).toBe(1)
+    expect(human.stdout).toMatch(/✗ state directory: .*\n {2}fix: chmod 700 /)
+    expect(human.stdout).toMatch(/✓ node: Node \d+/)
+  }, 60_000)
+
+  it("a model that cannot answer fails the model check with what to set", async () => {
+    const run = await runRelay(["doctor", "--json"], {
+      stateDir: home.stateDir,
+      env: { HOME: home.parent, RELAY_MODEL: "gateway:gpt-4o-mini", RELAY_GATEWAY_URL: "http://127.0.0.1:9/v1" },
+      timeoutMs: 40_000
+    })
+    const model = byName((JSON.parse(run.stdout) as { checks: ReadonlyArray<Check> }).checks).model!
+    expect(model.ok).toBe(false)
+    expect(model.detail).toContain("gateway:gpt-4o-mini")
+    expect(model.fix).toContain("RELAY_MODEL")
+    expect(run.code).toBe(1)
+  }, 60_000)
+})

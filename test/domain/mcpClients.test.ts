@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest"
+import { configPath, MCP_CLIENTS, mcpClients, type Whereabouts } from "../../src/domain/mcpClients.js"
+
+const mac: Whereabouts = { platform: "darwin", home: "/Users/me", cwd: "/Users/me/app", env: {} }
+const linux: Whereabouts = { platform: "linux", home: "/home/me", cwd: "/home/me/app", env: { XDG_CONFIG_HOME: "/home/me/.cfg" } }
+const windows: Whereabouts = {
+  platform: "win32",
+  home: "C:\\Users\\me",
+  cwd: "C:\\src\\app",
+  env: { APPDATA: "C:\\Users\\me\\AppData\\Roaming" }
+}
+
+const userPaths = (where: Whereabouts) =>
+  Object.fromEntries(MCP_CLIENTS.map((id) => [id, configPath(mcpClients[id], "user", where)]))
+
+describe("MCP client configuration paths", () => {
+  it("macOS", () => {
+    expect(userPaths(mac)).toEqual({
+      "claude-desktop": "/Users/me/Library/Application Support/Claude/claude_desktop_config.json",
+      "claude-code": "/Users/me/.claude.json",
+      cursor: "/Users/me/.cursor/mcp.json",
+      vscode: "/Users/me/Library/Application Support/Code/User/mcp.json",
+      windsurf: "/Users/me/.codeium/windsurf/mcp_config.json",
+      gemini: "/Users/me/.gemini/settings.json",
+      codex: "/Users/me/.codex/config.toml"
+    })
+  })
+
+  it("Linux, honouring XDG_CONFIG_HOME and CODEX_HOME", () => {
+    expect(userPaths(linux)).toMatchObject({
+      "claude-desktop": "/home/me/.cfg/Claude/claude_desktop_config.json",
+      vscode: "/home/me/.cfg/Code/User/mcp.json",
+      codex: "/home/me/.codex/config.toml"
+    })
+    expect(configPath(mcpClients.codex, "user", { ...linux, env: { CODEX_HOME: "/srv/codex" } })).toBe("/srv/codex/config.toml")
+    expect(configPath(mcpClients.vscode, "user", { ...linux, env: {} })).toBe("/home/me/.config/Code/User/mcp.json")
+  })
+
+  it("Windows", () => {
+    expect(userPaths(windows)).toEqual({
+      "claude-desktop": "C:\\Users\\me\\AppData\\Roaming\\Claude\\claude_desktop_config.json",
+      "claude-code": "C:\\Users\\me\\.claude.json",
+      cursor: "C:\\Users\\me\\.cursor\\mcp.json",
+      vscode: "C:\\Users\\me\\AppData\\Roaming\\Code\\User\\mcp.json",
+      windsurf: "C:\\Users\\me\\.codeium\\windsurf\\mcp_config.json",
+      gemini: "C:\\Users\\me\\.gemini\\settings.json",
+      codex: "C:\\Users\\me\\.codex\\config.toml"
+    })
+  })
+
+  it("project scope where the client has one", () => {
+    const project = Object.fromEntries(MCP_CLIENTS.map((id) => [id, configPath(mcpClients[id], "project", mac)]))
+    expect(project).toEqual({
+      "claude-desktop": undefined,
+      "claude-code": "/Users/me/app/.mcp.json",
+      cursor: "/Users/me/app/.cursor/mcp.json",
+      vscode: "/Users/me/app/.vscode/mcp.json",
+      windsurf: undefined,
+      gemini: "/Users/me/app/.gemini/settings.json",
+      codex: "/Users/me/app/.codex/config.toml"
+    })
+  })
+})
