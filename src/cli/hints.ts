@@ -1,21 +1,32 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
 import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { escapeForTerminal } from "./terminalText.js"
 
-const agent = (url: string | undefined) => url ?? "<agent>"
+/**
+ * An argument as a shell reads it: agent-supplied ids and URLs are quoted when they hold anything
+ * but plain characters, so a suggested command cannot run something else when pasted.
+ */
+const arg = (raw: string) => {
+  const value = escapeForTerminal(raw, "line")
+  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`
+}
+
+const agent = (url: string | undefined) => (url === undefined ? "<agent>" : arg(url))
 
 export const TERMINAL_WORDS: Vocabulary = {
   SaveCredentials: (a) => `relay auth set --url ${agent(a.agentUrl)} --bearer-token <TOKEN> (or --api-key <KEY>)`,
   GiveCredentials: () => "--bearer-token <TOKEN> or --api-key <KEY>",
   AllowCrossOriginCredentials: () => "--allow-cross-origin-credentials",
-  ValidateCard: (a) => `relay card validate ${a.source}`,
-  GetCard: (a) => `relay card get --url ${a.agentUrl}`,
+  ValidateCard: (a) => `relay card validate ${arg(a.source)}`,
+  GetCard: (a) => `relay card get --url ${arg(a.agentUrl)}`,
   ListTasks: (a) => `relay task list --url ${agent(a.agentUrl)}`,
-  GetTask: (a) => `relay task get --url ${agent(a.agentUrl)} ${a.taskId ?? "<task-id>"}`,
-  FollowTask: (a) => `relay task resubscribe --url ${a.agentUrl} ${a.taskId}`,
-  ListPushConfigs: (a) => `relay task notification list --url ${a.agentUrl} ${a.taskId}`,
-  SetPushConfig: (a) => `relay task notification set --url ${a.agentUrl} ${a.taskId} --webhook-url <URL>`,
-  ClearSession: (a) => `relay session clear --url ${a.agentUrl}`,
-  SendNewMessage: (a) => `relay message send --url ${a.agentUrl} <text> (without --continue or --task-id)`,
+  GetTask: (a) => `relay task get --url ${agent(a.agentUrl)} ${a.taskId === undefined ? "<task-id>" : arg(a.taskId)}`,
+  FollowTask: (a) => `relay task resubscribe --url ${arg(a.agentUrl)} ${arg(a.taskId)}`,
+  ListPushConfigs: (a) => `relay task notification list --url ${arg(a.agentUrl)} ${arg(a.taskId)}`,
+  SetPushConfig: (a) => `relay task notification set --url ${arg(a.agentUrl)} ${arg(a.taskId)} --webhook-url <URL>`,
+  ClearSession: (a) => `relay session clear --url ${arg(a.agentUrl)}`,
+  ReplyInSession: (a) => `relay message send --url ${arg(a.agentUrl)} --continue <text>`,
+  SendNewMessage: (a) => `relay message send --url ${arg(a.agentUrl)} <text> (without --continue or --task-id)`,
   PinInterface: (a) =>
     `--protocol 1.0|0.3 and --binding jsonrpc|rest${a.offered === undefined ? "" : ` (the card offers ${a.offered.join(", ") || "none"})`}`,
   RaiseRequestTimeout: () => "--timeout <seconds>",

@@ -1,5 +1,7 @@
 /** Human views of A2A results, shared by the message and task commands. */
+import { act } from "../domain/hints.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
+import { terminalHint } from "./hints.js"
 import { fields, type Style } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -23,14 +25,16 @@ const nextStep = (
   view: { readonly needs_input: boolean; readonly needs_auth: boolean; readonly state: string; readonly task_id: string | null }
 ) => {
   if (view.needs_auth) {
-    return `\n${style.yellow("The agent needs authentication.")} Save credentials with:\n  relay auth set --url ${agentUrl} --bearer-token <TOKEN>\nthen reply with: relay message send --url ${agentUrl} --continue <text>`
+    return `\n${style.yellow("The agent needs authentication.")} ` +
+      terminalHint(["Save credentials with:\n  ", act("SaveCredentials", { agentUrl }), "\nthen reply with: ", act("ReplyInSession", { agentUrl })])
   }
   if (view.needs_input) {
-    return `\n${style.yellow("The agent is waiting for your answer.")} Reply with:\n  relay message send --url ${agentUrl} --continue <text>`
+    return `\n${style.yellow("The agent is waiting for your answer.")} ` + terminalHint(["Reply with:\n  ", act("ReplyInSession", { agentUrl })])
   }
   if ((view.state === "working" || view.state === "submitted") && view.task_id !== null) {
-    return `\n${style.yellow("The task is still running.")} Check on it with:\n  relay task get --url ${agentUrl} ${view.task_id}\n` +
-      `or follow it with:\n  relay task resubscribe --url ${agentUrl} ${view.task_id}`
+    const task = { agentUrl, taskId: view.task_id }
+    return `\n${style.yellow("The task is still running.")} ` +
+      terminalHint(["Check on it with:\n  ", act("GetTask", task), "\nor follow it with:\n  ", act("FollowTask", task)])
   }
   return ""
 }

@@ -24,6 +24,8 @@ export type Action =
   | { readonly _tag: "SetPushConfig"; readonly agentUrl: string; readonly taskId: string }
   /** Forget the saved context and task of the agent. */
   | { readonly _tag: "ClearSession"; readonly agentUrl: string }
+  /** Answer the agent in the saved conversation (its task waiting for input). */
+  | { readonly _tag: "ReplyInSession"; readonly agentUrl: string }
   /** Send a new message outside the saved task. */
   | { readonly _tag: "SendNewMessage"; readonly agentUrl: string }
   /** Choose the protocol version or binding instead of the card's first. */

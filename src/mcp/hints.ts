@@ -19,6 +19,7 @@ export const ASSISTANT_WORDS: Vocabulary = {
   ListPushConfigs: (a) => `list_task_notifications (agent_url ${a.agentUrl}, task_id ${a.taskId})`,
   SetPushConfig: (a) => `set_task_notification (agent_url ${a.agentUrl}, task_id ${a.taskId}, webhook_url)`,
   ClearSession: (a) => `clear_session_data (agent_url ${a.agentUrl})`,
+  ReplyInSession: (a) => `send_message (agent_url ${a.agentUrl}, use_session true)`,
   SendNewMessage: (a) => `send_message (agent_url ${a.agentUrl}) without task_id or use_session`,
   PinInterface: (a) =>
     `an agent that offers what relay speaks${a.offered === undefined ? "" : ` (the card offers ${a.offered.join(", ") || "none"})`}; ` +

@@ -138,6 +138,15 @@ const originOf = (url: string) => {
   }
 }
 
+const isCrossOrigin = (target: Target, url: string) =>
+  originOf(url) !== originOf(target.agentUrl) && target.allowCrossOriginCredentials !== true
+
+/**
+ * Credentials for a URL: only on the origin the user addressed, unless they allowed otherwise.
+ * Every request relay makes to an agent takes its credentials from here.
+ */
+export const credentialsFor = (target: Target, url: string) => (isCrossOrigin(target, url) ? undefined : target.credentials)
+
 /** The card URLs to try, best first. A URL that names a .json file is a card URL itself. */
 export const cardCandidates = (target: Target): ReadonlyArray<string> => {
   if (target.cardUrl !== undefined) return [target.cardUrl]
@@ -304,11 +313,6 @@ export const make = Effect.gen(function*() {
   const workingEndpoints = yield* Ref.make(new Map<string, Endpoint>())
   const warnedOrigins = new Set<string>()
 
-  const isCrossOrigin = (target: Target, url: string) =>
-    originOf(url) !== originOf(target.agentUrl) && target.allowCrossOriginCredentials !== true
-
-  /** Credentials for a URL: only on the origin the user addressed, unless they allowed otherwise. */
-  const credentialsFor = (target: Target, url: string) => (isCrossOrigin(target, url) ? undefined : target.credentials)
 
   const warnCrossOrigin = (target: Target, endpoint: Endpoint) =>
     Effect.suspend(() => {

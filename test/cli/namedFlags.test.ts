@@ -14,7 +14,8 @@ const COMMANDS = [
   "", "message send", "message stream", "task get", "task list", "task cancel", "task resubscribe",
   "task notification set", "task notification get", "task notification list", "task notification delete",
   "card get", "card validate", "session list", "session show", "session clear", "auth set", "auth show",
-  "auth clear", "mcp", "server agent", "server push", "notifications list", "check"
+  "auth clear", "mcp", "server agent", "server push", "notifications list", "check",
+  "doctor", "completions", "mcp install", "mcp uninstall", "mcp config"
 ]
 
 const SRC = Path.join(import.meta.dirname, "../../src")
@@ -32,7 +33,7 @@ const named = () => {
   const strings = sourceFiles(SRC).flatMap((file) => codeOf(file).match(/"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [])
   const flags = new Set(strings.flatMap((text) => text.match(/(?<![\w-])--[a-z][a-z-]*[a-z]/g) ?? []))
   const commands = new Set(strings.flatMap((text) =>
-    [...text.matchAll(/\brelay ((?:message|task|card|session|auth|mcp|server|notifications|check)\b(?: (?:notification|send|stream|get|list|cancel|resubscribe|set|delete|validate|show|clear|agent|push)\b)*)/g)]
+    [...text.matchAll(/\brelay ((?:message|task|card|session|auth|mcp|server|notifications|check|doctor|completions)\b(?: (?:notification|install|uninstall|config|send|stream|get|list|cancel|resubscribe|set|delete|validate|show|clear|agent|push)\b)*)/g)]
       .map((match) => match[1]!.trim())))
   return { flags: [...flags].sort(), commands: [...commands].sort() }
 }

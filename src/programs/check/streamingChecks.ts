@@ -94,8 +94,11 @@ const firstEvent = (ctx: InterfaceContext) =>
     return failed(`the first event is ${kinds[0] ?? "not an A2A event"}, not a Task or a Message`)
   })
 
-// The raw exchange only returns once the body ends: reaching here at all means the stream closed.
-const closes = (ctx: InterfaceContext) => withStream(ctx, () => passed("closed"))
+// The raw exchange returns once the body ends, or once it has read its limit (truncated): only
+// the first means the stream closed.
+const closes = (ctx: InterfaceContext) =>
+  withStream(ctx, (response) =>
+    response.truncated ? failed("the stream was still open after its size limit was read") : passed("closed"))
 
 const subscribeUnknown = (ctx: InterfaceContext) =>
   Effect.flatMap(A2aClient, (client) =>
