@@ -1,10 +1,12 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
 import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { loginCommand } from "../domain/oauth.js"
 
 const agent = (url: string | undefined) => url ?? "<agent>"
 
 export const TERMINAL_WORDS: Vocabulary = {
   SaveCredentials: (a) => `relay auth set --url ${agent(a.agentUrl)} --bearer-token <TOKEN> (or --api-key <KEY>)`,
+  Login: (a) => loginCommand(a),
   GiveCredentials: () => "--bearer-token <TOKEN> or --api-key <KEY>",
   AllowCrossOriginCredentials: () => "--allow-cross-origin-credentials",
   ValidateCard: (a) => `relay card validate ${a.source}`,

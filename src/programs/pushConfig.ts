@@ -9,7 +9,7 @@ import { act } from "../domain/hints.js"
 import { a2aErrorByReason } from "../domain/a2a/errors.js"
 import { pushConfigView } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
-import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
 
 export interface PushConfigInput extends AgentAccess {
   readonly taskId: string
@@ -68,8 +68,7 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
 
 export const listPushConfigs = Effect.fn("listPushConfigs")(function*(input: PushConfigInput) {
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
+  const { result: configs } = yield* withAgentTarget(input, (target) => client.listPushConfigs(target, { taskId: input.taskId }))
   return { count: configs.length, configs: configs.map(pushConfigView) }
 })
 

@@ -9,7 +9,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
-import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
 import { followStream, followTask, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
@@ -53,8 +53,8 @@ const historyEntry = (message: V1.Message): HistoryEntry => ({
 export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const task = yield* client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) })
+  const { target, result: task } = yield* withAgentTarget(input, (target) =>
+    client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }))
   yield* rememberTask(target, task)
   const view: TaskDetails = taskView(task)
   // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
@@ -64,8 +64,7 @@ export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
 export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const task = yield* client.cancelTask(target, { id: input.taskId })
+  const { target, result: task } = yield* withAgentTarget(input, (target) => client.cancelTask(target, { id: input.taskId }))
   yield* rememberTask(target, task)
   return taskView(task)
 })
