@@ -1,6 +1,6 @@
 /** `relay auth set|show|clear`: credentials relay sends to an agent. Secrets are never printed unmasked. */
 import { Command, Options } from "@effect/cli"
-import { Config, Effect, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Option, Redacted } from "effect"
 import { text } from "node:stream/consumers"
 import { InvalidInput } from "../domain/errors.js"
 import { isAuthNeeded } from "../domain/oauth.js"
@@ -8,7 +8,8 @@ import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/sessio
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
 import { agentUrl, outputOptions } from "./options.js"
-import { CommandFailed, fields, render, type Style } from "./output.js"
+import { CommandFailed, fields, render, type Style, writeErr } from "./output.js"
+import type { LoginPrompt } from "../services/OAuth.js"
 
 const bearerToken = Options.redacted("bearer-token").pipe(
   Options.withDescription("Bearer token to send as Authorization: Bearer …; '-' reads it from stdin"),
@@ -107,9 +108,24 @@ const clientSecret = Options.redacted("client-secret").pipe(
   Options.optional
 )
 const flow = Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]).pipe(
-  Options.withDescription("The OAuth flow (default client_credentials when a secret is given)"),
+  Options.withDescription("The OAuth flow (default: client_credentials with a client secret, else authorization_code in a browser)"),
   Options.optional
 )
+const noBrowser = Options.boolean("no-browser").pipe(
+  Options.withDescription("Print the login URL without opening a browser (authorization_code)")
+)
+const loginTimeout = Options.integer("login-timeout").pipe(
+  Options.withDescription("Seconds to wait for the browser or the device approval (default 300)"),
+  Options.withDefault(300)
+)
+
+/** On stderr, so stdout keeps only the result; the URL carries no secret (PKCE keeps the verifier here). */
+const showPrompt = (prompt: LoginPrompt) =>
+  writeErr(
+    prompt.userCode === undefined
+      ? `Open this URL in a browser to log in:\n  ${prompt.url}\nWaiting for the browser to come back…`
+      : `On any device, open ${prompt.url}\nand enter the code ${prompt.userCode}\nWaiting for approval…`
+  )
 const scope = Options.text("scope").pipe(
   Options.withDescription("Scopes to ask for, space separated (default: the scopes the card's requirements name)"),
   Options.optional
@@ -144,18 +160,28 @@ const loginView = (result: { readonly agent_url: string; readonly flow: string; 
 
 const loginCommand = Command.make(
   "login",
-  { ...outputOptions, url: agentUrl, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret, cardUrl: loginCardUrl },
-  ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret, cardUrl, ...flags }) =>
+  {
+    ...outputOptions,
+    url: agentUrl,
+    clientId,
+    clientSecret,
+    flow,
+    scope,
+    scheme,
+    issuer,
+    saveClientSecret,
+    cardUrl: loginCardUrl,
+    noBrowser,
+    loginTimeout
+  },
+  ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret, cardUrl, noBrowser, loginTimeout, ...flags }) =>
     withAuthExitCode((remember) =>
       render(
         flags,
         remember(Effect.gen(function*() {
           const secret = yield* clientSecretOf(clientSecret)
-          const chosen = Option.getOrElse(flow, () => "client_credentials" as const)
-          if (chosen !== "client_credentials") {
-            return yield* new InvalidInput({ reason: `The ${chosen} flow is not available yet`, suggestion: "Use --flow client_credentials" })
-          }
-          if (secret === undefined) {
+          const chosen = Option.getOrElse(flow, () => secret === undefined ? "authorization_code" as const : "client_credentials" as const)
+          if (chosen === "client_credentials" && secret === undefined) {
             return yield* new InvalidInput({
               reason: "Client credentials need the client secret",
               suggestion: "Pass --client-secret - and type it on stdin, or set RELAY_CLIENT_SECRET"
@@ -170,7 +196,8 @@ const loginCommand = Command.make(
             scopes: Option.getOrUndefined(Option.map(scope, (text) => text.split(/[\s,]+/).filter((word) => word !== ""))),
             scheme: Option.getOrUndefined(scheme),
             issuer: Option.getOrUndefined(issuer),
-            saveClientSecret
+            saveClientSecret,
+            interaction: { prompt: showPrompt, openBrowser: !noBrowser, timeout: Duration.seconds(loginTimeout) }
           })
         })),
         loginView

@@ -14,7 +14,7 @@ import {
 } from "../domain/oauth.js"
 import { canonicalAgentUrl, type Credentials, type OAuthCredentials, type OAuthFlow } from "../domain/session.js"
 import { A2aClient } from "../services/A2aClient.js"
-import { type AuthServer, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"
+import { type AuthServer, type Interaction, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"
 import { SessionStore } from "../services/SessionStore.js"
 
 export interface LoginInput {
@@ -31,6 +31,8 @@ export interface LoginInput {
   readonly issuer?: string | undefined
   /** Keep the client secret, so client credentials can renew without the user. */
   readonly saveClientSecret?: boolean | undefined
+  /** How the person takes part (authorization code and device flows). */
+  readonly interaction: Interaction
 }
 
 export interface LoginResult {
@@ -104,7 +106,20 @@ const resultOf = (agentUrl: string, scheme: string | undefined, saved: OAuthCred
   refreshable: saved.refresh_token !== undefined || saved.client_secret !== undefined
 })
 
-/** Client credentials (RFC 6749 §4.4): the client's own identity, no person involved. */
+/** Tokens by the flow asked for: the client's own identity, a person in a browser, or a person on another device. */
+const obtainTokens = (input: LoginInput, server: AuthServer, id: OAuthClientId, scopes: ReadonlyArray<string>, login: LoginCommand) =>
+  Effect.flatMap(OAuth, (oauth) => {
+    switch (input.flow) {
+      case "client_credentials":
+        return oauth.clientCredentials(server, id, scopes, login)
+      case "authorization_code":
+        return oauth.authorizationCode(server, id, scopes, login, input.interaction)
+      case "device_code":
+        return oauth.deviceCode(server, id, scopes, login, input.interaction)
+    }
+  })
+
+/** Logs in with the flow asked for and saves the tokens for the agent. */
 export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
   const agentUrl = yield* canonicalAgentUrl(input.agentUrl)
   const oauth = yield* OAuth
@@ -112,7 +127,7 @@ export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
   const server = yield* oauth.discover(scheme, input.flow, input.issuer)
   const scopes = scopesFor(scheme, input.scopes)
   const id: OAuthClientId = { clientId: input.clientId, clientSecret: input.clientSecret }
-  const tokens = yield* oauth.clientCredentials(server, id, scopes, loginOf(agentUrl, input.flow, input.clientId))
+  const tokens = yield* obtainTokens(input, server, id, scopes, loginOf(agentUrl, input.flow, input.clientId))
   const saved = savedFrom(input.flow, server, id, tokens, scopes, input.saveClientSecret === true)
   yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrl, saved))
   return resultOf(agentUrl, scheme?.name, saved)

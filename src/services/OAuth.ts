@@ -6,11 +6,15 @@
  *
  * It has a default implementation, so doors need not provide it; tests may replace it.
  */
-import { Clock, Context, Effect } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Scope } from "effect"
 import { decodeJwt } from "jose"
+import { spawn } from "node:child_process"
+import http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as client from "openid-client"
 import {
   ClockSkew,
+  LoginTimedOut,
   insecureReason,
   type LoginCommand,
   OAuthDiscoveryFailed,
@@ -47,6 +51,20 @@ export interface Tokens {
 
 type GrantError = OAuthRefused | OAuthInsecureEndpoint | ClockSkew
 
+/** What the person must do to log in: open a URL (and, for a device, enter a code). */
+export interface LoginPrompt {
+  readonly url: string
+  readonly userCode?: string | undefined
+}
+
+/** How a person takes part in a login: shown the prompt, given a bounded time. */
+export interface Interaction {
+  readonly prompt: (prompt: LoginPrompt) => Effect.Effect<void>
+  /** Open the URL in the default browser too (the URL is always shown). */
+  readonly openBrowser: boolean
+  readonly timeout: Duration.Duration
+}
+
 export class OAuth extends Context.Reference<OAuth>()("relay/OAuth", {
   defaultValue: () => makeOAuth()
 }) {}
@@ -64,6 +82,22 @@ export interface OAuthService {
     scopes: ReadonlyArray<string>,
     login: LoginCommand
   ) => Effect.Effect<Tokens, GrantError>
+  /** Authorization code with PKCE (RFC 7636, S256) and a loopback redirect (RFC 8252 §7.3). */
+  readonly authorizationCode: (
+    server: AuthServer,
+    id: OAuthClientId,
+    scopes: ReadonlyArray<string>,
+    login: LoginCommand,
+    interaction: Interaction
+  ) => Effect.Effect<Tokens, GrantError | LoginTimedOut | OAuthDiscoveryFailed>
+  /** Device authorization grant (RFC 8628): the person approves on another device. */
+  readonly deviceCode: (
+    server: AuthServer,
+    id: OAuthClientId,
+    scopes: ReadonlyArray<string>,
+    login: LoginCommand,
+    interaction: Interaction
+  ) => Effect.Effect<Tokens, GrantError | LoginTimedOut | OAuthDiscoveryFailed>
   readonly refresh: (server: AuthServer, id: OAuthClientId, refreshToken: string, login: LoginCommand) => Effect.Effect<Tokens, GrantError>
   /** Revokes a token (RFC 7009) when the server has a revocation endpoint; true if it was asked. */
   readonly revoke: (server: AuthServer, id: OAuthClientId, token: string, login: LoginCommand) => Effect.Effect<boolean, GrantError>
@@ -179,10 +213,11 @@ const tokensOf = (response: client.TokenEndpointResponse & client.TokenEndpointR
 const tokenRequest = (
   server: AuthServer,
   login: LoginCommand,
-  request: () => Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers>
+  request: (signal: AbortSignal) => Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers>
 ): Effect.Effect<Tokens, GrantError> =>
   Effect.gen(function*() {
     yield* checkSecure(server.token_endpoint)
+    // The signal stops a device poll that is timed out, so no timer keeps the process alive.
     const response = yield* Effect.tryPromise({ try: request, catch: loginFailure(login) })
     const now = yield* Clock.currentTimeMillis
     yield* checkClock(response.access_token, now)
@@ -191,6 +226,78 @@ const tokenRequest = (
 
 const scopeParameters = (scopes: ReadonlyArray<string>): Record<string, string> =>
   scopes.length === 0 ? {} : { scope: scopes.join(" ") }
+
+const missingEndpoint = (server: AuthServer, name: string) =>
+  new OAuthDiscoveryFailed({ url: server.issuer, reason: `the authorization server names no ${name}` })
+
+const endpoint = (server: AuthServer, name: "authorization_endpoint" | "device_authorization_endpoint") => {
+  const url = server[name]
+  return url === undefined ? Effect.fail(missingEndpoint(server, name)) : Effect.as(checkSecure(url), url)
+}
+
+/** Best effort: a missing opener (no desktop) is fine, the URL is printed anyway. */
+const openInBrowser = (url: string) =>
+  Effect.sync(() => {
+    const [command, args] = process.platform === "darwin"
+      ? ["open", [url]] as const
+      : process.platform === "win32"
+      ? ["cmd", ["/c", "start", "", url]] as const
+      : ["xdg-open", [url]] as const
+    try {
+      const child = spawn(command, args, { stdio: "ignore", detached: true })
+      child.on("error", () => undefined)
+      child.unref()
+    } catch {
+      // no opener on this machine
+    }
+  })
+
+const CALLBACK_PATH = "/callback"
+
+const page = (res: http.ServerResponse, status: number, text: string) => {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" })
+  res.end(text)
+}
+
+/**
+ * A listener on 127.0.0.1 (a free port) for the one redirect that carries our `state`; other
+ * requests are answered and ignored, so a stray or forged request cannot end the login.
+ */
+const loopbackRedirect = (state: string): Effect.Effect<{ readonly redirectUri: string; readonly received: Effect.Effect<URL> }, OAuthRefused, Scope.Scope> =>
+  Effect.gen(function*() {
+    const deferred = yield* Deferred.make<URL>()
+    let origin = "http://127.0.0.1"
+    const server = yield* Effect.acquireRelease(
+      Effect.async<http.Server, OAuthRefused>((resume) => {
+        const server = http.createServer((req, res) => {
+          const url = new URL(req.url ?? "/", origin)
+          if (url.pathname !== CALLBACK_PATH || url.searchParams.get("state") !== state) {
+            page(res, 400, "This is relay's login listener; this request is not the login it waits for.")
+            return
+          }
+          const failed = url.searchParams.has("error")
+          page(res, failed ? 400 : 200, failed ? "The login did not complete; see the terminal." : "Logged in. You can close this window.")
+          Deferred.unsafeDone(deferred, Effect.succeed(url))
+        })
+        server.once("error", (error) =>
+          resume(Effect.fail(new OAuthRefused({ error: "request_failed", description: `cannot listen on 127.0.0.1: ${error.message}`, login: { agentUrl: "" } }))))
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+      }),
+      (server) => Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+    )
+    const { port } = server.address() as AddressInfo
+    origin = `http://127.0.0.1:${port}`
+    return { redirectUri: `${origin}${CALLBACK_PATH}`, received: Deferred.await(deferred) }
+  })
+
+const waitAtMost = <A, E, R>(effect: Effect.Effect<A, E, R>, timeout: Duration.Duration, step: string) =>
+  Effect.timeoutFail(effect, {
+    duration: timeout,
+    onTimeout: () => new LoginTimedOut({ waitedSeconds: Math.round(Duration.toSeconds(timeout)), step })
+  })
 
 export const makeOAuth = (): OAuthService => ({
   discover: (scheme, flow, issuer) => {
@@ -206,6 +313,44 @@ export const makeOAuth = (): OAuthService => ({
   },
   clientCredentials: (server, id, scopes, login) =>
     tokenRequest(server, login, () => client.clientCredentialsGrant(configurationFor(server, id), scopeParameters(scopes))),
+  authorizationCode: (server, id, scopes, login, interaction) =>
+    Effect.scoped(Effect.gen(function*() {
+      yield* endpoint(server, "authorization_endpoint")
+      const config = configurationFor(server, id)
+      const verifier = client.randomPKCECodeVerifier()
+      const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(verifier))
+      const state = client.randomState()
+      const listener = yield* Effect.mapError(loopbackRedirect(state), (error) => new OAuthRefused({ ...error, login }))
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: listener.redirectUri,
+        ...scopeParameters(scopes),
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state
+      }).href
+      yield* interaction.prompt({ url })
+      if (interaction.openBrowser) yield* openInBrowser(url)
+      const redirected = yield* waitAtMost(listener.received, interaction.timeout, "the browser to come back")
+      return yield* tokenRequest(server, login, () =>
+        client.authorizationCodeGrant(config, redirected, { pkceCodeVerifier: verifier, expectedState: state }, { redirect_uri: listener.redirectUri }))
+    })),
+  deviceCode: (server, id, scopes, login, interaction) =>
+    Effect.gen(function*() {
+      yield* endpoint(server, "device_authorization_endpoint")
+      const config = configurationFor(server, id)
+      const started = yield* Effect.tryPromise({
+        try: () => client.initiateDeviceAuthorization(config, scopeParameters(scopes)),
+        catch: loginFailure(login)
+      })
+      yield* interaction.prompt({ url: started.verification_uri_complete ?? started.verification_uri, userCode: started.user_code })
+      // The code expires on the server's clock too: wait no longer than it lives.
+      const timeout = Duration.min(interaction.timeout, Duration.seconds(started.expires_in))
+      return yield* waitAtMost(
+        tokenRequest(server, login, (signal) => client.pollDeviceAuthorizationGrant(config, started, undefined, { signal })),
+        timeout,
+        "the device code to be approved"
+      )
+    }),
   refresh: (server, id, refreshToken, login) =>
     tokenRequest(server, login, () => client.refreshTokenGrant(configurationFor(server, id), refreshToken)),
   revoke: (server, id, token, login) =>

@@ -17,6 +17,7 @@ export interface TestClient {
   readonly redirect_uris?: ReadonlyArray<string>
   readonly response_types?: ReadonlyArray<string>
   readonly token_endpoint_auth_method?: string
+  readonly application_type?: "native" | "web"
 }
 
 export interface ProviderOptions {
@@ -31,8 +32,6 @@ export interface ProviderHandle {
   readonly issuer: string
   readonly jwksUrl: string
   readonly requests: RecordedRequest[]
-  /** How many tokens the revocation endpoint revoked. */
-  readonly revoked: () => number
   close(): Promise<void>
 }
 
@@ -66,16 +65,16 @@ export const startProvider = async (options: ProviderOptions): Promise<ProviderH
       }
     },
     ttl: { AccessToken: ttl, ClientCredentials: ttl },
-    pkce: { required: () => true }
+    pkce: { required: () => true },
+    // A refresh token for every client allowed one (no offline_access consent dance in tests).
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed("refresh_token")
   })
   provider.proxy = false
   const callback = provider.callback()
   const requests: RecordedRequest[] = []
-  let revoked = 0
-  provider.on("revocation.success", () => revoked++)
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     recordRequest(requests, req, res, () => undefined)
     void callback(req, res)
   })
-  return { issuer, jwksUrl: `${issuer}/jwks`, requests, revoked: () => revoked, close: () => closeServer(server) }
+  return { issuer, jwksUrl: `${issuer}/jwks`, requests, close: () => closeServer(server) }
 }
