@@ -16,18 +16,28 @@ import { bearerFor } from "./oauth.js"
  * once and the call repeated (the refused request was not processed, so repeating it is safe).
  */
 export const withAgentTarget = <A, E, R>(access: AgentAccess, use: (target: Target) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(resolveTarget(access), (target) =>
-    use(target).pipe(
-      Effect.map((result) => ({ target, result })),
-      Effect.catchIf(isRefusedSavedToken, (error) =>
-        Effect.flatMap(Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)), (saved) => {
-          if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
-          return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
-            const renewed = { ...target, credentials }
-            return Effect.map(use(renewed), (result) => ({ target: renewed, result }))
-          })
-        }))
-    ))
+  Effect.flatMap(resolveTarget(access), (target) => retryWithRenewedToken(target, use))
+
+/**
+ * `use(target)`, repeated once with renewed OAuth tokens if the agent refused the saved ones with
+ * 401 — unless `repeatable` says the first attempt already had an effect worth not repeating.
+ */
+export const retryWithRenewedToken = <A, E, R>(
+  target: Target,
+  use: (target: Target) => Effect.Effect<A, E, R>,
+  repeatable: () => boolean = () => true
+) =>
+  use(target).pipe(
+    Effect.map((result) => ({ target, result })),
+    Effect.catchIf((error) => isRefusedSavedToken(error) && repeatable(), (error) =>
+      Effect.flatMap(Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)), (saved) => {
+        if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
+        return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
+          const renewed = { ...target, credentials }
+          return Effect.map(use(renewed), (result) => ({ target: renewed, result }))
+        })
+      }))
+  )
 
 const isRefusedSavedToken = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "AuthRequired" &&

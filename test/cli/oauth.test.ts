@@ -208,6 +208,20 @@ describe("renewal", () => {
     expect(storedFor(oauth2Agent.baseUrl).access_token).not.toContain("forged")
   })
 
+  it("a message refused with 401 is sent once more with renewed tokens, and only once", async () => {
+    editStored(oauth2Agent.baseUrl, (credentials) => ({ ...credentials, access_token: "forged.token.value-0123456789" }))
+    const seen = oauth2Agent.requests.length
+    const sent = await relay(["message", "send", "--url", oauth2Agent.baseUrl, "once please"])
+    expect(sent.code, sent.stderr).toBe(0)
+    const renewed = storedFor(oauth2Agent.baseUrl).access_token
+    const calls = oauth2Agent.requests.slice(seen).filter((request) => request.path !== "/.well-known/agent-card.json")
+    // The refused request is the send itself (nothing precedes it in a new conversation); it is sent
+    // again with the renewed token, and the agent took the message exactly once.
+    expect(calls[0]).toMatchObject({ status: 401 })
+    const taken = calls.filter((request) => (request.body as { method?: string } | undefined)?.method === "SendMessage")
+    expect(taken.map((request) => [request.status, bearerOf(request.headers)])).toEqual([[200, renewed]])
+  })
+
   it("an expired token without a way to renew asks for a login, with the exact command (needs_auth)", async () => {
     expect((await login(oidcAgent.baseUrl)).code).toBe(0)
     editStored(oidcAgent.baseUrl, (credentials) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
