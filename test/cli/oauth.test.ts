@@ -206,6 +206,17 @@ describe("renewal", () => {
     const statuses = oauth2Agent.requests.slice(seen).filter((request) => request.path !== "/.well-known/agent-card.json").map((request) => request.status)
     expect(statuses).toEqual([401, 200])
     expect(storedFor(oauth2Agent.baseUrl).access_token).not.toContain("forged")
+
+    // Push config reads and task lists too.
+    for (const args of [["task", "notification", "list", "--url", oauth2Agent.baseUrl, taskId], ["task", "list", "--url", oauth2Agent.baseUrl]]) {
+      editStored(oauth2Agent.baseUrl, (credentials) => ({ ...credentials, access_token: "forged.token.value-0123456789" }))
+      const from = oauth2Agent.requests.length
+      const result = await relay(args)
+      expect(result.code, result.stderr).toBe(0)
+      expect(oauth2Agent.requests.slice(from).filter((request) => request.path !== "/.well-known/agent-card.json").map((request) => request.status))
+        .toEqual([401, 200])
+      storedFor(oauth2Agent.baseUrl)
+    }
   })
 
   it("a message refused with 401 is sent once more with renewed tokens, and only once", async () => {
