@@ -1,12 +1,15 @@
 /** `relay auth set|show|clear`: credentials relay sends to an agent. Secrets are never printed unmasked. */
 import { Command, Options } from "@effect/cli"
-import { Effect, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Option, Redacted } from "effect"
 import { text } from "node:stream/consumers"
 import { InvalidInput } from "../domain/errors.js"
-import { DEFAULT_API_KEY_HEADER } from "../domain/session.js"
+import { isAuthNeeded } from "../domain/oauth.js"
+import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
+import { login, logout } from "../programs/oauth.js"
 import { agentUrl, outputOptions } from "./options.js"
-import { fields, render } from "./output.js"
+import { CommandFailed, fields, render, type Style, writeErr } from "./output.js"
+import type { LoginPrompt } from "../services/OAuth.js"
 
 const bearerToken = Options.redacted("bearer-token").pipe(
   Options.withDescription("Bearer token to send as Authorization: Bearer …; '-' reads it from stdin"),
@@ -61,6 +64,16 @@ const set = Command.make(
     )
 ).pipe(Command.withDescription("Save a bearer token or API key for an agent (bearer wins when both are given)"))
 
+const oauthFields = (credentials: MaskedCredentials): ReadonlyArray<readonly [string, string]> =>
+  credentials.auth_type !== "oauth" ? [] : [
+    ["Flow", credentials.flow ?? ""],
+    ["Scopes", credentials.scopes?.length ? credentials.scopes.join(" ") : "(the server's default)"],
+    ["Expires", credentials.expires_at ?? "(not said)"],
+    ["Renews", credentials.refreshable === true ? "yes, without you" : "no: log in again when it expires"],
+    ["Client", credentials.client_id ?? ""],
+    ["Issuer", credentials.issuer ?? ""]
+  ]
+
 const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
   render(flags, showCredentials(url), ({ agent_url, credentials }, style) =>
     `${style.bold("Credentials for")} ${style.cyan(agent_url)}\n` +
@@ -69,8 +82,134 @@ const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, .
       : fields(style, [
         ["Type", credentials.auth_type],
         ["Header", credentials.header],
-        ["Value", credentials.masked]
-      ])))).pipe(Command.withDescription("Show the saved credentials of an agent, masked"))
+        ["Value", credentials.masked],
+        ...oauthFields(credentials)
+      ])))).pipe(Command.withDescription("Show the saved credentials of an agent, masked (OAuth: flow, scopes, expiry)"))
+
+// ---------------------------------------------------------------------------
+// OAuth login and logout
+
+/** Authentication needed (login failed or is required): distinct from other failures for scripts. */
+export const EXIT_AUTH = 3
+
+/** Runs a command; a failure that means "log in" exits with EXIT_AUTH instead of the generic code. */
+const withAuthExitCode = <A, R>(program: (remember: <B, E, R2>(inner: Effect.Effect<B, E, R2>) => Effect.Effect<B, E, R2>) => Effect.Effect<A, CommandFailed, R>) =>
+  Effect.suspend(() => {
+    let authNeeded = false
+    const remember = <B, E, R2>(inner: Effect.Effect<B, E, R2>) =>
+      Effect.tapError(inner, (error) => Effect.sync(() => { authNeeded = isAuthNeeded(error) }))
+    return Effect.catchTag(program(remember), "CommandFailed", (failed) =>
+      Effect.fail(authNeeded ? new CommandFailed({ exitCode: EXIT_AUTH }) : failed))
+  })
+
+const clientId = Options.text("client-id").pipe(Options.withDescription("The client id registered with the authorization server"))
+const clientSecret = Options.redacted("client-secret").pipe(
+  Options.withDescription("The client secret; '-' reads it from stdin (or set RELAY_CLIENT_SECRET)"),
+  Options.optional
+)
+const flow = Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]).pipe(
+  Options.withDescription("The OAuth flow (default: client_credentials with a client secret, else authorization_code in a browser)"),
+  Options.optional
+)
+const noBrowser = Options.boolean("no-browser").pipe(
+  Options.withDescription("Print the login URL without opening a browser (authorization_code)")
+)
+const loginTimeout = Options.integer("login-timeout").pipe(
+  Options.withDescription("Seconds to wait for the browser or the device approval (default 300)"),
+  Options.withDefault(300)
+)
+
+/** On stderr, so stdout keeps only the result; the URL carries no secret (PKCE keeps the verifier here). */
+const showPrompt = (prompt: LoginPrompt) =>
+  writeErr(
+    prompt.userCode === undefined
+      ? `Open this URL in a browser to log in:\n  ${prompt.url}\nWaiting for the browser to come back…`
+      : `On any device, open ${prompt.url}\nand enter the code ${prompt.userCode}\nWaiting for approval…`
+  )
+const scope = Options.text("scope").pipe(
+  Options.withDescription("Scopes to ask for, space separated (default: the scopes the card's requirements name)"),
+  Options.optional
+)
+const scheme = Options.text("scheme").pipe(Options.withDescription("The card's security scheme to use, by name"), Options.optional)
+const issuer = Options.text("issuer").pipe(
+  Options.withDescription("The authorization server's issuer or metadata URL, instead of what the card declares"),
+  Options.optional
+)
+const saveClientSecret = Options.boolean("save-client-secret").pipe(
+  Options.withDescription("Keep the client secret (0600 store) so client-credentials tokens renew without you")
+)
+const loginCardUrl = Options.text("card-url").pipe(
+  Options.withDescription("Full URL of the agent card, when it is not at the well-known path"),
+  Options.optional
+)
+
+/** The secret from --client-secret (or stdin with '-'), else RELAY_CLIENT_SECRET. */
+const clientSecretOf = (option: Option.Option<Redacted.Redacted<string>>) =>
+  Effect.flatMap(readSecret(option), (secret) =>
+    secret !== undefined
+      ? Effect.succeed(secret)
+      : Config.string("RELAY_CLIENT_SECRET").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)))
+
+const loginView = (result: { readonly agent_url: string; readonly flow: string; readonly scopes: ReadonlyArray<string>; readonly expires_at: string | null; readonly refreshable: boolean }, style: Style) =>
+  style.green(`Logged in to ${result.agent_url} (${result.flow})`) + "\n" +
+  fields(style, [
+    ["Scopes", result.scopes.length === 0 ? "(the server's default)" : result.scopes.join(" ")],
+    ["Expires", result.expires_at ?? "(not said)"],
+    ["Renews", result.refreshable ? "yes, without you" : "no: log in again when it expires"]
+  ])
+
+const loginCommand = Command.make(
+  "login",
+  {
+    ...outputOptions,
+    url: agentUrl,
+    clientId,
+    clientSecret,
+    flow,
+    scope,
+    scheme,
+    issuer,
+    saveClientSecret,
+    cardUrl: loginCardUrl,
+    noBrowser,
+    loginTimeout
+  },
+  ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret, cardUrl, noBrowser, loginTimeout, ...flags }) =>
+    withAuthExitCode((remember) =>
+      render(
+        flags,
+        remember(Effect.gen(function*() {
+          const secret = yield* clientSecretOf(clientSecret)
+          const chosen = Option.getOrElse(flow, () => secret === undefined ? "authorization_code" as const : "client_credentials" as const)
+          if (chosen === "client_credentials" && secret === undefined) {
+            return yield* new InvalidInput({
+              reason: "Client credentials need the client secret",
+              suggestion: "Pass --client-secret - and type it on stdin, or set RELAY_CLIENT_SECRET"
+            })
+          }
+          return yield* login({
+            agentUrl: url,
+            cardUrl: Option.getOrUndefined(cardUrl),
+            flow: chosen,
+            clientId,
+            clientSecret: secret,
+            scopes: Option.getOrUndefined(Option.map(scope, (text) => text.split(/[\s,]+/).filter((word) => word !== ""))),
+            scheme: Option.getOrUndefined(scheme),
+            issuer: Option.getOrUndefined(issuer),
+            saveClientSecret,
+            interaction: { prompt: showPrompt, openBrowser: !noBrowser, timeout: Duration.seconds(loginTimeout) }
+          })
+        })),
+        loginView
+      ))
+).pipe(Command.withDescription("Log in to an agent with OAuth 2.0 / OpenID Connect as its card declares, and save the tokens"))
+
+const logoutCommand = Command.make("logout", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
+  render(flags, logout(url), ({ agent_url, removed, revoked }, style) =>
+    !removed
+      ? style.dim(`No credentials were saved for ${agent_url}`)
+      : style.green(`Logged out of ${agent_url}${revoked ? " (tokens revoked at the server)" : ""}`)))
+  .pipe(Command.withDescription("Forget the saved credentials of an agent, revoking OAuth tokens when the server offers it"))
 
 const clear = Command.make("clear", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
   render(flags, clearCredentials(url), ({ agent_url, cleared }, style) =>
@@ -79,5 +218,5 @@ const clear = Command.make("clear", { ...outputOptions, url: agentUrl }, ({ url,
 
 export const authCommand = Command.make("auth").pipe(
   Command.withDescription("Credentials per agent, shared with relay mcp"),
-  Command.withSubcommands([set, show, clear])
+  Command.withSubcommands([set, show, clear, loginCommand, logoutCommand])
 )

@@ -1,5 +1,6 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
 import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { loginCommand } from "../domain/oauth.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /**
@@ -15,6 +16,7 @@ const agent = (url: string | undefined) => (url === undefined ? "<agent>" : arg(
 
 export const TERMINAL_WORDS: Vocabulary = {
   SaveCredentials: (a) => `relay auth set --url ${agent(a.agentUrl)} --bearer-token <TOKEN> (or --api-key <KEY>)`,
+  Login: (a) => loginCommand(a),
   GiveCredentials: () => "--bearer-token <TOKEN> or --api-key <KEY>",
   AllowCrossOriginCredentials: () => "--allow-cross-origin-credentials",
   ValidateCard: (a) => `relay card validate ${arg(a.source)}`,

@@ -9,6 +9,13 @@ import { Schema } from "effect"
 export type Action =
   /** Keep credentials for the agent (`relay auth set` / `set_agent_credentials`). */
   | { readonly _tag: "SaveCredentials"; readonly agentUrl?: string | undefined }
+  /** Obtain OAuth tokens for the agent: only the user can (`relay auth login`), never an assistant. */
+  | {
+    readonly _tag: "Login"
+    readonly agentUrl: string
+    readonly flow?: "client_credentials" | "authorization_code" | "device_code" | string | undefined
+    readonly clientId?: string | undefined
+  }
   /** Pass credentials with this one call. */
   | { readonly _tag: "GiveCredentials" }
   /** Let credentials go to the interface origins the card names. */

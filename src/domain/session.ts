@@ -17,24 +17,63 @@ export const ApiKeyCredentials = Schema.Struct({
   header: Schema.optionalWith(Schema.String, { default: () => DEFAULT_API_KEY_HEADER })
 })
 
+/** What relay sends on a request: a bearer token or an API key. */
 export const Credentials = Schema.Union(BearerCredentials, ApiKeyCredentials)
 export type Credentials = typeof Credentials.Type
+
+/** How OAuth tokens were obtained; a re-login repeats the same flow. */
+export const OAuthFlow = Schema.Literal("client_credentials", "authorization_code", "device_code")
+export type OAuthFlow = typeof OAuthFlow.Type
+
+/**
+ * Tokens relay obtained itself (relay auth login). The access token is sent as a bearer token;
+ * the rest is what a refresh, a revocation or a repeat of the login needs. The client secret is
+ * kept only when the user asked (--save-client-secret), for client credentials to renew alone.
+ */
+export const OAuthCredentials = Schema.Struct({
+  kind: Schema.Literal("oauth"),
+  flow: OAuthFlow,
+  access_token: Schema.String,
+  refresh_token: Schema.optional(Schema.String),
+  /** ISO time the access token expires, when the server said. */
+  expires_at: Schema.optional(Schema.String),
+  scopes: Schema.Array(Schema.String),
+  issuer: Schema.String,
+  token_endpoint: Schema.String,
+  revocation_endpoint: Schema.optional(Schema.String),
+  client_id: Schema.String,
+  client_secret: Schema.optional(Schema.String)
+})
+export type OAuthCredentials = typeof OAuthCredentials.Type
+
+/** What the store keeps per agent: credentials to send, or OAuth tokens to send and renew. */
+export const SavedCredentials = Schema.Union(BearerCredentials, ApiKeyCredentials, OAuthCredentials)
+export type SavedCredentials = typeof SavedCredentials.Type
 
 export const SessionRecord = Schema.Struct({
   agent_url: Schema.String,
   context_id: Schema.optional(Schema.String),
   task_id: Schema.optional(Schema.String),
   last_state: Schema.optional(Schema.String),
-  credentials: Schema.optional(Credentials),
+  credentials: Schema.optional(SavedCredentials),
   updated_at: Schema.String
 })
 export type SessionRecord = typeof SessionRecord.Type
 
-export const STORE_FORMAT_VERSION = 1
+/**
+ * Version 2 added OAuth credentials. Version 1 files are read as they are (they are a subset) and
+ * written back as version 2, so a relay that knows only version 1 refuses the file as too new
+ * instead of moving it aside as damaged.
+ */
+export const STORE_FORMAT_VERSION = 2 as const
 
 /** The whole sessions.json file. `version` lets a later relay migrate or refuse. */
 export const StoreFile = Schema.Struct({
-  version: Schema.Literal(STORE_FORMAT_VERSION),
+  version: Schema.transform(Schema.Literal(1, STORE_FORMAT_VERSION), Schema.Literal(STORE_FORMAT_VERSION), {
+    strict: true,
+    decode: () => STORE_FORMAT_VERSION,
+    encode: (version) => version
+  }),
   sessions: Schema.Record({ key: Schema.String, value: SessionRecord })
 })
 export type StoreFile = typeof StoreFile.Type
@@ -93,17 +132,39 @@ export const redactUrl = (url: string): string => {
   }
 }
 
-/** Credentials as they may be shown: kind, header, masked secret. */
+/** Credentials as they may be shown: kind, header, masked secret; OAuth adds flow, scopes and expiry. */
 export interface MaskedCredentials {
-  readonly auth_type: Credentials["kind"]
+  readonly auth_type: SavedCredentials["kind"]
   readonly masked: string
   readonly header: string
+  readonly flow?: OAuthFlow
+  readonly scopes?: ReadonlyArray<string>
+  readonly expires_at?: string | null
+  readonly refreshable?: boolean
+  readonly client_id?: string
+  readonly issuer?: string
 }
 
-export const maskCredentials = (credentials: Credentials): MaskedCredentials =>
-  credentials.kind === "bearer"
-    ? { auth_type: "bearer", masked: maskSecret(credentials.token), header: "Authorization" }
-    : { auth_type: "api_key", masked: maskSecret(credentials.key), header: credentials.header }
+export const maskCredentials = (credentials: SavedCredentials): MaskedCredentials => {
+  switch (credentials.kind) {
+    case "bearer":
+      return { auth_type: "bearer", masked: maskSecret(credentials.token), header: "Authorization" }
+    case "api_key":
+      return { auth_type: "api_key", masked: maskSecret(credentials.key), header: credentials.header }
+    case "oauth":
+      return {
+        auth_type: "oauth",
+        masked: maskSecret(credentials.access_token),
+        header: "Authorization",
+        flow: credentials.flow,
+        scopes: credentials.scopes,
+        expires_at: credentials.expires_at ?? null,
+        refreshable: credentials.refresh_token !== undefined || credentials.client_secret !== undefined,
+        client_id: credentials.client_id,
+        issuer: credentials.issuer
+      }
+  }
+}
 
 /** A session as listings show it: ids, state and only whether credentials exist. */
 export interface SessionSummary {

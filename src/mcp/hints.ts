@@ -3,11 +3,14 @@
  * `tool (parameter value, …)`. What no tool can do is said as what comes closest.
  */
 import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { loginCommand } from "../domain/oauth.js"
 
 const agent = (url: string | undefined) => (url === undefined ? "agent_url" : `agent_url ${url}`)
 
 export const ASSISTANT_WORDS: Vocabulary = {
   SaveCredentials: (a) => `set_agent_credentials (${agent(a.agentUrl)}, bearer_token or api_key)`,
+  // Only the user can log in: secrets and consent never pass through the assistant.
+  Login: (a) => `the user running \`${loginCommand(a)}\` in a terminal (relay's MCP tools cannot log in)`,
   GiveCredentials: () => "bearer_token or api_key in this call",
   AllowCrossOriginCredentials: () =>
     "the user's consent: relay sends credentials to another origin only when its user allows it on the terminal",

@@ -9,6 +9,39 @@ import { canonicalAgentUrl, type Credentials, DEFAULT_API_KEY_HEADER } from "../
 import type { Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { credentialsFrom } from "./credentials.js"
+import { bearerFor } from "./oauth.js"
+
+/**
+ * Runs `use` against the agent; when saved OAuth tokens are refused with 401, they are renewed
+ * once and the call repeated (the refused request was not processed, so repeating it is safe).
+ */
+export const withAgentTarget = <A, E, R>(access: AgentAccess, use: (target: Target) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(resolveTarget(access), (target) => retryWithRenewedToken(target, use))
+
+/**
+ * `use(target)`, repeated once with renewed OAuth tokens if the agent refused the saved ones with
+ * 401 — unless `repeatable` says the first attempt already had an effect worth not repeating.
+ */
+export const retryWithRenewedToken = <A, E, R>(
+  target: Target,
+  use: (target: Target) => Effect.Effect<A, E, R>,
+  repeatable: () => boolean = () => true
+) =>
+  use(target).pipe(
+    Effect.map((result) => ({ target, result })),
+    Effect.catchIf((error) => isRefusedSavedToken(error) && repeatable(), (error) =>
+      Effect.flatMap(Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)), (saved) => {
+        if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
+        return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
+          const renewed = { ...target, credentials }
+          return Effect.map(use(renewed), (result) => ({ target: renewed, result }))
+        })
+      }))
+  )
+
+const isRefusedSavedToken = (error: unknown) =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "AuthRequired" &&
+  (error as { readonly status?: number }).status === 401 && (error as { readonly credentials?: string }).credentials === "saved"
 
 /** What a door passes to reach an agent; everything but the URL is optional. */
 export interface AgentAccess {
@@ -43,7 +76,13 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
   const store = yield* SessionStore
   const agentUrl = yield* canonicalAgentUrl(access.agentUrl)
   const explicit = yield* explicitCredentials(access)
-  const credentials = Option.isSome(explicit) ? explicit : yield* store.getCredentials(agentUrl)
+  const saved = Option.isSome(explicit) ? Option.none() : yield* store.getCredentials(agentUrl)
+  // OAuth tokens go out as a bearer token, renewed first when about to expire.
+  const credentials: Option.Option<Credentials> = Option.isSome(explicit)
+    ? explicit
+    : Option.isSome(saved) && saved.value.kind === "oauth"
+    ? Option.some(yield* bearerFor(agentUrl, saved.value))
+    : (saved as Option.Option<Credentials>)
   const seconds = (value: number | undefined) => (value === undefined ? undefined : Duration.seconds(value))
   return {
     agentUrl,

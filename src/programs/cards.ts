@@ -10,7 +10,7 @@ import { type CardIssue, validateCard as checkCard } from "../domain/cardValidat
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import { withoutNulls } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
-import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
 
 export interface CardResult {
   readonly agent_url: string
@@ -23,8 +23,8 @@ export interface CardResult {
 /** The card as the agent serves it (null fields omitted); the extended card with `authenticated`. */
 export const getCard = Effect.fn("getCard")(function*(input: AgentAccess & { readonly authenticated?: boolean | undefined }) {
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const found = input.authenticated === true ? yield* client.extendedCard(target) : yield* client.discover(target)
+  const { target, result: found } = yield* withAgentTarget(input, (target) =>
+    input.authenticated === true ? client.extendedCard(target) : client.discover(target))
   return {
     agent_url: target.agentUrl,
     card_url: found.cardUrl,

@@ -9,7 +9,7 @@ import { act } from "../domain/hints.js"
 import { a2aErrorByReason } from "../domain/a2a/errors.js"
 import { pushConfigView } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
-import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
 
 export interface PushConfigInput extends AgentAccess {
   readonly taskId: string
@@ -49,13 +49,14 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
   if (input.configId !== undefined) {
-    const config = yield* client.getPushConfig(target, { taskId: input.taskId, id: input.configId }).pipe(
-      Effect.catchTag("ProtocolError", configNotFound(target.agentUrl, input.taskId, input.configId))
-    )
+    const { result: config } = yield* retryWithRenewedToken(target, (target) =>
+      client.getPushConfig(target, { taskId: input.taskId, id: input.configId! })).pipe(
+        Effect.catchTag("ProtocolError", configNotFound(target.agentUrl, input.taskId, input.configId))
+      )
     return pushConfigView(config)
   }
   // Without an id, the task's first config (agents with one config per task give it the task's id).
-  const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
+  const { result: configs } = yield* retryWithRenewedToken(target, (target) => client.listPushConfigs(target, { taskId: input.taskId }))
   const first = configs[0]
   if (first === undefined) {
     return yield* new NotFound({
@@ -68,8 +69,7 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
 
 export const listPushConfigs = Effect.fn("listPushConfigs")(function*(input: PushConfigInput) {
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const configs = yield* client.listPushConfigs(target, { taskId: input.taskId })
+  const { result: configs } = yield* withAgentTarget(input, (target) => client.listPushConfigs(target, { taskId: input.taskId }))
   return { count: configs.length, configs: configs.map(pushConfigView) }
 })
 

@@ -10,7 +10,7 @@ import { type MessageResult, messageResult } from "../domain/results.js"
 import type { SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
-import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { type AgentAccess, resolveTarget, retryWithRenewedToken } from "./agentTarget.js"
 import { webhookUrl } from "./pushConfig.js"
 import {
   answersTurn,
@@ -141,7 +141,7 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
 
 /** Sends, then follows the task until the message is answered; `track` sees every snapshot. */
 const converse = (
-  target: Target,
+  addressed: Target,
   request: V1.SendMessageRequest,
   input: SendMessageInput,
   turnRef: Ref.Ref<Turn>,
@@ -150,8 +150,12 @@ const converse = (
   Effect.gen(function*() {
     const client = yield* A2aClient
     const store = yield* SessionStore
-    if (input.pushUrl !== undefined) yield* requirePushSupport(target)
-    const before = yield* statusBefore(target, request.message.taskId)
+    // Saved OAuth tokens refused before the message was taken are renewed once, then kept for the turn.
+    const { target: checked, result: before } = yield* retryWithRenewedToken(addressed, (target) =>
+      Effect.gen(function*() {
+        if (input.pushUrl !== undefined) yield* requirePushSupport(target)
+        return yield* statusBefore(target, request.message.taskId)
+      }))
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
     // The session is written when the task or its state changes, not on every stream event.
@@ -159,17 +163,25 @@ const converse = (
     const save = (task: V1.Task) => {
       const result = messageResult({ task: presentForTurn(turn, task) })
       return Ref.getAndSet(lastSaved, `${result.task_id} ${result.state}`).pipe(
-        Effect.flatMap((before) => (before === `${result.task_id} ${result.state}` ? Effect.void : saveTurn(target, request, result))),
+        Effect.flatMap((saved) => (saved === `${result.task_id} ${result.state}` ? Effect.void : saveTurn(checked, request, result))),
         Effect.provideService(SessionStore, store),
         Effect.ignore
       )
     }
-    const onSnapshot = (task: V1.Task) => Effect.zipRight(track(task), save(task))
+    // Once the agent showed the task, a later refusal must not send the message twice.
+    let taskSeen = false
+    const onSnapshot = (task: V1.Task) => Effect.zipRight(Effect.zipRight(Effect.sync(() => (taskSeen = true)), track(task)), save(task))
     const follow = { onUpdate: input.onUpdate, report: yield* makeReporter(input.onUpdate ?? ignoreUpdates), onSnapshot, turn }
-    const sending = input.stream === true
-      ? followStream(target.agentUrl, client.stream(target, request), follow)
-      : Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
-    const response = yield* Effect.catchTag(sending, "ProtocolError", refusedSavedTask(target, request, input))
+    const sending = (target: Target) =>
+      input.stream === true
+        ? followStream(target.agentUrl, client.stream(target, request), follow)
+        : Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
+    // A 401 answers the request itself, before any event: the message was not taken, so it is sent again.
+    const { target, result: response } = yield* Effect.catchTag(
+      retryWithRenewedToken(checked, sending, () => !taskSeen),
+      "ProtocolError",
+      refusedSavedTask(checked, request, input)
+    )
     if (!("task" in response)) {
       const result = messageResult(response)
       yield* saveTurn(target, request, result)

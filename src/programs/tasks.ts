@@ -11,7 +11,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
-import { type AgentAccess, resolveTarget } from "./agentTarget.js"
+import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
 import { followStream, followTask, ignoreUpdates, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
@@ -55,8 +55,8 @@ const historyEntry = (message: V1.Message): HistoryEntry => ({
 export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const task = yield* client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) })
+  const { target, result: task } = yield* withAgentTarget(input, (target) =>
+    client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }))
   yield* rememberTask(target, task)
   const view: TaskDetails = taskView(task)
   // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
@@ -66,8 +66,7 @@ export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
 export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const target = yield* resolveTarget(input)
-  const task = yield* client.cancelTask(target, { id: input.taskId })
+  const { target, result: task } = yield* withAgentTarget(input, (target) => client.cancelTask(target, { id: input.taskId }))
   yield* rememberTask(target, task)
   return taskView(task)
 })
@@ -101,14 +100,15 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
   if (input.pageSize !== undefined && (input.pageSize < 1 || input.pageSize > 100)) {
     return yield* new InvalidInput({ reason: "The page size must be between 1 and 100", suggestion: "Give a page size from 1 to 100 (50 when none is given)" })
   }
-  const response = yield* client.listTasks(target, {
-    // Without artifacts (the v1.0 default) every listed task would show an empty text.
-    includeArtifacts: true,
-    ...(input.contextId === undefined ? {} : { contextId: input.contextId }),
-    ...(status === undefined ? {} : { status }),
-    ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
-    ...(input.pageToken === undefined ? {} : { pageToken: input.pageToken })
-  })
+  const { result: response } = yield* retryWithRenewedToken(target, (target) =>
+    client.listTasks(target, {
+      // Without artifacts (the v1.0 default) every listed task would show an empty text.
+      includeArtifacts: true,
+      ...(input.contextId === undefined ? {} : { contextId: input.contextId }),
+      ...(status === undefined ? {} : { status }),
+      ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
+      ...(input.pageToken === undefined ? {} : { pageToken: input.pageToken })
+    }))
   return {
     count: response.tasks.length,
     tasks: response.tasks.map(taskView),

@@ -14,7 +14,7 @@ import { type InvalidAgentUrl, StateFileCorrupt, StateFileTooNew, StateFileUnava
 import {
   applyPatch,
   canonicalAgentUrl,
-  type Credentials,
+  type SavedCredentials,
   emptyStore,
   newRecord,
   type SessionPatch,
@@ -37,8 +37,8 @@ export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore
   readonly clear: (agentUrl: string) => Effect.Effect<boolean, Failure>
   /** Forgets context, task and state of every agent; credentials stay. Returns how many were cleared. */
   readonly clearAll: Effect.Effect<number, StoreError>
-  readonly setCredentials: (agentUrl: string, credentials: Credentials) => Effect.Effect<SessionRecord, Failure>
-  readonly getCredentials: (agentUrl: string) => Effect.Effect<Option.Option<Credentials>, Failure>
+  readonly setCredentials: (agentUrl: string, credentials: SavedCredentials) => Effect.Effect<SessionRecord, Failure>
+  readonly getCredentials: (agentUrl: string) => Effect.Effect<Option.Option<SavedCredentials>, Failure>
   /** True if credentials existed. */
   readonly clearCredentials: (agentUrl: string) => Effect.Effect<boolean, Failure>
 }>() {}

@@ -27,6 +27,7 @@ const URL_ = "http://127.0.0.1:9"
 /** One action of every kind: TypeScript fails here when an action is added without a sample. */
 const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: Tag }> } = {
   SaveCredentials: { _tag: "SaveCredentials", agentUrl: URL_ },
+  Login: { _tag: "Login", agentUrl: URL_, flow: "client_credentials", clientId: "relay-cli" },
   GiveCredentials: { _tag: "GiveCredentials" },
   AllowCrossOriginCredentials: { _tag: "AllowCrossOriginCredentials" },
   ValidateCard: { _tag: "ValidateCard", source: URL_ },
@@ -96,7 +97,10 @@ describe("every action names something that exists", () => {
 
   it.each(ACTIONS.map((action) => [action._tag, action] as const))("under MCP: %s", (_tag, action) => {
     const words = (ASSISTANT_WORDS[action._tag] as (a: Action) => string)(action)
-    expect(words, "no terminal words under MCP").not.toMatch(/--[a-z]|\brelay (auth|card|task|session|message|server|mcp|notifications)\b/)
+    // Logging in is the one step only the user can take (secrets and consent stay out of the
+    // assistant): its words are the exact terminal command the assistant passes on.
+    if (action._tag === "Login") expect(words).toContain(`\`relay auth login --url ${URL_}`)
+    else expect(words, "no terminal words under MCP").not.toMatch(/--[a-z]|\brelay (auth|card|task|session|message|server|mcp|notifications)\b/)
     const parametersOf = (name: string) => Object.keys(tools.find((tool) => tool.name === name)?.inputSchema.properties ?? {})
     const known = new Set([...tools.map((tool) => tool.name), ...tools.flatMap((tool) => parametersOf(tool.name))])
     for (const name of words.match(/\b[a-z]+_[a-z_]+\b/g) ?? []) expect(known, `${words}: ${name}`).toContain(name)

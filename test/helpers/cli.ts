@@ -35,6 +35,66 @@ export const runRelay = (
     child.stdin.end(options.input ?? "")
   })
 
+/** A running relay whose stderr can be watched before it ends (e.g. for a login URL). */
+export interface RunningRelay {
+  /** The first match of `pattern` in stderr so far or to come (fails after `timeoutMs`). */
+  readonly stderrMatch: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>
+  readonly done: Promise<CliResult>
+}
+
+export const startRelay = (
+  args: ReadonlyArray<string>,
+  options: { readonly stateDir: string; readonly input?: string; readonly env?: Record<string, string>; readonly timeoutMs?: number }
+): RunningRelay => {
+  let stderr = ""
+  const watchers = new Set<() => void>()
+  const child = spawn(process.execPath, [relayBin, ...args], {
+    env: { ...process.env, RELAY_HOME: options.stateDir, NO_COLOR: "1", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  let stdout = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk
+    for (const watcher of watchers) watcher()
+  })
+  child.stdin.end(options.input ?? "")
+  const done = new Promise<CliResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`relay ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, options.timeoutMs ?? 30_000)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      for (const watcher of watchers) watcher()
+      resolve({ code, stdout, stderr })
+    })
+  })
+  const stderrMatch = (pattern: RegExp, timeoutMs = 15_000) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        watchers.delete(check)
+        reject(new Error(`no ${pattern} in relay's stderr: ${stderr}`))
+      }, timeoutMs)
+      function check() {
+        const match = pattern.exec(stderr)
+        if (match !== null) {
+          clearTimeout(timer)
+          watchers.delete(check)
+          resolve(match)
+        } else if (child.exitCode !== null) {
+          clearTimeout(timer)
+          watchers.delete(check)
+          reject(new Error(`relay ended without ${pattern}: ${stderr}`))
+        }
+      }
+      watchers.add(check)
+      check()
+    })
+  return { stderrMatch, done }
+}
+
 /** A command that must succeed with `--json`: its parsed result. */
 export const relayJson = async (args: ReadonlyArray<string>, stateDir: string): Promise<Record<string, unknown>> => {
   const result = await runRelay([...args, "--json"], { stateDir })

@@ -49,6 +49,13 @@ export interface SdkAgentOptions {
   readonly capabilities?: SdkAgentCapabilities
   /** Require `Authorization: Bearer <token>` on everything but the public card (401 + WWW-Authenticate otherwise). */
   readonly requireBearer?: string
+  /**
+   * Accept a bearer token only when this says it is valid (e.g. a JWT checked against an OpenID
+   * provider's keys); 401 + WWW-Authenticate otherwise. The public card stays open.
+   */
+  readonly verifyBearer?: (token: string) => Promise<boolean>
+  /** The card's securitySchemes and securityRequirements, served as given. */
+  readonly security?: { readonly securitySchemes: unknown; readonly securityRequirements: unknown }
   /** Serve an extended card (one more skill) to authenticated callers via GetExtendedAgentCard. */
   readonly extendedCard?: boolean
   /** Agent name on the card. Default `SDK Test Agent`. */
@@ -247,7 +254,9 @@ const buildCard = (baseUrl: string, bindings: ReadonlyArray<SdkBinding>, options
       extensions: []
     },
     // Served as-is by the SDK, i.e. in the ts-proto {$case, value} form (a known SDK quirk).
-    securitySchemes: bearer
+    securitySchemes: options.security !== undefined
+      ? options.security.securitySchemes as AgentCard["securitySchemes"]
+      : bearer
       ? {
           bearer: {
             scheme: {
@@ -257,7 +266,9 @@ const buildCard = (baseUrl: string, bindings: ReadonlyArray<SdkBinding>, options
           }
         }
       : {},
-    securityRequirements: bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
+    securityRequirements: options.security !== undefined
+      ? options.security.securityRequirements as AgentCard["securityRequirements"]
+      : bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: [
@@ -304,6 +315,18 @@ const bearerGate =
     rejectUnauthorized(res)
   }
 
+const verifiedBearerGate =
+  (verify: (token: string) => Promise<boolean>) =>
+  (req: Request, res: Response, next: NextFunction): void => {
+    const token = bearerTokenOf(req.header("authorization"))
+    if (req.path === AGENT_CARD_PATH) {
+      next()
+      return
+    }
+    void (token === undefined ? Promise.resolve(false) : verify(token).catch(() => false)).then((valid) =>
+      valid ? next() : rejectUnauthorized(res))
+  }
+
 /** Start a v1.0 SDK agent on 127.0.0.1:0. Call `close()` when done. */
 export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkAgentHandle> => {
   const bindings = options.bindings ?? ["JSONRPC", "HTTP+JSON"]
@@ -338,6 +361,7 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
     next()
   })
   if (options.requireBearer !== undefined) app.use(bearerGate(options.requireBearer))
+  if (options.verifyBearer !== undefined) app.use(verifiedBearerGate(options.verifyBearer))
   app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: async () => card, legacyCompat }))
   if (bindings.includes("JSONRPC")) app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }))
   if (bindings.includes("HTTP+JSON")) app.use(REST_PATH, restHandler({ requestHandler, userBuilder, legacyCompat }))

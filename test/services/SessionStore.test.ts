@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { maskSecret, normalizeAgentUrl, redactUrl, StoreFile } from "../../src/domain/session.js"
+import { maskSecret, normalizeAgentUrl, redactUrl, STORE_FORMAT_VERSION, StoreFile } from "../../src/domain/session.js"
 import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 
@@ -70,7 +70,35 @@ describe("SessionStore (file)", () => {
           Fs.readFileSync(Path.join(stateDir, "sessions.json"), "utf8")
         )
         expect(Object.keys(onDisk.sessions)).toEqual(["http://agent.example"])
-        expect(onDisk.version).toBe(1)
+        expect(onDisk.version).toBe(STORE_FORMAT_VERSION)
+      })
+    ))
+
+  it.effect("reads a version 1 file as it is and writes it back as version 2, OAuth tokens included", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore
+        yield* store.list // creates the directory
+        const file = Path.join(stateDir, "sessions.json")
+        const v1 = { agent_url: "http://a.test", context_id: "c1", credentials: { kind: "bearer", token: "tok" }, updated_at: "2026-01-01T00:00:00.000Z" }
+        Fs.writeFileSync(file, JSON.stringify({ version: 1, sessions: { "http://a.test": v1 } }))
+        expect(Option.getOrThrow(yield* store.getCredentials("http://a.test"))).toEqual({ kind: "bearer", token: "tok" })
+
+        const tokens = {
+          kind: "oauth" as const,
+          flow: "client_credentials" as const,
+          access_token: "at-0123456789abcdef",
+          expires_at: "2026-01-01T01:00:00.000Z",
+          scopes: ["agent:use"],
+          issuer: "https://id.example",
+          token_endpoint: "https://id.example/token",
+          client_id: "relay"
+        }
+        yield* store.setCredentials("http://b.test", tokens)
+        const onDisk = JSON.parse(Fs.readFileSync(file, "utf8")) as { version: number; sessions: Record<string, unknown> }
+        expect(onDisk.version).toBe(2)
+        expect(onDisk.sessions["http://a.test"]).toEqual(v1)
+        expect(Option.getOrThrow(yield* store.getCredentials("http://b.test"))).toEqual(tokens)
       })
     ))
 

@@ -1,0 +1,208 @@
+/**
+ * OAuth use cases: log in to an agent as its card declares, keep the tokens fresh, log out.
+ * Tokens live in the session store next to the other credentials; only the access token is
+ * ever sent to the agent, and only as a bearer token.
+ */
+import { Clock, Effect, Option } from "effect"
+import {
+  chooseScheme,
+  type LoginCommand,
+  LoginRequired,
+  oauthSchemesOf,
+  OAuthSchemeUnknown,
+  scopesFor
+} from "../domain/oauth.js"
+import { canonicalAgentUrl, type Credentials, type OAuthCredentials, type OAuthFlow } from "../domain/session.js"
+import { A2aClient } from "../services/A2aClient.js"
+import { type AuthServer, type Interaction, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"
+import { SessionStore } from "../services/SessionStore.js"
+
+export interface LoginInput {
+  readonly agentUrl: string
+  readonly cardUrl?: string | undefined
+  readonly flow: OAuthFlow
+  readonly clientId: string
+  readonly clientSecret?: string | undefined
+  /** Overrides the scopes the card's requirements name. */
+  readonly scopes?: ReadonlyArray<string> | undefined
+  /** A scheme of the card by name, instead of the first that fits. */
+  readonly scheme?: string | undefined
+  /** The authorization server's issuer (or metadata URL), instead of what the card declares. */
+  readonly issuer?: string | undefined
+  /** Keep the client secret, so client credentials can renew without the user. */
+  readonly saveClientSecret?: boolean | undefined
+  /** How the person takes part (authorization code and device flows). */
+  readonly interaction: Interaction
+}
+
+export interface LoginResult {
+  readonly agent_url: string
+  readonly auth_type: "oauth"
+  readonly flow: OAuthFlow
+  readonly scheme: string | null
+  readonly issuer: string
+  readonly scopes: ReadonlyArray<string>
+  readonly expires_at: string | null
+  readonly refreshable: boolean
+}
+
+// Renew this long before the access token expires, so a request never leaves with a dying token.
+const RENEW_MARGIN_MS = 60_000
+
+const loginOf = (agentUrl: string, flow: OAuthFlow, clientId: string): LoginCommand => ({ agentUrl, flow, clientId })
+
+/** The card's OAuth schemes; with --issuer the card is optional (an agent may not publish one). */
+const schemeFor = (input: LoginInput, agentUrl: string) =>
+  Effect.gen(function*() {
+    const client = yield* A2aClient
+    const card = yield* client.fetchCardJson({ agentUrl, cardUrl: input.cardUrl }).pipe(
+      Effect.map((found) => found.json),
+      input.issuer === undefined ? (effect) => effect : Effect.orElseSucceed(() => undefined)
+    )
+    const schemes = oauthSchemesOf(card)
+    const scheme = chooseScheme(schemes, input.flow, input.scheme)
+    if (scheme === undefined && (input.issuer === undefined || input.scheme !== undefined)) {
+      return yield* new OAuthSchemeUnknown({
+        agentUrl,
+        flow: input.flow,
+        declared: schemes.map((known) => known.name),
+        wanted: input.scheme
+      })
+    }
+    return scheme
+  })
+
+const savedFrom = (
+  flow: OAuthFlow,
+  server: AuthServer,
+  id: OAuthClientId,
+  tokens: Tokens,
+  asked: ReadonlyArray<string>,
+  keepSecret: boolean,
+  previous?: OAuthCredentials | undefined
+): OAuthCredentials => ({
+  kind: "oauth",
+  flow,
+  access_token: tokens.access_token,
+  // RFC 6749 §6: a refresh may or may not issue a new refresh token; keep the old one if not.
+  ...(tokens.refresh_token ?? previous?.refresh_token ? { refresh_token: tokens.refresh_token ?? previous?.refresh_token } : {}),
+  ...(tokens.expiresAt === undefined ? {} : { expires_at: new Date(tokens.expiresAt).toISOString() }),
+  scopes: tokens.scopes ?? asked,
+  issuer: server.issuer,
+  token_endpoint: server.token_endpoint,
+  ...(server.revocation_endpoint === undefined ? {} : { revocation_endpoint: server.revocation_endpoint }),
+  client_id: id.clientId,
+  ...(keepSecret && id.clientSecret !== undefined ? { client_secret: id.clientSecret } : {})
+})
+
+const resultOf = (agentUrl: string, scheme: string | undefined, saved: OAuthCredentials): LoginResult => ({
+  agent_url: agentUrl,
+  auth_type: "oauth",
+  flow: saved.flow,
+  scheme: scheme ?? null,
+  issuer: saved.issuer,
+  scopes: saved.scopes,
+  expires_at: saved.expires_at ?? null,
+  refreshable: saved.refresh_token !== undefined || saved.client_secret !== undefined
+})
+
+/** Tokens by the flow asked for: the client's own identity, a person in a browser, or a person on another device. */
+const obtainTokens = (input: LoginInput, server: AuthServer, id: OAuthClientId, scopes: ReadonlyArray<string>, login: LoginCommand) =>
+  Effect.flatMap(OAuth, (oauth) => {
+    switch (input.flow) {
+      case "client_credentials":
+        return oauth.clientCredentials(server, id, scopes, login)
+      case "authorization_code":
+        return oauth.authorizationCode(server, id, scopes, login, input.interaction)
+      case "device_code":
+        return oauth.deviceCode(server, id, scopes, login, input.interaction)
+    }
+  })
+
+/** Logs in with the flow asked for and saves the tokens for the agent. */
+export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
+  const agentUrl = yield* canonicalAgentUrl(input.agentUrl)
+  const oauth = yield* OAuth
+  const scheme = yield* schemeFor(input, agentUrl)
+  const server = yield* oauth.discover(scheme, input.flow, input.issuer)
+  const scopes = scopesFor(scheme, input.scopes)
+  const id: OAuthClientId = { clientId: input.clientId, clientSecret: input.clientSecret }
+  const tokens = yield* obtainTokens(input, server, id, scopes, loginOf(agentUrl, input.flow, input.clientId))
+  const saved = savedFrom(input.flow, server, id, tokens, scopes, input.saveClientSecret === true)
+  yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrl, saved))
+  return resultOf(agentUrl, scheme?.name, saved)
+})
+
+const serverOf = (saved: OAuthCredentials): AuthServer => ({
+  issuer: saved.issuer,
+  token_endpoint: saved.token_endpoint,
+  revocation_endpoint: saved.revocation_endpoint
+})
+
+const idOf = (saved: OAuthCredentials): OAuthClientId => ({ clientId: saved.client_id, clientSecret: saved.client_secret })
+
+/** New tokens without the user: the refresh token, or the saved secret for client credentials. */
+const renew = (agentUrl: string, saved: OAuthCredentials) =>
+  Effect.gen(function*() {
+    const oauth = yield* OAuth
+    const login = loginOf(agentUrl, saved.flow, saved.client_id)
+    const server = serverOf(saved)
+    const tokens = saved.refresh_token !== undefined
+      ? yield* oauth.refresh(server, idOf(saved), saved.refresh_token, login)
+      : saved.flow === "client_credentials" && saved.client_secret !== undefined
+      ? yield* oauth.clientCredentials(server, idOf(saved), saved.scopes, login)
+      : yield* new LoginRequired({ login, reason: "the access token expired and there is no refresh token" })
+    const next = savedFrom(saved.flow, server, idOf(saved), tokens, saved.scopes, saved.client_secret !== undefined, saved)
+    yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrl, next))
+    return next
+  }).pipe(
+    Effect.catchTag("OAuthRefused", (refused) =>
+      Effect.fail(new LoginRequired({ login: refused.login, reason: `renewing the token was refused (${refused.error})` }))),
+    Effect.withSpan("oauthRenew")
+  )
+
+const expiresSoon = (saved: OAuthCredentials, now: number) =>
+  saved.expires_at !== undefined && Date.parse(saved.expires_at) - RENEW_MARGIN_MS <= now
+
+/**
+ * The bearer credentials for saved OAuth tokens: renewed first when they expire within a minute,
+ * or always with `force` (the agent refused them).
+ */
+export const bearerFor = (agentUrl: string, saved: OAuthCredentials, force = false) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const current = force || expiresSoon(saved, now) ? yield* renew(agentUrl, saved) : saved
+    return { kind: "bearer", token: current.access_token } satisfies Credentials
+  })
+
+export interface LogoutResult {
+  readonly agent_url: string
+  readonly removed: boolean
+  /** Whether the authorization server was asked to revoke the tokens (it offers revocation). */
+  readonly revoked: boolean
+}
+
+/**
+ * Forgets an agent's credentials; OAuth tokens are revoked first when the server offers it
+ * (RFC 7009), the refresh token before the access token (revoking it may end both).
+ */
+export const logout = Effect.fn("oauthLogout")(function*(agentUrl: string) {
+  const store = yield* SessionStore
+  const oauth = yield* OAuth
+  const key = yield* canonicalAgentUrl(agentUrl)
+  const saved = yield* store.getCredentials(key)
+  let revoked = false
+  if (Option.isSome(saved) && saved.value.kind === "oauth") {
+    const tokens = saved.value
+    const login = loginOf(key, tokens.flow, tokens.client_id)
+    for (const token of [tokens.refresh_token, tokens.access_token]) {
+      if (token === undefined) continue
+      // A failed revocation must not keep the tokens on disk: log it and forget them anyway.
+      revoked = (yield* oauth.revoke(serverOf(tokens), idOf(tokens), token, login).pipe(
+        Effect.tapError((error) => Effect.logWarning(`Revocation failed: ${error.message}`)),
+        Effect.orElseSucceed(() => false)
+      )) || revoked
+    }
+  }
+  return { agent_url: key, removed: yield* store.clearCredentials(key), revoked } satisfies LogoutResult
+})
