@@ -117,7 +117,7 @@ const KINDS: ReadonlyArray<Kind> = [
   },
   {
     name: "1.0 REST cancel a running task",
-    call: async (i) => {
+    call: async () => {
       const started = await fetch(`${base}/message:send`, jsonBody({ message: v1Message(HANG_TEXT), configuration: { returnImmediately: true } }, V1_HEADERS))
       const task = (await started.json() as Json)["task"]
       const canceled = await call(`/tasks/${task["id"]}:cancel`, jsonBody({}, V1_HEADERS), (s, t) => ({ ok: s === 200 && JSON.parse(t)["status"]["state"] === "TASK_STATE_CANCELED" }))
@@ -126,7 +126,7 @@ const KINDS: ReadonlyArray<Kind> = [
   },
   {
     name: "0.3 JSON-RPC tasks/cancel a running task",
-    call: async (i) => {
+    call: async () => {
       const started = await fetch(`${base}/`, rpcBody("message/send", { message: v03Message(HANG_TEXT), configuration: { blocking: false } }, {}))
       const task = (await started.json() as Json)["result"]
       const canceled = await call("/", rpcBody("tasks/cancel", { id: task["id"] }, {}), (_, t) => ({ ok: JSON.parse(t)["result"]["status"]["state"] === "canceled" }))
