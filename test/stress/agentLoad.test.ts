@@ -8,7 +8,7 @@ import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AgentHandle, eventually, startAgent } from "../servers/agentHarness.js"
 import { type Json, V1_HEADERS, v03Message, v1Message } from "../servers/wire.js"
-import { openSockets, reportFigures, runPool, settledHeapMiB } from "./figures.js"
+import { openSockets, reportFigures, runPool, settledHeapMiB } from "../helpers/figures.js"
 
 // 10 200 requests in all.
 const REQUESTS_PER_ROUND = 3_400
