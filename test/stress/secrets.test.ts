@@ -102,7 +102,9 @@ describe("known secrets through every channel", () => {
       const mcp = await connectTools(contextFor(runtime))
       const progress = channel("MCP progress")
       const results = channel("MCP results")
-      const onprogress = (update: { message?: string }) => (progress.text += `${update.message ?? ""}\n`)
+      const onprogress = (update: { message?: string | undefined }) => {
+        progress.text += `${update.message ?? ""}\n`
+      }
       const calls: Array<[string, Record<string, unknown>]> = [
         ["set_agent_credentials", { agent_url: agent.url, api_key: SECRETS.agentKey }],
         ["send_message", { agent_url: agent.url, message: "via mcp", stream: true, push_url: pushUrl, push_token: SECRETS.pushToken }],
