@@ -36,7 +36,9 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
 }
 
 const run = (values: MessageValues, streaming: boolean) => {
-  const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json })
+  // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
+  const events = streaming && values.json
+  const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
   const program = sendMessage({
     ...toAccess(values),
     text: values.text.join(" "),
@@ -54,7 +56,7 @@ const run = (values: MessageValues, streaming: boolean) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(agentUrl, !streamedText)(result, style)}`
-  })
+  }, events ? "line" : "indented")
 }
 
 const send = Command.make("send", { ...messageOptions, stream }, (values) => run(values, values.stream)).pipe(

@@ -269,3 +269,69 @@ describe("--log-level and --verbose: one setting", () => {
     }
   })
 })
+
+/** A streaming agent that thinks aloud in its status ("thinking hard") before streaming its answer in two chunks. */
+const startThinkingAgent = async () => {
+  let baseUrl = ""
+  const status = (state: string, text?: string) => ({
+    state,
+    ...(text === undefined ? {} : { message: { messageId: `s-${state}`, role: "ROLE_AGENT", parts: [{ text }] } })
+  })
+  const ids = { taskId: "think-1", contextId: "ctx-think" }
+  const events = [
+    { task: { id: ids.taskId, contextId: ids.contextId, status: status("TASK_STATE_SUBMITTED") } },
+    { statusUpdate: { ...ids, status: status("TASK_STATE_WORKING", "thinking hard") } },
+    { artifactUpdate: { ...ids, artifact: { artifactId: "a", parts: [{ text: "The quick" }] } } },
+    { artifactUpdate: { ...ids, artifact: { artifactId: "a", parts: [{ text: " brown fox" }] }, append: true, lastChunk: true } },
+    { statusUpdate: { ...ids, status: status("TASK_STATE_COMPLETED") } }
+  ]
+  const server = http.createServer((req, res) => {
+    if (req.url === "/.well-known/agent-card.json") return sendJson(res, 200, validV1Card(baseUrl))
+    let body = ""
+    req.on("data", (chunk) => (body += chunk))
+    req.on("end", () => {
+      const { id } = JSON.parse(body) as { id: unknown }
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      void (async () => {
+        for (const result of events) {
+          res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`)
+          await new Promise((resolve) => setTimeout(resolve, 30))
+        }
+        res.end()
+      })()
+    })
+  })
+  baseUrl = await listenOnLoopback(server)
+  return { baseUrl, close: () => closeServer(server) }
+}
+
+describe("message stream: the answer on stdout, the agent's status on stderr", () => {
+  let thinking: Awaited<ReturnType<typeof startThinkingAgent>>
+  beforeAll(async () => {
+    thinking = await startThinkingAgent()
+  })
+  afterAll(() => thinking.close())
+
+  it("never glues the status text to the answer; status lines stand alone on stderr; stdout ends with a newline", async () => {
+    const result = await relay(["message", "stream", "--url", thinking.baseUrl, "hi"])
+    expect(result.code).toBe(0)
+    expect(result.stdout.startsWith("The quick brown fox\n")).toBe(true)
+    expect(result.stdout).not.toContain("thinking hard")
+    expect(result.stdout.endsWith("\n")).toBe(true)
+    const lines = result.stderr.trim().split("\n")
+    expect(lines).toContain("[working] thinking hard")
+    expect(lines).toContain("[completed]")
+  })
+
+  it("--json prints NDJSON: one update per event as it arrives, then the result on one line", async () => {
+    const result = await relay(["message", "stream", "--url", thinking.baseUrl, "--json", "hi"])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe("")
+    const lines = result.stdout.trimEnd().split("\n").map((line) => json(line))
+    const updates = lines.slice(0, -1)
+    expect(updates.every((update) => update["kind"] === "update")).toBe(true)
+    expect(updates.map((update) => update["text"]).join("")).toBe("The quick brown fox")
+    expect(updates).toContainEqual(expect.objectContaining({ state: "working", status: "thinking hard", text: "" }))
+    expect(lines.at(-1)).toMatchObject({ kind: "task", state: "completed", text: "The quick brown fox", task_id: "think-1" })
+  })
+})
