@@ -39,7 +39,7 @@ const run = (values: MessageValues, streaming: boolean) => {
   // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
   const events = streaming && values.json
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
-  const program = sendMessage({
+  const program = progress.whileWaiting(sendMessage({
     ...toAccess(values),
     text: values.text.join(" "),
     contextId: Option.getOrUndefined(values.contextId),
@@ -50,7 +50,7 @@ const run = (values: MessageValues, streaming: boolean) => {
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     onUpdate: progress.onUpdate
-  })
+  }))
   const agentUrl = shownAgentUrl(values.url)
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.

@@ -2,7 +2,7 @@
  * What the terminal shows while a task runs: the answer as it streams (stdout), state changes and
  * the agent's status text on their own lines (stderr); with --json, NDJSON events on stdout.
  */
-import { Effect } from "effect"
+import { Duration, Effect, Schedule } from "effect"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { makeStyle, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -32,9 +32,12 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
   let shown = ""
   let printedText = false
   let answerLineOpen = false
+  const waiting = waitingLine(options.showStates && process.stderr.isTTY === true, () => !printedText)
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
       if (options.events === true) return yield* writeOut(updateEvent(update))
+      waiting.clear()
+      waiting.latest = statusWorthShowing(update) ? `${update.view.state}: ${escapeForTerminal(update.status)}` : update.view.state
       if (options.streamText && update.delta !== "") {
         printedText = true
         answerLineOpen = !update.delta.endsWith("\n")
@@ -51,5 +54,38 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
         yield* writeErr(`${breakLine}${makeStyle(process.stderr).dim(line)}`)
       }
     })
-  return { onUpdate, printedText: () => printedText }
+  return { onUpdate, printedText: () => printedText, whileWaiting: waiting.around }
+}
+
+const CLEAR_LINE = "\r\u001b[K"
+const WAITING_SHOWN_AFTER = Duration.millis(300)
+
+/**
+ * On a terminal, while the agent is silent: one line on stderr with its latest state and status
+ * text and the time waited, redrawn each second and erased before anything else is printed. Not
+ * while the answer streams (the text is the feedback, and erasing would take it off the screen).
+ */
+const waitingLine = (enabled: boolean, mayDraw: () => boolean) => {
+  const line = {
+    latest: "waiting for the agent",
+    drawn: false,
+    clear: () => {
+      if (!line.drawn) return
+      line.drawn = false
+      process.stderr.write(CLEAR_LINE)
+    },
+    around: <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+      if (!enabled) return program
+      const started = Date.now()
+      const draw = Effect.sync(() => {
+        if (!mayDraw()) return
+        const seconds = Math.floor((Date.now() - started) / 1000)
+        process.stderr.write(`${CLEAR_LINE}${makeStyle(process.stderr).dim(`${line.latest} · ${seconds}s`)}`)
+        line.drawn = true
+      })
+      const redraw = Effect.delay(Effect.repeat(draw, Schedule.spaced("1 second")), WAITING_SHOWN_AFTER)
+      return Effect.raceFirst(program, Effect.zipRight(redraw, Effect.never)).pipe(Effect.ensuring(Effect.sync(line.clear)))
+    }
+  }
+  return line
 }

@@ -3,7 +3,7 @@
  * 4 unreachable, 130/143 signals), reports on stderr (JSON with --json), and a closed stdout.
  * The built CLI (`npm run build` first) is spawned against stub agents on loopback.
  */
-import { spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -333,5 +333,32 @@ describe("message stream: the answer on stdout, the agent's status on stderr", (
     expect(updates.map((update) => update["text"]).join("")).toBe("The quick brown fox")
     expect(updates).toContainEqual(expect.objectContaining({ state: "working", status: "thinking hard", text: "" }))
     expect(lines.at(-1)).toMatchObject({ kind: "task", state: "completed", text: "The quick brown fox", task_id: "think-1" })
+  })
+})
+
+/** Runs relay on a pseudo-terminal (util-linux `script`), stdout and stderr both on it, as a person sees it. */
+const relayOnTerminal = (args: ReadonlyArray<string>): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const quoted = [process.execPath, relayBin, ...args].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(" ")
+    execFile("script", ["-qec", quoted, "/dev/null"], {
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      timeout: 20_000
+    }, (error, stdout) => (error !== null && error.killed ? reject(error) : resolve(stdout)))
+  })
+
+describe("while the agent is silent", () => {
+  it("a terminal shows the latest state and the time waited on one redrawn stderr line, erased before the error", async () => {
+    const screen = await relayOnTerminal(["message", "send", "--url", silent.baseUrl, "--timeout", "3", "hi"])
+    expect(screen).toMatch(/waiting for the agent · 1s/)
+    expect(screen).toMatch(/waiting for the agent · 2s\r\u001b\[Kerror: /)
+  })
+
+  it("never with --json, and never when stderr is not a terminal", async () => {
+    const screen = await relayOnTerminal(["message", "send", "--url", silent.baseUrl, "--timeout", "2", "--json", "hi"])
+    expect(screen).toContain('"code": "timeout"')
+    expect(screen).not.toContain("waiting for the agent")
+    const piped = await relay(["message", "send", "--url", silent.baseUrl, "--timeout", "2", "hi"])
+    expect(piped.code).toBe(4)
+    expect(piped.stderr).not.toContain("waiting for the agent")
   })
 })
