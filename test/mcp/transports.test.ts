@@ -123,6 +123,7 @@ interface RawResponse {
   readonly status: number
   readonly body: string
   readonly contentType: string
+  readonly headers: http.IncomingHttpHeaders
 }
 
 /** A plain HTTP request with whatever Host/Origin headers a test needs (fetch forbids setting Host). */
@@ -135,10 +136,10 @@ const rawRequest = (
       let body = ""
       const contentType = response.headers["content-type"] ?? ""
       response.on("data", (chunk) => (body += chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body, contentType }))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body, contentType, headers: response.headers }))
       // An accepted SSE stream never ends: the status is all a test needs.
       if (contentType.startsWith("text/event-stream")) {
-        resolve({ status: response.statusCode ?? 0, body: "", contentType })
+        resolve({ status: response.statusCode ?? 0, body: "", contentType, headers: response.headers })
         response.destroy()
       }
     })
@@ -389,6 +390,28 @@ describe("streamable HTTP", () => {
     expect(await post("https://tools.example")).toBe(200)
     expect(await post("http://localhost:6275")).toBe(403)
     expect(await post("http://tools.example")).toBe(403)
+  })
+
+  it("answers a browser's CORS preflight for an allowed origin, and refuses a foreign one", async () => {
+    const allowing = await startHttpServer(["-t", "streamable-http", "--allow-origin", "http://localhost:6274"])
+    const preflight = (origin: string) =>
+      rawRequest(allowing.url, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-session-id" }
+      })
+    const allowed = await preflight("http://localhost:6274")
+    expect(allowed.status).toBe(204)
+    expect(allowed.headers["access-control-allow-origin"]).toBe("http://localhost:6274")
+    expect(allowed.headers["access-control-allow-methods"]).toContain("POST")
+    expect(String(allowed.headers["access-control-allow-headers"]).toLowerCase()).toContain("mcp-session-id")
+    const foreign = await preflight("http://evil.example")
+    expect(foreign.status).toBe(403)
+    expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
+    expect(JSON.parse(foreign.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } })
+    // The answer itself names the origin and lets the page read the session id.
+    const initialized = await rawRequest(allowing.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
+    expect(initialized.headers["access-control-allow-origin"]).toBe("http://localhost:6274")
+    expect(String(initialized.headers["access-control-expose-headers"]).toLowerCase()).toContain("mcp-session-id")
   })
 
   it("refuses an --allow-origin value that is not an origin, with exit 2", async () => {
