@@ -392,6 +392,40 @@ describe("streamable HTTP", () => {
     expect(await post("http://tools.example")).toBe(403)
   })
 
+  it("resumes a stream after a reconnect: event ids and a retry hint, then Last-Event-ID replays what was missed", async () => {
+    const server = await startHttpServer(["-t", "streamable-http"])
+    const version = "2025-11-25"
+    const initialize = JSON.stringify({ ...JSON.parse(INITIALIZE), params: { ...JSON.parse(INITIALIZE).params, protocolVersion: version } })
+    const opened = await fetch(server.url, { method: "POST", headers: MCP_POST_HEADERS, body: initialize, signal: AbortSignal.timeout(5000) })
+    await opened.text()
+    const session = { "mcp-session-id": opened.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": version }
+    const post = (body: unknown) =>
+      fetch(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, ...session }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) })
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text()
+    // The answer to tools/list comes on an SSE stream whose events carry ids; the first primes it with `retry`.
+    const listed = await (await post({ jsonrpc: "2.0", id: 2, method: "tools/list" })).text()
+    const ids = [...listed.matchAll(/^id: (.+)$/gm)].map((match) => match[1]!)
+    expect(ids.length).toBeGreaterThanOrEqual(2)
+    expect(listed).toMatch(/^retry: \d+$/m)
+    // A client that lost the stream after the priming event asks for the rest.
+    const resumed = await fetch(server.url, {
+      method: "GET",
+      headers: { accept: "text/event-stream", ...session, "last-event-id": ids[0]! },
+      signal: AbortSignal.timeout(5000)
+    })
+    expect(resumed.status).toBe(200)
+    const reader = resumed.body!.getReader()
+    let replayed = ""
+    while (!replayed.includes('"tools"')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      replayed += new TextDecoder().decode(value)
+    }
+    await reader.cancel()
+    expect(replayed).toContain(`id: ${ids.at(-1)}`)
+    expect(replayed).toContain('"id":2')
+  })
+
   it("answers a browser's CORS preflight for an allowed origin, and refuses a foreign one", async () => {
     const allowing = await startHttpServer(["-t", "streamable-http", "--allow-origin", "http://localhost:6274"])
     const preflight = (origin: string) =>
