@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import http from "node:http"
@@ -18,7 +18,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allowedHostNames } from "../../src/mcp/transports.js"
-import { headerOf, rpcMethodOf } from "../helpers/a2aPrograms.js"
+import { closedPortUrl, headerOf, rpcMethodOf, waitUntil } from "../helpers/a2aPrograms.js"
 import { reply, type Stub, startStub, v1Card } from "../services/a2aClientHarness.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -334,6 +334,28 @@ describe("stdio", () => {
     for (const name of ["stdio", "sse", "streamable-http"]) expect(result.stderr).toContain(name)
     const short = await runRelay(["mcp", "-t", "http"], { stateDir: home.stateDir })
     expect(short.code).toBe(2)
+  })
+})
+
+describe("the logging capability", () => {
+  it("sends relay's log lines of a tool call as MCP log messages, at or above the level the client set", async () => {
+    const client = await connectStdio(["--verbose"])
+    expect(client.getServerCapabilities()?.logging).toBeDefined()
+    const messages: Array<{ level: string; data: unknown }> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void messages.push(notification.params))
+    const nowhere = await closedPortUrl()
+    await client.setLoggingLevel("debug")
+    await client.callTool({ name: "get_agent_card", arguments: { agent_url: nowhere } })
+    await waitUntil("a log message", () => messages.some((m) => String(m.data).includes("Cannot reach")))
+    expect(messages.find((m) => String(m.data).includes("Cannot reach"))).toMatchObject({ level: "debug" })
+    expect(messages.every((m) => !leaksInternals(String(m.data)))).toBe(true)
+
+    await client.setLoggingLevel("error")
+    const before = messages.length
+    await client.callTool({ name: "get_agent_card", arguments: { agent_url: nowhere } })
+    // A round trip after the call: any log message of the call would have arrived before its answer.
+    await client.listTools()
+    expect(messages.length).toBe(before)
   })
 })
 
