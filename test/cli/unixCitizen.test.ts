@@ -11,6 +11,7 @@ import { closedPortUrl, waitUntil } from "../helpers/a2aPrograms.js"
 import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
 import { validV1Card } from "../helpers/sampleCards.js"
 import { tempHome } from "../helpers/stateHome.js"
+import { leaksInternals } from "../mcp/hostileMessages.js"
 import { closeServer, listenOnLoopback, sendJson } from "../peers/httpUtil.js"
 
 const home = tempHome()
@@ -62,7 +63,11 @@ afterAll(async () => {
 
 const json = <T = Record<string, unknown>>(text: string): T => JSON.parse(text) as T
 
-const jsonError = (result: CliResult) => json<{ error: { code: string; message: string; hint: string } }>(result.stderr).error
+/** The JSON error on stderr; no error answer of the terminal door carries a stack trace or a path of this machine. */
+const jsonError = (result: CliResult) => {
+  expect(leaksInternals(result.stderr), result.stderr).toBe(false)
+  return json<{ error: { code: string; message: string; hint: string } }>(result.stderr).error
+}
 
 describe("exit codes", () => {
   it("0 when the command succeeds", async () => {
