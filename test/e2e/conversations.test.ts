@@ -51,11 +51,12 @@ const savedSession = (url: string): Record<string, unknown> | undefined => {
   return Object.entries(file.sessions).find(([key]) => url.startsWith(key) || key.startsWith(url))?.[1]
 }
 
-/** `relay message send --json` on the shared state directory; the parsed result. */
+/** `relay message send --json` on the shared state directory; the parsed result (with --stream, the last NDJSON line). */
 const send = async (args: ReadonlyArray<string>) => {
   const result = await runRelay(["message", "send", "--json", ...args], { stateDir: home.stateDir })
   expect(result.code, result.stderr).toBe(0)
-  return JSON.parse(result.stdout) as Record<string, unknown>
+  const lines = args.includes("--stream") ? result.stdout.trimEnd().split("\n") : [result.stdout]
+  return JSON.parse(lines.at(-1)!) as Record<string, unknown>
 }
 
 const tool = async (name: string, args: Record<string, unknown>) => {

@@ -46,7 +46,9 @@ afterAll(async () => {
 const relayJson = async (args: ReadonlyArray<string>) => {
   const result = await runRelay([...args, "--json"], { stateDir: home.stateDir })
   expect(result.code, result.stderr).toBe(0)
-  return JSON.parse(result.stdout) as Record<string, unknown>
+  // Streaming prints NDJSON updates first: the result is the last line.
+  const streamed = args.includes("stream") || args.includes("--stream")
+  return JSON.parse(streamed ? result.stdout.trimEnd().split("\n").at(-1)! : result.stdout) as Record<string, unknown>
 }
 
 const tool = async (name: string, args: Record<string, unknown>) => {
