@@ -36,8 +36,10 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
 }
 
 const run = (values: MessageValues, streaming: boolean) => {
-  const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json })
-  const program = sendMessage({
+  // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
+  const events = streaming && values.json
+  const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
+  const program = progress.whileWaiting(sendMessage({
     ...toAccess(values),
     text: values.text.join(" "),
     contextId: Option.getOrUndefined(values.contextId),
@@ -48,13 +50,13 @@ const run = (values: MessageValues, streaming: boolean) => {
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     onUpdate: progress.onUpdate
-  })
+  }))
   const agentUrl = shownAgentUrl(values.url)
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(agentUrl, !streamedText)(result, style)}`
-  })
+  }, events ? "line" : "indented")
 }
 
 const send = Command.make("send", { ...messageOptions, stream }, (values) => run(values, values.stream)).pipe(

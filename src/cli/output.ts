@@ -132,18 +132,23 @@ export const reportError = (error: unknown, json: boolean) => {
 }
 
 /**
- * Runs a program for a command and renders its result: JSON on --json, else the human view.
- * Failures are reported on stderr and become a non-zero exit code. Returns the result.
+ * Runs a program for a command and renders its result: JSON on --json (one line when it ends an
+ * NDJSON stream of events, else indented), else the human view. Failures are reported on stderr
+ * and become a non-zero exit code. Returns the result.
  */
 export const render = <A, E, R>(
   flags: OutputFlags,
   program: Effect.Effect<A, E, R>,
-  human: (result: A, style: Style) => string
+  human: (result: A, style: Style) => string,
+  json: "indented" | "line" = "indented"
 ): Effect.Effect<A, CommandFailed, R> =>
   program.pipe(
     Effect.matchEffect({
       onSuccess: (result) =>
-        Effect.as(writeOut(flags.json ? JSON.stringify(result, null, 2) : human(result, makeStyle(process.stdout))), result),
+        Effect.as(
+          writeOut(flags.json ? JSON.stringify(result, null, json === "line" ? undefined : 2) : human(result, makeStyle(process.stdout))),
+          result
+        ),
       onFailure: (error) => reportError(error, flags.json)
     }),
     withLogLevel(flags)

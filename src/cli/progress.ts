@@ -1,27 +1,91 @@
-/** What the terminal shows while a task runs: text as it streams (stdout), state changes (stderr). */
-import { Effect } from "effect"
+/**
+ * What the terminal shows while a task runs: the answer as it streams (stdout), state changes and
+ * the agent's status text on their own lines (stderr); with --json, NDJSON events on stdout.
+ */
+import { Duration, Effect, Schedule } from "effect"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
-import { makeStyle, writeErr } from "./output.js"
+import { makeStyle, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
+
+/** One NDJSON line per update: `kind` "update" tells it from the final result ("task" or "message"). */
+const updateEvent = (update: TaskUpdate) =>
+  JSON.stringify({
+    kind: "update",
+    task_id: update.view.task_id,
+    context_id: update.view.context_id,
+    state: update.view.state,
+    text: update.delta,
+    status: update.status
+  })
+
+/** While the agent is still at work its status message is news ("thinking…"); once settled it is the answer, shown in the summary. */
+const statusWorthShowing = (update: TaskUpdate) =>
+  update.status !== "" && (update.view.state === "working" || update.view.state === "submitted")
 
 /**
  * `streamText` prints the answer to stdout as it arrives (only when streaming without --json: a
- * plain send prints it once, in the summary); `showStates` prints each new state to stderr (not
- * with --json, so scripts read clean streams).
+ * plain send prints it once, in the summary); `showStates` prints each new state, with the agent's
+ * status text while it works, to stderr (not with --json, so scripts read clean streams);
+ * `events` prints every update as an NDJSON line on stdout (streaming with --json).
  */
-export const progressPrinter = (options: { readonly streamText: boolean; readonly showStates: boolean }) => {
-  let lastState = ""
+export const progressPrinter = (options: { readonly streamText: boolean; readonly showStates: boolean; readonly events?: boolean }) => {
+  let shown = ""
   let printedText = false
+  let answerLineOpen = false
+  const waiting = waitingLine(options.showStates && process.stderr.isTTY === true, () => !printedText)
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
+      if (options.events === true) return yield* writeOut(updateEvent(update))
+      waiting.clear()
+      waiting.latest = statusWorthShowing(update) ? `${update.view.state}: ${escapeForTerminal(update.status)}` : update.view.state
       if (options.streamText && update.delta !== "") {
         printedText = true
+        answerLineOpen = !update.delta.endsWith("\n")
         yield* Effect.sync(() => process.stdout.write(escapeForTerminal(update.delta, "lines")))
       }
-      if (options.showStates && update.view.state !== lastState) {
-        lastState = update.view.state
-        yield* writeErr(makeStyle(process.stderr).dim(`[${escapeForTerminal(update.view.state)}]`))
+      const status = statusWorthShowing(update) ? ` ${escapeForTerminal(update.status)}` : ""
+      const line = `[${escapeForTerminal(update.view.state)}]${status}`
+      if (options.showStates && line !== shown) {
+        shown = line
+        // On a terminal both streams share the screen: end the answer's open line so the status
+        // stands on its own (the answer itself, on stdout, is left as the agent sent it).
+        const breakLine = answerLineOpen && process.stdout.isTTY === true && process.stderr.isTTY === true ? "\n" : ""
+        answerLineOpen = answerLineOpen && breakLine === ""
+        yield* writeErr(`${breakLine}${makeStyle(process.stderr).dim(line)}`)
       }
     })
-  return { onUpdate, printedText: () => printedText }
+  return { onUpdate, printedText: () => printedText, whileWaiting: waiting.around }
+}
+
+const CLEAR_LINE = "\r\u001b[K"
+const WAITING_SHOWN_AFTER = Duration.millis(300)
+
+/**
+ * On a terminal, while the agent is silent: one line on stderr with its latest state and status
+ * text and the time waited, redrawn each second and erased before anything else is printed. Not
+ * while the answer streams (the text is the feedback, and erasing would take it off the screen).
+ */
+const waitingLine = (enabled: boolean, mayDraw: () => boolean) => {
+  const line = {
+    latest: "waiting for the agent",
+    drawn: false,
+    clear: () => {
+      if (!line.drawn) return
+      line.drawn = false
+      process.stderr.write(CLEAR_LINE)
+    },
+    around: <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+      if (!enabled) return program
+      const started = Date.now()
+      const draw = Effect.sync(() => {
+        if (!mayDraw()) return
+        const seconds = Math.floor((Date.now() - started) / 1000)
+        process.stderr.write(`${CLEAR_LINE}${makeStyle(process.stderr).dim(`${line.latest} · ${seconds}s`)}`)
+        line.drawn = true
+      })
+      const redraw = Effect.delay(Effect.repeat(draw, Schedule.spaced("1 second")), WAITING_SHOWN_AFTER)
+      return Effect.raceFirst(program, Effect.zipRight(redraw, Effect.never)).pipe(Effect.ensuring(Effect.sync(line.clear)))
+    }
+  }
+  return line
 }

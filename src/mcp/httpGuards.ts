@@ -57,11 +57,27 @@ export const isAllowedOrigin = (
   return url.protocol === "http:" && servedHosts.includes(url.hostname) && effectivePort(url) === servedPort
 }
 
+/** What a browser client of MCP over HTTP sends and must read (the session id, the protocol version, resumption). */
+const CORS_HEADERS = {
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+  "access-control-allow-headers": "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
+  "access-control-expose-headers": "Mcp-Session-Id, Mcp-Protocol-Version",
+  "access-control-max-age": "600"
+}
+
+/**
+ * Refuses a foreign Origin (403, before anything else, preflights included). An allowed browser
+ * origin gets CORS headers naming it, and its preflight (OPTIONS) is answered here with 204.
+ */
 export const originCheck = (servedHosts: ReadonlyArray<string>, allowedOrigins: ReadonlyArray<string>): RequestHandler =>
   (req, res, next) => {
     const origin = req.headers.origin
-    if (isAllowedOrigin(origin, servedHosts, req.socket.localPort, allowedOrigins)) return next()
-    jsonRpcError(res, 403, `Origin not allowed: ${origin}; relay mcp --allow-origin allows more origins`)
+    if (!isAllowedOrigin(origin, servedHosts, req.socket.localPort, allowedOrigins)) {
+      return jsonRpcError(res, 403, `Origin not allowed: ${origin}; relay mcp --allow-origin allows more origins`)
+    }
+    if (origin !== undefined) res.set({ ...CORS_HEADERS, "access-control-allow-origin": origin, vary: "Origin" })
+    if (req.method === "OPTIONS") return void res.status(204).end()
+    next()
   }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import { RawHttpLive } from "../services/RawHttp.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
+import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { toToolResult, withoutSecrets } from "./toolResult.js"
 
@@ -224,7 +225,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     program: Effect.Effect<A, E, ToolEnv>,
     summarize: (result: A) => string
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize), extra.signal).then((result) => withoutSecrets(result, secretsOf(args)))
+    context.run(toToolResult(program, summarize).pipe(logToClient(server, extra.sessionId)), extra.signal)
+      .then((result) => withoutSecrets(result, secretsOf(args)))
 
   const waitFor = (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds))
   const heartbeat = context.heartbeat ?? HEARTBEAT

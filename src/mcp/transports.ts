@@ -14,6 +14,7 @@ import { ListenFailed } from "../domain/errors.js"
 import { isAllInterfaces, isLoopbackHost } from "../domain/hosts.js"
 import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
 import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
+import { makeEventStore } from "./eventStore.js"
 import { BoundedStdioTransport } from "./stdio.js"
 import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
@@ -57,6 +58,9 @@ export const serveStdio = (makeServer: () => McpServer) =>
   })
 
 /** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
+/** How long a client waits before reconnecting to a lost stream (the SSE `retry` field). */
+const SSE_RETRY_MS = 1000
+
 const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
   const transports = new Map<string, StreamableHTTPServerTransport>()
   app.all("/mcp", async (req: Request, res: Response) => {
@@ -70,6 +74,9 @@ const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: Ma
     const server = makeServer()
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      // Resumable streams: event ids, and a `retry` hint for reconnecting clients.
+      eventStore: makeEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         transports.set(id, transport)
         sessions.set(id, server)

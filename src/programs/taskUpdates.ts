@@ -9,17 +9,22 @@
  * was sent into.
  */
 import { Clock, Duration, Effect, Option, Ref, Stream } from "effect"
-import { applyStreamEvent, resultText } from "../domain/a2a/text.js"
+import { applyStreamEvent, artifactsText, partsText, resultText } from "../domain/a2a/text.js"
 import * as V1 from "../domain/a2a/v1.js"
 import { type A2aClientError, InvalidResponse, RequestTimeout } from "../domain/clientErrors.js"
 import { type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 
-/** What a door hears while a task runs: the current view and the text added since last time. */
+/**
+ * What a door hears while a task runs: the current view, the answer's text added since last time
+ * and the agent's status text now, kept apart so a door can show them in different places.
+ */
 export interface TaskUpdate {
   readonly view: TaskView
-  /** Text that arrived since the previous update ("" when only the state changed). */
+  /** Answer text (the artifacts) that arrived since the previous update ("" when none did). */
   readonly delta: string
+  /** What the agent's current status message says ("" when it says nothing). */
+  readonly status: string
 }
 
 export type OnUpdate = (update: TaskUpdate) => Effect.Effect<void>
@@ -101,13 +106,15 @@ const deltaOf = (before: string, after: string) => (after.startsWith(before) ? a
 
 /** Reports a snapshot to the door when its state or text changed since the last report. */
 export const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
-  Effect.map(Ref.make<{ state?: V1.TaskState; text: string }>({ text: "" }), (shown) => (task: V1.Task) =>
+  Effect.map(Ref.make<{ state?: V1.TaskState; text: string; answer: string; status: string }>({ text: "", answer: "", status: "" }), (shown) => (task: V1.Task) =>
     Effect.flatMap(Ref.get(shown), (last) => {
       const text = resultText(task)
-      if (last.state === task.status.state && last.text === text) return Effect.void
+      const answer = artifactsText(task)
+      const status = partsText(task.status.message?.parts ?? [])
+      if (last.state === task.status.state && last.text === text && last.status === status) return Effect.void
       return Effect.zipRight(
-        Ref.set(shown, { state: task.status.state, text }),
-        onUpdate({ view: taskView(task), delta: deltaOf(last.text, text) })
+        Ref.set(shown, { state: task.status.state, text, answer, status }),
+        onUpdate({ view: taskView(task), delta: deltaOf(last.answer, answer), status })
       )
     }))
 

@@ -184,10 +184,12 @@ describe("relay message send / stream", () => {
     expect(session(sdk.baseUrl)).toMatchObject({ last_state: "completed" })
   })
 
-  it("message send --stream --json prints only the final result on stdout", async () => {
+  it("message send --stream --json prints NDJSON on stdout: the updates, then the final result on the last line", async () => {
     const result = await relay(["message", "send", "--url", v03.baseUrl, "--stream", "--json", withBehaviour("chunked-artifact", "v03")])
     expect(result.code).toBe(0)
-    const parsed = json(result.stdout)
+    const lines = result.stdout.trimEnd().split("\n").map((line) => json(line))
+    expect(lines.slice(0, -1).every((line) => line["kind"] === "update")).toBe(true)
+    const parsed = lines.at(-1)!
     expect(Object.keys(parsed).sort()).toEqual(MESSAGE_RESULT_KEYS)
     expect(parsed).toMatchObject({ state: "completed", text: chunkTexts("v03").join(""), kind: "task" })
     expect(session(v03.baseUrl)).toMatchObject({ task_id: parsed["task_id"], last_state: "completed" })

@@ -3,7 +3,7 @@
  * 4 unreachable, 130/143 signals), reports on stderr (JSON with --json), and a closed stdout.
  * The built CLI (`npm run build` first) is spawned against stub agents on loopback.
  */
-import { spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -11,6 +11,7 @@ import { closedPortUrl, waitUntil } from "../helpers/a2aPrograms.js"
 import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
 import { validV1Card } from "../helpers/sampleCards.js"
 import { tempHome } from "../helpers/stateHome.js"
+import { leaksInternals } from "../mcp/hostileMessages.js"
 import { closeServer, listenOnLoopback, sendJson } from "../peers/httpUtil.js"
 
 const home = tempHome()
@@ -62,7 +63,11 @@ afterAll(async () => {
 
 const json = <T = Record<string, unknown>>(text: string): T => JSON.parse(text) as T
 
-const jsonError = (result: CliResult) => json<{ error: { code: string; message: string; hint: string } }>(result.stderr).error
+/** The JSON error on stderr; no error answer of the terminal door carries a stack trace or a path of this machine. */
+const jsonError = (result: CliResult) => {
+  expect(leaksInternals(result.stderr), result.stderr).toBe(false)
+  return json<{ error: { code: string; message: string; hint: string } }>(result.stderr).error
+}
 
 describe("exit codes", () => {
   it("0 when the command succeeds", async () => {
@@ -267,5 +272,98 @@ describe("--log-level and --verbose: one setting", () => {
     } finally {
       loose.cleanup()
     }
+  })
+})
+
+/** A streaming agent that thinks aloud in its status ("thinking hard") before streaming its answer in two chunks. */
+const startThinkingAgent = async () => {
+  let baseUrl = ""
+  const status = (state: string, text?: string) => ({
+    state,
+    ...(text === undefined ? {} : { message: { messageId: `s-${state}`, role: "ROLE_AGENT", parts: [{ text }] } })
+  })
+  const ids = { taskId: "think-1", contextId: "ctx-think" }
+  const events = [
+    { task: { id: ids.taskId, contextId: ids.contextId, status: status("TASK_STATE_SUBMITTED") } },
+    { statusUpdate: { ...ids, status: status("TASK_STATE_WORKING", "thinking hard") } },
+    { artifactUpdate: { ...ids, artifact: { artifactId: "a", parts: [{ text: "The quick" }] } } },
+    { artifactUpdate: { ...ids, artifact: { artifactId: "a", parts: [{ text: " brown fox" }] }, append: true, lastChunk: true } },
+    { statusUpdate: { ...ids, status: status("TASK_STATE_COMPLETED") } }
+  ]
+  const server = http.createServer((req, res) => {
+    if (req.url === "/.well-known/agent-card.json") return sendJson(res, 200, validV1Card(baseUrl))
+    let body = ""
+    req.on("data", (chunk) => (body += chunk))
+    req.on("end", () => {
+      const { id } = JSON.parse(body) as { id: unknown }
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      void (async () => {
+        for (const result of events) {
+          res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`)
+          await new Promise((resolve) => setTimeout(resolve, 30))
+        }
+        res.end()
+      })()
+    })
+  })
+  baseUrl = await listenOnLoopback(server)
+  return { baseUrl, close: () => closeServer(server) }
+}
+
+describe("message stream: the answer on stdout, the agent's status on stderr", () => {
+  let thinking: Awaited<ReturnType<typeof startThinkingAgent>>
+  beforeAll(async () => {
+    thinking = await startThinkingAgent()
+  })
+  afterAll(() => thinking.close())
+
+  it("never glues the status text to the answer; status lines stand alone on stderr; stdout ends with a newline", async () => {
+    const result = await relay(["message", "stream", "--url", thinking.baseUrl, "hi"])
+    expect(result.code).toBe(0)
+    expect(result.stdout.startsWith("The quick brown fox\n")).toBe(true)
+    expect(result.stdout).not.toContain("thinking hard")
+    expect(result.stdout.endsWith("\n")).toBe(true)
+    const lines = result.stderr.trim().split("\n")
+    expect(lines).toContain("[working] thinking hard")
+    expect(lines).toContain("[completed]")
+  })
+
+  it("--json prints NDJSON: one update per event as it arrives, then the result on one line", async () => {
+    const result = await relay(["message", "stream", "--url", thinking.baseUrl, "--json", "hi"])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe("")
+    const lines = result.stdout.trimEnd().split("\n").map((line) => json(line))
+    const updates = lines.slice(0, -1)
+    expect(updates.every((update) => update["kind"] === "update")).toBe(true)
+    expect(updates.map((update) => update["text"]).join("")).toBe("The quick brown fox")
+    expect(updates).toContainEqual(expect.objectContaining({ state: "working", status: "thinking hard", text: "" }))
+    expect(lines.at(-1)).toMatchObject({ kind: "task", state: "completed", text: "The quick brown fox", task_id: "think-1" })
+  })
+})
+
+/** Runs relay on a pseudo-terminal (util-linux `script`), stdout and stderr both on it, as a person sees it. */
+const relayOnTerminal = (args: ReadonlyArray<string>): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const quoted = [process.execPath, relayBin, ...args].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`).join(" ")
+    execFile("script", ["-qec", quoted, "/dev/null"], {
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      timeout: 20_000
+    }, (error, stdout) => (error !== null && error.killed ? reject(error) : resolve(stdout)))
+  })
+
+describe("while the agent is silent", () => {
+  it("a terminal shows the latest state and the time waited on one redrawn stderr line, erased before the error", async () => {
+    const screen = await relayOnTerminal(["message", "send", "--url", silent.baseUrl, "--timeout", "3", "hi"])
+    expect(screen).toMatch(/waiting for the agent · 1s/)
+    expect(screen).toMatch(/waiting for the agent · 2s\r\u001b\[Kerror: /)
+  })
+
+  it("never with --json, and never when stderr is not a terminal", async () => {
+    const screen = await relayOnTerminal(["message", "send", "--url", silent.baseUrl, "--timeout", "2", "--json", "hi"])
+    expect(screen).toContain('"code": "timeout"')
+    expect(screen).not.toContain("waiting for the agent")
+    const piped = await relay(["message", "send", "--url", silent.baseUrl, "--timeout", "2", "hi"])
+    expect(piped.code).toBe(4)
+    expect(piped.stderr).not.toContain("waiting for the agent")
   })
 })

@@ -95,9 +95,13 @@ export const startRelay = (
   return { stderrMatch, done }
 }
 
-/** A command that must succeed with `--json`: its parsed result. */
+/**
+ * A command that must succeed with `--json`: its parsed result. A streamed command prints NDJSON
+ * updates first, and its result is the last line.
+ */
 export const relayJson = async (args: ReadonlyArray<string>, stateDir: string): Promise<Record<string, unknown>> => {
   const result = await runRelay([...args, "--json"], { stateDir })
   if (result.code !== 0) throw new Error(`relay ${args.join(" ")} exited ${result.code}: ${result.stderr}`)
-  return JSON.parse(result.stdout) as Record<string, unknown>
+  const streamed = args.includes("stream") || args.includes("--stream")
+  return JSON.parse(streamed ? result.stdout.trimEnd().split("\n").at(-1)! : result.stdout) as Record<string, unknown>
 }

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import http from "node:http"
@@ -18,7 +18,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allowedHostNames } from "../../src/mcp/transports.js"
-import { headerOf, rpcMethodOf } from "../helpers/a2aPrograms.js"
+import { closedPortUrl, headerOf, rpcMethodOf, waitUntil } from "../helpers/a2aPrograms.js"
 import { reply, type Stub, startStub, v1Card } from "../services/a2aClientHarness.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -123,6 +123,7 @@ interface RawResponse {
   readonly status: number
   readonly body: string
   readonly contentType: string
+  readonly headers: http.IncomingHttpHeaders
 }
 
 /** A plain HTTP request with whatever Host/Origin headers a test needs (fetch forbids setting Host). */
@@ -135,10 +136,10 @@ const rawRequest = (
       let body = ""
       const contentType = response.headers["content-type"] ?? ""
       response.on("data", (chunk) => (body += chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body, contentType }))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body, contentType, headers: response.headers }))
       // An accepted SSE stream never ends: the status is all a test needs.
       if (contentType.startsWith("text/event-stream")) {
-        resolve({ status: response.statusCode ?? 0, body: "", contentType })
+        resolve({ status: response.statusCode ?? 0, body: "", contentType, headers: response.headers })
         response.destroy()
       }
     })
@@ -336,6 +337,28 @@ describe("stdio", () => {
   })
 })
 
+describe("the logging capability", () => {
+  it("sends relay's log lines of a tool call as MCP log messages, at or above the level the client set", async () => {
+    const client = await connectStdio(["--verbose"])
+    expect(client.getServerCapabilities()?.logging).toBeDefined()
+    const messages: Array<{ level: string; data: unknown }> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void messages.push(notification.params))
+    const nowhere = await closedPortUrl()
+    await client.setLoggingLevel("debug")
+    await client.callTool({ name: "get_agent_card", arguments: { agent_url: nowhere } })
+    await waitUntil("a log message", () => messages.some((m) => String(m.data).includes("Cannot reach")))
+    expect(messages.find((m) => String(m.data).includes("Cannot reach"))).toMatchObject({ level: "debug" })
+    expect(messages.every((m) => !leaksInternals(String(m.data)))).toBe(true)
+
+    await client.setLoggingLevel("error")
+    const before = messages.length
+    await client.callTool({ name: "get_agent_card", arguments: { agent_url: nowhere } })
+    // A round trip after the call: any log message of the call would have arrived before its answer.
+    await client.listTools()
+    expect(messages.length).toBe(before)
+  })
+})
+
 describe("streamable HTTP", () => {
   let server: HttpServerProcess
 
@@ -389,6 +412,62 @@ describe("streamable HTTP", () => {
     expect(await post("https://tools.example")).toBe(200)
     expect(await post("http://localhost:6275")).toBe(403)
     expect(await post("http://tools.example")).toBe(403)
+  })
+
+  it("resumes a stream after a reconnect: event ids and a retry hint, then Last-Event-ID replays what was missed", async () => {
+    const server = await startHttpServer(["-t", "streamable-http"])
+    const version = "2025-11-25"
+    const initialize = JSON.stringify({ ...JSON.parse(INITIALIZE), params: { ...JSON.parse(INITIALIZE).params, protocolVersion: version } })
+    const opened = await fetch(server.url, { method: "POST", headers: MCP_POST_HEADERS, body: initialize, signal: AbortSignal.timeout(5000) })
+    await opened.text()
+    const session = { "mcp-session-id": opened.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": version }
+    const post = (body: unknown) =>
+      fetch(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, ...session }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) })
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text()
+    // The answer to tools/list comes on an SSE stream whose events carry ids; the first primes it with `retry`.
+    const listed = await (await post({ jsonrpc: "2.0", id: 2, method: "tools/list" })).text()
+    const ids = [...listed.matchAll(/^id: (.+)$/gm)].map((match) => match[1]!)
+    expect(ids.length).toBeGreaterThanOrEqual(2)
+    expect(listed).toMatch(/^retry: \d+$/m)
+    // A client that lost the stream after the priming event asks for the rest.
+    const resumed = await fetch(server.url, {
+      method: "GET",
+      headers: { accept: "text/event-stream", ...session, "last-event-id": ids[0]! },
+      signal: AbortSignal.timeout(5000)
+    })
+    expect(resumed.status).toBe(200)
+    const reader = resumed.body!.getReader()
+    let replayed = ""
+    while (!replayed.includes('"tools"')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      replayed += new TextDecoder().decode(value)
+    }
+    await reader.cancel()
+    expect(replayed).toContain(`id: ${ids.at(-1)}`)
+    expect(replayed).toContain('"id":2')
+  })
+
+  it("answers a browser's CORS preflight for an allowed origin, and refuses a foreign one", async () => {
+    const allowing = await startHttpServer(["-t", "streamable-http", "--allow-origin", "http://localhost:6274"])
+    const preflight = (origin: string) =>
+      rawRequest(allowing.url, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type, mcp-session-id" }
+      })
+    const allowed = await preflight("http://localhost:6274")
+    expect(allowed.status).toBe(204)
+    expect(allowed.headers["access-control-allow-origin"]).toBe("http://localhost:6274")
+    expect(allowed.headers["access-control-allow-methods"]).toContain("POST")
+    expect(String(allowed.headers["access-control-allow-headers"]).toLowerCase()).toContain("mcp-session-id")
+    const foreign = await preflight("http://evil.example")
+    expect(foreign.status).toBe(403)
+    expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
+    expect(JSON.parse(foreign.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } })
+    // The answer itself names the origin and lets the page read the session id.
+    const initialized = await rawRequest(allowing.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
+    expect(initialized.headers["access-control-allow-origin"]).toBe("http://localhost:6274")
+    expect(String(initialized.headers["access-control-expose-headers"]).toLowerCase()).toContain("mcp-session-id")
   })
 
   it("refuses an --allow-origin value that is not an origin, with exit 2", async () => {

@@ -56,6 +56,9 @@ const joinNonEmpty = (texts: ReadonlyArray<string>): string => texts.filter((t) 
 
 const isTask = (result: V1.Task | V1.Message): result is V1.Task => "status" in result
 
+/** The text of a task's artifacts, each after the other. */
+export const artifactsText = (task: V1.Task): string => joinNonEmpty((task.artifacts ?? []).map((artifact) => artifactText(artifact.parts)))
+
 /**
  * The answer in a result as text. For a Message, its parts. For a Task: the artifacts, else the
  * status message, else the agent messages of the history (results belong in artifacts, but many
@@ -63,7 +66,7 @@ const isTask = (result: V1.Task | V1.Message): result is V1.Task => "status" in 
  */
 export const resultText = (result: V1.Task | V1.Message): string => {
   if (!isTask(result)) return partsText(result.parts)
-  const fromArtifacts = joinNonEmpty((result.artifacts ?? []).map((artifact) => artifactText(artifact.parts)))
+  const fromArtifacts = artifactsText(result)
   if (fromArtifacts !== "") return fromArtifacts
   const fromStatus = result.status.message === undefined ? "" : partsText(result.status.message.parts)
   if (fromStatus !== "") return fromStatus

@@ -1,0 +1,35 @@
+/** The resumable-SSE event store: ids per stream, replay after an id, bounded memory. */
+import { describe, expect, it } from "vitest"
+import { makeEventStore } from "../../src/mcp/eventStore.js"
+
+const message = (id: number) => ({ jsonrpc: "2.0" as const, id, result: {} })
+
+const replay = async (store: ReturnType<typeof makeEventStore>, after: string) => {
+  const sent: Array<[string, unknown]> = []
+  const streamId = await store.replayEventsAfter(after, { send: async (id, m) => void sent.push([id, m]) })
+  return { streamId, sent }
+}
+
+describe("event store", () => {
+  it("replays only the later events of the same stream, in order", async () => {
+    const store = makeEventStore()
+    const a1 = await store.storeEvent("a", message(1))
+    await store.storeEvent("b", message(2))
+    const a3 = await store.storeEvent("a", message(3))
+    const a4 = await store.storeEvent("a", message(4))
+    expect(await store.getStreamIdForEventId!(a1)).toBe("a")
+    const { streamId, sent } = await replay(store, a1)
+    expect(streamId).toBe("a")
+    expect(sent).toEqual([[a3, message(3)], [a4, message(4)]])
+  })
+
+  it("keeps only the newest events: a stream whose events were all dropped is unknown", async () => {
+    const store = makeEventStore(2)
+    const old = await store.storeEvent("old", message(1))
+    await store.storeEvent("new", message(2))
+    await store.storeEvent("new", message(3))
+    expect(await store.getStreamIdForEventId!(old)).toBeUndefined()
+    expect(await store.getStreamIdForEventId!("not an id")).toBeUndefined()
+    expect((await replay(store, old)).sent).toEqual([])
+  })
+})
