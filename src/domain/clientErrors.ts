@@ -34,6 +34,20 @@ export class CardNotFound extends Schema.TaggedError<CardNotFound>()("CardNotFou
   }
 }
 
+/** An event stream the agent had started broke before its end (the agent was reached). */
+export class StreamBroken extends Schema.TaggedError<StreamBroken>()("StreamBroken", {
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "stream_broken"
+  override get message() {
+    return `The event stream from ${this.url} broke before its end: ${this.reason}`
+  }
+  get hint() {
+    return "What arrived is kept, and the task id is saved in the session: follow the task again to see how it ends."
+  }
+}
+
 /** A card was found but cannot be used (not JSON, wrong shape, no usable interface). */
 export class InvalidCard extends Schema.TaggedError<InvalidCard>()("InvalidCard", {
   url: Schema.String,
@@ -240,6 +254,7 @@ export class ResponseTooLarge extends Schema.TaggedError<ResponseTooLarge>()("Re
 
 export type A2aClientError =
   | AgentUnreachable
+  | StreamBroken
   | CardNotFound
   | InvalidCard
   | NoUsableInterface

@@ -12,7 +12,7 @@ import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
-import { followStream, followTask, ignoreUpdates, type OnUpdate, withinWait } from "./taskUpdates.js"
+import { followStream, followTask, ignoreUpdates, makeReporter, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
   readonly taskId: string
@@ -130,10 +130,9 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
-  const finalState = client.getTask(target, { id: input.taskId }).pipe(
-    Effect.tap((task) => (input.onUpdate ?? ignoreUpdates)({ view: taskView(task), delta: resultText(task) }))
-  )
-  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { onUpdate: input.onUpdate }).pipe(
+  const report = yield* makeReporter(input.onUpdate ?? ignoreUpdates)
+  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), report)
+  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { report }).pipe(
     Effect.catchTag("ProtocolError", (error) =>
       isUnsupportedOperation(error) ? Effect.map(finalState, (task) => ({ task })) : Effect.fail(error))
   )

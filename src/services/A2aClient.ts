@@ -38,6 +38,7 @@ import {
   RequestTimeout,
   NoUsableInterface,
   ResponseTooLarge,
+  StreamBroken,
   UnsupportedOperation
 } from "../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_RESPONSE_BYTES } from "../domain/limits.js"
@@ -732,7 +733,7 @@ export const make = Effect.gen(function*() {
     decode: (json: unknown) => Effect.Effect<V1.StreamResponse, ParseResult.ParseError>
   ): Stream.Stream<V1.StreamResponse, A2aClientError> => {
     const text = response.stream.pipe(
-      Stream.mapError((error) => new AgentUnreachable({ url, reason: `the event stream broke: ${error.message}` })),
+      Stream.mapError((error) => new StreamBroken({ url, reason: error.message })),
       Stream.decodeText()
     )
     const events = sseEvents(url, target.maxResponseBytes ?? MAX_RESPONSE_BYTES, text).pipe(

@@ -56,7 +56,7 @@ ${scripts.zsh}\nwords=(${quoted}); CURRENT=\${#words}; __relay_complete`,
 describe.each(SHELLS)("relay completions %s", (shell) => {
   it("offers every top-level command", () => {
     expect(complete(shell, ["relay", ""])).toEqual(
-      ["auth", "card", "completions", "doctor", "mcp", "message", "notifications", "server", "session", "task"]
+      ["auth", "card", "check", "completions", "doctor", "mcp", "message", "notifications", "server", "session", "task"]
     )
   })
 

@@ -114,9 +114,12 @@ afterAll(async () => {
 
 const relay = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir, timeoutMs: 20_000 })
 
-/** Exit 1 with a message on stderr, and nothing that looks like a stack trace or the agent's page. */
-const expectClearFailure = (result: { code: number | null; stderr: string }, words: RegExp) => {
-  expect(result.code, result.stderr).toBe(1)
+/**
+ * A failure (exit 1, or 4 when the agent gave no answer at all) with a message on stderr, and
+ * nothing that looks like a stack trace or the agent's page.
+ */
+const expectClearFailure = (result: { code: number | null; stderr: string }, words: RegExp, exitCode = 1) => {
+  expect(result.code, result.stderr).toBe(exitCode)
   expect(result.stderr).toMatch(words)
   expect(result.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m)
   // An excerpt of what the agent sent may be quoted; a page never is.
@@ -128,7 +131,7 @@ describe("an agent that misbehaves", () => {
   it("hangs: --timeout ends the call with a timeout that names the option", async () => {
     const started = Date.now()
     const result = await relay(["message", "send", "--url", agentUrl, "--timeout", "1", "hang"])
-    expectClearFailure(result, /--timeout|timed out|no answer/i)
+    expectClearFailure(result, /--timeout|timed out|no answer/i, 4)
     expect(Date.now() - started).toBeLessThan(8000)
   })
 
