@@ -12,12 +12,28 @@ import { Cause, Effect, Layer, Logger } from "effect"
 import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
 import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
+import { escapeForTerminal } from "./cli/terminalText.js"
 import { A2aClientLive } from "./services/A2aClient.js"
 import { NotificationLogLive } from "./services/NotificationLog.js"
 import { SessionStoreLive } from "./services/SessionStore.js"
 import { StateDirLive } from "./services/StateDir.js"
 
-const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: "auto" }))
+/**
+ * Logs go to stderr, with what agents put into messages escaped like every human view
+ * (cli/terminalText.ts), so a log line can never rewrite the terminal or forge another line.
+ */
+const StderrLogger = Logger.replace(
+  Logger.defaultLogger,
+  Logger.prettyLogger({ stderr: true, colors: "auto" }).pipe(
+    Logger.mapInput((message: unknown) =>
+      typeof message === "string"
+        ? escapeForTerminal(message, "line")
+        : Array.isArray(message)
+        ? message.map((part) => (typeof part === "string" ? escapeForTerminal(part, "line") : part))
+        : message
+    )
+  )
+)
 
 const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive).pipe(
   Layer.provideMerge(NodeHttpClient.layerUndici),

@@ -173,7 +173,7 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
     switch (this.credentials) {
       case "withheld":
         return [
-          `The card routes requests to ${this.url}, another origin than ${this.agentUrl}, and saved credentials are only sent ` +
+          `The card routes requests to ${this.url}, another origin than ${this.agentUrl}, and credentials are only sent ` +
           "to the origin you addressed; if you trust it, allow them with ",
           act("AllowCrossOriginCredentials"),
           "."

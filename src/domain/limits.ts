@@ -68,7 +68,7 @@ export const MAX_STORED_JSON_DEPTH = 512
 
 /**
  * A copy of `value` in which every object or array deeper than `maxDepth` is replaced by null
- * (the root is level 1). Iterative, like exceedsJsonDepth.
+ * (the root is level 1). Iterative, so depth cannot exhaust the stack.
  */
 export const cutBelowDepth = (value: unknown, maxDepth: number): unknown => {
   if (typeof value !== "object" || value === null) return value

@@ -151,10 +151,22 @@ export class BoundedStdioTransport implements Transport {
     return this.write(serializeMessage(message))
   }
 
+  /**
+   * Resolves once the text is handed over, or once stdout can take no more (an error or a close):
+   * a reader that went away must not leave sends waiting forever.
+   */
   private write(text: string): Promise<void> {
     return new Promise((resolve) => {
-      if (this.output.write(text)) resolve()
-      else this.output.once("drain", resolve)
+      if (this.output.write(text)) return resolve()
+      const settle = () => {
+        this.output.off("drain", settle)
+        this.output.off("error", settle)
+        this.output.off("close", settle)
+        resolve()
+      }
+      this.output.once("drain", settle)
+      this.output.once("error", settle)
+      this.output.once("close", settle)
     })
   }
 

@@ -629,12 +629,14 @@ export const make = Effect.gen(function*() {
 
   /** Values A2A does not define already warned about, once per agent and value. */
   const warnedEnums = new Set<string>()
+  const MAX_WARNED_VALUES = 100
 
   /** Warns (once each) about the enum values an answer carries that A2A does not define; they read as unknown. */
   const warnUnknownEnums = (url: string, value: unknown) =>
     Effect.forEach(V1.unknownEnumsIn(value), (what) => {
       const key = `${originOf(url) ?? url} ${what}`
-      if (warnedEnums.has(key)) return Effect.void
+      // Bounded: an agent inventing a new value per answer must not grow a long-running server.
+      if (warnedEnums.has(key) || warnedEnums.size >= MAX_WARNED_VALUES) return Effect.void
       warnedEnums.add(key)
       return Effect.logWarning(`The agent at ${url} sent ${what}, which A2A does not define; relay shows it as unknown`)
     }, { discard: true })
