@@ -1,15 +1,14 @@
-/** `relay auth set|show|clear`: credentials relay sends to an agent. Secrets are never printed unmasked. */
+/** `relay auth set|show|clear|login|logout`: credentials relay sends to an agent. Secrets are never printed unmasked. */
 import { Command, Options } from "@effect/cli"
 import { Config, Duration, Effect, Option, Redacted } from "effect"
 import { text } from "node:stream/consumers"
 import { InvalidInput } from "../domain/errors.js"
-import { isAuthNeeded } from "../domain/oauth.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
 import { agentUrl, outputOptions } from "./options.js"
-import { CommandFailed, fields, render, type Style, writeErr } from "./output.js"
 import type { LoginPrompt } from "../services/OAuth.js"
+import { fields, render, type Style, writeErr } from "./output.js"
 
 const bearerToken = Options.redacted("bearer-token").pipe(
   Options.withDescription("Bearer token to send as Authorization: Bearer …; '-' reads it from stdin"),
@@ -89,19 +88,6 @@ const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, .
 // ---------------------------------------------------------------------------
 // OAuth login and logout
 
-/** Authentication needed (login failed or is required): distinct from other failures for scripts. */
-export const EXIT_AUTH = 3
-
-/** Runs a command; a failure that means "log in" exits with EXIT_AUTH instead of the generic code. */
-const withAuthExitCode = <A, R>(program: (remember: <B, E, R2>(inner: Effect.Effect<B, E, R2>) => Effect.Effect<B, E, R2>) => Effect.Effect<A, CommandFailed, R>) =>
-  Effect.suspend(() => {
-    let authNeeded = false
-    const remember = <B, E, R2>(inner: Effect.Effect<B, E, R2>) =>
-      Effect.tapError(inner, (error) => Effect.sync(() => { authNeeded = isAuthNeeded(error) }))
-    return Effect.catchTag(program(remember), "CommandFailed", (failed) =>
-      Effect.fail(authNeeded ? new CommandFailed({ exitCode: EXIT_AUTH }) : failed))
-  })
-
 const clientId = Options.text("client-id").pipe(Options.withDescription("The client id registered with the authorization server"))
 const clientSecret = Options.redacted("client-secret").pipe(
   Options.withDescription("The client secret; '-' reads it from stdin (or set RELAY_CLIENT_SECRET)"),
@@ -175,10 +161,9 @@ const loginCommand = Command.make(
     loginTimeout
   },
   ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret, cardUrl, noBrowser, loginTimeout, ...flags }) =>
-    withAuthExitCode((remember) =>
-      render(
+    render(
         flags,
-        remember(Effect.gen(function*() {
+        Effect.gen(function*() {
           const secret = yield* clientSecretOf(clientSecret)
           const chosen = Option.getOrElse(flow, () => secret === undefined ? "authorization_code" as const : "client_credentials" as const)
           if (chosen === "client_credentials" && secret === undefined) {
@@ -199,9 +184,9 @@ const loginCommand = Command.make(
             saveClientSecret,
             interaction: { prompt: showPrompt, openBrowser: !noBrowser, timeout: Duration.seconds(loginTimeout) }
           })
-        })),
+        }),
         loginView
-      ))
+      )
 ).pipe(Command.withDescription("Log in to an agent with OAuth 2.0 / OpenID Connect as its card declares, and save the tokens"))
 
 const logoutCommand = Command.make("logout", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>

@@ -3,6 +3,8 @@
  * a signal. Scripts branch on these numbers, so they are part of the interface (see `relay --help`).
  */
 
+import { isAuthNeeded } from "../domain/oauth.js"
+
 export const EXIT_OK = 0
 export const EXIT_FAILURE = 1
 export const EXIT_USAGE = 2
@@ -20,6 +22,8 @@ const isAuthStatus = (status: unknown) => status === 401 || status === 403
 
 /** The exit code an error ends a command with, from its tag (and, for a few, the limit or status it names). */
 export const exitCodeForError = (error: unknown): number => {
+  // Every OAuth failure that a login would fix (needs_auth, invalid_grant, …) says so itself.
+  if (isAuthNeeded(error)) return EXIT_AUTH
   switch (fieldOf(error, "_tag")) {
     case "InvalidInput":
       return EXIT_USAGE

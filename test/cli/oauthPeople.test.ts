@@ -171,7 +171,7 @@ describe("refresh", () => {
   it("a refused refresh asks for a new login with the exact command", async () => {
     editStored((credentials) => ({ ...credentials, refresh_token: "revoked-or-unknown-refresh-token", expires_at: new Date(Date.now() - 1000).toISOString() }))
     const listed = await relay(["task", "list", "--url", agent.baseUrl, "--json"])
-    expect(listed.code).not.toBe(0)
+    expect(listed.code).toBe(3)
     const error = (JSON.parse(listed.stderr) as { error: { code: string; message: string; hint: string } }).error
     expect(error.code).toBe("needs_auth")
     expect(error.message).toContain("invalid_grant")
