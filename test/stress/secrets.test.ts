@@ -91,7 +91,7 @@ describe("known secrets through every channel", () => {
     await relay("notification list --json", ["task", "notification", "list", "--url", agent.url, taskId, "--json"])
     await relay("card get --authenticated", ["card", "get", "--url", agent.url, "--authenticated"])
     const refused = await relay("wrong key", ["message", "send", "--url", agent.url, "--api-key", SECRETS.wrongKey, "--verbose", "who am I"])
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(3) // authentication needed: the key was refused
     await relay("wrong bearer --json", ["task", "get", "--url", agent.url, "--bearer-token", SECRETS.bearer, "--json", taskId])
     await relay("unreachable bearer", ["message", "send", "--url", "http://127.0.0.1:9", "--bearer-token", SECRETS.bearer, "--verbose", "x"])
     await relay("notifications list --json", ["notifications", "list", "--json"])
