@@ -10,6 +10,14 @@ export const MAX_AGENT_BODY_BYTES = 10 * 1024 * 1024
 /** Largest notification body the webhook receiver accepts (413 above it). */
 export const MAX_PUSH_BODY_BYTES = 1024 * 1024
 
+/**
+ * How long a client of relay's HTTP servers may take to send a request's headers, and the whole
+ * request (body included); a slower one is cut with 408, so slow clients cannot hold sockets.
+ * Answers (SSE streams included) are not bounded by these.
+ */
+export const CLIENT_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000 } as const
+export type ClientTimeouts = { readonly headersMs: number; readonly requestMs: number }
+
 /** Largest MCP message, on every transport (stdio and HTTP alike). */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024
 

@@ -13,6 +13,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Effect, FiberId, FiberSet, Layer } from "effect"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import { ListenFailed } from "../domain/errors.js"
+import { CLIENT_TIMEOUTS, type ClientTimeouts } from "../domain/limits.js"
 
 export type BodyRead =
   | { readonly _tag: "Complete"; readonly bytes: Buffer }
@@ -149,6 +150,8 @@ export interface ServeOptions<R> {
   readonly handle: (exchange: Exchange) => Effect.Effect<void, never, R>
   /** Writes the 500 of a defect (a bug), in the error envelope of the request's route. */
   readonly answerInternalError: (exchange: Exchange) => void
+  /** How long a client may take to send its request (default CLIENT_TIMEOUTS). */
+  readonly clientTimeouts?: ClientTimeouts | undefined
 }
 
 /**
@@ -166,7 +169,13 @@ export const serveExchanges = <R>(options: ServeOptions<R>): Layer.Layer<HttpSer
   Layer.scoped(
     HttpServer.HttpServer,
     Effect.gen(function*() {
-      const server = createServer()
+      const timeouts = options.clientTimeouts ?? CLIENT_TIMEOUTS
+      const server = createServer({
+        headersTimeout: timeouts.headersMs,
+        requestTimeout: timeouts.requestMs,
+        // Node looks for overdue requests this often (30 s by default, which would stretch the limits).
+        connectionsCheckingInterval: Math.min(1000, timeouts.headersMs)
+      })
       const runFork = yield* FiberSet.makeRuntime<R>()
       const run = (head: RequestHead, request: IncomingMessage, response: ServerResponse, body: BodyRead) => {
         const exchange: Exchange = { ...head, request, response, body }

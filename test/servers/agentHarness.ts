@@ -1,5 +1,6 @@
 // Runs the agent server in-process on 127.0.0.1:0 over a scripted language model, for the
 // agent server suites: the SDK clients, our A2aClient and raw fetch all talk to it over HTTP.
+import type { ClientTimeouts } from "../../src/domain/limits.js"
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
@@ -74,6 +75,8 @@ export interface AgentOptions {
   readonly store?: TaskStore.TaskStoreOptions
   /** A store of the test's own instead of TaskStore.layer(store). */
   readonly storeLayer?: Layer.Layer<TaskStore.TaskStore>
+  /** How long a client may take to send its request (default: the server's). */
+  readonly clientTimeouts?: ClientTimeouts
   /** Longest wait for the model. Default 10 s. */
   readonly modelTimeout?: Duration.DurationInput
   /** The scripted model below (default), or the built-in mock model of `-m mock` with its card skill. */
@@ -106,6 +109,7 @@ export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandl
       ...(mock ? { skills: [mockSkill] } : {})
     },
     key: options.key === undefined ? undefined : Redacted.make(options.key),
+    clientTimeouts: options.clientTimeouts,
     maxBodyBytes: options.maxBodyBytes
   }).pipe(
     Layer.provide(options.storeLayer ?? TaskStore.layer(options.store)),

@@ -10,6 +10,7 @@
  * The server is scoped: closing its layer (Ctrl+C) stops accepting requests, ends open streams
  * and interrupts running tasks.
  */
+import type { ClientTimeouts } from "../../domain/limits.js"
 import { Effect, type Redacted } from "effect"
 import { serverBaseUrl } from "../address.js"
 import { MAX_UNAUTHENTICATED_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_WAIT_MS } from "../../domain/limits.js"
@@ -34,6 +35,8 @@ export interface AgentServerOptions {
   readonly maxBodyBytes?: number | undefined
   readonly host: string
   readonly port: number
+  /** How long a client may take to send its request (default CLIENT_TIMEOUTS in domain/limits.ts). */
+  readonly clientTimeouts?: ClientTimeouts | undefined
 }
 
 type Handler = (exchange: Exchange) => Effect.Effect<void, never, AgentServices>
@@ -99,7 +102,8 @@ export const agentServerLayer = (options: AgentServerOptions) => {
     port: options.port,
     bodyLimits: bodyLimitsOf(context, bodyLimits(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)),
     handle: makeHandler(context, options),
-    answerInternalError
+    answerInternalError,
+    clientTimeouts: options.clientTimeouts
   })
 }
 
