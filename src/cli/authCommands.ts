@@ -6,7 +6,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
-import { agentUrl, outputOptions } from "./options.js"
+import { agentUrl, cardUrl, outputOptions } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
 
@@ -124,10 +124,6 @@ const issuer = Options.text("issuer").pipe(
 const saveClientSecret = Options.boolean("save-client-secret").pipe(
   Options.withDescription("Keep the client secret (0600 store) so client-credentials tokens renew without you")
 )
-const loginCardUrl = Options.text("card-url").pipe(
-  Options.withDescription("Full URL of the agent card, when it is not at the well-known path"),
-  Options.optional
-)
 
 /** The secret from --client-secret (or stdin with '-'), else RELAY_CLIENT_SECRET. */
 const clientSecretOf = (option: Option.Option<Redacted.Redacted<string>>) =>
@@ -156,7 +152,7 @@ const loginCommand = Command.make(
     scheme,
     issuer,
     saveClientSecret,
-    cardUrl: loginCardUrl,
+    cardUrl,
     noBrowser,
     loginTimeout
   },

@@ -24,7 +24,7 @@ const apiKey = Options.redacted("api-key").pipe(
   Options.withDescription("API key for this call, sent in X-API-Key (overrides saved credentials)"),
   Options.optional
 )
-const cardUrl = Options.text("card-url").pipe(
+export const cardUrl = Options.text("card-url").pipe(
   Options.withDescription("Full URL of the agent card, when it is not at the well-known path"),
   Options.optional
 )

@@ -41,12 +41,17 @@ export const nestingProblem = (body: unknown): AgentRequestError | undefined =>
     : undefined
 
 /** The id of a JSON-RPC request whose body was read, when it has a valid one; null otherwise. */
-export const requestIdIn = (body: BodyRead): string | number | null => {
+/** A JSON-RPC request id: a string, a number, or null. */
+export type RequestId = string | number | null
+
+export const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number" || u === null
+
+export const requestIdIn = (body: BodyRead): RequestId => {
   if (body._tag !== "Complete") return null
   try {
     const parsed: unknown = JSON.parse(body.bytes.toString("utf8"))
     const id = Predicate.isRecord(parsed) ? parsed["id"] : null
-    return typeof id === "string" || typeof id === "number" ? id : null
+    return isRequestId(id) ? id : null
   } catch {
     return null
   }

@@ -32,7 +32,7 @@ import {
 } from "../../domain/agentErrors.js"
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
-import { isJsonContentType, nestingProblem, parseJsonBody, requestIdIn, unexpectedFailure } from "./io.js"
+import { isJsonContentType, isRequestId, nestingProblem, parseJsonBody, type RequestId, requestIdIn, unexpectedFailure } from "./io.js"
 import {
   type AgentServices,
   encodeOutcome,
@@ -46,7 +46,6 @@ import {
 import { writeSse, writeSseError } from "./sse.js"
 import { type Generation, versionRequest } from "./versions.js"
 
-type RequestId = string | number | null
 
 type ParamsDecoder = (params: unknown) => Either.Either<Operation, ParseResult.ParseError>
 
@@ -179,7 +178,6 @@ const STREAMING_METHODS: ReadonlySet<string> = new Set(["SendStreamingMessage", 
 
 const answerInStream = (exchange: Exchange, id: RequestId, error: AgentRequestError) => writeSseError(exchange, errorJson(id, error))
 
-const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || typeof u === "number" || u === null
 
 interface Envelope {
   /** The id to answer with: the request's, or null when it had none (or an unusable one). */
