@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates src/domain/schemas/a2aV03Schema.ts from the official A2A v0.3.0 JSON Schema
+// Generates src/a2a/schemas/a2aV03Schema.ts from the official A2A v0.3.0 JSON Schema
 // (a2aproject/A2A, tag v0.3.0, specification/json/a2a.json).
 // Only the AgentCard definition and the definitions it references are kept, verbatim, so the
 // card validator works from src/ and dist/ alike without copying a JSON file at build time.
@@ -9,7 +9,7 @@ import { createHash } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { basename } from "node:path"
 
-const [source, output = "src/domain/schemas/a2aV03Schema.ts"] = process.argv.slice(2)
+const [source, output = "src/a2a/schemas/a2aV03Schema.ts"] = process.argv.slice(2)
 if (source === undefined) {
   process.stderr.write("usage: node scripts/gen-v03-schema.mjs <path/to/a2a.json> [output.ts]\n")
   process.exit(2)

@@ -1,7 +1,7 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
 import { Args, Options } from "@effect/cli"
 import { Either, Option, Redacted } from "effect"
-import type { Binding } from "../domain/a2a/dialects.js"
+import type { Binding } from "../a2a/dialects.js"
 import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import { normalizeAgentUrl } from "../domain/session.js"
 import type { AgentAccess } from "../programs/agentTarget.js"

@@ -11,7 +11,7 @@ import {
   type ErrorSpec,
   JSON_RPC_ERRORS,
   type JsonRpcErrorName
-} from "./a2a/errors.js"
+} from "../a2a/errors.js"
 
 export type AgentErrorKind = A2aErrorName | JsonRpcErrorName
 

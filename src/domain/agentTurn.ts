@@ -6,7 +6,7 @@
  * uses the rest.
  */
 import { Effect, Stream } from "effect"
-import type * as V1 from "./a2a/v1.js"
+import type * as V1 from "../a2a/v1.js"
 
 /** A piece of the answer (the "answer" artifact); `lastChunk` closes it. */
 export interface AnswerText {

@@ -3,7 +3,7 @@
  * (see errors.ts for the shape every door renders).
  */
 import { Schema } from "effect"
-import { a2aErrorByCode } from "./a2a/errors.js"
+import { a2aErrorByCode } from "../a2a/errors.js"
 import { act, type Hint } from "./hints.js"
 
 /** Nothing answered at the agent's address (refused, DNS, reset). */

@@ -7,11 +7,11 @@
  * The summariser only looks at a few known paths, so hostile nesting costs it nothing.
  */
 import { Either, Schema } from "effect"
-import * as ProtoJson from "./a2a/protoJson.js"
-import { eventText } from "./a2a/text.js"
-import { decodePushPayload } from "./a2a/translate.js"
-import * as V03 from "./a2a/v03.js"
-import * as V1 from "./a2a/v1.js"
+import * as ProtoJson from "../a2a/protoJson.js"
+import { eventText } from "../a2a/text.js"
+import { decodePushPayload } from "../a2a/translate.js"
+import * as V03 from "../a2a/v03.js"
+import * as V1 from "../a2a/v1.js"
 import { InvalidInput } from "./errors.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")

@@ -2,8 +2,8 @@
  * The result shapes every door shows: plain, snake_case, stable (SPEC §2), built from the
  * v1.0 domain model by pure functions.
  */
-import { resultText } from "./a2a/text.js"
-import * as V1 from "./a2a/v1.js"
+import { resultText } from "../a2a/text.js"
+import * as V1 from "../a2a/v1.js"
 import { maskSecret, redactUrl } from "./session.js"
 
 /** The message result of SPEC §2, plus the kind of answer and the agent's status time. */

@@ -4,7 +4,7 @@
  * then explicit API key, then what is saved for the agent, then none.
  */
 import { Duration, Effect, Option } from "effect"
-import type { Binding, ProtocolVersion } from "../domain/a2a/dialects.js"
+import type { Binding, ProtocolVersion } from "../a2a/dialects.js"
 import { canonicalAgentUrl, type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import type { Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"

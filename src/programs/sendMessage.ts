@@ -3,7 +3,7 @@
  * session, send (blocking, streamed, or followed by polling), save what came back.
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
-import * as V1 from "../domain/a2a/v1.js"
+import * as V1 from "../a2a/v1.js"
 import { type ProtocolError, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
 import { type MessageResult, messageResult } from "../domain/results.js"

@@ -9,8 +9,8 @@
  * was sent into.
  */
 import { Clock, Duration, Effect, Option, Ref, Stream } from "effect"
-import { applyStreamEvent, artifactsText, partsText, resultText } from "../domain/a2a/text.js"
-import * as V1 from "../domain/a2a/v1.js"
+import { applyStreamEvent, artifactsText, partsText, resultText } from "../a2a/text.js"
+import * as V1 from "../a2a/v1.js"
 import { type A2aClientError, InvalidResponse, RequestTimeout } from "../domain/clientErrors.js"
 import { type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"

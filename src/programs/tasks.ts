@@ -3,9 +3,9 @@
  * agent's task in the session, so every door sees the latest state.
  */
 import { Duration, Effect } from "effect"
-import { a2aErrorByCode } from "../domain/a2a/errors.js"
-import { resultText } from "../domain/a2a/text.js"
-import * as V1 from "../domain/a2a/v1.js"
+import { a2aErrorByCode } from "../a2a/errors.js"
+import { resultText } from "../a2a/text.js"
+import * as V1 from "../a2a/v1.js"
 import type { ProtocolError } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"

@@ -21,11 +21,11 @@ import {
   type HttpVerb,
   type ProtocolVersion,
   type WireRequest
-} from "../domain/a2a/dialects.js"
-import { a2aErrorByReason, errorInfoReason } from "../domain/a2a/errors.js"
-import { describeParseError } from "../domain/a2a/parseProblems.js"
-import { type CardGeneration, cardFromWire } from "../domain/a2a/translate.js"
-import * as V1 from "../domain/a2a/v1.js"
+} from "../a2a/dialects.js"
+import { a2aErrorByReason, errorInfoReason } from "../a2a/errors.js"
+import { describeParseError } from "../a2a/parseProblems.js"
+import { type CardGeneration, cardFromWire } from "../a2a/translate.js"
+import * as V1 from "../a2a/v1.js"
 import {
   type A2aClientError,
   AgentUnreachable,
@@ -43,7 +43,7 @@ import {
 } from "../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { Credentials } from "../domain/session.js"
-import { interfaceUse } from "../domain/usableInterfaces.js"
+import { interfaceUse } from "../a2a/usableInterfaces.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
 export interface Target {

@@ -21,12 +21,12 @@ import {
   ModelSettingMissing,
   type ModelSpecError
 } from "../domain/modelErrors.js"
-import type * as V1 from "../domain/a2a/v1.js"
+import type * as V1 from "../a2a/v1.js"
 import { textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
 import { redactUrl } from "../domain/session.js"
-import * as ChatCompletionsModel from "./ChatCompletionsModel.js"
-import * as EchoModel from "./EchoModel.js"
-import * as MockModel from "./MockModel.js"
+import * as ChatCompletionsModel from "./modelProviders/chatCompletions.js"
+import * as EchoModel from "./modelProviders/echo.js"
+import * as MockModel from "./modelProviders/mock.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model specs

@@ -17,8 +17,8 @@
  * line), and a list page stops at MAX_TASK_PAGE_BYTES of tasks.
  */
 import { Context, Deferred, Effect, type Either, FiberMap, Layer, Option, Queue, Stream } from "effect"
-import { mergeArtifactChunk } from "../domain/a2a/text.js"
-import * as V1 from "../domain/a2a/v1.js"
+import { mergeArtifactChunk } from "../a2a/text.js"
+import * as V1 from "../a2a/v1.js"
 import { cutBelowDepth, exceedsJsonDepth, MAX_STORED_JSON_DEPTH, MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 
 /** One event of a task and the task as it stands after it. */

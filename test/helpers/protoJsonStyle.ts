@@ -2,9 +2,9 @@
 // enums as numbers (`"role": 1`). Turns the JSON relay writes into those styles, so tests can
 // check that every reader takes them.
 import { Schema } from "effect"
-import type { Binding, ProtocolVersion } from "../../src/domain/a2a/dialects.js"
-import * as T from "../../src/domain/a2a/translate.js"
-import * as V1 from "../../src/domain/a2a/v1.js"
+import type { Binding, ProtocolVersion } from "../../src/a2a/dialects.js"
+import * as T from "../../src/a2a/translate.js"
+import * as V1 from "../../src/a2a/v1.js"
 
 /** `messageId` → `message_id`: the proto field name of a JSON name. */
 export const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)

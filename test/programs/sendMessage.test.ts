@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Stream } from "effect"
-import * as V1 from "../../src/domain/a2a/v1.js"
+import * as V1 from "../../src/a2a/v1.js"
 import { AgentUnreachable, type A2aClientError, UnsupportedOperation } from "../../src/domain/clientErrors.js"
 import type { SessionRecord } from "../../src/domain/session.js"
 import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
-import { resultText } from "../../src/domain/a2a/text.js"
+import { resultText } from "../../src/a2a/text.js"
 import { A2aClient } from "../../src/services/A2aClient.js"
 import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
 import {

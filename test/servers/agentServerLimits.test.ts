@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type * as V1 from "../../src/domain/a2a/v1.js"
+import type * as V1 from "../../src/a2a/v1.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
 import { deepestAccepted, OVERSIZED, type Payload, tooDeep } from "../fuzz/corpus.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"

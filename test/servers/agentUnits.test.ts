@@ -2,8 +2,8 @@
 // webhook URL guard, the v1.0 result codec, REST routing and JSON-RPC method selection.
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, Option, Schema, Stream } from "effect"
-import * as T from "../../src/domain/a2a/translate.js"
-import * as V1 from "../../src/domain/a2a/v1.js"
+import * as T from "../../src/a2a/translate.js"
+import * as V1 from "../../src/a2a/v1.js"
 import { presentTask, redactPushConfig, REDACTED } from "../../src/programs/agentTasks.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"

@@ -9,7 +9,7 @@ import { TaskState } from "@a2a-js/sdk"
 import type { Part } from "@a2a-js/sdk"
 import type * as V03 from "a2a-sdk-v03"
 import { Duration } from "effect"
-import { FILE_TEXT, fillerText, SCENARIOS } from "../../src/services/MockModel.js"
+import { FILE_TEXT, fillerText, SCENARIOS } from "../../src/services/modelProviders/mock.js"
 import { type AgentHandle, eventually, startAgent } from "./agentHarness.js"
 import {
   answerOf,

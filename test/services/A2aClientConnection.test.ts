@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import { resultText } from "../../src/domain/a2a/text.js"
+import { resultText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { echoText } from "../peers/behaviours.js"
 import { type LegacyAgentHandle, startLegacyAgent } from "../peers/legacyCardStub.js"

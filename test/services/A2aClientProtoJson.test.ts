@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger, LogLevel } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import type { Binding, ProtocolVersion } from "../../src/domain/a2a/dialects.js"
+import type { Binding, ProtocolVersion } from "../../src/a2a/dialects.js"
 import { taskView } from "../../src/domain/results.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { CONFIG, CONFIG_ID, EVENTS, startPythonStyleAgent, TASK, TASK_ID } from "../peers/pythonStyleAgent.js"

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, ConfigProvider, Effect, Either, Exit, Layer, Schema, Stream } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { splitWords } from "../../src/services/EchoModel.js"
+import { splitWords } from "../../src/services/modelProviders/echo.js"
 import {
   defaultGatewayModel,
   echoSpec,

@@ -6,8 +6,8 @@
  * check by twice that, and the tasks created by MAX_TASKS_PER_INTERFACE per interface.
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
-import type { Binding, ProtocolVersion } from "../../domain/a2a/dialects.js"
-import type * as V1 from "../../domain/a2a/v1.js"
+import type { Binding, ProtocolVersion } from "../../a2a/dialects.js"
+import type * as V1 from "../../a2a/v1.js"
 import {
   appliesTo,
   bindingName,

@@ -4,9 +4,9 @@
  */
 import { Duration, Effect, Option, Predicate, Ref } from "effect"
 import { randomUUID } from "node:crypto"
-import { dialectFor, type WireRequest } from "../../domain/a2a/dialects.js"
-import { errorInfoReason } from "../../domain/a2a/errors.js"
-import type * as V1 from "../../domain/a2a/v1.js"
+import { dialectFor, type WireRequest } from "../../a2a/dialects.js"
+import { errorInfoReason } from "../../a2a/errors.js"
+import type * as V1 from "../../a2a/v1.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
 import { type CheckOutcome, type CreatedTask, failed, passed, type InterfaceId, MAX_TASKS_PER_INTERFACE } from "../../domain/conformance.js"
 import { A2aClient, credentialHeaders, credentialsFor, type Endpoint, type Target } from "../../services/A2aClient.js"

@@ -1,6 +1,6 @@
 /** The tasks group: GetTask, ListTasks and CancelTask on the tasks the run created. */
 import { Effect, Predicate } from "effect"
-import * as V1 from "../../domain/a2a/v1.js"
+import * as V1 from "../../a2a/v1.js"
 import { failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
 import {

@@ -9,8 +9,8 @@
  */
 import { Effect, type ParseResult, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { hybridCard } from "../../domain/a2a/translate.js"
-import * as V1 from "../../domain/a2a/v1.js"
+import { hybridCard } from "../../a2a/translate.js"
+import * as V1 from "../../a2a/v1.js"
 import { VERSION } from "../../version.js"
 import { cardSecurity } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"

@@ -15,12 +15,12 @@
  * request's id, errors before the first event included (see answerInStream).
  */
 import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect"
-import { errorInfoDetail } from "../../domain/a2a/errors.js"
-import { describeParseError } from "../../domain/a2a/parseProblems.js"
-import * as ProtoJson from "../../domain/a2a/protoJson.js"
-import * as T from "../../domain/a2a/translate.js"
-import * as V03 from "../../domain/a2a/v03.js"
-import * as V1 from "../../domain/a2a/v1.js"
+import { errorInfoDetail } from "../../a2a/errors.js"
+import { describeParseError } from "../../a2a/parseProblems.js"
+import * as ProtoJson from "../../a2a/protoJson.js"
+import * as T from "../../a2a/translate.js"
+import * as V03 from "../../a2a/v03.js"
+import * as V1 from "../../a2a/v1.js"
 import {
   type AgentRequestError,
   contentTypeNotSupported,

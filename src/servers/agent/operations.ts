@@ -4,9 +4,9 @@
  * results encoded back in the caller's version and binding.
  */
 import { Effect, type ParseResult, Schema, type Stream } from "effect"
-import * as T from "../../domain/a2a/translate.js"
-import * as V03 from "../../domain/a2a/v03.js"
-import * as V1 from "../../domain/a2a/v1.js"
+import * as T from "../../a2a/translate.js"
+import * as V03 from "../../a2a/v03.js"
+import * as V1 from "../../a2a/v1.js"
 import { AgentRequestError, internalError, unsupportedOperation } from "../../domain/agentErrors.js"
 import * as Agent from "../../programs/agentTasks.js"
 import type { ModelAccess } from "../../services/ModelAccess.js"

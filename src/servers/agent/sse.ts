@@ -6,7 +6,7 @@
  */
 import { Cause, Effect, Stream } from "effect"
 import type { ServerResponse } from "node:http"
-import type * as V1 from "../../domain/a2a/v1.js"
+import type * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, internalError } from "../../domain/agentErrors.js"
 import type { Exchange } from "../exchange.js"
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either } from "effect"
 import type { TurnOutput } from "../../src/domain/agentTurn.js"
 import { parseByteSize, parseDuration } from "../../src/domain/units.js"
-import { fillerText, MAX_LARGE_BYTES, parseScenario } from "../../src/services/MockModel.js"
+import { fillerText, MAX_LARGE_BYTES, parseScenario } from "../../src/services/modelProviders/mock.js"
 import { ModelAccess, mockSpec, parseModelSpec } from "../../src/services/ModelAccess.js"
 
 describe("units", () => {

@@ -12,7 +12,7 @@
 import { Ajv } from "ajv"
 import type { ErrorObject, ValidateFunction } from "ajv"
 import { Either } from "effect"
-import { isLoopbackHost } from "./hosts.js"
+import { isLoopbackHost } from "../domain/hosts.js"
 import { a2aV03AgentCardSchema } from "./schemas/a2aV03Schema.js"
 import { readAsClient } from "./usableInterfaces.js"
 

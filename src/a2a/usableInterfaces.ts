@@ -8,9 +8,9 @@
  * the card's own URL.
  */
 import { Effect, Either, ParseResult } from "effect"
-import { type Binding, bindingOf, protocolVersionOf, type ProtocolVersion, SUPPORTED_BINDINGS, SUPPORTED_VERSIONS } from "./a2a/dialects.js"
-import { cardFromWire } from "./a2a/translate.js"
-import type * as V1 from "./a2a/v1.js"
+import { type Binding, bindingOf, protocolVersionOf, type ProtocolVersion, SUPPORTED_BINDINGS, SUPPORTED_VERSIONS } from "./dialects.js"
+import { cardFromWire } from "./translate.js"
+import type * as V1 from "./v1.js"
 
 /** An interface relay can talk to. */
 export interface UsableInterface {

@@ -8,7 +8,7 @@
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import type * as V1 from "../domain/a2a/v1.js"
+import type * as V1 from "../../a2a/v1.js"
 import {
   answerText,
   artifactChunk,
@@ -17,9 +17,9 @@ import {
   textTurn,
   type TurnIo,
   type TurnOutcome
-} from "../domain/agentTurn.js"
-import { parseByteSize, parseDuration } from "../domain/units.js"
-import * as EchoModel from "./EchoModel.js"
+} from "../../domain/agentTurn.js"
+import { parseByteSize, parseDuration } from "../../domain/units.js"
+import * as EchoModel from "./echo.js"
 
 /** Most chunks `stream N` sends. */
 export const MAX_STREAM_CHUNKS = 10_000

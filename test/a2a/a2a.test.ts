@@ -20,13 +20,13 @@ import type {
   TaskPushNotificationConfig as V03SdkPushConfig,
   TaskStatusUpdateEvent as V03SdkStatusUpdate
 } from "a2a-sdk-v03"
-import * as Errors from "../../src/domain/a2a/errors.js"
-import * as ProtoJson from "../../src/domain/a2a/protoJson.js"
-import * as Text from "../../src/domain/a2a/text.js"
-import * as Translate from "../../src/domain/a2a/translate.js"
-import * as V03 from "../../src/domain/a2a/v03.js"
-import * as V1 from "../../src/domain/a2a/v1.js"
-import { a2aV03AgentCardSchema } from "../../src/domain/schemas/a2aV03Schema.js"
+import * as Errors from "../../src/a2a/errors.js"
+import * as ProtoJson from "../../src/a2a/protoJson.js"
+import * as Text from "../../src/a2a/text.js"
+import * as Translate from "../../src/a2a/translate.js"
+import * as V03 from "../../src/a2a/v03.js"
+import * as V1 from "../../src/a2a/v1.js"
+import { a2aV03AgentCardSchema } from "../../src/a2a/schemas/a2aV03Schema.js"
 
 // The readers relay uses everywhere: the schemas, plus proto field names.
 const decode = <A, I>(schema: Schema.Schema<A, I>) => ProtoJson.decoder(schema)
