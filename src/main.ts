@@ -1,63 +1,14 @@
 #!/usr/bin/env node
 /**
- * Composes the layers and runs the CLI. The only place that calls runMain.
- *
- * stdout carries results only (and MCP messages under `relay mcp`): the logger writes to
- * stderr and runMain's own error report is disabled in favour of ours.
+ * relay's entry point. It loads nothing but the version: `relay --version` answers at once, and
+ * every other command line loads the CLI (app.ts), which loads only the command group it names.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Layer, Logger } from "effect"
-import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
-import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
-import { runCli } from "./cli/root.js"
-import { escapeForTerminal } from "./cli/terminalText.js"
-import { A2aClientLive } from "./services/A2aClient.js"
-import { NotificationLogLive } from "./services/NotificationLog.js"
-import { SessionStoreLive } from "./services/SessionStore.js"
-import { StateDirLive } from "./services/StateDir.js"
+import { VERSION } from "./version.js"
 
-/**
- * Logs go to stderr, with what agents put into messages escaped like every human view
- * (cli/terminalText.ts), so a log line can never rewrite the terminal or forge another line.
- */
-const StderrLogger = Logger.replace(
-  Logger.defaultLogger,
-  Logger.prettyLogger({ stderr: true, colors: "auto" }).pipe(
-    Logger.mapInput((message: unknown) =>
-      typeof message === "string"
-        ? escapeForTerminal(message, "line")
-        : Array.isArray(message)
-        ? message.map((part) => (typeof part === "string" ? escapeForTerminal(part, "line") : part))
-        : message
-    )
-  )
-)
-
-const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive).pipe(
-  Layer.provideMerge(NodeHttpClient.layerUndici),
-  Layer.provideMerge(StateDirLive),
-  Layer.provideMerge(NodeContext.layer),
-  Layer.provideMerge(StderrLogger)
-)
-
-plainWhenNotColored(process.stdout)
-plainWhenNotColored(process.stderr)
-watchStopSignals()
-endQuietlyOnClosedStdout()
-
-const json = jsonRequested(process.argv.slice(2))
-
-quietUsageErrors(json, runCli(takeLogLevel(process.argv).rest)).pipe(
-  Effect.provide(AppLayer),
-  // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
-  Effect.tapErrorCause((cause) =>
-    alreadyReported(cause) || Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("Unexpected failure", cause)),
-  Effect.provide(StderrLogger),
-  NodeRuntime.runMain({
-    disableErrorReporting: true,
-    disablePrettyLogger: true,
-    teardown: (exit, onExit) => onExit(finish(exit, json))
-  })
-)
+const args = process.argv.slice(2)
+if (args.length === 1 && args[0] === "--version") {
+  process.stdout.write(`${VERSION}\n`)
+} else {
+  const { run } = await import("./app.js")
+  run(process.argv)
+}

@@ -1,7 +1,5 @@
-/** The package version, read once from package.json (one level above both src/ and dist/). */
-import { createRequire } from "node:module"
-
-const pkg = createRequire(import.meta.url)("../package.json") as { readonly name: string; readonly version: string }
+/** The package's name and version, from package.json (inlined by the bundler: nothing to find at run time). */
+import pkg from "../package.json" with { type: "json" }
 
 export const PACKAGE_NAME = pkg.name
 export const VERSION = pkg.version

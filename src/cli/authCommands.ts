@@ -9,6 +9,7 @@ import { login, logout } from "../programs/oauth.js"
 import { agentUrl, cardUrl, outputOptions } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
+import { ClientServices } from "./services.js"
 
 const bearerToken = Options.redacted("bearer-token").pipe(
   Options.withDescription("Bearer token to send as Authorization: Bearer …; '-' reads it from stdin"),
@@ -199,5 +200,6 @@ const clear = Command.make("clear", { ...outputOptions, url: agentUrl }, ({ url,
 
 export const authCommand = Command.make("auth").pipe(
   Command.withDescription("Credentials per agent, shared with relay mcp"),
-  Command.withSubcommands([set, show, clear, loginCommand, logoutCommand])
+  Command.withSubcommands([set, show, clear, loginCommand, logoutCommand]),
+  Command.provide(ClientServices)
 )

@@ -5,6 +5,7 @@ import { getCard, validateCard } from "../programs/cards.js"
 import { agentOptions, maxResponseBytes, outputOptions, toAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
+import { ClientServices } from "./services.js"
 
 const authenticated = Options.boolean("authenticated").pipe(
   Options.withDescription("Fetch the extended card the agent shows to authenticated clients")
@@ -50,5 +51,6 @@ const validate = Command.make("validate", { ...outputOptions, source, file, maxR
 
 export const cardCommand = Command.make("card").pipe(
   Command.withDescription("Agent cards: fetch and validate"),
-  Command.withSubcommands([get, validate])
+  Command.withSubcommands([get, validate]),
+  Command.provide(ClientServices)
 )

@@ -4,17 +4,17 @@
  * 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable).
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
 import type { Binding, ProtocolVersion } from "../a2a/dialects.js"
 import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
 import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckAgentInput } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
-import { checkReceiverLayer } from "../servers/webhook/checkReceiver.js"
-import { RawHttpLive } from "../services/RawHttp.js"
+import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
 import { json, verbose, within } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
+import { ClientServices } from "./services.js"
 
 export const EXIT_UNREACHABLE = 4
 
@@ -140,7 +140,8 @@ export const checkCommand = Command.make(
   (values) =>
     Effect.flatMap(inputOf(values), checkAgent).pipe(
       // The receiver of push.delivery listens on loopback for the length of the run.
-      Effect.provide(Layer.merge(RawHttpLive, checkReceiverLayer)),
+      Effect.provide(checkRunLayer),
+      Effect.provide(ClientServices),
       Effect.flatMap((report) => publish(values, report)),
       // A CommandFailed is the exit code of a report already printed; anything else is reported now.
       Effect.catchAll((error) =>

@@ -228,11 +228,12 @@ export const completionScript = (spec: CommandSpec, shell: Shell): string => {
 }
 
 /** The command, given the tree lazily: it is part of the tree it describes. */
-export const completionsCommand = (root: () => Command.Command<any, any, any, any>) =>
+export const completionsCommand = (loadRoot: () => Promise<Command.Command<any, any, any, any>>) =>
   Command.make(
     "completions",
     { shell: Args.choice(SHELLS.map((shell) => [shell, shell] as const), { name: "SHELL" }) },
-    ({ shell }) => writeOut(completionScript(commandSpec(root()), shell)).pipe(Effect.asVoid)
+    ({ shell }) =>
+      Effect.promise(loadRoot).pipe(Effect.flatMap((root) => writeOut(completionScript(commandSpec(root), shell))), Effect.asVoid)
   ).pipe(
     Command.withDescription(
       "Print a completion script: source <(relay completions bash), source <(relay completions zsh), relay completions fish | source"

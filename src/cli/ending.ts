@@ -35,11 +35,16 @@ let servesUntilStopped = false
 
 /**
  * Remembers which signal stopped the process (runMain interrupts the command on either, without
- * saying which). `once`: a second Ctrl-C falls to Node's default and ends the process at once.
+ * saying which); a second one ends the process at once. The listener stays for the whole run:
+ * signal-exit (under proper-lockfile) re-raises a signal it believes nobody else handles, which
+ * killed relay when its listener was the last one left (it is loaded after ours, on demand).
  */
 export const watchStopSignals = () => {
   for (const signal of Object.keys(EXIT_ON_SIGNAL) as Array<StopSignal>) {
-    process.once(signal, () => void (stoppedBy ??= signal))
+    process.on(signal, () => {
+      if (stoppedBy !== undefined) process.exit(EXIT_ON_SIGNAL[signal])
+      stoppedBy = signal
+    })
   }
 }
 

@@ -1,10 +1,14 @@
 /** `relay mcp install|uninstall|config`: connect an MCP client to relay without editing its files by hand. */
 import { Command, Options } from "@effect/cli"
 import { DEFAULT_SERVER_NAME, MCP_CLIENTS, mcpClients, SCOPES } from "../domain/mcpClients.js"
-import { type ClientTarget, type InstallResult, installMcpClient, mcpClientSnippet, uninstallMcpClient } from "../programs/mcpClients.js"
+import { Effect } from "effect"
+import type { ClientTarget, InstallResult } from "../programs/mcpClients.js"
 import { ClientConfigFilesLive } from "../services/ClientConfigFiles.js"
 import { outputOptions } from "./options.js"
 import { render, type Style } from "./output.js"
+
+/** The programs, with their TOML and JSONC editors, load when one of these commands runs (not with `relay mcp`). */
+const programs = Effect.promise(() => import("../programs/mcpClients.js"))
 
 const client = Options.choice("client", MCP_CLIENTS).pipe(
   Options.withDescription(`The MCP client: ${MCP_CLIENTS.join(", ")}`)
@@ -44,13 +48,13 @@ const describeChange = (result: InstallResult, style: Style) => {
 const targetOf = ({ client, name, scope }: ClientTarget): ClientTarget => ({ client, scope, name })
 
 const install = Command.make("install", { ...outputOptions, client, scope, name, dryRun }, (values) =>
-  render(values, installMcpClient(targetOf(values), values.dryRun), describeChange)).pipe(
+  render(values, Effect.flatMap(programs, (run) => run.installMcpClient(targetOf(values), values.dryRun)), describeChange)).pipe(
     Command.withDescription("Add relay to an MCP client's configuration (keeps a backup; changes nothing else)"),
     Command.provide(ClientConfigFilesLive)
   )
 
 const uninstall = Command.make("uninstall", { ...outputOptions, client, scope, name, dryRun }, (values) =>
-  render(values, uninstallMcpClient(targetOf(values), values.dryRun), describeChange)).pipe(
+  render(values, Effect.flatMap(programs, (run) => run.uninstallMcpClient(targetOf(values), values.dryRun)), describeChange)).pipe(
     Command.withDescription("Remove relay's entry from an MCP client's configuration"),
     Command.provide(ClientConfigFilesLive)
   )
@@ -58,7 +62,7 @@ const uninstall = Command.make("uninstall", { ...outputOptions, client, scope, n
 const config = Command.make("config", { ...outputOptions, client: Options.optional(client), name }, (values) =>
   render(
     values,
-    mcpClientSnippet(values.client._tag === "Some" ? values.client.value : undefined, values.name),
+    Effect.flatMap(programs, (run) => run.mcpClientSnippet(values.client._tag === "Some" ? values.client.value : undefined, values.name)),
     (result) => result.file === null ? result.snippet : `# ${result.file}\n${result.snippet}`
   )).pipe(
     Command.withDescription("Print relay's entry for an MCP client's configuration, without writing it"),

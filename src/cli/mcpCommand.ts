@@ -3,7 +3,7 @@ import { Command, Options } from "@effect/cli"
 import { Console } from "node:console"
 import { Config, Duration, Effect, LogLevel, Option, Runtime } from "effect"
 import { isLoopbackHost } from "../domain/hosts.js"
-import { parseOrigin } from "../mcp/httpGuards.js"
+import { parseOrigin } from "../mcp/origins.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext, ToolEnv } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
@@ -11,6 +11,7 @@ import { untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
 import { outputOptions, portOption, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
+import { McpServices } from "./services.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
   Options.withAlias("t"),
@@ -70,6 +71,7 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     }))
   })).pipe(
     Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
+    Effect.provide(McpServices),
     withLogLevel(options, LogLevel.Info)
   )).pipe(
   Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),

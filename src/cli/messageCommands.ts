@@ -6,6 +6,7 @@ import { type AgentOptionValues, agentOptions, shownAgentUrl, toAccess, within }
 import { type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
+import { ClientServices } from "./services.js"
 
 const text = Args.text({ name: "TEXT" }).pipe(Args.withDescription("The message to send"), Args.repeated)
 const contextId = Options.text("context-id").pipe(Options.withDescription("Send within this conversation context"), Options.optional)
@@ -69,5 +70,6 @@ const streamCommand = Command.make("stream", messageOptions, (values) => run(val
 
 export const messageCommand = Command.make("message").pipe(
   Command.withDescription("Send messages to A2A agents"),
-  Command.withSubcommands([send, streamCommand])
+  Command.withSubcommands([send, streamCommand]),
+  Command.provide(ClientServices)
 )

@@ -8,6 +8,7 @@ import { outputOptions } from "./options.js"
 import { makeStyle, render, reportError, type Style, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
+import { NotificationLogLive } from "../services/NotificationLog.js"
 
 /**
  * One notification for people: when, where, what it says; never the token, only whether one came.
@@ -76,5 +77,6 @@ const list = Command.make(
 
 export const notificationsCommand = Command.make("notifications").pipe(
   Command.withDescription("Push notifications logged by relay server push"),
-  Command.withSubcommands([list])
+  Command.withSubcommands([list]),
+  Command.provide(NotificationLogLive)
 )

@@ -1,37 +1,66 @@
-/** The `relay` command tree. */
+/**
+ * The `relay` command tree, loaded a group at a time.
+ *
+ * Each top-level group (`message`, `mcp`, `server`, …) lives in a module of its own that brings its
+ * own services (`Command.provide`), and the bundle splits along these imports: `relay session list`
+ * loads the session group and never the MCP SDK, the model layer or the A2A client. Loading the
+ * whole bundle cost every command ~0.45 s on a 2-core machine (8× `node -e ""`); see
+ * bench/startup.mjs for today's figures and test/cli/lazyLoading.test.ts for the guard.
+ */
 import { Command, HelpDoc } from "@effect/cli"
+import type { NodeContext } from "@effect/platform-node/NodeContext"
+import { Effect } from "effect"
+import type { StateDir } from "../services/StateDir.js"
 import { VERSION } from "../version.js"
-import { authCommand } from "./authCommands.js"
-import { cardCommand } from "./cardCommands.js"
-import { checkCommand } from "./checkCommand.js"
-import { completionsCommand } from "./completions.js"
-import { doctorCommand } from "./doctorCommand.js"
 import { EXIT_CODES_HELP } from "./exitCodes.js"
-import { mcpCommand } from "./mcpCommand.js"
-import { messageCommand } from "./messageCommands.js"
-import { notificationsCommand } from "./notificationCommands.js"
-import { serverCommand } from "./serverCommands.js"
-import { sessionCommand } from "./sessionCommands.js"
-import { taskCommand } from "./taskCommands.js"
 
-export const relay = Command.make("relay").pipe(
+/** What main.ts provides to every command; a group provides anything else it uses itself. */
+export type BaseServices = NodeContext | StateDir
+
+// Any name, errors and option shapes: the tree only holds the groups; their services are checked.
+type AnyCommand = Command.Command<any, BaseServices, any, any>
+
+/** Each group's name and how to load it, in the order help lists them. */
+const GROUPS: ReadonlyArray<readonly [string, () => Promise<AnyCommand>]> = [
+  ["mcp", () => import("./mcpCommand.js").then((m) => m.mcpCommand)],
+  ["message", () => import("./messageCommands.js").then((m) => m.messageCommand)],
+  ["task", () => import("./taskCommands.js").then((m) => m.taskCommand)],
+  ["card", () => import("./cardCommands.js").then((m) => m.cardCommand)],
+  ["check", () => import("./checkCommand.js").then((m) => m.checkCommand)],
+  ["session", () => import("./sessionCommands.js").then((m) => m.sessionCommand)],
+  ["auth", () => import("./authCommands.js").then((m) => m.authCommand)],
+  ["server", () => import("./serverCommands.js").then((m) => m.serverCommand)],
+  ["notifications", () => import("./notificationCommands.js").then((m) => m.notificationsCommand)],
+  ["doctor", () => import("./doctorCommand.js").then((m) => m.doctorCommand)],
+  ["completions", () => import("./completions.js").then((m) => m.completionsCommand(loadWholeTree))]
+]
+
+const rootCommand = Command.make("relay").pipe(
   Command.withDescription(HelpDoc.blocks([
     HelpDoc.p("Connect AI assistants and developers to A2A agents"),
     HelpDoc.p(EXIT_CODES_HELP)
-  ])),
-  Command.withSubcommands([
-    mcpCommand,
-    messageCommand,
-    taskCommand,
-    cardCommand,
-    checkCommand,
-    sessionCommand,
-    authCommand,
-    serverCommand,
-    notificationsCommand,
-    doctorCommand,
-    completionsCommand((): Command.Command<any, any, any, any> => relay)
-  ])
+  ]))
 )
 
-export const runCli = Command.run(relay, { name: "relay", version: VERSION })
+const treeOf = (groups: ReadonlyArray<AnyCommand>): AnyCommand =>
+  rootCommand.pipe(Command.withSubcommands(groups as [AnyCommand, ...Array<AnyCommand>]))
+
+/** The whole tree: for root help, completions and any command line naming no known group. */
+export const loadWholeTree = (): Promise<AnyCommand> =>
+  Promise.all(GROUPS.map(([, load]) => load())).then(treeOf)
+
+/**
+ * The tree a command line needs: its group alone when the first word names one, else the whole
+ * tree (so root help, suggestions and errors read as usual).
+ */
+export const loadTreeFor = (args: ReadonlyArray<string>): Promise<AnyCommand> => {
+  const first = args.find((arg) => !arg.startsWith("-"))
+  const group = GROUPS.find(([name]) => name === first)
+  return group === undefined ? loadWholeTree() : group[1]().then((command) => treeOf([command]))
+}
+
+/** Runs a command line (the arguments after node and the script, as process.argv gives them). */
+export const runCli = (argv: ReadonlyArray<string>) =>
+  Effect.promise(() => loadTreeFor(argv.slice(2))).pipe(
+    Effect.flatMap((tree) => Command.run(tree, { name: "relay", version: VERSION })(argv))
+  )

@@ -15,7 +15,7 @@ import {
   webhookServerLayer
 } from "../servers/webhook/WebhookServer.js"
 import { isLoopbackHost } from "../domain/hosts.js"
-import { NotificationLog } from "../services/NotificationLog.js"
+import { NotificationLog, NotificationLogLive } from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
 import { untilStopped } from "./ending.js"
@@ -106,5 +106,6 @@ const push = Command.make(
 
 export const serverCommand = Command.make("server").pipe(
   Command.withDescription("Local servers for development: A2A agent and push notification receiver"),
-  Command.withSubcommands([agentCommand, push])
+  Command.withSubcommands([agentCommand, push]),
+  Command.provide(NotificationLogLive)
 )

@@ -8,6 +8,7 @@ import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { pushConfigText, taskLines, taskViewText } from "./views.js"
+import { ClientServices } from "./services.js"
 
 const agentUrlOf = (values: AgentOptionValues) => shownAgentUrl(values.url)
 
@@ -96,5 +97,6 @@ const notification = Command.make("notification").pipe(
 
 export const taskCommand = Command.make("task").pipe(
   Command.withDescription("Inspect and control an agent's tasks"),
-  Command.withSubcommands([get, list, cancel, resubscribeCommand, notification])
+  Command.withSubcommands([get, list, cancel, resubscribeCommand, notification]),
+  Command.provide(ClientServices)
 )

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { Predicate } from "effect"
 import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
 import { admitJson, errorAnswer, INVALID_REQUEST, oversized, PARSE_ERROR, type Refused } from "./messageGate.js"
+import { isAllowedOrigin } from "./origins.js"
 
 const INTERNAL_ERROR = -32603
 /** Not a JSON-RPC code: the SDK's and this server's code for "refused by the HTTP layer". */
@@ -18,44 +19,6 @@ export const jsonRpcError = (res: Response, status: number, message: string, cod
 
 // ---------------------------------------------------------------------------
 // Origin
-
-/**
- * An origin as the `--allow-origin` flag takes it: an http(s) scheme, host and optional port,
- * nothing after; returned in the form browsers send (`new URL().origin`).
- */
-export const parseOrigin = (text: string): string | undefined => {
-  try {
-    const url = new URL(text)
-    const bare = url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === ""
-    return (url.protocol === "http:" || url.protocol === "https:") && bare && !text.trim().endsWith("/") ? url.origin : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const effectivePort = (url: URL) => Number(url.port || (url.protocol === "https:" ? 443 : 80))
-
-/**
- * Whether a request's Origin may drive this server: none at all (not a browser), the origin this
- * server itself serves (http, a host name it answers to, the port the request came in on), or one
- * the user allowed with --allow-origin. Any other local port is a different origin.
- */
-export const isAllowedOrigin = (
-  origin: string | undefined,
-  servedHosts: ReadonlyArray<string>,
-  servedPort: number | undefined,
-  allowedOrigins: ReadonlyArray<string>
-): boolean => {
-  if (origin === undefined) return true
-  let url: URL
-  try {
-    url = new URL(origin)
-  } catch {
-    return false // "null" and other opaque origins
-  }
-  if (allowedOrigins.includes(url.origin)) return true
-  return url.protocol === "http:" && servedHosts.includes(url.hostname) && effectivePort(url) === servedPort
-}
 
 /** What a browser client of MCP over HTTP sends and must read (the session id, the protocol version, resumption). */
 const CORS_HEADERS = {

@@ -6,7 +6,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { FileSystem, HttpClient } from "@effect/platform"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect } from "effect"
 import * as z from "zod"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
@@ -18,11 +18,8 @@ import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from 
 import { sendMessage } from "../programs/sendMessage.js"
 import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
 import { cancelTask, getTask, listTasks, waitForTask } from "../programs/tasks.js"
-import { checkAgent } from "../programs/check/checkAgent.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import { RequestTimeout } from "../domain/clientErrors.js"
-import { checkReceiverLayer } from "../servers/webhook/checkReceiver.js"
-import { RawHttpLive } from "../services/RawHttp.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
@@ -216,6 +213,10 @@ const oneOf = (name: string, primary: string | undefined, alternate: string | un
 
 const READ_ONLY_REMOTE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
 const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
+
+const checkModules = Effect.promise(() =>
+  Promise.all([import("../programs/check/checkAgent.js"), import("../servers/webhook/checkReceiver.js")])
+)
 
 /** Registers every tool on `server`; handlers run programs through `context.run`. */
 export const registerTools = (server: McpServer, context: ToolContext) => {
@@ -454,6 +455,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     handle(
       extra,
       args,
+      // The checks and their push receiver load on the first check_agent call, not with the server.
+      Effect.flatMap(checkModules, ([{ checkAgent }, { checkRunLayer }]) =>
       withProgressMessages(extra, "Checking the agent", (say) =>
         checkAgent({
           ...access(args),
@@ -470,7 +473,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
               `${results.filter((r) => r.status === "passed").length}/${results.length} passed`)
         }), heartbeat).pipe(
         // As in relay check: push.delivery's receiver listens on loopback for the length of the run.
-        Effect.provide(Layer.merge(RawHttpLive, checkReceiverLayer)),
+        Effect.provide(checkRunLayer))).pipe(
         Effect.timeoutFail({
           duration: CHECK_WAIT_LIMIT,
           onTimeout: () => new RequestTimeout({ url: args.agent_url, after: Duration.format(CHECK_WAIT_LIMIT), limit: "wait" })

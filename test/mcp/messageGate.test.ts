@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest"
 import { MAX_JSON_DEPTH } from "../../src/domain/limits.js"
-import { isAllowedOrigin, parseOrigin } from "../../src/mcp/httpGuards.js"
+import { isAllowedOrigin, parseOrigin } from "../../src/mcp/origins.js"
 import { admitText, idAtEdges } from "../../src/mcp/messageGate.js"
 import { admitFramed, type Framed, LineFramer } from "../../src/mcp/stdio.js"
 import { deepArray, HOSTILE_MESSAGES, oversizedCall } from "./hostileMessages.js"

@@ -1,0 +1,61 @@
+/**
+ * Composes the layers and runs the CLI: the only place that calls runMain. main.ts loads it for
+ * every command line but a bare `--version`.
+ *
+ * stdout carries results only (and MCP messages under `relay mcp`): the logger writes to
+ * stderr and runMain's own error report is disabled in favour of ours.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Cause, Effect, Layer, Logger } from "effect"
+import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
+import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
+import { runCli } from "./cli/root.js"
+import { escapeForTerminal } from "./cli/terminalText.js"
+import { StateDirLive } from "./services/StateDir.js"
+
+/**
+ * Logs go to stderr, with what agents put into messages escaped like every human view
+ * (cli/terminalText.ts), so a log line can never rewrite the terminal or forge another line.
+ */
+const StderrLogger = Logger.replace(
+  Logger.defaultLogger,
+  Logger.prettyLogger({ stderr: true, colors: "auto" }).pipe(
+    Logger.mapInput((message: unknown) =>
+      typeof message === "string"
+        ? escapeForTerminal(message, "line")
+        : Array.isArray(message)
+        ? message.map((part) => (typeof part === "string" ? escapeForTerminal(part, "line") : part))
+        : message
+    )
+  )
+)
+
+/** What every command gets; each command group provides the rest itself (cli/root.ts). */
+const BaseLayer = StateDirLive.pipe(
+  Layer.provideMerge(NodeContext.layer),
+  Layer.provideMerge(StderrLogger)
+)
+
+/** Runs the command line `argv` (as process.argv: node, the script, then the arguments). */
+export const run = (argv: ReadonlyArray<string>) => {
+  plainWhenNotColored(process.stdout)
+  plainWhenNotColored(process.stderr)
+  watchStopSignals()
+  endQuietlyOnClosedStdout()
+
+  const json = jsonRequested(argv.slice(2))
+
+  quietUsageErrors(json, runCli(takeLogLevel(argv).rest)).pipe(
+    Effect.provide(BaseLayer),
+    // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
+    Effect.tapErrorCause((cause) =>
+      alreadyReported(cause) || Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("Unexpected failure", cause)),
+    Effect.provide(StderrLogger),
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      disablePrettyLogger: true,
+      teardown: (exit, onExit) => onExit(finish(exit, json))
+    })
+  )
+}

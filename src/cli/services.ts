@@ -1,0 +1,18 @@
+/**
+ * The services a command group provides to its commands (`Command.provide`), composed once here.
+ * main.ts provides only the base (cli/root.ts BaseServices). A group that needs one service alone
+ * imports its layer directly: importing this module loads the HTTP client and the A2A client.
+ */
+import { Layer } from "effect"
+import { A2aClientLive } from "../services/A2aClient.js"
+import { HttpClientLive } from "../services/HttpClient.js"
+import { NotificationLogLive } from "../services/NotificationLog.js"
+import { SessionStoreLive } from "../services/SessionStore.js"
+
+/** Talking to agents: the A2A client, its HTTP client and the session store it reads and writes. */
+export const ClientServices = A2aClientLive.pipe(
+  Layer.provideMerge(Layer.merge(HttpClientLive, SessionStoreLive))
+)
+
+/** Everything the MCP tools use. */
+export const McpServices = Layer.merge(ClientServices, NotificationLogLive)

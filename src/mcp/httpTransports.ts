@@ -1,0 +1,155 @@
+/**
+ * `relay mcp`'s HTTP transports: streamable HTTP at /mcp, and the older HTTP+SSE transport at /sse
+ * with posts to /messages (transports.ts loads this module when one is asked for). They bind
+ * 127.0.0.1 by default and check Host (DNS rebinding) and Origin on every request.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Effect, Runtime } from "effect"
+import { ListenFailed } from "../domain/errors.js"
+import { isAllInterfaces, isLoopbackHost } from "../domain/hosts.js"
+import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
+import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
+import { makeEventStore } from "./eventStore.js"
+import express, { type Request, type Response } from "express"
+import { randomUUID } from "node:crypto"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { hostname, networkInterfaces } from "node:os"
+
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
+
+const bracketIpv6 = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
+
+/**
+ * Host names a request may carry (DNS-rebinding protection): loopback names, plus the bound
+ * host; on a wildcard bind, this machine's name and interface addresses (what other machines
+ * can use to reach it).
+ */
+export const allowedHostNames = (host: string): ReadonlyArray<string> => {
+  if (isLoopbackHost(host)) return [...new Set([...LOOPBACK_NAMES, bracketIpv6(host)])]
+  if (!isAllInterfaces(host)) return [...LOOPBACK_NAMES, bracketIpv6(host)]
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => bracketIpv6(entry.address)))
+  return [...new Set([...LOOPBACK_NAMES, hostname().toLowerCase(), ...addresses])]
+}
+
+/** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
+/** How long a client waits before reconnecting to a lost stream (the SSE `retry` field). */
+const SSE_RETRY_MS = 1000
+
+const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
+  const transports = new Map<string, StreamableHTTPServerTransport>()
+  app.all("/mcp", async (req: Request, res: Response) => {
+    const sessionId = req.headers["mcp-session-id"]
+    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined
+    if (existing) return existing.handleRequest(req, res, req.body)
+    if (sessionId !== undefined) return jsonRpcError(res, 404, "Unknown or expired session; initialize again")
+    if (req.method !== "POST" || !isInitializeRequest(req.body)) {
+      return jsonRpcError(res, 400, "No session: start with an initialize request")
+    }
+    const server = makeServer()
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      // Resumable streams: event ids, and a `retry` hint for reconnecting clients.
+      eventStore: makeEventStore(),
+      retryInterval: SSE_RETRY_MS,
+      onsessioninitialized: (id) => {
+        transports.set(id, transport)
+        sessions.set(id, server)
+      },
+      onsessionclosed: (id) => {
+        transports.delete(id)
+        sessions.delete(id)
+      }
+    })
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) {
+        transports.delete(transport.sessionId)
+        sessions.delete(transport.sessionId)
+      }
+    }
+    await server.connect(transport)
+    await transport.handleRequest(req, res, req.body)
+  })
+}
+
+/** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
+const mountSse = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
+  const transports = new Map<string, SSEServerTransport>()
+  app.get("/sse", async (_req: Request, res: Response) => {
+    const transport = new SSEServerTransport("/messages", res)
+    const server = makeServer()
+    transports.set(transport.sessionId, transport)
+    sessions.set(transport.sessionId, server)
+    res.on("close", () => {
+      transports.delete(transport.sessionId)
+      sessions.delete(transport.sessionId)
+      server.close().catch(() => undefined)
+    })
+    await server.connect(transport)
+  })
+  app.post("/messages", async (req: Request, res: Response) => {
+    const sessionId = typeof req.query["sessionId"] === "string" ? req.query["sessionId"] : ""
+    const transport = transports.get(sessionId)
+    if (transport === undefined) return jsonRpcError(res, 404, "Unknown session; open /sse first")
+    await transport.handlePostMessage(req, res, req.body)
+  })
+}
+
+export interface HttpOptions {
+  readonly kind: "sse" | "streamable-http"
+  readonly host: string
+  readonly port: number
+  /** Browser origins allowed besides the one this server serves (as parseOrigin returns them). */
+  readonly allowedOrigins?: ReadonlyArray<string> | undefined
+}
+
+type App = ReturnType<typeof express>
+
+/** Host, then Origin, before any body is read; then the body, within the same limit as stdio. */
+const guardedApp = (options: HttpOptions, log: (line: string, error?: unknown) => void): App => {
+  const allowedHosts = [...allowedHostNames(options.host)]
+  const app = express()
+  app.use(hostHeaderValidation(allowedHosts))
+  app.use(originCheck(allowedHosts, options.allowedOrigins ?? []))
+  app.use(jsonBody(MAX_MCP_MESSAGE_BYTES))
+  app.use(messageGate(log))
+  return app
+}
+
+/** Serves MCP over HTTP until interrupted; yields the bound address (port 0 picks a free one). */
+export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const log = (line: string, error?: unknown) =>
+      Runtime.runSync(runtime)(error === undefined ? Effect.logWarning(line) : Effect.logError(line, Cause.die(error)))
+    const app = guardedApp(options, log)
+    const sessions = new Map<string, { close(): Promise<void> }>()
+    if (options.kind === "streamable-http") mountStreamableHttp(app, makeServer, sessions)
+    else mountSse(app, makeServer, sessions)
+    app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
+    app.use(notServed(options.kind === "streamable-http" ? "/mcp" : "/sse and /messages"))
+    app.use(jsonRpcFailures(MAX_MCP_MESSAGE_BYTES, log))
+
+    const server = yield* Effect.acquireRelease(
+      Effect.async<Server, ListenFailed>((resume) => {
+        const listener = app.listen(options.port, options.host)
+        listener.once("listening", () => resume(Effect.succeed(listener)))
+        listener.once("error", (error) =>
+          resume(Effect.fail(new ListenFailed({ host: options.host, port: options.port, reason: error.message }))))
+      }),
+      (listener) =>
+        Effect.promise(async () => {
+          await Promise.allSettled([...sessions.values()].map((session) => session.close()))
+          listener.closeAllConnections()
+          await new Promise<void>((resolve) => listener.close(() => resolve()))
+        })
+    )
+    const address = server.address() as AddressInfo
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+    return `http://${host}:${address.port}${options.kind === "streamable-http" ? "/mcp" : "/sse"}`
+  })

@@ -1,0 +1,68 @@
+/**
+ * Each command loads only what it uses (issue #13): the bundle is split per command group and per
+ * heavy dependency (scripts/bundle.mjs, cli/root.ts). This spawns the built CLI with a module-load
+ * recorder, maps each loaded chunk back to its sources through the build's metafile, and checks
+ * that the quick commands never load the MCP SDK, zod, ajv, the model layer, the A2A client or
+ * the HTTP client, while `relay mcp` does load the MCP SDK (so the check can fail).
+ */
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { relayBin } from "../helpers/cli.js"
+
+const dist = Path.dirname(relayBin)
+const recorder = fileURLToPath(new URL("../fixtures/recordLoadedModules.mjs", import.meta.url))
+
+interface Metafile {
+  readonly outputs: Record<string, { readonly inputs: Record<string, unknown> }>
+}
+
+/** The sources (bundle inputs) of every chunk a command line loaded. */
+const sourcesLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> => {
+  const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-lazy-"))
+  const record = Path.join(home, "loaded.txt")
+  const result = spawnSync(process.execPath, ["--import", recorder, relayBin, ...args], {
+    env: { ...process.env, RELAY_HOME: home, RELAY_TEST_LOADED_MODULES: record },
+    input,
+    encoding: "utf8",
+    timeout: 20_000
+  })
+  expect(result.error).toBeUndefined()
+  const meta = JSON.parse(Fs.readFileSync(Path.join(dist, "meta.json"), "utf8")) as Metafile
+  const loadedFiles = Fs.readFileSync(record, "utf8").split("\n").filter((url) => url.startsWith("file:"))
+    .map((url) => Path.relative(Path.dirname(dist), fileURLToPath(url)))
+  return new Set(loadedFiles.flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {})))
+}
+
+const HEAVY = {
+  "the MCP SDK": "node_modules/@modelcontextprotocol/sdk/",
+  zod: "node_modules/zod/",
+  ajv: "node_modules/ajv/",
+  "the model layer": "src/services/ModelAccess.ts",
+  "@effect/ai": "node_modules/@effect/ai",
+  "the A2A client": "src/services/A2aClient.ts",
+  "the HTTP client (undici)": "node_modules/undici/"
+}
+
+const loads = (sources: Set<string>, prefix: string) => [...sources].some((source) => source.startsWith(prefix))
+
+describe("start-up loads only what a command uses", () => {
+  it.each([["--version"], ["session", "list"], ["session", "list", "--json"]])("relay %s %s %s loads none of the heavy parts", (...args) => {
+    const sources = sourcesLoadedBy(args)
+    expect(sources.size).toBeGreaterThan(0)
+    for (const [name, prefix] of Object.entries(HEAVY)) expect(loads(sources, prefix), `loads ${name}`).toBe(false)
+  })
+
+  it("relay --version loads no Effect at all", () => {
+    expect(loads(sourcesLoadedBy(["--version"]), "node_modules/effect/")).toBe(false)
+  })
+
+  it("relay mcp (stdio) does load the MCP SDK, and no model layer", () => {
+    const sources = sourcesLoadedBy(["mcp"], "")
+    expect(loads(sources, HEAVY["the MCP SDK"])).toBe(true)
+    expect(loads(sources, HEAVY["the model layer"])).toBe(false)
+  })
+})
