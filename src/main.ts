@@ -13,7 +13,7 @@ import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quiet
 import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import { escapeForTerminal } from "./cli/terminalText.js"
-import { A2aClientLive } from "./services/A2aClient.js"
+import * as A2aClient from "./services/A2aClient.js"
 import { NotificationLogLive } from "./services/NotificationLog.js"
 import { SessionStoreLive } from "./services/SessionStore.js"
 import { StateDirLive } from "./services/StateDir.js"
@@ -35,7 +35,7 @@ const StderrLogger = Logger.replace(
   )
 )
 
-const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive).pipe(
+const AppLayer = Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClient.layer).pipe(
   Layer.provideMerge(NodeHttpClient.layerUndici),
   Layer.provideMerge(StateDirLive),
   Layer.provideMerge(NodeContext.layer),
