@@ -18,7 +18,7 @@ import type * as V1 from "../a2a/v1.js"
 import type { A2aClientError } from "../domain/clientErrors.js"
 import { type CardJson, type DiscoveredCard, discover, fetchCardJson } from "./a2aClient/discovery.js"
 import { endpointsOf } from "./a2aClient/endpoints.js"
-import { call, extendedCard, limitHistory, pushCapable, streamCall } from "./a2aClient/operations.js"
+import { call, extendedCard, limitHistory, pushCall, streamCall } from "./a2aClient/operations.js"
 import { makeClientState } from "./a2aClient/state.js"
 import type { Endpoint, Target } from "./a2aClient/target.js"
 
@@ -69,30 +69,17 @@ export const make: Effect.Effect<Service, never, HttpClient.HttpClient> = Effect
     listTasks: (target, request) => call(state, target, (d) => d.listTasks, request, "listTasks"),
     cancelTask: (target, request) => call(state, target, (d) => d.cancelTask, request, "cancelTask"),
     subscribe: (target, request) => streamCall(state, target, (d) => d.subscribe, request, "subscribe"),
-    createPushConfig: (target, config) =>
-      Effect.zipRight(
-        pushCapable(state, target, "createPushConfig"),
-        call(state, target, (d) => d.createPushConfig, config, "createPushConfig")
-      ),
-    getPushConfig: (target, request) =>
-      Effect.zipRight(pushCapable(state, target, "getPushConfig"), call(state, target, (d) => d.getPushConfig, request, "getPushConfig")),
-    listPushConfigs: (target, request) =>
-      Effect.zipRight(
-        pushCapable(state, target, "listPushConfigs"),
-        call(state, target, (d) => d.listPushConfigs, request, "listPushConfigs")
-      ),
-    deletePushConfig: (target, request) =>
-      Effect.zipRight(
-        pushCapable(state, target, "deletePushConfig"),
-        call(state, target, (d) => d.deletePushConfig, request, "deletePushConfig")
-      ),
+    createPushConfig: (target, config) => pushCall(state, target, (d) => d.createPushConfig, config, "createPushConfig"),
+    getPushConfig: (target, request) => pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig"),
+    listPushConfigs: (target, request) => pushCall(state, target, (d) => d.listPushConfigs, request, "listPushConfigs"),
+    deletePushConfig: (target, request) => pushCall(state, target, (d) => d.deletePushConfig, request, "deletePushConfig"),
     extendedCard: (target) => extendedCard(state, target)
   }))
 
 /** The client over whatever HttpClient the context provides; each build has its own caches. */
 export const layer: Layer.Layer<A2aClient, never, HttpClient.HttpClient> = Layer.effect(A2aClient, make)
 
-/** @deprecated The same as `layer`; kept for importers on branches in flight (main.ts). */
+/** @deprecated The same as `layer`, kept only until the branches in flight (src/cli lazy loading) use `layer`. */
 export const A2aClientLive = layer
 
 /** Which methods answer with a stream, so an unstubbed one fails the way its caller reads it. */

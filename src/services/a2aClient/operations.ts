@@ -39,7 +39,7 @@ const requireCapability = (
     Effect.catchTag("CardNotFound", (error) => target.binding && target.protocol ? Effect.void : Effect.fail(error))
   )
 
-export const pushCapable = (state: ClientState, target: Target, operation: string) =>
+const pushCapable = (state: ClientState, target: Target, operation: string) =>
   requireCapability(
     state,
     target,
@@ -76,6 +76,15 @@ export const call = <I, A>(
     }
     return encode(input).pipe(Effect.orDie, Effect.flatMap((wire) => transportFor(wire).unary(state, target, endpoint, wire)))
   }).pipe(Effect.mapError(naming(target)), Effect.withSpan(`A2aClient.${name}`))
+
+/** A push notification config operation, once the card declares push notifications. */
+export const pushCall = <I, A>(
+  state: ClientState,
+  target: Target,
+  op: (dialect: Dialect) => Encoder<I, A> | undefined,
+  input: I,
+  name: string
+): Effect.Effect<A, A2aClientError> => Effect.zipRight(pushCapable(state, target, name), call(state, target, op, input, name))
 
 /** A streaming operation, once the card declares streaming. */
 export const streamCall = <I>(
