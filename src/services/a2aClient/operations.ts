@@ -61,14 +61,19 @@ const naming = (target: Target) => <E>(error: E): E =>
     ? new UnsupportedOperation({ operation: error.operation, reason: error.reason, agentUrl: target.agentUrl }) as E
     : error
 
-/** A unary operation; `op` is undefined where the endpoint's dialect has no such operation. */
-export const call = <I, A>(
+/**
+ * A unary operation: `op` picks its encoder from the endpoint's dialect (undefined where that
+ * dialect has no such operation); `name` names it in errors and spans.
+ */
+type UnaryCall = <I, A>(
   state: ClientState,
   target: Target,
   op: (dialect: Dialect) => Encoder<I, A> | undefined,
   input: I,
   name: string
-): Effect.Effect<A, A2aClientError> =>
+) => Effect.Effect<A, A2aClientError>
+
+export const call: UnaryCall = (state, target, op, input, name) =>
   withEndpoint(state, target, (endpoint) => {
     const encode = op(dialectOf(endpoint))
     if (encode === undefined) {
@@ -78,13 +83,8 @@ export const call = <I, A>(
   }).pipe(Effect.mapError(naming(target)), Effect.withSpan(`A2aClient.${name}`))
 
 /** A push notification config operation, once the card declares push notifications. */
-export const pushCall = <I, A>(
-  state: ClientState,
-  target: Target,
-  op: (dialect: Dialect) => Encoder<I, A> | undefined,
-  input: I,
-  name: string
-): Effect.Effect<A, A2aClientError> => Effect.zipRight(pushCapable(state, target, name), call(state, target, op, input, name))
+export const pushCall: UnaryCall = (state, target, op, input, name) =>
+  Effect.zipRight(pushCapable(state, target, name), call(state, target, op, input, name))
 
 /** A streaming operation, once the card declares streaming. */
 export const streamCall = <I>(
