@@ -4,13 +4,13 @@
  * imports its layer directly: importing this module loads the HTTP client and the A2A client.
  */
 import { Layer } from "effect"
-import { A2aClientLive } from "../services/A2aClient.js"
+import * as A2aClient from "../services/A2aClient.js"
 import { HttpClientLive } from "../services/HttpClient.js"
 import { NotificationLogLive } from "../services/NotificationLog.js"
 import { SessionStoreLive } from "../services/SessionStore.js"
 
 /** Talking to agents: the A2A client, its HTTP client and the session store it reads and writes. */
-export const ClientServices = A2aClientLive.pipe(
+export const ClientServices = A2aClient.layer.pipe(
   Layer.provideMerge(Layer.merge(HttpClientLive, SessionStoreLive))
 )
 

@@ -8,12 +8,12 @@ import { randomUUID } from "node:crypto"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
-import { A2aClientLive } from "../../src/services/A2aClient.js"
+import * as A2aClient from "../../src/services/A2aClient.js"
 import { SessionStoreMemory } from "../../src/services/SessionStore.js"
 import { closeServer, listenOnLoopback, type RecordedRequest, sendJson } from "../peers/httpUtil.js"
 
 /** The real A2aClient over undici (fresh card cache per provide). */
-export const RealClient = A2aClientLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
+export const RealClient = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** What a program needs: the real client, an in-memory session store, and the platform (files). */
 export const ProgramLayer = Layer.mergeAll(RealClient, SessionStoreMemory, NodeContext.layer)

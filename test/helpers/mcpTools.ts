@@ -11,7 +11,7 @@ import { ConfigProvider, Duration, Layer, ManagedRuntime } from "effect"
 import { makeMcpServer } from "../../src/mcp/server.js"
 import type { ToolContext } from "../../src/mcp/tools.js"
 import { webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
-import { A2aClientLive } from "../../src/services/A2aClient.js"
+import * as A2aClient from "../../src/services/A2aClient.js"
 import { NotificationLogLive } from "../../src/services/NotificationLog.js"
 import { SessionStoreLive } from "../../src/services/SessionStore.js"
 import { StateDirLive } from "../../src/services/StateDir.js"
@@ -19,7 +19,7 @@ import { StateDirLive } from "../../src/services/StateDir.js"
 /** The real layers on a state directory; relay's webhook receiver is included on a free port. */
 export const appLayer = (stateDir: string) =>
   webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
-    Layer.provideMerge(Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClientLive)),
+    Layer.provideMerge(Layer.mergeAll(SessionStoreLive, NotificationLogLive, A2aClient.layer)),
     Layer.provideMerge(NodeHttpClient.layerUndici),
     Layer.provideMerge(StateDirLive),
     Layer.provideMerge(NodeContext.layer),

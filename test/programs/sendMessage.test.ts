@@ -11,7 +11,7 @@ import type { SessionRecord } from "../../src/domain/session.js"
 import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
 import { resultText } from "../../src/a2a/text.js"
-import { A2aClient } from "../../src/services/A2aClient.js"
+import * as A2aClient from "../../src/services/A2aClient.js"
 import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
 import {
   credentialHeadersOf,
@@ -71,31 +71,20 @@ const waitingForInput = (request: V1.GetTaskRequest) =>
 
 const scripted = (script: Script = {}) => {
   const sent: Array<V1.SendMessageRequest> = []
-  const unscripted = (name: string) => () => Effect.die(new Error(`${name} is not scripted`))
-  const client = A2aClient.of({
+  const client = A2aClient.layerTest({
     // No card: following a task falls back to polling GetTask.
     discover: () => Effect.fail(new UnsupportedOperation({ operation: "Card discovery", reason: "not scripted" })),
-    fetchCardJson: unscripted("fetchCardJson"),
-    endpoint: unscripted("endpoint"),
     send: (_, request) => {
       sent.push(request)
       return (script.send ?? completeInPlace)(request)
     },
     stream: (_, request) => {
       sent.push(request)
-      return script.stream === undefined ? Stream.die(new Error("stream is not scripted")) : script.stream(request)
+      return script.stream === undefined ? Stream.dieMessage("stream is not scripted") : script.stream(request)
     },
-    getTask: (_, request) => (script.getTask ?? waitingForInput)(request),
-    listTasks: unscripted("listTasks"),
-    cancelTask: unscripted("cancelTask"),
-    subscribe: () => Stream.die(new Error("subscribe is not scripted")),
-    createPushConfig: unscripted("createPushConfig"),
-    getPushConfig: unscripted("getPushConfig"),
-    listPushConfigs: unscripted("listPushConfigs"),
-    deletePushConfig: unscripted("deletePushConfig"),
-    extendedCard: unscripted("extendedCard")
+    getTask: (_, request) => (script.getTask ?? waitingForInput)(request)
   })
-  return { sent, layer: Layer.merge(Layer.succeed(A2aClient, client), SessionStoreMemory) }
+  return { sent, layer: Layer.merge(client, SessionStoreMemory) }
 }
 
 const saveSession = (patch: { context_id?: string; task_id?: string; last_state?: string }) =>
@@ -354,7 +343,7 @@ afterAll(async () => {
 })
 
 /** Runs a send against a peer and returns the result with the requests it caused there. */
-const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient | SessionStore>) =>
+const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore>) =>
   Effect.suspend(() => {
     const before = peer.requests.length
     return Effect.map(run, (result) => ({ result, sent: peer.requests.slice(before) }))
@@ -430,7 +419,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
   it("continues a task waiting for input through the saved session, across processes (file store)", async () => {
     const home = tempHome()
     // Each run gets its own layers, as two separate relay invocations would.
-    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient | SessionStore>) =>
+    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore>) =>
       Effect.runPromise(effect.pipe(Effect.provide(Layer.merge(RealClient, storeLayer(home.stateDir)))))
     try {
       const before = sdk.requests.length

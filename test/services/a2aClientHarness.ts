@@ -9,12 +9,12 @@ import { Chunk, Duration, Effect, Layer, Logger, Schedule, Stream } from "effect
 import type { Binding, ProtocolVersion } from "../../src/a2a/dialects.js"
 import { applyStreamEvent } from "../../src/a2a/text.js"
 import type * as V1 from "../../src/a2a/v1.js"
-import { A2aClient, A2aClientLive, type Target } from "../../src/services/A2aClient.js"
+import * as A2aClient from "../../src/services/A2aClient.js"
 import { closeServer, listenOnLoopback, readBodyText, recordRequest, tryParseJson } from "../peers/httpUtil.js"
 import type { RecordedRequest } from "../peers/httpUtil.js"
 
 /** A fresh client (empty card cache) over the real HTTP stack; provide it per test. */
-export const ClientLive = A2aClientLive.pipe(Layer.provide(NodeHttpClient.layerUndici))
+export const ClientLive = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 export const BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
 
@@ -27,7 +27,7 @@ export const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
 ]
 
 /** Runs a test body with its own fresh client. */
-export const withClient = <A, E>(body: Effect.Effect<A, E, A2aClient>) => Effect.provide(body, ClientLive)
+export const withClient = <A, E>(body: Effect.Effect<A, E, A2aClient.A2aClient>) => Effect.provide(body, ClientLive)
 
 /** A user message, optionally continuing a task or context. */
 export const userMessage = (text: string, ids: { readonly taskId?: string; readonly contextId?: string } = {}): V1.Message => ({
@@ -84,9 +84,9 @@ export const waitUntil = (what: string, check: () => boolean, timeoutMs = 3000) 
   )
 
 /** Polls the task until it is in `state` (via the client under test). */
-export const waitForState = (target: Target, id: string, state: V1.TaskState, timeoutMs = 3000) =>
+export const waitForState = (target: A2aClient.Target, id: string, state: V1.TaskState, timeoutMs = 3000) =>
   Effect.gen(function*() {
-    const a2a = yield* A2aClient
+    const a2a = yield* A2aClient.A2aClient
     return yield* a2a.getTask(target, { id }).pipe(
       Effect.filterOrFail((task) => task.status.state === state, () => "not yet" as const),
       Effect.retry({ schedule: Schedule.spaced("30 millis"), while: (error) => error === "not yet" }),

@@ -1,0 +1,162 @@
+/**
+ * Card discovery: agent-card.json, then agent.json (at the root, then under the agent's path),
+ * or an explicit card URL. Cards are cached per URL and credentials, honouring Cache-Control and
+ * revalidated with ETag; where each agent's card was found is remembered.
+ */
+import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { createHash } from "node:crypto"
+import { Clock, Effect, Option, Ref } from "effect"
+import { describeParseError } from "../../a2a/parseProblems.js"
+import { type CardGeneration, cardFromWire } from "../../a2a/translate.js"
+import type * as V1 from "../../a2a/v1.js"
+import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
+import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
+import { excerpt, failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
+import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
+import type { ClientState } from "./state.js"
+import { credentialHeaders, credentialsFor, type Target } from "./target.js"
+
+export interface DiscoveredCard {
+  readonly card: V1.AgentCard
+  /** The card JSON exactly as served. */
+  readonly raw: unknown
+  readonly generation: CardGeneration
+  readonly declaredProtocolVersion?: string | undefined
+  readonly cardUrl: string
+}
+
+/** A card's JSON exactly as served, where discovery found it. */
+export interface CardJson {
+  readonly json: unknown
+  readonly cardUrl: string
+}
+
+const DEFAULT_CARD_MAX_AGE_MS = 300_000
+const WELL_KNOWN_PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"] as const
+
+/** The card URLs to try, best first. A URL that names a .json file is a card URL itself. */
+export const cardCandidates = (target: Target): ReadonlyArray<string> => {
+  if (target.cardUrl !== undefined) return [target.cardUrl]
+  if (/\.json$/i.test(new URL(target.agentUrl).pathname)) return [target.agentUrl]
+  const base = new URL(target.agentUrl)
+  const atRoot = WELL_KNOWN_PATHS.map((path) => `${base.origin}${path}`)
+  // Some agents serve the card under their own path rather than the domain root.
+  const path = base.pathname.replace(/\/+$/, "")
+  const underPath = path === "" ? [] : WELL_KNOWN_PATHS.map((p) => `${base.origin}${path}${p}`)
+  return [...atRoot, ...underPath]
+}
+
+const maxAgeMs = (cacheControl: string | undefined) => {
+  if (/no-store|no-cache/i.test(cacheControl ?? "")) return 0
+  const match = /max-age=(\d+)/i.exec(cacheControl ?? "")
+  return match ? Number(match[1]) * 1000 : DEFAULT_CARD_MAX_AGE_MS
+}
+
+export const decodeCard = (url: string, raw: unknown) =>
+  Effect.mapError(cardFromWire(raw), (error) => new InvalidCard({ url, reason: describeParseError(error, "the card").message }))
+
+const cardRequest = (target: Target, cardUrl: string, etag: string | undefined) =>
+  HttpClientRequest.get(cardUrl).pipe(
+    HttpClientRequest.setHeaders({
+      accept: JSON_CONTENT_TYPE,
+      "a2a-version": "1.0",
+      ...credentialHeaders(credentialsFor(target, cardUrl)),
+      ...(etag === undefined ? {} : { "if-none-match": etag })
+    })
+  )
+
+/** The JSON of a card answer; none on 404/410, where the next candidate is worth a try. */
+const cardJsonOf = (
+  target: Target,
+  cardUrl: string,
+  response: HttpClientResponse.HttpClientResponse,
+  text: string
+): Effect.Effect<Option.Option<unknown>, A2aClientError> => {
+  if (response.status === 404 || response.status === 410) return Effect.succeed(Option.none<unknown>())
+  if (!isHttpSuccess(response.status)) return Effect.fail(failureOf(target, cardUrl, response, text))
+  return Option.match(parseJson(text), {
+    onNone: () =>
+      Effect.zipRight(
+        Effect.logDebug(`The answer from ${cardUrl}: ${excerpt(text)}`),
+        Effect.fail(new InvalidCard({ url: cardUrl, reason: "the response is not JSON" }))
+      ),
+    onSome: (json) =>
+      exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)
+        ? Effect.fail(new InvalidCard({ url: cardUrl, reason: TOO_DEEP }))
+        : Effect.succeed(Option.some(json))
+  })
+}
+
+/**
+ * Cards are cached per URL and per credentials sent: an extended card fetched with a token is
+ * never served to a later call without it (the fingerprint is a hash, never the secret).
+ */
+const cacheKeyOf = (target: Target, cardUrl: string) => {
+  const credentials = credentialsFor(target, cardUrl)
+  if (credentials === undefined) return cardUrl
+  const secret = credentials.kind === "bearer" ? `bearer:${credentials.token}` : `${credentials.header}:${credentials.key}`
+  return `${cardUrl}#${createHash("sha256").update(secret).digest("hex").slice(0, 16)}`
+}
+
+const fetchCard = (state: ClientState, target: Target, cardUrl: string) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const key = cacheKeyOf(target, cardUrl)
+    const cached = (yield* Ref.get(state.cardCache)).get(key)
+    if (cached && cached.expiresAt > now) return Option.some(cached.card)
+
+    const { response, text } = yield* exchange(state, target, cardRequest(target, cardUrl, cached?.etag))
+    const expiresAt = now + maxAgeMs(response.headers["cache-control"])
+    if (response.status === 304 && cached) {
+      yield* Ref.update(state.cardCache, (cache) => new Map(cache).set(key, { ...cached, expiresAt }))
+      return Option.some(cached.card)
+    }
+    const raw = yield* cardJsonOf(target, cardUrl, response, text)
+    if (Option.isNone(raw)) return Option.none()
+    const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw.value)), raw: raw.value, cardUrl }
+    yield* Ref.update(state.cardCache, (cache) => new Map(cache).set(key, { card, etag: response.headers["etag"], expiresAt }))
+    return Option.some(card)
+  })
+
+/** The first of `candidates` that yields something, else CardNotFound. */
+const firstCard = <A>(
+  target: Target,
+  candidates: ReadonlyArray<string>,
+  fetchOne: (cardUrl: string) => Effect.Effect<Option.Option<A>, A2aClientError>
+) =>
+  Effect.gen(function*() {
+    const tried: Array<string> = []
+    for (const cardUrl of candidates) {
+      tried.push(cardUrl)
+      const found = yield* fetchOne(cardUrl)
+      if (Option.isSome(found)) return found.value
+    }
+    return yield* new CardNotFound({ url: target.agentUrl, tried })
+  })
+
+export const discover = (state: ClientState, target: Target): Effect.Effect<DiscoveredCard, A2aClientError> =>
+  Effect.gen(function*() {
+    const candidates = cardCandidates(target)
+    const key = candidates.join(" ")
+    const known = (yield* Ref.get(state.cardLocations)).get(key)
+    const ordered = known === undefined ? candidates : [known, ...candidates.filter((url) => url !== known)]
+    const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(state, target, cardUrl))
+    yield* Ref.update(state.cardLocations, (map) => new Map(map).set(key, card.cardUrl))
+    return card
+  }).pipe(Effect.withSpan("A2aClient.discover"))
+
+/** The card JSON as served, undecoded and uncached, so a validator can report on any card. */
+export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect<CardJson, A2aClientError> =>
+  firstCard(target, cardCandidates(target), (cardUrl) =>
+    exchange(state, target, cardRequest(target, cardUrl, undefined)).pipe(
+      Effect.flatMap(({ response, text }) => cardJsonOf(target, cardUrl, response, text)),
+      Effect.map(Option.map((json) => ({ json, cardUrl })))
+    )).pipe(Effect.withSpan("A2aClient.fetchCardJson"))
+
+/** The extended card replaces the cached one (§6a.12) for calls with the same credentials. */
+export const replaceCachedCard = (state: ClientState, target: Target, card: DiscoveredCard) =>
+  Ref.update(state.cardCache, (cache) => {
+    const key = cacheKeyOf(target, card.cardUrl)
+    const cached = cache.get(key)
+    return cached === undefined ? cache : new Map(cache).set(key, { ...cached, card })
+  })

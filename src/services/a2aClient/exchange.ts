@@ -1,0 +1,85 @@
+/**
+ * One HTTP exchange with an agent, shared by discovery and every binding: sent through the
+ * state's HttpClient, bounded in time (the target's response timeout) and in size (the body is
+ * read only up to the target's limit).
+ */
+import type { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { Duration, Effect, Predicate, Stream } from "effect"
+import { AgentUnreachable, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
+import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
+import type { ClientState } from "./state.js"
+import { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./target.js"
+
+const DEFAULT_TIMEOUT: Duration.DurationInput = "30 seconds"
+
+export const JSON_CONTENT_TYPE = "application/json"
+export const A2A_CONTENT_TYPE = "application/a2a+json"
+export const EVENT_STREAM = "text/event-stream"
+
+/** Headers of every operation request: what we accept, the version spoken, and the credentials this URL may have. */
+export const baseHeaders = (target: Target, endpoint: Endpoint, url: string, accept: string) => ({
+  accept,
+  "a2a-version": endpoint.version,
+  ...credentialHeaders(credentialsFor(target, url))
+})
+
+const describeTransport = (error: HttpClientError.RequestError) => {
+  const cause = error.cause
+  const code = Predicate.isRecord(cause) && Predicate.isRecord(cause["cause"]) ? cause["cause"]["code"] : Predicate.isRecord(cause) ? cause["code"] : undefined
+  return typeof code === "string" ? `${code} (${error.description ?? error.reason})` : error.description ?? error.message
+}
+
+/** Bounds `effect` by the target's response timeout; on expiry it is interrupted, aborting the request. */
+const withResponseTimeout = <A, E>(target: Target, url: string, effect: Effect.Effect<A, E>) => {
+  const timeout = target.timeout ?? DEFAULT_TIMEOUT
+  return Effect.timeoutFail(effect, {
+    duration: timeout,
+    onTimeout: () => new RequestTimeout({ url, after: Duration.format(Duration.decode(timeout)) })
+  })
+}
+
+const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
+  state.http.execute(request).pipe(
+    Effect.catchTags({
+      RequestError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: describeTransport(error) })),
+      ResponseError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: error.message }))
+    }),
+    Effect.tap((response) => Effect.logDebug(`${request.method} ${request.url} → ${response.status}`))
+  )
+
+/**
+ * The body as text, read as a stream that stops (and so aborts the request) at the first chunk
+ * past the target's limit, or at the first chunk at all when Content-Length announces more: a
+ * hostile agent cannot make the client hold more than the limit.
+ */
+export const readText = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
+  Effect.suspend(() => {
+    const limit = target.maxResponseBytes ?? MAX_RESPONSE_BYTES
+    const declared = Number(response.headers["content-length"])
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    return response.stream.pipe(
+      Stream.mapError((error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` })),
+      Stream.runForEach((chunk) => {
+        size += chunk.length
+        if (declared > limit) return Effect.fail(new ResponseTooLarge({ url, limit, declared }))
+        if (size > limit) return Effect.fail(new ResponseTooLarge({ url, limit }))
+        chunks.push(chunk)
+        return Effect.void
+      }),
+      Effect.map(() => new TextDecoder().decode(Buffer.concat(chunks, size)))
+    )
+  })
+
+/** Response headers only (streams read the body afterwards), within the response timeout. */
+export const execute = (state: ClientState, target: Target, request: HttpClientRequest.HttpClientRequest) =>
+  withResponseTimeout(target, request.url, sendRequest(state, request))
+
+/** The whole response, body included, within the response timeout. */
+export const exchange = (state: ClientState, target: Target, request: HttpClientRequest.HttpClientRequest) =>
+  withResponseTimeout(
+    target,
+    request.url,
+    Effect.flatMap(sendRequest(state, request), (response) =>
+      Effect.map(readText(target, request.url, response), (text) => ({ response, text })))
+  )

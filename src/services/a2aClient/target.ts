@@ -1,0 +1,67 @@
+/**
+ * Who the client talks to and how: the caller's target, the interface chosen for it, and the rule
+ * for which requests carry the caller's credentials.
+ */
+import type { Duration } from "effect"
+import type { Binding, ProtocolVersion } from "../../a2a/dialects.js"
+import type { Credentials } from "../../domain/session.js"
+
+/** Who to talk to and how; credentials are already resolved by the program. */
+export interface Target {
+  /** The agent's base URL as the user addressed it (normalised). */
+  readonly agentUrl: string
+  /** An explicit card URL, skipping well-known discovery. */
+  readonly cardUrl?: string | undefined
+  readonly credentials?: Credentials | undefined
+  /** The credentials were given for this call (not the saved ones). */
+  readonly credentialsGiven?: boolean | undefined
+  readonly protocol?: ProtocolVersion | undefined
+  readonly binding?: Binding | undefined
+  /** Send credentials even to interface URLs on another origin than the one addressed. */
+  readonly allowCrossOriginCredentials?: boolean | undefined
+  /** Wait at most this long for an answer: a whole unary response, or a stream's headers (default 30 s). */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** End a stream that is silent this long (default: never). */
+  readonly streamIdleTimeout?: Duration.DurationInput | undefined
+  /** Largest answer (card, JSON body, one stream event) read (default MAX_RESPONSE_BYTES); reading stops past it. */
+  readonly maxResponseBytes?: number | undefined
+}
+
+/** One interface of the card we can speak. */
+export interface Endpoint {
+  readonly url: string
+  readonly binding: Binding
+  readonly version: ProtocolVersion
+  readonly tenant?: string | undefined
+}
+
+export const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+export const isCrossOrigin = (target: Target, url: string) =>
+  originOf(url) !== originOf(target.agentUrl) && target.allowCrossOriginCredentials !== true
+
+/**
+ * Credentials for a URL: only on the origin the user addressed, unless they allowed otherwise.
+ * Every request relay makes to an agent takes its credentials from here.
+ */
+export const credentialsFor = (target: Target, url: string) => (isCrossOrigin(target, url) ? undefined : target.credentials)
+
+export const credentialHeaders = (credentials: Credentials | undefined): Record<string, string> =>
+  credentials === undefined
+    ? {}
+    : credentials.kind === "bearer"
+    ? { authorization: `Bearer ${credentials.token}` }
+    : { [credentials.header.toLowerCase()]: credentials.key }
+
+/** What became of the caller's credentials on a request to `url` (AuthRequired says it). */
+export const credentialsSent = (target: Target, url: string) =>
+  target.credentials === undefined ? "none" as const
+  : isCrossOrigin(target, url) ? "withheld" as const
+  : target.credentialsGiven === true ? "given" as const
+  : "saved" as const
