@@ -24,7 +24,8 @@ import {
 } from "../a2a/dialects.js"
 import { a2aErrorByReason, errorInfoReason } from "../a2a/errors.js"
 import { describeParseError } from "../a2a/parseProblems.js"
-import { type CardGeneration, cardFromWire } from "../a2a/translate.js"
+import type { ClientCardGeneration } from "../a2a/cardGeneration.js"
+import { cardFromWire } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
 import {
   type A2aClientError,
@@ -70,7 +71,7 @@ export interface DiscoveredCard {
   readonly card: V1.AgentCard
   /** The card JSON exactly as served. */
   readonly raw: unknown
-  readonly generation: CardGeneration
+  readonly generation: ClientCardGeneration
   readonly declaredProtocolVersion?: string | undefined
   readonly cardUrl: string
 }

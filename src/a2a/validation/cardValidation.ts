@@ -10,6 +10,7 @@
  *   plus the schema checks of their v0.3-only fields.
  */
 import { Either } from "effect"
+import { type CardGeneration, cardGeneration } from "../cardGeneration.js"
 import { readAsClient } from "../usableInterfaces.js"
 import {
   checkAllMediaTypes,
@@ -21,12 +22,11 @@ import {
   checkUniqueSkillIds,
   checkUnknownFields
 } from "./commonRules.js"
-import { describeType, isObject, isPresent, makeCollector, type Context, type JsonObject } from "./context.js"
+import { describeType, isObject, makeCollector, type Context, type JsonObject } from "./context.js"
 import { listOf, objectItems } from "./fields.js"
 import {
   CARD_ISSUE_SEVERITIES,
   type CardCapabilitySummary,
-  type CardGeneration,
   type CardIssue,
   type CardValidation
 } from "./issues.js"
@@ -38,21 +38,12 @@ export {
   CARD_ISSUE_CODES,
   CARD_ISSUE_SEVERITIES,
   type CardCapabilitySummary,
-  type CardGeneration,
   type CardIssue,
   type CardIssueCode,
   type CardIssueSeverity,
   type CardValidation
 } from "./issues.js"
-
-const detectGeneration = (card: JsonObject): CardGeneration => {
-  const hasV1 = isPresent(card["supportedInterfaces"])
-  const hasV03 = ["url", "preferredTransport", "protocolVersion"].some((key) => isPresent(card[key]))
-  if (hasV1 && hasV03) return "hybrid"
-  if (hasV1) return "1.0"
-  if (hasV03) return "0.3"
-  return "unknown"
-}
+export type { CardGeneration } from "../cardGeneration.js"
 
 const summarizeCapabilities = (card: JsonObject): CardCapabilitySummary => {
   const capabilities: JsonObject = isObject(card["capabilities"]) ? card["capabilities"] : {}
@@ -208,7 +199,7 @@ const checkClientCanUse = (ctx: Context, card: JsonObject, othersFoundErrors: bo
 /** Validates an agent card of either generation and reports every issue found. Never throws. */
 export const validateCard = (json: unknown): CardValidation => {
   if (!isObject(json)) return notAnObject(json)
-  const generation = detectGeneration(json)
+  const generation = cardGeneration(json)
   const { context, issues } = makeCollector(generation)
   runRules(context, json)
   checkClientCanUse(context, json, issues.some((issue) => issue.severity === "error"))

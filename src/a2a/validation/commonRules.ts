@@ -1,8 +1,8 @@
 /** Rules for every card generation: media types, skill ids, scheme references, interfaces, signatures, fields. */
+import type { CardGeneration } from "../cardGeneration.js"
 import { a2aV03AgentCardSchema } from "../schemas/a2aV03Schema.js"
 import { at, isObject, isPresent, quote, type Context, type JsonObject } from "./context.js"
 import { listOf, objectItems } from "./fields.js"
-import type { CardGeneration } from "./issues.js"
 import { V03_LEFTOVERS } from "./v1Rules.js"
 import { checkBinding, checkInterfaceUrl, checkMediaTypes } from "./values.js"
 

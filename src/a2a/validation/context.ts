@@ -1,5 +1,6 @@
 /** Small helpers shared by every rule: JSON values, JSON pointers and the issue collector. */
-import { CARD_ISSUE_SEVERITIES, type CardGeneration, type CardIssue, type CardIssueCode } from "./issues.js"
+import type { CardGeneration } from "../cardGeneration.js"
+import { CARD_ISSUE_SEVERITIES, type CardIssue, type CardIssueCode } from "./issues.js"
 
 export type JsonObject = Readonly<Record<string, unknown>>
 

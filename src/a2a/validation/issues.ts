@@ -1,4 +1,6 @@
 /** Card issues: their shape, and the one table of codes with their fixed severity and description. */
+import type { CardGeneration } from "../cardGeneration.js"
+
 export type CardIssueSeverity = "error" | "warning" | "info"
 
 export interface CardIssue {
@@ -10,7 +12,6 @@ export interface CardIssue {
   readonly hint: string
 }
 
-export type CardGeneration = "1.0" | "0.3" | "hybrid" | "unknown"
 
 export interface CardCapabilitySummary {
   readonly streaming: boolean

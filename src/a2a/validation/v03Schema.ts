@@ -1,9 +1,10 @@
 /** v0.3 cards: ajv against the official v0.3.0 schema, compiled once on first use. */
 import type { ErrorObject, ValidateFunction } from "ajv"
 import { Ajv } from "ajv"
+import type { CardGeneration } from "../cardGeneration.js"
 import { a2aV03AgentCardSchema } from "../schemas/a2aV03Schema.js"
 import { at, isObject, quote, type Context, type JsonObject } from "./context.js"
-import type { CardGeneration, CardIssueCode } from "./issues.js"
+import type { CardIssueCode } from "./issues.js"
 
 const SCHEME_DEFINITION_BY_TYPE: Readonly<Record<string, string>> = {
   apiKey: "APIKeySecurityScheme",
