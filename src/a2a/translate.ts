@@ -10,6 +10,7 @@ import type { ParseResult } from "effect"
 import { Effect, Either, Predicate, Schema } from "effect"
 import { cardGeneration, type ClientCardGeneration } from "./cardGeneration.js"
 import * as ProtoJson from "./protoJson.js"
+import type { ProtocolVersion } from "./protocolVersion.js"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -589,7 +590,7 @@ const decodeStreamResponseV03 = ProtoJson.decoderEither(StreamResponseAsV03)
 export interface PushPayload {
   readonly event: V1.StreamResponse
   /** `1.0` posts a StreamResponse wrapper; `0.3` posts the bare Task (or event) with `kind`. */
-  readonly generation: "1.0" | "0.3"
+  readonly generation: ProtocolVersion
 }
 
 /**

@@ -19,11 +19,11 @@ import {
   type Dialect,
   dialectFor,
   type HttpVerb,
-  type ProtocolVersion,
   type WireRequest
 } from "../a2a/dialects.js"
 import { a2aErrorByReason, errorInfoReason } from "../a2a/errors.js"
 import { describeParseError } from "../a2a/parseProblems.js"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import type { ClientCardGeneration } from "../a2a/cardGeneration.js"
 import { cardFromWire } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
