@@ -10,6 +10,7 @@ import type { ParseResult } from "effect"
 import { Effect, Either, Predicate, Schema } from "effect"
 import { cardGeneration, type ClientCardGeneration } from "./cardGeneration.js"
 import * as ProtoJson from "./protoJson.js"
+import { optional } from "./schemaFields.js"
 import type { ProtocolVersion } from "./protocolVersion.js"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
@@ -628,7 +629,7 @@ const CardShape = Schema.Struct({
   url: Schema.optional(Schema.NullOr(Schema.String)),
   preferredTransport: Schema.optional(Schema.NullOr(Schema.String)),
   protocolVersion: Schema.optional(Schema.NullOr(Schema.String)),
-  additionalInterfaces: Schema.optionalWith(Schema.Array(V03.AgentInterface), { exact: true, nullable: true })
+  additionalInterfaces: optional(Schema.Array(V03.AgentInterface))
 })
 type CardShape = typeof CardShape.Type
 
