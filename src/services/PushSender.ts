@@ -22,7 +22,7 @@ import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
 import { type AddressKind, hostKinds } from "../domain/ipAddresses.js"
-import { redactUrl } from "../domain/session.js"
+import { redactUrl } from "../domain/secrets.js"
 import type { TaskUpdate } from "./TaskStore.js"
 
 export const NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
