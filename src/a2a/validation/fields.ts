@@ -9,59 +9,56 @@ export const reportType = (ctx: Context, path: string, key: string, expected: st
     `Write ${quote(key)} as ${expected}.`
   )
 
-export const requiredString = (ctx: Context, owner: JsonObject, key: string, base: string, hint: string): string | undefined => {
-  const value = owner[key]
-  const path = at(base, key)
-  if (!isPresent(value) || value === "") {
-    ctx.report("field.required", path, `${quote(key)} is required${value === "" ? " but empty" : ""}`, hint)
-    return undefined
-  }
-  if (typeof value !== "string") {
-    reportType(ctx, path, key, "a string", value)
-    return undefined
-  }
-  return value
+/** A JSON type a field must have: how to recognise it and how to name it in an issue. */
+interface FieldType<A> {
+  readonly expected: string
+  readonly is: (value: unknown) => value is A
+  /** Strings only: `""` is ProtoJSON's unset, so a required one is missing. */
+  readonly emptyIsMissing?: boolean
 }
 
-export const optionalString = (ctx: Context, owner: JsonObject, key: string, base: string): string | undefined => {
-  const value = owner[key]
-  if (!isPresent(value)) return undefined
-  if (typeof value !== "string") {
-    reportType(ctx, at(base, key), key, "a string", value)
-    return undefined
-  }
-  return value
-}
+const STRING: FieldType<string> = { expected: "a string", is: (value) => typeof value === "string", emptyIsMissing: true }
+const BOOLEAN: FieldType<boolean> = { expected: "a boolean", is: (value) => typeof value === "boolean" }
+const OBJECT: FieldType<JsonObject> = { expected: "an object", is: isObject }
+const LIST: FieldType<ReadonlyArray<unknown>> = { expected: "an array", is: Array.isArray }
 
-export const optionalBoolean = (ctx: Context, owner: JsonObject, key: string, base: string): void => {
-  const value = owner[key]
-  if (isPresent(value) && typeof value !== "boolean") reportType(ctx, at(base, key), key, "a boolean", value)
-}
-
-export const requiredObject = (ctx: Context, owner: JsonObject, key: string, base: string, hint: string): JsonObject | undefined => {
-  const value = owner[key]
-  const path = at(base, key)
-  if (!isPresent(value)) {
-    ctx.report("field.required", path, `${quote(key)} is required`, hint)
-    return undefined
+/** Reads a field that may be absent; a present value of another type is reported. */
+const optionalField = <A>(type: FieldType<A>) =>
+  (ctx: Context, owner: JsonObject, key: string, base: string): A | undefined => {
+    const value = owner[key]
+    if (!isPresent(value)) return undefined
+    if (!type.is(value)) {
+      reportType(ctx, at(base, key), key, type.expected, value)
+      return undefined
+    }
+    return value
   }
-  if (!isObject(value)) {
-    reportType(ctx, path, key, "an object", value)
-    return undefined
-  }
-  return value
-}
 
-export const optionalObject = (ctx: Context, owner: JsonObject, key: string, base: string): JsonObject | undefined => {
-  const value = owner[key]
-  if (!isPresent(value)) return undefined
-  if (!isObject(value)) {
-    reportType(ctx, at(base, key), key, "an object", value)
-    return undefined
+/** Reads a REQUIRED field; a missing one or a value of another type is reported. */
+const requiredField = <A>(type: FieldType<A>) =>
+  (ctx: Context, owner: JsonObject, key: string, base: string, hint: string): A | undefined => {
+    const value = owner[key]
+    const path = at(base, key)
+    const empty = type.emptyIsMissing === true && value === ""
+    if (!isPresent(value) || empty) {
+      ctx.report("field.required", path, `${quote(key)} is required${empty ? " but empty" : ""}`, hint)
+      return undefined
+    }
+    if (!type.is(value)) {
+      reportType(ctx, path, key, type.expected, value)
+      return undefined
+    }
+    return value
   }
-  return value
-}
 
+export const requiredString = requiredField(STRING)
+export const optionalString = optionalField(STRING)
+export const optionalBoolean = optionalField(BOOLEAN)
+export const requiredObject = requiredField(OBJECT)
+export const optionalObject = optionalField(OBJECT)
+export const optionalList = optionalField(LIST)
+
+/** A REQUIRED repeated field also needs at least one element (spec §5.7). */
 export const requiredList = (
   ctx: Context,
   owner: JsonObject,
@@ -69,28 +66,9 @@ export const requiredList = (
   base: string,
   hint: string
 ): ReadonlyArray<unknown> | undefined => {
-  const value = owner[key]
-  const path = at(base, key)
-  if (!isPresent(value)) {
-    ctx.report("field.required", path, `${quote(key)} is required`, hint)
-    return undefined
-  }
-  if (!Array.isArray(value)) {
-    reportType(ctx, path, key, "an array", value)
-    return undefined
-  }
-  if (value.length === 0) ctx.report("field.empty_list", path, `${quote(key)} must have at least one element`, hint)
-  return value
-}
-
-export const optionalList = (ctx: Context, owner: JsonObject, key: string, base: string): ReadonlyArray<unknown> | undefined => {
-  const value = owner[key]
-  if (!isPresent(value)) return undefined
-  if (!Array.isArray(value)) {
-    reportType(ctx, at(base, key), key, "an array", value)
-    return undefined
-  }
-  return value
+  const list = requiredField(LIST)(ctx, owner, key, base, hint)
+  if (list?.length === 0) ctx.report("field.empty_list", at(base, key), `${quote(key)} must have at least one element`, hint)
+  return list
 }
 
 /** Reports non-string elements of a list that must hold strings. */
