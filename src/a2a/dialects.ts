@@ -7,14 +7,14 @@
  */
 import { Effect, type ParseResult, Schema } from "effect"
 import * as ProtoJson from "./protoJson.js"
+import { repeated } from "./schemaFields.js"
+import { type ProtocolVersion, SUPPORTED_VERSIONS } from "./protocolVersion.js"
 import * as T from "./translate.js"
 import * as V1 from "./v1.js"
 
 export type Binding = "JSONRPC" | "HTTP+JSON"
-export type ProtocolVersion = "1.0" | "0.3"
 
 export const SUPPORTED_BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
-export const SUPPORTED_VERSIONS: ReadonlyArray<ProtocolVersion> = ["1.0", "0.3"]
 
 type Decoder<A> = (json: unknown) => Effect.Effect<A, ParseResult.ParseError>
 
@@ -106,7 +106,7 @@ const V03RestPushConfigList = Schema.Union(
   Schema.Array(T.PushConfigAsV03Rest),
   Schema.transform(
     Schema.Struct({
-      configs: Schema.optionalWith(Schema.Array(T.PushConfigAsV03Rest), { default: () => [], nullable: true })
+      configs: repeated(T.PushConfigAsV03Rest)
     }),
     Schema.Array(Schema.typeSchema(V1.TaskPushNotificationConfig)),
     { strict: false, decode: (response) => response.configs, encode: (configs) => ({ configs }) }

@@ -8,7 +8,10 @@
  */
 import type { ParseResult } from "effect"
 import { Effect, Either, Predicate, Schema } from "effect"
+import { cardGeneration, type ClientCardGeneration } from "./cardGeneration.js"
 import * as ProtoJson from "./protoJson.js"
+import { optional } from "./schemaFields.js"
+import type { ProtocolVersion } from "./protocolVersion.js"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -588,7 +591,7 @@ const decodeStreamResponseV03 = ProtoJson.decoderEither(StreamResponseAsV03)
 export interface PushPayload {
   readonly event: V1.StreamResponse
   /** `1.0` posts a StreamResponse wrapper; `0.3` posts the bare Task (or event) with `kind`. */
-  readonly generation: "1.0" | "0.3"
+  readonly generation: ProtocolVersion
 }
 
 /**
@@ -613,23 +616,20 @@ export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, P
 // Agent cards
 // ---------------------------------------------------------------------------
 
-export type CardGeneration = "1.0" | "0.3" | "hybrid"
-
 export interface WireCard {
   /** The card in the v1.0 model; a v0.3 card gets `supportedInterfaces` built from its url fields. */
   readonly card: V1.AgentCard
-  readonly generation: CardGeneration
+  readonly generation: ClientCardGeneration
   /** The card-level v0.3 `protocolVersion` exactly as written (absent on pure v1.0 cards). */
   readonly declaredProtocolVersion?: string
 }
 
-/** Only the fields that tell the generations apart. */
+/** The v0.3 endpoint fields. */
 const CardShape = Schema.Struct({
-  supportedInterfaces: Schema.optional(Schema.Unknown),
   url: Schema.optional(Schema.NullOr(Schema.String)),
   preferredTransport: Schema.optional(Schema.NullOr(Schema.String)),
   protocolVersion: Schema.optional(Schema.NullOr(Schema.String)),
-  additionalInterfaces: Schema.optionalWith(Schema.Array(V03.AgentInterface), { exact: true, nullable: true })
+  additionalInterfaces: optional(Schema.Array(V03.AgentInterface))
 })
 type CardShape = typeof CardShape.Type
 
@@ -654,28 +654,19 @@ const decodeCardShape = ProtoJson.decoder(CardShape)
 const decodeCard = ProtoJson.decoder(V1.AgentCard)
 
 /**
- * Reads an agent card of either generation into the v1.0 model and reports which one it was:
- * `1.0` (supportedInterfaces only), `0.3` (top-level url/preferredTransport/protocolVersion and no
- * supportedInterfaces) or `hybrid` (both; supportedInterfaces win).
+ * Reads an agent card of either generation into the v1.0 model and reports which one it was (see
+ * cardGeneration; a card of neither shape is read as v1.0). A card that lists no `supportedInterfaces`
+ * gets them built from its v0.3 endpoint fields, so a v0.3 card, or a hybrid one whose v1.0 list is
+ * empty, stays reachable.
  */
 export const cardFromWire = (json: unknown): Effect.Effect<WireCard, ParseResult.ParseError> =>
   Effect.gen(function* () {
     const shape = yield* decodeCardShape(json)
     const card = yield* decodeCard(json)
-    const hasInterfaces = Array.isArray(shape.supportedInterfaces) && shape.supportedInterfaces.length > 0
-    const hasLegacyFields =
-      typeof shape.url === "string" ||
-      typeof shape.preferredTransport === "string" ||
-      typeof shape.protocolVersion === "string" ||
-      shape.additionalInterfaces !== undefined
-    const generation: CardGeneration = hasInterfaces
-      ? (hasLegacyFields ? "hybrid" : "1.0")
-      : hasLegacyFields
-        ? "0.3"
-        : "1.0"
+    const generation = cardGeneration(json)
     return compact({
-      card: generation === "0.3" ? { ...card, supportedInterfaces: interfacesFromV03(shape) } : card,
-      generation,
+      card: card.supportedInterfaces.length === 0 ? { ...card, supportedInterfaces: interfacesFromV03(shape) } : card,
+      generation: generation === "unknown" ? "1.0" : generation,
       declaredProtocolVersion: shape.protocolVersion ?? undefined
     })
   })

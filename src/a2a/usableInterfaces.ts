@@ -8,7 +8,8 @@
  * the card's own URL.
  */
 import { Effect, Either, ParseResult } from "effect"
-import { type Binding, bindingOf, protocolVersionOf, type ProtocolVersion, SUPPORTED_BINDINGS, SUPPORTED_VERSIONS } from "./dialects.js"
+import { type Binding, bindingOf, protocolVersionOf, SUPPORTED_BINDINGS } from "./dialects.js"
+import { type ProtocolVersion, SUPPORTED_VERSIONS } from "./protocolVersion.js"
 import { cardFromWire } from "./translate.js"
 import type * as V1 from "./v1.js"
 

@@ -10,26 +10,13 @@
  *
  * Programs never use these types directly: translate.ts maps them to the v1 domain model.
  */
-import { Option, Schema } from "effect"
+import { Schema } from "effect"
 import * as ProtoJson from "./protoJson.js"
+import { defaultText, optional, optionalText, repeated, requiredScopes, withDefault } from "./schemaFields.js"
 import * as V1 from "./v1.js"
 
-const optional = <S extends Schema.Schema.All>(schema: S) =>
-  Schema.optionalWith(schema, { exact: true, nullable: true })
-
-const optionalText = Schema.optionalToOptional(Schema.NullOr(Schema.String), Schema.String, {
-  decode: (value) => Option.filter(value, (s): s is string => s !== null && s !== ""),
-  encode: (value) => value
-})
-
-const repeated = <S extends Schema.Schema.Any>(item: S) =>
-  Schema.optionalWith(Schema.Array(item), { default: () => [], nullable: true })
-
-const defaultText = Schema.optionalWith(Schema.String, { default: () => "", nullable: true })
-
 /** `kind` may be missing on input (some peers drop it); it is always written on output. */
-const kind = <K extends string>(value: K) =>
-  Schema.optionalWith(Schema.Literal(value), { default: () => value, nullable: true })
+const kind = <K extends string>(value: K) => withDefault(Schema.Literal(value), () => value)
 
 const Metadata = V1.Metadata
 
@@ -163,7 +150,7 @@ export const TaskStatusUpdateEvent = Schema.Struct({
   contextId: defaultText,
   status: TaskStatus,
   /** The last event of this interaction. */
-  final: Schema.optionalWith(Schema.Boolean, { default: () => false, nullable: true }),
+  final: withDefault(Schema.Boolean, () => false),
   metadata: optional(Metadata)
 }).annotations({ identifier: "v0.3 TaskStatusUpdateEvent" })
 export interface TaskStatusUpdateEvent extends Schema.Schema.Type<typeof TaskStatusUpdateEvent> {}
@@ -263,10 +250,9 @@ export interface DeleteTaskPushNotificationConfigParams
 // Agent card (v0.3)
 // ---------------------------------------------------------------------------
 
-const Scopes = Schema.Record({ key: Schema.String, value: Schema.String })
 const flowCommon = {
   refreshUrl: optionalText,
-  scopes: Schema.optionalWith(Scopes, { default: () => ({}), nullable: true })
+  scopes: requiredScopes
 }
 
 export const OAuthFlows = Schema.Struct({
@@ -345,7 +331,7 @@ export const AgentCard = Schema.Struct({
   provider: optional(V1.AgentProvider),
   documentationUrl: optionalText,
   iconUrl: optionalText,
-  capabilities: Schema.optionalWith(AgentCapabilities, { default: () => ({}), nullable: true }),
+  capabilities: withDefault(AgentCapabilities, () => ({})),
   securitySchemes: optional(Schema.Record({ key: Schema.String, value: SecurityScheme })),
   security: optional(Schema.Array(SecurityRequirement)),
   defaultInputModes: repeated(Schema.String),

@@ -9,40 +9,11 @@
  */
 import { Either, Option, ParseResult, Predicate, Schema } from "effect"
 import * as ProtoJson from "./protoJson.js"
+import { defaultText, optional, optionalList, optionalText, repeated, requiredScopes, Scopes, withDefault } from "./schemaFields.js"
 
 // ---------------------------------------------------------------------------
 // Field helpers
 // ---------------------------------------------------------------------------
-
-/** Optional field: `null` and absence both decode to absent; encode omits it. */
-const optional = <S extends Schema.Schema.All>(schema: S) =>
-  Schema.optionalWith(schema, { exact: true, nullable: true })
-
-/**
- * Optional string where `""` also means absent: proto3 cannot tell an empty string from an
- * unset one, and SDKs that serialise their in-memory objects emit `""` for unset fields.
- */
-const optionalText = Schema.optionalToOptional(Schema.NullOr(Schema.String), Schema.String, {
-  decode: (value) => Option.filter(value, (s): s is string => s !== null && s !== ""),
-  encode: (value) => value
-})
-
-/**
- * Optional repeated field where `[]` also means absent (proto3 cannot tell them apart, and SDKs
- * that serialise their in-memory objects emit `[]`). Encoding writes the list when present.
- */
-const optionalList = <A, I, R>(item: Schema.Schema<A, I, R>) =>
-  Schema.optionalToOptional(Schema.NullOr(Schema.Array(item)), Schema.typeSchema(Schema.Array(item)), {
-    decode: (value) => Option.filter(value, (list): list is ReadonlyArray<A> => list !== null && list.length > 0),
-    encode: (value) => value
-  })
-
-/** Repeated field that ProtoJSON omits when empty: absent decodes to `[]`, always encoded. */
-const repeated = <S extends Schema.Schema.Any>(item: S) =>
-  Schema.optionalWith(Schema.Array(item), { default: () => [], nullable: true })
-
-/** A string that proto3 may omit when empty: absent decodes to `""`. */
-const defaultText = Schema.optionalWith(Schema.String, { default: () => "", nullable: true })
 
 /** int32 in ProtoJSON may be a number or a numeric string (and query strings are strings). */
 const Int32 = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int)).annotations({
@@ -513,8 +484,8 @@ export const ListTasksResponse = Schema.Struct({
   tasks: repeated(Task),
   /** Always present; `""` on the last page. */
   nextPageToken: defaultText,
-  pageSize: Schema.optionalWith(Int32, { default: () => 0, nullable: true }),
-  totalSize: Schema.optionalWith(Int32, { default: () => 0, nullable: true })
+  pageSize: withDefault(Int32, () => 0),
+  totalSize: withDefault(Int32, () => 0)
 }).annotations({ identifier: "ListTasksResponse" })
 export interface ListTasksResponse extends Schema.Schema.Type<typeof ListTasksResponse> {}
 
@@ -557,9 +528,6 @@ export interface GetExtendedAgentCardRequest extends Schema.Schema.Type<typeof G
 // ---------------------------------------------------------------------------
 // Security schemes and requirements
 // ---------------------------------------------------------------------------
-
-const Scopes = Schema.Record({ key: Schema.String, value: Schema.String })
-const requiredScopes = Schema.optionalWith(Scopes, { default: () => ({}), nullable: true })
 
 export const AuthorizationCodeOAuthFlow = Schema.Struct({
   authorizationUrl: Schema.String,
@@ -846,7 +814,7 @@ const agentCardFields = {
   provider: optional(AgentProvider),
   version: defaultText,
   documentationUrl: optionalText,
-  capabilities: Schema.optionalWith(AgentCapabilities, { default: () => ({}), nullable: true }),
+  capabilities: withDefault(AgentCapabilities, () => ({})),
   securitySchemes: optional(Schema.Record({ key: Schema.String, value: SecurityScheme })),
   securityRequirements: optionalList(SecurityRequirement),
   defaultInputModes: repeated(Schema.String),

@@ -5,7 +5,8 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
-import type { Binding, ProtocolVersion } from "../a2a/dialects.js"
+import type { Binding } from "../a2a/dialects.js"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
 import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckAgentInput } from "../programs/check/checkAgent.js"

@@ -6,7 +6,8 @@
  * A check's id is stable: reports, CI filters and tests name checks by id, so an id is never
  * reused for another rule. Ids start with their group.
  */
-import type { Binding, ProtocolVersion } from "../a2a/dialects.js"
+import type { Binding } from "../a2a/dialects.js"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 
 export const CHECK_GROUPS = ["card", "transport", "messaging", "tasks", "streaming", "push", "auth", "equivalence"] as const
 export type CheckGroup = (typeof CHECK_GROUPS)[number]

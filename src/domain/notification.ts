@@ -8,6 +8,7 @@
  */
 import { Either, Schema } from "effect"
 import * as ProtoJson from "../a2a/protoJson.js"
+import { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { eventText } from "../a2a/text.js"
 import { decodePushPayload } from "../a2a/translate.js"
 import * as V03 from "../a2a/v03.js"
@@ -17,8 +18,8 @@ import { InvalidInput } from "./errors.js"
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
 export type NotificationKind = typeof NotificationKind.Type
 
-/** Which protocol generation the body's shape belongs to. */
-export const ProtocolGeneration = Schema.Literal("1.0", "0.3", "unknown")
+/** Which protocol generation the body's shape belongs to, if any. */
+export const ProtocolGeneration = Schema.Literal(...ProtocolVersion.literals, "unknown")
 export type ProtocolGeneration = typeof ProtocolGeneration.Type
 
 /** Longest text excerpt a summary carries. */

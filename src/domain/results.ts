@@ -4,7 +4,7 @@
  */
 import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
-import { maskSecret, redactUrl } from "./session.js"
+import { maskSecret, redactUrl } from "./secrets.js"
 
 /** The message result of SPEC §2, plus the kind of answer and the agent's status time. */
 export interface MessageResult {

@@ -3,6 +3,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import { InvalidAgentUrl } from "./errors.js"
+import { maskSecret } from "./secrets.js"
 
 export const DEFAULT_API_KEY_HEADER = "X-API-Key"
 
@@ -116,21 +117,6 @@ export const normalizeAgentUrl = (input: string): Either.Either<string, InvalidA
 /** `normalizeAgentUrl` as an Effect: the canonical key, or the typed error. */
 export const canonicalAgentUrl = (input: string): Effect.Effect<string, InvalidAgentUrl> =>
   Either.match(normalizeAgentUrl(input), { onLeft: Effect.fail, onRight: Effect.succeed })
-
-/** Shows enough of a secret to recognise it (its last 4 characters), never enough to use it. */
-export const maskSecret = (secret: string): string => (secret.length >= 16 ? `…${secret.slice(-4)}` : "****")
-
-/** A URL fit to print: user info and query (where tokens hide) replaced by "***". */
-export const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    const userInfo = parsed.username !== "" || parsed.password !== "" ? "***@" : ""
-    const path = parsed.pathname === "/" ? "" : parsed.pathname
-    return `${parsed.protocol}//${userInfo}${parsed.host}${path}${parsed.search === "" ? "" : "?***"}`
-  } catch {
-    return "(not a URL)"
-  }
-}
 
 /** Credentials as they may be shown: kind, header, masked secret; OAuth adds flow, scopes and expiry. */
 export interface MaskedCredentials {

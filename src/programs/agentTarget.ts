@@ -4,7 +4,8 @@
  * then explicit API key, then what is saved for the agent, then none.
  */
 import { Duration, Effect, Option } from "effect"
-import type { Binding, ProtocolVersion } from "../a2a/dialects.js"
+import type { Binding } from "../a2a/dialects.js"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { canonicalAgentUrl, type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import type { Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"

@@ -12,6 +12,7 @@
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, Clock, Context, Duration, Effect, Either, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { artifactText, partsText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../domain/agentTurn.js"
@@ -30,7 +31,6 @@ import { ModelAccess } from "../services/ModelAccess.js"
 import { PushSender } from "../services/PushSender.js"
 import {
   appendHistory,
-  type PushGeneration,
   type StoredPushConfig,
   TaskStore,
   type TaskSubscription,
@@ -211,9 +211,9 @@ const startDelivery = (stored: StoredPushConfig, withSnapshot: boolean) =>
  * The id of a config set without one: a new UUID in 1.0 (as @a2a-js 1.x does); the task's id in
  * 0.3, as both 0.3 SDKs do, so that a 0.3 client's get or delete by task id finds it.
  */
-const defaultConfigId = (taskId: string, generation: PushGeneration) => (generation === "0.3" ? taskId : randomUUID())
+const defaultConfigId = (taskId: string, generation: ProtocolVersion) => (generation === "0.3" ? taskId : randomUUID())
 
-const storePushConfig = (taskId: string, config: V1.TaskPushNotificationConfig, generation: PushGeneration) =>
+const storePushConfig = (taskId: string, config: V1.TaskPushNotificationConfig, generation: ProtocolVersion) =>
   Effect.gen(function*() {
     const sender = yield* PushSender
     const store = yield* TaskStore
@@ -231,7 +231,7 @@ const storePushConfig = (taskId: string, config: V1.TaskPushNotificationConfig, 
     return stored
   })
 
-export const createPushConfig = (config: V1.TaskPushNotificationConfig, generation: PushGeneration) =>
+export const createPushConfig = (config: V1.TaskPushNotificationConfig, generation: ProtocolVersion) =>
   Effect.gen(function*() {
     const taskId = config.taskId
     if (taskId === undefined) return yield* invalidParams("taskId is required")
@@ -443,7 +443,7 @@ const continueTask = (message: V1.Message, taskId: string, at: string, maxHistor
 const MAX_HISTORY_FOR_CONTINUATION = 100
 
 /** Creates the task, or moves an interrupted one on with the new message; registers an inline push config. */
-const beginTurn = (request: V1.SendMessageRequest, generation: PushGeneration) =>
+const beginTurn = (request: V1.SendMessageRequest, generation: ProtocolVersion) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const message = request.message
@@ -493,7 +493,7 @@ const startWorker = (taskId: string, streaming: boolean) =>
  * SendMessage: starts (or continues) a task and answers with it once it is terminal or
  * interrupted, or at once with `returnImmediately`.
  */
-export const sendMessage = (request: V1.SendMessageRequest, generation: PushGeneration = "1.0") =>
+export const sendMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const task = yield* beginTurn(request, generation)
@@ -518,7 +518,7 @@ const eventsOf = (subscription: TaskSubscription, historyLength: number | undefi
  * then status and artifact updates (the answer's text deltas as chunks) until it is terminal or
  * interrupted. Request errors fail the effect itself, before any event.
  */
-export const streamMessage = (request: V1.SendMessageRequest, generation: PushGeneration = "1.0") =>
+export const streamMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const task = yield* beginTurn(request, generation)

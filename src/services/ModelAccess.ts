@@ -23,7 +23,7 @@ import {
 } from "../domain/modelErrors.js"
 import type * as V1 from "../a2a/v1.js"
 import { textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
-import { redactUrl } from "../domain/session.js"
+import { redactUrl } from "../domain/secrets.js"
 import * as ChatCompletionsModel from "./modelProviders/chatCompletions.js"
 import * as EchoModel from "./modelProviders/echo.js"
 import * as MockModel from "./modelProviders/mock.js"

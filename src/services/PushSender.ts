@@ -18,11 +18,12 @@ import { Context, Duration, Effect, FiberMap, Layer, Schedule, Schema, Stream } 
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { lookup as dnsLookup } from "node:dns/promises"
 import type { LookupFunction } from "node:net"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
 import { type AddressKind, hostKinds } from "../domain/ipAddresses.js"
-import { redactUrl } from "../domain/session.js"
-import type { PushGeneration, TaskUpdate } from "./TaskStore.js"
+import { redactUrl } from "../domain/secrets.js"
+import type { TaskUpdate } from "./TaskStore.js"
 
 export const NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
 const A2A_JSON = "application/a2a+json"
@@ -31,7 +32,7 @@ const A2A_JSON = "application/a2a+json"
 export interface PushTarget {
   /** With `id`, `taskId` and `url` set. */
   readonly config: V1.TaskPushNotificationConfig
-  readonly generation: PushGeneration
+  readonly generation: ProtocolVersion
 }
 
 /** Which webhook hosts may be posted to (a guard against server-side request forgery). */

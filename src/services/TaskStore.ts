@@ -17,6 +17,7 @@
  * line), and a list page stops at MAX_TASK_PAGE_BYTES of tasks.
  */
 import { Context, Deferred, Effect, type Either, FiberMap, Layer, Option, Queue, Stream } from "effect"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { mergeArtifactChunk } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { cutBelowDepth, exceedsJsonDepth, MAX_STORED_JSON_DEPTH, MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
@@ -43,13 +44,11 @@ export interface TaskChange {
   readonly event?: V1.StreamResponse | undefined
 }
 
-/** The protocol generation a push config was registered over decides the body it gets. */
-export type PushGeneration = "1.0" | "0.3"
-
 export interface StoredPushConfig {
   /** With its server-side `id` and `taskId` set. */
   readonly config: V1.TaskPushNotificationConfig
-  readonly generation: PushGeneration
+  /** The protocol version a push config was registered over decides the body it gets. */
+  readonly generation: ProtocolVersion
 }
 
 /** Position after the last task of a page, in the list order (newest status first). */

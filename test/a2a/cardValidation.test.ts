@@ -6,10 +6,10 @@ import { agentCardHandler } from "@a2a-js/sdk/server/express"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Either } from "effect"
-import { CARD_ISSUE_CODES, CARD_ISSUE_SEVERITIES, validateCard } from "../../src/a2a/cardValidation.js"
+import { CARD_ISSUE_CODES, CARD_ISSUE_SEVERITIES, validateCard } from "../../src/a2a/validation/cardValidation.js"
 import { cardFromWire } from "../../src/a2a/translate.js"
 import { selectEndpoints } from "../../src/services/A2aClient.js"
-import type { CardIssue, CardValidation } from "../../src/a2a/cardValidation.js"
+import type { CardIssue, CardValidation } from "../../src/a2a/validation/cardValidation.js"
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures

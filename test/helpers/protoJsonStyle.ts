@@ -2,7 +2,8 @@
 // enums as numbers (`"role": 1`). Turns the JSON relay writes into those styles, so tests can
 // check that every reader takes them.
 import { Schema } from "effect"
-import type { Binding, ProtocolVersion } from "../../src/a2a/dialects.js"
+import type { Binding } from "../../src/a2a/dialects.js"
+import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import * as T from "../../src/a2a/translate.js"
 import * as V1 from "../../src/a2a/v1.js"
 

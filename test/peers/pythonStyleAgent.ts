@@ -4,7 +4,8 @@
 // SDK should: a state and a role A2A does not define (`weird`), and a part that cannot be read
 // (`broken`).
 import type http from "node:http"
-import type { Binding, ProtocolVersion } from "../../src/a2a/dialects.js"
+import type { Binding } from "../../src/a2a/dialects.js"
+import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import type * as V1 from "../../src/a2a/v1.js"
 import { answerWriters, protoStyled } from "../helpers/protoJsonStyle.js"
 import { type StubRequest, type StubRoute, startStub, type Stub } from "../services/a2aClientHarness.js"

@@ -1,7 +1,7 @@
 /** The card group: checks of the agent as a whole, on its card as served. */
 import { Either } from "effect"
 import * as V1 from "../../a2a/v1.js"
-import { validateCard } from "../../a2a/cardValidation.js"
+import { validateCard } from "../../a2a/validation/cardValidation.js"
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import { interfaceUse } from "../../a2a/usableInterfaces.js"
 import type { RawResponse } from "../../services/RawHttp.js"

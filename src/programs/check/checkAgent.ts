@@ -6,7 +6,8 @@
  * check by twice that, and the tasks created by MAX_TASKS_PER_INTERFACE per interface.
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
-import type { Binding, ProtocolVersion } from "../../a2a/dialects.js"
+import type { Binding } from "../../a2a/dialects.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type * as V1 from "../../a2a/v1.js"
 import {
   appliesTo,

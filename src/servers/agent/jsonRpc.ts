@@ -18,6 +18,7 @@ import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect
 import { errorInfoDetail } from "../../a2a/errors.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import * as ProtoJson from "../../a2a/protoJson.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as T from "../../a2a/translate.js"
 import * as V03 from "../../a2a/v03.js"
 import * as V1 from "../../a2a/v1.js"
@@ -44,7 +45,7 @@ import {
   v1Codec
 } from "./operations.js"
 import { writeSse, writeSseError } from "./sse.js"
-import { type Generation, versionRequest } from "./versions.js"
+import { versionRequest } from "./versions.js"
 
 
 type ParamsDecoder = (params: unknown) => Either.Either<Operation, ParseResult.ParseError>
@@ -111,7 +112,7 @@ const V03_METHODS: Readonly<Record<string, ParamsDecoder>> = {
 const hasOwn = (table: Readonly<Record<string, ParamsDecoder>>, name: string) => Object.hasOwn(table, name)
 
 interface Dialect {
-  readonly generation: Generation
+  readonly generation: ProtocolVersion
   readonly decode: ParamsDecoder
 }
 
@@ -237,7 +238,7 @@ const readRequest = (
     return Either.right({ id: envelope.id, dialect: dialect.right, operation: operation.right, streaming })
   })
 
-const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03JsonRpcCodec)
+const codecOf = (generation: ProtocolVersion): ResultCodec => (generation === "1.0" ? v1Codec : v03JsonRpcCodec)
 
 /** The JSON-RPC endpoint. */
 export const makeJsonRpcHandler = (context: ServerContext) =>

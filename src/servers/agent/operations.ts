@@ -14,7 +14,7 @@ import type { PushSender } from "../../services/PushSender.js"
 import type { TaskStore } from "../../services/TaskStore.js"
 import type { IncomingHttpHeaders } from "node:http"
 import type { Exchange } from "../exchange.js"
-import type { Generation } from "./versions.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 
 /** What the doors need to know about the server they run in. */
 export interface ServerContext {
@@ -63,7 +63,7 @@ const outcome = <Tag extends Outcome["_tag"]>(tag: Tag) => <A>(value: A) => ({ _
  */
 export const execute = (
   operation: Operation,
-  generation: Generation
+  generation: ProtocolVersion
 ): Effect.Effect<Outcome, AgentRequestError, AgentServices> =>
   run(operation, generation).pipe(
     Effect.catchAllDefect((defect) =>
@@ -74,7 +74,7 @@ export const execute = (
     )
   )
 
-const run = (operation: Operation, generation: Generation): Effect.Effect<Outcome, AgentRequestError, AgentServices> => {
+const run = (operation: Operation, generation: ProtocolVersion): Effect.Effect<Outcome, AgentRequestError, AgentServices> => {
   switch (operation._tag) {
     case "SendMessage":
       return Effect.map(Agent.sendMessage(operation.request, generation), outcome("Send"))
@@ -106,7 +106,7 @@ const run = (operation: Operation, generation: Generation): Effect.Effect<Outcom
 
 /** How one dialect writes each kind of result as JSON. */
 export interface ResultCodec {
-  readonly generation: Generation
+  readonly generation: ProtocolVersion
   readonly send: (value: V1.SendMessageResponse) => unknown
   readonly task: (value: V1.Task) => unknown
   readonly taskList: (value: V1.ListTasksResponse) => unknown
@@ -177,7 +177,7 @@ export const v03RestCodec: ResultCodec = {
  * one makes the call unsupported (A2A §3.3.4); 0.3 names the error
  * AuthenticatedExtendedCardNotConfigured.
  */
-const noExtendedCard = (generation: Generation) =>
+const noExtendedCard = (generation: ProtocolVersion) =>
   generation === "1.0"
     ? unsupportedOperation("This agent has no extended card (its card does not declare one): start relay server agent with --auth")
     : new AgentRequestError({

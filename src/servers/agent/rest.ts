@@ -15,6 +15,7 @@
 import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect"
 import { errorInfoDetail } from "../../a2a/errors.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as ProtoJson from "../../a2a/protoJson.js"
 import * as T from "../../a2a/translate.js"
 import * as V1 from "../../a2a/v1.js"
@@ -39,7 +40,7 @@ import {
   v1Codec
 } from "./operations.js"
 import { writeSse } from "./sse.js"
-import { type Generation, type VersionRequest, versionRequest } from "./versions.js"
+import { type VersionRequest, versionRequest } from "./versions.js"
 
 /** What a request carries besides its path. */
 interface RestInput {
@@ -50,7 +51,7 @@ interface RestInput {
 type Build = (input: RestInput) => Either.Either<Operation, AgentRequestError>
 
 export interface RestRoute {
-  readonly generation: Generation
+  readonly generation: ProtocolVersion
   /** Whether the body is parsed as JSON (POST and PUT). */
   readonly hasBody: boolean
   /** HTTP status of a success without events. */
@@ -74,7 +75,7 @@ const decoding = <A, I>(schema: Schema.Schema<A, I>) => decodingWith(ProtoJson.d
 
 const bodyObject = (body: unknown): Record<string, unknown> => (Predicate.isRecord(body) ? body : {})
 
-const route = (generation: Generation, hasBody: boolean, build: Build, status = 200): RouteMatch => ({
+const route = (generation: ProtocolVersion, hasBody: boolean, build: Build, status = 200): RouteMatch => ({
   _tag: "Route",
   route: { generation, hasBody, status, build }
 })
@@ -132,7 +133,7 @@ const matchSpecTaskPath = (method: string, id: string, third: string): RouteMatc
 
 /** `/tasks/{id}[:cancel|:subscribe]` and `/tasks/{id}/pushNotificationConfigs[/{configId}]`, alike in both generations. */
 const matchTaskPath = (
-  generation: Generation,
+  generation: ProtocolVersion,
   method: string,
   [rawId, third, rawConfigId]: readonly [string, string | undefined, string | undefined],
   createPush: (taskId: string) => Build
@@ -245,16 +246,16 @@ const statusJson = (code: number, status: string, message: string, details: Read
   JSON.stringify({ error: { code, status, message, details } })
 
 /** The error body of a generation: google.rpc.Status for 1.0, `{code, message}` for 0.3. */
-const errorBody = (generation: Generation, error: AgentRequestError) =>
+const errorBody = (generation: ProtocolVersion, error: AgentRequestError) =>
   generation === "1.0"
     ? statusJson(error.spec.httpStatus, error.spec.grpcStatus, error.message, [errorInfoDetail(error.spec.reason, error.metadata)])
     : JSON.stringify({ code: error.spec.jsonRpcCode, message: error.message })
 
-const answerError = (exchange: Exchange, generation: Generation, error: AgentRequestError) =>
+const answerError = (exchange: Exchange, generation: ProtocolVersion, error: AgentRequestError) =>
   writeJson(exchange, error.spec.httpStatus, errorBody(generation, error), generation === "1.0" ? A2A_JSON : JSON_TYPE)
 
 /** 413, closing the connection: the rest of an oversized upload is not worth reading. */
-const tooLarge = (exchange: Exchange, generation: Generation, bytes: number, limit: number) => {
+const tooLarge = (exchange: Exchange, generation: ProtocolVersion, bytes: number, limit: number) => {
   const message = `The request body (${bytes} bytes) exceeds the limit of ${limit} bytes`
   const body = generation === "1.0"
     ? statusJson(413, "RESOURCE_EXHAUSTED", message, [])
@@ -277,7 +278,7 @@ const queryOf = (url: string): Record<string, string> => {
   return start < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(start + 1)))
 }
 
-const codecOf = (generation: Generation): ResultCodec => (generation === "1.0" ? v1Codec : v03RestCodec)
+const codecOf = (generation: ProtocolVersion): ResultCodec => (generation === "1.0" ? v1Codec : v03RestCodec)
 
 /** The REST endpoint: every path that is not the card, /health or JSON-RPC. */
 export const makeRestHandler = (context: ServerContext) =>

@@ -4,13 +4,12 @@
  * rule), except where only 1.0 can be meant (see the JSON-RPC and REST doors).
  */
 import type { IncomingHttpHeaders } from "node:http"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { headerValue } from "../exchange.js"
-
-export type Generation = "1.0" | "0.3"
 
 export type VersionRequest =
   | { readonly _tag: "Missing" }
-  | { readonly _tag: "Supported"; readonly generation: Generation }
+  | { readonly _tag: "Supported"; readonly generation: ProtocolVersion }
   | { readonly _tag: "Unsupported"; readonly version: string }
 
 const queryVersion = (url: string): string | undefined => {

@@ -7,7 +7,8 @@ import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { createHash } from "node:crypto"
 import { Clock, Effect, Option, Ref } from "effect"
 import { describeParseError } from "../../a2a/parseProblems.js"
-import { type CardGeneration, cardFromWire } from "../../a2a/translate.js"
+import type { ClientCardGeneration } from "../../a2a/cardGeneration.js"
+import { cardFromWire } from "../../a2a/translate.js"
 import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
@@ -20,7 +21,7 @@ export interface DiscoveredCard {
   readonly card: V1.AgentCard
   /** The card JSON exactly as served. */
   readonly raw: unknown
-  readonly generation: CardGeneration
+  readonly generation: ClientCardGeneration
   readonly declaredProtocolVersion?: string | undefined
   readonly cardUrl: string
 }

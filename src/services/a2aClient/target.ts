@@ -3,7 +3,8 @@
  * for which requests carry the caller's credentials.
  */
 import type { Duration } from "effect"
-import type { Binding, ProtocolVersion } from "../../a2a/dialects.js"
+import type { Binding } from "../../a2a/dialects.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type { Credentials } from "../../domain/session.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
