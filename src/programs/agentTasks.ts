@@ -15,8 +15,22 @@ import { randomUUID } from "node:crypto"
 import { artifactText, partsText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../domain/agentTurn.js"
-import { MAX_ID_CHARS, MAX_URL_CHARS } from "../domain/limits.js"
+import { MAX_URL_CHARS } from "../domain/limits.js"
 import { timestampCeilMillis } from "../domain/timestamp.js"
+import {
+  agentMessage,
+  checkHistoryLength,
+  historyLengthProblem,
+  idProblem,
+  isoOf,
+  lengthProblem,
+  nowIso,
+  pageSizeOf,
+  presentTask,
+  requireTask,
+  status,
+  statusEvent
+} from "./agent/shared.js"
 import {
   AgentRequestError,
   internalError,
@@ -76,9 +90,6 @@ export class AgentSettings extends Context.Reference<AgentSettings>()("relay/Age
   })
 }) {}
 
-/** Pages of ListTasks: 50 by default, at most 100 (A2A §ListTasks). */
-export const DEFAULT_PAGE_SIZE = 50
-export const MAX_PAGE_SIZE = 100
 /** Shown instead of secrets when a push config is read back. */
 export const REDACTED = "********"
 /** The name of the artifact that holds the model's answer. */
@@ -87,71 +98,7 @@ export const ANSWER_ARTIFACT = "answer"
 // ---------------------------------------------------------------------------
 // Small pure helpers
 
-let lastMillis = -1
-let lastIso = ""
-/** ISO 8601 of a time. A busy server stamps several events per millisecond, so the last one is kept. */
-const isoOf = (millis: number): string => {
-  if (millis !== lastMillis) {
-    lastMillis = millis
-    lastIso = new Date(millis).toISOString()
-  }
-  return lastIso
-}
-
-const nowIso = Effect.map(Clock.currentTimeMillis, isoOf)
-
-const status = (state: V1.TaskState, timestamp: string, message?: V1.Message): V1.TaskStatus =>
-  message === undefined ? { state, timestamp } : { state, timestamp, message }
-
-const agentMessage = (text: string, task: V1.Task): V1.Message => ({
-  messageId: randomUUID(),
-  role: "ROLE_AGENT",
-  parts: [{ text }],
-  taskId: task.id,
-  ...(task.contextId === undefined ? {} : { contextId: task.contextId })
-})
-
-const statusEvent = (task: V1.Task, taskStatus: V1.TaskStatus): V1.StreamResponse => ({
-  statusUpdate: { taskId: task.id, contextId: task.contextId ?? "", status: taskStatus }
-})
-
-/** The task as a caller asked for it: the last `historyLength` messages (none for 0, all when unset). */
-export const presentTask = (
-  task: V1.Task,
-  historyLength: number | undefined,
-  includeArtifacts = true
-): V1.Task => {
-  const { history, artifacts } = task
-  // The common answer is the task as stored: no copy.
-  if (historyLength === undefined && includeArtifacts && history?.length !== 0) return task
-  const kept = history === undefined || historyLength === undefined
-    ? history
-    : historyLength === 0
-    ? undefined
-    : history.slice(-historyLength)
-  const presented: { -readonly [K in keyof V1.Task]: V1.Task[K] } = { ...task }
-  if (kept === undefined || kept.length === 0) delete presented.history
-  else presented.history = kept
-  if (!includeArtifacts || artifacts === undefined) delete presented.artifacts
-  return presented
-}
-
-/** Why a request's historyLength is refused, if it is. */
-const historyLengthProblem = (historyLength: number | undefined) =>
-  historyLength !== undefined && historyLength < 0 ? invalidParams(`historyLength must be 0 or more, not ${historyLength}`) : undefined
-
-const checkHistoryLength = (historyLength: number | undefined) => {
-  const problem = historyLengthProblem(historyLength)
-  return problem === undefined ? Effect.void : Effect.fail(problem)
-}
-
 const hasContent = (part: V1.Part) => !("text" in part) || part.text.trim() !== ""
-
-/** Why a stored string is refused, if it is: longer than its limit (ids are keys, echoed in answers and logs). */
-const lengthProblem = (field: string, value: string | undefined, max: number) =>
-  value !== undefined && value.length > max ? invalidParams(`${field} is longer than ${max} characters (${value.length})`) : undefined
-
-const idProblem = (field: string, value: string | undefined) => lengthProblem(field, value, MAX_ID_CHARS)
 
 /** Why a message cannot be taken, if it cannot: it needs an id and a part that is not blank text. */
 const messageProblem = (message: V1.Message) => {
@@ -164,13 +111,6 @@ const messageProblem = (message: V1.Message) => {
   if (!message.parts.some(hasContent)) return invalidParams("the message is empty: its text is blank")
   return undefined
 }
-
-const requireTask = (taskId: string) =>
-  Effect.flatMap(TaskStore, (store) =>
-    Effect.flatMap(store.get(taskId), Option.match({
-      onNone: () => Effect.fail(taskNotFound(taskId)),
-      onSome: Effect.succeed
-    })))
 
 // ---------------------------------------------------------------------------
 // Push configs
@@ -267,17 +207,6 @@ const decodeOffsetToken = (token: string | undefined) => {
   if (token === undefined) return Effect.succeed(0)
   const offset = Number(Buffer.from(token, "base64url").toString("utf8"))
   return Number.isInteger(offset) && offset >= 0 ? Effect.succeed(offset) : Effect.fail(invalidParams("invalid pageToken"))
-}
-
-/**
- * ListTasks' `optional int32 page_size`: only an absent field takes the default; an explicit 0
- * is out of its 1..100 range like any other.
- */
-const pageSizeOf = (pageSize: number | undefined) => {
-  if (pageSize === undefined) return Effect.succeed(DEFAULT_PAGE_SIZE)
-  return pageSize < 1 || pageSize > MAX_PAGE_SIZE
-    ? Effect.fail(invalidParams(`pageSize must be between 1 and ${MAX_PAGE_SIZE}, not ${pageSize}`))
-    : Effect.succeed(pageSize)
 }
 
 /** ListTaskPushNotificationConfigs' plain `int32 page_size`: 0 is how ProtoJSON writes it unset. */
