@@ -1,6 +1,6 @@
 /**
  * The local A2A agent server behind `relay server agent`: the agent card, JSON-RPC at `POST /`,
- * HTTP+JSON everywhere else, and `GET /health`, over the agentTasks programs.
+ * HTTP+JSON everywhere else, and `GET /health`, over the agent programs (programs/agent/).
  *
  *   GET  /, /.well-known/agent-card.json, /.well-known/agent.json   agent card (open; HEAD too)
  *   GET  /health                                                    liveness (open; HEAD too)

@@ -9,7 +9,7 @@
  */
 import { type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
 import type { ClientTimeouts } from "../../domain/limits.js"
-import { AgentSettings, type AgentSettingsValue } from "../../programs/agentTasks.js"
+import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
 import * as PushSender from "../../services/PushSender.js"
 import * as TaskStore from "../../services/TaskStore.js"
