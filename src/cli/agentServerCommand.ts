@@ -5,22 +5,12 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Context, Duration, Effect, Layer, Option, Redacted, Scheduler } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../domain/hosts.js"
 import { parseDuration } from "../domain/units.js"
-import { AgentSettings } from "../programs/agentTasks.js"
-import { type AgentKey, resolveAgentKey } from "../servers/agent/auth.js"
-import {
-  agentBaseUrl,
-  agentServerLayer,
-  DEFAULT_AGENT_HOST,
-  DEFAULT_AGENT_PORT,
-  DEFAULT_MAX_BODY_BYTES
-} from "../servers/agent/AgentServer.js"
-import { ModelAccess } from "../services/ModelAccess.js"
-import * as PushSender from "../services/PushSender.js"
-import { TaskStoreLive } from "../services/TaskStore.js"
+import { DEFAULT_AGENT_HOST, DEFAULT_AGENT_PORT, DEFAULT_MAX_BODY_BYTES } from "../servers/agent/defaults.js"
+import type { AgentServerConfig, AgentServerStarted } from "../servers/agent/layer.js"
 import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
@@ -57,16 +47,7 @@ const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
   )
 )
 
-interface AgentConfig extends OutputFlags {
-  readonly host: string
-  readonly port: number
-  readonly auth: boolean
-  readonly key: Option.Option<Redacted.Redacted<string>>
-  readonly model: Option.Option<string>
-  readonly latency: Duration.Duration
-  readonly maxBodyBytes: number
-  readonly allowPrivateWebhooks: boolean
-}
+interface AgentConfig extends OutputFlags, AgentServerConfig {}
 
 const validate = (config: AgentConfig) => {
   if (!config.auth && Option.isSome(config.key)) {
@@ -75,19 +56,12 @@ const validate = (config: AgentConfig) => {
   return Effect.void
 }
 
-interface Started {
-  readonly baseUrl: string
-  readonly model: { readonly text: string; readonly reason: string }
-  readonly key: AgentKey | undefined
-  readonly latency: Duration.Duration
-}
-
-const startupLines = (config: AgentConfig, started: Started) => {
+const startupLines = (config: AgentConfig, started: AgentServerStarted) => {
   const style = makeStyle(process.stderr)
   const lines = [
     `${style.bold("relay agent")} listening on ${style.cyan(started.baseUrl)}` +
     (isAllInterfaces(config.host) ? style.dim(` (all interfaces, port ${new URL(started.baseUrl).port})`) : ""),
-    `Model: ${style.bold(started.model.text)} ${style.dim(`(${started.model.reason})`)}`
+    `Model: ${style.bold(started.model.spec.text)} ${style.dim(`(${started.model.reason})`)}`
   ]
   if (Duration.toMillis(started.latency) > 0) lines.push(`Latency: each turn stays working ${Duration.format(started.latency)}`)
   const agentKey = started.key
@@ -109,59 +83,32 @@ const startupLines = (config: AgentConfig, started: Started) => {
   return lines.join("\n")
 }
 
-const startupJson = (started: Started) =>
+const startupJson = (started: AgentServerStarted) =>
   JSON.stringify({
     url: started.baseUrl,
-    model: started.model.text,
+    model: started.model.spec.text,
     model_reason: started.model.reason,
     latency_ms: Duration.toMillis(started.latency),
     auth: started.key !== undefined,
     ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
   })
 
-/**
- * Effect's default scheduler yields with setTimeout (>= 1 ms) after 2048 microtask drains; under
- * load the server then idles waiting for timers (15% idle in CPU profiles). Yielding with
- * setImmediate keeps the loop busy and lets sockets in between: SendMessage with the echo model
- * went from 3.1–3.4k to 3.5–4.0k req/s (bench/agent-server.mjs, back-to-back runs on one machine;
- * a microtask-first variant measured 3.1k).
- */
-const serverScheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
-
-const runAgentServer = (config: AgentConfig) =>
-  untilStopped(Effect.scoped(Effect.gen(function*() {
+const serveAgent = (config: AgentConfig) =>
+  untilStopped(Effect.gen(function*() {
     yield* validate(config)
-    const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
-    const modelContext = yield* Layer.build(ModelAccess.layer(Option.getOrUndefined(config.model)))
-    const modelAccess = Context.get(modelContext, ModelAccess)
-    const modelInfo = { text: modelAccess.spec.text, reason: modelAccess.reason }
-    const server = agentServerLayer({
-      host: config.host,
-      port: config.port,
-      card: { model: modelInfo, auth: agentKey !== undefined, skills: modelAccess.skills },
-      key: agentKey?.key,
-      maxBodyBytes: config.maxBodyBytes
-    }).pipe(
-      Layer.provide(TaskStoreLive),
-      Layer.provide(PushSender.layer({ allowLoopback: true, allowPrivate: config.allowPrivateWebhooks })),
-      Layer.provide(Layer.succeedContext(modelContext)),
-      Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), latency: config.latency }))
-    )
-    const baseUrl = yield* Effect.provide(agentBaseUrl, yield* Layer.build(server))
-    const started: Started = { baseUrl, model: modelInfo, key: agentKey, latency: config.latency }
-    yield* writeErr(startupLines(config, started))
-    if (config.json) yield* writeOut(startupJson(started))
-    return yield* Effect.never
-  }))).pipe(
+    // The server, its model layer and the model SDKs load only when an agent server starts.
+    const { runAgentServer } = yield* Effect.promise(() => import("../servers/agent/layer.js"))
+    return yield* runAgentServer(config, (started) =>
+      Effect.zipRight(writeErr(startupLines(config, started)), config.json ? writeOut(startupJson(started)) : Effect.void))
+  })).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
-    withLogLevel(config),
-    Effect.withScheduler(serverScheduler)
+    withLogLevel(config)
   )
 
 export const agentCommand = Command.make(
   "agent",
   { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks },
-  runAgentServer
+  serveAgent
 ).pipe(Command.withDescription(
   "Run a local A2A agent backed by a language model (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3, streaming, push)"
 ))

@@ -1,7 +1,7 @@
 /**
  * One turn of a task of the local agent, as its model takes it: the model emits outputs (pieces
  * of the answer, other artifacts) as they are ready and returns how the turn ends. The task
- * runner (programs/agentTasks) turns outputs into artifact updates and the outcome into the
+ * runner (programs/agent/turns) turns outputs into artifact updates and the outcome into the
  * task's state. Text models only emit the answer and complete; the test model (`-m mock`)
  * uses the rest.
  */

@@ -3,9 +3,9 @@
  * one line each, with what to do when one fails. Reads only; changes nothing.
  */
 import { Path } from "@effect/platform"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
-import { ModelAccess } from "../services/ModelAccess.js"
+import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
 import { resolveStateDir } from "../services/StateDir.js"
 import { SystemProbes } from "../services/SystemProbes.js"
@@ -96,15 +96,16 @@ const modelFix = "Set the model with RELAY_MODEL (echo, ollama:<name>, openai:<n
   "(OLLAMA_HOST, OPENAI_API_KEY, RELAY_GATEWAY_URL), or start the server with --model echo."
 
 /** The model `relay server agent` would choose now, and whether it answers a one-word request. */
-const checkModel = Effect.scoped(Effect.gen(function*() {
-  const context = yield* Layer.build(ModelAccess.layer(undefined, { requestTimeout: MODEL_CHECK_TIMEOUT }))
-  const model = yield* ModelAccess.pipe(Effect.provide(context))
-  const chosen = `server agent would use ${model.spec.text} (${model.reason})`
-  return yield* model.generate("Reply with one word: ok").pipe(Effect.match({
-    onFailure: (error) => failed("model", `${chosen}, but it did not answer: ${error.message}`, modelFix),
-    onSuccess: () => passed("model", `${chosen}; it answered`)
-  }))
-})).pipe(Effect.catchAll((error) => Effect.succeed(failed("model", error.message, modelFix))))
+const checkModel = Effect.gen(function*() {
+  const selection = yield* selectModel()
+  const chosen = `server agent would use ${selection.spec.text} (${selection.reason})`
+  const answers = Effect.flatMap(ModelAccess, (model) =>
+    model.generate("Reply with one word: ok").pipe(Effect.match({
+      onFailure: (error) => failed("model", `${chosen}, but it did not answer: ${error.message}`, modelFix),
+      onSuccess: () => passed("model", `${chosen}; it answered`)
+    })))
+  return yield* Effect.provide(answers, ModelAccess.layer(selection, { requestTimeout: MODEL_CHECK_TIMEOUT }))
+}).pipe(Effect.catchAll((error) => Effect.succeed(failed("model", error.message, modelFix))))
 
 const checkPorts = Effect.gen(function*() {
   const probes = yield* SystemProbes

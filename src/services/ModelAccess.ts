@@ -1,18 +1,18 @@
 /**
  * The language model behind the local agent server (`relay server agent --model …`).
  *
- * Selects a model (flag, RELAY_MODEL, a running Ollama, a configured gateway, else the built-in
- * echo; the built-in mock only when asked for), builds an `@effect/ai` LanguageModel for it and
- * exposes plain text generation and streaming with typed errors and timeouts, and a task's turn
- * (domain/agentTurn): text models answer and complete, the mock model steers the task. OpenAI-compatible servers are spoken to through the
- * Responses API, falling back to Chat Completions for servers that lack `/responses`.
+ * `selectModel` chooses a model (flag, RELAY_MODEL, a running Ollama, a configured gateway, else the
+ * built-in echo; the built-in mock only when asked for); `ModelAccess.layer(selection)` builds an
+ * `@effect/ai` LanguageModel for it and exposes plain text generation and streaming with typed
+ * errors and timeouts, and a task's turn (domain/agentTurn): text models answer and complete, the
+ * mock model steers the task. OpenAI-compatible servers are spoken to through the Responses API,
+ * falling back to Chat Completions for servers that lack `/responses`.
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { HttpClient, HttpClientResponse } from "@effect/platform"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, Context, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema, Stream } from "effect"
 import {
   InvalidModelSetting,
@@ -34,7 +34,7 @@ import * as MockModel from "./modelProviders/mock.js"
 
 export type ModelProvider = "echo" | "mock" | "ollama" | "openai" | "gateway"
 /** Models that run inside relay and take no name. */
-type BuiltInProvider = "echo" | "mock"
+export type BuiltInProvider = "echo" | "mock"
 type ServerProvider = Exclude<ModelProvider, BuiltInProvider>
 
 /** A parsed `--model` value. */
@@ -447,7 +447,7 @@ export interface ModelAccessService {
   readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
 }
 
-export interface ModelAccessOptions extends SelectOptions {
+export interface ModelAccessOptions {
   /**
    * Longest wait for a whole answer (generate) or for the next delta (stream).
    * Default: RELAY_MODEL_TIMEOUT_MS, else 120 s.
@@ -491,32 +491,43 @@ const echoModel = (delay: Duration.DurationInput | undefined) => {
   return { ...answers, turn: textTurn(answers) }
 }
 
+/** A built-in model's service: echo, or the scriptable mock. */
+const builtInService = (selection: ModelSelection, provider: BuiltInProvider, options: ModelAccessOptions) =>
+  Effect.gen(function*() {
+    // The built-in models cannot hang or fail, so they need no timeout race (see EchoModel.answers).
+    const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
+    const model = provider === "mock" ? MockModel.make({ delay }) : echoModel(delay)
+    return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...model })
+  })
+
 /** Gives the agent server its model: `generate`, `stream` and `turn` over a selected LanguageModel or a built-in model. */
 export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, ModelAccessService>() {
   /**
-   * Selects the model (`--model` value or auto-detection, see selectModel) and builds it.
-   * Fails at build time with a ModelSpecError when the value or its settings are unusable.
+   * Builds the selected model (see selectModel). Server models are reached over the HttpClient
+   * of the context. Fails at build time with a ModelSpecError when its settings are unusable.
    */
   static readonly layer = (
-    spec?: string | undefined,
+    selection: ModelSelection,
     options: ModelAccessOptions = {}
-  ): Layer.Layer<ModelAccess, ModelSpecError> =>
+  ): Layer.Layer<ModelAccess, ModelSpecError, HttpClient.HttpClient> =>
     Layer.scoped(
       ModelAccess,
       Effect.gen(function*() {
-        const selection = yield* selectModel(spec, options)
         // Read even for echo, so a bad setting is reported before a server model is configured.
         const timeout = yield* requestTimeoutFrom(options)
         const { provider } = selection.spec
-        if (provider === "echo" || provider === "mock") {
-          // The built-in models cannot hang or fail, so they need no timeout race (see EchoModel.answers).
-          const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
-          const model = provider === "mock" ? MockModel.make({ delay }) : echoModel(delay)
-          return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...model })
-        }
+        if (isBuiltIn(provider)) return yield* builtInService(selection, provider, options)
         return makeService(selection, yield* openAiCompatible(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
       })
-    ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    )
+
+  /** A built-in model (echo or mock), which needs no HTTP client. */
+  static readonly builtIn = (
+    provider: BuiltInProvider,
+    reason: string,
+    options: Pick<ModelAccessOptions, "echoDelay"> = {}
+  ): Layer.Layer<ModelAccess, InvalidModelSetting> =>
+    Layer.effect(ModelAccess, builtInService({ spec: builtInSpecs[provider], reason }, provider, options))
 
   /** ModelAccess over a given LanguageModel (tests provide a mocked one). */
   static readonly fromLanguageModel = (

@@ -6,9 +6,9 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect, Layer, ManagedRuntime, Redacted, Stream } from "effect"
 import { lastUserText, splitWords } from "../../src/services/modelProviders/echo.js"
-import { AgentSettings, type AgentSettingsValue } from "../../src/programs/agentTasks.js"
-import { agentBaseUrl, agentServerLayer } from "../../src/servers/agent/AgentServer.js"
-import { mockSkill } from "../../src/services/modelProviders/mock.js"
+import type { AgentSettingsValue } from "../../src/programs/agent/settings.js"
+import { agentBaseUrl } from "../../src/servers/agent/AgentServer.js"
+import * as AgentServer from "../../src/servers/agent/layer.js"
 import { echoSpec, ModelAccess } from "../../src/services/ModelAccess.js"
 import * as PushSender from "../../src/services/PushSender.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
@@ -93,30 +93,22 @@ export interface AgentHandle {
 /** The agent server on a free loopback port; `close()` shuts it down (ports, streams, tasks). */
 export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandle> => {
   const model = scriptedModel()
-  const defaults = AgentSettings.defaultValue()
-  const mock = options.model === "mock"
-  const modelAccess = mock
-    ? Layer.orDie(ModelAccess.layer("mock", { echoDelay: 0 }))
+  const modelAccess = options.model === "mock"
+    ? Layer.orDie(ModelAccess.builtIn("mock", "a test", { echoDelay: 0 }))
     : ModelAccess.fromLanguageModel(echoSpec, "a test", { requestTimeout: options.modelTimeout ?? "10 seconds" }).pipe(
       Layer.provide(model.layer)
     )
-  const server = agentServerLayer({
+  const server = AgentServer.testLayer({
     host: "127.0.0.1",
     port: 0,
-    card: {
-      model: mock ? { text: "mock", reason: "a test" } : { text: "echo", reason: "a test" },
-      auth: options.key !== undefined,
-      ...(mock ? { skills: [mockSkill] } : {})
-    },
     key: options.key === undefined ? undefined : Redacted.make(options.key),
     clientTimeouts: options.clientTimeouts,
-    maxBodyBytes: options.maxBodyBytes
-  }).pipe(
-    Layer.provide(options.storeLayer ?? TaskStore.layer(options.store)),
-    Layer.provide(PushSender.layer({ timeout: "2 seconds", backoff: "20 millis", ...options.push })),
-    Layer.provide(modelAccess),
-    Layer.provide(Layer.succeed(AgentSettings, { ...defaults, ...options.settings }))
-  )
+    maxBodyBytes: options.maxBodyBytes,
+    settings: options.settings,
+    push: { timeout: "2 seconds", backoff: "20 millis", ...options.push },
+    store: options.storeLayer ?? TaskStore.layer(options.store),
+    model: modelAccess
+  })
   const runtime = ManagedRuntime.make(server)
   const baseUrl = await runtime.runPromise(agentBaseUrl)
   return { baseUrl, model, close: () => runtime.dispose() }

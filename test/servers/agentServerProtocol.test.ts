@@ -7,7 +7,7 @@ import http from "node:http"
 import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { validateCard } from "../../src/a2a/validation/cardValidation.js"
-import type { AgentDecision } from "../../src/programs/agentTasks.js"
+import type { AgentDecision } from "../../src/programs/agent/settings.js"
 import { startWebhookSink, type WebhookDelivery, type WebhookSink } from "../peers/webhookSink.js"
 import { type AgentHandle, eventually, SLOW_WORD_MS, startAgent } from "./agentHarness.js"
 import {

@@ -185,13 +185,18 @@ const chatOnlyServer = (answer: string, deltas: ReadonlyArray<string>): Handler 
 const withEnv = (env: Record<string, string>) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.withConfigProvider(self, ConfigProvider.fromMap(new Map(Object.entries(env))))
 
-/** Runs `body` against ModelAccess.layer(spec) built with `env` as its whole environment. */
+/** Runs `body` against the model selectModel(spec) chooses, built with `env` as its whole environment. */
 const withModel = <A, E>(
   spec: string | undefined,
   env: Record<string, string>,
   body: (model: typeof ModelAccess.Service) => Effect.Effect<A, E>,
-  options: ModelAccessOptions = {}
-) => Effect.flatMap(ModelAccess, body).pipe(Effect.provide(ModelAccess.layer(spec, options)), withEnv(env))
+  options: ModelAccessOptions & SelectOptions = {}
+) =>
+  Effect.flatMap(selectModel(spec, options), (selection) =>
+    Effect.flatMap(ModelAccess, body).pipe(Effect.provide(ModelAccess.layer(selection, options)))).pipe(
+      Effect.provide(NodeHttpClient.layerUndici),
+      withEnv(env)
+    )
 
 const collect = <A, E>(stream: Stream.Stream<A, E>) => Effect.map(Stream.runCollect(stream), Chunk.toArray)
 

@@ -98,5 +98,5 @@ describe("the mock model's scenarios", () => {
       expect([asked.outputs, asked.outcome.state]).toEqual([[], "TASK_STATE_INPUT_REQUIRED"])
       const help = yield* play("help", true)
       expect(help.outputs[0]?._tag === "AnswerText" && help.outputs[0].text).toContain("stream 50 every 20ms")
-    }).pipe(Effect.provide(ModelAccess.layer("mock", { echoDelay: 0 }))))
+    }).pipe(Effect.provide(ModelAccess.builtIn("mock", "a test", { echoDelay: 0 }))))
 })

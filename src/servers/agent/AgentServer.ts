@@ -1,6 +1,6 @@
 /**
  * The local A2A agent server behind `relay server agent`: the agent card, JSON-RPC at `POST /`,
- * HTTP+JSON everywhere else, and `GET /health`, over the agentTasks programs.
+ * HTTP+JSON everywhere else, and `GET /health`, over the agent programs (programs/agent/).
  *
  *   GET  /, /.well-known/agent-card.json, /.well-known/agent.json   agent card (open; HEAD too)
  *   GET  /health                                                    liveness (open; HEAD too)
@@ -22,9 +22,7 @@ import * as JsonRpc from "./jsonRpc.js"
 import type { AgentServices, ServerContext } from "./operations.js"
 import * as Rest from "./rest.js"
 
-export { DEFAULT_MAX_BODY_BYTES } from "./io.js"
-export const DEFAULT_AGENT_HOST = "0.0.0.0"
-export const DEFAULT_AGENT_PORT = 8000
+export { DEFAULT_AGENT_HOST, DEFAULT_AGENT_PORT, DEFAULT_MAX_BODY_BYTES } from "./defaults.js"
 
 export interface AgentServerOptions {
   /** What the card says about the model and auth. */

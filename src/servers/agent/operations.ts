@@ -1,6 +1,6 @@
 /**
  * The A2A operations as the agent server's doors see them: decoded into the v1.0 domain model
- * (whichever binding and version the caller spoke), run by the agentTasks programs, and their
+ * (whichever binding and version the caller spoke), run by the agent programs (programs/agent/), and their
  * results encoded back in the caller's version and binding.
  */
 import { Effect, type ParseResult, Schema, type Stream } from "effect"
@@ -8,7 +8,8 @@ import * as T from "../../a2a/translate.js"
 import * as V03 from "../../a2a/v03.js"
 import * as V1 from "../../a2a/v1.js"
 import { AgentRequestError, internalError, unsupportedOperation } from "../../domain/agentErrors.js"
-import * as Agent from "../../programs/agentTasks.js"
+import * as PushConfigs from "../../programs/agent/pushConfigs.js"
+import * as Tasks from "../../programs/agent/useCases.js"
 import type { ModelAccess } from "../../services/ModelAccess.js"
 import type { PushSender } from "../../services/PushSender.js"
 import type { TaskStore } from "../../services/TaskStore.js"
@@ -77,25 +78,25 @@ export const execute = (
 const run = (operation: Operation, generation: ProtocolVersion): Effect.Effect<Outcome, AgentRequestError, AgentServices> => {
   switch (operation._tag) {
     case "SendMessage":
-      return Effect.map(Agent.sendMessage(operation.request, generation), outcome("Send"))
+      return Effect.map(Tasks.sendMessage(operation.request, generation), outcome("Send"))
     case "SendStreamingMessage":
-      return Effect.map(Agent.streamMessage(operation.request, generation), outcome("Events"))
+      return Effect.map(Tasks.streamMessage(operation.request, generation), outcome("Events"))
     case "GetTask":
-      return Effect.map(Agent.getTask(operation.request), outcome("Task"))
+      return Effect.map(Tasks.getTask(operation.request), outcome("Task"))
     case "ListTasks":
-      return Effect.map(Agent.listTasks(operation.request), outcome("TaskList"))
+      return Effect.map(Tasks.listTasks(operation.request), outcome("TaskList"))
     case "CancelTask":
-      return Effect.map(Agent.cancelTask(operation.request), outcome("Task"))
+      return Effect.map(Tasks.cancelTask(operation.request), outcome("Task"))
     case "SubscribeToTask":
-      return Effect.map(Agent.subscribeToTask(operation.request), outcome("Events"))
+      return Effect.map(Tasks.subscribeToTask(operation.request), outcome("Events"))
     case "CreatePushConfig":
-      return Effect.map(Agent.createPushConfig(operation.config, generation), outcome("PushConfig"))
+      return Effect.map(PushConfigs.createPushConfig(operation.config, generation), outcome("PushConfig"))
     case "GetPushConfig":
-      return Effect.map(Agent.getPushConfig(operation.request), outcome("PushConfig"))
+      return Effect.map(PushConfigs.getPushConfig(operation.request), outcome("PushConfig"))
     case "ListPushConfigs":
-      return Effect.map(Agent.listPushConfigs(operation.request), outcome("PushConfigList"))
+      return Effect.map(PushConfigs.listPushConfigs(operation.request), outcome("PushConfigList"))
     case "DeletePushConfig":
-      return Effect.as(Agent.deletePushConfig(operation.request), { _tag: "Deleted" } as const)
+      return Effect.as(PushConfigs.deletePushConfig(operation.request), { _tag: "Deleted" } as const)
     case "GetExtendedAgentCard":
       return Effect.succeed({ _tag: "ExtendedCard" } as const)
   }

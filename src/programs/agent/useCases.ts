@@ -1,0 +1,148 @@
+/**
+ * The local agent's use cases on tasks: send a message (answered when the task settles, or as a
+ * stream of its events), get, list, cancel and subscribe. The agent server's doors decode either
+ * protocol version into these plain v1.0 inputs and encode the results back; push configs are in
+ * pushConfigs.ts.
+ */
+import { Effect, Either, Option, Stream } from "effect"
+import * as V1 from "../../a2a/v1.js"
+import {
+  type AgentRequestError,
+  internalError,
+  invalidParams,
+  shown,
+  taskNotCancelable,
+  taskNotFound,
+  unsupportedOperation
+} from "../../domain/agentErrors.js"
+import { timestampCeilMillis } from "../../domain/timestamp.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
+import { TaskStore, type TaskSubscription } from "../../services/TaskStore.js"
+import { checkHistoryLength, nowIso, pageSizeOf, presentTask, requireTask, status, statusEvent } from "./shared.js"
+import { beginTurn, startWorker } from "./turns.js"
+
+/**
+ * SendMessage: starts (or continues) a task and answers with it once it is terminal or
+ * interrupted, or at once with `returnImmediately`.
+ */
+export const sendMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const task = yield* beginTurn(request, generation)
+    yield* startWorker(task.id, false)
+    const historyLength = request.configuration?.historyLength
+    if (request.configuration?.returnImmediately === true) return { task: presentTask(task, historyLength) }
+    const settled = yield* store.awaitSettled(task.id)
+    if (Option.isNone(settled)) return yield* internalError(`Task ${task.id} disappeared`)
+    return { task: presentTask(settled.value, historyLength) }
+  })
+
+/** The snapshot first, then every update until the task is terminal or interrupted. */
+const eventsOf = (subscription: TaskSubscription, historyLength: number | undefined): Stream.Stream<V1.StreamResponse> =>
+  Stream.concat(
+    Stream.make({ task: presentTask(subscription.task, historyLength) }),
+    Stream.map(subscription.updates, (update) =>
+      "task" in update.event ? { task: presentTask(update.event.task, historyLength) } : update.event)
+  )
+
+/**
+ * SendStreamingMessage: starts (or continues) a task and returns its events: the Task first,
+ * then status and artifact updates (the answer's text deltas as chunks) until it is terminal or
+ * interrupted. Request errors fail the effect itself, before any event.
+ */
+export const streamMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const task = yield* beginTurn(request, generation)
+    const subscription = yield* store.subscribe(task.id)
+    if (Option.isNone(subscription)) return yield* internalError(`Task ${task.id} disappeared`)
+    yield* startWorker(task.id, true)
+    return eventsOf(subscription.value, request.configuration?.historyLength)
+  })
+
+export const getTask = (request: { readonly id: string; readonly historyLength?: number | undefined }) =>
+  Effect.gen(function*() {
+    yield* checkHistoryLength(request.historyLength)
+    return presentTask(yield* requireTask(request.id), request.historyLength)
+  })
+
+/** Cancels a task that is not terminal: the model call is interrupted and the task is canceled. */
+export const cancelTask = (request: { readonly id: string }) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const at = yield* nowIso
+    const canceled = yield* store.modify(request.id, (task): Either.Either<{ task: V1.Task; event: V1.StreamResponse }, AgentRequestError> => {
+      const state = task.status.state
+      if (V1.isTerminalState(state)) {
+        return Either.left(taskNotCancelable(`Task ${request.id} is ${V1.stateName(state)} and cannot be canceled`))
+      }
+      const canceledStatus = status("TASK_STATE_CANCELED", at)
+      return Either.right({ task: { ...task, status: canceledStatus }, event: statusEvent(task, canceledStatus) })
+    })
+    if (Option.isNone(canceled)) return yield* taskNotFound(request.id)
+    yield* store.stopWorker(request.id)
+    return canceled.value
+  })
+
+/** SubscribeToTask: the task first, then its updates; unknown and terminal tasks fail before any event. */
+export const subscribeToTask = (request: { readonly id: string }) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const subscription = yield* store.subscribe(request.id)
+    if (Option.isNone(subscription)) return yield* taskNotFound(request.id)
+    const state = subscription.value.task.status.state
+    if (V1.isTerminalState(state)) {
+      return yield* unsupportedOperation(`Task ${request.id} is ${V1.stateName(state)}; a terminal task cannot be subscribed to`)
+    }
+    return eventsOf(subscription.value, undefined)
+  })
+
+const encodeCursor = (cursor: { readonly timestamp: string; readonly seq: number }) =>
+  Buffer.from(JSON.stringify([cursor.timestamp, cursor.seq]), "utf8").toString("base64url")
+
+const decodeCursor = (token: string | undefined) =>
+  Effect.suspend(() => {
+    if (token === undefined) return Effect.succeed(undefined)
+    try {
+      const parsed: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
+      if (Array.isArray(parsed) && typeof parsed[0] === "string" && Number.isInteger(parsed[1])) {
+        return Effect.succeed({ timestamp: parsed[0], seq: Number(parsed[1]) })
+      }
+    } catch {
+      // fall through
+    }
+    return Effect.fail(invalidParams("invalid pageToken"))
+  })
+
+/** RFC 3339 only (ProtoJSON's Timestamp), as the store's ISO form; tasks at or after it match. */
+const timestampAfter = (value: string | undefined) => {
+  if (value === undefined) return Effect.succeed(undefined)
+  const millis = timestampCeilMillis(value)
+  return millis === undefined
+    ? Effect.fail(invalidParams(`statusTimestampAfter must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, not "${shown(value)}"`))
+    : Effect.succeed(new Date(millis).toISOString())
+}
+
+/** ListTasks: newest status first, paginated; artifacts only when asked for. */
+export const listTasks = (request: V1.ListTasksRequest) =>
+  Effect.gen(function*() {
+    const store = yield* TaskStore
+    const pageSize = yield* pageSizeOf(request.pageSize)
+    yield* checkHistoryLength(request.historyLength)
+    const after = yield* decodeCursor(request.pageToken)
+    const since = yield* timestampAfter(request.statusTimestampAfter)
+    const page = yield* store.list({
+      contextId: request.contextId,
+      status: request.status === "TASK_STATE_UNSPECIFIED" ? undefined : request.status,
+      statusTimestampAfter: since,
+      pageSize,
+      after
+    })
+    const includeArtifacts = request.includeArtifacts === true
+    return {
+      tasks: page.tasks.map((task) => presentTask(task, request.historyLength, includeArtifacts)),
+      nextPageToken: page.next === undefined ? "" : encodeCursor(page.next),
+      pageSize,
+      totalSize: page.totalSize
+    } satisfies V1.ListTasksResponse
+  })
