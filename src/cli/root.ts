@@ -1,12 +1,12 @@
 /** The `relay` command tree. */
-import { Command, HelpDoc } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { VERSION } from "../version.js"
 import { authCommand } from "./authCommands.js"
 import { cardCommand } from "./cardCommands.js"
 import { checkCommand } from "./checkCommand.js"
 import { completionsCommand } from "./completions.js"
 import { doctorCommand } from "./doctorCommand.js"
-import { EXIT_CODES_HELP } from "./exitCodes.js"
+import { withHelp } from "./help.js"
 import { mcpCommand } from "./mcpCommand.js"
 import { messageCommand } from "./messageCommands.js"
 import { notificationsCommand } from "./notificationCommands.js"
@@ -15,10 +15,7 @@ import { sessionCommand } from "./sessionCommands.js"
 import { taskCommand } from "./taskCommands.js"
 
 export const relay = Command.make("relay").pipe(
-  Command.withDescription(HelpDoc.blocks([
-    HelpDoc.p("Connect AI assistants and developers to A2A agents"),
-    HelpDoc.p(EXIT_CODES_HELP)
-  ])),
+  Command.withDescription("Connect AI assistants and developers to A2A agents"),
   Command.withSubcommands([
     mcpCommand,
     messageCommand,
@@ -34,4 +31,5 @@ export const relay = Command.make("relay").pipe(
   ])
 )
 
-export const runCli = Command.run(relay, { name: "relay", version: VERSION })
+/** Help (help.ts) is answered before @effect/cli parses anything. */
+export const runCli = withHelp(relay, Command.run(relay, { name: "relay", version: VERSION }))
