@@ -65,7 +65,7 @@ const table = (rows: ReadonlyArray<readonly [label: string, text: string]>, widt
   const labelWidth = Math.max(0, ...rows.map(([label]) => label.length).filter((length) => length <= widest))
   const textIndent = INDENT + labelWidth + GAP
   if (width - textIndent < MIN_TEXT_WIDTH) {
-    return rows.flatMap(([label, text]) => [...labelLine(label, width), ...indented(text, width, INDENT * 3)])
+    return rows.flatMap(([label, text]) => [...labelLine(label, width), ...indented(text, width, INDENT * 4)])
   }
   return rows.flatMap(([label, text]) => {
     const lines = wrap(text, width - textIndent).map((line) => spaces(textIndent) + line)
@@ -115,16 +115,16 @@ const mentions = (text: string, word: string) => new RegExp(`(^|[^\\w-])${word.r
 
 /** What an option's description leaves unsaid: choices, default, variable, required, repeatable. */
 const optionText = (option: OptionSpec) => {
-  const choices = option.choices.length > 0 && !option.choices.every((choice) => mentions(option.description, choice))
-    ? ` {${option.choices.join("|")}}`
-    : ""
   const notes = [
+    option.choices.length > 0 && !option.choices.every((choice) => mentions(option.description, choice))
+      ? `one of: ${option.choices.join(", ")}`
+      : undefined,
     option.defaultValue !== undefined && !/\bdefault\b/i.test(option.description) ? `default ${option.defaultValue}` : undefined,
     option.env !== undefined && !option.description.includes(option.env) ? `env ${option.env}` : undefined,
     option.required ? "required" : undefined,
     option.repeatable && !/\brepeatable\b/i.test(option.description) ? "repeatable" : undefined
   ].filter((note) => note !== undefined)
-  return `${option.description}${choices}${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`.trim()
+  return notes.length === 0 ? option.description : `${option.description} (${notes.join("; ")})`.trim()
 }
 
 const optionRows = (options: ReadonlyArray<OptionSpec>) => {
