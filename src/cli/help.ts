@@ -119,7 +119,7 @@ const optionText = (option: OptionSpec) => {
     option.choices.length > 0 && !option.choices.every((choice) => mentions(option.description, choice))
       ? `one of: ${option.choices.join(", ")}`
       : undefined,
-    option.defaultValue !== undefined && !/\bdefault\b/i.test(option.description) ? `default ${option.defaultValue}` : undefined,
+    option.defaultValue !== undefined && !mentions(option.description, option.defaultValue) ? `default ${option.defaultValue}` : undefined,
     option.env !== undefined && !option.description.includes(option.env) ? `env ${option.env}` : undefined,
     option.required ? "required" : undefined,
     option.repeatable && !/\brepeatable\b/i.test(option.description) ? "repeatable" : undefined
