@@ -2,75 +2,15 @@
  * `relay completions bash|zsh|fish`: completion scripts generated from the command tree itself, so
  * every subcommand, option and choice at every level is known. @effect/cli's own `--completions`
  * loses its way past the first level (it matches `relay__mcp,install` against `relay,mcp,install`)
- * and offers a choice list as one word; these scripts share one table and one walk instead.
+ * and offers a choice list as one word; these scripts share one table (from commandTree.ts) and one walk instead.
  */
-import { Args, Command, Options as Opts } from "@effect/cli"
-import { Effect, LogLevel } from "effect"
+import { Args, Command } from "@effect/cli"
+import { Effect } from "effect"
+import { type CommandSpec, commandSpec, GLOBAL_OPTIONS, type Level, levels, UNLISTED_OPTIONS } from "./commandTree.js"
 import { writeOut } from "./output.js"
 
-export interface OptionSpec {
-  /** Every spelling: --name and -alias. */
-  readonly flags: ReadonlyArray<string>
-  readonly takesValue: boolean
-  readonly choices: ReadonlyArray<string>
-}
-
-export interface CommandSpec {
-  readonly name: string
-  readonly options: ReadonlyArray<OptionSpec>
-  readonly subcommands: ReadonlyArray<CommandSpec>
-}
-
-// The descriptors @effect/cli builds are plain objects tagged with `_tag`; the walk reads only
-// names, aliases, value types and children, and skips whatever else a node carries.
-type Node = { readonly _tag?: string; readonly [key: string]: unknown }
-const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null
-
-/** Every single option in an options tree (Both, Map, WithDefault, Variadic… all wrap Singles). */
-const singleOptions = (node: unknown, seen = new Set<unknown>()): Array<OptionSpec> => {
-  if (!isNode(node) || seen.has(node)) return []
-  seen.add(node)
-  if (node._tag === "Single") {
-    const type = node.primitiveType as Node
-    const choices = type._tag === "Choice" ? (type.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([choice]) => choice) : []
-    const aliases = (node.aliases as ReadonlyArray<string>).map((alias) => alias.length === 1 ? `-${alias}` : `--${alias}`)
-    return [{ flags: [`--${node.name as string}`, ...aliases], takesValue: type._tag !== "Bool", choices }]
-  }
-  return Object.values(node).flatMap((child) => singleOptions(child, seen))
-}
-
-/** The command tree below a descriptor: Map wraps a command, Subcommands pairs a parent with children. */
-const specOf = (node: Node): CommandSpec => {
-  if (node._tag === "Map") return specOf(node.command as Node)
-  if (node._tag === "Subcommands") {
-    const parent = specOf(node.parent as Node)
-    return { ...parent, subcommands: (node.children as ReadonlyArray<Node>).map(specOf) }
-  }
-  return { name: node.name as string, options: singleOptions(node.options), subcommands: [] }
-}
-
-/** The options @effect/cli adds to every command, declared the same way so the same walk reads them. */
-const builtInOptions = singleOptions(Opts.all([
-  Opts.boolean("help").pipe(Opts.withAlias("h")),
-  Opts.boolean("version"),
-  Opts.boolean("wizard"),
-  Opts.choice("completions", ["sh", "bash", "fish", "zsh"]),
-  Opts.choice("log-level", LogLevel.allLevels.map((level) => level._tag.toLowerCase()))
-] as const))
-
-export const commandSpec = (command: Command.Command<any, any, any, any>): CommandSpec =>
-  specOf((command as unknown as { descriptor: Node }).descriptor)
-
-interface Level {
-  /** The words that lead here, e.g. "relay task notification". */
-  readonly path: string
-  readonly spec: CommandSpec
-}
-
-const levels = (spec: CommandSpec, path = spec.name): Array<Level> => [
-  { path, spec },
-  ...spec.subcommands.flatMap((child) => levels(child, `${path} ${child.name}`))
-]
+/** The options @effect/cli adds to every command. */
+const builtInOptions = [...GLOBAL_OPTIONS, ...UNLISTED_OPTIONS]
 
 const optionsAt = (spec: CommandSpec) => [...spec.options, ...builtInOptions]
 const words = (list: ReadonlyArray<string>) => list.join(" ")

@@ -42,13 +42,13 @@ export const exitCodeForError = (error: unknown): number => {
   }
 }
 
-/** The exit codes as `relay --help` lists them. */
-export const EXIT_CODES_HELP = [
-  "Exit codes:",
-  `  ${EXIT_OK}    ok`,
-  `  ${EXIT_FAILURE}    failure (the agent refused, a task failed, a file is missing, ...)`,
-  `  ${EXIT_USAGE}    usage error (unknown option, missing argument)`,
-  `  ${EXIT_AUTH}    authentication needed (HTTP 401/403, missing or rejected credentials)`,
-  `  ${EXIT_UNREACHABLE}    agent unreachable (connection refused, DNS, no answer before the timeout)`,
-  `  ${EXIT_ON_SIGNAL.SIGINT}  interrupted by SIGINT (Ctrl-C); ${EXIT_ON_SIGNAL.SIGTERM} by SIGTERM`
-].join("\n")
+/** The exit codes and what each means, as `relay --help` lists them. */
+export const EXIT_CODE_ROWS: ReadonlyArray<readonly [code: string, meaning: string]> = [
+  [`${EXIT_OK}`, "ok"],
+  [`${EXIT_FAILURE}`, "failure (the agent refused, a task failed, a file is missing, ...)"],
+  [`${EXIT_USAGE}`, "usage error (unknown option, missing argument)"],
+  [`${EXIT_AUTH}`, "authentication needed (HTTP 401/403, missing or rejected credentials)"],
+  [`${EXIT_UNREACHABLE}`, "agent unreachable (connection refused, DNS, no answer before the timeout)"],
+  [`${EXIT_ON_SIGNAL.SIGINT}`, `interrupted by SIGINT (Ctrl-C); ${EXIT_ON_SIGNAL.SIGTERM} by SIGTERM`]
+]
+

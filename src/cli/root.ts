@@ -7,12 +7,12 @@
  * whole bundle cost every command ~0.45 s on a 2-core machine (8× `node -e ""`); see
  * bench/startup.mjs for today's figures and test/cli/lazyLoading.test.ts for the guard.
  */
-import { Command, HelpDoc } from "@effect/cli"
+import { Command } from "@effect/cli"
 import type { NodeContext } from "@effect/platform-node/NodeContext"
 import { Effect } from "effect"
 import type { StateDir } from "../services/StateDir.js"
 import { VERSION } from "../version.js"
-import { EXIT_CODES_HELP } from "./exitCodes.js"
+import { withHelp } from "./help.js"
 
 /** What main.ts provides to every command; a group provides anything else it uses itself. */
 export type BaseServices = NodeContext | StateDir
@@ -36,10 +36,7 @@ const GROUPS: ReadonlyArray<readonly [string, () => Promise<AnyCommand>]> = [
 ]
 
 const rootCommand = Command.make("relay").pipe(
-  Command.withDescription(HelpDoc.blocks([
-    HelpDoc.p("Connect AI assistants and developers to A2A agents"),
-    HelpDoc.p(EXIT_CODES_HELP)
-  ]))
+  Command.withDescription("Connect AI assistants and developers to A2A agents")
 )
 
 const treeOf = (groups: ReadonlyArray<AnyCommand>): AnyCommand =>
@@ -59,8 +56,8 @@ export const loadTreeFor = (args: ReadonlyArray<string>): Promise<AnyCommand> =>
   return group === undefined ? loadWholeTree() : group[1]().then((command) => treeOf([command]))
 }
 
-/** Runs a command line (the arguments after node and the script, as process.argv gives them). */
+/** Runs a command line (process.argv-shaped); help (help.ts) is answered before @effect/cli parses anything. */
 export const runCli = (argv: ReadonlyArray<string>) =>
   Effect.promise(() => loadTreeFor(argv.slice(2))).pipe(
-    Effect.flatMap((tree) => Command.run(tree, { name: "relay", version: VERSION })(argv))
+    Effect.flatMap((tree) => withHelp(tree, Command.run(tree, { name: "relay", version: VERSION }))(argv))
   )

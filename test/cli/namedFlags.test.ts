@@ -2,21 +2,19 @@
  * Every flag and command that relay's own words name (hints, suggestions, messages, help) exists:
  * each `--flag` in a string of the sources is an option of some command in the built CLI's help,
  * and each `relay <command>` they name has help of its own. Hints given as actions are checked
- * per door in test/e2e/hints.test.ts; this catches the words written out.
+ * per door in test/e2e/hints.test.ts; this catches the words written out. The examples help shows
+ * (cli/examples.ts) are checked closer: each names a command that exists and only its flags.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
+import { EXAMPLES } from "../../src/cli/examples.js"
 import { runRelay } from "../helpers/cli.js"
+import { listedCommands, optionFlags } from "../helpers/helpText.js"
 import { tempHome } from "../helpers/stateHome.js"
 
-const COMMANDS = [
-  "", "message send", "message stream", "task get", "task list", "task cancel", "task resubscribe",
-  "task notification set", "task notification get", "task notification list", "task notification delete",
-  "card get", "card validate", "session list", "session show", "session clear", "auth set", "auth show",
-  "auth clear", "mcp", "server agent", "server push", "notifications list", "check",
-  "doctor", "completions", "mcp install", "mcp uninstall", "mcp config"
-]
+/** Every command path, as the root's help lists them ("" is the root). */
+let COMMANDS: Array<string> = []
 
 const SRC = Path.join(import.meta.dirname, "../../src")
 
@@ -42,11 +40,13 @@ const home = tempHome()
 const helps = new Map<string, string>()
 
 beforeAll(async () => {
+  const root = await runRelay(["--help"], { stateDir: home.stateDir })
+  COMMANDS = ["", ...listedCommands(root.stdout)]
   for (const command of COMMANDS) {
     const result = await runRelay([...command.split(" ").filter((word) => word !== ""), "--help"], { stateDir: home.stateDir })
     helps.set(command, result.stdout)
   }
-}, 120_000)
+}, 240_000)
 
 describe("what relay's words name exists", () => {
   it("every --flag in the sources is an option of some command", () => {
@@ -59,4 +59,33 @@ describe("what relay's words name exists", () => {
     const missing = named().commands.filter((command) => !COMMANDS.includes(command) && !COMMANDS.some((known) => known.startsWith(`${command} `)))
     expect(missing).toEqual([])
   })
+})
+
+/** The command an example runs (the words after `relay` that are commands) and the flags it gives. */
+const exampleParts = (line: string) => {
+  const words = line.slice(line.search(/\brelay /)).split(" ").slice(1)
+  let path = ""
+  for (const word of words) {
+    const longer = path === "" ? word : `${path} ${word}`
+    if (!COMMANDS.includes(longer)) break
+    path = longer
+  }
+  return { path, flags: words.filter((word) => /^--?[a-zA-Z]/.test(word)) }
+}
+
+describe("the examples help shows", () => {
+  it("are keyed by commands that exist, and every command has some", () => {
+    const keys = Object.keys(EXAMPLES).map((path) => path.replace(/^relay ?/, "")).sort()
+    expect(keys).toEqual([...COMMANDS].sort())
+  })
+
+  it.each(Object.entries(EXAMPLES).flatMap(([path, examples]) => examples.map(([, line]) => [path, line] as const)))(
+    "%s: %s names its command's own flags",
+    (_path, line) => {
+      const { path, flags } = exampleParts(line)
+      expect(helps.has(path), line).toBe(true)
+      const known = [...optionFlags(helps.get(path)!), ...optionFlags(helps.get("")!, ["GLOBAL OPTIONS"])]
+      for (const flag of flags) expect(known, `${line}: ${flag}`).toContain(flag)
+    }
+  )
 })

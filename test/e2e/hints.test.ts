@@ -17,6 +17,7 @@ import { sendMessage } from "../../src/programs/sendMessage.js"
 import { SessionStore } from "../../src/services/SessionStore.js"
 import { ProgramLayer } from "../helpers/a2aPrograms.js"
 import { runRelay } from "../helpers/cli.js"
+import { optionFlags } from "../helpers/helpText.js"
 import { type AppRuntime, appLayer, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { withBehaviour } from "../peers/behaviours.js"
@@ -91,8 +92,9 @@ describe("every action names something that exists", () => {
     const flags = words.match(/--[a-z][a-z-]*/g) ?? []
     expect(command !== undefined || flags.length > 0, words).toBe(true)
     // A bare flag is one of the options of the commands that contact an agent.
-    const text = await help(command ?? "message send")
-    for (const flag of flags) expect(text, `${words}: ${flag}`).toContain(flag)
+    // An option of that command: a row of its help's OPTIONS, not a word its prose happens to use.
+    const options = optionFlags(await help(command ?? "message send"))
+    for (const flag of flags) expect(options, `${words}: ${flag}`).toContain(flag)
   })
 
   it.each(ACTIONS.map((action) => [action._tag, action] as const))("under MCP: %s", (_tag, action) => {
