@@ -2,15 +2,8 @@
  * The MCP clients `relay mcp install` knows: where each keeps its configuration on Linux, macOS and
  * Windows, in which format and under which key, and the entry it expects for a stdio server.
  *
- * Paths follow each client's documentation:
- * - Claude Desktop: claude_desktop_config.json in the app's config folder (%APPDATA%\Claude,
- *   ~/Library/Application Support/Claude; ~/.config/Claude on Linux builds).
- * - Claude Code: ~/.claude.json (user scope), .mcp.json at the project root (project scope).
- * - Cursor: ~/.cursor/mcp.json, .cursor/mcp.json.
- * - VS Code: mcp.json in the user profile folder (Code/User), .vscode/mcp.json; key "servers"; JSONC.
- * - Windsurf: ~/.codeium/windsurf/mcp_config.json (user only).
- * - Gemini CLI: ~/.gemini/settings.json, .gemini/settings.json.
- * - Codex: $CODEX_HOME/config.toml (default ~/.codex), .codex/config.toml; tables [mcp_servers.<name>].
+ * Each row cites the client's own documentation for its paths and entry format (checked November 2026);
+ * where a client documents no path for an OS, the row says what relay assumes instead.
  */
 import * as NodePath from "node:path"
 
@@ -61,6 +54,9 @@ const appConfigHome = (where: Whereabouts): string => {
 const underHome = (...segments: ReadonlyArray<string>): UserPath => (where) => [where.home, ...segments]
 
 export const mcpClients: Record<McpClientId, McpClient> = {
+  // https://modelcontextprotocol.io/docs/develop/connect-local-servers: claude_desktop_config.json under
+  // %APPDATA%\Claude (Windows) and ~/Library/Application Support/Claude (macOS), key mcpServers, {command, args}.
+  // Anthropic ships no Linux build and documents no Linux path: ~/.config/Claude (XDG) is what community builds use.
   "claude-desktop": {
     id: "claude-desktop",
     title: "Claude Desktop",
@@ -69,6 +65,9 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     user: (where) => [appConfigHome(where), "Claude", "claude_desktop_config.json"],
     typed: false
   },
+  // https://code.claude.com/docs/en/mcp (installation scopes): user scope in ~/.claude.json (top-level
+  // mcpServers; %USERPROFILE%\.claude.json on Windows), project scope in .mcp.json at the project root;
+  // `claude mcp add` itself writes {type: "stdio", command, args}.
   "claude-code": {
     id: "claude-code",
     title: "Claude Code",
@@ -78,6 +77,9 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     project: [".mcp.json"],
     typed: true
   },
+  // https://cursor.com/docs/mcp (formerly docs.cursor.com/context/model-context-protocol): ~/.cursor/mcp.json
+  // (global; %USERPROFILE%\.cursor on Windows) and .cursor/mcp.json (project), key mcpServers, {command, args};
+  // the transport is inferred from the fields.
   cursor: {
     id: "cursor",
     title: "Cursor",
@@ -87,6 +89,10 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     project: [".cursor", "mcp.json"],
     typed: false
   },
+  // https://code.visualstudio.com/docs/copilot/reference/mcp-configuration: mcp.json in the user profile or
+  // .vscode/mcp.json, key "servers", and `type: "stdio"` is required. The profile folder (default profile) is
+  // Code/User under %APPDATA%, ~/Library/Application Support or ~/.config:
+  // https://code.visualstudio.com/docs/configure/settings#_settings-file-locations
   vscode: {
     id: "vscode",
     title: "VS Code",
@@ -96,6 +102,8 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     project: [".vscode", "mcp.json"],
     typed: true
   },
+  // https://docs.windsurf.com/windsurf/cascade/mcp: ~/.codeium/windsurf/mcp_config.json, "the same schema as
+  // Claude Desktop" (mcpServers, {command, args}). Windsurf documents no per-project MCP file.
   windsurf: {
     id: "windsurf",
     title: "Windsurf",
@@ -104,6 +112,8 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     user: underHome(".codeium", "windsurf", "mcp_config.json"),
     typed: false
   },
+  // https://geminicli.com/docs/tools/mcp-server/ and https://geminicli.com/docs/cli/configuration:
+  // ~/.gemini/settings.json (user) and .gemini/settings.json (project), key mcpServers, {command, args}.
   gemini: {
     id: "gemini",
     title: "Gemini CLI",
@@ -113,6 +123,9 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     project: [".gemini", "settings.json"],
     typed: false
   },
+  // https://developers.openai.com/codex/mcp and /codex/config-reference: ~/.codex/config.toml ($CODEX_HOME
+  // when set), project overrides in .codex/config.toml (read only in trusted projects), tables
+  // [mcp_servers.<name>] with command and args.
   codex: {
     id: "codex",
     title: "Codex",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { configPath, MCP_CLIENTS, mcpClients, type Whereabouts } from "../../src/domain/mcpClients.js"
+import { configPath, MCP_CLIENTS, mcpClients, serverEntry, type Whereabouts } from "../../src/domain/mcpClients.js"
 
 const mac: Whereabouts = { platform: "darwin", home: "/Users/me", cwd: "/Users/me/app", env: {} }
 const linux: Whereabouts = { platform: "linux", home: "/home/me", cwd: "/home/me/app", env: { XDG_CONFIG_HOME: "/home/me/.cfg" } }
@@ -58,6 +58,30 @@ describe("MCP client configuration paths", () => {
       windsurf: undefined,
       gemini: "/Users/me/app/.gemini/settings.json",
       codex: "/Users/me/app/.codex/config.toml"
+    })
+  })
+})
+
+describe("MCP client entry formats, as each client documents them", () => {
+  const launcher = { command: "/usr/bin/node", args: ["/opt/relay/main.js", "mcp"] }
+  const shapes = Object.fromEntries(MCP_CLIENTS.map((id) => {
+    const client = mcpClients[id]
+    return [id, { format: client.format, key: client.serversKey, entry: serverEntry(client, launcher) }]
+  }))
+
+  it("names the format, the servers key and the stdio entry of every client", () => {
+    const plain = { command: "/usr/bin/node", args: ["/opt/relay/main.js", "mcp"] }
+    const typed = { type: "stdio", ...plain }
+    expect(shapes).toEqual({
+      "claude-desktop": { format: "json", key: "mcpServers", entry: plain },
+      "claude-code": { format: "json", key: "mcpServers", entry: typed },
+      cursor: { format: "json", key: "mcpServers", entry: plain },
+      // VS Code's mcp.json takes comments, keys its servers "servers" and requires the type.
+      vscode: { format: "jsonc", key: "servers", entry: typed },
+      windsurf: { format: "json", key: "mcpServers", entry: plain },
+      gemini: { format: "json", key: "mcpServers", entry: plain },
+      // [mcp_servers.<name>] tables.
+      codex: { format: "toml", key: "mcp_servers", entry: plain }
     })
   })
 })
