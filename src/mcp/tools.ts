@@ -11,7 +11,6 @@ import * as z from "zod"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
-import { validateCard, getCard } from "../programs/cards.js"
 import { clearCredentials, setCredentials } from "../programs/credentials.js"
 import { listNotifications } from "../programs/notifications.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
@@ -214,6 +213,10 @@ const oneOf = (name: string, primary: string | undefined, alternate: string | un
 const READ_ONLY_REMOTE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
 const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 
+/** The card programs, with the card validator and its JSON Schema engine, load on the first card tool call. */
+const cardPrograms = Effect.promise(() => import("../programs/cards.js"))
+
+/** The checks and their push receiver likewise, on the first check_agent call. */
 const checkModules = Effect.promise(() =>
   Promise.all([import("../programs/check/checkAgent.js"), import("../servers/webhook/checkReceiver.js")])
 )
@@ -255,12 +258,12 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, validateCard({
+    handle(extra, args, Effect.flatMap(cardPrograms, ({ validateCard }) => validateCard({
       source: args.source,
       fromFile: args.from_file,
       bearerToken: args.bearer_token,
       apiKey: args.api_key
-    }), (r) =>
+    })), (r) =>
       `${r.valid ? "Valid" : "Invalid"} agent card${r.agent_name ? ` "${r.agent_name}"` : ""} (${r.generation}): ` +
       `${r.error_count} error(s), ${r.warning_count} warning(s)` +
       r.issues.slice(0, 5).map((issue) => `\n- ${issue.severity} ${issue.code} at ${issue.path}: ${issue.message}`).join("")))
@@ -279,7 +282,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, getCard({ ...access(args), authenticated: args.authenticated }), summarizeCard))
+    handle(extra, args, Effect.flatMap(cardPrograms, ({ getCard }) => getCard({ ...access(args), authenticated: args.authenticated })), summarizeCard))
 
   server.registerTool("send_message", {
     title: "Send a message to an agent",
@@ -455,7 +458,6 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     handle(
       extra,
       args,
-      // The checks and their push receiver load on the first check_agent call, not with the server.
       Effect.flatMap(checkModules, ([{ checkAgent }, { checkRunLayer }]) =>
       withProgressMessages(extra, "Checking the agent", (say) =>
         checkAgent({
