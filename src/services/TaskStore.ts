@@ -237,16 +237,20 @@ export const make = (options: TaskStoreOptions = {}) =>
 
     let evictAbove = maxTasks
     /**
-     * Past the bound, forgets the oldest terminal tasks nobody listens to, down to 90 % of it.
-     * When unfinished tasks keep the store above that, the next scan waits for another tenth of
-     * the bound, so creating tasks never costs a scan each.
+     * Past the bound, forgets the oldest tasks nobody listens to, down to 90 % of it: finished
+     * ones first, then ones still waiting for input or authorisation (abandoned conversations must
+     * not fill the store; a late follow-up to one gets TaskNotFound). Working tasks stay. When they
+     * keep the store above that, the next scan waits for another tenth of the bound, so creating
+     * tasks never costs a scan each.
      */
     const evict = () => {
       if (records.size <= evictAbove) return
       const target = Math.floor(maxTasks * 0.9)
-      for (const [id, record] of records) {
-        if (records.size <= target) break
-        if (V1.isTerminalState(record.task.status.state) && (record.subscribers?.size ?? 0) === 0) forget(id, record)
+      for (const forgettable of [V1.isTerminalState, V1.isInterruptedState]) {
+        for (const [id, record] of records) {
+          if (records.size <= target) break
+          if (forgettable(record.task.status.state) && (record.subscribers?.size ?? 0) === 0) forget(id, record)
+        }
       }
       evictAbove = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
     }

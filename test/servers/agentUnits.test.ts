@@ -80,6 +80,28 @@ describe("TaskStore", () => {
       })
     ))
 
+  it.effect("past its bound forgets finished tasks first, then tasks left waiting for input, never working ones", () =>
+    withStore(
+      (store) =>
+        Effect.gen(function*() {
+          const at = "2026-01-01T00:00:00.000Z"
+          yield* store.create(task("running", "TASK_STATE_WORKING", at))
+          for (let i = 0; i < 4; i++) yield* store.create(task(`asks-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
+          for (let i = 0; i < 5; i++) yield* store.create(task(`done-${i}`, "TASK_STATE_COMPLETED", at))
+          // The 11th task goes past the bound of 10: two finished tasks make room, no waiting one.
+          yield* store.create(task("asks-4", "TASK_STATE_AUTH_REQUIRED", at))
+          const present = (id: string) => Effect.map(store.get(id), Option.isSome)
+          expect(yield* Effect.forEach(["done-0", "done-1", "done-2"], present)).toEqual([false, false, true])
+          expect(yield* Effect.forEach(["asks-0", "asks-4", "running"], present)).toEqual([true, true, true])
+          // Only waiting tasks left to forget: the oldest go, the working one stays.
+          for (let i = 5; i < 16; i++) yield* store.create(task(`asks-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
+          expect(yield* present("running")).toBe(true)
+          expect(yield* present("asks-0")).toBe(false)
+          expect(yield* present("asks-15")).toBe(true)
+        }),
+      { maxTasks: 10 }
+    ))
+
   it.effect("keeps history bounded and forgets the oldest finished tasks past its bound", () =>
     withStore(
       (store) =>

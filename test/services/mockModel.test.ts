@@ -59,6 +59,8 @@ describe("the mock model's scenarios", () => {
     expect(refusal("stream 0")).toContain("stream takes 1 to 10000 chunks")
     expect(refusal("stream 10001")).toContain("stream takes 1 to 10000 chunks")
     expect(refusal("stream 5 every soon")).toContain(`"soon" is not a pace`)
+    expect(refusal("stream 10000 every 1m")).toContain("stream takes at most 10m in all")
+    expect(refusal("stream 2 every 301s")).toContain("stream takes at most 10m in all")
     expect(refusal("large 33MB")).toContain("large takes a size from 1B to 32MB")
     expect(refusal("large 0")).toContain("large takes a size")
     expect(refusal("large 5GB")).toContain("large takes a size")

@@ -23,6 +23,8 @@ import * as EchoModel from "./echo.js"
 
 /** Most chunks `stream N` sends. */
 export const MAX_STREAM_CHUNKS = 10_000
+/** Longest a `stream` scenario may take in all (chunks × pace): a message must not hold a worker for days. */
+export const MAX_STREAM_DURATION = Duration.minutes(10)
 /** Largest artifact `large SIZE` makes: above relay's own 10 MB read limit, so clients' limits can be tried. */
 export const MAX_LARGE_BYTES = 32 * 1024 ** 2
 const DEFAULT_STREAM_PACE = Duration.millis(100)
@@ -34,7 +36,7 @@ export const SCENARIOS: ReadonlyArray<{ readonly send: string; readonly does: st
   { send: "auth-required", does: "asks to authenticate (auth-required, simulated); the next message with the task's id continues it" },
   { send: "fail: disk full", does: "fails the task (failed) with that reason" },
   { send: "reject: not my job", does: "rejects the task (rejected) with that reason" },
-  { send: "stream 50 every 20ms", does: "sends 50 chunks of one artifact, 20 ms apart (default pace 100ms; at most 10000)" },
+  { send: "stream 50 every 20ms", does: "sends 50 chunks of one artifact, 20 ms apart (default pace 100ms; at most 10000 chunks and 10 minutes)" },
   { send: "large 1MB", does: "answers with one text artifact of exactly that size (B, KB, MB; at most 32MB)" },
   { send: "data", does: "answers with an artifact holding a data part (JSON)" },
   { send: "file", does: "answers with an artifact holding a file part (bytes of hello.txt, text/plain)" },
@@ -88,6 +90,9 @@ const streamScenario = (match: RegExpExecArray): Scenario => {
     return refused(`stream takes 1 to ${MAX_STREAM_CHUNKS} chunks, e.g. "stream 50 every 20ms"`)
   }
   if (every === undefined) return refused(`"${match[2]}" is not a pace; write it like 20ms, 1s or 1.5s`)
+  if (Duration.greaterThan(Duration.times(every, chunks), MAX_STREAM_DURATION)) {
+    return refused(`stream takes at most ${Duration.format(MAX_STREAM_DURATION)} in all (chunks × pace), e.g. "stream 50 every 20ms"`)
+  }
   return { _tag: "Stream", chunks, every }
 }
 
