@@ -14,6 +14,7 @@ import type { AgentServerConfig, AgentServerStarted } from "../servers/agent/lay
 import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
+import { optional } from "./optional.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
@@ -23,10 +24,7 @@ const port = portOption(DEFAULT_AGENT_PORT, "Port to listen on; 0 picks a free o
 const auth = Options.boolean("auth", { negationNames: ["no-auth"] }).pipe(
   Options.withDescription("Require an API key (X-API-Key or Authorization: Bearer) on everything but the card and /health")
 )
-const key = Options.redacted("key").pipe(
-  Options.withDescription("The API key to require with --auth (else RELAY_AGENT_KEY, else a generated one)"),
-  Options.optional
-)
+const key = optional(Options.redacted("key"), "The API key to require with --auth (else RELAY_AGENT_KEY, else a generated one)")
 const model = Options.text("model").pipe(
   Options.withAlias("m"),
   Options.withDescription(

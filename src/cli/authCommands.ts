@@ -10,19 +10,11 @@ import { agentUrl, cardUrl, outputOptions } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
 import { ClientServices } from "./services.js"
+import { optional } from "./optional.js"
 
-const bearerToken = Options.redacted("bearer-token").pipe(
-  Options.withDescription("Bearer token to send as Authorization: Bearer …; '-' reads it from stdin"),
-  Options.optional
-)
-const apiKey = Options.redacted("api-key").pipe(
-  Options.withDescription("API key to send in the API key header; '-' reads it from stdin"),
-  Options.optional
-)
-const apiKeyHeader = Options.text("api-key-header").pipe(
-  Options.withDescription(`Header that carries the API key (default ${DEFAULT_API_KEY_HEADER})`),
-  Options.optional
-)
+const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token to send as Authorization: Bearer …; '-' reads it from stdin")
+const apiKey = optional(Options.redacted("api-key"), "API key to send in the API key header; '-' reads it from stdin")
+const apiKeyHeader = optional(Options.text("api-key-header"), `Header that carries the API key (default ${DEFAULT_API_KEY_HEADER})`)
 
 /** A secret from its option; "-" reads it from stdin so it stays out of shell history and `ps`. */
 const readSecret = (option: Option.Option<Redacted.Redacted<string>>) =>
@@ -90,13 +82,10 @@ const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, .
 // OAuth login and logout
 
 const clientId = Options.text("client-id").pipe(Options.withDescription("The client id registered with the authorization server"))
-const clientSecret = Options.redacted("client-secret").pipe(
-  Options.withDescription("The client secret; '-' reads it from stdin (or set RELAY_CLIENT_SECRET)"),
-  Options.optional
-)
-const flow = Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]).pipe(
-  Options.withDescription("The OAuth flow (default: client_credentials with a client secret, else authorization_code in a browser)"),
-  Options.optional
+const clientSecret = optional(Options.redacted("client-secret"), "The client secret; '-' reads it from stdin (or set RELAY_CLIENT_SECRET)")
+const flow = optional(
+  Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]),
+  "The OAuth flow (default: client_credentials with a client secret, else authorization_code in a browser)"
 )
 const noBrowser = Options.boolean("no-browser").pipe(
   Options.withDescription("Print the login URL without opening a browser (authorization_code)")
@@ -113,15 +102,9 @@ const showPrompt = (prompt: LoginPrompt) =>
       ? `Open this URL in a browser to log in:\n  ${prompt.url}\nWaiting for the browser to come back…`
       : `On any device, open ${prompt.url}\nand enter the code ${prompt.userCode}\nWaiting for approval…`
   )
-const scope = Options.text("scope").pipe(
-  Options.withDescription("Scopes to ask for, space separated (default: the scopes the card's requirements name)"),
-  Options.optional
-)
-const scheme = Options.text("scheme").pipe(Options.withDescription("The card's security scheme to use, by name"), Options.optional)
-const issuer = Options.text("issuer").pipe(
-  Options.withDescription("The authorization server's issuer or metadata URL, instead of what the card declares"),
-  Options.optional
-)
+const scope = optional(Options.text("scope"), "Scopes to ask for, space separated (default: the scopes the card's requirements name)")
+const scheme = optional(Options.text("scheme"), "The card's security scheme to use, by name")
+const issuer = optional(Options.text("issuer"), "The authorization server's issuer or metadata URL, instead of what the card declares")
 const saveClientSecret = Options.boolean("save-client-secret").pipe(
   Options.withDescription("Keep the client secret (0600 store) so client-credentials tokens renew without you")
 )

@@ -16,6 +16,7 @@ import { json, verbose, within } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
+import { optional } from "./optional.js"
 
 export const EXIT_UNREACHABLE = 4
 
@@ -38,10 +39,10 @@ const timeout = Options.integer("timeout").pipe(
   Options.filterMap(within(1, 3600), "--timeout must be between 1 and 3600 seconds"),
   Options.optional
 )
-const junit = Options.file("junit").pipe(Options.withDescription("Also write the report as JUnit XML to this file"), Options.optional)
+const junit = optional(Options.file("junit"), "Also write the report as JUnit XML to this file")
 const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the checks that would run; send nothing"))
-const bearerToken = Options.redacted("bearer-token").pipe(Options.withDescription("Bearer token for the agent"), Options.optional)
-const apiKey = Options.redacted("api-key").pipe(Options.withDescription("API key for the agent, sent in X-API-Key"), Options.optional)
+const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for the agent")
+const apiKey = optional(Options.redacted("api-key"), "API key for the agent, sent in X-API-Key")
 
 const splitNames = (values: ReadonlyArray<string>) => values.flatMap((value) => value.split(",")).map((name) => name.trim()).filter((name) => name !== "")
 

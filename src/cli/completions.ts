@@ -15,28 +15,44 @@ const builtInOptions = [...GLOBAL_OPTIONS, ...UNLISTED_OPTIONS]
 const optionsAt = (spec: CommandSpec) => [...spec.options, ...builtInOptions]
 const words = (list: ReadonlyArray<string>) => list.join(" ")
 
+type Rows = ReadonlyArray<readonly [key: string, values: ReadonlyArray<string>]>
+
+/** The three tables kept per level, by the name of the function that answers them. */
+const LEVEL_TABLES: ReadonlyArray<readonly [name: string, pick: (spec: CommandSpec) => ReadonlyArray<string>]> = [
+  ["subcommands", (spec) => spec.subcommands.map((child) => child.name)],
+  ["options", (spec) => optionsAt(spec).flatMap((option) => option.flags)],
+  ["value_options", (spec) => optionsAt(spec).filter((option) => option.takesValue).flatMap((option) => option.flags)]
+]
+
+const perLevel = (all: ReadonlyArray<Level>, pick: (spec: CommandSpec) => ReadonlyArray<string>): Rows =>
+  all.map(({ path, spec }) => [path, pick(spec)] as const)
+
+/** The choices of every option that has some, keyed by "path flag". */
+const choiceRows = (all: ReadonlyArray<Level>): Rows =>
+  all.flatMap(({ path, spec }) =>
+    optionsAt(spec).filter((option) => option.choices.length > 0).flatMap((option) =>
+      option.flags.map((flag) => [`${path} ${flag}`, option.choices] as const)
+    )
+  )
+
+/** Every table with its rows: the per-level ones, then the choices. */
+const tables = (all: ReadonlyArray<Level>): ReadonlyArray<readonly [name: string, rows: Rows]> => [
+  ...LEVEL_TABLES.map(([name, pick]) => [name, perLevel(all, pick)] as const),
+  ["choices", choiceRows(all)]
+]
+
+const withValues = (rows: Rows) => rows.filter(([, values]) => values.length > 0)
+
 /**
  * The table every shell reads, as functions valid in both bash and zsh: for a path, its
  * subcommands, its options, the options that take a value, and the choices of one option.
  */
-const sharedTable = (prefix: string, all: ReadonlyArray<Level>) => {
-  const cases = (rows: ReadonlyArray<readonly [string, string]>) =>
-    rows.filter(([, value]) => value !== "").map(([key, value]) => `    "${key}") echo "${value}" ;;`).join("\n")
-  const perLevel = (pick: (spec: CommandSpec) => string) => cases(all.map(({ path, spec }) => [path, pick(spec)] as const))
-  const choices = all.flatMap(({ path, spec }) =>
-    optionsAt(spec).filter((option) => option.choices.length > 0).flatMap((option) =>
-      option.flags.map((flag) => [`${path} ${flag}`, words(option.choices)] as const)
-    )
-  )
-  return [
-    `${prefix}_subcommands() {\n  case "$1" in\n${perLevel((spec) => words(spec.subcommands.map((child) => child.name)))}\n  esac\n}`,
-    `${prefix}_options() {\n  case "$1" in\n${perLevel((spec) => words(optionsAt(spec).flatMap((option) => option.flags)))}\n  esac\n}`,
-    `${prefix}_value_options() {\n  case "$1" in\n${
-      perLevel((spec) => words(optionsAt(spec).filter((option) => option.takesValue).flatMap((option) => option.flags)))
-    }\n  esac\n}`,
-    `${prefix}_choices() {\n  case "$1" in\n${cases(choices)}\n  esac\n}`
-  ].join("\n\n")
-}
+const sharedTable = (prefix: string, all: ReadonlyArray<Level>) =>
+  tables(all).map(([name, rows]) =>
+    `${prefix}_${name}() {\n  case "$1" in\n${
+      withValues(rows).map(([key, values]) => `    "${key}") echo "${words(values)}" ;;`).join("\n")
+    }\n  esac\n}`
+  ).join("\n\n")
 
 /**
  * Walks the words typed so far (bash and zsh alike): subcommand names extend the path, an option
@@ -57,68 +73,72 @@ const sharedWalk = (prefix: string, root: string) => `${prefix}_walk() {
   done
 }`
 
-const bashScript = (spec: CommandSpec, prefix: string) => `# bash completion for ${spec.name}; load with: source <(${spec.name} completions bash)
+/** What bash and zsh say differently around the shared table and walk: how words are read and offered. */
+interface BashLikeShell {
+  readonly header: (name: string) => string
+  /** The word being typed, and the words typed before it after the command's own name. */
+  readonly current: string
+  readonly typedBefore: string
+  /** Offers $choices (else files), then the options or the subcommands of $cmdpath. */
+  readonly offerChoices: string
+  readonly offerOptions: (prefix: string) => string
+  readonly offerSubcommands: (prefix: string) => string
+  readonly register: (prefix: string, name: string) => string
+}
+
+const BASH: BashLikeShell = {
+  header: (name) => `# bash completion for ${name}; load with: source <(${name} completions bash)`,
+  current: "\${COMP_WORDS[COMP_CWORD]}",
+  typedBefore: "\${COMP_WORDS[@]:1:COMP_CWORD-1}",
+  offerChoices: `if [[ -n $choices ]]; then COMPREPLY=($(compgen -W "$choices" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi`,
+  offerOptions: (prefix) => `COMPREPLY=($(compgen -W "$(${prefix}_options "$cmdpath")" -- "$cur"))`,
+  // No subcommands leaves COMPREPLY empty, and `complete -o default` falls back to file names.
+  offerSubcommands: (prefix) => `COMPREPLY=($(compgen -W "$(${prefix}_subcommands "$cmdpath")" -- "$cur"))`,
+  register: (prefix, name) => `complete -o default -F ${prefix}_complete ${name}`
+}
+
+const ZSH: BashLikeShell = {
+  header: (name) =>
+    `#compdef ${name}\n# zsh completion for ${name}; load with: source <(${name} completions zsh)  (after compinit)`,
+  current: "\${words[CURRENT]}",
+  typedBefore: "\${(@)words[2,CURRENT-1]}",
+  offerChoices: "if [[ -n $choices ]]; then compadd -- \${=choices}; else _files; fi",
+  offerOptions: (prefix) => `compadd -- \${=$(${prefix}_options "$cmdpath")}`,
+  offerSubcommands: (prefix) =>
+    `local subcommands="$(${prefix}_subcommands "$cmdpath")"\n    if [[ -n $subcommands ]]; then compadd -- \${=subcommands}; else _files; fi`,
+  register: (prefix, name) => `compdef ${prefix}_complete ${name}`
+}
+
+/** bash and zsh run the same script but for how they read and offer words. */
+const bashLikeScript = (shell: BashLikeShell, spec: CommandSpec, prefix: string) => `${shell.header(spec.name)}
 ${sharedTable(prefix, levels(spec))}
 
 ${sharedWalk(prefix, spec.name)}
 
 ${prefix}_complete() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath expecting
-  ${prefix}_walk "\${COMP_WORDS[@]:1:COMP_CWORD-1}"
+  local cur="${shell.current}" cmdpath expecting
+  ${prefix}_walk "${shell.typedBefore}"
   if [[ -n $expecting ]]; then
     local choices
     choices="$(${prefix}_choices "$cmdpath $expecting")"
-    if [[ -n $choices ]]; then COMPREPLY=($(compgen -W "$choices" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+    ${shell.offerChoices}
   elif [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$(${prefix}_options "$cmdpath")" -- "$cur"))
+    ${shell.offerOptions(prefix)}
   else
-    COMPREPLY=($(compgen -W "$(${prefix}_subcommands "$cmdpath")" -- "$cur"))
+    ${shell.offerSubcommands(prefix)}
   fi
 }
-complete -o default -F ${prefix}_complete ${spec.name}
-`
-
-const zshScript = (spec: CommandSpec, prefix: string) => `#compdef ${spec.name}
-# zsh completion for ${spec.name}; load with: source <(${spec.name} completions zsh)  (after compinit)
-${sharedTable(prefix, levels(spec))}
-
-${sharedWalk(prefix, spec.name)}
-
-${prefix}_complete() {
-  local cur="\${words[CURRENT]}" cmdpath expecting
-  ${prefix}_walk "\${(@)words[2,CURRENT-1]}"
-  if [[ -n $expecting ]]; then
-    local choices
-    choices="$(${prefix}_choices "$cmdpath $expecting")"
-    if [[ -n $choices ]]; then compadd -- \${=choices}; else _files; fi
-  elif [[ $cur == -* ]]; then
-    compadd -- \${=$(${prefix}_options "$cmdpath")}
-  else
-    local subcommands="$(${prefix}_subcommands "$cmdpath")"
-    if [[ -n $subcommands ]]; then compadd -- \${=subcommands}; else _files; fi
-  fi
-}
-compdef ${prefix}_complete ${spec.name}
+${shell.register(prefix, spec.name)}
 `
 
 /** fish reads the same table, written as fish `switch`es. */
 const fishScript = (spec: CommandSpec, prefix: string) => {
-  const all = levels(spec)
-  const fishCases = (rows: ReadonlyArray<readonly [string, ReadonlyArray<string>]>) =>
-    rows.filter(([, values]) => values.length > 0).map(([key, values]) => `    case '${key}'\n      printf '%s\\n' ${values.join(" ")}`)
-      .join("\n")
-  const table = (name: string, pick: (spec: CommandSpec) => ReadonlyArray<string>) =>
-    `function ${prefix}_${name}\n  switch $argv[1]\n${fishCases(all.map(({ path, spec }) => [path, pick(spec)] as const))}\n  end\nend`
-  const choices = all.flatMap(({ path, spec }) =>
-    optionsAt(spec).filter((option) => option.choices.length > 0).flatMap((option) =>
-      option.flags.map((flag) => [`${path} ${flag}`, option.choices] as const)
-    )
-  )
+  const table = (name: string, rows: Rows) =>
+    `function ${prefix}_${name}\n  switch $argv[1]\n${
+      withValues(rows).map(([key, values]) => `    case '${key}'\n      printf '%s\\n' ${values.join(" ")}`).join("\n")
+    }\n  end\nend`
   return `# fish completion for ${spec.name}; load with: ${spec.name} completions fish | source
-${table("subcommands", (spec) => spec.subcommands.map((child) => child.name))}
-${table("options", (spec) => optionsAt(spec).flatMap((option) => option.flags))}
-${table("value_options", (spec) => optionsAt(spec).filter((option) => option.takesValue).flatMap((option) => option.flags))}
-function ${prefix}_choices\n  switch $argv[1]\n${fishCases(choices)}\n  end\nend
+${tables(levels(spec)).map(([name, rows]) => table(name, rows)).join("\n")}
 
 function ${prefix}_complete
   set -l tokens (commandline -opc)
@@ -164,7 +184,7 @@ export type Shell = typeof SHELLS[number]
 
 export const completionScript = (spec: CommandSpec, shell: Shell): string => {
   const prefix = `__${spec.name.replace(/[^A-Za-z0-9]/g, "_")}`
-  return shell === "bash" ? bashScript(spec, prefix) : shell === "zsh" ? zshScript(spec, prefix) : fishScript(spec, prefix)
+  return shell === "fish" ? fishScript(spec, prefix) : bashLikeScript(shell === "bash" ? BASH : ZSH, spec, prefix)
 }
 
 /** The command, given the tree lazily: it is part of the tree it describes. */

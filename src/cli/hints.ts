@@ -1,5 +1,5 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
-import { type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 import { loginCommand } from "../domain/oauth.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -29,8 +29,7 @@ export const TERMINAL_WORDS: Vocabulary = {
   ClearSession: (a) => `relay session clear --url ${arg(a.agentUrl)}`,
   ReplyInSession: (a) => `relay message send --url ${arg(a.agentUrl)} --continue <text>`,
   SendNewMessage: (a) => `relay message send --url ${arg(a.agentUrl)} <text> (without --continue or --task-id)`,
-  PinInterface: (a) =>
-    `--protocol 1.0|0.3 and --binding jsonrpc|rest${a.offered === undefined ? "" : ` (the card offers ${a.offered.join(", ") || "none"})`}`,
+  PinInterface: (a) => `--protocol 1.0|0.3 and --binding jsonrpc|rest${cardOffers(a.offered)}`,
   RaiseRequestTimeout: () => "--timeout <seconds>",
   RaiseStreamIdleTimeout: () => "--stream-idle-timeout <seconds>",
   RaiseWait: () => "--wait <seconds>",

@@ -7,16 +7,17 @@ import { type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
 import { ClientServices } from "./services.js"
+import { optional } from "./optional.js"
 
 const text = Args.text({ name: "TEXT" }).pipe(Args.withDescription("The message to send"), Args.repeated)
-const contextId = Options.text("context-id").pipe(Options.withDescription("Send within this conversation context"), Options.optional)
-const taskId = Options.text("task-id").pipe(Options.withDescription("Continue this task (one waiting for input)"), Options.optional)
+const contextId = optional(Options.text("context-id"), "Send within this conversation context")
+const taskId = optional(Options.text("task-id"), "Continue this task (one waiting for input)")
 const continueSession = Options.boolean("continue").pipe(
   Options.withAlias("C"),
   Options.withDescription("Continue the saved conversation with this agent (its context, and its task while it waits for input)")
 )
-const pushUrl = Options.text("push-url").pipe(Options.withDescription("Webhook that receives push notifications for the task"), Options.optional)
-const pushToken = Options.redacted("push-token").pipe(Options.withDescription("Token the agent sends with each notification"), Options.optional)
+const pushUrl = optional(Options.text("push-url"), "Webhook that receives push notifications for the task")
+const pushToken = optional(Options.redacted("push-token"), "Token the agent sends with each notification")
 const stream = Options.boolean("stream").pipe(Options.withDescription("Stream the answer as it is produced"))
 const wait = Options.integer("wait").pipe(
   Options.withDescription("Give up waiting after this many seconds in all, leaving the task running (default: until it finishes or needs input)"),

@@ -9,6 +9,7 @@ import { makeStyle, render, reportError, type Style, withLogLevel, writeErr, wri
 import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
 import { NotificationLogLive } from "../services/NotificationLog.js"
+import { optional } from "./optional.js"
 
 /**
  * One notification for people: when, where, what it says; never the token, only whether one came.
@@ -31,12 +32,9 @@ export const formatNotification = (record: NotificationRecord, style: Style): st
   return [headline, `  ${style.dim(details)}`, ...text].join("\n")
 }
 
-const taskId = Options.text("task-id").pipe(Options.withDescription("Only notifications about this task"), Options.optional)
-const since = Options.text("since").pipe(
-  Options.withDescription("Only notifications received since this ISO time, or this long ago: 90s, 10m, 2h, 1d"),
-  Options.optional
-)
-const limit = Options.integer("limit").pipe(Options.withDescription("Only the newest N notifications"), Options.optional)
+const taskId = optional(Options.text("task-id"), "Only notifications about this task")
+const since = optional(Options.text("since"), "Only notifications received since this ISO time, or this long ago: 90s, 10m, 2h, 1d")
+const limit = optional(Options.integer("limit"), "Only the newest N notifications")
 const follow = Options.boolean("follow").pipe(
   Options.withAlias("f"),
   Options.withDescription("Keep printing new notifications as they arrive, until Ctrl+C (--json: one JSON line each)")

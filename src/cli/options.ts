@@ -5,6 +5,7 @@ import type { Binding } from "../a2a/dialects.js"
 import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import { normalizeAgentUrl } from "../domain/session.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
+import { optional } from "./optional.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON on stdout"))
 export const verbose = Options.boolean("verbose").pipe(Options.withDescription("Log details to stderr"))
@@ -16,38 +17,17 @@ export const agentUrl = Options.text("url").pipe(
   Options.withDescription("Base URL of the A2A agent, e.g. http://127.0.0.1:8000")
 )
 
-const bearerToken = Options.redacted("bearer-token").pipe(
-  Options.withDescription("Bearer token for this call (overrides saved credentials)"),
-  Options.optional
-)
-const apiKey = Options.redacted("api-key").pipe(
-  Options.withDescription("API key for this call, sent in X-API-Key (overrides saved credentials)"),
-  Options.optional
-)
-export const cardUrl = Options.text("card-url").pipe(
-  Options.withDescription("Full URL of the agent card, when it is not at the well-known path"),
-  Options.optional
-)
-const protocol = Options.choice("protocol", ["1.0", "0.3"]).pipe(
-  Options.withDescription("Pin the A2A protocol version (default: the card's first, falling back to 0.3)"),
-  Options.optional
-)
-const binding = Options.choice("binding", ["jsonrpc", "rest"]).pipe(
-  Options.withDescription("Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)"),
-  Options.optional
-)
+const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for this call (overrides saved credentials)")
+const apiKey = optional(Options.redacted("api-key"), "API key for this call, sent in X-API-Key (overrides saved credentials)")
+export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent card, when it is not at the well-known path")
+const protocol = optional(Options.choice("protocol", ["1.0", "0.3"]), "Pin the A2A protocol version (default: the card's first, falling back to 0.3)")
+const binding = optional(Options.choice("binding", ["jsonrpc", "rest"]), "Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)")
 const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
   Options.withDescription("Send credentials to interface URLs on another origin than --url")
 )
-const timeout = Options.integer("timeout").pipe(
-  Options.withDescription("Seconds to wait for each HTTP request to the agent (default 30)"),
-  Options.optional
-)
+const timeout = optional(Options.integer("timeout"), "Seconds to wait for each HTTP request to the agent (default 30)")
 
-const streamIdle = Options.integer("stream-idle-timeout").pipe(
-  Options.withDescription("End a stream after this many seconds without an event (default: wait as long as it takes)"),
-  Options.optional
-)
+const streamIdle = optional(Options.integer("stream-idle-timeout"), "End a stream after this many seconds without an event (default: wait as long as it takes)")
 
 const positiveBytes = (name: string) => `--${name} must be a positive number of bytes`
 
@@ -125,7 +105,4 @@ export const shownAgentUrl = (url: string): string => Either.getOrElse(normalize
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
 
-export const historyLength = Options.integer("history-length").pipe(
-  Options.withDescription("How many history messages to include (0 for none)"),
-  Options.optional
-)
+export const historyLength = optional(Options.integer("history-length"), "How many history messages to include (0 for none)")

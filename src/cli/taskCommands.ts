@@ -9,6 +9,7 @@ import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { pushConfigText, taskLines, taskViewText } from "./views.js"
 import { ClientServices } from "./services.js"
+import { optional } from "./optional.js"
 
 const agentUrlOf = (values: AgentOptionValues) => shownAgentUrl(values.url)
 
@@ -33,10 +34,10 @@ const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId
   return render(values, resubscribe({ ...taskInput(values), onUpdate }), (view, style) => `\n${taskLines(style, view)}`)
 }).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
 
-const contextId = Options.text("context-id").pipe(Options.withDescription("Only tasks of this context"), Options.optional)
-const status = Options.text("status").pipe(Options.withDescription("Only tasks in this state (e.g. working)"), Options.optional)
-const pageSize = Options.integer("page-size").pipe(Options.withDescription("Tasks per page, 1–100 (default 50)"), Options.optional)
-const pageToken = Options.text("page-token").pipe(Options.withDescription("Page to fetch, from a previous listing"), Options.optional)
+const contextId = optional(Options.text("context-id"), "Only tasks of this context")
+const status = optional(Options.text("status"), "Only tasks in this state (e.g. working)")
+const pageSize = optional(Options.integer("page-size"), "Tasks per page, 1–100 (default 50)")
+const pageToken = optional(Options.text("page-token"), "Page to fetch, from a previous listing")
 
 const list = Command.make("list", { ...agentOptions, contextId, status, pageSize, pageToken }, (values) =>
   render(values, listTasks({
@@ -56,10 +57,7 @@ const list = Command.make("list", { ...agentOptions, contextId, status, pageSize
 // task notification …
 
 const webhookUrl = Options.text("webhook-url").pipe(Options.withDescription("The URL that receives the notifications"))
-const webhookToken = Options.redacted("webhook-token").pipe(
-  Options.withDescription("Token the agent sends with each notification"),
-  Options.optional
-)
+const webhookToken = optional(Options.redacted("webhook-token"), "Token the agent sends with each notification")
 const configId = Options.text("config-id").pipe(Options.withDescription("The push config's id"))
 
 const notificationSet = Command.make("set", { ...agentOptions, taskId: taskIdArg, webhookUrl, webhookToken }, (values) =>

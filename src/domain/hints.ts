@@ -53,6 +53,10 @@ export const act = <Tag extends ActionTag>(
     : [Omit<Extract<Action, { readonly _tag: Tag }>, "_tag">]
 ): Extract<Action, { readonly _tag: Tag }> => ({ ...args[0], _tag }) as Extract<Action, { readonly _tag: Tag }>
 
+/** " (the card offers …)" after a PinInterface action when it knows what the card offers, in every door's words. */
+export const cardOffers = (offered: ReadonlyArray<string> | undefined): string =>
+  offered === undefined ? "" : ` (the card offers ${offered.join(", ") || "none"})`
+
 /** A hint: plain words, or words and actions to be named by the door that shows them. */
 export type Hint = string | ReadonlyArray<string | Action>
 

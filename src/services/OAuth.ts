@@ -65,6 +65,15 @@ export interface Interaction {
   readonly timeout: Duration.Duration
 }
 
+/** A grant a person takes part in (a browser or another device), so it may time out waiting for them. */
+export type InteractiveGrant = (
+  server: AuthServer,
+  id: OAuthClientId,
+  scopes: ReadonlyArray<string>,
+  login: LoginCommand,
+  interaction: Interaction
+) => Effect.Effect<Tokens, GrantError | LoginTimedOut | OAuthDiscoveryFailed>
+
 export class OAuth extends Context.Reference<OAuth>()("relay/OAuth", {
   defaultValue: () => makeOAuth()
 }) {}
@@ -83,21 +92,9 @@ export interface OAuthService {
     login: LoginCommand
   ) => Effect.Effect<Tokens, GrantError>
   /** Authorization code with PKCE (RFC 7636, S256) and a loopback redirect (RFC 8252 §7.3). */
-  readonly authorizationCode: (
-    server: AuthServer,
-    id: OAuthClientId,
-    scopes: ReadonlyArray<string>,
-    login: LoginCommand,
-    interaction: Interaction
-  ) => Effect.Effect<Tokens, GrantError | LoginTimedOut | OAuthDiscoveryFailed>
+  readonly authorizationCode: InteractiveGrant
   /** Device authorization grant (RFC 8628): the person approves on another device. */
-  readonly deviceCode: (
-    server: AuthServer,
-    id: OAuthClientId,
-    scopes: ReadonlyArray<string>,
-    login: LoginCommand,
-    interaction: Interaction
-  ) => Effect.Effect<Tokens, GrantError | LoginTimedOut | OAuthDiscoveryFailed>
+  readonly deviceCode: InteractiveGrant
   readonly refresh: (server: AuthServer, id: OAuthClientId, refreshToken: string, login: LoginCommand) => Effect.Effect<Tokens, GrantError>
   /** Revokes a token (RFC 7009) when the server has a revocation endpoint; true if it was asked. */
   readonly revoke: (server: AuthServer, id: OAuthClientId, token: string, login: LoginCommand) => Effect.Effect<boolean, GrantError>

@@ -1,7 +1,8 @@
 /** The auth group: an agent whose card asks for credentials refuses a request without them. */
 import { Effect } from "effect"
 import { failed, passed, skipped } from "../../domain/conformance.js"
-import { dialectOf, type InterfaceContext, rawOperation, shown, unknownTaskId, wireOf } from "./context.js"
+import { type InterfaceContext, unknownTaskId } from "./context.js"
+import { dialectOf, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 // GetTask of an id nobody has: refused for want of credentials before anything is looked up, and harmless.
 const withoutCredentials = (ctx: InterfaceContext) =>

@@ -5,7 +5,7 @@ import { validateCard } from "../../a2a/validation/cardValidation.js"
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import { interfaceUse } from "../../a2a/usableInterfaces.js"
 import type { RawResponse } from "../../services/RawHttp.js"
-import { parseJson, shown } from "./context.js"
+import { parseJson, shown } from "./rawExchanges.js"
 
 /** The card as fetched for the card checks. */
 export interface ServedCard {

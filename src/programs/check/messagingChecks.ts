@@ -3,21 +3,8 @@ import { Effect, Option, Ref } from "effect"
 import * as V1 from "../../a2a/v1.js"
 import { failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
-import {
-  dialectOf,
-  expectProtocolError,
-  firstAnswer,
-  firstTask,
-  type InterfaceContext,
-  orFailed,
-  rawErrorOf,
-  rawOperation,
-  sendCounted,
-  shown,
-  unknownTaskId,
-  userMessage,
-  wireOf
-} from "./context.js"
+import { expectProtocolError, firstAnswer, firstTask, type InterfaceContext, orFailed, sendCounted, unknownTaskId, userMessage } from "./context.js"
+import { dialectOf, rawErrorOf, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 const send = (ctx: InterfaceContext) =>
   orFailed(Effect.gen(function*() {

@@ -6,19 +6,8 @@ import { Effect, Option, Predicate, Ref, Stream } from "effect"
 import { type CheckOutcome, failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
 import type { RawResponse } from "../../services/RawHttp.js"
-import {
-  dialectOf,
-  expectProtocolError,
-  type InterfaceContext,
-  parseJson,
-  rawOperation,
-  recordTask,
-  shown,
-  unknownTaskId,
-  userMessage,
-  wireOf,
-  withinBudget
-} from "./context.js"
+import { expectProtocolError, type InterfaceContext, recordTask, unknownTaskId, userMessage, withinBudget } from "./context.js"
+import { dialectOf, parseJson, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 /** The run's one raw streaming answer (sent on first use, bounded by the timeout: a stream that never closes fails). */
 const streamAnswer = (ctx: InterfaceContext) =>

@@ -3,20 +3,8 @@ import { Effect, Predicate } from "effect"
 import * as V1 from "../../a2a/v1.js"
 import { failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
-import {
-  dialectOf,
-  expectProtocolError,
-  firstTask,
-  type InterfaceContext,
-  orFailed,
-  rawOperation,
-  resultOf,
-  sendCounted,
-  shown,
-  unknownTaskId,
-  userMessage,
-  wireOf
-} from "./context.js"
+import { expectProtocolError, firstTask, type InterfaceContext, orFailed, sendCounted, unknownTaskId, userMessage } from "./context.js"
+import { dialectOf, rawOperation, resultOf, shown, wireOf } from "./rawExchanges.js"
 
 const getTask = (ctx: InterfaceContext) =>
   orFailed(Effect.gen(function*() {

@@ -2,7 +2,8 @@
 import { Effect } from "effect"
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import type { RawResponse } from "../../services/RawHttp.js"
-import { dialectOf, type InterfaceContext, rawErrorOf, rawJsonRpc, rawOperation, shown, unknownTaskId, wireOf } from "./context.js"
+import { type InterfaceContext, unknownTaskId } from "./context.js"
+import { dialectOf, rawErrorOf, rawJsonRpc, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 const expectRpcError = (response: RawResponse, code: number, name: string, expectedId?: unknown): CheckOutcome => {
   const error = rawErrorOf(response)

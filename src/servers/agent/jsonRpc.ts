@@ -34,16 +34,7 @@ import {
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
 import { isJsonContentType, isRequestId, nestingProblem, parseJsonBody, type RequestId, requestIdIn, unexpectedFailure } from "./io.js"
-import {
-  type AgentServices,
-  encodeOutcome,
-  execute,
-  type Operation,
-  type ResultCodec,
-  type ServerContext,
-  v03JsonRpcCodec,
-  v1Codec
-} from "./operations.js"
+import { type AgentServices, encodeOutcome, execute, type Operation, type ResultCodec, type ServerContext, v03JsonRpcCodec, v1Codec } from "./operations.js"
 import { writeSse, writeSseError } from "./sse.js"
 import { versionRequest } from "./versions.js"
 

@@ -3,8 +3,8 @@
  * settings and model. `layer` is what `relay server agent` runs, `testLayer` what the suites run
  * (their own model and store), and `runAgentServer` selects the model, serves and reports.
  *
- * Server models are reached over the HttpClient of the context: the CLI provides the one undici
- * client (main.ts). Webhooks are posted by PushSender's own client, whose connections are
+ * Server models are reached over the HttpClient of the context: the `server` command group
+ * provides the one undici client (cli/serverCommands.ts). Webhooks are posted by PushSender's own client, whose connections are
  * guarded against private addresses.
  */
 import { type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"

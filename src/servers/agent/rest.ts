@@ -29,16 +29,7 @@ import {
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
 import { isJsonContentType, nestingProblem, parseJsonBody, unexpectedFailure } from "./io.js"
-import {
-  type AgentServices,
-  encodeOutcome,
-  execute,
-  type Operation,
-  type ResultCodec,
-  type ServerContext,
-  v03RestCodec,
-  v1Codec
-} from "./operations.js"
+import { type AgentServices, encodeOutcome, execute, type Operation, type ResultCodec, type ServerContext, v03RestCodec, v1Codec } from "./operations.js"
 import { writeSse } from "./sse.js"
 import { type VersionRequest, versionRequest } from "./versions.js"
 
