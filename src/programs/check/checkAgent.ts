@@ -27,6 +27,7 @@ import {
   summarize,
   unknownSelectors
 } from "../../domain/conformance.js"
+import { canonicalAgentUrl } from "../../domain/agentUrl.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
 import { InvalidInput } from "../../domain/errors.js"
 import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
@@ -42,7 +43,12 @@ import { streamingChecks } from "./streamingChecks.js"
 import { taskChecks } from "./taskChecks.js"
 import { transportChecks } from "./transportChecks.js"
 
-export interface CheckAgentInput extends Omit<AgentAccess, "protocol" | "binding" | "timeoutSeconds"> {
+export interface CheckAgentInput extends Omit<AgentAccess, "agentUrl" | "protocol" | "binding" | "timeoutSeconds"> {
+  /**
+   * The agent's URL as given: a dry run reports it as it is and sends nothing, so it is made
+   * canonical (and refused when it is no agent URL) only when the checks run.
+   */
+  readonly agentUrl: string
   readonly protocols: ReadonlyArray<ProtocolVersion>
   readonly bindings: ReadonlyArray<Binding>
   /** Group names or check ids; empty: all. */
@@ -148,7 +154,8 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   const started = yield* Clock.currentTimeMillis
   const timeout = Duration.seconds(input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS)
   const checkLimit = Duration.times(timeout, 2)
-  const target: Target = { ...(yield* resolveTarget({ ...input, timeoutSeconds: input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS })), maxResponseBytes: MAX_CHECK_BODY_BYTES }
+  const agentUrl = yield* canonicalAgentUrl(input.agentUrl)
+  const target: Target = { ...(yield* resolveTarget({ ...input, agentUrl, timeoutSeconds: input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS })), maxResponseBytes: MAX_CHECK_BODY_BYTES }
   const client = yield* A2aClient
   const http = yield* RawHttp
   const report = input.onGroupDone ?? (() => Effect.void)
