@@ -106,7 +106,10 @@ const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
 /** A platform error's reason without the path or call it names (those are already in the message). */
 const describeReason = (error: PlatformError) => (error._tag === "SystemError" ? error.reason : "bad argument")
 
-/** The card at a URL source; `validate` takes a file path or a URL, so the URL is decoded here. */
+/**
+ * The card at a URL source. A decode point below the doors on purpose: `validate` takes a file
+ * path or a URL, and only here is it known to be a URL, so here it is decoded (once).
+ */
 const fetchCardJsonAt = (input: ValidateCardInput) =>
   Effect.gen(function*() {
     const agentUrl = yield* canonicalAgentUrl(input.source)

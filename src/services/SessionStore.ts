@@ -70,6 +70,8 @@ const hasConversation = (record: SessionRecord) =>
 
 const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
   // Keys are canonical AgentUrls, as every earlier relay wrote them, so old files read the same.
+  // What is read back is not decoded or branded again: the file is ours, only AgentUrls were
+  // written as keys, and a record's agent_url is only shown (listings), never used to reach the agent.
   const lookup = (key: AgentUrl) => Effect.map(backend.read, (file) => Option.fromNullable(file.sessions[key]))
 
   const change = <A>(key: AgentUrl, f: (key: AgentUrl, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]) =>
