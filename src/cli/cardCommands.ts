@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { getCard, validateCard } from "../programs/cards.js"
-import { agentOptions, maxResponseBytes, outputOptions, toAccess } from "./options.js"
+import { agentOptions, maxResponseBytes, outputOptions, withAgentAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
@@ -12,13 +12,14 @@ const authenticated = Options.boolean("authenticated").pipe(
 )
 
 const get = Command.make("get", { ...agentOptions, authenticated }, (values) =>
-  render(
-    values,
-    getCard({ ...toAccess(values), authenticated: values.authenticated }),
-    // The card is the result; the human view is the same JSON, for piping into jq as well (escaping
-    // the control characters JSON leaves raw keeps it the same JSON value).
-    (result) => escapeForTerminal(JSON.stringify(result.card, null, 2), "lines")
-  )).pipe(Command.withDescription("Print an agent's card as JSON (null fields omitted)"))
+  withAgentAccess(values, (access) =>
+    render(
+      values,
+      getCard({ ...access, authenticated: values.authenticated }),
+      // The card is the result; the human view is the same JSON, for piping into jq as well (escaping
+      // the control characters JSON leaves raw keeps it the same JSON value).
+      (result) => escapeForTerminal(JSON.stringify(result.card, null, 2), "lines")
+    ))).pipe(Command.withDescription("Print an agent's card as JSON (null fields omitted)"))
 
 const source = Args.text({ name: "SOURCE" }).pipe(Args.withDescription("Agent URL, card URL, or card file"))
 const file = Options.boolean("file").pipe(Options.withDescription("Treat SOURCE as a file path"))

@@ -8,8 +8,9 @@ import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
+import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
-import { checkAgent, type CheckAgentInput } from "../programs/check/checkAgent.js"
+import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
 import { json, verbose, within } from "./options.js"
@@ -108,24 +109,25 @@ interface CheckValues {
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
 }
 
-const inputOf = (values: CheckValues) =>
+/** The run asked for: a dry run names the URL as given and sends nothing; a real run decodes it, once, here. */
+const runOf = (values: CheckValues) =>
   Effect.gen(function*() {
-    const agentUrl = Option.orElse(values.url, () => values.urlArg)
-    if (Option.isNone(agentUrl)) return yield* usage("Give the agent's URL: relay check URL (or --url URL)")
+    const given = Option.orElse(values.url, () => values.urlArg)
+    if (Option.isNone(given)) return yield* usage("Give the agent's URL: relay check URL (or --url URL)")
     if (Option.isSome(values.url) && Option.isSome(values.urlArg) && values.url.value !== values.urlArg.value) {
       return yield* usage("Two different URLs were given (URL and --url)")
     }
-    return {
-      agentUrl: agentUrl.value,
+    const plan = { agentUrl: given.value, only: splitNames(values.only), skip: splitNames(values.skip) } satisfies CheckPlanInput
+    if (values.dryRun) return yield* planChecks(plan)
+    return yield* checkAgent({
+      ...plan,
+      agentUrl: yield* canonicalAgentUrl(plan.agentUrl),
       protocols: protocolsOf(values.protocol),
       bindings: bindingsOf(values.binding),
-      only: splitNames(values.only),
-      skip: splitNames(values.skip),
       timeoutSeconds: Option.getOrUndefined(values.timeout),
-      dryRun: values.dryRun,
       bearerToken: Option.getOrUndefined(Option.map(values.bearerToken, Redacted.value)),
       apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value))
-    } satisfies CheckAgentInput
+    })
   })
 
 /** The report on stdout (and in the JUnit file), then the exit code: 1 when a check failed. */
@@ -140,7 +142,7 @@ export const checkCommand = Command.make(
   "check",
   { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey },
   (values) =>
-    Effect.flatMap(inputOf(values), checkAgent).pipe(
+    runOf(values).pipe(
       // The receiver of push.delivery listens on loopback for the length of the run.
       Effect.provide(checkRunLayer),
       Effect.provide(ClientServices),

@@ -2,7 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Duration, Option, Redacted } from "effect"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, shownAgentUrl, toAccess, within } from "./options.js"
+import { type AgentOptionValues, agentOptions, withAgentAccess, within } from "./options.js"
 import { type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
@@ -37,12 +37,12 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly text: ReadonlyArray<string>
 }
 
-const run = (values: MessageValues, streaming: boolean) => {
+const run = (values: MessageValues, streaming: boolean) => withAgentAccess(values, (access) => {
   // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
   const events = streaming && values.json
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
   const program = progress.whileWaiting(sendMessage({
-    ...toAccess(values),
+    ...access,
     text: values.text.join(" "),
     contextId: Option.getOrUndefined(values.contextId),
     taskId: Option.getOrUndefined(values.taskId),
@@ -53,13 +53,12 @@ const run = (values: MessageValues, streaming: boolean) => {
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     onUpdate: progress.onUpdate
   }))
-  const agentUrl = shownAgentUrl(values.url)
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
-    return `${streamedText ? "\n\n" : ""}${messageView(agentUrl, !streamedText)(result, style)}`
+    return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
   }, events ? "line" : "indented")
-}
+})
 
 const send = Command.make("send", { ...messageOptions, stream }, (values) => run(values, values.stream)).pipe(
   Command.withDescription("Send a message to an agent and print its answer")

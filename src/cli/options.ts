@@ -1,11 +1,13 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
 import { Args, Options } from "@effect/cli"
-import { Either, Option, Redacted } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
+import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
+import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
 import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
-import { normalizeAgentUrl } from "../domain/session.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { optional } from "./optional.js"
+import { type CommandFailed, type OutputFlags, render } from "./output.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON on stdout"))
 export const verbose = Options.boolean("verbose").pipe(Options.withDescription("Log details to stderr"))
@@ -39,7 +41,7 @@ export const maxResponseBytes = Options.integer("max-response-bytes").pipe(
   Options.filterMap((value) => within(1, Number.MAX_SAFE_INTEGER)(value), positiveBytes("max-response-bytes"))
 )
 
-/** Options of every command that contacts an agent; `toAccess` turns them into program input. */
+/** Options of every command that contacts an agent; `withAgentAccess` turns them into program input. */
 export const agentOptions = {
   ...outputOptions,
   url: agentUrl,
@@ -67,8 +69,9 @@ export interface AgentOptionValues {
   readonly maxResponseBytes: number
 }
 
-export const toAccess = (values: AgentOptionValues): AgentAccess => ({
-  agentUrl: values.url,
+/** The program input of the agent options, with `--url` already decoded (see withAgentUrl). */
+const toAccess = (agentUrl: AgentUrl, values: AgentOptionValues): AgentAccess => ({
+  agentUrl,
   bearerToken: Option.getOrUndefined(Option.map(values.bearerToken, Redacted.value)),
   apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value)),
   cardUrl: Option.getOrUndefined(values.cardUrl),
@@ -100,8 +103,22 @@ export const bodyLimitOption = (defaultBytes: number, description: string) =>
     Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), positiveBytes("max-body-bytes"))
   )
 
-/** The agent URL as relay keys it, for hints that name it (the input itself when it is not a URL). */
-export const shownAgentUrl = (url: string): string => Either.getOrElse(normalizeAgentUrl(url), () => url)
+/**
+ * The CLI's door for the agent URL: `--url` is decoded here, once, and the command gets the
+ * canonical AgentUrl; a bad one is reported like any failure of the command (invalid_agent_url, exit 1).
+ */
+export const withAgentUrl = <A, R>(
+  flags: OutputFlags,
+  url: string,
+  command: (agentUrl: AgentUrl) => Effect.Effect<A, CommandFailed, R>
+): Effect.Effect<A, CommandFailed, R> =>
+  Either.match(normalizeAgentUrl(url), { onLeft: (invalid) => render(flags, Effect.fail(invalid), absurd), onRight: command })
+
+/** withAgentUrl for the commands with the agent options: the command gets them as program input. */
+export const withAgentAccess = <A, R>(
+  values: AgentOptionValues & OutputFlags,
+  command: (access: AgentAccess) => Effect.Effect<A, CommandFailed, R>
+): Effect.Effect<A, CommandFailed, R> => withAgentUrl(values, values.url, (agentUrl) => command(toAccess(agentUrl, values)))
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
 

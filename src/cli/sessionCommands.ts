@@ -1,7 +1,8 @@
 /** `relay session list|show|clear`: the saved conversation state per agent. */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { InvalidInput } from "../domain/errors.js"
+import { type AgentUrl, canonicalAgentUrl } from "../domain/agentUrl.js"
+import { type InvalidAgentUrl, InvalidInput } from "../domain/errors.js"
 import type { SessionSummary } from "../domain/session.js"
 import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
 import { agentUrl, outputOptions } from "./options.js"
@@ -26,7 +27,7 @@ const list = Command.make("list", outputOptions, (flags) =>
         .join("\n"))).pipe(Command.withDescription("List the saved session of every agent"))
 
 const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, showSession(url), (session, style) =>
+  render(flags, Effect.flatMap(canonicalAgentUrl(url), showSession), (session, style) =>
     `${style.bold("Session for")} ${style.cyan(escapeForTerminal(session.agent_url))}\n${sessionFields(style, session)}`)).pipe(
     Command.withDescription("Show the saved context, task and state of one agent")
   )
@@ -37,8 +38,8 @@ const clear = Command.make(
   "clear",
   { ...outputOptions, url: Options.optional(agentUrl), all },
   ({ url, all, ...flags }) => {
-    const target = Option.isSome(url) && !all
-      ? Effect.succeed(url.value)
+    const target: Effect.Effect<AgentUrl | undefined, InvalidAgentUrl | InvalidInput> = Option.isSome(url) && !all
+      ? canonicalAgentUrl(url.value)
       : Option.isNone(url) && all
       ? Effect.succeed(undefined)
       : Effect.fail(new InvalidInput({

@@ -2,8 +2,9 @@
 import { Command, Options } from "@effect/cli"
 import { Option, Redacted } from "effect"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
+import type { AgentAccess } from "../programs/agentTarget.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
-import { type AgentOptionValues, agentOptions, historyLength, shownAgentUrl, taskIdArg, toAccess } from "./options.js"
+import { agentOptions, historyLength, taskIdArg, withAgentAccess } from "./options.js"
 import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -11,28 +12,27 @@ import { pushConfigText, taskLines, taskViewText } from "./views.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
 
-const agentUrlOf = (values: AgentOptionValues) => shownAgentUrl(values.url)
-
-const taskInput = (values: AgentOptionValues & { readonly taskId: string; readonly historyLength?: Option.Option<number> }) => ({
-  ...toAccess(values),
+const taskInput = (access: AgentAccess, values: { readonly taskId: string; readonly historyLength?: Option.Option<number> }) => ({
+  ...access,
   taskId: values.taskId,
   historyLength: values.historyLength === undefined ? undefined : Option.getOrUndefined(values.historyLength)
 })
 
 const get = Command.make("get", { ...agentOptions, historyLength, taskId: taskIdArg }, (values) =>
-  render(values, getTask(taskInput(values)), taskViewText(agentUrlOf(values)))).pipe(
+  withAgentAccess(values, (access) => render(values, getTask(taskInput(access, values)), taskViewText(access.agentUrl)))).pipe(
     Command.withDescription("Show a task's state and answer")
   )
 
 const cancel = Command.make("cancel", { ...agentOptions, taskId: taskIdArg }, (values) =>
-  render(values, cancelTask(taskInput(values)), taskViewText(agentUrlOf(values)))).pipe(
+  withAgentAccess(values, (access) => render(values, cancelTask(taskInput(access, values)), taskViewText(access.agentUrl)))).pipe(
     Command.withDescription("Cancel a running task and show its state afterwards")
   )
 
-const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId: taskIdArg }, (values) => {
-  const { onUpdate } = progressPrinter({ streamText: !values.json, showStates: !values.json })
-  return render(values, resubscribe({ ...taskInput(values), onUpdate }), (view, style) => `\n${taskLines(style, view)}`)
-}).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
+const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId: taskIdArg }, (values) =>
+  withAgentAccess(values, (access) => {
+    const { onUpdate } = progressPrinter({ streamText: !values.json, showStates: !values.json })
+    return render(values, resubscribe({ ...taskInput(access, values), onUpdate }), (view, style) => `\n${taskLines(style, view)}`)
+  })).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
 
 const contextId = optional(Options.text("context-id"), "Only tasks of this context")
 const status = optional(Options.text("status"), "Only tasks in this state (e.g. working)")
@@ -40,8 +40,8 @@ const pageSize = optional(Options.integer("page-size"), "Tasks per page, 1–100
 const pageToken = optional(Options.text("page-token"), "Page to fetch, from a previous listing")
 
 const list = Command.make("list", { ...agentOptions, contextId, status, pageSize, pageToken }, (values) =>
-  render(values, listTasks({
-    ...toAccess(values),
+  withAgentAccess(values, (access) => render(values, listTasks({
+    ...access,
     contextId: Option.getOrUndefined(values.contextId),
     status: Option.getOrUndefined(values.status),
     pageSize: Option.getOrUndefined(values.pageSize),
@@ -51,7 +51,7 @@ const list = Command.make("list", { ...agentOptions, contextId, status, pageSize
       result.count === 0 ? style.dim("No tasks") : style.bold(`Tasks (${result.count}${result.total_size ? ` of ${result.total_size}` : ""})`),
       ...result.tasks.map((task) => `\n${taskLines(style, task)}`),
       ...(result.next_page_token === null ? [] : [style.dim(`\nMore: --page-token ${escapeForTerminal(result.next_page_token)}`)])
-    ].join("\n"))).pipe(Command.withDescription("List the agent's tasks (A2A 1.0 agents)"))
+    ].join("\n")))).pipe(Command.withDescription("List the agent's tasks (A2A 1.0 agents)"))
 
 // ---------------------------------------------------------------------------
 // task notification …
@@ -61,30 +61,31 @@ const webhookToken = optional(Options.redacted("webhook-token"), "Token the agen
 const configId = Options.text("config-id").pipe(Options.withDescription("The push config's id"))
 
 const notificationSet = Command.make("set", { ...agentOptions, taskId: taskIdArg, webhookUrl, webhookToken }, (values) =>
-  render(values, setPushConfig({
-    ...taskInput(values),
+  withAgentAccess(values, (access) => render(values, setPushConfig({
+    ...taskInput(access, values),
     webhookUrl: values.webhookUrl,
     webhookToken: Option.getOrUndefined(Option.map(values.webhookToken, Redacted.value))
-  }), (config, style) => `${style.green("Push notifications configured")}\n${pushConfigText(config, style)}`)).pipe(
+  }), (config, style) => `${style.green("Push notifications configured")}\n${pushConfigText(config, style)}`))).pipe(
     Command.withDescription("Send this task's updates to a webhook")
   )
 
 const notificationGet = Command.make("get", { ...agentOptions, taskId: taskIdArg, configId: Options.optional(configId) }, (values) =>
-  render(values, getPushConfig({ ...taskInput(values), configId: Option.getOrUndefined(values.configId) }), pushConfigText)).pipe(
+  withAgentAccess(values, (access) =>
+    render(values, getPushConfig({ ...taskInput(access, values), configId: Option.getOrUndefined(values.configId) }), pushConfigText))).pipe(
     Command.withDescription("Show a task's push config (the first one without --config-id)")
   )
 
 const notificationList = Command.make("list", { ...agentOptions, taskId: taskIdArg }, (values) =>
-  render(values, listPushConfigs(taskInput(values)), (result, style) =>
+  withAgentAccess(values, (access) => render(values, listPushConfigs(taskInput(access, values)), (result, style) =>
     result.count === 0
       ? style.dim("No push configs")
-      : result.configs.map((config) => pushConfigText(config, style)).join("\n\n"))).pipe(
+      : result.configs.map((config) => pushConfigText(config, style)).join("\n\n")))).pipe(
     Command.withDescription("List a task's push configs")
   )
 
 const notificationDelete = Command.make("delete", { ...agentOptions, taskId: taskIdArg, configId }, (values) =>
-  render(values, deletePushConfig({ ...taskInput(values), configId: values.configId }), (result, style) =>
-    `${style.green("Deleted")}\n${fields(style, [["Task ID", result.task_id], ["Config ID", result.config_id]])}`)).pipe(
+  withAgentAccess(values, (access) => render(values, deletePushConfig({ ...taskInput(access, values), configId: values.configId }), (result, style) =>
+    `${style.green("Deleted")}\n${fields(style, [["Task ID", result.task_id], ["Config ID", result.config_id]])}`))).pipe(
     Command.withDescription("Remove a task's push config")
   )
 

@@ -1,8 +1,8 @@
 /**
  * Session records: one per agent, keyed by the normalised agent URL, shared by every door.
  */
-import { Effect, Either, Schema } from "effect"
-import { InvalidAgentUrl } from "./errors.js"
+import { Schema } from "effect"
+import type { AgentUrl } from "./agentUrl.js"
 import { maskSecret } from "./secrets.js"
 
 export const DEFAULT_API_KEY_HEADER = "X-API-Key"
@@ -88,36 +88,6 @@ export interface SessionPatch {
   readonly last_state?: string | null
 }
 
-/**
- * The key of a session: lower-case scheme and host, default port dropped, trailing slash
- * dropped, fragment dropped. `http://Agent.Example:80/a2a/` and `http://agent.example/a2a`
- * are the same agent.
- */
-export const normalizeAgentUrl = (input: string): Either.Either<string, InvalidAgentUrl> => {
-  const raw = input.trim()
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return Either.left(new InvalidAgentUrl({ url: input, reason: "not an absolute URL" }))
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return Either.left(new InvalidAgentUrl({ url: input, reason: `unsupported scheme ${url.protocol}` }))
-  }
-  if (url.username !== "" || url.password !== "") {
-    return Either.left(
-      new InvalidAgentUrl({ url: input, reason: "credentials in the URL are not allowed; use relay auth set" })
-    )
-  }
-  // WHATWG URL already lower-cases scheme and host and drops the scheme's default port.
-  const path = url.pathname.replace(/\/+$/, "")
-  return Either.right(`${url.protocol}//${url.host}${path}${url.search}`)
-}
-
-/** `normalizeAgentUrl` as an Effect: the canonical key, or the typed error. */
-export const canonicalAgentUrl = (input: string): Effect.Effect<string, InvalidAgentUrl> =>
-  Either.match(normalizeAgentUrl(input), { onLeft: Effect.fail, onRight: Effect.succeed })
-
 /** Credentials as they may be shown: kind, header, masked secret; OAuth adds flow, scopes and expiry. */
 export interface MaskedCredentials {
   readonly auth_type: SavedCredentials["kind"]
@@ -183,7 +153,7 @@ export const applyPatch = (record: SessionRecord, patch: SessionPatch, now: stri
 }
 
 /** What an agent with nothing saved looks like in listings. */
-export const emptySummary = (agentUrl: string): SessionSummary => ({
+export const emptySummary = (agentUrl: AgentUrl): SessionSummary => ({
   agent_url: agentUrl,
   context_id: null,
   task_id: null,
@@ -192,4 +162,4 @@ export const emptySummary = (agentUrl: string): SessionSummary => ({
   updated_at: null
 })
 
-export const newRecord = (agentUrl: string, now: string): SessionRecord => ({ agent_url: agentUrl, updated_at: now })
+export const newRecord = (agentUrl: AgentUrl, now: string): SessionRecord => ({ agent_url: agentUrl, updated_at: now })

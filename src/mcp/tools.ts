@@ -8,6 +8,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import * as z from "zod"
+import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
@@ -61,11 +62,14 @@ const taskId = z.string().describe("The agent's task id (from send_message or li
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
   .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
 
-const access = (args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined }): AgentAccess => ({
-  agentUrl: args.agent_url,
-  bearerToken: args.bearer_token,
-  apiKey: args.api_key
-})
+/**
+ * The MCP door for the agent URL: `agent_url` is decoded here, once (a bad one fails the call with
+ * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets.
+ */
+const atAgent = <A, E, R>(
+  args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined },
+  use: (access: AgentAccess) => Effect.Effect<A, E, R>
+) => Effect.flatMap(canonicalAgentUrl(args.agent_url), (agentUrl) => use({ agentUrl, bearerToken: args.bearer_token, apiKey: args.api_key }))
 
 // ---------------------------------------------------------------------------
 // Output shapes (must admit exactly what the programs return)
@@ -282,7 +286,12 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, Effect.flatMap(cardPrograms, ({ getCard }) => getCard({ ...access(args), authenticated: args.authenticated })), summarizeCard))
+    handle(
+      extra,
+      args,
+      atAgent(args, (access) => Effect.flatMap(cardPrograms, ({ getCard }) => getCard({ ...access, authenticated: args.authenticated }))),
+      summarizeCard
+    ))
 
   server.registerTool("send_message", {
     title: "Send a message to an agent",
@@ -308,9 +317,9 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
     const send = Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
-      withProgress(extra, "Sending the message", (onUpdate) =>
+      atAgent(args, (access) => withProgress(extra, "Sending the message", (onUpdate) =>
         sendMessage({
-          ...access(args),
+          ...access,
           text,
           contextId: args.context_id,
           taskId: args.task_id,
@@ -320,7 +329,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           pushToken: args.push_token,
           maxWait: wait,
           onUpdate
-        }), heartbeat))
+        }), heartbeat)))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
   })
 
@@ -333,7 +342,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { ...taskViewShape, ...nextStep, ...historyShape },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, Effect.map(getTask({ ...access(args), taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep), summarizeTask))
+    handle(extra, args, atAgent(args, (access) =>
+      Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep)), summarizeTask))
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
@@ -345,8 +355,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: READ_ONLY_REMOTE
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
-    const waiting = withProgress(extra, "Waiting for the task", (onUpdate) =>
-      waitForTask({ ...access(args), taskId: args.task_id, maxWait: wait, onUpdate }), heartbeat)
+    const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
+      waitForTask({ ...access, taskId: args.task_id, maxWait: wait, onUpdate }), heartbeat))
     return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
   })
 
@@ -357,7 +367,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     inputSchema: { ...contacting, task_id: taskId },
     outputSchema: taskViewShape,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
-  }, (args, extra) => handle(extra, args, cancelTask({ ...access(args), taskId: args.task_id }), summarizeTask))
+  }, (args, extra) => handle(extra, args, atAgent(args, (access) => cancelTask({ ...access, taskId: args.task_id })), summarizeTask))
 
   server.registerTool("list_tasks", {
     title: "List an agent's tasks",
@@ -378,13 +388,13 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, listTasks({
-      ...access(args),
+    handle(extra, args, atAgent(args, (access) => listTasks({
+      ...access,
       contextId: args.context_id,
       status: args.status,
       pageSize: args.page_size,
       pageToken: args.page_token
-    }), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
+    })), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
 
   server.registerTool("set_task_notification", {
     title: "Set a task's push notifications",
@@ -403,7 +413,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true }
   }, (args, extra) =>
     handle(extra, args, Effect.flatMap(oneOf("webhook_url", args.webhook_url, args.url, "url"), (webhookUrl) =>
-      setPushConfig({ ...access(args), taskId: args.task_id, webhookUrl, webhookToken: args.webhook_token ?? args.token })), summarizePush))
+      atAgent(args, (access) =>
+        setPushConfig({ ...access, taskId: args.task_id, webhookUrl, webhookToken: args.webhook_token ?? args.token }))), summarizePush))
 
   server.registerTool("get_task_notification", {
     title: "Get a task's push notification config",
@@ -413,7 +424,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: pushConfigShape,
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, getPushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), summarizePush))
+    handle(extra, args, atAgent(args, (access) => getPushConfig({ ...access, taskId: args.task_id, configId: args.config_id })), summarizePush))
 
   server.registerTool("list_task_notifications", {
     title: "List a task's push notification configs",
@@ -423,7 +434,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { count: z.number(), configs: z.array(z.object(pushConfigShape)) },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, listPushConfigs({ ...access(args), taskId: args.task_id }), (r) =>
+    handle(extra, args, atAgent(args, (access) => listPushConfigs({ ...access, taskId: args.task_id })), (r) =>
       r.count === 0 ? "No push configs" : r.configs.map(summarizePush).join("\n")))
 
   server.registerTool("delete_task_notification", {
@@ -434,7 +445,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { task_id: z.string(), config_id: z.string(), deleted: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
   }, (args, extra) =>
-    handle(extra, args, deletePushConfig({ ...access(args), taskId: args.task_id, configId: args.config_id }), (r) =>
+    handle(extra, args, atAgent(args, (access) => deletePushConfig({ ...access, taskId: args.task_id, configId: args.config_id })), (r) =>
       `Deleted push config ${r.config_id} of task ${r.task_id}`))
 
   server.registerTool("check_agent", {
@@ -458,22 +469,25 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     handle(
       extra,
       args,
-      Effect.flatMap(checkModules, ([{ checkAgent }, { checkRunLayer }]) =>
-      withProgressMessages(extra, "Checking the agent", (say) =>
-        checkAgent({
-          ...access(args),
-          protocols: args.protocol === undefined || args.protocol === "all" ? ["1.0", "0.3"] : [args.protocol],
-          bindings: args.binding === undefined || args.binding === "all"
-            ? ["JSONRPC", "HTTP+JSON"]
-            : [args.binding === "rest" ? "HTTP+JSON" : "JSONRPC"],
-          only: args.only ?? [],
-          skip: args.skip ?? [],
-          timeoutSeconds: args.timeout_seconds,
-          dryRun: args.dry_run,
-          onGroupDone: (group, results) =>
-            say(`${group}${results[0]?.interface ? ` (${results[0].interface.protocol} ${results[0].interface.binding})` : ""}: ` +
-              `${results.filter((r) => r.status === "passed").length}/${results.length} passed`)
-        }), heartbeat).pipe(
+      // The checks and their push receiver load on the first check_agent call, not with the server.
+      Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, { checkRunLayer }]) =>
+      withProgressMessages(extra, "Checking the agent", (say) => {
+        const plan = { agentUrl: args.agent_url, only: args.only ?? [], skip: args.skip ?? [] }
+        // A dry run names the URL as given and sends nothing; a real run decodes it here, once.
+        return args.dry_run === true ? planChecks(plan) : atAgent(args, (access) =>
+          checkAgent({
+            ...plan,
+            ...access,
+            protocols: args.protocol === undefined || args.protocol === "all" ? ["1.0", "0.3"] : [args.protocol],
+            bindings: args.binding === undefined || args.binding === "all"
+              ? ["JSONRPC", "HTTP+JSON"]
+              : [args.binding === "rest" ? "HTTP+JSON" : "JSONRPC"],
+            timeoutSeconds: args.timeout_seconds,
+            onGroupDone: (group, results) =>
+              say(`${group}${results[0]?.interface ? ` (${results[0].interface.protocol} ${results[0].interface.binding})` : ""}: ` +
+                `${results.filter((r) => r.status === "passed").length}/${results.length} passed`)
+          }))
+      }, heartbeat).pipe(
         // As in relay check: push.delivery's receiver listens on loopback for the length of the run.
         Effect.provide(checkRunLayer))).pipe(
         Effect.timeoutFail({
@@ -545,7 +559,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: sessionShape,
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, args, showSession(args.agent_url), (s) =>
+    handle(extra, args, Effect.flatMap(canonicalAgentUrl(args.agent_url), showSession), (s) =>
       `${s.agent_url}: context ${s.context_id ?? "none"}, task ${s.task_id ?? "none"}, credentials ${s.has_credentials ? "saved" : "none"}`))
 
   server.registerTool("clear_session_data", {
@@ -557,7 +571,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, clearSessions(args.agent_url), (r) =>
+    handle(extra, args, args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(canonicalAgentUrl(args.agent_url), clearSessions), (r) =>
       `Cleared ${r.cleared} session(s)${r.all ? "" : ` for ${r.agent_url}`}; credentials kept`))
 
   server.registerTool("set_agent_credentials", {
@@ -575,12 +589,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { agent_url: z.string().optional(), auth_type: z.enum(["bearer", "api_key"]).optional(), error: z.string().optional() },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
   }, async (args, extra) => {
-    const result = await handle(extra, args, setCredentials({
-      agentUrl: args.agent_url,
-      bearerToken: args.bearer_token,
-      apiKey: args.api_key,
-      apiKeyHeader: args.api_key_header
-    }), (r) => `Saved ${r.auth_type === "bearer" ? "a bearer token" : "an API key"} for ${r.agent_url}`)
+    const result = await handle(extra, args, atAgent(args, (access) => setCredentials({ ...access, apiKeyHeader: args.api_key_header })), (r) => `Saved ${r.auth_type === "bearer" ? "a bearer token" : "an API key"} for ${r.agent_url}`)
     // SPEC §4.1 rule 4: no secret given answers an object with an `error` field.
     const missingSecret = args.bearer_token === undefined && args.api_key === undefined
     return result.isError && missingSecret
@@ -596,6 +605,6 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { agent_url: z.string(), cleared: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, clearCredentials(args.agent_url), (r) =>
+    handle(extra, args, Effect.flatMap(canonicalAgentUrl(args.agent_url), clearCredentials), (r) =>
       r.cleared ? `Removed the credentials of ${r.agent_url}` : `No credentials were saved for ${r.agent_url}`))
 }

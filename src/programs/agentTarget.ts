@@ -1,12 +1,13 @@
 /**
  * How every program that contacts an agent turns user input into an A2aClient target:
- * normalise the URL and resolve credentials in the order of SPEC §5 — explicit bearer token,
+ * resolve credentials (the door already made the URL canonical) in the order of SPEC §5 — explicit bearer token,
  * then explicit API key, then what is saved for the agent, then none.
  */
 import { Duration, Effect, Option } from "effect"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
-import { canonicalAgentUrl, type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
+import { type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import type { Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { credentialsFrom } from "./credentials.js"
@@ -46,7 +47,7 @@ const isRefusedSavedToken = (error: unknown) =>
 
 /** What a door passes to reach an agent; everything but the URL is optional. */
 export interface AgentAccess {
-  readonly agentUrl: string
+  readonly agentUrl: AgentUrl
   readonly bearerToken?: string | undefined
   readonly apiKey?: string | undefined
   /** Header for an explicit API key (default X-API-Key). */
@@ -75,7 +76,7 @@ const explicitCredentials = (access: AgentAccess) =>
 
 export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentAccess) {
   const store = yield* SessionStore
-  const agentUrl = yield* canonicalAgentUrl(access.agentUrl)
+  const agentUrl = access.agentUrl
   const explicit = yield* explicitCredentials(access)
   const saved = Option.isSome(explicit) ? Option.none() : yield* store.getCredentials(agentUrl)
   // OAuth tokens go out as a bearer token, renewed first when about to expire.

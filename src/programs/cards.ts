@@ -5,6 +5,7 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Stream } from "effect"
+import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
 import { type CardIssue, validateCard as checkCard } from "../a2a/validation/cardValidation.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
@@ -105,17 +106,28 @@ const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
 /** A platform error's reason without the path or call it names (those are already in the message). */
 const describeReason = (error: PlatformError) => (error._tag === "SystemError" ? error.reason : "bad argument")
 
+/**
+ * The card at a URL source. A decode point below the doors on purpose: `validate` takes a file
+ * path or a URL, and only here is it known to be a URL, so here it is decoded (once).
+ */
+const fetchCardJsonAt = (input: ValidateCardInput) =>
+  Effect.gen(function*() {
+    const agentUrl = yield* canonicalAgentUrl(input.source)
+    const target = yield* resolveTarget({
+      agentUrl,
+      bearerToken: input.bearerToken,
+      apiKey: input.apiKey,
+      maxResponseBytes: input.maxResponseBytes
+    })
+    const client = yield* A2aClient
+    return (yield* client.fetchCardJson(target)).json
+  })
+
 export const validateCard = Effect.fn("validateCard")(function*(input: ValidateCardInput) {
   const fromFile = input.fromFile === true || !looksLikeUrl(input.source)
   const json = fromFile
     ? yield* readCardFile(input.source)
-    : yield* Effect.flatMap(resolveTarget({
-        agentUrl: input.source,
-        bearerToken: input.bearerToken,
-        apiKey: input.apiKey,
-        maxResponseBytes: input.maxResponseBytes
-      }), (target) =>
-      Effect.flatMap(A2aClient, (client) => Effect.map(client.fetchCardJson(target), (found) => found.json)))
+    : yield* fetchCardJsonAt(input)
   const result = checkCard(json)
   return {
     valid: result.valid,

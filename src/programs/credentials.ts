@@ -2,19 +2,19 @@
  * Credential use cases: save, show (masked) and clear the secret relay sends to an agent.
  */
 import { Effect, Option } from "effect"
+import type { AgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
 import {
   type Credentials,
   DEFAULT_API_KEY_HEADER,
   maskCredentials,
-  canonicalAgentUrl,
   type MaskedCredentials
 } from "../domain/session.js"
 import { SessionStore } from "../services/SessionStore.js"
 
 export interface SetCredentialsInput {
-  readonly agentUrl: string
+  readonly agentUrl: AgentUrl
   readonly bearerToken?: string | undefined
   readonly apiKey?: string | undefined
   readonly apiKeyHeader?: string | undefined
@@ -65,10 +65,9 @@ export const credentialsFrom = (input: Omit<SetCredentialsInput, "agentUrl">) =>
 
 export const setCredentials = Effect.fn("setCredentials")(function*(input: SetCredentialsInput) {
   const store = yield* SessionStore
-  const key = yield* canonicalAgentUrl(input.agentUrl)
   const credentials = yield* credentialsFrom(input)
-  yield* store.setCredentials(key, credentials)
-  return { agent_url: key, auth_type: credentials.kind } satisfies SetCredentialsResult
+  yield* store.setCredentials(input.agentUrl, credentials)
+  return { agent_url: input.agentUrl, auth_type: credentials.kind } satisfies SetCredentialsResult
 })
 
 export interface ShowCredentialsResult {
@@ -76,18 +75,16 @@ export interface ShowCredentialsResult {
   readonly credentials: MaskedCredentials | null
 }
 
-export const showCredentials = Effect.fn("showCredentials")(function*(agentUrl: string) {
+export const showCredentials = Effect.fn("showCredentials")(function*(agentUrl: AgentUrl) {
   const store = yield* SessionStore
-  const key = yield* canonicalAgentUrl(agentUrl)
-  const credentials = yield* store.getCredentials(key)
+  const credentials = yield* store.getCredentials(agentUrl)
   return {
-    agent_url: key,
+    agent_url: agentUrl,
     credentials: Option.match(credentials, { onNone: () => null, onSome: maskCredentials })
   } satisfies ShowCredentialsResult
 })
 
-export const clearCredentials = Effect.fn("clearCredentials")(function*(agentUrl: string) {
+export const clearCredentials = Effect.fn("clearCredentials")(function*(agentUrl: AgentUrl) {
   const store = yield* SessionStore
-  const key = yield* canonicalAgentUrl(agentUrl)
-  return { agent_url: key, cleared: yield* store.clearCredentials(key) }
+  return { agent_url: agentUrl, cleared: yield* store.clearCredentials(agentUrl) }
 })

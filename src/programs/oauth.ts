@@ -12,13 +12,14 @@ import {
   OAuthSchemeUnknown,
   scopesFor
 } from "../domain/oauth.js"
-import { canonicalAgentUrl, type Credentials, type OAuthCredentials, type OAuthFlow } from "../domain/session.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
+import { type Credentials, type OAuthCredentials, type OAuthFlow } from "../domain/session.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AuthServer, type Interaction, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"
 import { SessionStore } from "../services/SessionStore.js"
 
 export interface LoginInput {
-  readonly agentUrl: string
+  readonly agentUrl: AgentUrl
   readonly cardUrl?: string | undefined
   readonly flow: OAuthFlow
   readonly clientId: string
@@ -52,7 +53,7 @@ const RENEW_MARGIN_MS = 60_000
 const loginOf = (agentUrl: string, flow: OAuthFlow, clientId: string): LoginCommand => ({ agentUrl, flow, clientId })
 
 /** The card's OAuth schemes; with --issuer the card is optional (an agent may not publish one). */
-const schemeFor = (input: LoginInput, agentUrl: string) =>
+const schemeFor = (input: LoginInput, agentUrl: AgentUrl) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
     const card = yield* client.fetchCardJson({ agentUrl, cardUrl: input.cardUrl }).pipe(
@@ -121,7 +122,7 @@ const obtainTokens = (input: LoginInput, server: AuthServer, id: OAuthClientId, 
 
 /** Logs in with the flow asked for and saves the tokens for the agent. */
 export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
-  const agentUrl = yield* canonicalAgentUrl(input.agentUrl)
+  const agentUrl = input.agentUrl
   const oauth = yield* OAuth
   const scheme = yield* schemeFor(input, agentUrl)
   const server = yield* oauth.discover(scheme, input.flow, input.issuer)
@@ -142,7 +143,7 @@ const serverOf = (saved: OAuthCredentials): AuthServer => ({
 const idOf = (saved: OAuthCredentials): OAuthClientId => ({ clientId: saved.client_id, clientSecret: saved.client_secret })
 
 /** New tokens without the user: the refresh token, or the saved secret for client credentials. */
-const renew = (agentUrl: string, saved: OAuthCredentials) =>
+const renew = (agentUrl: AgentUrl, saved: OAuthCredentials) =>
   Effect.gen(function*() {
     const oauth = yield* OAuth
     const login = loginOf(agentUrl, saved.flow, saved.client_id)
@@ -168,7 +169,7 @@ const expiresSoon = (saved: OAuthCredentials, now: number) =>
  * The bearer credentials for saved OAuth tokens: renewed first when they expire within a minute,
  * or always with `force` (the agent refused them).
  */
-export const bearerFor = (agentUrl: string, saved: OAuthCredentials, force = false) =>
+export const bearerFor = (agentUrl: AgentUrl, saved: OAuthCredentials, force = false) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const current = force || expiresSoon(saved, now) ? yield* renew(agentUrl, saved) : saved
@@ -186,10 +187,9 @@ export interface LogoutResult {
  * Forgets an agent's credentials; OAuth tokens are revoked first when the server offers it
  * (RFC 7009), the refresh token before the access token (revoking it may end both).
  */
-export const logout = Effect.fn("oauthLogout")(function*(agentUrl: string) {
+export const logout = Effect.fn("oauthLogout")(function*(key: AgentUrl) {
   const store = yield* SessionStore
   const oauth = yield* OAuth
-  const key = yield* canonicalAgentUrl(agentUrl)
   const saved = yield* store.getCredentials(key)
   let revoked = false
   if (Option.isSome(saved) && saved.value.kind === "oauth") {

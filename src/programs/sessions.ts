@@ -3,7 +3,8 @@
  * Clearing never touches credentials (SPEC §4.1 rule 3); `relay auth clear` does that.
  */
 import { Effect, Option } from "effect"
-import { canonicalAgentUrl, emptySummary, type SessionSummary, summarize } from "../domain/session.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
+import { emptySummary, type SessionSummary, summarize } from "../domain/session.js"
 import { SessionStore } from "../services/SessionStore.js"
 
 export interface SessionList {
@@ -18,11 +19,10 @@ export const listSessions = Effect.fn("listSessions")(function*() {
 })
 
 /** The saved state of one agent; an agent never seen gives an empty session, not an error. */
-export const showSession = Effect.fn("showSession")(function*(agentUrl: string) {
+export const showSession = Effect.fn("showSession")(function*(agentUrl: AgentUrl) {
   const store = yield* SessionStore
-  const key = yield* canonicalAgentUrl(agentUrl)
-  const record = yield* store.get(key)
-  return Option.match(record, { onNone: () => emptySummary(key), onSome: summarize })
+  const record = yield* store.get(agentUrl)
+  return Option.match(record, { onNone: () => emptySummary(agentUrl), onSome: summarize })
 })
 
 /** Clearing all sessions names no agent: the field is left out, not null (README, JSON shapes). */
@@ -36,12 +36,11 @@ export type ClearResult = ({ readonly all: true } | {
   readonly credentials_kept: true
 }
 
-export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: string | undefined) {
+export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: AgentUrl | undefined) {
   const store = yield* SessionStore
   if (agentUrl === undefined) {
     return { all: true, cleared: yield* store.clearAll, credentials_kept: true } satisfies ClearResult
   }
-  const key = yield* canonicalAgentUrl(agentUrl)
-  const cleared = yield* store.clear(key)
-  return { all: false, agent_url: key, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
+  const cleared = yield* store.clear(agentUrl)
+  return { all: false, agent_url: agentUrl, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
 })

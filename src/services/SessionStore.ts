@@ -9,11 +9,10 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Ref, Schema } from "effect"
 import lockfile from "proper-lockfile"
-import { type InvalidAgentUrl, StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError }
-  from "../domain/errors.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
+import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
 import {
   applyPatch,
-  canonicalAgentUrl,
   type SavedCredentials,
   emptyStore,
   newRecord,
@@ -26,21 +25,19 @@ import { StateDir } from "./StateDir.js"
 
 export const SESSIONS_FILE = "sessions.json"
 
-type Failure = StoreError | InvalidAgentUrl
-
 export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore, {
-  readonly get: (agentUrl: string) => Effect.Effect<Option.Option<SessionRecord>, Failure>
+  readonly get: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SessionRecord>, StoreError>
   readonly list: Effect.Effect<ReadonlyArray<SessionRecord>, StoreError>
   /** Saves ids and state after a conversation turn; creates the record if needed. */
-  readonly update: (agentUrl: string, patch: SessionPatch) => Effect.Effect<SessionRecord, Failure>
+  readonly update: (agentUrl: AgentUrl, patch: SessionPatch) => Effect.Effect<SessionRecord, StoreError>
   /** Forgets context, task and state of one agent; credentials stay. True if anything was cleared. */
-  readonly clear: (agentUrl: string) => Effect.Effect<boolean, Failure>
+  readonly clear: (agentUrl: AgentUrl) => Effect.Effect<boolean, StoreError>
   /** Forgets context, task and state of every agent; credentials stay. Returns how many were cleared. */
   readonly clearAll: Effect.Effect<number, StoreError>
-  readonly setCredentials: (agentUrl: string, credentials: SavedCredentials) => Effect.Effect<SessionRecord, Failure>
-  readonly getCredentials: (agentUrl: string) => Effect.Effect<Option.Option<SavedCredentials>, Failure>
+  readonly setCredentials: (agentUrl: AgentUrl, credentials: SavedCredentials) => Effect.Effect<SessionRecord, StoreError>
+  readonly getCredentials: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SavedCredentials>, StoreError>
   /** True if credentials existed. */
-  readonly clearCredentials: (agentUrl: string) => Effect.Effect<boolean, Failure>
+  readonly clearCredentials: (agentUrl: AgentUrl) => Effect.Effect<boolean, StoreError>
 }>() {}
 
 /** How a store keeps its file: read a snapshot, or change it atomically. */
@@ -72,12 +69,13 @@ const hasConversation = (record: SessionRecord) =>
   record.context_id !== undefined || record.task_id !== undefined || record.last_state !== undefined
 
 const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
-  const lookup = (agentUrl: string) =>
-    Effect.flatMap(canonicalAgentUrl(agentUrl), (key) =>
-      Effect.map(backend.read, (file) => Option.fromNullable(file.sessions[key])))
+  // Keys are canonical AgentUrls, as every earlier relay wrote them, so old files read the same.
+  // What is read back is not decoded or branded again: the file is ours, only AgentUrls were
+  // written as keys, and a record's agent_url is only shown (listings), never used to reach the agent.
+  const lookup = (key: AgentUrl) => Effect.map(backend.read, (file) => Option.fromNullable(file.sessions[key]))
 
-  const change = <A>(agentUrl: string, f: (key: string, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]) =>
-    Effect.flatMap(Effect.all([canonicalAgentUrl(agentUrl), nowIso]), ([key, now]) =>
+  const change = <A>(key: AgentUrl, f: (key: AgentUrl, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]) =>
+    Effect.flatMap(nowIso, (now) =>
       backend.modify((file) => {
         const before = file.sessions[key]
         const [result, record] = f(key, before, now)

@@ -10,6 +10,7 @@ import { CARD_ISSUE_CODES, CARD_ISSUE_SEVERITIES, validateCard } from "../../src
 import { cardFromWire } from "../../src/a2a/translate.js"
 import { selectEndpoints } from "../../src/services/A2aClient.js"
 import type { CardIssue, CardValidation } from "../../src/a2a/validation/cardValidation.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -630,7 +631,7 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
   /** What A2aClient would talk to: the card decoded as discovery does, then its interface selection. */
   const clientEndpoints = (card: unknown) =>
     Effect.runSync(Effect.either(cardFromWire(card))).pipe(
-      Either.match({ onLeft: () => [], onRight: ({ card }) => selectEndpoints(card, CARD_URL, { agentUrl: "https://agent.example.com" }) })
+      Either.match({ onLeft: () => [], onRight: ({ card }) => selectEndpoints(card, CARD_URL, { agentUrl: agentUrlOf("https://agent.example.com") }) })
     )
   const withInterfaces = (...supportedInterfaces: ReadonlyArray<Card>): Card => ({ ...cleanV1Card(), supportedInterfaces })
   const errorCodes = (result: CardValidation) => result.issues.filter((issue) => issue.severity === "error").map((issue) => issue.code)

@@ -8,7 +8,7 @@ import { startAgent } from "../servers/agentHarness.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 import { CARD_WITHOUT_INTERFACES_FAULT, PLANTED_FAULTS, startBrokenAgent } from "./brokenAgent.js"
-import { failedMusts, idsWith, resultsOf, runCheck } from "./checkHarness.js"
+import { failedMusts, idsWith, planCheck, resultsOf, runCheck } from "./checkHarness.js"
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -147,7 +147,7 @@ describe("relay check against a broken agent", () => {
 
   it("a dry run lists every check and sends nothing", async () => {
     const agent = started(await startBrokenAgent())
-    const report = await runCheck(agent.baseUrl, { dryRun: true })
+    const report = await planCheck(agent.baseUrl)
     expect(report.results.map((r) => r.id)).toEqual(CHECKS.map((c) => c.id))
     expect(report.results.every((r) => r.status === "skipped")).toBe(true)
     expect(summaryLine(report.summary)).toBe(`0 passed, 0 failed, ${CHECKS.length} skipped`)

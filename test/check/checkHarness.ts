@@ -2,19 +2,24 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer } from "effect"
 import type { CheckReport, CheckResult } from "../../src/domain/conformance.js"
-import { checkAgent, type CheckAgentInput } from "../../src/programs/check/checkAgent.js"
+import { checkAgent, type CheckAgentInput, type CheckPlanInput, planChecks } from "../../src/programs/check/checkAgent.js"
 import { checkReceiverLayer } from "../../src/servers/webhook/checkReceiver.js"
 import { RawHttpLive } from "../../src/services/RawHttp.js"
 import { ProgramLayer } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const CheckLayer = Layer.mergeAll(ProgramLayer, RawHttpLive.pipe(Layer.provide(NodeHttpClient.layerUndici)), checkReceiverLayer)
 
 export const runCheck = (agentUrl: string, input: Partial<CheckAgentInput> = {}): Promise<CheckReport> =>
   Effect.runPromise(
-    checkAgent({ agentUrl, protocols: ["1.0", "0.3"], bindings: ["JSONRPC", "HTTP+JSON"], only: [], skip: [], timeoutSeconds: 5, ...input }).pipe(
+    checkAgent({ agentUrl: agentUrlOf(agentUrl), protocols: ["1.0", "0.3"], bindings: ["JSONRPC", "HTTP+JSON"], only: [], skip: [], timeoutSeconds: 5, ...input }).pipe(
       Effect.provide(CheckLayer)
     )
   )
+
+/** The dry run of runCheck: the checks it would run against the URL, none sent. */
+export const planCheck = (agentUrl: string, input: Partial<CheckPlanInput> = {}): Promise<CheckReport> =>
+  Effect.runPromise(planChecks({ agentUrl, only: [], skip: [], ...input }))
 
 /** `id@protocol/binding` (or `id` for agent checks) of every result with this status. */
 export const idsWith = (report: CheckReport, status: CheckResult["status"]): ReadonlyArray<string> =>

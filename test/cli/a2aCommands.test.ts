@@ -42,6 +42,7 @@ import type { RecordedRequest } from "../peers/httpUtil.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const TOKEN = "cli-bearer-token-0123456789"
 const KEY = "cli-api-key-0123456789"
@@ -268,8 +269,8 @@ describe("credentials (SPEC §5) as the agent receives them", () => {
     await Effect.runPromise(
       Effect.gen(function*() {
         const store = yield* SessionStore
-        yield* store.setCredentials(secured.baseUrl, { kind: "bearer", token: TOKEN })
-        yield* store.setCredentials(sdk.baseUrl, { kind: "api_key", key: KEY, header: "X-Agent-Key" })
+        yield* store.setCredentials(agentUrlOf(secured.baseUrl), { kind: "bearer", token: TOKEN })
+        yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "api_key", key: KEY, header: "X-Agent-Key" })
       }).pipe(Effect.provide(storeLayer(dir)))
     )
 

@@ -95,6 +95,32 @@ describe("relay auth / session", () => {
     expect(json(result.stderr)).toMatchObject({ error: { code: "invalid_agent_url" } })
   })
 
+  // Every door decodes --url once, before any program runs: the same error, exit code and JSON everywhere.
+  it.each([
+    ["session", "show", "--url", "ftp://x"],
+    ["session", "clear", "--url", "ftp://x"],
+    ["auth", "set", "--url", "ftp://x", "--bearer-token", TOKEN],
+    ["auth", "show", "--url", "ftp://x"],
+    ["auth", "clear", "--url", "ftp://x"],
+    ["auth", "logout", "--url", "ftp://x"],
+    ["message", "send", "--url", "ftp://x", "hi"],
+    ["task", "get", "--url", "ftp://x", "t-1"],
+    ["task", "notification", "list", "--url", "ftp://x", "t-1"],
+    ["card", "get", "--url", "ftp://x"],
+    ["check", "ftp://x"]
+  ])("%s %s refuses a bad agent URL: exit 1, the invalid_agent_url error as JSON on stderr", async (...args) => {
+    const result = await relay([...args, "--json"])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe("")
+    expect(json(result.stderr)).toEqual({
+      error: {
+        code: "invalid_agent_url",
+        message: "Invalid agent URL \"ftp://x\": unsupported scheme ftp:",
+        hint: "Give the agent's base URL with its scheme, for example http://127.0.0.1:8000"
+      }
+    })
+  })
+
   it("session list shows has_credentials and never the secret", async () => {
     const result = await relay(["session", "list", "--json"])
     const list = json(result.stdout) as { count: number; sessions: Array<Record<string, unknown>> }

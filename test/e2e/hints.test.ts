@@ -22,6 +22,7 @@ import { type AppRuntime, appLayer, connectTools, contextFor } from "../helpers/
 import { tempHome } from "../helpers/stateHome.js"
 import { withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const URL_ = "http://127.0.0.1:9"
 
@@ -128,8 +129,8 @@ describe("hints that name the actual fix", () => {
     // The user addresses localhost; the card's interfaces are on 127.0.0.1: another origin.
     const localhost = secured.baseUrl.replace("127.0.0.1", "localhost")
     const failure = await failureOf(Effect.gen(function*() {
-      yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(localhost, { kind: "bearer", token: "the-right-token-0123456789" }))
-      return yield* sendMessage({ agentUrl: localhost, text: "hi" })
+      yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrlOf(localhost), { kind: "bearer", token: "the-right-token-0123456789" }))
+      return yield* sendMessage({ agentUrl: agentUrlOf(localhost), text: "hi" })
     }))
     expect(failure.code).toBe("auth_required")
     expect(failure.terminal).toContain("--allow-cross-origin-credentials")
@@ -137,20 +138,20 @@ describe("hints that name the actual fix", () => {
   })
 
   it("wrong credentials given with the call say to check them, not to save some", async () => {
-    const failure = await failureOf(sendMessage({ agentUrl: secured.baseUrl, text: "hi", bearerToken: "wrong-token-0123456789" }))
+    const failure = await failureOf(sendMessage({ agentUrl: agentUrlOf(secured.baseUrl), text: "hi", bearerToken: "wrong-token-0123456789" }))
     expect(failure.message).toContain("rejected the credentials given")
     expect(failure.terminal).toMatch(/Check the bearer token or API key given/)
     expect(failure.terminal).not.toContain("relay auth set")
   })
 
   it("no credentials at all: save them, or give them with the call, in each door's words", async () => {
-    const failure = await failureOf(sendMessage({ agentUrl: secured.baseUrl, text: "hi" }))
+    const failure = await failureOf(sendMessage({ agentUrl: agentUrlOf(secured.baseUrl), text: "hi" }))
     expect(failure.terminal).toContain(`relay auth set --url ${secured.baseUrl}`)
     expect(failure.assistant).toContain(`set_agent_credentials (agent_url ${secured.baseUrl}`)
   })
 
   it("a pin the card lacks names what the card offers, not a validation that calls it valid", async () => {
-    const failure = await failureOf(sendMessage({ agentUrl: agent.baseUrl, text: "hi", protocol: "0.3", binding: "JSONRPC" }))
+    const failure = await failureOf(sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: "hi", protocol: "0.3", binding: "JSONRPC" }))
     expect(failure.code).toBe("no_usable_interface")
     expect(failure.terminal).toContain("--protocol")
     expect(failure.terminal).toContain("JSONRPC 1.0")
@@ -158,12 +159,12 @@ describe("hints that name the actual fix", () => {
   })
 
   it("a deleted push config is not found, with the task's configs to look at (not 'check the task id')", async () => {
-    const sent = await Effect.runPromise(Effect.provide(sendMessage({ agentUrl: agent.baseUrl, text: "config me" }), ProgramLayer))
+    const sent = await Effect.runPromise(Effect.provide(sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: "config me" }), ProgramLayer))
     const taskId = sent.task_id!
     const failure = await failureOf(Effect.gen(function*() {
-      const config = yield* setPushConfig({ agentUrl: agent.baseUrl, taskId, webhookUrl: "http://127.0.0.1:9/hook" })
-      yield* deletePushConfig({ agentUrl: agent.baseUrl, taskId, configId: config.config_id! })
-      return yield* getPushConfig({ agentUrl: agent.baseUrl, taskId, configId: config.config_id! })
+      const config = yield* setPushConfig({ agentUrl: agentUrlOf(agent.baseUrl), taskId, webhookUrl: "http://127.0.0.1:9/hook" })
+      yield* deletePushConfig({ agentUrl: agentUrlOf(agent.baseUrl), taskId, configId: config.config_id! })
+      return yield* getPushConfig({ agentUrl: agentUrlOf(agent.baseUrl), taskId, configId: config.config_id! })
     }))
     expect(failure.code).toBe("not_found")
     expect(failure.message).toMatch(/Push notification config .* was not found/)
@@ -173,10 +174,10 @@ describe("hints that name the actual fix", () => {
 
   it("a saved task the agent refuses to continue points at clearing the session", async () => {
     const failure = await failureOf(Effect.gen(function*() {
-      const done = yield* sendMessage({ agentUrl: agent.baseUrl, text: withBehaviour("echo-complete", "finish") })
+      const done = yield* sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: withBehaviour("echo-complete", "finish") })
       // As if another client had seen the task wait for input: the session still offers it.
-      yield* Effect.flatMap(SessionStore, (store) => store.update(agent.baseUrl, { task_id: done.task_id, last_state: "input-required" }))
-      return yield* sendMessage({ agentUrl: agent.baseUrl, text: "more", useSession: true })
+      yield* Effect.flatMap(SessionStore, (store) => store.update(agentUrlOf(agent.baseUrl), { task_id: done.task_id, last_state: "input-required" }))
+      return yield* sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: "more", useSession: true })
     }))
     expect(failure.code).toBe("saved_task_refused")
     expect(failure.terminal).toContain(`relay session clear --url ${agent.baseUrl}`)

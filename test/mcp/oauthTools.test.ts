@@ -14,6 +14,7 @@ import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf }
 import { tempHome } from "../helpers/stateHome.js"
 import { AGENT_SCOPE, type ProviderHandle, startProvider } from "../peers/oidcProvider.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const AUDIENCE = "urn:relay-test:mcp-agent"
 const CLIENT_ID = "relay-mcp"
@@ -27,7 +28,7 @@ let agent: SdkAgentHandle
 
 const noInteraction = { prompt: () => Effect.void, openBrowser: false, timeout: Duration.seconds(5) }
 const loginOnce = () =>
-  runtime.runPromise(login({ agentUrl: agent.baseUrl, flow: "client_credentials", clientId: CLIENT_ID, clientSecret: SECRET, interaction: noInteraction }))
+  runtime.runPromise(login({ agentUrl: agentUrlOf(agent.baseUrl), flow: "client_credentials", clientId: CLIENT_ID, clientSecret: SECRET, interaction: noInteraction }))
 const storeFile = () => Path.join(home.stateDir, "sessions.json")
 const storedToken = () =>
   (JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { sessions: Record<string, { credentials: { access_token: string } }> })

@@ -25,6 +25,7 @@ import { tempHome } from "../helpers/stateHome.js"
 import { type LegacyAgentHandle, startLegacyAgent } from "../peers/legacyCardStub.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const TOKEN = "card-bearer-token-123456"
 
@@ -58,24 +59,24 @@ const skillIds = (card: unknown) => ((card as { skills: Array<{ id: string }> })
 describe("getCard", () => {
   it.live("returns the card as served, null fields omitted, with where it was found and its generation", () =>
     Effect.gen(function*() {
-      const v1 = yield* getCard({ agentUrl: sdk.baseUrl })
+      const v1 = yield* getCard({ agentUrl: agentUrlOf(sdk.baseUrl) })
       expect(v1).toMatchObject({ agent_url: sdk.baseUrl, card_url: sdk.cardUrl, generation: "1.0" })
       expect(v1.card).toMatchObject({ name: "SDK Test Agent", capabilities: { streaming: true, pushNotifications: true } })
       expect(hasNull(v1.card)).toBe(false)
 
-      const old = yield* getCard({ agentUrl: v03.baseUrl })
+      const old = yield* getCard({ agentUrl: agentUrlOf(v03.baseUrl) })
       expect(old).toMatchObject({ generation: "0.3", card: { protocolVersion: "0.3.0", name: "v0.3 Test Agent" } })
       // A pre-0.3 agent only serves /.well-known/agent.json.
-      const legacyCard = yield* getCard({ agentUrl: legacy.baseUrl })
+      const legacyCard = yield* getCard({ agentUrl: agentUrlOf(legacy.baseUrl) })
       expect(legacyCard).toMatchObject({ card_url: legacy.cardUrl, card: { name: "Legacy Test Agent" } })
     }).pipe(Effect.provide(ProgramLayer)))
 
   it.live("with authenticated, fetches the extended card using the bearer token", () =>
     Effect.gen(function*() {
-      const publicCard = yield* getCard({ agentUrl: secured.baseUrl })
+      const publicCard = yield* getCard({ agentUrl: agentUrlOf(secured.baseUrl) })
       expect(skillIds(publicCard.card)).toEqual(["scripted"])
       const before = secured.requests.length
-      const extended = yield* getCard({ agentUrl: secured.baseUrl, authenticated: true, bearerToken: TOKEN })
+      const extended = yield* getCard({ agentUrl: agentUrlOf(secured.baseUrl), authenticated: true, bearerToken: TOKEN })
       expect(skillIds(extended.card)).toEqual(["scripted", "extended-only"])
       const sent = secured.requests.slice(before)
       expect(sent.length).toBeGreaterThan(0)
@@ -84,7 +85,7 @@ describe("getCard", () => {
 
   it.live("without credentials the extended card is auth_required, with the relay auth set hint", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(getCard({ agentUrl: secured.baseUrl, authenticated: true }))
+      const error = yield* Effect.flip(getCard({ agentUrl: agentUrlOf(secured.baseUrl), authenticated: true }))
       expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401 })
       expect(terminalHint(error.hint)).toContain(`relay auth set --url ${secured.baseUrl}`)
     }).pipe(Effect.provide(ProgramLayer)))
@@ -92,9 +93,9 @@ describe("getCard", () => {
   it.live("an unreachable agent and an agent without a card are typed errors", () =>
     Effect.gen(function*() {
       const closed = yield* Effect.promise(closedPortUrl)
-      const unreachable = yield* Effect.flip(getCard({ agentUrl: closed }))
+      const unreachable = yield* Effect.flip(getCard({ agentUrl: agentUrlOf(closed) }))
       expect(unreachable).toMatchObject({ _tag: "AgentUnreachable", code: "agent_unreachable" })
-      const missing = yield* Effect.flip(getCard({ agentUrl: `${legacy.baseUrl}/nowhere/card.json` }))
+      const missing = yield* Effect.flip(getCard({ agentUrl: agentUrlOf(`${legacy.baseUrl}/nowhere/card.json`) }))
       expect(missing).toMatchObject({ _tag: "CardNotFound", code: "card_not_found" })
     }).pipe(Effect.provide(ProgramLayer)))
 })
@@ -237,7 +238,7 @@ describe("validateCard and the client agree on a served card (issue 17.5)", () =
             expect(result.valid).toBe(false)
             expect(result.issues.map((issue) => issue.code)).toContain("card.no_usable_interface")
             const client = yield* A2aClient
-            const failure = yield* Effect.flip(client.endpoint({ agentUrl: server.baseUrl }))
+            const failure = yield* Effect.flip(client.endpoint({ agentUrl: agentUrlOf(server.baseUrl) }))
             expect(failure.message).toContain("no interface relay can use")
           }),
         (server) => Effect.promise(() => server.close())

@@ -34,6 +34,7 @@ import type { RecordedRequest } from "../peers/httpUtil.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 // ---------------------------------------------------------------------------
 // A scripted client: records every request, answers from the test's script
@@ -88,10 +89,10 @@ const scripted = (script: Script = {}) => {
 }
 
 const saveSession = (patch: { context_id?: string; task_id?: string; last_state?: string }) =>
-  Effect.flatMap(SessionStore, (store) => store.update(AGENT, patch))
+  Effect.flatMap(SessionStore, (store) => store.update(agentUrlOf(AGENT), patch))
 
 const savedSession = (url = AGENT) =>
-  Effect.flatMap(SessionStore, (store) => Effect.map(store.get(url), Option.getOrThrow))
+  Effect.flatMap(SessionStore, (store) => Effect.map(store.get(agentUrlOf(url)), Option.getOrThrow))
 
 const idsSent = (request: V1.SendMessageRequest | undefined) => ({
   contextId: request?.message.contextId,
@@ -144,7 +145,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     const { sent, layer } = scripted()
     return Effect.gen(function*() {
       yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "input-required" })
-      const result = yield* sendMessage({ agentUrl: AGENT, text: "the answer", useSession: true })
+      const result = yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "the answer", useSession: true })
       expect(idsSent(sent[0])).toEqual({ contextId: "c1", taskId: "t1" })
       expect(result).toMatchObject({ context_id: "c1", task_id: "t1", state: "completed", text: "done" })
       expect(yield* savedSession()).toMatchObject({ context_id: "c1", task_id: "t1", last_state: "completed" })
@@ -155,7 +156,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     const { sent, layer } = scripted()
     return Effect.gen(function*() {
       yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "completed" })
-      const result = yield* sendMessage({ agentUrl: AGENT, text: "next", useSession: true })
+      const result = yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "next", useSession: true })
       expect(idsSent(sent[0])).toEqual({ contextId: "c1", taskId: undefined })
       expect(result.task_id).toBe("task-new")
       expect(yield* savedSession()).toMatchObject({ context_id: "c1", task_id: "task-new", last_state: "completed" })
@@ -166,8 +167,8 @@ describe("sendMessage: session rules (scripted agent)", () => {
     const { sent, layer } = scripted()
     return Effect.gen(function*() {
       yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "input-required" })
-      yield* sendMessage({ agentUrl: AGENT, text: "a", useSession: true, contextId: "c2" })
-      yield* sendMessage({ agentUrl: AGENT, text: "b", contextId: "c3", taskId: "t3" })
+      yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "a", useSession: true, contextId: "c2" })
+      yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "b", contextId: "c3", taskId: "t3" })
       expect(sent.map(idsSent)).toEqual([{ contextId: "c2", taskId: undefined }, { contextId: "c3", taskId: "t3" }])
       expect(yield* savedSession()).toMatchObject({ context_id: "c3", task_id: "t3" })
     }).pipe(Effect.provide(layer))
@@ -177,7 +178,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     const { sent, layer } = scripted()
     return Effect.gen(function*() {
       yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "input-required" })
-      yield* sendMessage({ agentUrl: AGENT, text: "fresh" })
+      yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "fresh" })
       expect(idsSent(sent[0])).toEqual({ contextId: undefined, taskId: undefined })
       expect(yield* savedSession()).toMatchObject({ context_id: "ctx-new", task_id: "task-new", last_state: "completed" })
     }).pipe(Effect.provide(layer))
@@ -189,7 +190,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     })
     return Effect.gen(function*() {
       yield* saveSession({ context_id: "c1", task_id: "t1", last_state: "completed" })
-      const result = yield* sendMessage({ agentUrl: AGENT, text: "hi", useSession: true })
+      const result = yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "hi", useSession: true })
       expect(result).toEqual({
         context_id: null,
         task_id: null,
@@ -212,7 +213,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
       getTask: () => Effect.fail(new AgentUnreachable({ url: AGENT, reason: "connection reset" }))
     })
     return Effect.gen(function*() {
-      const exit = yield* Effect.exit(sendMessage({ agentUrl: AGENT, text: "long job" }))
+      const exit = yield* Effect.exit(sendMessage({ agentUrl: agentUrlOf(AGENT), text: "long job" }))
       expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag).toBe("AgentUnreachable")
       expect(yield* savedSession()).toMatchObject({ context_id: "c7", task_id: "t7", last_state: "working" })
     }).pipe(Effect.provide(layer))
@@ -235,7 +236,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     const updates: Array<string> = []
     return Effect.gen(function*() {
       const result = yield* sendMessage({
-        agentUrl: AGENT,
+        agentUrl: agentUrlOf(AGENT),
         text: "pick",
         onUpdate: (update) => Effect.sync(() => updates.push(update.view.state))
       })
@@ -259,7 +260,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     const deltas: Array<string> = []
     return Effect.gen(function*() {
       const result = yield* sendMessage({
-        agentUrl: AGENT,
+        agentUrl: agentUrlOf(AGENT),
         text: "stream it",
         stream: true,
         onUpdate: (update: TaskUpdate) => Effect.sync(() => deltas.push(update.delta))
@@ -282,7 +283,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
         )
     })
     return Effect.gen(function*() {
-      const exit = yield* Effect.exit(sendMessage({ agentUrl: AGENT, text: "x", stream: true }))
+      const exit = yield* Effect.exit(sendMessage({ agentUrl: agentUrlOf(AGENT), text: "x", stream: true }))
       expect(Exit.isFailure(exit)).toBe(true)
       expect(yield* savedSession()).toMatchObject({ task_id: "t6", context_id: "c6", last_state: "working" })
     }).pipe(Effect.provide(layer))
@@ -291,8 +292,8 @@ describe("sendMessage: session rules (scripted agent)", () => {
   it.effect("refuses an empty message or a bad webhook URL before contacting the agent", () => {
     const { sent, layer } = scripted()
     return Effect.gen(function*() {
-      const empty = yield* Effect.flip(sendMessage({ agentUrl: AGENT, text: "  " }))
-      const badPush = yield* Effect.flip(sendMessage({ agentUrl: AGENT, text: "x", pushUrl: "ftp://hook" }))
+      const empty = yield* Effect.flip(sendMessage({ agentUrl: agentUrlOf(AGENT), text: "  " }))
+      const badPush = yield* Effect.flip(sendMessage({ agentUrl: agentUrlOf(AGENT), text: "x", pushUrl: "ftp://hook" }))
       expect([empty._tag, badPush._tag]).toEqual(["InvalidInput", "InvalidInput"])
       expect(sent).toHaveLength(0)
     }).pipe(Effect.provide(layer))
@@ -315,7 +316,7 @@ describe("sendMessage: result text (SPEC §2)", () => {
       artifacts: [{ artifactId: "a", parts: [{ text: "t" }, { data: { k: 1 } }, { raw: "AAEC", filename: "f.bin", mediaType: "application/octet-stream" }, { url: "https://x.test/f.png", filename: "f.png" }] }]
     }, "t\n[data: {\"k\":1}]\n[file: f.bin (application/octet-stream), 3 bytes]\n[file: f.png, https://x.test/f.png]"]
   ] as const)("text takes %s", ([, extra, expected]) =>
-    sendMessage({ agentUrl: AGENT, text: "q" }).pipe(
+    sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q" }).pipe(
       Effect.map((result) => expect(result.text).toBe(expected)),
       Effect.provide(withTask(extra as Partial<V1.Task>).layer)
     ))
@@ -360,9 +361,9 @@ describe("sendMessage: credentials (SPEC §5) as the agent receives them", () =>
   const sendWith = (access: { bearerToken?: string; apiKey?: string }, saved?: "bearer" | "api_key") =>
     Effect.gen(function*() {
       const store = yield* SessionStore
-      if (saved === "bearer") yield* store.setCredentials(sdk.baseUrl, { kind: "bearer", token: SAVED_TOKEN })
-      if (saved === "api_key") yield* store.setCredentials(sdk.baseUrl, { kind: "api_key", key: SAVED_KEY, header: "X-Agent-Key" })
-      const { sent } = yield* sendRecorded(sdk, sendMessage({ agentUrl: sdk.baseUrl, text: "hi", ...access }))
+      if (saved === "bearer") yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "bearer", token: SAVED_TOKEN })
+      if (saved === "api_key") yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "api_key", key: SAVED_KEY, header: "X-Agent-Key" })
+      const { sent } = yield* sendRecorded(sdk, sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "hi", ...access }))
       expect(sent.length).toBeGreaterThanOrEqual(2) // the card, then the message
       return credentialHeadersOf(sent, AUTH_HEADERS)
     }).pipe(Effect.provide(ProgramLayer))
@@ -389,7 +390,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
   it.each(["v1.0", "v0.3"])("%s agent: every behaviour maps to the SPEC result shape with v0.3 state names", async (which) => {
     // Peers start in beforeAll, so they are picked when the test runs.
     const peer = which === "v1.0" ? sdk : v03
-    const send = (text: string) => Effect.runPromise(sendMessage({ agentUrl: peer.baseUrl, text }).pipe(Effect.provide(ProgramLayer)))
+    const send = (text: string) => Effect.runPromise(sendMessage({ agentUrl: agentUrlOf(peer.baseUrl), text }).pipe(Effect.provide(ProgramLayer)))
     const results = {
       echo: await send("plain words"),
       input: await send(withBehaviour("input-required", "start")),
@@ -423,9 +424,9 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
       Effect.runPromise(effect.pipe(Effect.provide(Layer.merge(RealClient, storeLayer(home.stateDir)))))
     try {
       const before = sdk.requests.length
-      const first = await run(sendMessage({ agentUrl: sdk.baseUrl, text: withBehaviour("input-required", "first") }))
-      const second = await run(sendMessage({ agentUrl: sdk.baseUrl, text: "second", useSession: true }))
-      const third = await run(sendMessage({ agentUrl: sdk.baseUrl, text: "third", useSession: true }))
+      const first = await run(sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: withBehaviour("input-required", "first") }))
+      const second = await run(sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "second", useSession: true }))
+      const third = await run(sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "third", useSession: true }))
       expect(first.state).toBe("input-required")
       expect(second).toMatchObject({ task_id: first.task_id, context_id: first.context_id, state: "completed", text: combinedText(["first", "second"]) })
       // The task is finished now: the next message starts a new task in the same context.
@@ -452,15 +453,15 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
           deltas.push(update.delta)
           states.push(update.view.state)
         })
-      const chunked = yield* sendMessage({ agentUrl: sdk.baseUrl, text: withBehaviour("chunked-artifact", "go"), stream: true, onUpdate })
+      const chunked = yield* sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: withBehaviour("chunked-artifact", "go"), stream: true, onUpdate })
       expect(chunked).toMatchObject({ state: "completed", text: chunkTexts("go").join("") })
       expect(deltas.filter((d) => d !== "")).toEqual(chunkTexts("go"))
       expect(states.at(-1)).toBe("completed")
 
-      const parked = yield* sendMessage({ agentUrl: v03.baseUrl, text: withBehaviour("auth-required", "sign"), stream: true })
+      const parked = yield* sendMessage({ agentUrl: agentUrlOf(v03.baseUrl), text: withBehaviour("auth-required", "sign"), stream: true })
       expect(parked).toMatchObject({ state: "auth-required", needs_auth: true })
       expect(yield* savedSession(v03.baseUrl)).toMatchObject({ task_id: parked.task_id, last_state: "auth-required" })
-      const resumed = yield* sendMessage({ agentUrl: v03.baseUrl, text: "signed in", stream: true, useSession: true })
+      const resumed = yield* sendMessage({ agentUrl: agentUrlOf(v03.baseUrl), text: "signed in", stream: true, useSession: true })
       expect(resumed).toMatchObject({ task_id: parked.task_id, state: "completed", text: echoText("signed in") })
       expect(yield* savedSession(v03.baseUrl)).toMatchObject({ task_id: parked.task_id, last_state: "completed" })
     }).pipe(Effect.provide(ProgramLayer)))
@@ -469,7 +470,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
     Effect.gen(function*() {
       const PUSH_TOKEN = "push-token-for-the-sink-42"
       const result = yield* sendMessage({
-        agentUrl: sdk.baseUrl,
+        agentUrl: agentUrlOf(sdk.baseUrl),
         text: "notify me",
         pushUrl: `${sink.url}/program-hook`,
         pushToken: PUSH_TOKEN
@@ -483,7 +484,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
   it.live("--push-url to an agent without push notifications is refused before the message is sent", () =>
     Effect.gen(function*() {
       const before = noPush.requests.length
-      const error = yield* Effect.flip(sendMessage({ agentUrl: noPush.baseUrl, text: "x", pushUrl: `${sink.url}/never` }))
+      const error = yield* Effect.flip(sendMessage({ agentUrl: agentUrlOf(noPush.baseUrl), text: "x", pushUrl: `${sink.url}/never` }))
       expect(error).toMatchObject({ _tag: "UnsupportedOperation", code: "unsupported_operation" })
       expect(sentMessages(noPush.requests.slice(before))).toHaveLength(0)
     }).pipe(Effect.provide(ProgramLayer)))

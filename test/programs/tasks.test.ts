@@ -14,6 +14,7 @@ import { ProgramLayer, rpcMethodOf, startTaskOn } from "../helpers/a2aPrograms.j
 import { CANCELED_TEXT, combinedText, echoText, INPUT_REQUIRED_QUESTION, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let sdk: SdkAgentHandle
 let lister: SdkAgentHandle
@@ -34,7 +35,7 @@ afterAll(async () => {
   await Promise.all([sdk?.close(), lister?.close(), v03?.close(), noPush?.close()])
 })
 
-const send = (agentUrl: string, text: string, useSession = false) => sendMessage({ agentUrl, text, useSession })
+const send = (agentUrl: string, text: string, useSession = false) => sendMessage({ agentUrl: agentUrlOf(agentUrl), text, useSession })
 
 describe("getTask", () => {
   it.live("shows the task view; with history_length it returns that many history messages and asks the agent for them", () =>
@@ -44,7 +45,7 @@ describe("getTask", () => {
       const taskId = first.task_id!
       const before = sdk.requests.length
 
-      const plain = yield* getTask({ agentUrl: sdk.baseUrl, taskId })
+      const plain = yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId })
       expect(plain).toEqual({
         task_id: taskId,
         context_id: first.context_id,
@@ -56,15 +57,15 @@ describe("getTask", () => {
       })
       expect("history" in plain).toBe(false)
 
-      const full = yield* getTask({ agentUrl: sdk.baseUrl, taskId, historyLength: 10 })
+      const full = yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId, historyLength: 10 })
       expect(full.history).toEqual([
         { role: "user", text: withBehaviour("input-required", "first") },
         { role: "agent", text: INPUT_REQUIRED_QUESTION },
         { role: "user", text: "second" }
       ])
-      const last = yield* getTask({ agentUrl: sdk.baseUrl, taskId, historyLength: 1 })
+      const last = yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId, historyLength: 1 })
       expect(last.history).toEqual([{ role: "user", text: "second" }])
-      const none = yield* getTask({ agentUrl: sdk.baseUrl, taskId, historyLength: 0 })
+      const none = yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId, historyLength: 0 })
       expect(none.history).toEqual([])
 
       const asked = sdk.requests.slice(before).filter((r) => rpcMethodOf(r) === "GetTask")
@@ -76,24 +77,24 @@ describe("getTask", () => {
     Effect.gen(function*() {
       const store = yield* SessionStore
       const { taskId, contextId } = yield* Effect.promise(() => startTaskOn(sdk.jsonRpcUrl, "quick one"))
-      yield* store.update(sdk.baseUrl, { context_id: contextId, task_id: taskId, last_state: "submitted" })
+      yield* store.update(agentUrlOf(sdk.baseUrl), { context_id: contextId, task_id: taskId, last_state: "submitted" })
       const other = yield* Effect.promise(() => startTaskOn(sdk.jsonRpcUrl, "another one"))
       // Let both finish (echo completes at once), then look.
       yield* Effect.sleep("100 millis")
-      yield* getTask({ agentUrl: sdk.baseUrl, taskId: other.taskId })
-      expect(Option.getOrThrow(yield* store.get(sdk.baseUrl))).toMatchObject({ task_id: taskId, last_state: "submitted" })
-      const view = yield* getTask({ agentUrl: sdk.baseUrl, taskId })
+      yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: other.taskId })
+      expect(Option.getOrThrow(yield* store.get(agentUrlOf(sdk.baseUrl)))).toMatchObject({ task_id: taskId, last_state: "submitted" })
+      const view = yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId })
       expect(view.state).toBe("completed")
-      expect(Option.getOrThrow(yield* store.get(sdk.baseUrl))).toMatchObject({ task_id: taskId, last_state: "completed" })
+      expect(Option.getOrThrow(yield* store.get(agentUrlOf(sdk.baseUrl)))).toMatchObject({ task_id: taskId, last_state: "completed" })
     }).pipe(Effect.provide(ProgramLayer)))
 
   it.live("an unknown or empty task id is an error with a code and a hint", () =>
     Effect.gen(function*() {
-      const unknown = yield* Effect.flip(getTask({ agentUrl: sdk.baseUrl, taskId: "no-such-task" }))
+      const unknown = yield* Effect.flip(getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: "no-such-task" }))
       expect(unknown._tag).toBe("ProtocolError")
       expect(unknown).toMatchObject({ code: "protocol_error" })
       expect(unknown.message).toContain("TaskNotFound")
-      const empty = yield* Effect.flip(getTask({ agentUrl: sdk.baseUrl, taskId: " " }))
+      const empty = yield* Effect.flip(getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: " " }))
       expect(empty._tag).toBe("InvalidInput")
     }).pipe(Effect.provide(ProgramLayer)))
 })
@@ -106,11 +107,11 @@ describe("listTasks", () => {
         yield* send(lister.baseUrl, "two"),
         yield* send(lister.baseUrl, withBehaviour("input-required", "three"))
       ]
-      const page1 = yield* listTasks({ agentUrl: lister.baseUrl, pageSize: 2 })
+      const page1 = yield* listTasks({ agentUrl: agentUrlOf(lister.baseUrl), pageSize: 2 })
       expect(page1.count).toBe(2)
       expect(page1.total_size).toBe(3)
       expect(page1.next_page_token).toEqual(expect.any(String))
-      const page2 = yield* listTasks({ agentUrl: lister.baseUrl, pageSize: 2, pageToken: page1.next_page_token! })
+      const page2 = yield* listTasks({ agentUrl: agentUrlOf(lister.baseUrl), pageSize: 2, pageToken: page1.next_page_token! })
       expect(page2.count).toBe(1)
       expect(page2.next_page_token).toBeNull()
       const listed = [...page1.tasks, ...page2.tasks]
@@ -122,27 +123,27 @@ describe("listTasks", () => {
 
   it.live("filters by state in either spelling and by context", () =>
     Effect.gen(function*() {
-      const waiting = yield* listTasks({ agentUrl: lister.baseUrl, status: "input-required" })
-      const waitingProto = yield* listTasks({ agentUrl: lister.baseUrl, status: "TASK_STATE_INPUT_REQUIRED" })
+      const waiting = yield* listTasks({ agentUrl: agentUrlOf(lister.baseUrl), status: "input-required" })
+      const waitingProto = yield* listTasks({ agentUrl: agentUrlOf(lister.baseUrl), status: "TASK_STATE_INPUT_REQUIRED" })
       expect(waiting.tasks.map((t) => t.state)).toEqual(["input-required"])
       expect(waitingProto.tasks.map((t) => t.task_id)).toEqual(waiting.tasks.map((t) => t.task_id))
       const context = waiting.tasks[0]!.context_id!
-      const inContext = yield* listTasks({ agentUrl: lister.baseUrl, contextId: context })
+      const inContext = yield* listTasks({ agentUrl: agentUrlOf(lister.baseUrl), contextId: context })
       expect(inContext.tasks.map((t) => t.context_id)).toEqual([context])
     }).pipe(Effect.provide(ProgramLayer)))
 
   it.live("refuses a bad state or page size without asking the agent", () =>
     Effect.gen(function*() {
       const before = lister.requests.length
-      const badState = yield* Effect.flip(listTasks({ agentUrl: lister.baseUrl, status: "sleeping" }))
-      const badSize = yield* Effect.flip(listTasks({ agentUrl: lister.baseUrl, pageSize: 0 }))
+      const badState = yield* Effect.flip(listTasks({ agentUrl: agentUrlOf(lister.baseUrl), status: "sleeping" }))
+      const badSize = yield* Effect.flip(listTasks({ agentUrl: agentUrlOf(lister.baseUrl), pageSize: 0 }))
       expect([badState._tag, badSize._tag]).toEqual(["InvalidInput", "InvalidInput"])
       expect(lister.requests.slice(before).filter((r) => rpcMethodOf(r) === "ListTasks")).toHaveLength(0)
     }).pipe(Effect.provide(ProgramLayer)))
 
   it.live("a v0.3 agent has no task listing: unsupported_operation", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(listTasks({ agentUrl: v03.baseUrl }))
+      const error = yield* Effect.flip(listTasks({ agentUrl: agentUrlOf(v03.baseUrl) }))
       expect(error._tag).toBe("UnsupportedOperation")
       expect(error).toMatchObject({ code: "unsupported_operation" })
     }).pipe(Effect.provide(ProgramLayer)))
@@ -152,17 +153,17 @@ describe("cancelTask", () => {
   it.live("cancels a running task and returns the state after cancellation; the session follows", () =>
     Effect.gen(function*() {
       const { taskId } = yield* Effect.promise(() => startTaskOn(sdk.jsonRpcUrl, withBehaviour("slow-cancellable", "wait")))
-      const view = yield* cancelTask({ agentUrl: sdk.baseUrl, taskId })
+      const view = yield* cancelTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId })
       expect(view).toMatchObject({ task_id: taskId, state: "canceled", text: CANCELED_TEXT, needs_input: false })
       const store = yield* SessionStore
-      expect(Option.getOrThrow(yield* store.get(sdk.baseUrl))).toMatchObject({ task_id: taskId, last_state: "canceled" })
-      expect((yield* getTask({ agentUrl: sdk.baseUrl, taskId })).state).toBe("canceled")
+      expect(Option.getOrThrow(yield* store.get(agentUrlOf(sdk.baseUrl)))).toMatchObject({ task_id: taskId, last_state: "canceled" })
+      expect((yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId })).state).toBe("canceled")
     }).pipe(Effect.provide(ProgramLayer)))
 
   it.live("a finished task cannot be cancelled: the agent's TaskNotCancelable error, with a hint", () =>
     Effect.gen(function*() {
       const done = yield* send(sdk.baseUrl, "already done")
-      const error = yield* Effect.flip(cancelTask({ agentUrl: sdk.baseUrl, taskId: done.task_id! }))
+      const error = yield* Effect.flip(cancelTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: done.task_id! }))
       expect(error._tag).toBe("ProtocolError")
       expect(error.message).toContain("TaskNotCancelable")
       expect(error.code).toBe("protocol_error")
@@ -176,7 +177,7 @@ describe("resubscribe", () => {
       const { taskId } = yield* Effect.promise(() => startTaskOn(sdk.jsonRpcUrl, withBehaviour("slow-cancellable", "later")))
       const updates: Array<TaskUpdate> = []
       const view = yield* resubscribe({
-        agentUrl: sdk.baseUrl,
+        agentUrl: agentUrlOf(sdk.baseUrl),
         taskId,
         onUpdate: (update) => Effect.sync(() => updates.push(update))
       }).pipe(Effect.timeout("10 seconds"))
@@ -191,7 +192,7 @@ describe("resubscribe", () => {
       const done = yield* send(sdk.baseUrl, "finished")
       const updates: Array<TaskUpdate> = []
       const view = yield* resubscribe({
-        agentUrl: sdk.baseUrl,
+        agentUrl: agentUrlOf(sdk.baseUrl),
         taskId: done.task_id!,
         onUpdate: (update) => Effect.sync(() => updates.push(update))
       }).pipe(Effect.timeout("10 seconds"))
@@ -208,7 +209,7 @@ describe("push notification configs", () => {
     Effect.gen(function*() {
       const task = yield* send(sdk.baseUrl, "configure me")
       const taskId = task.task_id!
-      const access = { agentUrl: sdk.baseUrl, taskId }
+      const access = { agentUrl: agentUrlOf(sdk.baseUrl), taskId }
 
       const a = yield* setPushConfig({ ...access, webhookUrl: "http://127.0.0.1:9/hook-a", webhookToken: TOKEN_A })
       const b = yield* setPushConfig({ ...access, webhookUrl: "http://127.0.0.1:9/hook-b", webhookToken: TOKEN_B })
@@ -249,9 +250,9 @@ describe("push notification configs", () => {
 
   it.live("refuses a webhook URL that is not http(s), and an agent without push notifications", () =>
     Effect.gen(function*() {
-      const badUrl = yield* Effect.flip(setPushConfig({ agentUrl: sdk.baseUrl, taskId: "t", webhookUrl: "file:///etc/passwd" }))
+      const badUrl = yield* Effect.flip(setPushConfig({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: "t", webhookUrl: "file:///etc/passwd" }))
       expect(badUrl._tag).toBe("InvalidInput")
-      const unsupported = yield* Effect.flip(setPushConfig({ agentUrl: noPush.baseUrl, taskId: "t", webhookUrl: "http://127.0.0.1:9/x" }))
+      const unsupported = yield* Effect.flip(setPushConfig({ agentUrl: agentUrlOf(noPush.baseUrl), taskId: "t", webhookUrl: "http://127.0.0.1:9/x" }))
       expect(unsupported).toMatchObject({ _tag: "UnsupportedOperation", code: "unsupported_operation" })
     }).pipe(Effect.provide(ProgramLayer)))
 })

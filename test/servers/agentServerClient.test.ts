@@ -10,6 +10,7 @@ import { resultText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { collect, foldEvents, kindsOf, sendRequest, taskOf, withClient } from "../services/a2aClientHarness.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let agent: AgentHandle
 /** The same server with --auth: the only kind that has an extended card. */
@@ -32,7 +33,7 @@ const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
 ]
 
 describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
-  const target = (): Target => ({ agentUrl: agent.baseUrl, binding, protocol })
+  const target = (): Target => ({ agentUrl: agentUrlOf(agent.baseUrl), binding, protocol })
 
   it.live("picks the interface it was asked for", () =>
     withClient(Effect.gen(function*() {
@@ -90,7 +91,7 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
   it.live("reads the extended card of a server with --auth, and finds none declared without", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const card = yield* a2a.extendedCard({ ...target(), agentUrl: secured.baseUrl, credentials: { kind: "bearer", token: KEY } })
+      const card = yield* a2a.extendedCard({ ...target(), agentUrl: agentUrlOf(secured.baseUrl), credentials: { kind: "bearer", token: KEY } })
       expect(card.card.description).toContain("Model chosen because")
       expect(yield* Effect.flip(a2a.extendedCard(target()))).toMatchObject({ _tag: "UnsupportedOperation" })
     })))
@@ -106,7 +107,7 @@ describe("A2aClient ListTasks (1.0 only)", () => {
   it.live.each(["JSONRPC", "HTTP+JSON"] as const)("pages through a context over %s", (binding) =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: agent.baseUrl, binding, protocol: "1.0" }
+      const target: Target = { agentUrl: agentUrlOf(agent.baseUrl), binding, protocol: "1.0" }
       const contextId = randomUUID()
       for (const text of ["a", "b", "c"]) yield* a2a.send(target, sendRequest(text, { contextId }))
       const first = yield* a2a.listTasks(target, { contextId, pageSize: 2 })

@@ -33,6 +33,7 @@ import {
   waitUntil,
   withClient
 } from "./a2aClientHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let peer: SdkAgentHandle
 let sink: WebhookSink
@@ -71,7 +72,7 @@ const sentMessage = (binding: Binding, body: unknown): Record<string, unknown> =
 const textsOf = (parts: ReadonlyArray<V1.Part>) => parts.map((part) => ("text" in part ? part.text : "?"))
 
 describe.each(BINDINGS)("A2aClient against @a2a-js/sdk 1.3.0 over %s", (binding) => {
-  const target = (extra: Partial<Target> = {}): Target => ({ agentUrl: peer.baseUrl, binding, ...extra })
+  const target = (extra: Partial<Target> = {}): Target => ({ agentUrl: agentUrlOf(peer.baseUrl), binding, ...extra })
 
   describe("send", () => {
     it.live("returns a completed Task with its artifact, sending a fresh user message and A2A-Version 1.0", () =>

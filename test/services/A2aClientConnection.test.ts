@@ -29,6 +29,7 @@ import {
   withCapturedLogs,
   withClient
 } from "./a2aClientHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let peer: SdkAgentHandle
 let restFirst: SdkAgentHandle
@@ -58,7 +59,7 @@ describe("discovery", () => {
   it.live("reads /.well-known/agent-card.json at the host root, asking for A2A-Version 1.0", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const { result, sent } = yield* recording(peer.requests, a2a.discover({ agentUrl: peer.baseUrl }))
+      const { result, sent } = yield* recording(peer.requests, a2a.discover({ agentUrl: agentUrlOf(peer.baseUrl) }))
       expect(sent.map(describeRequest)).toEqual([`GET ${AGENT_CARD_PATH}`])
       expect(headerOf(sent[0]!, "a2a-version")).toBe("1.0")
       expect(result).toMatchObject({ generation: "1.0", cardUrl: peer.cardUrl })
@@ -68,7 +69,7 @@ describe("discovery", () => {
   it.live("falls back to /.well-known/agent.json", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const { result, sent } = yield* recording(legacy.requests, a2a.discover({ agentUrl: legacy.baseUrl }))
+      const { result, sent } = yield* recording(legacy.requests, a2a.discover({ agentUrl: agentUrlOf(legacy.baseUrl) }))
       expect(sent.map((r) => `${describeRequest(r)} ${r.status}`)).toEqual([
         "GET /.well-known/agent-card.json 404",
         "GET /.well-known/agent.json 200"
@@ -83,10 +84,10 @@ describe("discovery", () => {
         "GET /cards/agent.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }]))
       }))
       const cardUrl = `${server.baseUrl}/cards/agent.json`
-      const apart = yield* recording(server.requests, a2a.discover({ agentUrl: server.baseUrl, cardUrl }))
+      const apart = yield* recording(server.requests, a2a.discover({ agentUrl: agentUrlOf(server.baseUrl), cardUrl }))
       expect(apart.sent.map(describeRequest)).toEqual(["GET /cards/agent.json"])
       expect(apart.result.cardUrl).toBe(cardUrl)
-      const direct = yield* A2aClient.pipe(Effect.flatMap((fresh) => fresh.discover({ agentUrl: cardUrl })), withClient)
+      const direct = yield* A2aClient.pipe(Effect.flatMap((fresh) => fresh.discover({ agentUrl: agentUrlOf(cardUrl) })), withClient)
       expect(direct.card.name).toBe("Stub Agent")
     })))
 
@@ -94,7 +95,7 @@ describe("discovery", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* stub({ "GET /.well-known/agent.json": reply({ hello: "world" }) })
-      expect(yield* a2a.fetchCardJson({ agentUrl: server.baseUrl })).toEqual({
+      expect(yield* a2a.fetchCardJson({ agentUrl: agentUrlOf(server.baseUrl) })).toEqual({
         json: { hello: "world" },
         cardUrl: `${server.baseUrl}/.well-known/agent.json`
       })
@@ -106,7 +107,7 @@ describe("discovery", () => {
       const server = yield* stub((base) => ({
         "GET /agents/a/.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }]))
       }))
-      const found = yield* a2a.discover({ agentUrl: `${server.baseUrl}/agents/a` })
+      const found = yield* a2a.discover({ agentUrl: agentUrlOf(`${server.baseUrl}/agents/a`) })
       expect(found.cardUrl).toBe(`${server.baseUrl}/agents/a/.well-known/agent-card.json`)
     })))
 
@@ -114,7 +115,7 @@ describe("discovery", () => {
   it.effect("honours Cache-Control within a process and revalidates with If-None-Match after expiry", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: peer.baseUrl }
+      const target: Target = { agentUrl: agentUrlOf(peer.baseUrl) }
       const fresh = yield* recording(peer.requests, Effect.zipRight(a2a.discover(target), a2a.discover(target)))
       expect(fresh.sent).toHaveLength(1)
 
@@ -135,9 +136,9 @@ describe("interface selection", () => {
   it.live("takes the card's first interface, and the pinned binding when there is one", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      expect(yield* a2a.endpoint({ agentUrl: peer.baseUrl })).toMatchObject({ binding: "JSONRPC", url: peer.jsonRpcUrl, version: "1.0" })
-      expect(yield* a2a.endpoint({ agentUrl: restFirst.baseUrl })).toMatchObject({ binding: "HTTP+JSON", url: restFirst.restUrl })
-      const pinned = { agentUrl: restFirst.baseUrl, binding: "JSONRPC" } as const
+      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(peer.baseUrl) })).toMatchObject({ binding: "JSONRPC", url: peer.jsonRpcUrl, version: "1.0" })
+      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(restFirst.baseUrl) })).toMatchObject({ binding: "HTTP+JSON", url: restFirst.restUrl })
+      const pinned = { agentUrl: agentUrlOf(restFirst.baseUrl), binding: "JSONRPC" } as const
       expect(yield* a2a.endpoint(pinned)).toMatchObject({ binding: "JSONRPC", url: restFirst.jsonRpcUrl })
 
       const { sent } = yield* recording(restFirst.requests, a2a.send(pinned, sendRequest("pinned")))
@@ -147,7 +148,7 @@ describe("interface selection", () => {
   it.live("sends A2A-Version on every request it makes", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: restFirst.baseUrl }
+      const target: Target = { agentUrl: agentUrlOf(restFirst.baseUrl) }
       const { sent } = yield* recording(
         restFirst.requests,
         Effect.gen(function*() {
@@ -169,9 +170,9 @@ describe("interface selection", () => {
         { url: peer.restUrl, binding: "HTTP+JSON", version: "1.0", tenant: "acme" }
       ])
       const server = yield* stub({ "GET /.well-known/agent-card.json": reply(card) })
-      const viaRpc = yield* recording(peer.requests, a2a.send({ agentUrl: server.baseUrl, binding: "JSONRPC" }, sendRequest("t")))
+      const viaRpc = yield* recording(peer.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "JSONRPC" }, sendRequest("t")))
       expect((viaRpc.sent[0]!.body as { params: { tenant?: string } }).params.tenant).toBe("acme")
-      const viaRest = yield* recording(peer.requests, a2a.send({ agentUrl: server.baseUrl, binding: "HTTP+JSON" }, sendRequest("t")))
+      const viaRest = yield* recording(peer.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "HTTP+JSON" }, sendRequest("t")))
       expect(viaRest.sent.map(describeRequest)).toEqual([`POST ${REST_PATH}/acme/message:send`])
       expect(resultText(taskOf(viaRest.result))).toBe(echoText("t"))
     })))
@@ -182,9 +183,9 @@ describe("credentials", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       // The SDK serves its security scheme in the ts-proto {$case, value} form; it still reads as ProtoJSON.
-      const card = yield* a2a.discover({ agentUrl: secured.baseUrl })
+      const card = yield* a2a.discover({ agentUrl: agentUrlOf(secured.baseUrl) })
       expect(card.card.securitySchemes?.["bearer"]).toMatchObject({ httpAuthSecurityScheme: { scheme: "Bearer" } })
-      const error = yield* Effect.flip(a2a.send({ agentUrl: secured.baseUrl }, sendRequest("hi")))
+      const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(secured.baseUrl) }, sendRequest("hi")))
       expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401, credentials: "none" })
       expect(error).toMatchObject({ challenge: 'Bearer realm="a2a-test-peer"' })
       expect(hintOf(error)).toContain(`relay auth set --url ${secured.baseUrl}`)
@@ -193,7 +194,7 @@ describe("credentials", () => {
   it.live("a wrong token gives AuthRequired that says the credentials were rejected", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: secured.baseUrl, credentials: { kind: "bearer", token: "wrong" } }
+      const target: Target = { agentUrl: agentUrlOf(secured.baseUrl), credentials: { kind: "bearer", token: "wrong" } }
       const error = yield* Effect.flip(a2a.send(target, sendRequest("hi")))
       expect(error).toMatchObject({ _tag: "AuthRequired", credentials: "saved" })
       expect(error.message).toContain("rejected the saved credentials")
@@ -206,7 +207,7 @@ describe("credentials", () => {
       const { result, sent } = yield* recording(
         secured.requests,
         Effect.forEach(["JSONRPC", "HTTP+JSON"] as const, (binding) =>
-          a2a.send({ agentUrl: secured.baseUrl, credentials, binding }, sendRequest("let me in")))
+          a2a.send({ agentUrl: agentUrlOf(secured.baseUrl), credentials, binding }, sendRequest("let me in")))
       )
       expect(result.map((r) => resultText(taskOf(r)))).toEqual([echoText("let me in"), echoText("let me in")])
       expect(sent.map((r) => headerOf(r, "authorization"))).toEqual(sent.map(() => "Bearer s3cret"))
@@ -215,7 +216,7 @@ describe("credentials", () => {
   it.live("sends an API key in its header", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: peer.baseUrl, credentials: { kind: "api_key", key: "k-123", header: "X-API-Key" } }
+      const target: Target = { agentUrl: agentUrlOf(peer.baseUrl), credentials: { kind: "api_key", key: "k-123", header: "X-API-Key" } }
       const { sent } = yield* recording(peer.requests, a2a.send(target, sendRequest("keyed")))
       expect(sent.map((r) => headerOf(r, "x-api-key"))).toEqual(sent.map(() => "k-123"))
       expect(sent.every((r) => headerOf(r, "authorization") === undefined)).toBe(true)
@@ -229,7 +230,7 @@ describe("credentials", () => {
       withClient(Effect.gen(function*() {
         const a2a = yield* A2aClient
         const server = yield* crossOriginCard()
-        const target: Target = { agentUrl: server.baseUrl, credentials: { kind: "bearer", token: "mine-only" } }
+        const target: Target = { agentUrl: agentUrlOf(server.baseUrl), credentials: { kind: "bearer", token: "mine-only" } }
         const { result, sent } = yield* recording(peer.requests, withCapturedLogs(a2a.send(target, sendRequest("elsewhere"))))
         expect(resultText(taskOf(result.result))).toBe(echoText("elsewhere"))
         expect(sent.length).toBeGreaterThan(0)
@@ -246,7 +247,7 @@ describe("credentials", () => {
         const a2a = yield* A2aClient
         const server = yield* crossOriginCard()
         const target: Target = {
-          agentUrl: server.baseUrl,
+          agentUrl: agentUrlOf(server.baseUrl),
           credentials: { kind: "bearer", token: "shared" },
           allowCrossOriginCredentials: true
         }
@@ -260,7 +261,7 @@ describe("credentials", () => {
 describe("timeouts and interruption", () => {
   const slowSend = (extra: Partial<Target> = {}) =>
     Effect.flatMap(A2aClient, (a2a) =>
-      a2a.send({ agentUrl: peer.baseUrl, ...extra }, sendRequest("behaviour:slow-cancellable wait")))
+      a2a.send({ agentUrl: agentUrlOf(peer.baseUrl), ...extra }, sendRequest("behaviour:slow-cancellable wait")))
 
   /** The first POST the agent recorded after `before` requests: the slow send. */
   const postSince = (before: number) => () => peer.requests.slice(before).find((r) => r.method === "POST")
@@ -292,7 +293,7 @@ describe("timeouts and interruption", () => {
   it.live("a stream silent for longer than streamIdleTimeout fails with RequestTimeout", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: peer.baseUrl, streamIdleTimeout: "300 millis" }
+      const target: Target = { agentUrl: agentUrlOf(peer.baseUrl), streamIdleTimeout: "300 millis" }
       const started = Date.now()
       const outcome = yield* collect(a2a.stream(target, sendRequest("behaviour:slow-cancellable quiet")).pipe(Stream.either))
       expect(outcome.slice(0, -1).map((event) => event._tag)).toEqual(["Right", "Right"])
@@ -308,7 +309,7 @@ describe("typed errors", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const agentUrl = yield* Effect.promise(closedPortUrl)
-      const error = yield* Effect.flip(a2a.send({ agentUrl }, sendRequest("anyone?")))
+      const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(agentUrl) }, sendRequest("anyone?")))
       expect(error).toMatchObject({ _tag: "AgentUnreachable", code: "agent_unreachable" })
       expect(error.message).toContain("ECONNREFUSED")
       expect(hintOf(error)).toContain("agent is running")
@@ -318,7 +319,7 @@ describe("typed errors", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* stub({})
-      const error = yield* Effect.flip(a2a.discover({ agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(a2a.discover({ agentUrl: agentUrlOf(server.baseUrl) }))
       expect(error).toMatchObject({
         _tag: "CardNotFound",
         code: "card_not_found",
@@ -334,7 +335,7 @@ describe("typed errors", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* stub({ "GET /.well-known/agent-card.json": reply(body) })
-      const error = yield* Effect.flip(a2a.discover({ agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(a2a.discover({ agentUrl: agentUrlOf(server.baseUrl) }))
       expect(error).toMatchObject({ _tag: "InvalidCard", code: "invalid_card" })
       expect(error.message).toContain(reason)
       expect(hintOf(error)).toContain("relay card validate")
@@ -344,7 +345,7 @@ describe("typed errors", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* stub({ "GET /.well-known/agent-card.json": reply("overloaded", 503) })
-      const error = yield* Effect.flip(a2a.discover({ agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(a2a.discover({ agentUrl: agentUrlOf(server.baseUrl) }))
       expect(error).toMatchObject({ _tag: "HttpError", code: "http_error", status: 503, body: "overloaded" })
       expect(hintOf(error)).not.toBe("")
     })))
@@ -352,7 +353,7 @@ describe("typed errors", () => {
   it.live("push config calls on an agent without push → UnsupportedOperation, nothing sent", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const target: Target = { agentUrl: noPush.baseUrl }
+      const target: Target = { agentUrl: agentUrlOf(noPush.baseUrl) }
       yield* a2a.discover(target)
       const { result, sent } = yield* recording(
         noPush.requests,
@@ -397,7 +398,7 @@ describe("wire robustness (scripted agent)", () => {
       const a2a = yield* A2aClient
       const server = yield* scripted({ awkward: awkwardStream })
       const started = Date.now()
-      const outcome = yield* collect(a2a.stream({ agentUrl: server.baseUrl }, sendRequest("awkward")).pipe(Stream.either))
+      const outcome = yield* collect(a2a.stream({ agentUrl: agentUrlOf(server.baseUrl) }, sendRequest("awkward")).pipe(Stream.either))
       expect(outcome[0]).toEqual(Either.right({ task: { ...task, status: { state: "TASK_STATE_WORKING" } } }))
       expect(outcome[1]).toMatchObject({ _tag: "Left", left: { _tag: "ProtocolError", a2aCode: -32603, detail: "boom" } })
       expect(Date.now() - started).toBeLessThan(2000)
@@ -416,7 +417,7 @@ describe("wire robustness (scripted agent)", () => {
           return undefined
         }
       }))
-      const { result, sent } = yield* recording(server.requests, collect(a2a.subscribe({ agentUrl: server.baseUrl }, { id: "t-1" })))
+      const { result, sent } = yield* recording(server.requests, collect(a2a.subscribe({ agentUrl: agentUrlOf(server.baseUrl) }, { id: "t-1" })))
       expect(result).toEqual([{ task: snapshot }])
       expect(sent.slice(1).map((r) => `${describeRequest(r)} ${r.status}`)).toEqual([
         "POST /rest/tasks/t-1:subscribe 405",
@@ -430,7 +431,7 @@ describe("wire robustness (scripted agent)", () => {
       const server = yield* scripted({
         html: (_, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>not a stream</html>")
       })
-      const error = yield* Effect.flip(collect(a2a.stream({ agentUrl: server.baseUrl }, sendRequest("html"))))
+      const error = yield* Effect.flip(collect(a2a.stream({ agentUrl: agentUrlOf(server.baseUrl) }, sendRequest("html"))))
       expect(error).toMatchObject({ _tag: "InvalidResponse", code: "invalid_response" })
       expect(error.message).toContain("expected an event stream, got text/html")
     })))
@@ -444,7 +445,7 @@ describe("wire robustness (scripted agent)", () => {
           res.writeHead(200, { "content-type": "application/json" }).end(body)
         }
       })
-      const error = yield* Effect.flip(a2a.send({ agentUrl: server.baseUrl }, sendRequest("wrong-id")))
+      const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl) }, sendRequest("wrong-id")))
       expect(error).toMatchObject({ _tag: "InvalidResponse" })
       expect(error.message).toContain("someone-else")
     })))

@@ -5,8 +5,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import * as A2aClient from "../../src/services/A2aClient.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
-const target: A2aClient.Target = { agentUrl: "http://agent.test" }
+const target: A2aClient.Target = { agentUrl: agentUrlOf("http://agent.test") }
 const task = { id: "t-1", contextId: "c-1", status: { state: "TASK_STATE_COMPLETED" as const } }
 
 /** The message of the defect an exit died with. */

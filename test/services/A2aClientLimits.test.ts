@@ -13,6 +13,7 @@ import { MAX_AGENT_JSON_DEPTH, MAX_RESPONSE_BYTES } from "../../src/domain/limit
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
 import { collect, hintOf, reply, sendRequest, type StubRoute, stubPool, v1Card, waitUntil, withClient } from "./a2aClientHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const stubs = stubPool()
 afterAll(() => stubs.closeAll())
@@ -59,7 +60,7 @@ describe("answers over the size limit", () => {
       const a2a = yield* A2aClient
       const progress = newProgress()
       const server = yield* stubs.start({ [`GET ${CARD_PATH}`]: huge(progress, { head: '{"name":"', tail: '"}', size: 1024 * MiB }) })
-      const error = yield* Effect.flip(a2a.discover({ agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(a2a.discover({ agentUrl: agentUrlOf(server.baseUrl) }))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", code: "response_too_large", url: `${server.baseUrl}${CARD_PATH}`, limit: MAX_RESPONSE_BYTES })
       expect(error.message).toContain(`${server.baseUrl}${CARD_PATH}`)
       expect(error.message).toContain(`${MAX_RESPONSE_BYTES}-byte limit`)
@@ -77,7 +78,7 @@ describe("answers over the size limit", () => {
       const server = yield* stubs.start({
         [`GET ${CARD_PATH}`]: huge(progress, { head, tail, size, declareLength: true })
       })
-      const error = yield* Effect.flip(a2a.fetchCardJson({ agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(a2a.fetchCardJson({ agentUrl: agentUrlOf(server.baseUrl) }))
       const declared = head.length + size + tail.length
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", declared })
       expect(error.message).toContain(`(${declared} bytes)`)
@@ -90,7 +91,7 @@ describe("answers over the size limit", () => {
       const a2a = yield* A2aClient
       const progress = newProgress()
       const server = yield* agentAnswering(binding, path, huge(progress, { head: '{"id":"', tail: '"}', size: 20 * MiB }))
-      const error = yield* Effect.flip(call(a2a, { agentUrl: server.baseUrl, maxResponseBytes: MiB }))
+      const error = yield* Effect.flip(call(a2a, { agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: MiB })
       yield* waitUntil("the client to hang up", () => progress.cutShort, 5000)
       expect(progress.written).toBeLessThan(MiB + IN_FLIGHT)
@@ -102,7 +103,7 @@ describe("answers over the size limit", () => {
       const progress = newProgress()
       const route = huge(progress, { head: '{"error":{"message":"', tail: '"}}', size: 5 * MiB, status: 500 })
       const server = yield* agentAnswering("JSONRPC", "POST /api", route)
-      const error = yield* Effect.flip(a2a.send({ agentUrl: server.baseUrl, maxResponseBytes: MiB }, sendRequest("hi")))
+      const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }, sendRequest("hi")))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge" })
     })))
 
@@ -112,9 +113,9 @@ describe("answers over the size limit", () => {
       const text = JSON.stringify(v1Card([{ url: "http://127.0.0.1:9/api", binding: "JSONRPC", version: "1.0" }]))
       const server = yield* stubs.start({ [`GET ${CARD_PATH}`]: rawJson(text) })
       const size = Buffer.byteLength(text)
-      const found = yield* a2a.fetchCardJson({ agentUrl: server.baseUrl, maxResponseBytes: size })
+      const found = yield* a2a.fetchCardJson({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: size })
       expect(found.json).toEqual(JSON.parse(text))
-      const error = yield* Effect.flip(a2a.fetchCardJson({ agentUrl: server.baseUrl, maxResponseBytes: size - 1 }))
+      const error = yield* Effect.flip(a2a.fetchCardJson({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: size - 1 }))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: size - 1, declared: size })
     })))
 
@@ -124,7 +125,7 @@ describe("answers over the size limit", () => {
       const progress = newProgress()
       const route = huge(progress, { head: 'data: {"x":"', tail: '"}\n\n', size: 20 * MiB, contentType: "text/event-stream" })
       const server = yield* agentAnswering("JSONRPC", "POST /api", route)
-      const error = yield* Effect.flip(collect(a2a.stream({ agentUrl: server.baseUrl, maxResponseBytes: MiB }, sendRequest("hi"))))
+      const error = yield* Effect.flip(collect(a2a.stream({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }, sendRequest("hi"))))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: MiB })
       yield* waitUntil("the client to hang up", () => progress.cutShort, 5000)
     })))
@@ -137,7 +138,7 @@ describe("answers nested too deep", () => {
       const card = JSON.stringify(v1Card([{ url: "http://127.0.0.1:9/api", binding: "JSONRPC", version: "1.0" }]))
       const deep = card.replace(/^\{/, `{"extra":${nestedObject(100_000)},`)
       const server = yield* stubs.start({ [`GET ${CARD_PATH}`]: rawJson(deep) })
-      const error = yield* Effect.flip(a2a.discover({ agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(a2a.discover({ agentUrl: agentUrlOf(server.baseUrl) }))
       expect(error).toMatchObject({ _tag: "InvalidCard" })
       expect(error.message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
     })))
@@ -153,7 +154,7 @@ describe("answers nested too deep", () => {
         const id = (request.body as { id?: string } | undefined)?.id ?? ""
         return rawJson(body(nestedObject(100_000)).replace('"ignored"', JSON.stringify(id)))(request, res)
       })
-      const error = yield* Effect.flip(call(a2a, { agentUrl: server.baseUrl }))
+      const error = yield* Effect.flip(call(a2a, { agentUrl: agentUrlOf(server.baseUrl) }))
       expect(error).toMatchObject({ _tag: "InvalidResponse" })
       expect((error as Error).message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
     })))
@@ -164,7 +165,7 @@ describe("answers nested too deep", () => {
       const server = yield* agentAnswering("HTTP+JSON", "GET /api/tasks/t-1", rawJson(
         `{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"metadata":${nestedObject(100)}}`
       ))
-      const task = yield* a2a.getTask({ agentUrl: server.baseUrl }, { id: "t-1" })
+      const task = yield* a2a.getTask({ agentUrl: agentUrlOf(server.baseUrl) }, { id: "t-1" })
       expect(task.id).toBe("t-1")
       expect(JSON.stringify(task.metadata).length).toBeGreaterThan(500)
     })))

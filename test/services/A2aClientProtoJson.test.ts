@@ -11,6 +11,7 @@ import { taskView } from "../../src/domain/results.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { CONFIG, CONFIG_ID, EVENTS, startPythonStyleAgent, TASK, TASK_ID } from "../peers/pythonStyleAgent.js"
 import { collect, DIALECTS, sendRequest, type Stub, withCapturedLogs, withClient } from "./a2aClientHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let agent: Stub
 
@@ -22,7 +23,7 @@ afterAll(async () => {
   await agent?.close()
 })
 
-const targetOf = (binding: Binding, protocol: ProtocolVersion): Target => ({ agentUrl: agent.baseUrl, binding, protocol })
+const targetOf = (binding: Binding, protocol: ProtocolVersion): Target => ({ agentUrl: agentUrlOf(agent.baseUrl), binding, protocol })
 
 describe.each(DIALECTS)("answers in proto field names and enum numbers, %s %s", (binding, protocol) => {
   const target = () => targetOf(binding, protocol)

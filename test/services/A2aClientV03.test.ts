@@ -38,6 +38,7 @@ import {
   withCapturedLogs,
   withClient
 } from "./a2aClientHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let compat: SdkAgentHandle
 let v03: V03AgentHandle
@@ -200,21 +201,21 @@ describe("@a2a-js/sdk 1.3.0 with legacyCompat", () => {
   it.live("is spoken to in 1.0 by default: the card lists 1.0 first, nothing is downgraded", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const card = yield* a2a.discover({ agentUrl: compat.baseUrl })
+      const card = yield* a2a.discover({ agentUrl: agentUrlOf(compat.baseUrl) })
       expect(card.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual([
         "JSONRPC 1.0",
         "HTTP+JSON 1.0",
         "JSONRPC 0.3",
         "HTTP+JSON 0.3"
       ])
-      const { sent } = yield* recording(compat.requests, a2a.send({ agentUrl: compat.baseUrl }, sendRequest("modern")))
+      const { sent } = yield* recording(compat.requests, a2a.send({ agentUrl: agentUrlOf(compat.baseUrl) }, sendRequest("modern")))
       expect(sent.map((r) => `${describeRequest(r)} ${headerOf(r, "a2a-version")}`)).toEqual([
         `POST ${pathOf(compat.jsonRpcUrl)} SendMessage 1.0`
       ])
     })))
 
   describe.each(BINDINGS)("pinned to 0.3 over %s", (binding) => {
-    const target = (extra: Partial<Target> = {}): Target => ({ agentUrl: compat.baseUrl, binding, protocol: "0.3", ...extra })
+    const target = (extra: Partial<Target> = {}): Target => ({ agentUrl: agentUrlOf(compat.baseUrl), binding, protocol: "0.3", ...extra })
     v03Operations(binding, paths, target)
 
     // JSON-RPC 0.3 opens the stream and then sends an `event: error`; REST answers 400 at once.
@@ -234,20 +235,20 @@ describe("@a2a-js/sdk 0.3.14 (pure v0.3)", () => {
   it.live("is detected from its card: url + preferredTransport first, then additionalInterfaces, all at 0.3", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const card = yield* a2a.discover({ agentUrl: v03.baseUrl })
+      const card = yield* a2a.discover({ agentUrl: agentUrlOf(v03.baseUrl) })
       expect(card).toMatchObject({ generation: "0.3", declaredProtocolVersion: "0.3.0" })
       expect(card.card.supportedInterfaces).toEqual([
         { url: v03.jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
         { url: v03.restUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
       ])
-      expect(yield* a2a.endpoint({ agentUrl: v03.baseUrl })).toMatchObject({ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "0.3" })
+      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(v03.baseUrl) })).toMatchObject({ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "0.3" })
       // A v0.3 card means no 1.0 attempt at all.
-      const { sent } = yield* recording(v03.requests, a2a.send({ agentUrl: v03.baseUrl }, sendRequest("direct")))
+      const { sent } = yield* recording(v03.requests, a2a.send({ agentUrl: agentUrlOf(v03.baseUrl) }, sendRequest("direct")))
       expect(sent.map(describeRequest)).toEqual([`POST ${pathOf(v03.jsonRpcUrl)} message/send`])
     })))
 
   describe.each(BINDINGS)("over %s", (binding) => {
-    const target = (extra: Partial<Target> = {}): Target => ({ agentUrl: v03.baseUrl, binding, ...extra })
+    const target = (extra: Partial<Target> = {}): Target => ({ agentUrl: agentUrlOf(v03.baseUrl), binding, ...extra })
     v03Operations(binding, paths, target)
 
     // 0.3.14 answers with the final snapshot instead of -32004; the client ends the stream there.
@@ -290,7 +291,7 @@ describe("version fallback", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* misdeclaredCard()
-      const target: Target = { agentUrl: server.baseUrl }
+      const target: Target = { agentUrl: agentUrlOf(server.baseUrl) }
       const first = yield* recording(v03.requests, withCapturedLogs(a2a.send(target, sendRequest("fall back"))))
       expect(resultText(taskOf(first.result.result))).toBe(echoText("fall back"))
       expect(first.sent.map(rpcMethodOf)).toEqual(["SendMessage", "message/send"])
@@ -303,7 +304,7 @@ describe("version fallback", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* misdeclaredCard()
-      const { result, sent } = yield* recording(v03.requests, a2a.send({ agentUrl: server.baseUrl, binding: "HTTP+JSON" }, sendRequest("rest")))
+      const { result, sent } = yield* recording(v03.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "HTTP+JSON" }, sendRequest("rest")))
       expect(resultText(taskOf(result))).toBe(echoText("rest"))
       const rest = pathOf(v03.restUrl!)
       expect(sent.map((r) => `${describeRequest(r)} ${r.status}`)).toEqual([
@@ -316,12 +317,12 @@ describe("version fallback", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* misdeclaredCard()
-      const rpc = yield* recording(v03.requests, Effect.flip(a2a.send({ agentUrl: server.baseUrl, protocol: "1.0" }, sendRequest("x"))))
+      const rpc = yield* recording(v03.requests, Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "1.0" }, sendRequest("x"))))
       expect(rpc.result).toMatchObject({ _tag: "ProtocolError", a2aCode: -32601 })
       expect(rpc.sent.map(rpcMethodOf)).toEqual(["SendMessage"])
       const rest = yield* recording(
         v03.requests,
-        Effect.flip(a2a.send({ agentUrl: server.baseUrl, protocol: "1.0", binding: "HTTP+JSON" }, sendRequest("x")))
+        Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "1.0", binding: "HTTP+JSON" }, sendRequest("x")))
       )
       expect(rest.result).toMatchObject({ _tag: "HttpError", status: 404 })
       expect(rest.sent).toHaveLength(1)
@@ -338,12 +339,12 @@ describe("version fallback", () => {
         ])),
         "POST /rpc": refusal
       }))
-      const { result, sent } = yield* recording(v03.requests, a2a.send({ agentUrl: server.baseUrl }, sendRequest("refused")))
+      const { result, sent } = yield* recording(v03.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl) }, sendRequest("refused")))
       expect(resultText(taskOf(result))).toBe(echoText("refused"))
       expect(sent.map(rpcMethodOf)).toEqual(["message/send"])
 
       const pinned = yield* A2aClient.pipe(
-        Effect.flatMap((fresh) => Effect.flip(fresh.send({ agentUrl: server.baseUrl, protocol: "1.0" }, sendRequest("x")))),
+        Effect.flatMap((fresh) => Effect.flip(fresh.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "1.0" }, sendRequest("x")))),
         withClient
       )
       expect(pinned).toMatchObject({ _tag: "ProtocolError", a2aCode: -32009, reason: "VERSION_NOT_SUPPORTED" })
@@ -354,7 +355,7 @@ describe("version fallback", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* stub({ "GET /.well-known/agent-card.json": reply(v1Card([{ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "1.0" }])) })
-      const error = yield* Effect.flip(a2a.send({ agentUrl: server.baseUrl, protocol: "0.3" }, sendRequest("x")))
+      const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "0.3" }, sendRequest("x")))
       expect(error).toMatchObject({ _tag: "NoUsableInterface", pinned: true })
       expect(error.message).toContain("pinned")
     })))
@@ -364,7 +365,7 @@ describe("a pre-0.3 agent (agent.json only)", () => {
   it.live("is found at the old path and spoken to with message/send", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const { result, sent } = yield* recording(legacy.requests, a2a.send({ agentUrl: legacy.baseUrl }, sendRequest("old friend")))
+      const { result, sent } = yield* recording(legacy.requests, a2a.send({ agentUrl: agentUrlOf(legacy.baseUrl) }, sendRequest("old friend")))
       expect(resultText(taskOf(result))).toBe(echoText("old friend"))
       expect(sent.map(describeRequest)).toEqual([
         "GET /.well-known/agent-card.json",
@@ -382,10 +383,10 @@ describe("a pre-0.3 agent (agent.json only)", () => {
   it.live("refuses to stream when the card says it cannot, without sending anything", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      yield* a2a.discover({ agentUrl: legacy.baseUrl })
+      yield* a2a.discover({ agentUrl: agentUrlOf(legacy.baseUrl) })
       const { result, sent } = yield* recording(
         legacy.requests,
-        Effect.flip(collect(a2a.stream({ agentUrl: legacy.baseUrl }, sendRequest("stream?"))))
+        Effect.flip(collect(a2a.stream({ agentUrl: agentUrlOf(legacy.baseUrl) }, sendRequest("stream?"))))
       )
       expect(result).toMatchObject({ _tag: "UnsupportedOperation" })
       expect(result.message).toContain("streaming")

@@ -3,9 +3,11 @@ import { Effect, Either, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
-import { normalizeAgentUrl, STORE_FORMAT_VERSION, StoreFile } from "../../src/domain/session.js"
+import { canonicalAgentUrl, normalizeAgentUrl } from "../../src/domain/agentUrl.js"
+import { STORE_FORMAT_VERSION, StoreFile } from "../../src/domain/session.js"
 import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const mode = (path: string) => Fs.statSync(path).mode & 0o777
 
@@ -52,9 +54,9 @@ describe("SessionStore (file)", () => {
     withFileStore((stateDir) =>
       Effect.gen(function*() {
         const store = yield* SessionStore
-        yield* store.update("HTTP://Agent.Example:80/", { context_id: "c1", task_id: "t1", last_state: "input-required" })
-        yield* store.setCredentials("http://agent.example", { kind: "api_key", key: "k-123", header: "X-Key" })
-        const record = Option.getOrThrow(yield* store.get("http://agent.example/"))
+        yield* store.update(agentUrlOf("HTTP://Agent.Example:80/"), { context_id: "c1", task_id: "t1", last_state: "input-required" })
+        yield* store.setCredentials(agentUrlOf("http://agent.example"), { kind: "api_key", key: "k-123", header: "X-Key" })
+        const record = Option.getOrThrow(yield* store.get(agentUrlOf("http://agent.example/")))
         expect(record).toMatchObject({
           agent_url: "http://agent.example",
           context_id: "c1",
@@ -63,8 +65,8 @@ describe("SessionStore (file)", () => {
           credentials: { kind: "api_key", key: "k-123", header: "X-Key" }
         })
         // A null in a patch removes the field; undefined keeps it.
-        yield* store.update("http://agent.example", { task_id: null })
-        const after = Option.getOrThrow(yield* store.get("http://agent.example"))
+        yield* store.update(agentUrlOf("http://agent.example"), { task_id: null })
+        const after = Option.getOrThrow(yield* store.get(agentUrlOf("http://agent.example")))
         expect(after.task_id).toBeUndefined()
         expect(after.context_id).toBe("c1")
         const onDisk = Schema.decodeUnknownSync(Schema.parseJson(StoreFile))(
@@ -83,7 +85,7 @@ describe("SessionStore (file)", () => {
         const file = Path.join(stateDir, "sessions.json")
         const v1 = { agent_url: "http://a.test", context_id: "c1", credentials: { kind: "bearer", token: "tok" }, updated_at: "2026-01-01T00:00:00.000Z" }
         Fs.writeFileSync(file, JSON.stringify({ version: 1, sessions: { "http://a.test": v1 } }))
-        expect(Option.getOrThrow(yield* store.getCredentials("http://a.test"))).toEqual({ kind: "bearer", token: "tok" })
+        expect(Option.getOrThrow(yield* store.getCredentials(agentUrlOf("http://a.test")))).toEqual({ kind: "bearer", token: "tok" })
 
         const tokens = {
           kind: "oauth" as const,
@@ -95,11 +97,11 @@ describe("SessionStore (file)", () => {
           token_endpoint: "https://id.example/token",
           client_id: "relay"
         }
-        yield* store.setCredentials("http://b.test", tokens)
+        yield* store.setCredentials(agentUrlOf("http://b.test"), tokens)
         const onDisk = JSON.parse(Fs.readFileSync(file, "utf8")) as { version: number; sessions: Record<string, unknown> }
         expect(onDisk.version).toBe(2)
         expect(onDisk.sessions["http://a.test"]).toEqual(v1)
-        expect(Option.getOrThrow(yield* store.getCredentials("http://b.test"))).toEqual(tokens)
+        expect(Option.getOrThrow(yield* store.getCredentials(agentUrlOf("http://b.test")))).toEqual(tokens)
       })
     ))
 
@@ -107,27 +109,27 @@ describe("SessionStore (file)", () => {
     withFileStore(() =>
       Effect.gen(function*() {
         const store = yield* SessionStore
-        yield* store.update("http://a.test", { context_id: "ca", task_id: "ta" })
-        yield* store.setCredentials("http://a.test", { kind: "bearer", token: "tok" })
-        yield* store.update("http://b.test", { context_id: "cb" })
-        yield* store.update("http://c.test", { context_id: "cc" })
-        yield* store.setCredentials("http://c.test", { kind: "bearer", token: "tok-c" })
+        yield* store.update(agentUrlOf("http://a.test"), { context_id: "ca", task_id: "ta" })
+        yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "tok" })
+        yield* store.update(agentUrlOf("http://b.test"), { context_id: "cb" })
+        yield* store.update(agentUrlOf("http://c.test"), { context_id: "cc" })
+        yield* store.setCredentials(agentUrlOf("http://c.test"), { kind: "bearer", token: "tok-c" })
 
-        expect(yield* store.clear("http://a.test")).toBe(true)
-        const a = Option.getOrThrow(yield* store.get("http://a.test"))
+        expect(yield* store.clear(agentUrlOf("http://a.test"))).toBe(true)
+        const a = Option.getOrThrow(yield* store.get(agentUrlOf("http://a.test")))
         expect(a.context_id).toBeUndefined()
         expect(a.credentials).toEqual({ kind: "bearer", token: "tok" })
-        expect(yield* store.clear("http://a.test")).toBe(false)
+        expect(yield* store.clear(agentUrlOf("http://a.test"))).toBe(false)
 
         expect(yield* store.clearAll).toBe(2)
         // b had nothing but ids, so it is gone; c keeps its credentials.
         expect((yield* store.list).map((r) => r.agent_url)).toEqual(["http://a.test", "http://c.test"])
-        expect(Option.getOrThrow(yield* store.getCredentials("http://c.test"))).toEqual({ kind: "bearer", token: "tok-c" })
+        expect(Option.getOrThrow(yield* store.getCredentials(agentUrlOf("http://c.test")))).toEqual({ kind: "bearer", token: "tok-c" })
 
-        yield* store.update("http://c.test", { context_id: "again" })
-        expect(yield* store.clearCredentials("http://c.test")).toBe(true)
-        expect(yield* store.clearCredentials("http://c.test")).toBe(false)
-        expect(Option.getOrThrow(yield* store.get("http://c.test")).context_id).toBe("again")
+        yield* store.update(agentUrlOf("http://c.test"), { context_id: "again" })
+        expect(yield* store.clearCredentials(agentUrlOf("http://c.test"))).toBe(true)
+        expect(yield* store.clearCredentials(agentUrlOf("http://c.test"))).toBe(false)
+        expect(Option.getOrThrow(yield* store.get(agentUrlOf("http://c.test"))).context_id).toBe("again")
       })
     ))
 
@@ -135,7 +137,7 @@ describe("SessionStore (file)", () => {
     withFileStore((stateDir) =>
       Effect.gen(function*() {
         const store = yield* SessionStore
-        yield* store.setCredentials("http://a.test", { kind: "bearer", token: "secret" })
+        yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "secret" })
         const file = Path.join(stateDir, "sessions.json")
         expect(mode(stateDir)).toBe(0o700)
         expect(mode(file)).toBe(0o600)
@@ -150,10 +152,10 @@ describe("SessionStore (file)", () => {
       Effect.gen(function*() {
         const store = yield* SessionStore
         const file = Path.join(stateDir, "sessions.json")
-        yield* store.update("http://a.test", { context_id: "c" })
+        yield* store.update(agentUrlOf("http://a.test"), { context_id: "c" })
         Fs.writeFileSync(file, "{ this is not json", { mode: 0o600 })
 
-        const error = yield* Effect.flip(store.update("http://b.test", { context_id: "x" }))
+        const error = yield* Effect.flip(store.update(agentUrlOf("http://b.test"), { context_id: "x" }))
         expect(error._tag).toBe("StateFileCorrupt")
         if (error._tag !== "StateFileCorrupt") return
         expect(error.file).toBe(file)
@@ -163,7 +165,7 @@ describe("SessionStore (file)", () => {
 
         // Nothing was written over the damaged content; the next command starts with an empty store.
         expect(yield* store.list).toEqual([])
-        yield* store.update("http://b.test", { context_id: "x" })
+        yield* store.update(agentUrlOf("http://b.test"), { context_id: "x" })
         expect((yield* store.list).length).toBe(1)
       })
     ))
@@ -188,7 +190,7 @@ describe("SessionStore (file)", () => {
         yield* store.list
         const file = Path.join(stateDir, "sessions.json")
         Fs.writeFileSync(file, JSON.stringify({ version: 7, sessions: {} }))
-        const error = yield* Effect.flip(store.update("http://a.test", { context_id: "c" }))
+        const error = yield* Effect.flip(store.update(agentUrlOf("http://a.test"), { context_id: "c" }))
         expect(error._tag).toBe("StateFileTooNew")
         expect(JSON.parse(Fs.readFileSync(file, "utf8")).version).toBe(7)
       })
@@ -198,23 +200,27 @@ describe("SessionStore (file)", () => {
     withFileStore((stateDir) =>
       Effect.gen(function*() {
         const store = yield* SessionStore
-        expect(yield* store.clear("http://never.test")).toBe(false)
-        expect(yield* store.clearCredentials("http://never.test")).toBe(false)
+        expect(yield* store.clear(agentUrlOf("http://never.test"))).toBe(false)
+        expect(yield* store.clearCredentials(agentUrlOf("http://never.test"))).toBe(false)
         expect(Fs.existsSync(Path.join(stateDir, "sessions.json"))).toBe(false)
-        yield* store.setCredentials("http://kept.test", { kind: "bearer", token: "t" })
+        yield* store.setCredentials(agentUrlOf("http://kept.test"), { kind: "bearer", token: "t" })
         const written = Fs.statSync(Path.join(stateDir, "sessions.json")).mtimeMs
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
-        expect(yield* store.clear("http://kept.test")).toBe(false)
+        expect(yield* store.clear(agentUrlOf("http://kept.test"))).toBe(false)
         expect(Fs.statSync(Path.join(stateDir, "sessions.json")).mtimeMs).toBe(written)
       })
     ))
 
-  it.effect("rejects an invalid agent URL with a typed error", () =>
-    withFileStore(() =>
+  it.effect("takes only a decoded AgentUrl: an invalid agent URL fails where it is decoded and never reaches the file", () =>
+    withFileStore((stateDir) =>
       Effect.gen(function*() {
         const store = yield* SessionStore
-        const error = yield* Effect.flip(store.update("not a url", { context_id: "c" }))
+        // @ts-expect-error the store is keyed by an AgentUrl a door decoded, never by a plain string
+        const plain: Parameters<typeof store.update>[0] = "http://a.test"
+        expect(plain).toBe("http://a.test")
+        const error = yield* Effect.flip(Effect.flatMap(canonicalAgentUrl("not a url"), (key) => store.update(key, { context_id: "c" })))
         expect(error._tag).toBe("InvalidAgentUrl")
+        expect(Fs.existsSync(Path.join(stateDir, "sessions.json"))).toBe(false)
       })
     ))
 
@@ -224,7 +230,7 @@ describe("SessionStore (file)", () => {
         const store = yield* SessionStore
         yield* Effect.forEach(
           Array.from({ length: 40 }, (_, n) => n),
-          (n) => store.update(`http://agent-${n}.test`, { context_id: `c${n}` }),
+          (n) => store.update(agentUrlOf(`http://agent-${n}.test`), { context_id: `c${n}` }),
           { concurrency: "unbounded" }
         )
         expect((yield* store.list).length).toBe(40)
@@ -236,9 +242,9 @@ describe("SessionStore (memory)", () => {
   it.effect("behaves like the file store", () =>
     Effect.gen(function*() {
       const store = yield* SessionStore
-      yield* store.update("http://a.test/", { context_id: "c" })
-      yield* store.setCredentials("http://a.test", { kind: "bearer", token: "t" })
-      expect(yield* store.clear("http://A.test")).toBe(true)
-      expect(Option.getOrThrow(yield* store.getCredentials("http://a.test"))).toEqual({ kind: "bearer", token: "t" })
+      yield* store.update(agentUrlOf("http://a.test/"), { context_id: "c" })
+      yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "t" })
+      expect(yield* store.clear(agentUrlOf("http://A.test"))).toBe(true)
+      expect(Option.getOrThrow(yield* store.getCredentials(agentUrlOf("http://a.test")))).toEqual({ kind: "bearer", token: "t" })
     }).pipe(Effect.provide(SessionStoreMemory)))
 })

@@ -42,16 +42,21 @@ import { streamingChecks } from "./streamingChecks.js"
 import { taskChecks } from "./taskChecks.js"
 import { transportChecks } from "./transportChecks.js"
 
-export interface CheckAgentInput extends Omit<AgentAccess, "protocol" | "binding" | "timeoutSeconds"> {
-  readonly protocols: ReadonlyArray<ProtocolVersion>
-  readonly bindings: ReadonlyArray<Binding>
+/** What a dry run needs: the checks selected, and the agent's URL only to name it in the report. */
+export interface CheckPlanInput {
+  /** As given: a dry run sends nothing, so the URL is reported as it is and never decoded. */
+  readonly agentUrl: string
   /** Group names or check ids; empty: all. */
   readonly only: ReadonlyArray<string>
   readonly skip: ReadonlyArray<string>
+}
+
+/** A run: the agent's URL is an AgentUrl, decoded by the door (the checks contact it). */
+export interface CheckAgentInput extends Omit<AgentAccess, "protocol" | "binding" | "timeoutSeconds">, Omit<CheckPlanInput, "agentUrl"> {
+  readonly protocols: ReadonlyArray<ProtocolVersion>
+  readonly bindings: ReadonlyArray<Binding>
   /** Seconds each request may take (default 10). */
   readonly timeoutSeconds?: number | undefined
-  /** List the checks, send nothing. */
-  readonly dryRun?: boolean | undefined
   /** Called as each group of one interface (or the card) is done: the doors show progress with it. */
   readonly onGroupDone?: ((group: CheckGroup, results: ReadonlyArray<CheckResult>) => Effect.Effect<void>) | undefined
 }
@@ -104,7 +109,7 @@ const timed = <R>(spec: CheckSpec, id: InterfaceId | null, limit: Duration.Durat
 const errorMessage = (error: unknown) =>
   typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
 
-const validateSelectors = (input: CheckAgentInput) => {
+const validateSelectors = (input: CheckPlanInput) => {
   const unknown = unknownSelectors([...input.only, ...input.skip])
   return unknown.length === 0
     ? Effect.void
@@ -115,7 +120,7 @@ const validateSelectors = (input: CheckAgentInput) => {
 }
 
 /** A dry run: every selected check, listed once, skipped; nothing is sent. */
-const dryRunReport = (input: CheckAgentInput, specs: ReadonlyArray<CheckSpec>): CheckReport => {
+const dryRunReport = (input: CheckPlanInput, specs: ReadonlyArray<CheckSpec>): CheckReport => {
   const results = specs.map((spec) => resultOf(spec, null, skipped("dry run: nothing sent"), 0))
   return {
     schema: CHECK_REPORT_SCHEMA_ID,
@@ -141,10 +146,15 @@ const interfacesToCheck = (input: CheckAgentInput, found: DiscoveredCard, target
 
 const isUnreachable = (error: A2aClientError) => error._tag === "AgentUnreachable" || error._tag === "RequestTimeout"
 
+/** The dry run of checkAgent: the checks it would run, listed and skipped; nothing is sent. */
+export const planChecks = Effect.fn("planChecks")(function*(input: CheckPlanInput) {
+  yield* validateSelectors(input)
+  return dryRunReport(input, selectChecks(input.only, input.skip))
+})
+
 export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInput) {
   yield* validateSelectors(input)
   const specs = selectChecks(input.only, input.skip)
-  if (input.dryRun === true) return dryRunReport(input, specs)
   const started = yield* Clock.currentTimeMillis
   const timeout = Duration.seconds(input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS)
   const checkLimit = Duration.times(timeout, 2)

@@ -5,12 +5,13 @@
 import type { Duration } from "effect"
 import type { Binding } from "../../a2a/dialects.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
+import type { AgentUrl } from "../../domain/agentUrl.js"
 import type { Credentials } from "../../domain/session.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
 export interface Target {
-  /** The agent's base URL as the user addressed it (normalised). */
-  readonly agentUrl: string
+  /** The agent's base URL as the user addressed it (canonical, decoded at the door). */
+  readonly agentUrl: AgentUrl
   /** An explicit card URL, skipping well-known discovery. */
   readonly cardUrl?: string | undefined
   readonly credentials?: Credentials | undefined
