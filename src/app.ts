@@ -12,7 +12,7 @@ import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quiet
 import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import { escapeForTerminal } from "./cli/terminalText.js"
-import { StateDirLive } from "./services/StateDir.js"
+import * as StateDir from "./services/StateDir.js"
 
 /**
  * Logs go to stderr, with what agents put into messages escaped like every human view
@@ -32,7 +32,7 @@ const StderrLogger = Logger.replace(
 )
 
 /** What every command gets; each command group provides the rest itself (cli/root.ts). */
-const BaseLayer = StateDirLive.pipe(
+const BaseLayer = StateDir.layer.pipe(
   Layer.provideMerge(NodeContext.layer),
   Layer.provideMerge(StderrLogger)
 )

@@ -2,9 +2,9 @@
 import { Command } from "@effect/cli"
 import { Effect, Layer } from "effect"
 import { runDoctor } from "../programs/doctor.js"
-import { ClientConfigFilesLive } from "../services/ClientConfigFiles.js"
-import { HttpClientLive } from "../services/HttpClient.js"
-import { SystemProbesLive } from "../services/SystemProbes.js"
+import * as ClientConfigFiles from "../services/ClientConfigFiles.js"
+import * as HttpClient from "../services/HttpClient.js"
+import * as SystemProbes from "../services/SystemProbes.js"
 import { outputOptions } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, render } from "./output.js"
 
@@ -20,5 +20,5 @@ export const doctorCommand = Command.make("doctor", outputOptions, (values) =>
     Command.withDescription(
       "Check Node, the state directory, the store, relay mcp, the agent's model, default ports and MCP client configs; exit 1 when one fails"
     ),
-    Command.provide(Layer.mergeAll(SystemProbesLive, ClientConfigFilesLive, HttpClientLive))
+    Command.provide(Layer.mergeAll(SystemProbes.layer, ClientConfigFiles.layer, HttpClient.layer))
   )

@@ -3,7 +3,7 @@ import { Command, Options } from "@effect/cli"
 import { DEFAULT_SERVER_NAME, MCP_CLIENTS, mcpClients, SCOPES } from "../domain/mcpClients.js"
 import { Effect } from "effect"
 import type { ClientTarget, InstallResult } from "../programs/mcpClients.js"
-import { ClientConfigFilesLive } from "../services/ClientConfigFiles.js"
+import * as ClientConfigFiles from "../services/ClientConfigFiles.js"
 import { outputOptions } from "./options.js"
 import { render, type Style } from "./output.js"
 
@@ -50,13 +50,13 @@ const targetOf = ({ client, name, scope }: ClientTarget): ClientTarget => ({ cli
 const install = Command.make("install", { ...outputOptions, client, scope, name, dryRun }, (values) =>
   render(values, Effect.flatMap(programs, (run) => run.installMcpClient(targetOf(values), values.dryRun)), describeChange)).pipe(
     Command.withDescription("Add relay to an MCP client's configuration (keeps a backup; changes nothing else)"),
-    Command.provide(ClientConfigFilesLive)
+    Command.provide(ClientConfigFiles.layer)
   )
 
 const uninstall = Command.make("uninstall", { ...outputOptions, client, scope, name, dryRun }, (values) =>
   render(values, Effect.flatMap(programs, (run) => run.uninstallMcpClient(targetOf(values), values.dryRun)), describeChange)).pipe(
     Command.withDescription("Remove relay's entry from an MCP client's configuration"),
-    Command.provide(ClientConfigFilesLive)
+    Command.provide(ClientConfigFiles.layer)
   )
 
 const config = Command.make("config", { ...outputOptions, client: Options.optional(client), name }, (values) =>
@@ -66,7 +66,7 @@ const config = Command.make("config", { ...outputOptions, client: Options.option
     (result) => result.file === null ? result.snippet : `# ${result.file}\n${result.snippet}`
   )).pipe(
     Command.withDescription("Print relay's entry for an MCP client's configuration, without writing it"),
-    Command.provide(ClientConfigFilesLive)
+    Command.provide(ClientConfigFiles.layer)
   )
 
 export const mcpClientCommands = [install, uninstall, config] as const

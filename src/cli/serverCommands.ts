@@ -15,7 +15,7 @@ import {
   webhookServerLayer
 } from "../servers/webhook/WebhookServer.js"
 import { isLoopbackHost } from "../domain/hosts.js"
-import { HttpClientLive } from "../services/HttpClient.js"
+import * as HttpClient from "../services/HttpClient.js"
 import { NotificationLog, NotificationLogLive } from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
@@ -108,5 +108,5 @@ const push = Command.make(
 export const serverCommand = Command.make("server").pipe(
   Command.withDescription("Local servers for development: A2A agent and push notification receiver"),
   Command.withSubcommands([agentCommand, push]),
-  Command.provide(Layer.merge(NotificationLogLive, HttpClientLive))
+  Command.provide(Layer.merge(NotificationLogLive, HttpClient.layer))
 )

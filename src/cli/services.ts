@@ -5,13 +5,13 @@
  */
 import { Layer } from "effect"
 import * as A2aClient from "../services/A2aClient.js"
-import { HttpClientLive } from "../services/HttpClient.js"
+import * as HttpClient from "../services/HttpClient.js"
 import { NotificationLogLive } from "../services/NotificationLog.js"
-import { SessionStoreLive } from "../services/SessionStore.js"
+import * as SessionStore from "../services/SessionStore.js"
 
 /** Talking to agents: the A2A client, its HTTP client and the session store it reads and writes. */
 export const ClientServices = A2aClient.layer.pipe(
-  Layer.provideMerge(Layer.merge(HttpClientLive, SessionStoreLive))
+  Layer.provideMerge(Layer.merge(HttpClient.layer, SessionStore.layer))
 )
 
 /** Everything the MCP tools use. */

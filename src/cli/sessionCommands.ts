@@ -8,7 +8,7 @@ import { clearSessions, listSessions, showSession } from "../programs/sessions.j
 import { agentUrl, outputOptions } from "./options.js"
 import { fields, render, type Style } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
-import { SessionStoreLive } from "../services/SessionStore.js"
+import * as SessionStore from "../services/SessionStore.js"
 
 const sessionFields = (style: Style, session: SessionSummary, indent = "") =>
   fields(style, [
@@ -55,5 +55,5 @@ const clear = Command.make(
 export const sessionCommand = Command.make("session").pipe(
   Command.withDescription("Saved per-agent sessions, shared with relay mcp"),
   Command.withSubcommands([list, show, clear]),
-  Command.provide(SessionStoreLive)
+  Command.provide(SessionStore.layer)
 )

@@ -79,7 +79,7 @@ const make = Effect.gen(function*() {
     })
   })
 
-export const ClientConfigFilesLive = Layer.effect(ClientConfigFiles, make)
+export const layer = Layer.effect(ClientConfigFiles, make)
 
 /** The real disk with other whereabouts and launcher: tests point home and project at temp folders. */
 export const clientConfigFilesAt = (where: Whereabouts, launcher: Launcher) =>

@@ -7,16 +7,15 @@
 import { HttpClient } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 
-export const HttpClientLive = Layer.scoped(
-  HttpClient.HttpClient,
-  Effect.gen(function*() {
-    const scope = yield* Effect.scope
-    const undici = yield* Effect.cached(
-      Effect.promise(() => import("@effect/platform-node/NodeHttpClient")).pipe(
-        Effect.flatMap((module) => Layer.buildWithScope(module.layerUndici, scope)),
-        Effect.map((context) => Context.get(context, HttpClient.HttpClient))
-      )
+export const make = Effect.gen(function*() {
+  const scope = yield* Effect.scope
+  const undici = yield* Effect.cached(
+    Effect.promise(() => import("@effect/platform-node/NodeHttpClient")).pipe(
+      Effect.flatMap((module) => Layer.buildWithScope(module.layerUndici, scope)),
+      Effect.map((context) => Context.get(context, HttpClient.HttpClient))
     )
-    return HttpClient.make((request) => Effect.flatMap(undici, (client) => client.execute(request)))
-  })
-)
+  )
+  return HttpClient.make((request) => Effect.flatMap(undici, (client) => client.execute(request)))
+})
+
+export const layer = Layer.scoped(HttpClient.HttpClient, make)

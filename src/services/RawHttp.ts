@@ -76,4 +76,4 @@ export const make = Effect.gen(function*() {
   return { exchange } as const
 })
 
-export const RawHttpLive = Layer.effect(RawHttp, make)
+export const layer = Layer.effect(RawHttp, make)

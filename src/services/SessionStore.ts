@@ -256,10 +256,13 @@ const makeFileBackend = Effect.gen(function*() {
 })
 
 /** The shared, file-backed store in the state directory. */
-export const SessionStoreLive = Layer.effect(SessionStore, Effect.map(makeFileBackend, makeStore))
+/** The store over sessions.json in the state directory. */
+export const make = Effect.map(makeFileBackend, makeStore)
+
+export const layer = Layer.effect(SessionStore, make)
 
 /** An in-memory store for tests and throw-away runs. */
-export const SessionStoreMemory = Layer.effect(
+export const layerMemory = Layer.effect(
   SessionStore,
   Effect.gen(function*() {
     const ref = yield* Ref.make(emptyStore())

@@ -57,20 +57,19 @@ const ensureDirectory = (dir: string) =>
  * The real directory, resolved from the environment. Nothing touches the disk until a
  * service calls `ensure`, so `relay --help` works even where the directory cannot be made.
  */
-export const StateDirLive = Layer.effect(
-  StateDir,
-  Effect.gen(function*() {
-    const path = yield* Path.Path
-    const fs = yield* FileSystem.FileSystem
-    const dir = yield* resolveStateDir
-    const ready = yield* Ref.make(false)
-    // Only success is remembered: a directory that failed once may be fixed while the MCP server runs.
-    const ensure = ensureDirectory(dir).pipe(
-      Effect.provideService(FileSystem.FileSystem, fs),
-      Effect.zipRight(Ref.set(ready, true)),
-      Effect.unlessEffect(Ref.get(ready)),
-      Effect.asVoid
-    )
-    return StateDir.of({ path: dir, file: (name) => path.join(dir, name), ensure })
-  })
-)
+export const make = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const fs = yield* FileSystem.FileSystem
+  const dir = yield* resolveStateDir
+  const ready = yield* Ref.make(false)
+  // Only success is remembered: a directory that failed once may be fixed while the MCP server runs.
+  const ensure = ensureDirectory(dir).pipe(
+    Effect.provideService(FileSystem.FileSystem, fs),
+    Effect.zipRight(Ref.set(ready, true)),
+    Effect.unlessEffect(Ref.get(ready)),
+    Effect.asVoid
+  )
+  return StateDir.of({ path: dir, file: (name) => path.join(dir, name), ensure })
+})
+
+export const layer = Layer.effect(StateDir, make)

@@ -111,7 +111,7 @@ const portFree = (port: number) =>
 const readText = (file: string) =>
   Effect.sync(() => Fs.existsSync(file) ? Fs.readFileSync(file, "utf8") : undefined).pipe(Effect.orElseSucceed(() => undefined))
 
-export const SystemProbesLive = Layer.succeed(
+export const layer = Layer.succeed(
   SystemProbes,
   SystemProbes.of({ nodeVersion: process.versions.node, modes, readText, probeMcp, portFree })
 )

@@ -416,4 +416,3 @@ export const make = (options: TaskStoreOptions = {}) =>
 /** An empty store; its task fibers are interrupted when the layer's scope closes. */
 export const layer = (options: TaskStoreOptions = {}): Layer.Layer<TaskStore> => Layer.scoped(TaskStore, make(options))
 
-export const TaskStoreLive = layer()

@@ -9,14 +9,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Layer } from "effect"
 import * as A2aClient from "../../src/services/A2aClient.js"
-import { SessionStoreMemory } from "../../src/services/SessionStore.js"
+import * as SessionStore from "../../src/services/SessionStore.js"
 import { closeServer, listenOnLoopback, type RecordedRequest, sendJson } from "../peers/httpUtil.js"
 
 /** The real A2aClient over undici (fresh card cache per provide). */
 export const RealClient = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
 /** What a program needs: the real client, an in-memory session store, and the platform (files). */
-export const ProgramLayer = Layer.mergeAll(RealClient, SessionStoreMemory, NodeContext.layer)
+export const ProgramLayer = Layer.mergeAll(RealClient, SessionStore.layerMemory, NodeContext.layer)
 
 export const headerOf = (request: RecordedRequest, name: string): string | undefined => {
   const value = request.headers[name.toLowerCase()]

@@ -4,8 +4,8 @@ import { ConfigProvider, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { SessionStoreLive } from "../../src/services/SessionStore.js"
-import { StateDirLive } from "../../src/services/StateDir.js"
+import * as SessionStore from "../../src/services/SessionStore.js"
+import * as StateDir from "../../src/services/StateDir.js"
 
 /** A fresh parent directory; the state dir itself (`<parent>/state`) is created by relay. */
 export const tempHome = () => {
@@ -15,8 +15,8 @@ export const tempHome = () => {
 
 /** StateDir + SessionStore + platform services, reading RELAY_HOME = `stateDir`. */
 export const storeLayer = (stateDir: string) =>
-  SessionStoreLive.pipe(
-    Layer.provideMerge(StateDirLive),
+  SessionStore.layer.pipe(
+    Layer.provideMerge(StateDir.layer),
     Layer.provideMerge(NodeContext.layer),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
   )

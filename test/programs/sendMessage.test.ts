@@ -12,7 +12,7 @@ import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
 import { resultText } from "../../src/a2a/text.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
-import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
+import * as SessionStore from "../../src/services/SessionStore.js"
 import {
   credentialHeadersOf,
   ProgramLayer,
@@ -85,14 +85,14 @@ const scripted = (script: Script = {}) => {
     },
     getTask: (_, request) => (script.getTask ?? waitingForInput)(request)
   })
-  return { sent, layer: Layer.merge(client, SessionStoreMemory) }
+  return { sent, layer: Layer.merge(client, SessionStore.layerMemory) }
 }
 
 const saveSession = (patch: { context_id?: string; task_id?: string; last_state?: string }) =>
-  Effect.flatMap(SessionStore, (store) => store.update(agentUrlOf(AGENT), patch))
+  Effect.flatMap(SessionStore.SessionStore, (store) => store.update(agentUrlOf(AGENT), patch))
 
 const savedSession = (url = AGENT) =>
-  Effect.flatMap(SessionStore, (store) => Effect.map(store.get(agentUrlOf(url)), Option.getOrThrow))
+  Effect.flatMap(SessionStore.SessionStore, (store) => Effect.map(store.get(agentUrlOf(url)), Option.getOrThrow))
 
 const idsSent = (request: V1.SendMessageRequest | undefined) => ({
   contextId: request?.message.contextId,
@@ -344,7 +344,7 @@ afterAll(async () => {
 })
 
 /** Runs a send against a peer and returns the result with the requests it caused there. */
-const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore>) =>
+const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore>) =>
   Effect.suspend(() => {
     const before = peer.requests.length
     return Effect.map(run, (result) => ({ result, sent: peer.requests.slice(before) }))
@@ -360,7 +360,7 @@ describe("sendMessage: credentials (SPEC §5) as the agent receives them", () =>
 
   const sendWith = (access: { bearerToken?: string; apiKey?: string }, saved?: "bearer" | "api_key") =>
     Effect.gen(function*() {
-      const store = yield* SessionStore
+      const store = yield* SessionStore.SessionStore
       if (saved === "bearer") yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "bearer", token: SAVED_TOKEN })
       if (saved === "api_key") yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "api_key", key: SAVED_KEY, header: "X-Agent-Key" })
       const { sent } = yield* sendRecorded(sdk, sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "hi", ...access }))
@@ -420,7 +420,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
   it("continues a task waiting for input through the saved session, across processes (file store)", async () => {
     const home = tempHome()
     // Each run gets its own layers, as two separate relay invocations would.
-    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore>) =>
+    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore>) =>
       Effect.runPromise(effect.pipe(Effect.provide(Layer.merge(RealClient, storeLayer(home.stateDir)))))
     try {
       const before = sdk.requests.length

@@ -28,7 +28,7 @@ import {
 } from "../../src/servers/webhook/WebhookServer.js"
 import { recordNotification } from "../../src/programs/notifications.js"
 import { NOTIFICATIONS_FILE, NotificationLog, notificationLogLayer } from "../../src/services/NotificationLog.js"
-import { StateDirLive } from "../../src/services/StateDir.js"
+import * as StateDir from "../../src/services/StateDir.js"
 import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
@@ -52,7 +52,7 @@ const freshStateDir = () => {
 
 const logLayer = (stateDir: string, maxFileBytes?: number) =>
   notificationLogLayer({ followInterval: "20 millis", ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }).pipe(
-    Layer.provideMerge(StateDirLive),
+    Layer.provideMerge(StateDir.layer),
     Layer.provideMerge(NodeContext.layer),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
   )

@@ -5,14 +5,14 @@ import * as Path from "node:path"
 import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
 import { canonicalAgentUrl, normalizeAgentUrl } from "../../src/domain/agentUrl.js"
 import { STORE_FORMAT_VERSION, StoreFile } from "../../src/domain/session.js"
-import { SessionStore, SessionStoreMemory } from "../../src/services/SessionStore.js"
+import * as SessionStore from "../../src/services/SessionStore.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const mode = (path: string) => Fs.statSync(path).mode & 0o777
 
 /** Runs `body` against the real file store in a fresh temp state dir. */
-const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, SessionStore>) => {
+const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, SessionStore.SessionStore>) => {
   const home = tempHome()
   return body(home.stateDir).pipe(Effect.provide(storeLayer(home.stateDir)), Effect.ensuring(Effect.sync(home.cleanup)))
 }
@@ -53,7 +53,7 @@ describe("SessionStore (file)", () => {
   it.effect("round-trips ids, state and credentials under the normalised URL", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* store.update(agentUrlOf("HTTP://Agent.Example:80/"), { context_id: "c1", task_id: "t1", last_state: "input-required" })
         yield* store.setCredentials(agentUrlOf("http://agent.example"), { kind: "api_key", key: "k-123", header: "X-Key" })
         const record = Option.getOrThrow(yield* store.get(agentUrlOf("http://agent.example/")))
@@ -80,7 +80,7 @@ describe("SessionStore (file)", () => {
   it.effect("reads a version 1 file as it is and writes it back as version 2, OAuth tokens included", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* store.list // creates the directory
         const file = Path.join(stateDir, "sessions.json")
         const v1 = { agent_url: "http://a.test", context_id: "c1", credentials: { kind: "bearer", token: "tok" }, updated_at: "2026-01-01T00:00:00.000Z" }
@@ -108,7 +108,7 @@ describe("SessionStore (file)", () => {
   it.effect("clearing sessions keeps credentials; clearing credentials keeps the session", () =>
     withFileStore(() =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* store.update(agentUrlOf("http://a.test"), { context_id: "ca", task_id: "ta" })
         yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "tok" })
         yield* store.update(agentUrlOf("http://b.test"), { context_id: "cb" })
@@ -136,7 +136,7 @@ describe("SessionStore (file)", () => {
   it.effect("creates the state dir 0700 and the file 0600, and tightens a loose file", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "secret" })
         const file = Path.join(stateDir, "sessions.json")
         expect(mode(stateDir)).toBe(0o700)
@@ -150,7 +150,7 @@ describe("SessionStore (file)", () => {
   it.effect("moves a corrupt file aside with a typed error naming it, then starts fresh", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         const file = Path.join(stateDir, "sessions.json")
         yield* store.update(agentUrlOf("http://a.test"), { context_id: "c" })
         Fs.writeFileSync(file, "{ this is not json", { mode: 0o600 })
@@ -173,7 +173,7 @@ describe("SessionStore (file)", () => {
   it.effect("a read of a file with the wrong shape also fails and keeps the file", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* store.list // creates the directory
         Fs.writeFileSync(Path.join(stateDir, "sessions.json"), JSON.stringify({ version: 1, sessions: { x: { nope: 1 } } }))
         const error = yield* Effect.flip(store.list)
@@ -186,7 +186,7 @@ describe("SessionStore (file)", () => {
   it.effect("refuses a file from a newer relay without touching it", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* store.list
         const file = Path.join(stateDir, "sessions.json")
         Fs.writeFileSync(file, JSON.stringify({ version: 7, sessions: {} }))
@@ -199,7 +199,7 @@ describe("SessionStore (file)", () => {
   it.effect("clearing what is not there writes nothing", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         expect(yield* store.clear(agentUrlOf("http://never.test"))).toBe(false)
         expect(yield* store.clearCredentials(agentUrlOf("http://never.test"))).toBe(false)
         expect(Fs.existsSync(Path.join(stateDir, "sessions.json"))).toBe(false)
@@ -214,7 +214,7 @@ describe("SessionStore (file)", () => {
   it.effect("takes only a decoded AgentUrl: an invalid agent URL fails where it is decoded and never reaches the file", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         // @ts-expect-error the store is keyed by an AgentUrl a door decoded, never by a plain string
         const plain: Parameters<typeof store.update>[0] = "http://a.test"
         expect(plain).toBe("http://a.test")
@@ -227,7 +227,7 @@ describe("SessionStore (file)", () => {
   it.effect("serialises concurrent updates inside one process", () =>
     withFileStore(() =>
       Effect.gen(function*() {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         yield* Effect.forEach(
           Array.from({ length: 40 }, (_, n) => n),
           (n) => store.update(agentUrlOf(`http://agent-${n}.test`), { context_id: `c${n}` }),
@@ -241,10 +241,10 @@ describe("SessionStore (file)", () => {
 describe("SessionStore (memory)", () => {
   it.effect("behaves like the file store", () =>
     Effect.gen(function*() {
-      const store = yield* SessionStore
+      const store = yield* SessionStore.SessionStore
       yield* store.update(agentUrlOf("http://a.test/"), { context_id: "c" })
       yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "t" })
       expect(yield* store.clear(agentUrlOf("http://A.test"))).toBe(true)
       expect(Option.getOrThrow(yield* store.getCredentials(agentUrlOf("http://a.test")))).toEqual({ kind: "bearer", token: "t" })
-    }).pipe(Effect.provide(SessionStoreMemory)))
+    }).pipe(Effect.provide(SessionStore.layerMemory)))
 })

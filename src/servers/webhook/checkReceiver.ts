@@ -6,7 +6,7 @@ import { type Duration, Effect, Layer, Option, Ref, Stream } from "effect"
 import type { NotificationRecord } from "../../domain/notification.js"
 import { NotificationLog } from "../../services/NotificationLog.js"
 import { PushReceiver } from "../../services/PushReceiver.js"
-import { RawHttpLive } from "../../services/RawHttp.js"
+import * as RawHttp from "../../services/RawHttp.js"
 import { webhookBaseUrl, webhookServerLayer } from "./WebhookServer.js"
 
 const POLL = "25 millis"
@@ -41,4 +41,4 @@ export const checkReceiverLayer = Layer.scoped(
 )
 
 /** What a `relay check` run needs besides the client: raw exchanges, and this receiver for push.delivery. */
-export const checkRunLayer = Layer.merge(RawHttpLive, checkReceiverLayer)
+export const checkRunLayer = Layer.merge(RawHttp.layer, checkReceiverLayer)
