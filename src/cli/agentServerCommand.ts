@@ -41,7 +41,7 @@ const latency = Options.text("latency").pipe(
 const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest request body accepted; bigger ones get 413")
 const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
   Options.withDescription(
-    "Also post push notifications to private, link-local and other non-public addresses, in any spelling, and to loopback when listening on other interfaces without --auth"
+    "Also post push notifications to private, link-local and other non-public addresses, in any spelling (loopback is always allowed)"
   )
 )
 

@@ -7,7 +7,6 @@ import * as V1 from "../../src/a2a/v1.js"
 import { redactPushConfig, REDACTED } from "../../src/programs/agent/pushConfigs.js"
 import { presentTask } from "../../src/programs/agent/shared.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
-import { loopbackWebhooksAllowed } from "../../src/servers/agent/layer.js"
 import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
 import { webhookUrlProblem } from "../../src/services/PushSender.js"
@@ -138,22 +137,6 @@ describe("webhook URL guard", () => {
     expect(webhookUrlProblem("http://127.0.0.1/x", { allowLoopback: false, allowPrivate: false })).toContain("loopback")
     expect(webhookUrlProblem("http://[::ffff:127.0.0.1]/x", { allowLoopback: false, allowPrivate: false })).toContain("loopback")
     expect(webhookUrlProblem("http://10.0.0.1/x", { allowLoopback: true, allowPrivate: true })).toBeUndefined()
-  })
-})
-
-describe("loopback webhooks", () => {
-  const server = { host: "127.0.0.1", auth: false, allowPrivateWebhooks: false }
-
-  it("are allowed when only this machine or key holders can set push configs, or when asked", () => {
-    for (const host of ["127.0.0.1", "localhost", "::1", "[::1]"]) expect(loopbackWebhooksAllowed({ ...server, host }), host).toBe(true)
-    expect(loopbackWebhooksAllowed({ ...server, host: "0.0.0.0", auth: true })).toBe(true)
-    expect(loopbackWebhooksAllowed({ ...server, host: "0.0.0.0", allowPrivateWebhooks: true })).toBe(true)
-  })
-
-  it("are refused from a server anyone on the network can use without a key", () => {
-    for (const host of ["0.0.0.0", "::", "192.0.2.10", "agent.example"]) {
-      expect(loopbackWebhooksAllowed({ ...server, host }), host).toBe(false)
-    }
   })
 })
 

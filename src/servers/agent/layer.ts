@@ -10,7 +10,6 @@
 import { type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
 import type { ClientTimeouts } from "../../domain/limits.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
-import { isLoopbackHost } from "../../domain/hosts.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
 import * as PushSender from "../../services/PushSender.js"
 import * as TaskStore from "../../services/TaskStore.js"
@@ -98,14 +97,6 @@ export interface AgentServerStarted {
 const serverScheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
 
 /**
- * A loopback webhook reaches services on this machine, so it is allowed only when the people who
- * can set push configs are trusted with that: the server listens on loopback (only this machine
- * reaches it), it requires a key, or the user allowed non-public addresses outright.
- */
-export const loopbackWebhooksAllowed = (config: Pick<AgentServerConfig, "host" | "auth" | "allowPrivateWebhooks">) =>
-  isLoopbackHost(config.host) || config.auth || config.allowPrivateWebhooks
-
-/**
  * `relay server agent`: resolves the key, selects the model, starts the server, hands what it
  * started to `announce` (the CLI prints it) and serves until interrupted.
  */
@@ -122,7 +113,7 @@ export const runAgentServer = <E, R>(
       key: agentKey?.key,
       maxBodyBytes: config.maxBodyBytes,
       settings: { latency: config.latency },
-      push: { allowLoopback: loopbackWebhooksAllowed(config), allowPrivate: config.allowPrivateWebhooks },
+      push: { allowLoopback: true, allowPrivate: config.allowPrivateWebhooks },
       model
     })
     return yield* agentBaseUrl.pipe(
