@@ -66,7 +66,11 @@ const startupLines = (config: AgentConfig, started: AgentServerStarted) => {
   if (agentKey === undefined) {
     lines.push(style.dim("No --auth: every request is accepted"))
     if (isAllInterfaces(config.host)) {
-      lines.push(style.yellow(`Warning: listening on ${config.host} without --auth; anyone who can reach this machine can use the agent`))
+      lines.push(style.yellow(
+        `Warning: listening on ${config.host} without --auth; anyone who can reach this machine can use the agent, ` +
+          "including having it post push notifications to services on this machine (loopback webhooks); " +
+          "use --auth, or --host 127.0.0.1 to serve this machine only"
+      ))
     }
   } else if (agentKey.source === "generated") {
     const value = Redacted.value(agentKey.key)
