@@ -237,7 +237,7 @@ export const make = (options: TaskStoreOptions = {}) =>
 
     let evictAbove = maxTasks
     /**
-     * Past the bound, forgets the oldest tasks nobody listens to, down to 90 % of it: finished
+     * Past the bound, forgets the least recently changed tasks nobody listens to, down to 90 % of it: finished
      * ones first, then ones still waiting for input or authorisation (abandoned conversations must
      * not fill the store; a late follow-up to one gets TaskNotFound). Working tasks stay. When they
      * keep the store above that, the next scan waits for another tenth of the bound, so creating
@@ -259,6 +259,9 @@ export const make = (options: TaskStoreOptions = {}) =>
     const commit = (record: TaskRecord, change: TaskChange) => {
       record.task = change.task
       record.bytes = undefined
+      // Last changed last: eviction walks the map from the front, so it forgets the least recently active first.
+      records.delete(change.task.id)
+      records.set(change.task.id, record)
       const event = change.event
       if (event !== undefined) {
         const update: TaskUpdate = { event, task: change.task }

@@ -92,11 +92,14 @@ describe("TaskStore", () => {
           const present = (id: string) => Effect.map(store.get(id), Option.isSome)
           expect(yield* Effect.forEach(["done-0", "done-1", "done-2"], present)).toEqual([false, false, true])
           expect(yield* Effect.forEach(["asks-0", "asks-4", "running"], present)).toEqual([true, true, true])
-          // Only waiting tasks left to forget: the oldest go, the working one stays.
-          for (let i = 5; i < 16; i++) yield* store.create(task(`asks-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
+          // A conversation that just went on is recent again, however old the task.
+          yield* store.publish("asks-0", { statusUpdate: { taskId: "asks-0", contextId: "keep", status: { state: "TASK_STATE_INPUT_REQUIRED" } } })
+          // Only waiting tasks left to forget: the least recently changed go, the working one stays.
+          for (let i = 5; i < 12; i++) yield* store.create(task(`asks-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
           expect(yield* present("running")).toBe(true)
-          expect(yield* present("asks-0")).toBe(false)
-          expect(yield* present("asks-15")).toBe(true)
+          expect(yield* present("asks-1")).toBe(false)
+          expect(yield* present("asks-0")).toBe(true)
+          expect(yield* present("asks-11")).toBe(true)
         }),
       { maxTasks: 10 }
     ))
