@@ -234,22 +234,39 @@ export const resolveCommand = (root: CommandSpec, words: ReadonlyArray<string>):
   return { _tag: "Found", level }
 }
 
-/** Help on stdout (exit 0), or a usage error (exit 2) for a command that does not exist. */
-const showHelp = (root: CommandSpec, words: ReadonlyArray<string>): Effect.Effect<void, ValidationError.ValidationError> => {
-  const resolved = resolveCommand(root, words)
-  if (resolved._tag === "Found") return writeOut(renderHelp(resolved.level, helpWidth()))
+/** A usage error (exit 2) naming the word and the subcommands that can stand there. */
+const unknownSubcommand = (resolved: Extract<Resolved, { _tag: "Unknown" }>) => {
   const names = resolved.level.spec.subcommands.map((sub) => `'${sub.name}'`).join(", ")
   const message = `Invalid subcommand '${resolved.word}' for ${resolved.level.path} - use one of ${names}`
   // Console.error, as @effect/cli reports usage errors: held back under --json for ending.ts's JSON.
   return Console.error(message).pipe(Effect.zipRight(Effect.fail(ValidationError.commandMismatch(HelpDoc.p(message)))))
 }
 
-/** `run` with help answered first, wherever the help flag stands. `argv` is process.argv-shaped. */
+/** Help on stdout (exit 0), or a usage error (exit 2) for a command that does not exist. */
+const showHelp = (root: CommandSpec, words: ReadonlyArray<string>): Effect.Effect<void, ValidationError.ValidationError> => {
+  const resolved = resolveCommand(root, words)
+  return resolved._tag === "Found" ? writeOut(renderHelp(resolved.level, helpWidth())) : unknownSubcommand(resolved)
+}
+
+/** A command that only groups others (`relay`, `relay task notification`): naming it alone asks for its help. */
+const isGroupOnly = (spec: CommandSpec) => spec.subcommands.length > 0 && spec.options.length === 0 && spec.args.length === 0
+
+/**
+ * `run` with help and unknown subcommands answered first, wherever the help flag stands.
+ * `argv` is process.argv-shaped. The tree may hold one group only (root.ts), so @effect/cli's own
+ * message for a wrong subcommand would name the wrong level; resolveCommand names the right one.
+ */
 export const withHelp = <E, R>(
   root: Command.Command<any, any, any, any>,
   run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, R>
 ) =>
 (argv: ReadonlyArray<string>): Effect.Effect<void, E | ValidationError.ValidationError, R> => {
-  const words = helpRequested(argv.slice(2))
-  return words === undefined ? run(argv) : showHelp(commandSpec(root), words)
+  const words = argv.slice(2)
+  const asked = helpRequested(words)
+  const spec = commandSpec(root)
+  if (asked !== undefined) return showHelp(spec, asked)
+  const resolved = resolveCommand(spec, words)
+  if (resolved._tag === "Unknown") return unknownSubcommand(resolved)
+  const onlyNames = words.every((word) => !word.startsWith("-"))
+  return onlyNames && isGroupOnly(resolved.level.spec) ? showHelp(spec, words) : run(argv)
 }

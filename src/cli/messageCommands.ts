@@ -1,9 +1,10 @@
 /** `relay message send|stream`: talk to an agent, continuing the saved conversation on request. */
 import { Args, Command, Options } from "@effect/cli"
-import { Duration, Option, Redacted } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
+import type { MessageResult } from "../domain/results.js"
 import { sendMessage } from "../programs/sendMessage.js"
 import { type AgentOptionValues, agentOptions, withAgentAccess, within } from "./options.js"
-import { type OutputFlags, render } from "./output.js"
+import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
 import { ClientServices } from "./services.js"
@@ -57,8 +58,15 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
-  }, events ? "line" : "indented")
+  }, events ? "line" : "indented").pipe(Effect.flatMap(failWhenTaskFailed))
 })
+
+/**
+ * A turn that ends `failed` or `rejected` is shown like any answer, then exits 1, so a script can
+ * tell (`relay message send … && next`); the state is in the output already.
+ */
+const failWhenTaskFailed = (result: MessageResult) =>
+  result.state === "failed" || result.state === "rejected" ? Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE })) : Effect.void
 
 const send = Command.make("send", { ...messageOptions, stream }, (values) => run(values, values.stream)).pipe(
   Command.withDescription("Send a message to an agent and print its answer")

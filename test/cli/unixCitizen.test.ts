@@ -81,6 +81,34 @@ describe("exit codes", () => {
     expect(result.stderr).not.toMatch(/NotFound|FileSystem|readFile/)
   })
 
+  it("1 when the task a message started ends failed or rejected, after printing the answer", async () => {
+    const ending = async (state: string) => {
+      let baseUrl = ""
+      const server = http.createServer((req, res) => {
+        if (req.url === "/.well-known/agent-card.json") return sendJson(res, 200, validV1Card(baseUrl))
+        let body = ""
+        req.on("data", (chunk) => (body += chunk))
+        req.on("end", () => {
+          const status = { state, message: { messageId: "m-1", role: "ROLE_AGENT", parts: [{ text: "disk full" }] } }
+          sendJson(res, 200, { jsonrpc: "2.0", id: JSON.parse(body).id, result: { task: { id: "t-1", contextId: "c-1", status } } })
+        })
+      })
+      baseUrl = await listenOnLoopback(server)
+      try {
+        return await relay(["message", "send", "--url", baseUrl, "--json", "hi"])
+      } finally {
+        await closeServer(server)
+      }
+    }
+    for (const [state, label] of [["TASK_STATE_FAILED", "failed"], ["TASK_STATE_REJECTED", "rejected"]]) {
+      const result = await ending(state!)
+      expect(result.code, result.stderr).toBe(1)
+      expect(json(result.stdout)).toMatchObject({ state: label, text: "disk full" })
+    }
+    const completed = await ending("TASK_STATE_COMPLETED")
+    expect(completed.code, completed.stderr).toBe(0)
+  })
+
   it("2 for a usage error, plain text without --json", async () => {
     const result = await relay(["message", "send", "hello"])
     expect(result.code).toBe(2)
