@@ -136,6 +136,23 @@ describe("asking for help", () => {
     expect(JSON.parse(json.stderr).error.code).toBe("usage")
   })
 
+  it("a wrong subcommand is named at its own level, whichever group was loaded", async () => {
+    const plain = await relayRun(["auth", "nope"])
+    expect(plain.code).toBe(2)
+    expect(plain.stderr).toContain("Invalid subcommand 'nope' for relay auth - use one of 'set', 'show'")
+    const json = await relayRun(["message", "sned", "--url", "http://x", "--json"])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stderr).error.message).toContain("'sned' for relay message - use one of 'send', 'stream'")
+  })
+
+  it("a command that only groups others, named alone, shows its help", async () => {
+    for (const path of [["task", "notification"], ["message"], []]) {
+      const result = await relayRun(path)
+      expect(result.code, path.join(" ")).toBe(0)
+      expect(result.stdout, path.join(" ")).toBe(helps.get(key(["relay", ...path].join(" "), WIDTH))!.stdout)
+    }
+  })
+
   it("off a terminal without COLUMNS, 80 columns", async () => {
     const result = await relayRun(["message", "send", "--help"], { COLUMNS: "" })
     const lengths = result.stdout.split("\n").map((line) => line.length)
