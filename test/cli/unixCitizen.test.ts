@@ -94,10 +94,13 @@ describe("exit codes", () => {
         })
       })
       baseUrl = await listenOnLoopback(server)
+      // A home of its own: the sessions these sends save must not show in the other tests' lists.
+      const own = tempHome()
       try {
-        return await relay(["message", "send", "--url", baseUrl, "--json", "hi"])
+        return await runRelay(["message", "send", "--url", baseUrl, "--json", "hi"], { stateDir: own.stateDir })
       } finally {
         await closeServer(server)
+        own.cleanup()
       }
     }
     for (const [state, label] of [["TASK_STATE_FAILED", "failed"], ["TASK_STATE_REJECTED", "rejected"]]) {
