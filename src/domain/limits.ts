@@ -21,6 +21,16 @@ export type ClientTimeouts = { readonly headersMs: number; readonly requestMs: n
 /** Largest MCP message, on every transport (stdio and HTTP alike). */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024
 
+/**
+ * Open MCP sessions on an HTTP transport; opening one more closes the least recently used (its
+ * client gets 404 and initializes again), so clients that never end their sessions cannot grow
+ * the server without bound.
+ */
+export const MAX_MCP_HTTP_SESSIONS = 32
+
+/** Events a streamable HTTP session keeps for clients resuming a lost stream: at most this many bytes (the newest kept). */
+export const MAX_MCP_STORED_EVENT_BYTES = 4 * 1024 * 1024
+
 /** Largest non-streaming answer (card, JSON-RPC or REST body) the client reads from an agent. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 

@@ -1,11 +1,13 @@
 /**
  * Resumable SSE on the streamable HTTP transport (MCP spec, "Resumability and Redelivery"): every
  * event sent on a stream gets an id, and a client that lost the connection reconnects with
- * `Last-Event-ID` to get what it missed. One store per session, in memory, bounded: the newest
- * events are kept, so a client gone for long resumes with what is left (or is told the id is unknown).
+ * `Last-Event-ID` to get what it missed. One store per session, in memory, bounded in count and
+ * bytes: the newest events are kept, so a client gone for long resumes with what is left (or is
+ * told the id is unknown).
  */
 import type { EventId, EventStore, StreamId } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { MAX_MCP_STORED_EVENT_BYTES } from "../domain/limits.js"
 
 /** Events kept per session: enough for a long task's progress notifications, small in memory. */
 export const MAX_STORED_EVENTS = 1000
@@ -15,6 +17,8 @@ interface StoredEvent {
   readonly streamId: StreamId
   readonly seq: number
   readonly message: JSONRPCMessage
+  /** Its size as JSON (UTF-16 units, close enough to bytes for a bound). */
+  readonly size: number
 }
 
 const SEPARATOR = "#"
@@ -26,15 +30,19 @@ const parseEventId = (eventId: EventId): { streamId: StreamId; seq: number } | u
   return at <= 0 || !Number.isSafeInteger(seq) ? undefined : { streamId: eventId.slice(0, at), seq }
 }
 
-export const makeEventStore = (maxEvents: number = MAX_STORED_EVENTS): EventStore => {
+export const makeEventStore = (maxEvents: number = MAX_STORED_EVENTS, maxBytes: number = MAX_MCP_STORED_EVENT_BYTES): EventStore => {
   const events: Array<StoredEvent> = []
   let seq = 0
+  let bytes = 0
+  // The newest event always stays, however large: a client resuming right after it still gets it.
+  const overBound = () => events.length > 1 && (events.length > maxEvents || bytes > maxBytes)
   return {
     storeEvent: async (streamId, message) => {
       seq += 1
-      const event = { id: `${streamId}${SEPARATOR}${seq}`, streamId, seq, message }
+      const event = { id: `${streamId}${SEPARATOR}${seq}`, streamId, seq, message, size: JSON.stringify(message).length }
       events.push(event)
-      if (events.length > maxEvents) events.splice(0, events.length - maxEvents)
+      bytes += event.size
+      while (overBound()) bytes -= events.shift()!.size
       return event.id
     },
     // A stream this store no longer (or never) held is unknown: the SDK answers 400.

@@ -11,9 +11,10 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Runtime } from "effect"
 import { ListenFailed } from "../domain/errors.js"
 import { isAllInterfaces, isLoopbackHost } from "../domain/hosts.js"
-import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
+import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
 import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
 import { makeEventStore } from "./eventStore.js"
+import { makeSessionTable, type SessionTable } from "./sessionTable.js"
 import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
 import type { Server } from "node:http"
@@ -37,67 +38,58 @@ export const allowedHostNames = (host: string): ReadonlyArray<string> => {
   return [...new Set([...LOOPBACK_NAMES, hostname().toLowerCase(), ...addresses])]
 }
 
-/** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
 /** How long a client waits before reconnecting to a lost stream (the SSE `retry` field). */
 const SSE_RETRY_MS = 1000
 
-const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
-  const transports = new Map<string, StreamableHTTPServerTransport>()
+/** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
+const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: SessionTable<StreamableHTTPServerTransport>) => {
   app.all("/mcp", async (req: Request, res: Response) => {
     const sessionId = req.headers["mcp-session-id"]
-    const existing = typeof sessionId === "string" ? transports.get(sessionId) : undefined
+    const existing = typeof sessionId === "string" ? sessions.use(sessionId) : undefined
     if (existing) return existing.handleRequest(req, res, req.body)
     if (sessionId !== undefined) return jsonRpcError(res, 404, "Unknown or expired session; initialize again")
     if (req.method !== "POST" || !isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, "No session: start with an initialize request")
     }
+    await sessions.makeRoom()
     const server = makeServer()
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       // Resumable streams: event ids, and a `retry` hint for reconnecting clients.
       eventStore: makeEventStore(),
       retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: (id) => {
-        transports.set(id, transport)
-        sessions.set(id, server)
-      },
-      onsessionclosed: (id) => {
-        transports.delete(id)
-        sessions.delete(id)
-      }
+      onsessioninitialized: (id) => sessions.add(id, { transport, close: () => server.close() }),
+      onsessionclosed: (id) => sessions.remove(id)
     })
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) {
-        transports.delete(transport.sessionId)
-        sessions.delete(transport.sessionId)
-      }
+      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
     }
     await server.connect(transport)
     await transport.handleRequest(req, res, req.body)
   })
+  return sessions
 }
 
 /** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
-const mountSse = (app: App, makeServer: () => McpServer, sessions: Map<string, { close(): Promise<void> }>) => {
-  const transports = new Map<string, SSEServerTransport>()
+const mountSse = (app: App, makeServer: () => McpServer, sessions: SessionTable<SSEServerTransport>) => {
   app.get("/sse", async (_req: Request, res: Response) => {
+    await sessions.makeRoom()
     const transport = new SSEServerTransport("/messages", res)
     const server = makeServer()
-    transports.set(transport.sessionId, transport)
-    sessions.set(transport.sessionId, server)
+    sessions.add(transport.sessionId, { transport, close: () => server.close() })
     res.on("close", () => {
-      transports.delete(transport.sessionId)
-      sessions.delete(transport.sessionId)
+      sessions.remove(transport.sessionId)
       server.close().catch(() => undefined)
     })
     await server.connect(transport)
   })
   app.post("/messages", async (req: Request, res: Response) => {
     const sessionId = typeof req.query["sessionId"] === "string" ? req.query["sessionId"] : ""
-    const transport = transports.get(sessionId)
+    const transport = sessions.use(sessionId)
     if (transport === undefined) return jsonRpcError(res, 404, "Unknown session; open /sse first")
     await transport.handlePostMessage(req, res, req.body)
   })
+  return sessions
 }
 
 export interface HttpOptions {
@@ -106,6 +98,8 @@ export interface HttpOptions {
   readonly port: number
   /** Browser origins allowed besides the one this server serves (as parseOrigin returns them). */
   readonly allowedOrigins?: ReadonlyArray<string> | undefined
+  /** Most sessions open at once (default MAX_MCP_HTTP_SESSIONS). */
+  readonly maxSessions?: number | undefined
 }
 
 type App = ReturnType<typeof express>
@@ -128,9 +122,11 @@ export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
     const log = (line: string, error?: unknown) =>
       Runtime.runSync(runtime)(error === undefined ? Effect.logWarning(line) : Effect.logError(line, Cause.die(error)))
     const app = guardedApp(options, log)
-    const sessions = new Map<string, { close(): Promise<void> }>()
-    if (options.kind === "streamable-http") mountStreamableHttp(app, makeServer, sessions)
-    else mountSse(app, makeServer, sessions)
+    const maxSessions = options.maxSessions ?? MAX_MCP_HTTP_SESSIONS
+    const evicted = (id: string) => log(`MCP session ${id} closed to make room for a new one (at most ${maxSessions} open)`)
+    const sessions = options.kind === "streamable-http"
+      ? mountStreamableHttp(app, makeServer, makeSessionTable<StreamableHTTPServerTransport>(maxSessions, evicted))
+      : mountSse(app, makeServer, makeSessionTable<SSEServerTransport>(maxSessions, evicted))
     app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
     app.use(notServed(options.kind === "streamable-http" ? "/mcp" : "/sse and /messages"))
     app.use(jsonRpcFailures(MAX_MCP_MESSAGE_BYTES, log))
@@ -144,7 +140,7 @@ export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
       }),
       (listener) =>
         Effect.promise(async () => {
-          await Promise.allSettled([...sessions.values()].map((session) => session.close()))
+          await sessions.closeAll()
           listener.closeAllConnections()
           await new Promise<void>((resolve) => listener.close(() => resolve()))
         })

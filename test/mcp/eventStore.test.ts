@@ -32,4 +32,19 @@ describe("event store", () => {
     expect(await store.getStreamIdForEventId!("not an id")).toBeUndefined()
     expect((await replay(store, old)).sent).toEqual([])
   })
+
+  it("keeps at most maxBytes of events, the newest first, and always the newest one", async () => {
+    const big = (id: number, size: number) => ({ jsonrpc: "2.0" as const, id, result: { text: "x".repeat(size) } })
+    const store = makeEventStore(1000, 1000)
+    const first = await store.storeEvent("a", big(1, 400))
+    const second = await store.storeEvent("s", big(2, 400))
+    const third = await store.storeEvent("s", big(3, 400))
+    // Three events of ~440 bytes exceed 1000: the oldest went, the two newest stay.
+    expect(await store.getStreamIdForEventId!(first)).toBeUndefined()
+    expect(await store.getStreamIdForEventId!(second)).toBe("s")
+    expect((await replay(store, second)).sent.map(([id]) => id)).toEqual([third])
+    const huge = await store.storeEvent("t", big(4, 5000))
+    expect(await store.getStreamIdForEventId!(huge)).toBe("t")
+    expect(await store.getStreamIdForEventId!(third)).toBeUndefined()
+  })
 })
