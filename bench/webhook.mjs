@@ -1,0 +1,79 @@
+// Webhook receiver: `relay server push` takes notifications (an A2A 1.0 StreamResponse status
+// update, as `relay server agent` posts them) from concurrent senders as fast as it answers
+// them (autocannon). The rate counts only notifications that were answered 200 and found in
+// notifications.ndjson afterwards: every line is counted, and a single one missing fails the
+// measurement. The log rotates at 5 MiB keeping one older file, so each round sends what fits in
+// 9 MiB, to a fresh receiver with its own state directory; the figure is the median of the rounds.
+//
+//   BENCH_PUSH_CONNECTIONS  concurrent senders (default 32)
+//   BENCH_PUSH_ROUNDS       rounds (default 3)
+import autocannon from "autocannon"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { listeningUrl, progress, relayBin, relayEnv, startServer, stop, tempRelayHome, withTimeout } from "./support/processes.mjs"
+import { median } from "./support/stats.mjs"
+
+const connections = Number(process.env.BENCH_PUSH_CONNECTIONS ?? 32)
+const rounds = Number(process.env.BENCH_PUSH_ROUNDS ?? 3)
+const LOG_BUDGET_BYTES = 9 * 1024 ** 2
+const MAX_NOTIFICATIONS = 20_000
+const TIMEOUT_MS = 120_000
+
+const notification = JSON.stringify({
+  statusUpdate: {
+    taskId: "5b0d9f6e-0a51-4c1e-9d57-0c1b2f3a4d01",
+    contextId: "5b0d9f6e-0a51-4c1e-9d57-0c1b2f3a4d02",
+    status: {
+      state: "TASK_STATE_WORKING",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { messageId: "m1", role: "ROLE_AGENT", parts: [{ text: "Working on it: 3 of 10 steps done." }] }
+    }
+  }
+})
+const headers = { "content-type": "application/a2a+json" }
+
+const linesIn = (file) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "").length : 0)
+const loggedNotifications = (log) => linesIn(log) + linesIn(`${log}.1`)
+
+const round = async (index) => {
+  const relayHome = tempRelayHome()
+  const log = join(relayHome, "notifications.ndjson")
+  const receiver = await startServer("relay server push", process.execPath, [relayBin, "server", "push", "--host", "127.0.0.1", "--port", "0"], {
+    env: relayEnv(relayHome),
+    stream: "stderr",
+    stdout: "ignore",
+    findUrl: listeningUrl
+  })
+  try {
+    const url = `${receiver.url}/notifications`
+    const first = await fetch(url, { method: "POST", headers, body: notification, signal: AbortSignal.timeout(10_000) })
+    if (first.status !== 200 || loggedNotifications(log) !== 1) throw new Error(`first notification: ${first.status}, ${loggedNotifications(log)} logged`)
+    const amount = Math.min(MAX_NOTIFICATIONS, Math.floor(LOG_BUDGET_BYTES / statSync(log).size))
+    progress(`webhook: round ${index + 1}/${rounds}, ${amount} notifications from ${connections} senders`)
+    const result = await withTimeout(autocannon({ url, method: "POST", headers, body: notification, connections, amount }), TIMEOUT_MS, "autocannon")
+    const answered = result["2xx"]
+    const logged = loggedNotifications(log) - 1
+    if (answered !== amount || result.errors + result.timeouts + result.non2xx > 0 || logged !== answered) {
+      throw new Error(`${amount} sent, ${answered} answered 200, ${logged} logged, ${result.errors} errors, ${result.non2xx} non-2xx`)
+    }
+    return logged / result.duration
+  } finally {
+    await stop(receiver.child)
+  }
+}
+
+export const measure = async () => {
+  const rates = []
+  for (let index = 0; index < rounds; index++) rates.push(await round(index))
+  return [{
+    id: "webhook.notifications_per_second",
+    group: "Webhook receiver",
+    label: "relay server push, none lost",
+    value: median(rates),
+    unit: "notifications/s",
+    detail: `median of ${rounds} rounds, ${connections} senders`,
+    goal: { op: ">=", limit: 5000 }
+  }]
+}
+
+export const settings = { connections, rounds }
