@@ -1,9 +1,8 @@
 // `npm run bench` (which builds dist/ first): runs every measurement in this run, prints one table
 // of medians and ratios on stdout (progress goes to stderr) and writes bench/results/latest.json.
 //
-// Each measurement is one module beside this file, exporting `measure()` that resolves with rows:
-//   { id, group, label, value, unit, detail?, goal?: { op, limit }, ratios?: [{ to, value, goal? }] }
-// A goal is `value op limit` (op "<=", "<" or ">="); a ratio's goal applies to the ratio.
+// Each measurement is one module beside this file, exporting `measure()`, which resolves with the
+// rows of the table (their shape: support/report.mjs), and `settings`, recorded in the results.
 //
 // Exit code: 0 when every measurement ran, whether or not its goals were met (the table says);
 // 1 when a measurement failed. Every child process is stopped at the end, whatever happened.
@@ -16,6 +15,7 @@ import * as memory from "./memory.mjs"
 import * as startup from "./startup.mjs"
 import * as streaming from "./streaming.mjs"
 import { benchDir, progress, relayBin, stopAll } from "./support/processes.mjs"
+import { goalsOf, renderTable } from "./support/report.mjs"
 import * as webhook from "./webhook.mjs"
 
 const ALL = [
@@ -30,62 +30,6 @@ const ALL = [
 const only = process.env.BENCH_ONLY?.split(",").map((name) => name.trim())
 const measurements = only === undefined ? ALL : ALL.filter(([name]) => only.includes(name))
 const GROUP_ORDER = ["Start-up", "Memory", "Agent server", "Streaming", "MCP overhead", "Webhook receiver"]
-
-const passes = (value, { op, limit }) => (op === "<=" ? value <= limit : op === "<" ? value < limit : value >= limit)
-const SYMBOL = { "<=": "≤", "<": "<", ">=": "≥" }
-
-const formatNumber = (value) =>
-  value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value >= 1 ? value.toFixed(2) : value.toFixed(3)
-const formatValue = (row) => `${formatNumber(row.value)} ${row.unit}`
-const goalText = (goal, suffix) => `${SYMBOL[goal.op]} ${goal.limit}${suffix}`
-
-/** The goals of all rows, flat, each with what it measured and whether it passed. */
-const goalsOf = (rows) =>
-  rows.flatMap((row) => [
-    ...(row.goal === undefined ? [] : [{
-      id: row.id,
-      text: `${row.label} ${goalText(row.goal, ` ${row.unit}`)}`,
-      measured: row.value,
-      ...row.goal,
-      pass: passes(row.value, row.goal)
-    }]),
-    ...(row.ratios ?? []).filter((ratio) => ratio.goal !== undefined).map((ratio) => ({
-      id: `${row.id}/${ratio.to}`,
-      text: `${row.label} ${goalText(ratio.goal, `× ${ratio.to}`)}`,
-      measured: ratio.value,
-      ...ratio.goal,
-      pass: passes(ratio.value, ratio.goal)
-    }))
-  ])
-
-/** One table: a line per row, and a continuation line per further ratio of that row. */
-const renderTable = (rows) => {
-  const header = ["measurement", "median", "detail", "ratio", "goal", "result"]
-  const lines = []
-  let group
-  for (const row of rows) {
-    if (row.group !== group) {
-      group = row.group
-      lines.push([`${group}`, "", "", "", "", ""])
-    }
-    const ratios = row.ratios?.length ? row.ratios : [undefined]
-    ratios.forEach((ratio, index) => {
-      const goal = ratio?.goal ?? (index === 0 ? row.goal : undefined)
-      const measured = ratio?.goal !== undefined ? ratio.value : row.value
-      lines.push([
-        index === 0 ? `  ${row.label}` : "",
-        index === 0 ? formatValue(row) : "",
-        index === 0 ? row.detail ?? "" : "",
-        ratio === undefined ? "" : `${ratio.value.toFixed(2)}× ${ratio.to}`,
-        goal === undefined ? "" : goalText(goal, ratio?.goal !== undefined ? "×" : ` ${row.unit}`),
-        goal === undefined ? "" : passes(measured, goal) ? "pass" : "MISS"
-      ])
-    })
-  }
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)))
-  const render = (cells) => cells.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()
-  return [render(header), widths.map((width) => "-".repeat(width)).join("  "), ...lines.map(render)].join("\n")
-}
 
 const machine = () => ({
   cores: cpus().length,
