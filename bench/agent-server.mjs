@@ -2,8 +2,9 @@
 // connections (autocannon), side by side with the official @a2a-js/sdk 1.3.0 server running an
 // equivalent echo executor, and a bare node:http server answering a canned Task (the floor).
 // Each server is its own process on 127.0.0.1, port 0. The scenarios take turns for several
-// rounds (each round in a rotated order); each figure is the median of its rounds. Afterwards the
-// relay agent's resident memory is read: the "after the throughput run" memory figure.
+// rounds (each round in a rotated order); each figure is the median of its rounds. The relay
+// agent's resident memory is read once it has started (idle, before any request) and, with the
+// SDK server's and the floor's, right after the throughput run (each server took the same load).
 //
 //   BENCH_DURATION     seconds per scenario and round (default 5), after one 2 s warm-up each
 //   BENCH_CONNECTIONS  concurrent connections (default 64)
@@ -12,13 +13,15 @@ import autocannon from "autocannon"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { memoryRow } from "./memory.mjs"
-import { benchDir, progress, residentBytes, startRelayAgent, startServer, withTimeout } from "./support/processes.mjs"
+import { benchDir, progress, residentBytes, sleep, startRelayAgent, startServer, withTimeout } from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const WARM_UP_SECONDS = 2
+/** How long the freshly started servers are left alone before their idle memory is read. */
+const SETTLE_MS = 1_000
 
 const firstLine = (text) => (text.includes("\n") ? text.slice(0, text.indexOf("\n")).trim() : undefined)
 const startScript = (label, file) => startServer(label, process.execPath, [join(benchDir, "support", file)], { findUrl: firstLine })
@@ -72,6 +75,8 @@ export const measure = async () => {
     { id: "agent.rest_v1", label: "relay HTTP+JSON POST /message:send (1.0)", url: `${relay.url}/message:send`, headers: v1, body: restSend },
     { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send }
   ]
+  await sleep(SETTLE_MS)
+  const relayIdleRss = residentBytes(relay.child.pid)
   for (const scenario of scenarios) {
     await checkAnswer(scenario)
     progress(`agent server: warm-up ${scenario.label}`)
@@ -85,7 +90,7 @@ export const measure = async () => {
       samples.get(scenario.id).push(await runScenario(scenario))
     }
   }
-  const relayRss = residentBytes(relay.child.pid)
+  const afterLoad = { relay: residentBytes(relay.child.pid), sdk: residentBytes(sdk.child.pid), floor: residentBytes(floor.child.pid) }
 
   const figures = new Map(scenarios.map((scenario) => {
     const runs = samples.get(scenario.id)
@@ -122,8 +127,16 @@ export const measure = async () => {
         ratios: ratiosOf[scenario.id]
       }
     }),
-    memoryRow("memory.agent_after_load", "relay server agent, after the throughput run", relayRss, "VmRSS")
+    memoryRow("memory.agent_idle", "relay server agent, idle (before any request)", relayIdleRss, "VmRSS", { goal: false }),
+    memoryRow("memory.agent_after_load", "relay server agent, after the throughput run", afterLoad.relay, "VmRSS", {
+      ratios: [
+        { to: "SDK server", value: afterLoad.relay / afterLoad.sdk },
+        { to: "floor server", value: afterLoad.relay / afterLoad.floor }
+      ]
+    }),
+    memoryRow("memory.sdk_after_load", "@a2a-js/sdk server, after the same run (reference)", afterLoad.sdk, "VmRSS", { goal: false }),
+    memoryRow("memory.floor_after_load", "node:http floor server, after the same run (reference)", afterLoad.floor, "VmRSS", { goal: false })
   ]
 }
 
-export const settings = { duration, connections, rounds, warmUpSeconds: WARM_UP_SECONDS }
+export const settings = { duration, connections, rounds, warmUpSeconds: WARM_UP_SECONDS, settleMs: SETTLE_MS }

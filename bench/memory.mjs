@@ -12,15 +12,16 @@ const SETTLE_MS = 1_000
 export const settings = { runs, settleMs: SETTLE_MS }
 export const GOAL_MB = 80
 
-/** The row of a resident-memory figure, with the ≤ 80 MB goal. */
-export const memoryRow = (id, label, bytes, detail) => ({
+/** The row of a resident-memory figure, with the ≤ 80 MB goal unless `goal` is false (a reference). */
+export const memoryRow = (id, label, bytes, detail, { goal = true, ratios } = {}) => ({
   id,
   group: "Memory",
   label,
   value: bytes / 1024 ** 2,
   unit: "MB",
   detail,
-  goal: { op: "<=", limit: GOAL_MB }
+  ...(goal ? { goal: { op: "<=", limit: GOAL_MB } } : {}),
+  ...(ratios === undefined ? {} : { ratios })
 })
 
 const idleMcpBytes = async () => {

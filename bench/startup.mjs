@@ -1,10 +1,13 @@
-// Start-up: how long a command takes from spawn to exit, against the platform floor `node -e ""`.
+// Start-up: how long a command takes from spawn to exit, against the platform floor `node -e ""`
+// and against what the stack allows: a minimal CLI of effect + @effect/cli + @effect/platform-node
+// (bench/fixtures/minimal-cli.ts, bundled like relay), printing one line through NodeRuntime.runMain.
 // The commands take turns, each round in a rotated order, so a busy moment on the machine hits
 // them all alike; each figure is the median of its runs.
 //
 //   BENCH_STARTUP_RUNS  runs of each command (default 10)
 import { join } from "node:path"
 import { initializeAndListTools } from "./support/mcpStdio.mjs"
+import { buildMinimalCli } from "./support/minimalCli.mjs"
 import { benchDir, exitOf, progress, relayBin, relayEnv, stop, tempRelayHome, track } from "./support/processes.mjs"
 import { elapsedMs, median } from "./support/stats.mjs"
 
@@ -41,8 +44,10 @@ const timeMcpToolsList = async (env) => {
 
 export const measure = async () => {
   const env = relayEnv(tempRelayHome())
+  const minimalCli = await buildMinimalCli()
   const commands = [
     { id: "startup.floor", label: 'node -e ""', time: () => timeCommand(["-e", ""], env) },
+    { id: "startup.minimal_effect", label: "minimal Effect CLI (reference)", time: () => timeCommand([minimalCli], env) },
     { id: "startup.version", label: "relay --version", goal: 2.0, time: () => timeCommand([relayBin, "--version"], env) },
     { id: "startup.session_list", label: "relay session list", goal: 2.0, time: () => timeCommand([relayBin, "session", "list"], env) },
     {
@@ -61,17 +66,23 @@ export const measure = async () => {
     }
   }
   const floor = median(samples.get("startup.floor"))
+  const minimal = median(samples.get("startup.minimal_effect"))
+  const REFERENCES = new Set(["startup.floor", "startup.minimal_effect"])
   return commands.map((command) => {
     const value = median(samples.get(command.id))
-    const isFloor = command.id === "startup.floor"
+    const toFloor = { to: "floor", value: value / floor, goal: command.goal === undefined ? undefined : { op: "<=", limit: command.goal } }
     return {
       id: command.id,
       group: "Start-up",
       label: command.label,
       value,
       unit: "ms",
-      detail: `median of ${runs}${isFloor ? ", the floor" : ""}`,
-      ratios: isFloor ? [] : [{ to: "floor", value: value / floor, goal: command.goal === undefined ? undefined : { op: "<=", limit: command.goal } }]
+      detail: `median of ${runs}${command.id === "startup.floor" ? ", the floor" : ""}`,
+      ratios: command.id === "startup.floor"
+        ? []
+        : REFERENCES.has(command.id)
+        ? [toFloor]
+        : [toFloor, { to: "minimal Effect CLI", value: value / minimal }]
     }
   })
 }
