@@ -5,12 +5,16 @@
 // measurement. The log rotates at 5 MiB keeping one older file, so each round sends what fits in
 // 9 MiB, to a fresh receiver with its own state directory; the figure is the median of the rounds.
 //
+// The floor takes the same load in the same rounds (turns alternate): a bare node:http server
+// appending each body as a line to a file (support/webhook-floor-server.mjs). It shows what the
+// platform and the sender allow on this machine.
+//
 //   BENCH_PUSH_CONNECTIONS  concurrent senders (default 32)
 //   BENCH_PUSH_ROUNDS       rounds (default 3)
 import autocannon from "autocannon"
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { listeningUrl, progress, relayBin, relayEnv, startServer, stop, tempRelayHome, withTimeout } from "./support/processes.mjs"
+import { benchDir, listeningUrl, progress, relayBin, relayEnv, startServer, stop, tempRelayHome, withTimeout } from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
 
 const connections = Number(process.env.BENCH_PUSH_CONNECTIONS ?? 32)
@@ -33,28 +37,52 @@ const notification = JSON.stringify({
 const headers = { "content-type": "application/a2a+json" }
 
 const linesIn = (file) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "").length : 0)
-const loggedNotifications = (log) => linesIn(log) + linesIn(`${log}.1`)
 
-const round = async (index) => {
-  const relayHome = tempRelayHome()
-  const log = join(relayHome, "notifications.ndjson")
-  const receiver = await startServer("relay server push", process.execPath, [relayBin, "server", "push", "--host", "127.0.0.1", "--port", "0"], {
-    env: relayEnv(relayHome),
-    stream: "stderr",
-    stdout: "ignore",
-    findUrl: listeningUrl
-  })
+const firstLine = (text) => (text.includes("\n") ? text.slice(0, text.indexOf("\n")).trim() : undefined)
+
+/** The receivers measured: how each starts in a fresh directory, and the files its lines land in. */
+const SUBJECTS = [
+  {
+    id: "webhook.notifications_per_second",
+    label: "relay server push, none lost",
+    goal: { op: ">=", limit: 5000 },
+    start: (dir) =>
+      startServer("relay server push", process.execPath, [relayBin, "server", "push", "--host", "127.0.0.1", "--port", "0"], {
+        env: relayEnv(dir),
+        stream: "stderr",
+        stdout: "ignore",
+        findUrl: listeningUrl
+      }),
+    logged: (dir) => linesIn(join(dir, "notifications.ndjson")) + linesIn(join(dir, "notifications.ndjson.1"))
+  },
+  {
+    id: "webhook.floor",
+    label: "node:http appending lines to a file (floor)",
+    start: (dir) =>
+      startServer("webhook floor server", process.execPath, [join(benchDir, "support", "webhook-floor-server.mjs"), join(dir, "floor.ndjson")], {
+        findUrl: firstLine
+      }),
+    logged: (dir) => linesIn(join(dir, "floor.ndjson"))
+  }
+]
+
+/** Notifications per round: set by relay's first line (what fits in the log budget), the same for every subject. */
+let amount
+
+const round = async (subject, label) => {
+  const dir = tempRelayHome()
+  const receiver = await subject.start(dir)
   try {
     const url = `${receiver.url}/notifications`
     const first = await fetch(url, { method: "POST", headers, body: notification, signal: AbortSignal.timeout(10_000) })
-    if (first.status !== 200 || loggedNotifications(log) !== 1) throw new Error(`first notification: ${first.status}, ${loggedNotifications(log)} logged`)
-    const amount = Math.min(MAX_NOTIFICATIONS, Math.floor(LOG_BUDGET_BYTES / statSync(log).size))
-    progress(`webhook: round ${index + 1}/${rounds}, ${amount} notifications from ${connections} senders`)
+    if (first.status !== 200 || subject.logged(dir) !== 1) throw new Error(`${subject.label}: first notification ${first.status}, ${subject.logged(dir)} logged`)
+    amount ??= Math.min(MAX_NOTIFICATIONS, Math.floor(LOG_BUDGET_BYTES / statSync(join(dir, "notifications.ndjson")).size))
+    progress(`webhook: ${label}, ${subject.label}: ${amount} notifications from ${connections} senders`)
     const result = await withTimeout(autocannon({ url, method: "POST", headers, body: notification, connections, amount }), TIMEOUT_MS, "autocannon")
     const answered = result["2xx"]
-    const logged = loggedNotifications(log) - 1
+    const logged = subject.logged(dir) - 1
     if (answered !== amount || result.errors + result.timeouts + result.non2xx > 0 || logged !== answered) {
-      throw new Error(`${amount} sent, ${answered} answered 200, ${logged} logged, ${result.errors} errors, ${result.non2xx} non-2xx`)
+      throw new Error(`${subject.label}: ${amount} sent, ${answered} answered 200, ${logged} logged, ${result.errors} errors, ${result.non2xx} non-2xx`)
     }
     return logged / result.duration
   } finally {
@@ -63,17 +91,28 @@ const round = async (index) => {
 }
 
 export const measure = async () => {
-  const rates = []
-  for (let index = 0; index < rounds; index++) rates.push(await round(index))
-  return [{
-    id: "webhook.notifications_per_second",
-    group: "Webhook receiver",
-    label: "relay server push, none lost",
-    value: median(rates),
-    unit: "notifications/s",
-    detail: `median of ${rounds} rounds, ${connections} senders`,
-    goal: { op: ">=", limit: 5000 }
-  }]
+  const rates = new Map(SUBJECTS.map((subject) => [subject.id, []]))
+  for (let index = 0; index < rounds; index++) {
+    for (let turn = 0; turn < SUBJECTS.length; turn++) {
+      // Relay first in the first round: its first line sets the amount.
+      const subject = SUBJECTS[(index + turn) % SUBJECTS.length]
+      rates.get(subject.id).push(await round(subject, `round ${index + 1}/${rounds}`))
+    }
+  }
+  const floor = median(rates.get("webhook.floor"))
+  return SUBJECTS.map((subject) => {
+    const value = median(rates.get(subject.id))
+    return {
+      id: subject.id,
+      group: "Webhook receiver",
+      label: subject.label,
+      value,
+      unit: "notifications/s",
+      detail: `median of ${rounds} rounds, ${connections} senders`,
+      ...(subject.goal === undefined ? {} : { goal: subject.goal }),
+      ratios: subject.id === "webhook.floor" ? [] : [{ to: "floor", value: value / floor }]
+    }
+  })
 }
 
 export const settings = { connections, rounds }
