@@ -2,10 +2,10 @@
  * NotificationLog: every push notification the webhook receiver accepted, as NDJSON in the
  * state directory, so nothing is lost when the terminal scrolls and other processes can read it.
  *
- * Writers: the lines of appends that arrive together are written by one synchronous append
- * (O_APPEND) of whole lines, on the file held open between batches, so lines never interleave.
- * When a line would take the file past the size bound, the file is first renamed to
- * `notifications.ndjson.1` (one older generation is kept, the one before is dropped).
+ * Writers: each line is written whole by one synchronous append (O_APPEND) on the file held open
+ * between appends, so lines never interleave. When a line would take the file past the size
+ * bound, the file is first renamed to `notifications.ndjson.1` (one older generation is kept,
+ * the one before is dropped).
  *
  * Readers take no lock: they read the older generation and the current file, skip a trailing
  * partial line (a write in progress in another process), and follow new lines by polling the
@@ -13,7 +13,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Context, Deferred, Duration, Effect, FiberId, Layer, Option, Ref, Schedule, Schema, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Ref, Schedule, Schema, Stream } from "effect"
 import * as Fs from "node:fs"
 import { StateFileUnavailable } from "../domain/errors.js"
 import {
@@ -113,10 +113,12 @@ export const makeNotificationLog = (options: NotificationLogOptions = {}) =>
     const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
 
     /**
-     * The writer appends with synchronous calls on a descriptor held open between batches. An
-     * append of a few kilobytes to a local file takes microseconds; done asynchronously it took
-     * two to four thread-pool round trips (stat, open, write, close), each milliseconds on a busy
-     * machine, while every sender of the batch waited for its answer.
+     * Each line is written by one synchronous append (O_APPEND) on a descriptor held open between
+     * appends, so lines never interleave, in this process or across processes. Appending a line
+     * to a local file takes microseconds; done asynchronously it took thread-pool round trips
+     * (stat, open, write, close) that cost the receiver more CPU than the write itself, and even
+     * grouped into one append per batch, the batching (a lock, a deferred, a turn of the
+     * scheduler) cost more than the writes it saved (measured in bench/webhook.mjs).
      */
     let descriptor: { readonly fd: number; readonly ino: number } | undefined
 
@@ -134,81 +136,28 @@ export const makeNotificationLog = (options: NotificationLogOptions = {}) =>
       return info?.size ?? 0
     }
 
-    const appendText = (text: string) => {
+    /** Appends one line, first rotating the file when the line would take it past the size bound. */
+    const writeLine = (line: string) => {
+      const bytes = Buffer.from(line)
+      const size = currentSize()
+      if (size > 0 && size + bytes.length > maxFileBytes) {
+        closeDescriptor()
+        Fs.renameSync(file, olderFile)
+      }
       if (descriptor === undefined) {
         const fd = Fs.openSync(file, "a", 0o600)
         descriptor = { fd, ino: Fs.fstatSync(fd).ino }
       }
-      const bytes = Buffer.from(text)
       for (let written = 0; written < bytes.length;) written += Fs.writeSync(descriptor.fd, bytes, written)
-    }
-
-    /**
-     * Writes a batch of lines: as few appends as the size bound allows (one, unless the file
-     * must be rotated on the way), each line in the generation it would have gone to alone.
-     */
-    const writeLines = (lines: ReadonlyArray<string>) => {
-      let size = currentSize()
-      let pending: Array<string> = []
-      for (const line of lines) {
-        const length = Buffer.byteLength(line)
-        if (size > 0 && size + length > maxFileBytes) {
-          if (pending.length > 0) appendText(pending.join(""))
-          closeDescriptor()
-          Fs.renameSync(file, olderFile)
-          pending = []
-          size = 0
-        }
-        pending.push(line)
-        size += length
-      }
-      if (pending.length > 0) appendText(pending.join(""))
     }
 
     const closeQuietly = () => {
       try {
         closeDescriptor()
       } catch {
-        // Already unusable; the next batch opens the file again.
+        // Already unusable; the next append opens the file again.
       }
     }
-
-    /**
-     * Lines waiting for the writer. Appends made in the same turn of the scheduler (the requests
-     * that arrived together) join one batch, written by one append (group commit); the append
-     * that opened the batch writes it after letting the others join.
-     */
-    interface Batch {
-      readonly lines: Array<string>
-      readonly written: Deferred.Deferred<void, StateFileUnavailable>
-    }
-    let open: Batch | undefined
-
-    const writeBatch = (batch: Batch) =>
-      Effect.suspend(() => {
-        // Closed to newcomers from here: they open the next batch.
-        if (open === batch) open = undefined
-        const write = Effect.try({
-          try: () => writeLines(batch.lines),
-          catch: (error) => {
-            closeQuietly()
-            return new StateFileUnavailable({ file, operation: "append to", reason: error instanceof Error ? error.message : String(error) })
-          }
-        })
-        return Effect.intoDeferred(write, batch.written)
-      })
-
-    /** Puts the line in the open batch, or opens one and writes it once the others had their turn to join. */
-    const enqueue = (line: string) =>
-      Effect.suspend(() => {
-        if (open !== undefined) {
-          open.lines.push(line)
-          return Effect.succeed(open)
-        }
-        const batch: Batch = { lines: [line], written: Deferred.unsafeMake(FiberId.none) }
-        open = batch
-        return Effect.as(Effect.zipRight(Effect.yieldNow(), writeBatch(batch)), batch)
-      })
 
     const append = (record: NotificationRecord) =>
       Effect.gen(function*() {
@@ -217,9 +166,13 @@ export const makeNotificationLog = (options: NotificationLogOptions = {}) =>
           catch: (error) => new StateFileUnavailable({ file, operation: "encode a record for", reason: String(error) })
         })
         yield* stateDir.ensure
-        // Once in a batch, a line is written whatever becomes of this caller: the batch holds others' lines too.
-        const batch = yield* Effect.uninterruptible(enqueue(line))
-        yield* Deferred.await(batch.written)
+        yield* Effect.try({
+          try: () => writeLine(line),
+          catch: (error) => {
+            closeQuietly()
+            return new StateFileUnavailable({ file, operation: "append to", reason: error instanceof Error ? error.message : String(error) })
+          }
+        })
       })
 
     /** Reads whole lines of `path` from `offset`; the inode comes from the open handle, so it names what was read. */

@@ -539,7 +539,7 @@ layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notificatio
       expect((yield* log.read({ since })).map((r) => r.text)).toEqual(["n=38", "n=39"])
     }))
 
-  it.effect("appends made together are written together, each line in the generation the size bound gives it", () =>
+  it.effect("concurrent appends each land whole and in order, in the generation the size bound gives it", () =>
     Effect.gen(function*() {
       const log = yield* NotificationLog
       const current = Path.join(rotatingState, NOTIFICATIONS_FILE)
