@@ -40,6 +40,8 @@ const machine = () => ({
   date: new Date().toISOString()
 })
 
+const startedAt = performance.now()
+
 const main = async () => {
   if (!existsSync(relayBin)) throw new Error(`${relayBin} is missing: run "npm run build" (npm run bench does)`)
   const about = machine()
@@ -63,6 +65,8 @@ const main = async () => {
   process.stdout.write(`${goals.filter((goal) => goal.pass).length} of ${goals.length} goals met; ` +
     `${about.cores} × ${about.cpu_model}, Node ${about.node}, ${about.date}\n`)
   for (const failure of failures) process.stdout.write(`FAILED: ${failure.measurement} (see stderr)\n`)
+  const totalSeconds = (performance.now() - startedAt) / 1000
+  process.stdout.write(`bench run took ${totalSeconds.toFixed(0)} s (after the build)\n`)
 
   const results = {
     machine: about,
@@ -70,7 +74,8 @@ const main = async () => {
     figures: rows.map(({ ratios, goal, ...figure }) => figure),
     ratios: rows.flatMap((row) => (row.ratios ?? []).map((ratio) => ({ id: `${row.id}/${ratio.to}`, of: row.id, to: ratio.to, value: ratio.value }))),
     goals,
-    failures
+    failures,
+    run_seconds: Number(totalSeconds.toFixed(1))
   }
   const resultsDir = join(benchDir, "results")
   mkdirSync(resultsDir, { recursive: true })
