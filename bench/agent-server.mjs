@@ -1,47 +1,30 @@
-// Throughput of `relay server agent` with the echo model, measured with autocannon against the
-// built CLI (dist/main.js) in its own process, next to the official @a2a-js/sdk 1.3.0 express
-// echo server run the same way, so the ratio holds on whatever machine runs it.
+// Agent server throughput: SendMessage with relay's `echo` model under 64 concurrent keep-alive
+// connections (autocannon), side by side with the official @a2a-js/sdk 1.3.0 server running an
+// equivalent echo executor, and a bare node:http server answering a canned Task (the floor).
+// Each server is its own process on 127.0.0.1, port 0. The scenarios take turns for several
+// rounds (each round in a rotated order); each figure is the median of its rounds. The relay
+// agent's resident memory is read once it has started (idle, before any request) and, with the
+// SDK server's and the floor's, right after the throughput run (each server took the same load).
 //
-//   BENCH_DURATION     seconds per scenario (default 10), after a 3 s warm-up
-//   BENCH_CONNECTIONS  concurrent connections (default 50)
-//   BENCH_ROUNDS       rounds of all scenarios, taking turns (default 2); each scenario reports
-//                      its best round, so a slow minute on a shared machine hits both servers alike
+//   BENCH_DURATION     seconds per scenario and round (default 5), after one 2 s warm-up each
+//   BENCH_CONNECTIONS  concurrent connections (default 64)
+//   BENCH_ROUNDS       rounds (default 3)
 import autocannon from "autocannon"
-import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { existsSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { memoryRow } from "./memory.mjs"
+import { benchDir, progress, residentBytes, sleep, startRelayAgent, startServer, withTimeout } from "./support/processes.mjs"
+import { median } from "./support/stats.mjs"
 
-const here = dirname(fileURLToPath(import.meta.url))
-const relayBin = join(here, "..", "dist", "main.js")
-const duration = Number(process.env.BENCH_DURATION ?? 10)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-const WARM_UP_SECONDS = 3
+const duration = Number(process.env.BENCH_DURATION ?? 5)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const WARM_UP_SECONDS = 2
+/** How long the freshly started servers are left alone before their idle memory is read. */
+const SETTLE_MS = 1_000
 
-if (!existsSync(relayBin)) {
-  console.error(`${relayBin} is missing: run "npm run build" (npm run bench does)`)
-  process.exit(1)
-}
-
-/** Starts a server process and resolves with its base URL, read from the first line of stdout. */
-const startServer = (args, urlOf) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } })
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => reject(new Error(`${args.join(" ")} did not start:\n${stderr}`)), 20_000)
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-      const newline = stdout.indexOf("\n")
-      if (newline < 0) return
-      clearTimeout(timer)
-      resolve({ url: urlOf(stdout.slice(0, newline)), stop: () => child.kill("SIGTERM") })
-    })
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}:\n${stderr}`)))
-  })
+const firstLine = (text) => (text.includes("\n") ? text.slice(0, text.indexOf("\n")).trim() : undefined)
+const startScript = (label, file) => startServer(label, process.execPath, [join(benchDir, "support", file)], { findUrl: firstLine })
 
 const v1Send = JSON.stringify({
   jsonrpc: "2.0",
@@ -56,70 +39,104 @@ const v03Send = JSON.stringify({
   params: { message: { kind: "message", messageId: randomUUID(), role: "user", parts: [{ kind: "text", text: "hello" }] } }
 })
 const restSend = JSON.stringify({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } })
-
 const json = { "content-type": "application/json" }
 const v1 = { ...json, "a2a-version": "1.0" }
 
-/** One request first: the scenario only counts if it really answers with the echoed, completed task. */
-const checkAnswer = async (url, path, headers, body) => {
-  const response = await fetch(`${url}${path}`, { method: "POST", headers, body })
+/** One request first: a scenario only counts if it really answers with the echoed, completed task. */
+const checkAnswer = async ({ url, headers, body }) => {
+  const response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) })
   const text = await response.text()
   if (!response.ok || !/"(TASK_STATE_COMPLETED|completed)"/.test(text) || !text.includes("hello")) {
-    throw new Error(`unexpected answer from ${url}${path}: ${response.status} ${text.slice(0, 300)}`)
+    throw new Error(`unexpected answer from ${url}: ${response.status} ${text.slice(0, 300)}`)
   }
 }
 
-const run = (url, headers, body, seconds) =>
-  autocannon({ url, method: "POST", headers, body, connections, duration: seconds })
+const load = ({ url, headers, body }, seconds) =>
+  withTimeout(autocannon({ url, method: "POST", headers, body, connections, duration: seconds }), (seconds + 30) * 1000, `autocannon ${url}`)
 
-const scenario = async (name, base, path, headers, body) => {
-  await checkAnswer(base, path, headers, body)
-  await run(`${base}${path}`, headers, body, WARM_UP_SECONDS)
-  const result = await run(`${base}${path}`, headers, body, duration)
-  return {
-    name,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    failures: result.errors + result.timeouts + result.non2xx
-  }
+const runScenario = async (scenario) => {
+  const result = await load(scenario, duration)
+  const failures = result.errors + result.timeouts + result.non2xx
+  if (failures > 0) throw new Error(`${scenario.label}: ${failures} failed requests`)
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
 }
 
-const relay = await startServer(
-  [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", "--json", "--model", "echo"],
-  (line) => JSON.parse(line).url
-)
-const sdk = await startServer([join(here, "support", "sdk-echo-server.mjs")], (line) => line.trim())
-
-const scenarios = [
-  ["relay  JSON-RPC SendMessage (A2A 1.0)", relay.url, "/", v1, v1Send],
-  ["sdk    JSON-RPC SendMessage (A2A 1.0), reference", sdk.url, "/", v1, v1Send],
-  ["relay  HTTP+JSON POST /message:send (1.0)", relay.url, "/message:send", v1, restSend],
-  ["relay  JSON-RPC message/send (A2A 0.3)", relay.url, "/", json, v03Send]
-]
-const best = new Map()
-const failures = new Map()
-try {
-  console.log(`autocannon: ${connections} connections, ${duration} s per scenario after ${WARM_UP_SECONDS} s warm-up, best of ${rounds} rounds`)
+export const measure = async () => {
+  progress("agent server: starting relay (echo), the SDK server and the floor")
+  const [relay, sdk, floor] = await Promise.all([
+    startRelayAgent("echo"),
+    startScript("SDK echo server", "sdk-echo-server.mjs"),
+    startScript("floor server", "floor-server.mjs")
+  ])
+  const scenarios = [
+    { id: "agent.floor", label: "node:http canned Task (floor)", url: `${floor.url}/`, headers: v1, body: v1Send },
+    { id: "agent.sdk", label: "@a2a-js/sdk 1.3.0 JSON-RPC SendMessage", url: `${sdk.url}/`, headers: v1, body: v1Send },
+    { id: "agent.jsonrpc_v1", label: "relay JSON-RPC SendMessage (1.0)", url: `${relay.url}/`, headers: v1, body: v1Send },
+    { id: "agent.rest_v1", label: "relay HTTP+JSON POST /message:send (1.0)", url: `${relay.url}/message:send`, headers: v1, body: restSend },
+    { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send }
+  ]
+  await sleep(SETTLE_MS)
+  const relayIdleRss = residentBytes(relay.child.pid)
+  for (const scenario of scenarios) {
+    await checkAnswer(scenario)
+    progress(`agent server: warm-up ${scenario.label}`)
+    await load(scenario, WARM_UP_SECONDS)
+  }
+  const samples = new Map(scenarios.map((scenario) => [scenario.id, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const [name, ...target] of scenarios) {
-      const result = await scenario(name, ...target)
-      failures.set(name, (failures.get(name) ?? 0) + result.failures)
-      if (!(best.get(name)?.rps >= result.rps)) best.set(name, result)
+    for (let turn = 0; turn < scenarios.length; turn++) {
+      const scenario = scenarios[(round + turn) % scenarios.length]
+      progress(`agent server: round ${round + 1}/${rounds}, ${scenario.label}`)
+      samples.get(scenario.id).push(await runScenario(scenario))
     }
   }
-} finally {
-  relay.stop()
-  sdk.stop()
-}
-// Failures of every round count, whichever round was the fastest.
-const results = [...best.values()].map((result) => ({ ...result, failures: failures.get(result.name) }))
+  const afterLoad = { relay: residentBytes(relay.child.pid), sdk: residentBytes(sdk.child.pid), floor: residentBytes(floor.child.pid) }
 
-const width = Math.max(...results.map((r) => r.name.length))
-console.log(`\n${"scenario".padEnd(width)}  ${"req/s".padStart(7)}  ${"p50 ms".padStart(6)}  ${"p99 ms".padStart(6)}  failures`)
-for (const r of results) {
-  console.log(`${r.name.padEnd(width)}  ${String(r.rps).padStart(7)}  ${String(r.p50).padStart(6)}  ${String(r.p99).padStart(6)}  ${r.failures}`)
+  const figures = new Map(scenarios.map((scenario) => {
+    const runs = samples.get(scenario.id)
+    return [scenario.id, {
+      rps: median(runs.map((run) => run.rps)),
+      p50: median(runs.map((run) => run.p50)),
+      p99: median(runs.map((run) => run.p99))
+    }]
+  }))
+  const rps = (id) => figures.get(id).rps
+  const ratio = (id, to, label, goal) => ({ to: label, value: rps(id) / rps(to), goal })
+  const ratiosOf = {
+    "agent.floor": [],
+    "agent.sdk": [ratio("agent.sdk", "agent.floor", "floor")],
+    "agent.jsonrpc_v1": [
+      ratio("agent.jsonrpc_v1", "agent.sdk", "SDK", { op: ">=", limit: 4 }),
+      ratio("agent.jsonrpc_v1", "agent.floor", "floor", { op: ">=", limit: 0.4 })
+    ],
+    "agent.rest_v1": [ratio("agent.rest_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
+    "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })]
+  }
+  return [
+    ...scenarios.map((scenario) => {
+      const figure = figures.get(scenario.id)
+      return {
+        id: scenario.id,
+        group: "Agent server",
+        label: scenario.label,
+        value: figure.rps,
+        unit: "req/s",
+        detail: `p50 ${figure.p50} ms, p99 ${figure.p99} ms`,
+        p50_ms: figure.p50,
+        p99_ms: figure.p99,
+        ratios: ratiosOf[scenario.id]
+      }
+    }),
+    memoryRow("memory.agent_idle", "relay server agent, idle (before any request)", relayIdleRss, "VmRSS", { goal: false }),
+    memoryRow("memory.agent_after_load", "relay server agent, after the throughput run", afterLoad.relay, "VmRSS", {
+      ratios: [
+        { to: "SDK server", value: afterLoad.relay / afterLoad.sdk },
+        { to: "floor server", value: afterLoad.relay / afterLoad.floor }
+      ]
+    }),
+    memoryRow("memory.sdk_after_load", "@a2a-js/sdk server, after the same run (reference)", afterLoad.sdk, "VmRSS", { goal: false }),
+    memoryRow("memory.floor_after_load", "node:http floor server, after the same run (reference)", afterLoad.floor, "VmRSS", { goal: false })
+  ]
 }
-const [ours, reference] = results
-console.log(`\nrelay / sdk (SendMessage over JSON-RPC): ${(ours.rps / reference.rps).toFixed(2)}x`)
-if (results.some((r) => r.failures > 0)) process.exit(1)
+
+export const settings = { duration, connections, rounds, warmUpSeconds: WARM_UP_SECONDS, settleMs: SETTLE_MS }

@@ -539,6 +539,26 @@ layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notificatio
       expect((yield* log.read({ since })).map((r) => r.text)).toEqual(["n=38", "n=39"])
     }))
 
+  it.effect("concurrent appends each land whole and in order, in the generation the size bound gives it", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog
+      const current = Path.join(rotatingState, NOTIFICATIONS_FILE)
+      // Start from an empty current file, so the batch below must rotate exactly once on the way.
+      yield* log.append(sampleRecord(100))
+      Fs.rmSync(current)
+      const lineSize = Buffer.byteLength(`${JSON.stringify(sampleRecord(200))}\n`)
+      const perFile = Math.floor(2048 / lineSize)
+      const together = Array.from({ length: perFile + 2 }, (_, n) => sampleRecord(200 + n))
+      yield* Effect.forEach(together, (record) => log.append(record), { concurrency: "unbounded" })
+
+      const older = Fs.readFileSync(`${current}.1`, "utf8").trim().split("\n").map((line) => JSON.parse(line).id)
+      const newer = rawLines(rotatingState).map((line) => JSON.parse(line).id)
+      // Every line, once, in order; the older file filled up to the bound before the rotation.
+      expect([...older, ...newer]).toEqual(together.map((record) => record.id))
+      expect(older.length).toBe(perFile)
+      expect(Fs.statSync(current).size).toBeLessThanOrEqual(2048)
+    }))
+
   it.effect("a reader skips a trailing partial line until it is complete", () =>
     Effect.gen(function*() {
       const log = yield* NotificationLog
