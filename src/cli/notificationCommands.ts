@@ -8,7 +8,7 @@ import { outputOptions } from "./options.js"
 import { makeStyle, render, reportError, type Style, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
-import { NotificationLogLive } from "../services/NotificationLog.js"
+import * as NotificationLog from "../services/NotificationLog.js"
 import { optional } from "./optional.js"
 
 /**
@@ -76,5 +76,5 @@ const list = Command.make(
 export const notificationsCommand = Command.make("notifications").pipe(
   Command.withDescription("Push notifications logged by relay server push"),
   Command.withSubcommands([list]),
-  Command.provide(NotificationLogLive)
+  Command.provide(NotificationLog.layer())
 )

@@ -16,7 +16,7 @@ import {
 } from "../servers/webhook/WebhookServer.js"
 import { isLoopbackHost } from "../domain/hosts.js"
 import * as HttpClient from "../services/HttpClient.js"
-import { NotificationLog, NotificationLogLive } from "../services/NotificationLog.js"
+import * as NotificationLog from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
 import { formatNotification } from "./notificationCommands.js"
 import { untilStopped } from "./ending.js"
@@ -82,7 +82,7 @@ const printingHooks = (json: boolean): WebhookHooks => {
 
 const runPushServer = (config: PushConfig) =>
   untilStopped(Effect.gen(function*() {
-    const log = yield* NotificationLog
+    const log = yield* NotificationLog.NotificationLog
     const server = webhookServerLayer({
       host: config.host,
       port: config.port,
@@ -108,5 +108,5 @@ const push = Command.make(
 export const serverCommand = Command.make("server").pipe(
   Command.withDescription("Local servers for development: A2A agent and push notification receiver"),
   Command.withSubcommands([agentCommand, push]),
-  Command.provide(Layer.merge(NotificationLogLive, HttpClient.layer))
+  Command.provide(Layer.merge(NotificationLog.layer(), HttpClient.layer))
 )

@@ -6,7 +6,7 @@
 import { Layer } from "effect"
 import * as A2aClient from "../services/A2aClient.js"
 import * as HttpClient from "../services/HttpClient.js"
-import { NotificationLogLive } from "../services/NotificationLog.js"
+import * as NotificationLog from "../services/NotificationLog.js"
 import * as SessionStore from "../services/SessionStore.js"
 
 /** Talking to agents: the A2A client, its HTTP client and the session store it reads and writes. */
@@ -15,4 +15,4 @@ export const ClientServices = A2aClient.layer.pipe(
 )
 
 /** Everything the MCP tools use. */
-export const McpServices = Layer.merge(ClientServices, NotificationLogLive)
+export const McpServices = Layer.merge(ClientServices, NotificationLog.layer())

@@ -98,7 +98,7 @@ const dedupe = (records: ReadonlyArray<NotificationRecord>): ReadonlyArray<Notif
   })
 }
 
-export const makeNotificationLog = (options: NotificationLogOptions = {}) =>
+export const make = (options: NotificationLogOptions = {}) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const stateDir = yield* StateDir
@@ -258,8 +258,7 @@ export const makeNotificationLog = (options: NotificationLogOptions = {}) =>
     return NotificationLog.of({ file, append, read, follow })
   })
 
-export const notificationLogLayer = (options: NotificationLogOptions = {}) =>
-  Layer.scoped(NotificationLog, makeNotificationLog(options))
+export const layer = (options: NotificationLogOptions = {}) =>
+  Layer.scoped(NotificationLog, make(options))
 
 /** The log in the state directory, rotated at 5 MiB. */
-export const NotificationLogLive = notificationLogLayer()

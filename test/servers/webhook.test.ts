@@ -27,7 +27,7 @@ import {
   webhookServerLayer
 } from "../../src/servers/webhook/WebhookServer.js"
 import { recordNotification } from "../../src/programs/notifications.js"
-import { NOTIFICATIONS_FILE, NotificationLog, notificationLogLayer } from "../../src/services/NotificationLog.js"
+import * as NotificationLog from "../../src/services/NotificationLog.js"
 import * as StateDir from "../../src/services/StateDir.js"
 import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
@@ -51,7 +51,7 @@ const freshStateDir = () => {
 }
 
 const logLayer = (stateDir: string, maxFileBytes?: number) =>
-  notificationLogLayer({ followInterval: "20 millis", ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }).pipe(
+  NotificationLog.layer({ followInterval: "20 millis", ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }).pipe(
     Layer.provideMerge(StateDir.layer),
     Layer.provideMerge(NodeContext.layer),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
@@ -85,7 +85,7 @@ const postJson = (path: string, value: unknown, headers: Record<string, string> 
 const health = Effect.flatMap(webhookBaseUrl, (base) =>
   Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status)))
 
-const readAll = Effect.flatMap(NotificationLog, (log) => log.read({}))
+const readAll = Effect.flatMap(NotificationLog.NotificationLog, (log) => log.read({}))
 
 const recordWithId = (id: unknown) =>
   Effect.map(readAll, (records) => {
@@ -96,7 +96,7 @@ const recordWithId = (id: unknown) =>
 
 /** Lines in the current log file, read raw (no dedupe) to count exactly what was written. */
 const rawLines = (stateDir: string): Array<string> => {
-  const file = Path.join(stateDir, NOTIFICATIONS_FILE)
+  const file = Path.join(stateDir, NotificationLog.NOTIFICATIONS_FILE)
   return Fs.existsSync(file) ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : []
 }
 
@@ -396,7 +396,7 @@ layer(serverLayer(freshStateDir(), { token: Redacted.make(TOKEN) }), { excludeTe
         const records = yield* readAll
         expect(records.length).toBe(4)
         expect(records.every((record) => record.token_present)).toBe(true)
-        expect(Fs.readFileSync((yield* NotificationLog).file, "utf8")).not.toContain(TOKEN)
+        expect(Fs.readFileSync((yield* NotificationLog.NotificationLog).file, "utf8")).not.toContain(TOKEN)
       }))
 
     it.effect("rejects a missing or wrong token with 401 and records nothing", () =>
@@ -490,7 +490,7 @@ layer(serverLayer(bulkState), { excludeTestServices: true })("1000 concurrent no
       expect(new Set(records.map((r) => r.text)).size).toBe(count)
       expect(new Set(records.map((r) => r.task_id))).toEqual(new Set(replies.map((_, i) => `bulk-${i}`)))
       expect(new Set(replies.map((r) => (r.body as { id: string }).id))).toEqual(new Set(records.map((r) => r.id)))
-      expect(Fs.statSync(Path.join(bulkState, NOTIFICATIONS_FILE)).mode & 0o777).toBe(0o600)
+      expect(Fs.statSync(Path.join(bulkState, NotificationLog.NOTIFICATIONS_FILE)).mode & 0o777).toBe(0o600)
     }), { timeout: 120_000 })
 })
 
@@ -516,11 +516,11 @@ const rotatingState = freshStateDir()
 layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notification log rotation", (it) => {
   it.effect("keeps one older generation, reads both oldest first, filters and limits", () =>
     Effect.gen(function*() {
-      const log = yield* NotificationLog
+      const log = yield* NotificationLog.NotificationLog
       const written = Array.from({ length: 40 }, (_, n) => sampleRecord(n, n % 2 === 0 ? "even" : "odd"))
       for (const record of written) yield* log.append(record)
 
-      const current = Path.join(rotatingState, NOTIFICATIONS_FILE)
+      const current = Path.join(rotatingState, NotificationLog.NOTIFICATIONS_FILE)
       expect(Fs.statSync(current).size).toBeLessThanOrEqual(2048)
       expect(Fs.statSync(`${current}.1`).size).toBeLessThanOrEqual(2048)
       expect(Fs.statSync(current).mode & 0o777).toBe(0o600)
@@ -541,8 +541,8 @@ layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notificatio
 
   it.effect("concurrent appends each land whole and in order, in the generation the size bound gives it", () =>
     Effect.gen(function*() {
-      const log = yield* NotificationLog
-      const current = Path.join(rotatingState, NOTIFICATIONS_FILE)
+      const log = yield* NotificationLog.NotificationLog
+      const current = Path.join(rotatingState, NotificationLog.NOTIFICATIONS_FILE)
       // Start from an empty current file, so the batch below must rotate exactly once on the way.
       yield* log.append(sampleRecord(100))
       Fs.rmSync(current)
@@ -561,7 +561,7 @@ layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notificatio
 
   it.effect("a reader skips a trailing partial line until it is complete", () =>
     Effect.gen(function*() {
-      const log = yield* NotificationLog
+      const log = yield* NotificationLog.NotificationLog
       const before = (yield* log.read({})).length
       const record = sampleRecord(90)
       const line = `${JSON.stringify(record)}\n`
@@ -575,7 +575,7 @@ layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notificatio
 
   it.effect("a follower gets the backlog, then each new record across rotations and partial writes", () =>
     Effect.gen(function*() {
-      const log = yield* NotificationLog
+      const log = yield* NotificationLog.NotificationLog
       const backlog = yield* log.read({ limit: 2 })
       const received = yield* Queue.unbounded<NotificationRecord>()
       const follower = yield* log.follow({ limit: 2 }).pipe(
