@@ -158,16 +158,15 @@ const converse = (
       }))
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
-    // The session is written when the task or its state changes, not on every stream event.
+    // The session is written when the task or its state changes, not on every stream event nor
+    // again at the end (each write is a locked, synced file update: ~3 ms).
     const lastSaved = yield* Ref.make("")
-    const save = (task: V1.Task) => {
-      const result = messageResult({ task: presentForTurn(turn, task) })
-      return Ref.getAndSet(lastSaved, `${result.task_id} ${result.state}`).pipe(
-        Effect.flatMap((saved) => (saved === `${result.task_id} ${result.state}` ? Effect.void : saveTurn(checked, request, result))),
-        Effect.provideService(SessionStore, store),
-        Effect.ignore
+    const saveChanged = (target: Target, result: MessageResult) =>
+      Ref.getAndSet(lastSaved, `${result.task_id} ${result.state}`).pipe(
+        Effect.flatMap((saved) => (saved === `${result.task_id} ${result.state}` ? Effect.void : saveTurn(target, request, result))),
+        Effect.provideService(SessionStore, store)
       )
-    }
+    const save = (task: V1.Task) => Effect.ignore(saveChanged(checked, messageResult({ task: presentForTurn(turn, task) })))
     // Once the agent showed the task, a later refusal must not send the message twice.
     let taskSeen = false
     const onSnapshot = (task: V1.Task) => Effect.zipRight(Effect.zipRight(Effect.sync(() => (taskSeen = true)), track(task)), save(task))
@@ -190,7 +189,7 @@ const converse = (
     const answered = answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
     const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength })
     const result = messageResult({ task: final })
-    yield* saveTurn(target, request, result)
+    yield* saveChanged(target, result)
     return result
   })
 
