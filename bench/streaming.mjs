@@ -96,10 +96,10 @@ export const measure = async () => {
   const detail = (name) => `median of ${runs}; single gaps p50 ${figure(name, "gapMedian").toFixed(3)} ms`
   return [
     row("streaming.first_event.floor", "node:http SSE, first event (floor)", figure("floor", "firstEvent"), `median of ${runs}`),
-    row("streaming.first_event", "relay -m mock, first SSE event", figure("relay", "firstEvent"), `median of ${runs}`,
+    row("streaming.first_event", "relay server agent -m mock, first SSE event", figure("relay", "firstEvent"), `median of ${runs}`,
       [{ to: "floor", value: figure("relay", "firstEvent") / figure("floor", "firstEvent") }]),
     row("streaming.per_chunk.floor", `node:http SSE, per chunk of ${CHUNKS} (floor)`, figure("floor", "perChunk"), detail("floor")),
-    row("streaming.per_chunk", `relay -m mock, per chunk of ${CHUNKS} (pace 0 ms)`, figure("relay", "perChunk"), detail("relay"),
+    row("streaming.per_chunk", `relay server agent -m mock, per chunk of ${CHUNKS}, pace 0`, figure("relay", "perChunk"), detail("relay"),
       [{ to: "floor", value: figure("relay", "perChunk") / figure("floor", "perChunk") }], { op: "<", limit: 1 })
   ]
 }
