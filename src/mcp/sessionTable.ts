@@ -33,8 +33,7 @@ export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void
         await session.close().catch(() => undefined)
       }
     },
-    closeAll: () => Promise.allSettled([...open.values()].map((session) => session.close())),
-    size: () => open.size
+    closeAll: () => Promise.allSettled([...open.values()].map((session) => session.close()))
   }
 }
 
