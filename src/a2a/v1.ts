@@ -8,6 +8,7 @@
  * `message_id`, see protoJson.ts) is the tolerant reader and `Schema.encode(X)` the strict writer.
  */
 import { Either, Option, ParseResult, Predicate, Schema } from "effect"
+import { isOptionalBoolean, isOptionalId, isOptionalSafeInteger, isText, keysWithin } from "./plainShapes.js"
 import * as ProtoJson from "./protoJson.js"
 import { defaultText, optional, optionalList, optionalText, repeated, requiredScopes, Scopes, withDefault } from "./schemaFields.js"
 
@@ -421,12 +422,6 @@ export const SendMessageRequest = Schema.Struct({
 }).annotations({ identifier: "SendMessageRequest" })
 export interface SendMessageRequest extends Schema.Schema.Type<typeof SendMessageRequest> {}
 
-const keysWithin = (record: Record<string, unknown>, allowed: ReadonlyArray<string>) =>
-  Object.keys(record).every((key) => allowed.includes(key))
-
-const isText = (u: unknown): u is string => typeof u === "string"
-const isOptionalId = (u: unknown) => u === undefined || (isText(u) && u !== "")
-
 const MESSAGE_KEYS = ["messageId", "contextId", "taskId", "role", "parts"]
 const isCanonicalTextMessage = (u: unknown) =>
   Predicate.isRecord(u) && keysWithin(u, MESSAGE_KEYS) && isText(u["messageId"]) &&
@@ -436,8 +431,7 @@ const isCanonicalTextMessage = (u: unknown) =>
 
 const isCanonicalConfiguration = (u: unknown) =>
   u === undefined || (Predicate.isRecord(u) && keysWithin(u, ["returnImmediately", "historyLength"]) &&
-    (u["returnImmediately"] === undefined || typeof u["returnImmediately"] === "boolean") &&
-    (u["historyLength"] === undefined || Number.isSafeInteger(u["historyLength"])))
+    isOptionalBoolean(u["returnImmediately"]) && isOptionalSafeInteger(u["historyLength"]))
 
 const decodeSendMessageRequestSchema = ProtoJson.decoderEither(SendMessageRequest)
 

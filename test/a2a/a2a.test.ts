@@ -558,14 +558,40 @@ describe("v1 lenient decode", () => {
 // v1.0 strict encoding
 // ---------------------------------------------------------------------------
 
+// Fast paths: canonical requests and near misses, every field drawn from values the fast path takes
+// and values only the schema handles (other spellings, nulls, blanks, extra keys).
+/** Mostly the canonical value, sometimes one the schema alone handles. */
+const mostly = <A, B>(canonical: fc.Arbitrary<A>, other: fc.Arbitrary<B>) =>
+  fc.oneof({ arbitrary: canonical, weight: 4 }, { arbitrary: other, weight: 1 })
+const absentOr = <A>(arb: fc.Arbitrary<A>) => mostly(fc.constant(undefined), arb)
+const id = mostly(fc.uuid(), fc.constantFrom("", null))
+const withoutUndefined = (record: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
+const historyLength = mostly(fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }), fc.constantFrom(1.5, "3", 2 ** 53, 1e300))
+
+/** Runs `ours` and the schema's decode on every input: same success, same value; both ways taken. */
+const decodesAsTheSchemaDoes = (
+  request: fc.Arbitrary<unknown>,
+  ours: (input: unknown) => Either.Either<unknown, unknown>,
+  theirs: (input: unknown) => Either.Either<unknown, unknown>,
+  isFast: (input: unknown, decoded: unknown) => boolean
+) => {
+  let fast = 0
+  fc.assert(
+    fc.property(request, (input) => {
+      const a = ours(input)
+      const b = theirs(input)
+      if (Either.isRight(a) && isFast(input, a.right)) fast++
+      expect(Either.isRight(a)).toBe(Either.isRight(b))
+      if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toEqual(b.right)
+    }),
+    { numRuns: 2000 }
+  )
+  // Both ways were exercised.
+  expect(fast).toBeGreaterThan(100)
+}
+
 describe("SendMessageRequest fast path", () => {
-  // Canonical requests and near misses: every field drawn from values the fast path takes and
-  // values only the schema handles (other spellings, nulls, blanks, extra keys).
-  // Mostly the canonical value, sometimes one the schema alone handles.
-  const mostly = <A, B>(canonical: fc.Arbitrary<A>, other: fc.Arbitrary<B>) =>
-    fc.oneof({ arbitrary: canonical, weight: 4 }, { arbitrary: other, weight: 1 })
-  const absentOr = <A>(arb: fc.Arbitrary<A>) => mostly(fc.constant(undefined), arb)
-  const id = mostly(fc.uuid(), fc.constantFrom("", null))
   const part = mostly(
     fc.record({ text: fc.string() }),
     fc.oneof(
@@ -587,11 +613,9 @@ describe("SendMessageRequest fast path", () => {
   })
   const configuration = fc.record({
     returnImmediately: mostly(fc.option(fc.boolean(), { nil: undefined }), fc.constant("true")),
-    historyLength: mostly(fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }), fc.constantFrom(1.5, "3", 2 ** 53, 1e300)),
+    historyLength,
     acceptedOutputModes: absentOr(fc.constant(["text/plain"]))
   })
-  const withoutUndefined = (record: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
   const request = fc.record({
     message: message.map(withoutUndefined),
     configuration: absentOr(mostly(configuration.map(withoutUndefined), fc.constant(null))),
@@ -600,19 +624,7 @@ describe("SendMessageRequest fast path", () => {
   const bySchema = Schema.decodeUnknownEither(V1.SendMessageRequest)
 
   it("decodes exactly as the schema does", () => {
-    let fast = 0
-    fc.assert(
-      fc.property(request, (input) => {
-        const ours = V1.decodeSendMessageRequest(input)
-        const theirs = bySchema(input)
-        if (Either.isRight(ours) && ours.right === (input as unknown)) fast++
-        expect(Either.isRight(ours)).toBe(Either.isRight(theirs))
-        if (Either.isRight(ours) && Either.isRight(theirs)) expect(ours.right).toEqual(theirs.right)
-      }),
-      { numRuns: 2000 }
-    )
-    // Both ways were exercised.
-    expect(fast).toBeGreaterThan(100)
+    decodesAsTheSchemaDoes(request, V1.decodeSendMessageRequest, bySchema, (input, decoded) => decoded === input)
   })
 
   it("takes a canonical request as it is and leaves every other one to the schema", () => {
@@ -627,6 +639,55 @@ describe("SendMessageRequest fast path", () => {
     expect(decoded).not.toBe(lenient)
     expect(decoded.message.role).toBe("ROLE_USER")
     expect(Either.isLeft(V1.decodeSendMessageRequest({ message: { messageId: "m1", role: "ROLE_USER", parts: [{}] } }))).toBe(true)
+  })
+})
+
+describe("v0.3 message/send params fast path", () => {
+  const part = mostly(
+    fc.record({ kind: fc.constant("text"), text: fc.string() }),
+    fc.oneof(
+      fc.record({ text: fc.string() }),
+      fc.record({ kind: fc.constant("text"), text: fc.string(), metadata: fc.constant({ a: 1 }) }),
+      fc.record({ kind: fc.constant("data"), data: fc.jsonValue() }),
+      fc.record({ kind: fc.constant("file"), file: fc.record({ uri: fc.webUrl() }) }),
+      fc.constant({ kind: "text" })
+    )
+  )
+  const message = fc.record({
+    kind: mostly(fc.constant("message"), fc.constantFrom(undefined, "task")),
+    messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
+    role: mostly(fc.constantFrom("user", "agent"), fc.constantFrom("ROLE_USER", "USER", "other", 1)),
+    parts: mostly(fc.array(part, { maxLength: 3 }), fc.constant(null)),
+    contextId: absentOr(id),
+    taskId: absentOr(id),
+    metadata: absentOr(fc.constant({ a: 1 })),
+    extra: absentOr(fc.constant(true))
+  })
+  const configuration = fc.record({
+    blocking: mostly(fc.option(fc.boolean(), { nil: undefined }), fc.constant("true")),
+    historyLength,
+    acceptedOutputModes: mostly(fc.option(fc.constant(["text/plain", "application/json"]), { nil: undefined }), fc.constant([1]))
+  })
+  const request = fc.record({
+    message: message.map(withoutUndefined),
+    configuration: absentOr(mostly(configuration.map(withoutUndefined), fc.constant(null))),
+    metadata: absentOr(fc.constant({ a: 1 }))
+  }).map(withoutUndefined)
+  const bySchema = ProtoJson.decoderEither(Translate.SendRequestAsV03)
+  it("decodes exactly as the schemas do", () => {
+    decodesAsTheSchemaDoes(request, Translate.decodeSendRequestV03, bySchema, Translate.isCanonicalV03SendParams)
+  })
+
+  it("translates a v0.3 SDK's request without the schemas, to the v1 request", () => {
+    const input = {
+      message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "hi" }], contextId: "c1" },
+      configuration: { blocking: false, historyLength: 2, acceptedOutputModes: ["text/plain"] }
+    }
+    expect(Either.getOrThrow(Translate.decodeSendRequestV03(input))).toEqual({
+      message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c1" },
+      configuration: { acceptedOutputModes: ["text/plain"], historyLength: 2, returnImmediately: true }
+    })
+    expect(Either.isLeft(Translate.decodeSendRequestV03({ message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text" }] } }))).toBe(true)
   })
 })
 

@@ -76,8 +76,8 @@ const V1_METHODS: Readonly<Record<string, ParamsDecoder>> = {
 }
 
 const V03_METHODS: Readonly<Record<string, ParamsDecoder>> = {
-  "message/send": method(T.SendRequestAsV03, (request) => ({ _tag: "SendMessage", request })),
-  "message/stream": method(T.SendRequestAsV03, (request) => ({ _tag: "SendStreamingMessage", request })),
+  "message/send": decodedWith(T.decodeSendRequestV03, (request) => ({ _tag: "SendMessage", request })),
+  "message/stream": decodedWith(T.decodeSendRequestV03, (request) => ({ _tag: "SendStreamingMessage", request })),
   "tasks/get": method(V03.TaskQueryParams, ({ id, historyLength }) => ({
     _tag: "GetTask",
     request: historyLength === undefined ? { id } : { id, historyLength }
