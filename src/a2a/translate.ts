@@ -617,7 +617,6 @@ export const PushConfigAsV03Rest = asV1(
   }
 )
 
-const decodeStreamResponse = ProtoJson.decoderEither(V1.StreamResponse)
 const decodeStreamResponseV03 = ProtoJson.decoderEither(StreamResponseAsV03)
 
 export interface PushPayload {
@@ -633,7 +632,7 @@ export interface PushPayload {
  */
 export const decodePushPayload = (json: unknown): Either.Either<PushPayload, ParseResult.ParseError> =>
   Either.orElse(
-    Either.map(decodeStreamResponse(json), (event): PushPayload => ({ event, generation: "1.0" })),
+    Either.map(V1.decodeStreamResponse(json), (event): PushPayload => ({ event, generation: "1.0" })),
     (v1Error) =>
       Either.mapBoth(decodeStreamResponseV03(json), {
         onLeft: () => v1Error,

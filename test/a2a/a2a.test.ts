@@ -642,6 +642,37 @@ describe("SendMessageRequest fast path", () => {
   })
 })
 
+describe("StreamResponse fast path (status updates)", () => {
+  const textMessage = fc.record({
+    messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
+    role: mostly(fc.constantFrom("ROLE_USER", "ROLE_AGENT"), fc.constantFrom("agent", "ROLE_OTHER", 2)),
+    parts: mostly(fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }), fc.constant([{ text: "a", mediaType: "text/plain" }])),
+    contextId: absentOr(id)
+  }).map(withoutUndefined)
+  const status = fc.record({
+    state: mostly(fc.constantFrom(...V1.TASK_STATES), fc.constantFrom("working", "TASK_STATE_BOGUS", 3, "TASK_STATE_CANCELLED")),
+    timestamp: absentOr(mostly(fc.constant("2026-01-01T00:00:00.000Z"), fc.constantFrom("", null))),
+    message: absentOr(mostly(textMessage, fc.constant(null)))
+  }).map(withoutUndefined)
+  const update = fc.record({
+    taskId: mostly(fc.uuid(), fc.constantFrom("", 5)),
+    contextId: mostly(fc.uuid(), fc.constantFrom(undefined, "", null)),
+    status: mostly(status, fc.constant({})),
+    metadata: absentOr(fc.constant({ a: 1 })),
+    final: absentOr(fc.constant(true))
+  }).map(withoutUndefined)
+  const event = fc.oneof(
+    { arbitrary: fc.record({ statusUpdate: update }), weight: 5 },
+    { arbitrary: fc.record({ statusUpdate: update, extra: fc.constant(1) }), weight: 1 },
+    { arbitrary: fc.record({ status_update: update }), weight: 1 },
+    { arbitrary: fc.record({ task: fc.record({ id: fc.uuid(), status }) }), weight: 1 }
+  )
+
+  it("decodes exactly as the schema does", () => {
+    decodesAsTheSchemaDoes(event, V1.decodeStreamResponse, (input) => ProtoJson.decoderEither(V1.StreamResponse)(input), (input, decoded) => decoded === input)
+  })
+})
+
 describe("v0.3 message/send params fast path", () => {
   const part = mostly(
     fc.record({ kind: fc.constant("text"), text: fc.string() }),
