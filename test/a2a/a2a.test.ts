@@ -569,6 +569,16 @@ const withoutUndefined = (record: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
 const historyLength = mostly(fc.option(fc.integer({ min: -2, max: 50 }), { nil: undefined }), fc.constantFrom(1.5, "3", 2 ** 53, 1e300))
 
+/** A message's fields but its role (and kind): ids, parts, and keys only the schema handles. */
+const messageFields = <P>(part: fc.Arbitrary<P>) => ({
+  messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
+  parts: mostly(fc.array(part, { maxLength: 3 }), fc.constant(null)),
+  contextId: absentOr(id),
+  taskId: absentOr(id),
+  metadata: absentOr(fc.constant({ a: 1 })),
+  extra: absentOr(fc.constant(true))
+})
+
 /** Runs `ours` and the schema's decode on every input: same success, same value; both ways taken. */
 const decodesAsTheSchemaDoes = (
   request: fc.Arbitrary<unknown>,
@@ -603,13 +613,8 @@ describe("SendMessageRequest fast path", () => {
     )
   )
   const message = fc.record({
-    messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
     role: mostly(fc.constantFrom("ROLE_USER", "ROLE_AGENT"), fc.constantFrom("user", "agent", "ROLE_OTHER", 1)),
-    parts: mostly(fc.array(part, { maxLength: 3 }), fc.constant(null)),
-    contextId: absentOr(id),
-    taskId: absentOr(id),
-    metadata: absentOr(fc.constant({ a: 1 })),
-    extra: absentOr(fc.constant(true))
+    ...messageFields(part)
   })
   const configuration = fc.record({
     returnImmediately: mostly(fc.option(fc.boolean(), { nil: undefined }), fc.constant("true")),
@@ -686,13 +691,8 @@ describe("v0.3 message/send params fast path", () => {
   )
   const message = fc.record({
     kind: mostly(fc.constant("message"), fc.constantFrom(undefined, "task")),
-    messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
     role: mostly(fc.constantFrom("user", "agent"), fc.constantFrom("ROLE_USER", "USER", "other", 1)),
-    parts: mostly(fc.array(part, { maxLength: 3 }), fc.constant(null)),
-    contextId: absentOr(id),
-    taskId: absentOr(id),
-    metadata: absentOr(fc.constant({ a: 1 })),
-    extra: absentOr(fc.constant(true))
+    ...messageFields(part)
   })
   const configuration = fc.record({
     blocking: mostly(fc.option(fc.boolean(), { nil: undefined }), fc.constant("true")),
