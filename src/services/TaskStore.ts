@@ -166,8 +166,10 @@ interface TaskRecord {
   readonly seq: number
   /** Size of the task's JSON, measured when first listed after a change; NaN when it does not serialise. */
   bytes: number | undefined
-  // The three below are made when first needed: most tasks never have any.
+  // The ones below are made when first needed: most tasks never have any.
   subscribers?: Set<Queue.Queue<TaskUpdate>>
+  /** Those of the subscribers that follow the task until it ends (push deliveries), not a client's turn. */
+  untilTerminal?: Set<Queue.Queue<TaskUpdate>>
   /** Resolved at the next terminal or interrupted state. */
   waiters?: Array<Deferred.Deferred<V1.Task>>
   pushConfigs?: Map<string, StoredPushConfig>
@@ -249,10 +251,23 @@ export const make = (options: TaskStoreOptions = {}) =>
       for (const forgettable of [V1.isTerminalState, V1.isInterruptedState]) {
         for (const [id, record] of records) {
           if (records.size <= target) break
-          if (forgettable(record.task.status.state) && (record.subscribers?.size ?? 0) === 0) forget(id, record)
+          if (forgettable(record.task.status.state) && !hasClientFollowers(record)) forgetAndRelease(id, record)
         }
       }
       evictAbove = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
+    }
+
+    /**
+     * A client following a turn keeps its task; a push delivery alone does not, or tasks left
+     * waiting for input with a push config would never go.
+     */
+    const hasClientFollowers = (record: TaskRecord) =>
+      [...(record.subscribers ?? [])].some((queue) => !record.untilTerminal?.has(queue))
+
+    /** Forgets the task and ends its push deliveries' subscriptions (their streams end when the queue shuts down). */
+    const forgetAndRelease = (id: string, record: TaskRecord) => {
+      forget(id, record)
+      for (const queue of record.subscribers ?? []) Effect.runFork(Queue.shutdown(queue))
     }
 
     /** Stores the change and hands it out; everything here is synchronous, hence atomic. */
@@ -274,7 +289,10 @@ export const make = (options: TaskStoreOptions = {}) =>
         for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
       }
       // Nothing follows a terminal state: subscribers keep what is queued and are let go.
-      if (V1.isTerminalState(state)) delete record.subscribers
+      if (V1.isTerminalState(state)) {
+        delete record.subscribers
+        delete record.untilTerminal
+      }
     }
 
     const modify = <E>(id: string, change: (task: V1.Task) => Either.Either<TaskChange, E>) =>
@@ -309,11 +327,18 @@ export const make = (options: TaskStoreOptions = {}) =>
           if (V1.isTerminalState(snapshot.status.state)) return Option.some({ task: snapshot, updates: Stream.empty })
           const subscribers = record.subscribers ??= new Set()
           subscribers.add(queue)
+          if (until === "terminal") (record.untilTerminal ??= new Set()).add(queue)
           const updates = Stream.fromQueue(queue).pipe(
             Stream.takeUntil((update) =>
               until === "settled" ? V1.isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
             ),
-            Stream.ensuring(Effect.zipRight(Effect.sync(() => subscribers.delete(queue)), Queue.shutdown(queue)))
+            Stream.ensuring(Effect.zipRight(
+              Effect.sync(() => {
+                subscribers.delete(queue)
+                record.untilTerminal?.delete(queue)
+              }),
+              Queue.shutdown(queue)
+            ))
           )
           return Option.some({ task: snapshot, updates })
         }))

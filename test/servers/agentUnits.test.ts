@@ -104,6 +104,28 @@ describe("TaskStore", () => {
       { maxTasks: 10 }
     ))
 
+  it.effect("past its bound forgets a waiting task that only a push delivery follows, ending the delivery; a client's follow keeps its task", () =>
+    withStore(
+      (store) =>
+        Effect.gen(function*() {
+          const at = "2026-01-01T00:00:00.000Z"
+          yield* store.create(task("pushed", "TASK_STATE_INPUT_REQUIRED", at))
+          yield* store.create(task("watched", "TASK_STATE_INPUT_REQUIRED", at))
+          const delivery = Option.getOrThrow(yield* store.subscribe("pushed", "terminal"))
+          const client = Option.getOrThrow(yield* store.subscribe("watched"))
+          const delivered = yield* Effect.fork(Stream.runCollect(delivery.updates))
+          const followed = yield* Effect.fork(Stream.runCollect(client.updates))
+          for (let i = 0; i < 10; i++) yield* store.create(task(`new-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
+          expect(Option.isNone(yield* store.get("pushed"))).toBe(true)
+          expect(Option.isSome(yield* store.get("watched"))).toBe(true)
+          // The delivery's stream ended with the task; the client's goes on.
+          expect(Chunk.size(yield* Fiber.join(delivered).pipe(Effect.timeout("2 seconds")))).toBe(0)
+          expect(yield* Fiber.poll(followed)).toEqual(Option.none())
+          yield* Fiber.interrupt(followed)
+        }),
+      { maxTasks: 10 }
+    ))
+
   it.effect("keeps history bounded and forgets the oldest finished tasks past its bound", () =>
     withStore(
       (store) =>
