@@ -2,7 +2,7 @@
  * Sending a message (SPEC §4.1 rules 1–2): pick the context and task to continue from the
  * session, send (blocking, streamed, or followed by polling), save what came back.
  */
-import { Clock, Duration, Effect, Option, Ref } from "effect"
+import { Clock, Duration, Effect, Fiber, Option, Ref } from "effect"
 import * as V1 from "../a2a/v1.js"
 import { type ProtocolError, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
@@ -158,15 +158,8 @@ const converse = (
       }))
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
-    // The session is written when the task or its state changes, not on every stream event nor
-    // again at the end (each write is a locked, synced file update: ~3 ms).
-    const lastSaved = yield* Ref.make("")
-    const saveChanged = (target: Target, result: MessageResult) =>
-      Ref.getAndSet(lastSaved, `${result.task_id} ${result.state}`).pipe(
-        Effect.flatMap((saved) => (saved === `${result.task_id} ${result.state}` ? Effect.void : saveTurn(target, request, result))),
-        Effect.provideService(SessionStore, store)
-      )
-    const save = (task: V1.Task) => Effect.ignore(saveChanged(checked, messageResult({ task: presentForTurn(turn, task) })))
+    const session = makeSessionWriter(store, request)
+    const save = (task: V1.Task) => session.inBackground(checked, messageResult({ task: presentForTurn(turn, task) }))
     // Once the agent showed the task, a later refusal must not send the message twice.
     let taskSeen = false
     const onSnapshot = (task: V1.Task) => Effect.zipRight(Effect.zipRight(Effect.sync(() => (taskSeen = true)), track(task)), save(task))
@@ -175,23 +168,57 @@ const converse = (
       input.stream === true
         ? followStream(target.agentUrl, client.stream(target, request), follow)
         : Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
-    // A 401 answers the request itself, before any event: the message was not taken, so it is sent again.
-    const { target, result: response } = yield* Effect.catchTag(
-      retryWithRenewedToken(checked, sending, () => !taskSeen),
-      "ProtocolError",
-      refusedSavedTask(checked, request, input)
-    )
-    if (!("task" in response)) {
-      const result = messageResult(response)
-      yield* saveTurn(target, request, result)
+    return yield* Effect.gen(function*() {
+      // A 401 answers the request itself, before any event: the message was not taken, so it is sent again.
+      const { target, result: response } = yield* Effect.catchTag(
+        retryWithRenewedToken(checked, sending, () => !taskSeen),
+        "ProtocolError",
+        refusedSavedTask(checked, request, input)
+      )
+      if (!("task" in response)) {
+        const result = messageResult(response)
+        yield* saveTurn(target, request, result)
+        return result
+      }
+      const answered = answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
+      const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength })
+      const result = messageResult({ task: final })
+      yield* session.last(target, result)
       return result
-    }
-    const answered = answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
-    const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength })
-    const result = messageResult({ task: final })
-    yield* saveChanged(target, result)
-    return result
+    }).pipe(Effect.ensuring(session.written))
   })
+
+/**
+ * Writes the turn to the session when the task or its state changes, not on every stream event
+ * (each write is a locked, synced file update: ~3 ms). The writes while the task is followed run
+ * on their own fiber, one after another and never cut short, so the follow does not wait for the
+ * disk; the last write waits for them and reports its own failure, and the send waits for every
+ * write before it ends, whether it succeeded or not.
+ */
+const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageRequest) => {
+  let lastSaved = ""
+  let previous: Fiber.Fiber<void> | undefined
+  const changed = (result: MessageResult) => {
+    const key = `${result.task_id} ${result.state}`
+    if (key === lastSaved) return false
+    lastSaved = key
+    return true
+  }
+  const write = (target: Target, result: MessageResult) => Effect.provideService(saveTurn(target, request, result), SessionStore, store)
+  const after = (fiber: Fiber.Fiber<void> | undefined) => (fiber === undefined ? Effect.void : Effect.asVoid(Fiber.await(fiber)))
+  const written = Effect.suspend(() => after(previous))
+  return {
+    inBackground: (target: Target, result: MessageResult) =>
+      Effect.suspend(() => {
+        if (!changed(result)) return Effect.void
+        // Taken now: the new write waits for the one scheduled before it, never for itself.
+        const writing = Effect.zipRight(after(previous), Effect.ignore(write(target, result)))
+        return Effect.map(Effect.forkDaemon(writing), (fiber) => void (previous = fiber))
+      }),
+    last: (target: Target, result: MessageResult) => Effect.zipRight(written, Effect.suspend(() => (changed(result) ? write(target, result) : Effect.void))),
+    written
+  }
+}
 
 /** A refusal of the task the session continued says how to get unstuck; other refusals pass. */
 const refusedSavedTask = (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>
