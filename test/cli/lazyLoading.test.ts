@@ -44,7 +44,8 @@ const HEAVY = {
   "the model layer": "src/services/ModelAccess.ts",
   "@effect/ai": "node_modules/@effect/ai",
   "the A2A client": "src/services/A2aClient.ts",
-  "the HTTP client (undici)": "node_modules/undici/"
+  "the HTTP client (undici)": "node_modules/undici/",
+  "the OAuth client (openid-client)": "node_modules/openid-client/"
 }
 
 /**
@@ -69,9 +70,10 @@ describe("start-up loads only what a command uses", () => {
     expect(loads(sourcesLoadedBy(["--version"]), "node_modules/effect/")).toBe(false)
   })
 
-  it("relay mcp (stdio) does load the MCP SDK, and no model layer", () => {
+  it("relay mcp (stdio) does load the MCP SDK, and neither the model layer nor the OAuth client", () => {
     const sources = sourcesLoadedBy(["mcp"], "")
     expect(loads(sources, HEAVY["the MCP SDK"])).toBe(true)
     expect(loads(sources, HEAVY["the model layer"])).toBe(false)
+    expect(loads(sources, HEAVY["the OAuth client (openid-client)"])).toBe(false)
   })
 })
