@@ -167,9 +167,8 @@ interface TaskRecord {
   /** Size of the task's JSON, measured when first listed after a change; NaN when it does not serialise. */
   bytes: number | undefined
   // The ones below are made when first needed: most tasks never have any.
-  subscribers?: Set<Queue.Queue<TaskUpdate>>
-  /** Those of the subscribers that follow the task until it ends (push deliveries), not a client's turn. */
-  untilTerminal?: Set<Queue.Queue<TaskUpdate>>
+  /** Each subscriber's queue and how long it follows: a client's turn ("settled") or the whole task ("terminal", push deliveries). */
+  subscribers?: Map<Queue.Queue<TaskUpdate>, SubscriptionEnd>
   /** Resolved at the next terminal or interrupted state. */
   waiters?: Array<Deferred.Deferred<V1.Task>>
   pushConfigs?: Map<string, StoredPushConfig>
@@ -262,12 +261,12 @@ export const make = (options: TaskStoreOptions = {}) =>
      * waiting for input with a push config would never go.
      */
     const hasClientFollowers = (record: TaskRecord) =>
-      [...(record.subscribers ?? [])].some((queue) => !record.untilTerminal?.has(queue))
+      [...(record.subscribers?.values() ?? [])].some((until) => until === "settled")
 
     /** Forgets the task and ends its push deliveries' subscriptions (their streams end when the queue shuts down). */
     const forgetAndRelease = (id: string, record: TaskRecord) => {
       forget(id, record)
-      for (const queue of record.subscribers ?? []) Effect.runFork(Queue.shutdown(queue))
+      for (const queue of record.subscribers?.keys() ?? []) Effect.runFork(Queue.shutdown(queue))
     }
 
     /** Stores the change and hands it out; everything here is synchronous, hence atomic. */
@@ -280,7 +279,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       const event = change.event
       if (event !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
-        if (record.subscribers !== undefined) for (const queue of record.subscribers) queue.unsafeOffer(update)
+        if (record.subscribers !== undefined) for (const queue of record.subscribers.keys()) queue.unsafeOffer(update)
       }
       const state = change.task.status.state
       const waiters = record.waiters
@@ -289,10 +288,7 @@ export const make = (options: TaskStoreOptions = {}) =>
         for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
       }
       // Nothing follows a terminal state: subscribers keep what is queued and are let go.
-      if (V1.isTerminalState(state)) {
-        delete record.subscribers
-        delete record.untilTerminal
-      }
+      if (V1.isTerminalState(state)) delete record.subscribers
     }
 
     const modify = <E>(id: string, change: (task: V1.Task) => Either.Either<TaskChange, E>) =>
@@ -325,20 +321,13 @@ export const make = (options: TaskStoreOptions = {}) =>
           const snapshot = record.task
           // A terminal task gets no more events: the subscription is the snapshot alone.
           if (V1.isTerminalState(snapshot.status.state)) return Option.some({ task: snapshot, updates: Stream.empty })
-          const subscribers = record.subscribers ??= new Set()
-          subscribers.add(queue)
-          if (until === "terminal") (record.untilTerminal ??= new Set()).add(queue)
+          const subscribers = record.subscribers ??= new Map()
+          subscribers.set(queue, until)
           const updates = Stream.fromQueue(queue).pipe(
             Stream.takeUntil((update) =>
               until === "settled" ? V1.isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
             ),
-            Stream.ensuring(Effect.zipRight(
-              Effect.sync(() => {
-                subscribers.delete(queue)
-                record.untilTerminal?.delete(queue)
-              }),
-              Queue.shutdown(queue)
-            ))
+            Stream.ensuring(Effect.zipRight(Effect.sync(() => subscribers.delete(queue)), Queue.shutdown(queue)))
           )
           return Option.some({ task: snapshot, updates })
         }))
