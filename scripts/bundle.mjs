@@ -1,10 +1,16 @@
 // Bundles the CLI: Node resolves and parses ~2,000 ESM files of Effect otherwise, which measured
 // 0.85 s for `relay --version` against 0.2 s bundled (2-core machine, Node 20).
 //
-// The bundle splits at the dynamic imports of cli/root.ts (one per command group) and of the heavy
-// dependencies, into dist/chunks/: a command loads only the chunks it uses.
-import { build } from "esbuild"
-import { rmSync, writeFileSync } from "node:fs"
+// dist/main.js is the entry (src/main.ts: `--version`, and src/bundleLoader.ts). The CLI itself
+// (src/app.ts) is split at the dynamic imports of cli/root.ts (one per command group) and of the
+// heavy dependencies into dist/chunks/: a command loads only the chunks it uses. The chunks are
+// CommonJS and each carries V8's code cache, trained by running a few commands (see
+// src/bundleLoader.ts for why and what it gains).
+import { spawnSync } from "node:child_process"
+import { build, transform } from "esbuild"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { deepImports } from "./deepImports.mjs"
 
 rmSync("dist/chunks", { recursive: true, force: true })
@@ -26,25 +32,74 @@ const withoutConfigFileParsers = {
   }
 }
 
-const result = await build({
-  entryPoints: { main: "src/main.ts" },
-  outdir: "dist",
-  chunkNames: "chunks/[name]-[hash]",
+const shared = { bundle: true, platform: "node", target: "node20", metafile: true, logLevel: "warning" }
+
+const cli = await build({
+  ...shared,
+  entryPoints: { app: "src/app.ts" },
+  outdir: "dist/chunks",
+  entryNames: "[name]",
+  chunkNames: "[name]-[hash]",
+  outExtension: { ".js": ".cjs" },
   splitting: true,
-  bundle: true,
-  platform: "node",
   format: "esm",
-  target: "node20",
-  sourcemap: true,
-  metafile: true,
-  logLevel: "warning",
+  write: false,
   plugins: [deepImports, withoutConfigFileParsers],
   // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
-  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
-  // CommonJS dependencies inside an ESM bundle still call require() for Node built-ins.
-  banner: { js: "import { createRequire as __relayRequire } from 'node:module'; const require = __relayRequire(import.meta.url);" }
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" }
 })
+
+/**
+ * esbuild splits ES modules only; each chunk then becomes a CommonJS module: imports of other
+ * chunks become require("./<chunk>.cjs") (dynamic ones too), which src/bundleLoader.ts serves.
+ */
+const asCommonJs = async (esm) => {
+  const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false } })
+  if (warnings.length > 0) throw new Error(`a chunk does not convert to CommonJS: ${warnings.map((warning) => warning.text).join("; ")}`)
+  return code
+}
+
+mkdirSync("dist/chunks", { recursive: true })
+for (const chunk of cli.outputFiles) writeFileSync(chunk.path, await asCommonJs(chunk.text))
+
+const entry = await build({ ...shared, entryPoints: { main: "src/main.ts" }, outdir: "dist", format: "esm" })
 
 // Which sources each output holds, for test/cli/lazyLoading.test.ts and for anyone asking why a
 // command loads what it loads (`npx esbuild-visualizer`-style tools read it too).
-writeFileSync("dist/meta.json", JSON.stringify(result.metafile))
+writeFileSync("dist/meta.json", JSON.stringify({
+  inputs: { ...cli.metafile.inputs, ...entry.metafile.inputs },
+  outputs: { ...cli.metafile.outputs, ...entry.metafile.outputs }
+}))
+
+/**
+ * Training: the commands whose start-up matters most run once with RELAY_WRITE_CODE_CACHE, each
+ * writing the cache of the chunks it loaded first (session list's then card validate's, then the
+ * MCP server's answering initialize and tools/list); the last caches every other chunk too.
+ */
+const MCP_HANDSHAKE = [
+  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "build", version: "0" } } },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/list" }
+].map((message) => JSON.stringify(message)).join("\n") + "\n"
+
+const TRAINING = [
+  { args: ["session", "list"] },
+  { args: ["card", "validate", "--file", "bench/fixtures/valid-card.json"] },
+  { args: ["mcp"], input: MCP_HANDSHAKE },
+  { args: ["server", "agent", "--help"], last: true }
+]
+
+const home = mkdtempSync(join(tmpdir(), "relay-build-"))
+try {
+  for (const { args, input, last } of TRAINING) {
+    const run = spawnSync(process.execPath, ["dist/main.js", ...args], {
+      input,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, RELAY_HOME: home, RELAY_WRITE_CODE_CACHE: last ? "all" : "1" }
+    })
+    if (run.status !== 0) throw new Error(`training run relay ${args.join(" ")} exited ${run.status}: ${run.stderr}`)
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true })
+}

@@ -8,14 +8,14 @@
  * bench/startup.mjs for today's figures and test/cli/lazyLoading.test.ts for the guard.
  */
 import { Command } from "@effect/cli"
-import type { NodeContext } from "@effect/platform-node/NodeContext"
+import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Effect } from "effect"
 import type { StateDir } from "../services/StateDir.js"
 import { VERSION } from "../version.js"
 import { withHelp } from "./help.js"
 
 /** What main.ts provides to every command; a group provides anything else it uses itself. */
-export type BaseServices = NodeContext | StateDir
+export type BaseServices = FileSystem.FileSystem | Path.Path | Terminal.Terminal | StateDir
 
 // Any name, errors and option shapes: the tree only holds the groups; their services are checked.
 type AnyCommand = Command.Command<any, BaseServices, any, any>

@@ -8,7 +8,6 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Ref, Schema } from "effect"
-import lockfile from "proper-lockfile"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
 import {
@@ -222,7 +221,8 @@ const makeFileBackend = Effect.gen(function*() {
   function withLock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> {
     const acquire = Effect.tryPromise({
       try: () =>
-        lockfile.lock(file, {
+        // Loaded on the first write: reading commands (`session list`) never parse it (~5 ms).
+        import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
           ...LOCK_OPTIONS,
           lockfilePath: `${file}.lock`,
           onCompromised: (error) => {
@@ -230,7 +230,7 @@ const makeFileBackend = Effect.gen(function*() {
             // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
             process.stderr.write(`warning: session store lock compromised: ${error.message}\n`)
           }
-        }),
+        })),
       catch: (error) =>
         new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
     })

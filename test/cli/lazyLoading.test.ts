@@ -3,7 +3,8 @@
  * heavy dependency (scripts/bundle.mjs, cli/root.ts). This spawns the built CLI with a module-load
  * recorder, maps each loaded chunk back to its sources through the build's metafile, and checks
  * that the quick commands never load the MCP SDK, zod, ajv, the model layer, the A2A client or
- * the HTTP client, while `relay mcp` does load the MCP SDK (so the check can fail).
+ * the HTTP client, while `relay mcp` does load the MCP SDK (so the check can fail); and that every
+ * chunk they load comes with a code cache V8 accepts (src/bundleLoader.ts).
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -20,8 +21,15 @@ interface Metafile {
   readonly outputs: Record<string, { readonly inputs: Record<string, unknown> }>
 }
 
-/** The sources (bundle inputs) of every chunk a command line loaded. */
-const sourcesLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> => {
+interface Loaded {
+  /** dist/main.js and the chunks, relative to the checkout. */
+  readonly file: string
+  /** What V8 did with a chunk's code cache; undefined for an ES module (dist/main.js). */
+  readonly cache: "accepted" | "rejected" | "none" | undefined
+}
+
+/** Every file of the bundle a command line loaded (test/fixtures/recordLoadedModules.mjs). */
+const filesLoadedBy = (args: ReadonlyArray<string>, input = ""): Array<Loaded> => {
   const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-lazy-"))
   const record = Path.join(home, "loaded.txt")
   const result = spawnSync(process.execPath, ["--import", recorder, relayBin, ...args], {
@@ -31,10 +39,16 @@ const sourcesLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> =
     timeout: 20_000
   })
   expect(result.error).toBeUndefined()
+  return Fs.readFileSync(record, "utf8").split("\n").filter((line) => line.startsWith("file:")).map((line) => {
+    const [url, cache] = line.split(" cache=")
+    return { file: Path.relative(Path.dirname(dist), fileURLToPath(url!)), cache: cache as Loaded["cache"] }
+  })
+}
+
+/** The sources (bundle inputs) of every chunk a command line loaded. */
+const sourcesLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> => {
   const meta = JSON.parse(Fs.readFileSync(Path.join(dist, "meta.json"), "utf8")) as Metafile
-  const loadedFiles = Fs.readFileSync(record, "utf8").split("\n").filter((url) => url.startsWith("file:"))
-    .map((url) => Path.relative(Path.dirname(dist), fileURLToPath(url)))
-  return new Set(loadedFiles.flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {})))
+  return new Set(filesLoadedBy(args, input).flatMap(({ file }) => Object.keys(meta.outputs[file]?.inputs ?? {})))
 }
 
 const HEAVY = {
@@ -68,6 +82,12 @@ describe("start-up loads only what a command uses", () => {
 
   it("relay --version loads no Effect at all", () => {
     expect(loads(sourcesLoadedBy(["--version"]), "node_modules/effect/")).toBe(false)
+  })
+
+  it.each([["session", "list"], ["card", "validate", "--help"], ["mcp"]])("relay %s %s %s loads every chunk with its code cache, which V8 accepts", (...args) => {
+    const chunks = filesLoadedBy(args).filter(({ file }) => file.startsWith("dist/chunks/"))
+    expect(chunks.length).toBeGreaterThan(3)
+    expect(chunks.filter(({ cache }) => cache !== "accepted")).toEqual([])
   })
 
   it("relay mcp (stdio) does load the MCP SDK, and neither the model layer nor the OAuth client", () => {

@@ -1,6 +1,6 @@
 /**
- * What `npm pack` ships: the bundle (its entry and the chunks it loads on demand), README and
- * package.json, and nothing to install beside them.
+ * What `npm pack` ships: the bundle (its entry, the chunks it loads on demand and their code
+ * caches), README and package.json, and nothing to install beside them.
  * Installing and running the tarball with only Node is .ci/run's scripts/check-packed-install.mjs.
  */
 import { execFileSync } from "node:child_process"
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest"
 const root = Path.resolve(import.meta.dirname, "../..")
 
 describe("the npm package", () => {
-  it("holds only what runs: the bundled CLI and its chunks, README and package.json, under 5 MB packed", () => {
+  it("holds only what runs: the bundled CLI, its chunks and their code caches, README and package.json, under 5 MB packed", () => {
     const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: root, encoding: "utf8" })) as Array<
       { files: Array<{ path: string }>; size: number }
     >
@@ -19,9 +19,11 @@ describe("the npm package", () => {
     const chunks = paths.filter((path) => path.startsWith("dist/chunks/"))
     expect(paths.filter((path) => !path.startsWith("dist/chunks/")).sort()).toEqual(["README.md", "dist/main.js", "package.json"])
     expect(chunks.length).toBeGreaterThan(5)
-    expect(chunks.every((path) => /^dist\/chunks\/[\w-]+\.js$/.test(path))).toBe(true)
-    // Every chunk the build wrote is shipped (a missing one fails only the command that loads it).
-    expect(chunks.sort()).toEqual(Fs.readdirSync(Path.join(root, "dist", "chunks")).filter((name) => name.endsWith(".js")).map((name) => `dist/chunks/${name}`).sort())
+    expect(chunks.every((path) => /^dist\/chunks\/[\w-]+\.cjs(\.cache)?$/.test(path))).toBe(true)
+    // Every chunk the build wrote is shipped with its cache (a missing chunk fails only the command
+    // that loads it; a missing cache makes it start slower).
+    const built = Fs.readdirSync(Path.join(root, "dist", "chunks")).filter((name) => name.endsWith(".cjs"))
+    expect(chunks.sort()).toEqual(built.flatMap((name) => [`dist/chunks/${name}`, `dist/chunks/${name}.cache`]).sort())
     expect(packed!.size).toBeLessThan(5_000_000)
   }, 60_000)
 

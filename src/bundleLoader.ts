@@ -1,0 +1,90 @@
+/**
+ * Loads the bundled CLI (dist/chunks/, CommonJS) with V8's code cache.
+ *
+ * Compiling the bundle is most of a command's start-up: the minimal Effect CLI of
+ * bench/fixtures/minimal-cli.ts took 157 ms with its code compiled at start and 105 ms with a
+ * code cache (`node -e ""` 63 ms; 2-core machine, Node 20). Node 20 has no module compile cache
+ * (module.enableCompileCache came with Node 22), and V8's code cache is reachable only through
+ * vm.Script, which runs scripts, not ES modules: so scripts/bundle.mjs turns each chunk into a
+ * CommonJS module and writes beside it the cache of its compiled functions (`<chunk>.cache`),
+ * and this loader requires the chunks, one chunk one Script, with that cache.
+ *
+ * The cache is built with the package, for the Node that built it. Under another Node, V8
+ * rejects it (it checks its version, flags and the source) and the chunk compiles as without it.
+ * Nothing is written at run time, except when the build asks for it (RELAY_WRITE_CODE_CACHE).
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Script } from "node:vm"
+
+interface LoadedChunk {
+  readonly module: { exports: unknown }
+  readonly script: Script
+  readonly cached: boolean
+}
+
+type ChunkFunction = (exports: unknown, require: (id: string) => unknown, module: { exports: unknown }, filename: string, dirname: string) => void
+
+const chunksDir = join(dirname(fileURLToPath(import.meta.url)), "chunks")
+const nodeRequire = createRequire(import.meta.url)
+const loaded = new Map<string, LoadedChunk>()
+
+const cacheFileOf = (file: string) => `${file}.cache`
+
+const readIfPresent = (file: string): Buffer | undefined => {
+  try {
+    return readFileSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+/** The CommonJS wrapper, the same at build and at run time (the cache is of this exact source). */
+const asScriptSource = (chunkSource: string) =>
+  `(function (exports, require, module, __filename, __dirname) {${chunkSource}\n})`
+
+const compile = (file: string, cachedData?: Buffer) =>
+  new Script(asScriptSource(readFileSync(file, "utf8")), { filename: file, cachedData })
+
+/** A chunk requires another by "./name.cjs"; anything else is Node's (built-in modules). */
+const requireFrom = (id: string): unknown => (id.startsWith("./") ? requireChunk(join(chunksDir, id)).exports : nodeRequire(id))
+
+const requireChunk = (file: string): { exports: unknown } => {
+  const known = loaded.get(file)
+  if (known !== undefined) return known.module
+  const cachedData = readIfPresent(cacheFileOf(file))
+  const script = compile(file, cachedData)
+  const module = { exports: {} }
+  // Registered before it runs: chunks may require each other in a cycle, as ES modules may.
+  loaded.set(file, { module, script, cached: cachedData !== undefined && !script.cachedDataRejected })
+  const run = script.runInThisContext() as ChunkFunction
+  run(module.exports, requireFrom, module, file, chunksDir)
+  return module
+}
+
+const writeCacheIfMissing = (file: string, script: () => Script) => {
+  if (!existsSync(cacheFileOf(file))) writeFileSync(cacheFileOf(file), script().createCachedData())
+}
+
+/**
+ * The build's training runs (scripts/bundle.mjs) set RELAY_WRITE_CODE_CACHE. At exit, each chunk
+ * this run loaded without a cache gets one holding every function the run compiled; with "all"
+ * (the last run), every other chunk gets one of what compiles up front.
+ */
+const writeCodeCacheAtExit = (everyChunk: boolean) =>
+  process.once("exit", () => {
+    for (const [file, { script, cached }] of loaded) if (!cached) writeCacheIfMissing(file, () => script)
+    if (!everyChunk) return
+    for (const name of readdirSync(chunksDir).filter((name) => name.endsWith(".cjs"))) {
+      writeCacheIfMissing(join(chunksDir, name), () => compile(join(chunksDir, name)))
+    }
+  })
+
+/** Loads an entry of the bundle (dist/chunks/<name>.cjs) and returns its exports. */
+export const loadBundled = <Exports>(name: string): Exports => {
+  const training = process.env.RELAY_WRITE_CODE_CACHE
+  if (training !== undefined && loaded.size === 0) writeCodeCacheAtExit(training === "all")
+  return requireChunk(join(chunksDir, `${name}.cjs`)).exports as Exports
+}
