@@ -1,17 +1,18 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
+import type { FileSystem } from "@effect/platform"
 import { Console } from "node:console"
-import { Config, Duration, Effect, LogLevel, Option, Runtime } from "effect"
+import { Config, Duration, Effect, Layer, LogLevel, Option, Runtime } from "effect"
 import { isLoopbackHost } from "../domain/hosts.js"
 import { parseOrigin } from "../mcp/origins.js"
 import { makeMcpServer } from "../mcp/server.js"
-import type { ToolContext, ToolEnv } from "../mcp/tools.js"
+import type { ToolContext } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import type { StateDir } from "../services/StateDir.js"
 import { untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
 import { outputOptions, portOption, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
-import { McpServices } from "./services.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
   Options.withAlias("t"),
@@ -46,13 +47,25 @@ const allowOrigin = Options.text("allow-origin").pipe(
   Options.filterMap(origins, "--allow-origin takes an origin: http(s)://host[:port], with no path")
 )
 
+/**
+ * The tools' services (A2A client, HTTP client, session store, notification log) are built on the
+ * first tool call, for the rest of the command: `relay mcp` answers initialize and tools/list
+ * without loading the A2A client. The build is uninterruptible, so a first call cancelled half-way
+ * leaves no interrupted build behind for the next.
+ */
+const toolServicesOnFirstCall = Effect.flatMap(Effect.scope, (scope) =>
+  Effect.cached(Effect.uninterruptible(
+    Effect.flatMap(Effect.promise(() => import("./services.js")), ({ McpServices }) => Layer.buildWithScope(McpServices, scope))
+  )))
+
 export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin }, (options) =>
-  untilStopped(Effect.gen(function*() {
+  untilStopped(Effect.scoped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
-    const runtime = yield* Effect.runtime<ToolEnv>()
+    const runtime = yield* Effect.runtime<FileSystem.FileSystem | StateDir>()
+    const toolServices = yield* toolServicesOnFirstCall
     const context: ToolContext = {
-      run: (effect, signal) => Runtime.runPromise(runtime)(effect, { signal }),
+      run: (effect, signal) => Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
       defaultWait: Duration.seconds(options.waitSeconds)
     }
     const make = () => makeMcpServer(context)
@@ -69,9 +82,8 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       }
       return yield* Effect.never
     }))
-  })).pipe(
+  }))).pipe(
     Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
-    Effect.provide(McpServices),
     withLogLevel(options, LogLevel.Info)
   )).pipe(
   Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),

@@ -12,14 +12,7 @@ import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
-import { clearCredentials, setCredentials } from "../programs/credentials.js"
-import { listNotifications } from "../programs/notifications.js"
-import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
-import { sendMessage } from "../programs/sendMessage.js"
-import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
-import { cancelTask, getTask, listTasks, waitForTask } from "../programs/tasks.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
-import { RequestTimeout } from "../domain/clientErrors.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
@@ -217,6 +210,10 @@ const oneOf = (name: string, primary: string | undefined, alternate: string | un
 const READ_ONLY_REMOTE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
 const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
 
+/** The other programs, with the A2A model and client, load on the first call of a tool that runs one. */
+const withPrograms = <A, E, R>(use: (programs: typeof import("./toolPrograms.js")) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.promise(() => import("./toolPrograms.js")), use)
+
 /** The card programs, with the card validator and its JSON Schema engine, load on the first card tool call. */
 const cardPrograms = Effect.promise(() => import("../programs/cards.js"))
 
@@ -318,7 +315,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     const wait = waitFor(args.timeout_seconds)
     const send = Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
       atAgent(args, (access) => withProgress(extra, "Sending the message", (onUpdate) =>
-        sendMessage({
+        withPrograms(({ sendMessage }) => sendMessage({
           ...access,
           text,
           contextId: args.context_id,
@@ -329,7 +326,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           pushToken: args.push_token,
           maxWait: wait,
           onUpdate
-        }), heartbeat)))
+        })), heartbeat)))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
   })
 
@@ -343,7 +340,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) =>
-      Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep)), summarizeTask))
+      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask))
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
@@ -356,7 +353,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
     const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
-      waitForTask({ ...access, taskId: args.task_id, maxWait: wait, onUpdate }), heartbeat))
+      withPrograms(({ waitForTask }) => waitForTask({ ...access, taskId: args.task_id, maxWait: wait, onUpdate })), heartbeat))
     return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
   })
 
@@ -367,7 +364,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     inputSchema: { ...contacting, task_id: taskId },
     outputSchema: taskViewShape,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
-  }, (args, extra) => handle(extra, args, atAgent(args, (access) => cancelTask({ ...access, taskId: args.task_id })), summarizeTask))
+  }, (args, extra) => handle(extra, args, atAgent(args, (access) => withPrograms(({ cancelTask }) => cancelTask({ ...access, taskId: args.task_id }))), summarizeTask))
 
   server.registerTool("list_tasks", {
     title: "List an agent's tasks",
@@ -388,13 +385,13 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, atAgent(args, (access) => listTasks({
+    handle(extra, args, atAgent(args, (access) => withPrograms(({ listTasks }) => listTasks({
       ...access,
       contextId: args.context_id,
       status: args.status,
       pageSize: args.page_size,
       pageToken: args.page_token
-    })), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
+    }))), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
 
   server.registerTool("set_task_notification", {
     title: "Set a task's push notifications",
@@ -414,7 +411,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   }, (args, extra) =>
     handle(extra, args, Effect.flatMap(oneOf("webhook_url", args.webhook_url, args.url, "url"), (webhookUrl) =>
       atAgent(args, (access) =>
-        setPushConfig({ ...access, taskId: args.task_id, webhookUrl, webhookToken: args.webhook_token ?? args.token }))), summarizePush))
+        withPrograms(({ setPushConfig }) => setPushConfig({ ...access, taskId: args.task_id, webhookUrl, webhookToken: args.webhook_token ?? args.token })))), summarizePush))
 
   server.registerTool("get_task_notification", {
     title: "Get a task's push notification config",
@@ -424,7 +421,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: pushConfigShape,
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, atAgent(args, (access) => getPushConfig({ ...access, taskId: args.task_id, configId: args.config_id })), summarizePush))
+    handle(extra, args, atAgent(args, (access) => withPrograms(({ getPushConfig }) => getPushConfig({ ...access, taskId: args.task_id, configId: args.config_id }))), summarizePush))
 
   server.registerTool("list_task_notifications", {
     title: "List a task's push notification configs",
@@ -434,7 +431,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { count: z.number(), configs: z.array(z.object(pushConfigShape)) },
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, atAgent(args, (access) => listPushConfigs({ ...access, taskId: args.task_id })), (r) =>
+    handle(extra, args, atAgent(args, (access) => withPrograms(({ listPushConfigs }) => listPushConfigs({ ...access, taskId: args.task_id }))), (r) =>
       r.count === 0 ? "No push configs" : r.configs.map(summarizePush).join("\n")))
 
   server.registerTool("delete_task_notification", {
@@ -445,7 +442,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { task_id: z.string(), config_id: z.string(), deleted: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
   }, (args, extra) =>
-    handle(extra, args, atAgent(args, (access) => deletePushConfig({ ...access, taskId: args.task_id, configId: args.config_id })), (r) =>
+    handle(extra, args, atAgent(args, (access) => withPrograms(({ deletePushConfig }) => deletePushConfig({ ...access, taskId: args.task_id, configId: args.config_id }))), (r) =>
       `Deleted push config ${r.config_id} of task ${r.task_id}`))
 
   server.registerTool("check_agent", {
@@ -470,7 +467,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       extra,
       args,
       // The checks and their push receiver load on the first check_agent call, not with the server.
-      Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, { checkRunLayer }]) =>
+      withPrograms(({ RequestTimeout }) => Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, { checkRunLayer }]) =>
       withProgressMessages(extra, "Checking the agent", (say) => {
         const plan = { agentUrl: args.agent_url, only: args.only ?? [], skip: args.skip ?? [] }
         // A dry run names the URL as given and sends nothing; a real run decodes it here, once.
@@ -494,7 +491,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           duration: CHECK_WAIT_LIMIT,
           onTimeout: () => new RequestTimeout({ url: args.agent_url, after: Duration.format(CHECK_WAIT_LIMIT), limit: "wait" })
         })
-      ),
+      )),
       summarizeCheck
     ))
 
@@ -523,7 +520,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     },
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, args, Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records) => ({
+    handle(extra, args, withPrograms(({ listNotifications }) => Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records) => ({
       count: records.length,
       notifications: records.map((r) => ({
         id: r.id,
@@ -535,7 +532,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
         text: r.text,
         protocol: r.protocol
       }))
-    })), (r) => r.count === 0
+    }))), (r) => r.count === 0
       ? "No push notifications received (is relay server push running, and was push_url given?)"
       : r.notifications.map((n) => `${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`).join("\n")))
 
@@ -548,7 +545,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { count: z.number(), sessions: z.array(z.object(sessionShape)) },
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, args, listSessions(), (r) =>
+    handle(extra, args, withPrograms(({ listSessions }) => listSessions()), (r) =>
       r.count === 0 ? "No saved sessions" : r.sessions.map((s) => `${s.agent_url}: task ${s.task_id ?? "none"} (${s.last_state ?? "no state"})`).join("\n")))
 
   server.registerTool("get_session_info", {
@@ -559,7 +556,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: sessionShape,
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, args, Effect.flatMap(canonicalAgentUrl(args.agent_url), showSession), (s) =>
+    handle(extra, args, withPrograms(({ showSession }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), showSession)), (s) =>
       `${s.agent_url}: context ${s.context_id ?? "none"}, task ${s.task_id ?? "none"}, credentials ${s.has_credentials ? "saved" : "none"}`))
 
   server.registerTool("clear_session_data", {
@@ -571,7 +568,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(canonicalAgentUrl(args.agent_url), clearSessions), (r) =>
+    handle(extra, args, withPrograms(({ clearSessions }) => args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(canonicalAgentUrl(args.agent_url), clearSessions)), (r) =>
       `Cleared ${r.cleared} session(s)${r.all ? "" : ` for ${r.agent_url}`}; credentials kept`))
 
   server.registerTool("set_agent_credentials", {
@@ -589,7 +586,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { agent_url: z.string().optional(), auth_type: z.enum(["bearer", "api_key"]).optional(), error: z.string().optional() },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
   }, async (args, extra) => {
-    const result = await handle(extra, args, atAgent(args, (access) => setCredentials({ ...access, apiKeyHeader: args.api_key_header })), (r) => `Saved ${r.auth_type === "bearer" ? "a bearer token" : "an API key"} for ${r.agent_url}`)
+    const result = await handle(extra, args, atAgent(args, (access) => withPrograms(({ setCredentials }) => setCredentials({ ...access, apiKeyHeader: args.api_key_header }))), (r) => `Saved ${r.auth_type === "bearer" ? "a bearer token" : "an API key"} for ${r.agent_url}`)
     // SPEC §4.1 rule 4: no secret given answers an object with an `error` field.
     const missingSecret = args.bearer_token === undefined && args.api_key === undefined
     return result.isError && missingSecret
@@ -605,6 +602,6 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { agent_url: z.string(), cleared: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, Effect.flatMap(canonicalAgentUrl(args.agent_url), clearCredentials), (r) =>
+    handle(extra, args, withPrograms(({ clearCredentials }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), clearCredentials)), (r) =>
       r.cleared ? `Removed the credentials of ${r.agent_url}` : `No credentials were saved for ${r.agent_url}`))
 }

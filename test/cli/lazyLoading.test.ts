@@ -96,4 +96,20 @@ describe("start-up loads only what a command uses", () => {
     expect(loads(sources, HEAVY["the model layer"])).toBe(false)
     expect(loads(sources, HEAVY["the OAuth client (openid-client)"])).toBe(false)
   })
+
+  it("relay mcp answers initialize and tools/list without the A2A client or model; the first tool call loads them", () => {
+    const handshake = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" }
+    ]
+    const lines = (messages: ReadonlyArray<object>) => messages.map((message) => JSON.stringify(message)).join("\n") + "\n"
+    const listed = sourcesLoadedBy(["mcp"], lines(handshake))
+    expect(loads(listed, HEAVY["the A2A client"])).toBe(false)
+    expect(loads(listed, "src/a2a/v1.ts")).toBe(false)
+
+    const called = sourcesLoadedBy(["mcp"], lines([...handshake, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sessions", arguments: {} } }]))
+    expect(loads(called, HEAVY["the A2A client"])).toBe(true)
+    expect(loads(called, "src/a2a/v1.ts")).toBe(true)
+  })
 })
