@@ -2,7 +2,7 @@
  * Sending a message (SPEC §4.1 rules 1–2): pick the context and task to continue from the
  * session, send (blocking, streamed, or followed by polling), save what came back.
  */
-import { Clock, Duration, Effect, Fiber, Option, Ref } from "effect"
+import { Clock, Deferred, Duration, Effect, Fiber, Option, Ref } from "effect"
 import * as V1 from "../a2a/v1.js"
 import { type ProtocolError, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
@@ -158,7 +158,7 @@ const converse = (
       }))
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
-    const session = makeSessionWriter(store, request)
+    const session = yield* makeSessionWriter(store, request)
     const save = (task: V1.Task) => session.inBackground(checked, messageResult({ task: presentForTurn(turn, task) }))
     // Once the agent showed the task, a later refusal must not send the message twice.
     let taskSeen = false
@@ -189,36 +189,70 @@ const converse = (
   })
 
 /**
- * Writes the turn to the session when the task or its state changes, not on every stream event
- * (each write is a locked, synced file update: ~3 ms). The writes while the task is followed run
- * on their own fiber, one after another and never cut short, so the follow does not wait for the
- * disk; the last write waits for them and reports its own failure, and the send waits for every
- * write before it ends, whether it succeeded or not.
+ * How long the first write of a turn waits for a newer snapshot. Each write is a locked, synced
+ * file update (~1 ms at best, often more), and most answers of quick agents come within this:
+ * their turn is then written once, when it is answered, instead of twice. Durability is not
+ * traded: the turn's outcome is written, and waited for, before the send returns (nothing is
+ * acknowledged earlier), and a send ending any other way (failed, cut short by its wait,
+ * interrupted) writes what it saw at once. The early write only lets other doors see a running
+ * task sooner and keeps its id should this process die during a long wait; for that, 100 ms
+ * later costs nothing.
  */
-const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageRequest) => {
-  let lastSaved = ""
-  let previous: Fiber.Fiber<void> | undefined
-  const changed = (result: MessageResult) => {
-    const key = `${result.task_id} ${result.state}`
-    if (key === lastSaved) return false
-    lastSaved = key
-    return true
-  }
-  const write = (target: Target, result: MessageResult) => Effect.provideService(saveTurn(target, request, result), SessionStore, store)
-  const after = (fiber: Fiber.Fiber<void> | undefined) => (fiber === undefined ? Effect.void : Effect.asVoid(Fiber.await(fiber)))
-  const written = Effect.suspend(() => after(previous))
-  return {
-    inBackground: (target: Target, result: MessageResult) =>
-      Effect.suspend(() => {
-        if (!changed(result)) return Effect.void
-        // Taken now: the new write waits for the one scheduled before it, never for itself.
-        const writing = Effect.zipRight(after(previous), Effect.ignore(write(target, result)))
-        return Effect.map(Effect.forkDaemon(writing), (fiber) => void (previous = fiber))
-      }),
-    last: (target: Target, result: MessageResult) => Effect.zipRight(written, Effect.suspend(() => (changed(result) ? write(target, result) : Effect.void))),
-    written
-  }
-}
+export const EARLY_WRITE_DELAY = Duration.millis(100)
+
+/**
+ * Writes the turn to the session when the task or its state changes, not on every stream event.
+ * The writes while the task is followed run on their own fiber, one after another and never cut
+ * short, so the follow does not wait for the disk; only the latest snapshot not yet written is
+ * kept for it (an older one is superseded). The last write replaces what is still pending, waits
+ * for the write under way and reports its own failure; the send waits for every write before it
+ * ends, whether it succeeded or not (`written` also writes at once what is pending).
+ */
+const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageRequest) =>
+  Effect.map(Deferred.make<void>(), (ending) => {
+    const keyOf = (result: MessageResult) => `${result.task_id} ${result.state}`
+    let lastSeen = ""
+    let lastWritten = ""
+    let pending: { readonly target: Target; readonly result: MessageResult } | undefined
+    let draining = false
+    let writer: Fiber.Fiber<void> | undefined
+    const write = (target: Target, result: MessageResult) =>
+      Effect.provideService(saveTurn(target, request, result), SessionStore, store).pipe(
+        Effect.tap(() => Effect.sync(() => (lastWritten = keyOf(result))))
+      )
+    // Synchronous check and take: a snapshot arriving meanwhile finds either a writer that will
+    // take it or none, and then starts one.
+    const drain: Effect.Effect<void> = Effect.suspend(() => {
+      const next = pending
+      pending = undefined
+      if (next === undefined) {
+        draining = false
+        return Effect.void
+      }
+      return Effect.zipRight(Effect.ignore(write(next.target, next.result)), drain)
+    })
+    const awaitWriter = Effect.suspend(() => (writer === undefined ? Effect.void : Effect.asVoid(Fiber.await(writer))))
+    const written = Effect.zipRight(Deferred.succeed(ending, undefined), awaitWriter)
+    return {
+      inBackground: (target: Target, result: MessageResult) =>
+        Effect.suspend(() => {
+          if (keyOf(result) === lastSeen) return Effect.void
+          const first = lastSeen === ""
+          lastSeen = keyOf(result)
+          pending = { target, result }
+          if (draining) return Effect.void
+          draining = true
+          const pause = first ? Effect.race(Effect.sleep(EARLY_WRITE_DELAY), Deferred.await(ending)) : Effect.void
+          return Effect.map(Effect.forkDaemon(Effect.zipRight(pause, drain)), (fiber) => void (writer = fiber))
+        }),
+      last: (target: Target, result: MessageResult) =>
+        Effect.suspend(() => {
+          pending = undefined
+          return Effect.zipRight(written, Effect.suspend(() => (keyOf(result) === lastWritten ? Effect.void : write(target, result))))
+        }),
+      written
+    }
+  })
 
 /** A refusal of the task the session continued says how to get unstuck; other refusals pass. */
 const refusedSavedTask = (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>

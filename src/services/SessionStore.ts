@@ -8,6 +8,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Ref, Schema } from "effect"
+import * as Fs from "node:fs"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
 import {
@@ -158,6 +159,41 @@ const LOCK_OPTIONS = {
   retries: { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 60, randomize: true }
 } as const
 
+/**
+ * The file is small and local: opening, reading, writing into the page cache and renaming take
+ * microseconds done synchronously, while each asynchronous call is a thread-pool round trip that
+ * cost more than the work: a durable update took 2.3–3.5 ms (2.3–2.7 ms of CPU) through
+ * @effect/platform's FileSystem, 1.3 ms (1.2 ms of CPU) this way, and a read 0.3 ms against
+ * 0.02 ms. Only the flushes to disk, whose time depends on the disk, leave the event loop.
+ */
+const readIfPresent = (file: string): Option.Option<string> => {
+  let fd: number
+  try {
+    fd = Fs.openSync(file, "r")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return Option.none()
+    throw error
+  }
+  try {
+    if ((Fs.fstatSync(fd).mode & 0o077) !== 0) Fs.fchmodSync(fd, 0o600)
+    return Option.some(Fs.readFileSync(fd, "utf8"))
+  } finally {
+    Fs.closeSync(fd)
+  }
+}
+
+const writeAll = (fd: number, bytes: Buffer) => {
+  for (let written = 0; written < bytes.length;) written += Fs.writeSync(fd, bytes, written)
+}
+
+/** fsync on the thread pool: the one step whose time depends on the disk. */
+const flushToDisk = (fd: number) =>
+  Effect.async<void, NodeJS.ErrnoException>((resume) => Fs.fsync(fd, (error) => resume(error === null ? Effect.void : Effect.fail(error))))
+
+/** Opens a descriptor, uses it, and closes it whatever happened. */
+const withDescriptor = <A, E>(open: () => number, use: (fd: number) => Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(Effect.try(open), use, (fd) => Effect.sync(() => Fs.closeSync(fd)).pipe(Effect.ignore))
+
 const makeFileBackend = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const stateDir = yield* StateDir
@@ -166,23 +202,16 @@ const makeFileBackend = Effect.gen(function*() {
   // One writer at a time inside this process; the lock file orders processes.
   const mutex = yield* Effect.makeSemaphore(1)
 
-  const unavailable = (operation: string) => (error: { readonly message: string }) =>
-    new StateFileUnavailable({ file, operation, reason: error.message })
+  const failed = (operation: string) => (error: unknown) =>
+    new StateFileUnavailable({ file, operation, reason: error instanceof Error ? error.message : String(error) })
 
-  const readText = Effect.gen(function*() {
-    yield* stateDir.ensure
-    const exists = yield* fs.exists(file)
-    if (!exists) return Option.none<string>()
-    const info = yield* fs.stat(file)
-    if ((info.mode & 0o077) !== 0) yield* fs.chmod(file, 0o600)
-    return Option.some(yield* fs.readFileString(file))
-  }).pipe(Effect.catchTags({ SystemError: unavailable("read"), BadArgument: unavailable("read") }))
+  const readText = Effect.zipRight(stateDir.ensure, Effect.try({ try: () => readIfPresent(file), catch: failed("read") }))
 
   const quarantine = (reason: string) =>
     Effect.gen(function*() {
       const stamp = new Date(yield* Clock.currentTimeMillis).toISOString().replace(/[:.]/g, "-")
       const movedTo = `${file}.corrupt-${stamp}`
-      yield* fs.rename(file, movedTo).pipe(Effect.mapError(unavailable("move aside")))
+      yield* fs.rename(file, movedTo).pipe(Effect.mapError(failed("move aside")))
       yield* Effect.logWarning(`Moved damaged session store to ${movedTo}`)
       return yield* new StateFileCorrupt({ file, movedTo, reason })
     })
@@ -202,21 +231,18 @@ const makeFileBackend = Effect.gen(function*() {
     onSome: (text) => parse(text, true)
   }))
 
-  const writeAtomically = (content: StoreFile) =>
-    Effect.scoped(Effect.gen(function*() {
-      const handle = yield* fs.open(tempFile, { flag: "w", mode: 0o600 })
-      yield* handle.writeAll(new TextEncoder().encode(encodeStoreFile(content) + "\n"))
-      yield* handle.sync
-    })).pipe(
-      Effect.zipRight(fs.rename(tempFile, file)),
-      Effect.zipRight(syncDirectory),
-      Effect.catchTags({ SystemError: unavailable("write"), BadArgument: unavailable("write") })
-    )
+  const writeAtomically = (content: StoreFile) => {
+    const bytes = Buffer.from(encodeStoreFile(content) + "\n")
+    return withDescriptor(() => Fs.openSync(tempFile, "w", 0o600), (fd) =>
+      Effect.zipRight(Effect.try(() => writeAll(fd, bytes)), flushToDisk(fd))).pipe(
+        Effect.zipRight(Effect.try(() => Fs.renameSync(tempFile, file))),
+        Effect.zipRight(syncDirectory),
+        Effect.mapError(failed("write"))
+      )
+  }
 
   // The rename is durable only once the directory entry is flushed too.
-  const syncDirectory = Effect.scoped(
-    Effect.flatMap(fs.open(stateDir.path, { flag: "r" }), (dir) => dir.sync)
-  ).pipe(Effect.ignore)
+  const syncDirectory = Effect.ignore(withDescriptor(() => Fs.openSync(stateDir.path, "r"), flushToDisk))
 
   function withLock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> {
     const acquire = Effect.tryPromise({

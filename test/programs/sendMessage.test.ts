@@ -4,11 +4,11 @@
  * what was saved); the rest against the real client and real A2A peers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Stream } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Stream } from "effect"
 import * as V1 from "../../src/a2a/v1.js"
 import { AgentUnreachable, type A2aClientError, UnsupportedOperation } from "../../src/domain/clientErrors.js"
 import type { SessionRecord } from "../../src/domain/session.js"
-import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
+import { conversationIds, EARLY_WRITE_DELAY, sendMessage } from "../../src/programs/sendMessage.js"
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
 import { resultText } from "../../src/a2a/text.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
@@ -70,7 +70,21 @@ const waitingForInput = (request: V1.GetTaskRequest) =>
     status: { state: "TASK_STATE_INPUT_REQUIRED", timestamp: "2026-01-01T00:00:00.000Z", message: agentText("Which one?") }
   }))
 
-const scripted = (script: Script = {}) => {
+/** The in-memory store, recording the state each update saves. */
+const countingStore = () => {
+  const updates: Array<string | null | undefined> = []
+  const layer = Layer.effect(
+    SessionStore.SessionStore,
+    Effect.map(SessionStore.SessionStore, (store) => ({
+      ...store,
+      update: (agentUrl: Parameters<typeof store.update>[0], patch: Parameters<typeof store.update>[1]) =>
+        Effect.zipRight(Effect.sync(() => updates.push(patch.last_state)), store.update(agentUrl, patch))
+    }))
+  ).pipe(Layer.provide(SessionStore.layerMemory))
+  return { updates, layer }
+}
+
+const scripted = (script: Script = {}, store: Layer.Layer<SessionStore.SessionStore> = SessionStore.layerMemory) => {
   const sent: Array<V1.SendMessageRequest> = []
   const client = A2aClient.layerTest({
     // No card: following a task falls back to polling GetTask.
@@ -85,7 +99,7 @@ const scripted = (script: Script = {}) => {
     },
     getTask: (_, request) => (script.getTask ?? waitingForInput)(request)
   })
-  return { sent, layer: Layer.merge(client, SessionStore.layerMemory) }
+  return { sent, layer: Layer.merge(client, store) }
 }
 
 const saveSession = (patch: { context_id?: string; task_id?: string; last_state?: string }) =>
@@ -216,6 +230,48 @@ describe("sendMessage: session rules (scripted agent)", () => {
       const exit = yield* Effect.exit(sendMessage({ agentUrl: agentUrlOf(AGENT), text: "long job" }))
       expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag).toBe("AgentUnreachable")
       expect(yield* savedSession()).toMatchObject({ context_id: "c7", task_id: "t7", last_state: "working" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("an answer that comes at once is written to the session once, not once per snapshot", () => {
+    const counting = countingStore()
+    const { layer } = scripted({
+      send: () => Effect.succeed({ task: task("t9", "c9", "TASK_STATE_SUBMITTED") }),
+      getTask: () => Effect.succeed(task("t9", "c9", "TASK_STATE_COMPLETED"))
+    }, counting.layer)
+    return Effect.gen(function*() {
+      const result = yield* sendMessage({ agentUrl: agentUrlOf(AGENT), text: "quick" })
+      expect(result).toMatchObject({ task_id: "t9", state: "completed" })
+      expect(counting.updates).toEqual(["completed"])
+      expect(yield* savedSession()).toMatchObject({ task_id: "t9", last_state: "completed" })
+    }).pipe(Effect.provide(layer))
+  })
+
+  // Live clock: the early write waits EARLY_WRITE_DELAY, then the task id is saved while the task runs.
+  it.live("a task still running past the early write delay is saved while it is followed, then its answer", () => {
+    let savedWhileRunning: unknown
+    let polls = 0
+    const counting = countingStore()
+    const { layer } = scripted({
+      send: () => Effect.succeed({ task: task("t10", "c10", "TASK_STATE_SUBMITTED") }),
+      getTask: () => Effect.succeed(task("t10", "c10", ++polls === 1 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED"))
+    }, counting.layer)
+    return Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      // The agent's task keeps working a while longer than the early write delay.
+      const checkStore = store.get(agentUrlOf(AGENT)).pipe(
+        Effect.flatMap((saved) => Effect.sync(() => void (savedWhileRunning = Option.getOrUndefined(saved)))),
+        Effect.delay(Duration.sum(EARLY_WRITE_DELAY, Duration.millis(100))),
+        Effect.orDie
+      )
+      const result = yield* sendMessage({
+        agentUrl: agentUrlOf(AGENT),
+        text: "slow",
+        onUpdate: (update) => (update.view.state === "working" ? checkStore : Effect.void)
+      })
+      expect(result).toMatchObject({ task_id: "t10", state: "completed" })
+      expect(savedWhileRunning).toMatchObject({ task_id: "t10", context_id: "c10", last_state: "working" })
+      expect(counting.updates).toEqual(["working", "completed"])
     }).pipe(Effect.provide(layer))
   })
 

@@ -183,6 +183,26 @@ describe("SessionStore (file)", () => {
       })
     ))
 
+  it.effect("a file that cannot be read or written fails with a typed error naming it and the operation, and the store is left as it was", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        const file = Path.join(stateDir, "sessions.json")
+        yield* store.update(agentUrlOf("http://a.test"), { context_id: "c" })
+        const saved = Fs.readFileSync(file, "utf8")
+        // The temp file's name is taken by a directory: the write cannot even start.
+        Fs.mkdirSync(`${file}.tmp`)
+        const writing = yield* Effect.flip(store.update(agentUrlOf("http://a.test"), { context_id: "d" }))
+        expect(writing).toMatchObject({ _tag: "StateFileUnavailable", file, operation: "write" })
+        expect(Fs.readFileSync(file, "utf8")).toBe(saved)
+        Fs.rmdirSync(`${file}.tmp`)
+        Fs.rmSync(file)
+        Fs.mkdirSync(file)
+        const reading = yield* Effect.flip(store.get(agentUrlOf("http://a.test")))
+        expect(reading).toMatchObject({ _tag: "StateFileUnavailable", file, operation: "read" })
+      })
+    ))
+
   it.effect("refuses a file from a newer relay without touching it", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
