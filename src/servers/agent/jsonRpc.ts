@@ -136,8 +136,8 @@ export const resolveMethod = (
 
 const JSON_TYPE = "application/json"
 
-const resultJson = (id: RequestId, result: unknown) =>
-  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`
+/** One stringify of the whole envelope: a flat string (pieces joined around it would be flattened again to be written). */
+const resultJson = (id: RequestId, result: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result })
 
 const errorJson = (id: RequestId, error: AgentRequestError) =>
   JSON.stringify({

@@ -57,6 +57,8 @@ export type Outcome =
 export type AgentServices = TaskStore | ModelAccess | PushSender
 
 const outcome = <Tag extends Outcome["_tag"]>(tag: Tag) => <A>(value: A) => ({ _tag: tag, value }) as const
+// Made once: a send is the common request.
+const sendOutcome = outcome("Send")
 
 /**
  * Runs one operation; `generation` is the protocol version push configs made here are served
@@ -78,7 +80,7 @@ export const execute = (
 const run = (operation: Operation, generation: ProtocolVersion): Effect.Effect<Outcome, AgentRequestError, AgentServices> => {
   switch (operation._tag) {
     case "SendMessage":
-      return Effect.map(Tasks.sendMessage(operation.request, generation), outcome("Send"))
+      return Effect.map(Tasks.sendMessage(operation.request, generation), sendOutcome)
     case "SendStreamingMessage":
       return Effect.map(Tasks.streamMessage(operation.request, generation), outcome("Events"))
     case "GetTask":
