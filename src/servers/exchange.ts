@@ -60,34 +60,38 @@ const headOf = (request: IncomingMessage): RequestHead => {
   return { method: request.method ?? "GET", url, path: query < 0 ? url : url.slice(0, query), headers: request.headers }
 }
 
-/** Reads the body within `limits` and hands it to `done`, once. */
+/**
+ * Reads the body within `limits` and hands it to `done`, once. The listeners stay on the request
+ * once it is decided (a flag makes them no-ops): taking four listeners off every request cost
+ * more than they do, and the request goes with them.
+ */
 export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (read: BodyRead) => void): void => {
   const declared = Number(request.headers["content-length"] ?? "0")
   if (declared > limits.cutOffBytes) return done({ _tag: "TooLarge", bytes: declared, limit: limits.maxBytes })
   const chunks: Array<Buffer> = []
   let size = 0
+  let finished = false
   const timer = limits.waitMs === undefined ? undefined : setTimeout(() => finish({ _tag: "Skipped" }), limits.waitMs)
   const finish = (read: BodyRead) => {
+    if (finished) return
+    finished = true
     if (timer !== undefined) clearTimeout(timer)
-    request.off("data", onData)
-    request.off("end", onEnd)
-    request.off("error", onBroken)
-    request.off("close", onBroken)
+    // What was read is the read's now (or dropped): the listeners must not keep it.
+    chunks.length = 0
     done(read)
   }
-  const onData = (chunk: Buffer) => {
+  request.on("data", (chunk: Buffer) => {
+    if (finished) return
     size += chunk.length
     if (size <= limits.maxBytes) chunks.push(chunk)
     else if (size > limits.cutOffBytes) finish({ _tag: "TooLarge", bytes: size, limit: limits.maxBytes })
-  }
-  const onEnd = () =>
+  })
+  request.on("end", () =>
     finish(size > limits.maxBytes ? { _tag: "TooLarge", bytes: size, limit: limits.maxBytes } : {
       _tag: "Complete",
       bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-    })
+    }))
   const onBroken = () => finish({ _tag: "Broken" })
-  request.on("data", onData)
-  request.on("end", onEnd)
   request.on("error", onBroken)
   request.on("close", onBroken)
 }
@@ -105,11 +109,13 @@ export const writeJson = (
   contentType = "application/json",
   headers?: Readonly<Record<string, string>>
 ): void => {
-  response.writeHead(status, {
-    ...headers,
-    "content-type": contentType,
-    "content-length": Buffer.byteLength(json)
-  })
+  const length = Buffer.byteLength(json)
+  response.writeHead(
+    status,
+    headers === undefined
+      ? { "content-type": contentType, "content-length": length }
+      : { ...headers, "content-type": contentType, "content-length": length }
+  )
   response.end(json)
 }
 
@@ -154,6 +160,9 @@ export interface ServeOptions<R> {
   readonly clientTimeouts?: ClientTimeouts | undefined
 }
 
+/** Each request's fiber starts with the scheduler's next batch (see serveExchanges). */
+const BATCHED = { immediate: false } as const
+
 /**
  * A node HTTP server bound to `host:port` (0 picks a free port) that hands every request to
  * `handle`, as a scoped HttpServer (for its address).
@@ -178,12 +187,12 @@ export const serveExchanges = <R>(options: ServeOptions<R>): Layer.Layer<HttpSer
       })
       const runFork = yield* FiberSet.makeRuntime<R>()
       const run = (head: RequestHead, request: IncomingMessage, response: ServerResponse, body: BodyRead) => {
-        const exchange: Exchange = { ...head, request, response, body }
+        const exchange: Exchange = { method: head.method, url: head.url, path: head.path, headers: head.headers, request, response, body }
         const handled = Effect.catchAllCause(
           Effect.suspend(() => options.handle(exchange)),
           (cause) => answerDefect(exchange, cause, options.answerInternalError)
         )
-        const fiber = runFork(handled, { immediate: false })
+        const fiber = runFork(handled, BATCHED)
         response.on("close", () => {
           if (!response.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
         })

@@ -7,19 +7,20 @@
  * A message with a context id is answered with the earlier turns of that conversation in the prompt.
  */
 import type * as Prompt from "@effect/ai/Prompt"
-import { Cause, type Clock, Duration, Effect, Either, Option } from "effect"
+import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { artifactText, partsText } from "../../a2a/text.js"
 import * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, invalidParams, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../../domain/agentTurn.js"
+import type { ModelError } from "../../domain/modelErrors.js"
 import { ModelAccess } from "../../services/ModelAccess.js"
 import { PushSender } from "../../services/PushSender.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { appendHistory, TaskStore } from "../../services/TaskStore.js"
 import { startDelivery, storePushConfig } from "./pushConfigs.js"
 import { AgentSettings, type AgentSettingsValue } from "./settings.js"
-import { agentMessage, historyLengthProblem, idProblem, isoOf, nowIso, status, statusEvent } from "./shared.js"
+import { agentMessage, historyLengthProblem, idProblem, isoOf, status, statusEvent } from "./shared.js"
 
 /** The name of the artifact that holds the model's answer. */
 export const ANSWER_ARTIFACT = "answer"
@@ -38,13 +39,26 @@ const messageProblem = (message: V1.Message) => {
   return undefined
 }
 
-/** What a task's worker uses, captured once when it starts: it outlives the request that started it. */
-interface TurnServices {
+/** What a turn uses, captured once per request: the task's worker outlives the request that started it. */
+export interface TurnServices {
   readonly store: TaskStore["Type"]
   readonly model: ModelAccess["Type"]
   readonly settings: AgentSettingsValue
   readonly clock: Clock.Clock
 }
+
+/** Runs `use` with the turn's services, read from the context in one step rather than one per service. */
+export const withTurnServices = <A, E, R>(use: (services: TurnServices) => Effect.Effect<A, E, R>) =>
+  Effect.clockWith((clock) =>
+    Effect.contextWithEffect((context: Context.Context<TaskStore | ModelAccess>) =>
+      use({
+        store: Context.get(context, TaskStore),
+        model: Context.get(context, ModelAccess),
+        settings: Context.get(context, AgentSettings),
+        clock
+      })
+    )
+  )
 
 const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 
@@ -117,39 +131,51 @@ const failTurn = ({ clock, store }: TurnServices, taskId: string, cause: Cause.C
       statusEvent(task.value, outcomeStatus(endTurn("TASK_STATE_FAILED", failureReason(cause)), task.value, isoTime(clock)))
     ))
 
-/** The model's turn, unless the policy asks for input first. */
-const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean) =>
-  Effect.gen(function*() {
-    const message = task.history?.[task.history.length - 1]
-    const decision = message === undefined ? { _tag: "Answer" as const } : services.settings.policy.decide(message, task)
-    if (decision._tag === "AskForInput") return endTurn("TASK_STATE_INPUT_REQUIRED", decision.question)
-    const earlier = task.contextId === undefined ? [] : yield* services.store.contextTasks(task.contextId)
-    return yield* playTurn(services, task, promptFor(services, earlier, task), streaming)
-  })
+const ANSWER = { _tag: "Answer" } as const
+
+/**
+ * The model's turn, unless the policy asks for input first. Plain code around the two effects it
+ * needs (the conversation's tasks, the model): call it when the turn is due.
+ */
+const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): Effect.Effect<TurnOutcome, ModelError> => {
+  const message = task.history?.[task.history.length - 1]
+  const decision = message === undefined ? ANSWER : services.settings.policy.decide(message, task)
+  if (decision._tag === "AskForInput") return Effect.succeed(endTurn("TASK_STATE_INPUT_REQUIRED", decision.question))
+  const play = (earlier: ReadonlyArray<V1.Task>) => playTurn(services, task, promptFor(services, earlier, task), streaming)
+  return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.contextTasks(task.contextId), play)
+}
 
 /**
  * One turn of a task: working (for `latency`, when set), then input-required (when the policy
  * asks) or the model's turn: its answer and completed, or the state the model ends it in. A
  * model failure ends it as failed with the reason. Interruption (cancel) ends it silently: the
- * canceled status is already published.
+ * canceled status is already published. `begun` is the task as the request left it (only its
+ * ids are used: the stored task is the one that moves on).
+ *
+ * Written as a chain of effects rather than a generator: each step of a generator cost an
+ * allocation-heavy round trip, and the turn runs once per SendMessage.
  */
-const runTurn = (services: TurnServices, taskId: string, streaming: boolean): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    const { clock, settings, store } = services
-    const submitted = yield* store.get(taskId)
-    if (Option.isNone(submitted)) return
-    const working = yield* store.publish(taskId, statusEvent(submitted.value, status("TASK_STATE_WORKING", isoTime(clock))))
-    // None: canceled before it started.
-    if (Option.isNone(working)) return
-    const task = working.value
-    if (Duration.toMillis(settings.latency) > 0) yield* Effect.sleep(settings.latency)
-    const outcome = yield* decideTurn(services, task, streaming)
-    yield* store.publish(taskId, statusEvent(task, outcomeStatus(outcome, task, isoTime(clock))))
-  }).pipe(Effect.catchAllCause((cause) => Effect.asVoid(failTurn(services, taskId, cause))))
+const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Effect.Effect<void> => {
+  const { clock, settings, store } = services
+  const taskId = begun.id
+  const latency = Duration.toMillis(settings.latency) > 0 ? settings.latency : undefined
+  const finish = (task: V1.Task) => () =>
+    Effect.flatMap(decideTurn(services, task, streaming), (outcome) =>
+      store.publish(taskId, statusEvent(task, outcomeStatus(outcome, task, isoTime(clock)))))
+  return Effect.suspend(() => store.publish(taskId, statusEvent(begun, status("TASK_STATE_WORKING", isoTime(clock))))).pipe(
+    Effect.flatMap((working): Effect.Effect<unknown, ModelError> => {
+      // None: canceled (or forgotten) before it started.
+      if (Option.isNone(working)) return Effect.void
+      const play = finish(working.value)
+      return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
+    }),
+    Effect.catchAllCause((cause) => failTurn(services, taskId, cause)),
+    Effect.asVoid
+  )
+}
 
-const continueTask = (message: V1.Message, taskId: string, at: string, maxHistory: number) =>
-  Effect.flatMap(TaskStore, (store) =>
-    store.modify(taskId, (task): Either.Either<{ readonly task: V1.Task }, AgentRequestError> => {
+const continueTask = (store: TaskStore["Type"], message: V1.Message, taskId: string, at: string, maxHistory: number) =>
+  store.modify(taskId, (task): Either.Either<{ readonly task: V1.Task }, AgentRequestError> => {
       const state = task.status.state
       if (V1.isTerminalState(state)) {
         return Either.left(unsupportedOperation(
@@ -166,51 +192,49 @@ const continueTask = (message: V1.Message, taskId: string, at: string, maxHistor
       const withIds: V1.Message = { ...message, taskId, ...(task.contextId === undefined ? {} : { contextId: task.contextId }) }
       // No event: the worker announces "working" next, as for a new task.
       return Either.right({ task: { ...appendHistory(task, withIds, maxHistory), status: status("TASK_STATE_SUBMITTED", at) } })
-    }).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(taskNotFound(taskId)), onSome: Effect.succeed })))
-  )
+  }).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(taskNotFound(taskId)), onSome: Effect.succeed })))
 
 const MAX_HISTORY_FOR_CONTINUATION = 100
 
-/** Creates the task, or moves an interrupted one on with the new message; registers an inline push config. */
-export const beginTurn = (request: V1.SendMessageRequest, generation: ProtocolVersion) =>
-  Effect.gen(function*() {
-    const store = yield* TaskStore
-    const message = request.message
-    const problem = messageProblem(message) ?? historyLengthProblem(request.configuration?.historyLength)
-    if (problem !== undefined) return yield* problem
-    const inlinePush = request.configuration?.taskPushNotificationConfig
-    const pushProblem = inlinePush === undefined ? undefined : (yield* PushSender).checkUrl(inlinePush.url)
-    if (pushProblem !== undefined) return yield* invalidParams(`Push notification URL refused: ${pushProblem}`)
-    const at = yield* nowIso
-    let task: V1.Task
-    if (message.taskId !== undefined) {
-      task = yield* continueTask(message, message.taskId, at, MAX_HISTORY_FOR_CONTINUATION)
-    } else {
-      const id = randomUUID()
-      const contextId = message.contextId ?? randomUUID()
-      task = {
-        id,
-        contextId,
-        status: { state: "TASK_STATE_SUBMITTED", timestamp: at },
-        history: [{ ...message, taskId: id, contextId }]
-      }
-      yield* store.create(task)
-    }
-    if (inlinePush !== undefined) {
-      const stored = yield* storePushConfig(task.id, inlinePush, generation)
-      yield* startDelivery(stored, true)
-    }
-    return task
+/** A new task for the message, or the interrupted task it continues, as stored. */
+const startTask = ({ clock, store }: TurnServices, message: V1.Message): Effect.Effect<V1.Task, AgentRequestError> => {
+  const at = isoTime(clock)
+  if (message.taskId !== undefined) return continueTask(store, message, message.taskId, at, MAX_HISTORY_FOR_CONTINUATION)
+  const id = randomUUID()
+  const contextId = message.contextId ?? randomUUID()
+  const task: V1.Task = {
+    id,
+    contextId,
+    status: { state: "TASK_STATE_SUBMITTED", timestamp: at },
+    history: [{ ...message, taskId: id, contextId }]
+  }
+  return Effect.as(store.create(task), task)
+}
+
+/**
+ * Creates the task, or moves an interrupted one on with the new message; registers an inline
+ * push config. Plain code until the store is changed: call it when the request is handled.
+ */
+export const beginTurn = (
+  services: TurnServices,
+  request: V1.SendMessageRequest,
+  generation: ProtocolVersion
+): Effect.Effect<V1.Task, AgentRequestError, PushSender | TaskStore> => {
+  const message = request.message
+  const problem = messageProblem(message) ?? historyLengthProblem(request.configuration?.historyLength)
+  if (problem !== undefined) return Effect.fail(problem)
+  const inlinePush = request.configuration?.taskPushNotificationConfig
+  if (inlinePush === undefined) return startTask(services, message)
+  return Effect.flatMap(PushSender, (sender) => {
+    const pushProblem = sender.checkUrl(inlinePush.url)
+    if (pushProblem !== undefined) return Effect.fail(invalidParams(`Push notification URL refused: ${pushProblem}`))
+    return Effect.tap(
+      startTask(services, message),
+      (task) => Effect.flatMap(storePushConfig(task.id, inlinePush, generation), (stored) => startDelivery(stored, true))
+    )
   })
+}
 
 /** Runs the turn in a fiber of the task's own, which outlives the request and takes its services along. */
-export const startWorker = (taskId: string, streaming: boolean) =>
-  Effect.gen(function*() {
-    const services: TurnServices = {
-      store: yield* TaskStore,
-      model: yield* ModelAccess,
-      settings: yield* AgentSettings,
-      clock: yield* Effect.clock
-    }
-    yield* services.store.runWorker(taskId, runTurn(services, taskId, streaming))
-  })
+export const startWorker = (services: TurnServices, task: V1.Task, streaming: boolean) =>
+  services.store.runWorker(task.id, runTurn(services, task, streaming))

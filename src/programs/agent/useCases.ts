@@ -19,23 +19,28 @@ import { timestampCeilMillis } from "../../domain/timestamp.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { TaskStore, type TaskSubscription } from "../../services/TaskStore.js"
 import { checkHistoryLength, nowIso, pageSizeOf, presentTask, requireTask, status, statusEvent } from "./shared.js"
-import { beginTurn, startWorker } from "./turns.js"
+import { beginTurn, startWorker, withTurnServices } from "./turns.js"
 
 /**
  * SendMessage: starts (or continues) a task and answers with it once it is terminal or
  * interrupted, or at once with `returnImmediately`.
  */
 export const sendMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
-  Effect.gen(function*() {
-    const store = yield* TaskStore
-    const task = yield* beginTurn(request, generation)
-    yield* startWorker(task.id, false)
-    const historyLength = request.configuration?.historyLength
-    if (request.configuration?.returnImmediately === true) return { task: presentTask(task, historyLength) }
-    const settled = yield* store.awaitSettled(task.id)
-    if (Option.isNone(settled)) return yield* internalError(`Task ${task.id} disappeared`)
-    return { task: presentTask(settled.value, historyLength) }
-  })
+  withTurnServices((services) =>
+    Effect.flatMap(beginTurn(services, request, generation), (task) => {
+      const historyLength = request.configuration?.historyLength
+      const started = startWorker(services, task, false)
+      if (request.configuration?.returnImmediately === true) return Effect.as(started, { task: presentTask(task, historyLength) })
+      // A turn that needs no waiting (the echo model) is over when its worker has started: no waiter is made then.
+      return Effect.zipRight(
+        started,
+        Effect.flatMap(services.store.awaitSettled(task.id), (settled) =>
+          Option.isNone(settled)
+            ? Effect.fail(internalError(`Task ${task.id} disappeared`))
+            : Effect.succeed({ task: presentTask(settled.value, historyLength) }))
+      )
+    })
+  )
 
 /** The snapshot first, then every update until the task is terminal or interrupted. */
 const eventsOf = (subscription: TaskSubscription, historyLength: number | undefined): Stream.Stream<V1.StreamResponse> =>
@@ -51,14 +56,13 @@ const eventsOf = (subscription: TaskSubscription, historyLength: number | undefi
  * interrupted. Request errors fail the effect itself, before any event.
  */
 export const streamMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
-  Effect.gen(function*() {
-    const store = yield* TaskStore
-    const task = yield* beginTurn(request, generation)
-    const subscription = yield* store.subscribe(task.id)
-    if (Option.isNone(subscription)) return yield* internalError(`Task ${task.id} disappeared`)
-    yield* startWorker(task.id, true)
-    return eventsOf(subscription.value, request.configuration?.historyLength)
-  })
+  withTurnServices((services) =>
+    Effect.flatMap(beginTurn(services, request, generation), (task) =>
+      Effect.flatMap(services.store.subscribe(task.id), (subscription) =>
+        Option.isNone(subscription)
+          ? Effect.fail(internalError(`Task ${task.id} disappeared`))
+          : Effect.as(startWorker(services, task, true), eventsOf(subscription.value, request.configuration?.historyLength))))
+  )
 
 export const getTask = (request: { readonly id: string; readonly historyLength?: number | undefined }) =>
   Effect.gen(function*() {

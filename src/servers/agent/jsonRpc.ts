@@ -34,7 +34,7 @@ import {
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
 import { isJsonContentType, isRequestId, nestingProblem, parseJsonBody, type RequestId, requestIdIn, unexpectedFailure } from "./io.js"
-import { type AgentServices, encodeOutcome, execute, type Operation, type ResultCodec, type ServerContext, v03JsonRpcCodec, v1Codec } from "./operations.js"
+import { type AgentServices, execute, type Operation, type ResultCodec, type ServerContext, v03JsonRpcCodec, v1Codec, writeOutcome } from "./operations.js"
 import { writeSse, writeSseError } from "./sse.js"
 import { versionRequest } from "./versions.js"
 
@@ -136,8 +136,8 @@ export const resolveMethod = (
 
 const JSON_TYPE = "application/json"
 
-const resultJson = (id: RequestId, result: unknown) =>
-  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`
+/** One stringify of the whole envelope: a flat string (pieces joined around it would be flattened again to be written). */
+const resultJson = (id: RequestId, result: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result })
 
 const errorJson = (id: RequestId, error: AgentRequestError) =>
   JSON.stringify({
@@ -231,47 +231,56 @@ const readRequest = (
 
 const codecOf = (generation: ProtocolVersion): ResultCodec => (generation === "1.0" ? v1Codec : v03JsonRpcCodec)
 
-/** The JSON-RPC endpoint. */
+/**
+ * The JSON-RPC endpoint. Everything before the operation runs is plain code (an error is written
+ * at once); the operation is the one effect, its answer written when it ends.
+ */
 export const makeJsonRpcHandler = (context: ServerContext) =>
-(exchange: Exchange): Effect.Effect<void, never, AgentServices> =>
-  Effect.gen(function*() {
-    const headers = exchange.headers
-    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(exchange, requestIdIn(exchange.body))
-    const contentType = headerValue(headers, "content-type")
-    if (!isJsonContentType(contentType)) {
-      return answerError(exchange, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
-    }
-    const body = exchange.body
-    if (body._tag === "Broken") return writeEmpty(exchange, 400)
-    if (body._tag === "TooLarge") {
-      return answerError(
+(exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
+  const headers = exchange.headers
+  if (context.checkKey !== undefined && !context.checkKey(headers)) return Effect.sync(() => unauthorized(exchange, requestIdIn(exchange.body)))
+  const contentType = headerValue(headers, "content-type")
+  if (!isJsonContentType(contentType)) {
+    return Effect.sync(() =>
+      answerError(exchange, null, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
+    )
+  }
+  const body = exchange.body
+  if (body._tag === "Broken") return Effect.sync(() => writeEmpty(exchange, 400))
+  if (body._tag === "TooLarge") {
+    return Effect.sync(() =>
+      answerError(
         exchange,
         null,
         invalidRequest(`The request body (${body.bytes} bytes) exceeds the limit of ${body.limit} bytes`),
         413
       )
-    }
-    const parsed = parseJsonBody(body, false)
-    if (Either.isLeft(parsed)) return answerError(exchange, null, parsed.left)
-    const request = readRequest(parsed.right, versionRequest(headers, exchange.url))
-    if (Either.isLeft(request)) {
-      const { id, error, streaming } = request.left
-      return (streaming === true ? answerInStream : answerError)(exchange, id, error)
-    }
-    const { id, dialect, operation, streaming } = request.right
-    const fail = streaming ? answerInStream : answerError
-    const generation = dialect.generation
-    const codec = codecOf(generation)
-    const outcome = yield* Effect.either(execute(operation, generation))
-    if (Either.isLeft(outcome)) return fail(exchange, id, outcome.left)
-    const result = outcome.right
-    if (result._tag === "Events") {
-      return yield* writeSse(exchange, result.value, (event) => resultJson(id, codec.event(event)), (error) => errorJson(id, error))
-    }
-    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(exchange)))
-    if (Either.isLeft(json)) return answerError(exchange, id, json.left)
-    return writeJson(exchange, 200, resultJson(id, json.right), JSON_TYPE)
+    )
+  }
+  const parsed = parseJsonBody(body, false)
+  if (Either.isLeft(parsed)) return Effect.sync(() => answerError(exchange, null, parsed.left))
+  const request = readRequest(parsed.right, versionRequest(headers, exchange.url))
+  if (Either.isLeft(request)) {
+    const { id, error, streaming } = request.left
+    return Effect.sync(() => (streaming === true ? answerInStream : answerError)(exchange, id, error))
+  }
+  const { id, dialect, operation, streaming } = request.right
+  const fail = streaming ? answerInStream : answerError
+  const codec = codecOf(dialect.generation)
+  return Effect.matchEffect(execute(operation, dialect.generation), {
+    onFailure: (error) => Effect.sync(() => fail(exchange, id, error)),
+    onSuccess: (result) =>
+      result._tag === "Events"
+        ? writeSse(exchange, result.value, (event) => resultJson(id, codec.event(event)), (error) => errorJson(id, error))
+        : writeOutcome(
+          codec,
+          result,
+          () => context.extendedCard(exchange),
+          (json) => writeJson(exchange, 200, resultJson(id, json), JSON_TYPE),
+          (error) => answerError(exchange, id, error)
+        )
   })
+}
 
 /** The 500 of a defect on the JSON-RPC route: a JSON-RPC error with the request's id when it can be read, never a stack. */
 export const answerInternalError = (exchange: Exchange): void =>

@@ -57,6 +57,8 @@ export type Outcome =
 export type AgentServices = TaskStore | ModelAccess | PushSender
 
 const outcome = <Tag extends Outcome["_tag"]>(tag: Tag) => <A>(value: A) => ({ _tag: tag, value }) as const
+// Made once: a send is the common request.
+const sendOutcome = outcome("Send")
 
 /**
  * Runs one operation; `generation` is the protocol version push configs made here are served
@@ -78,7 +80,7 @@ export const execute = (
 const run = (operation: Operation, generation: ProtocolVersion): Effect.Effect<Outcome, AgentRequestError, AgentServices> => {
   switch (operation._tag) {
     case "SendMessage":
-      return Effect.map(Tasks.sendMessage(operation.request, generation), outcome("Send"))
+      return Effect.map(Tasks.sendMessage(operation.request, generation), sendOutcome)
     case "SendStreamingMessage":
       return Effect.map(Tasks.streamMessage(operation.request, generation), outcome("Events"))
     case "GetTask":
@@ -186,35 +188,54 @@ const noExtendedCard = (generation: ProtocolVersion) =>
       detail: "This agent has no authenticated extended card: start relay server agent with --auth"
     })
 
-/**
- * The JSON of a non-streaming outcome (`null` for Deleted), given the extended card to send for
- * GetExtendedAgentCard (undefined when there is none). Encoding our own values cannot fail
- * unless there is a bug, which is reported as an internal error.
- */
-export const encodeOutcome = (
+/** The JSON of every non-streaming outcome but the card (`null` for Deleted). */
+const encodeResult = (
   codec: ResultCodec,
-  result: Exclude<Outcome, { readonly _tag: "Events" }>,
-  extendedCard: () => V1.AgentCard | undefined
-): Effect.Effect<unknown, AgentRequestError> => {
-  const sync = (encode: () => unknown) =>
-    Effect.try({ try: encode, catch: (error) => internalError(`Cannot encode the result: ${String(error)}`) })
+  result: Exclude<Outcome, { readonly _tag: "Events" | "ExtendedCard" }>
+): unknown => {
   switch (result._tag) {
     case "Send":
-      return sync(() => codec.send(result.value))
+      return codec.send(result.value)
     case "Task":
-      return sync(() => codec.task(result.value))
+      return codec.task(result.value)
     case "TaskList":
-      return sync(() => codec.taskList(result.value))
+      return codec.taskList(result.value)
     case "PushConfig":
-      return sync(() => codec.pushConfig(result.value))
+      return codec.pushConfig(result.value)
     case "PushConfigList":
-      return sync(() => codec.pushConfigList(result.value))
+      return codec.pushConfigList(result.value)
     case "Deleted":
-      return Effect.succeed(null)
-    case "ExtendedCard": {
-      const card = extendedCard()
-      if (card === undefined) return Effect.fail(noExtendedCard(codec.generation))
-      return Effect.mapError(codec.card(card), (error) => internalError(`Cannot encode the card: ${error.message}`))
-    }
+      return null
   }
+}
+
+/**
+ * Encodes a non-streaming outcome and writes its JSON with `write`, or an error with `fail`: no
+ * extended card (`extendedCard` gives the one to send, undefined when there is none), or a
+ * failed encode, which only a bug can cause and is reported as an internal error.
+ */
+export const writeOutcome = (
+  codec: ResultCodec,
+  result: Exclude<Outcome, { readonly _tag: "Events" }>,
+  extendedCard: () => V1.AgentCard | undefined,
+  write: (json: unknown) => void,
+  fail: (error: AgentRequestError) => void
+): Effect.Effect<void> => {
+  if (result._tag !== "ExtendedCard") {
+    return Effect.sync(() => {
+      let json: unknown
+      try {
+        json = encodeResult(codec, result)
+      } catch (error) {
+        return fail(internalError(`Cannot encode the result: ${String(error)}`))
+      }
+      write(json)
+    })
+  }
+  const card = extendedCard()
+  if (card === undefined) return Effect.sync(() => fail(noExtendedCard(codec.generation)))
+  return Effect.match(codec.card(card), {
+    onFailure: (error) => fail(internalError(`Cannot encode the card: ${error.message}`)),
+    onSuccess: write
+  })
 }

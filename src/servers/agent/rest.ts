@@ -29,7 +29,7 @@ import {
 import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
 import { isJsonContentType, nestingProblem, parseJsonBody, unexpectedFailure } from "./io.js"
-import { type AgentServices, encodeOutcome, execute, type Operation, type ResultCodec, type ServerContext, v03RestCodec, v1Codec } from "./operations.js"
+import { type AgentServices, execute, type Operation, type ResultCodec, type ServerContext, v03RestCodec, v1Codec, writeOutcome } from "./operations.js"
 import { writeSse } from "./sse.js"
 import { type VersionRequest, versionRequest } from "./versions.js"
 
@@ -271,47 +271,59 @@ const queryOf = (url: string): Record<string, string> => {
 
 const codecOf = (generation: ProtocolVersion): ResultCodec => (generation === "1.0" ? v1Codec : v03RestCodec)
 
-/** The REST endpoint: every path that is not the card, /health or JSON-RPC. */
+/**
+ * The REST endpoint: every path that is not the card, /health or JSON-RPC. Everything before the
+ * operation runs is plain code (an error is written at once); the operation is the one effect,
+ * its answer written when it ends.
+ */
 export const makeRestHandler = (context: ServerContext) =>
-(exchange: Exchange): Effect.Effect<void, never, AgentServices> =>
-  Effect.gen(function*() {
-    const { headers, url } = exchange
-    const matched = matchRoute(exchange.method, exchange.path, versionRequest(headers, url))
-    if (matched._tag === "NotFound") return notFound(exchange)
-    if (context.checkKey !== undefined && !context.checkKey(headers)) return unauthorized(exchange)
-    if (matched._tag === "VersionNotSupported") {
-      return answerError(exchange, "1.0", versionNotSupported(`A2A-Version ${matched.version} is not supported on this path; use 1.0`))
+(exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
+  const { headers, url } = exchange
+  const matched = matchRoute(exchange.method, exchange.path, versionRequest(headers, url))
+  if (matched._tag === "NotFound") return Effect.sync(() => notFound(exchange))
+  if (context.checkKey !== undefined && !context.checkKey(headers)) return Effect.sync(() => unauthorized(exchange))
+  if (matched._tag === "VersionNotSupported") {
+    const error = versionNotSupported(`A2A-Version ${matched.version} is not supported on this path; use 1.0`)
+    return Effect.sync(() => answerError(exchange, "1.0", error))
+  }
+  const { generation, hasBody, status, build } = matched.route
+  const refuse = (error: AgentRequestError) => Effect.sync(() => answerError(exchange, generation, error))
+  let body: unknown = undefined
+  if (hasBody) {
+    const contentType = headerValue(headers, "content-type")
+    if (!isJsonContentType(contentType)) {
+      return refuse(contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
     }
-    const { generation, hasBody, status, build } = matched.route
-    let body: unknown = undefined
-    if (hasBody) {
-      const contentType = headerValue(headers, "content-type")
-      if (!isJsonContentType(contentType)) {
-        return answerError(exchange, generation, contentTypeNotSupported(`Content-Type ${contentType} is not supported; send application/json`))
+    const read = exchange.body
+    if (read._tag === "Broken") return Effect.sync(() => writeEmpty(exchange, 400))
+    if (read._tag === "TooLarge") return Effect.sync(() => tooLarge(exchange, generation, read.bytes, read.limit))
+    const parsed = parseJsonBody(read, true)
+    if (Either.isLeft(parsed)) return refuse(parsed.left)
+    const tooDeep = nestingProblem(parsed.right)
+    if (tooDeep !== undefined) return refuse(tooDeep)
+    body = parsed.right
+  }
+  const operation = build({ body, query: queryOf(url) })
+  if (Either.isLeft(operation)) return refuse(operation.left)
+  const codec = codecOf(generation)
+  const fail = (error: AgentRequestError) => answerError(exchange, generation, error)
+  return Effect.matchEffect(execute(operation.right, generation), {
+    onFailure: (error) => Effect.sync(() => fail(error)),
+    onSuccess: (result) => {
+      if (result._tag === "Events") {
+        return writeSse(exchange, result.value, (event) => JSON.stringify(codec.event(event)), (error) => errorBody(generation, error))
       }
-      const read = exchange.body
-      if (read._tag === "Broken") return writeEmpty(exchange, 400)
-      if (read._tag === "TooLarge") return tooLarge(exchange, generation, read.bytes, read.limit)
-      const parsed = parseJsonBody(read, true)
-      if (Either.isLeft(parsed)) return answerError(exchange, generation, parsed.left)
-      const tooDeep = nestingProblem(parsed.right)
-      if (tooDeep !== undefined) return answerError(exchange, generation, tooDeep)
-      body = parsed.right
+      if (result._tag === "Deleted") return Effect.sync(() => writeEmpty(exchange, 204))
+      return writeOutcome(
+        codec,
+        result,
+        () => context.extendedCard(exchange),
+        (json) => writeJson(exchange, status, JSON.stringify(json), generation === "1.0" ? A2A_JSON : JSON_TYPE),
+        fail
+      )
     }
-    const operation = build({ body, query: queryOf(url) })
-    if (Either.isLeft(operation)) return answerError(exchange, generation, operation.left)
-    const codec = codecOf(generation)
-    const outcome = yield* Effect.either(execute(operation.right, generation))
-    if (Either.isLeft(outcome)) return answerError(exchange, generation, outcome.left)
-    const result = outcome.right
-    if (result._tag === "Events") {
-      return yield* writeSse(exchange, result.value, (event) => JSON.stringify(codec.event(event)), (error) => errorBody(generation, error))
-    }
-    if (result._tag === "Deleted") return writeEmpty(exchange, 204)
-    const json = yield* Effect.either(encodeOutcome(codec, result, () => context.extendedCard(exchange)))
-    if (Either.isLeft(json)) return answerError(exchange, generation, json.left)
-    return writeJson(exchange, status, JSON.stringify(json.right), generation === "1.0" ? A2A_JSON : JSON_TYPE)
   })
+}
 
 /** The 500 of a defect on a REST route, in that route's error shape, never a stack. */
 export const answerInternalError = (exchange: Exchange): void => {
