@@ -126,6 +126,47 @@ describe("TaskStore", () => {
       { maxTasks: 10 }
     ))
 
+  it.effect("reads a finished task back the same once newer ones finished and it is kept packed", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const at = "2026-01-01T00:00:00.000Z"
+        yield* store.create(task("old", "TASK_STATE_SUBMITTED", at, "talk"))
+        yield* store.publish("old", status("old", "TASK_STATE_WORKING"))
+        const artifact: V1.Artifact = { artifactId: "a", name: "answer", parts: [{ text: "ünïcødé \u2028 \uD800" }, { data: { n: 1.5, list: [null, true] } }] }
+        yield* store.publish("old", { artifactUpdate: { taskId: "old", contextId: "talk", artifact, lastChunk: true } })
+        yield* store.publish("old", { message: { messageId: "m2", role: "ROLE_AGENT", parts: [{ text: "done" }], metadata: { k: "v" } } })
+        const finished = Option.getOrThrow(yield* store.publish("old", status("old", "TASK_STATE_COMPLETED")))
+        const asStored = JSON.stringify(finished)
+        // Newer tasks finish, in another conversation: "old" is now kept packed.
+        for (let i = 0; i < 2 * TaskStore.RECENTLY_FINISHED; i++) {
+          yield* store.create(task(`new-${i}`, "TASK_STATE_SUBMITTED", at, "other"))
+          yield* store.publish(`new-${i}`, status(`new-${i}`, "TASK_STATE_COMPLETED"))
+        }
+        const got = Option.getOrThrow(yield* store.get("old"))
+        expect(got).toEqual(finished)
+        expect(JSON.stringify(got)).toBe(asStored)
+        // Read back from its text: each read is a copy of its own, which a caller may change freely.
+        expect(got).not.toBe(finished)
+        got.history?.pop()
+        expect(JSON.stringify(Option.getOrThrow(yield* store.get("old")))).toBe(asStored)
+        const listed = yield* store.list({ contextId: "talk", pageSize: 10 })
+        expect(listed.tasks.map((listedTask) => JSON.stringify(listedTask))).toEqual([asStored])
+        const byStatus = yield* store.list({ status: "TASK_STATE_COMPLETED", pageSize: 1000 })
+        expect(byStatus.totalSize).toBe(1 + 2 * TaskStore.RECENTLY_FINISHED)
+        expect(byStatus.tasks.map((listedTask) => listedTask.id)).toContain("old")
+        expect((yield* store.contextTasks("talk")).map((contextTask) => JSON.stringify(contextTask))).toEqual([asStored])
+        const subscription = Option.getOrThrow(yield* store.subscribe("old"))
+        expect(JSON.stringify(subscription.task)).toBe(asStored)
+        expect(Chunk.size(yield* Stream.runCollect(subscription.updates))).toBe(0)
+        expect(JSON.stringify(Option.getOrThrow(yield* store.awaitSettled("old")))).toBe(asStored)
+        // Still nothing after its terminal state, and a change is made to the task as it was.
+        expect(Option.isNone(yield* store.publish("old", status("old", "TASK_STATE_WORKING")))).toBe(true)
+        const changed = yield* store.modify("old", (stored) => Either.right({ task: { ...stored, metadata: { seen: true } } }))
+        expect(Option.getOrThrow(changed)).toEqual({ ...finished, metadata: { seen: true } })
+        expect(Option.getOrThrow(yield* store.get("old"))).toEqual({ ...finished, metadata: { seen: true } })
+      })
+    ))
+
   it.effect("keeps history bounded and forgets the oldest finished tasks past its bound", () =>
     withStore(
       (store) =>
