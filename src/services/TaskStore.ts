@@ -11,6 +11,9 @@
  * It also owns the fibers that drive tasks (so a cancel can interrupt them), the push configs of
  * each task, and the bounds: history per task, tasks in memory (the oldest finished ones go).
  *
+ * A finished task no longer changes, so once a few newer ones have finished it is kept packed: as
+ * its JSON text, a third of the memory of its objects, and read back (parsed) when asked for.
+ *
  * Nothing it keeps can break a read: what is stored is cut to MAX_STORED_JSON_DEPTH (only a bug
  * upstream gets that deep: the doors refuse MAX_JSON_DEPTH), each task is serialised once when
  * first listed after a change (one that will not serialise is left out of lists, with a log
@@ -161,7 +164,15 @@ export const applyTaskEvent = (task: V1.Task, event: V1.StreamResponse, maxHisto
 // The in-memory store
 
 interface TaskRecord {
-  task: V1.Task
+  /** The task, while it is not packed. */
+  live: V1.Task | undefined
+  /** The JSON text of a finished task in place of `live` (see packFinished). */
+  packed: string | undefined
+  /** Of the task as it stands, so that lists filter and sort without unpacking it. */
+  state: V1.TaskState
+  time: string
+  /** As created: the conversation index holds the task under it. */
+  readonly contextId: string | undefined
   /** Creation order, also the tie-breaker of the list order. */
   readonly seq: number
   /** Size of the task's JSON, measured when first listed after a change; NaN when it does not serialise. */
@@ -176,24 +187,42 @@ interface TaskRecord {
 
 const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
 
-/** Newest status first, then newest task first. */
-const listOrder = (a: TaskRecord, b: TaskRecord): number => {
-  const ta = statusTime(a.task)
-  const tb = statusTime(b.task)
-  return ta === tb ? b.seq - a.seq : ta < tb ? 1 : -1
+/** The task, unpacked when it was packed (a fresh copy each time: callers may keep it). */
+const taskOf = (record: TaskRecord): V1.Task => record.live ?? JSON.parse(record.packed!) as V1.Task
+
+/**
+ * The string, flattened in place. V8 builds a concatenated string (node's randomUUID, JSON.stringify's
+ * output) as a tree of pieces, ~500 bytes for a UUID instead of ~56, and using it as a Map key does not
+ * flatten it; converting it to a number does (the GC then drops the pieces). Ids and packed tasks stay for
+ * long, so they are flattened once.
+ */
+const flattened = <S extends string | undefined>(text: S): S => {
+  if (text !== undefined) Number(text)
+  return text
 }
 
-const isAfterCursor = (record: TaskRecord, cursor: PageCursor): boolean => {
-  const time = statusTime(record.task)
-  return time < cursor.timestamp || (time === cursor.timestamp && record.seq < cursor.seq)
-}
+/** Newest status first, then newest task first. */
+const listOrder = (a: TaskRecord, b: TaskRecord): number =>
+  a.time === b.time ? b.seq - a.seq : a.time < b.time ? 1 : -1
+
+const isAfterCursor = (record: TaskRecord, cursor: PageCursor): boolean =>
+  record.time < cursor.timestamp || (record.time === cursor.timestamp && record.seq < cursor.seq)
 
 const matches = (record: TaskRecord, query: TaskQuery): boolean => {
-  const task = record.task
-  if (query.contextId !== undefined && task.contextId !== query.contextId) return false
-  if (query.status !== undefined && task.status.state !== query.status) return false
-  if (query.statusTimestampAfter !== undefined && statusTime(task) < query.statusTimestampAfter) return false
+  if (query.contextId !== undefined && record.contextId !== query.contextId) return false
+  if (query.status !== undefined && record.state !== query.status) return false
+  if (query.statusTimestampAfter !== undefined && record.time < query.statusTimestampAfter) return false
   return true
+}
+
+/** JSON text of a task and its size in bytes; NaN bytes when it does not serialise. */
+const jsonOf = (task: V1.Task): { readonly json: string | undefined; readonly bytes: number } => {
+  try {
+    const json = JSON.stringify(task)
+    return { json, bytes: Buffer.byteLength(json) }
+  } catch {
+    return { json: undefined, bytes: Number.NaN }
+  }
 }
 
 /** The value, or a copy cut to MAX_STORED_JSON_DEPTH when it nests deeper (serialising it could exhaust the stack). */
@@ -208,13 +237,14 @@ const withCutLogged = <A>(cut: boolean, taskId: string, result: A): Effect.Effec
     )
     : Effect.succeed(result)
 
-const jsonBytes = (task: V1.Task): number => {
-  try {
-    return Buffer.byteLength(JSON.stringify(task))
-  } catch {
-    return Number.NaN
-  }
-}
+const jsonBytes = (record: TaskRecord): number =>
+  record.packed === undefined ? jsonOf(record.live!).bytes : Buffer.byteLength(record.packed)
+
+/**
+ * Finished tasks stay unpacked while up to this many newer ones finished: a client usually reads a task
+ * right when it finishes (a blocking send, a poll), and that read then parses nothing.
+ */
+export const RECENTLY_FINISHED = 256
 
 export const make = (options: TaskStoreOptions = {}) =>
   Effect.gen(function*() {
@@ -229,7 +259,7 @@ export const make = (options: TaskStoreOptions = {}) =>
 
     const forget = (id: string, record: TaskRecord) => {
       records.delete(id)
-      const contextId = record.task.contextId
+      const contextId = record.contextId
       if (contextId === undefined) return
       const ids = byContext.get(contextId)
       ids?.delete(id)
@@ -250,7 +280,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       for (const forgettable of [V1.isTerminalState, V1.isInterruptedState]) {
         for (const [id, record] of records) {
           if (records.size <= target) break
-          if (forgettable(record.task.status.state) && !hasClientFollowers(record)) forgetAndRelease(id, record)
+          if (forgettable(record.state) && !hasClientFollowers(record)) forgetAndRelease(id, record)
         }
       }
       evictAbove = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
@@ -269,13 +299,40 @@ export const make = (options: TaskStoreOptions = {}) =>
       for (const queue of record.subscribers?.keys() ?? []) Effect.runFork(Queue.shutdown(queue))
     }
 
+    /** Finished tasks not packed yet, newest last: the older batch is packed when the newer one is full. */
+    let finishedBefore: Array<TaskRecord> = []
+    let finishedLately: Array<TaskRecord> = []
+
+    /** Packs a finished task that is still stored and unchanged since; one that does not serialise stays as it is. */
+    const pack = (record: TaskRecord) => {
+      const task = record.live
+      if (task === undefined || !V1.isTerminalState(record.state) || records.get(task.id) !== record) return
+      const { json, bytes } = jsonOf(task)
+      if (json === undefined) return
+      record.packed = flattened(json)
+      record.bytes = bytes
+      record.live = undefined
+    }
+
+    const packFinished = (record: TaskRecord) => {
+      finishedLately.push(record)
+      if (finishedLately.length < RECENTLY_FINISHED) return
+      for (const older of finishedBefore) pack(older)
+      finishedBefore = finishedLately
+      finishedLately = []
+    }
+
     /** Stores the change and hands it out; everything here is synchronous, hence atomic. */
     const commit = (record: TaskRecord, change: TaskChange) => {
-      record.task = change.task
+      const task = change.task
+      record.live = task
+      record.packed = undefined
+      record.state = task.status.state
+      record.time = statusTime(task)
       record.bytes = undefined
       // Last changed last: eviction walks the map from the front, so it forgets the least recently active first.
-      records.delete(change.task.id)
-      records.set(change.task.id, record)
+      records.delete(task.id)
+      records.set(flattened(task.id), record)
       const event = change.event
       if (event !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
@@ -288,14 +345,17 @@ export const make = (options: TaskStoreOptions = {}) =>
         for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
       }
       // Nothing follows a terminal state: subscribers keep what is queued and are let go.
-      if (V1.isTerminalState(state)) delete record.subscribers
+      if (V1.isTerminalState(state)) {
+        delete record.subscribers
+        packFinished(record)
+      }
     }
 
     const modify = <E>(id: string, change: (task: V1.Task) => Either.Either<TaskChange, E>) =>
       Effect.suspend((): Effect.Effect<Option.Option<V1.Task>, E> => {
         const record = records.get(id)
         if (record === undefined) return Effect.succeedNone
-        const decided = change(record.task)
+        const decided = change(taskOf(record))
         if (decided._tag === "Left") return Effect.fail(decided.left)
         const safe = storable(decided.right)
         commit(record, safe)
@@ -305,10 +365,10 @@ export const make = (options: TaskStoreOptions = {}) =>
     const publish = (id: string, event: V1.StreamResponse) =>
       Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
         const record = records.get(id)
-        if (record === undefined || V1.isTerminalState(record.task.status.state)) return Effect.succeedNone
+        if (record === undefined || V1.isTerminalState(record.state)) return Effect.succeedNone
         // The task before it is storable already: only what the event brings is checked.
         const safe = storable(event)
-        const task = applyTaskEvent(record.task, safe, maxHistory)
+        const task = applyTaskEvent(taskOf(record), safe, maxHistory)
         commit(record, { task, event: safe })
         return withCutLogged(safe !== event, id, Option.some(task))
       })
@@ -318,9 +378,9 @@ export const make = (options: TaskStoreOptions = {}) =>
         Effect.sync((): Option.Option<TaskSubscription> => {
           const record = records.get(id)
           if (record === undefined) return Option.none()
-          const snapshot = record.task
+          const snapshot = taskOf(record)
           // A terminal task gets no more events: the subscription is the snapshot alone.
-          if (V1.isTerminalState(snapshot.status.state)) return Option.some({ task: snapshot, updates: Stream.empty })
+          if (V1.isTerminalState(record.state)) return Option.some({ task: snapshot, updates: Stream.empty })
           const subscribers = record.subscribers ??= new Map()
           subscribers.set(queue, until)
           const updates = Stream.fromQueue(queue).pipe(
@@ -351,7 +411,7 @@ export const make = (options: TaskStoreOptions = {}) =>
     const settledNow = (id: string): Option.Option<V1.Task> | undefined => {
       const record = records.get(id)
       if (record === undefined) return Option.none()
-      return V1.isSettledState(record.task.status.state) ? Option.some(record.task) : undefined
+      return V1.isSettledState(record.state) ? Option.some(taskOf(record)) : undefined
     }
 
     const list = (query: TaskQuery) =>
@@ -365,8 +425,8 @@ export const make = (options: TaskStoreOptions = {}) =>
         let index = start < 0 ? matching.length : start
         for (; index < matching.length && page.length < query.pageSize; index++) {
           const record = matching[index]!
-          const size = record.bytes ??= jsonBytes(record.task)
-          if (Number.isNaN(size)) unserialisable.push(record.task.id)
+          const size = record.bytes ??= jsonBytes(record)
+          if (Number.isNaN(size)) unserialisable.push(record.live?.id ?? "")
           else if (page.length > 0 && bytes + size > maxPageBytes) break
           else {
             page.push(record)
@@ -375,9 +435,9 @@ export const make = (options: TaskStoreOptions = {}) =>
         }
         const last = page[page.length - 1]
         const result: TaskPage = {
-          tasks: page.map((record) => record.task),
+          tasks: page.map(taskOf),
           totalSize: matching.length,
-          ...(index < matching.length && last !== undefined ? { next: { timestamp: statusTime(last.task), seq: last.seq } } : {})
+          ...(index < matching.length && last !== undefined ? { next: { timestamp: last.time, seq: last.seq } } : {})
         }
         if (unserialisable.length === 0) return Effect.succeed(result)
         return Effect.as(Effect.logError(`Tasks left out of a list because they do not serialise: ${unserialisable.join(", ")}`), result)
@@ -393,16 +453,27 @@ export const make = (options: TaskStoreOptions = {}) =>
       create: (created) =>
         Effect.suspend(() => {
           const task = storable(created)
-          records.set(task.id, { task, seq: nextSeq++, bytes: undefined })
-          if (task.contextId !== undefined) {
-            const ids = byContext.get(task.contextId)
-            if (ids === undefined) byContext.set(task.contextId, new Set([task.id]))
+          const contextId = flattened(task.contextId)
+          const record: TaskRecord = {
+            live: task,
+            packed: undefined,
+            state: task.status.state,
+            time: statusTime(task),
+            contextId,
+            seq: nextSeq++,
+            bytes: undefined
+          }
+          records.set(flattened(task.id), record)
+          if (contextId !== undefined) {
+            const ids = byContext.get(contextId)
+            if (ids === undefined) byContext.set(contextId, new Set([task.id]))
             else ids.add(task.id)
           }
+          if (V1.isTerminalState(record.state)) packFinished(record)
           evict()
           return withCutLogged(task !== created, task.id, undefined)
         }),
-      get: (id) => Effect.sync(() => Option.map(Option.fromNullable(records.get(id)), (record) => record.task)),
+      get: (id) => Effect.sync(() => Option.map(Option.fromNullable(records.get(id)), taskOf)),
       modify,
       publish,
       subscribe,
@@ -412,8 +483,8 @@ export const make = (options: TaskStoreOptions = {}) =>
         Effect.sync(() => {
           const tasks: Array<V1.Task> = []
           for (const id of byContext.get(contextId) ?? []) {
-            const task = records.get(id)?.task
-            if (task !== undefined) tasks.push(task)
+            const record = records.get(id)
+            if (record !== undefined) tasks.push(taskOf(record))
           }
           return tasks
         }),

@@ -6,6 +6,7 @@ import * as T from "../../src/a2a/translate.js"
 import * as V1 from "../../src/a2a/v1.js"
 import { redactPushConfig, REDACTED } from "../../src/programs/agent/pushConfigs.js"
 import { presentTask } from "../../src/programs/agent/shared.js"
+import { heapFlags } from "../../src/servers/agent/heap.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
@@ -124,6 +125,45 @@ describe("TaskStore", () => {
           yield* Fiber.interrupt(followed)
         }),
       { maxTasks: 10 }
+    ))
+
+  it.effect("reads a finished task back the same once newer ones finished and it is kept packed", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const at = "2026-01-01T00:00:00.000Z"
+        yield* store.create(task("old", "TASK_STATE_SUBMITTED", at, "talk"))
+        yield* store.publish("old", status("old", "TASK_STATE_WORKING"))
+        const artifact: V1.Artifact = { artifactId: "a", name: "answer", parts: [{ text: "ünïcødé \u2028 \uD800" }, { data: { n: 1.5, list: [null, true] } }] }
+        yield* store.publish("old", { artifactUpdate: { taskId: "old", contextId: "talk", artifact, lastChunk: true } })
+        yield* store.publish("old", { message: { messageId: "m2", role: "ROLE_AGENT", parts: [{ text: "done" }], metadata: { k: "v" } } })
+        const finished = Option.getOrThrow(yield* store.publish("old", status("old", "TASK_STATE_COMPLETED")))
+        const asStored = JSON.stringify(finished)
+        // Newer tasks finish, in another conversation: "old" is now kept packed.
+        for (let i = 0; i < 2 * TaskStore.RECENTLY_FINISHED; i++) {
+          yield* store.create(task(`new-${i}`, "TASK_STATE_SUBMITTED", at, "other"))
+          yield* store.publish(`new-${i}`, status(`new-${i}`, "TASK_STATE_COMPLETED"))
+        }
+        const got = Option.getOrThrow(yield* store.get("old"))
+        expect(got).toEqual(finished)
+        expect(JSON.stringify(got)).toBe(asStored)
+        // Read back from its text (what keeping it packed means): a copy, not the object stored.
+        expect(got).not.toBe(finished)
+        const listed = yield* store.list({ contextId: "talk", pageSize: 10 })
+        expect(listed.tasks.map((listedTask) => JSON.stringify(listedTask))).toEqual([asStored])
+        const byStatus = yield* store.list({ status: "TASK_STATE_COMPLETED", pageSize: 1000 })
+        expect(byStatus.totalSize).toBe(1 + 2 * TaskStore.RECENTLY_FINISHED)
+        expect(byStatus.tasks.map((listedTask) => listedTask.id)).toContain("old")
+        expect((yield* store.contextTasks("talk")).map((contextTask) => JSON.stringify(contextTask))).toEqual([asStored])
+        const subscription = Option.getOrThrow(yield* store.subscribe("old"))
+        expect(JSON.stringify(subscription.task)).toBe(asStored)
+        expect(Chunk.size(yield* Stream.runCollect(subscription.updates))).toBe(0)
+        expect(JSON.stringify(Option.getOrThrow(yield* store.awaitSettled("old")))).toBe(asStored)
+        // Still nothing after its terminal state, and a change is made to the task as it was.
+        expect(Option.isNone(yield* store.publish("old", status("old", "TASK_STATE_WORKING")))).toBe(true)
+        const changed = yield* store.modify("old", (stored) => Either.right({ task: { ...stored, metadata: { seen: true } } }))
+        expect(Option.getOrThrow(changed)).toEqual({ ...finished, metadata: { seen: true } })
+        expect(Option.getOrThrow(yield* store.get("old"))).toEqual({ ...finished, metadata: { seen: true } })
+      })
     ))
 
   it.effect("keeps history bounded and forgets the oldest finished tasks past its bound", () =>
@@ -257,5 +297,14 @@ describe("routing", () => {
     expect(generation("SendMessage", v03)).toBe(-32601)
     expect(generation("GetTask", { _tag: "Unsupported", version: "2.0" })).toBe(-32009)
     expect(generation("toString", missing)).toBe(-32601)
+  })
+})
+
+describe("heap growth of relay server agent", () => {
+  it("limits the old generation to 2× what survived, unless the person running relay chose a growth", () => {
+    expect(heapFlags(undefined, [])).toEqual(["--heap-growing-percent=100"])
+    expect(heapFlags("--max-old-space-size=512", ["--enable-source-maps"])).toEqual(["--heap-growing-percent=100"])
+    expect(heapFlags("--heap-growing-percent=300", [])).toEqual([])
+    expect(heapFlags(undefined, ["--heap_growing_percent=50"])).toEqual([])
   })
 })

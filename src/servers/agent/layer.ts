@@ -15,6 +15,7 @@ import * as PushSender from "../../services/PushSender.js"
 import * as TaskStore from "../../services/TaskStore.js"
 import { agentBaseUrl, agentServerLayer } from "./AgentServer.js"
 import { type AgentKey, resolveAgentKey } from "./auth.js"
+import { limitHeapGrowth } from "./heap.js"
 
 export interface AgentLayerOptions {
   readonly host: string
@@ -105,6 +106,7 @@ export const runAgentServer = <E, R>(
   announce: (started: AgentServerStarted) => Effect.Effect<void, E, R>
 ) =>
   Effect.gen(function*() {
+    yield* Effect.sync(limitHeapGrowth)
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
     const model = yield* selectModel(Option.getOrUndefined(config.model))
     const server = layer({
