@@ -5,7 +5,9 @@
  * after the burst never reaches the next full GC. Growing by at most 2× holds it to ~160 MB after
  * the same load, for twice as many full GCs (measured: ~2 % more CPU per request; the young
  * generation, where request garbage dies, is left as it is: shrinking it cost 20-50 %).
- * Figures: bench/agent-server.mjs, echo model, 64 connections.
+ * Figures: bench/agent-server.mjs, echo model, 64 connections. (A V8 flag set at run time also
+ * makes V8 refuse the code cache of chunks loaded afterwards, src/bundleLoader.ts: the few the
+ * server loads later compile as they would without a cache.)
  */
 import { setFlagsFromString } from "node:v8"
 
