@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
 export const benchDir = join(here, "..")
-export const relayBin = join(benchDir, "..", "dist", "main.js")
+export const relayBin = join(benchDir, "..", "dist", "main.cjs")
 
 const running = new Set()
 const adopted = new Set()

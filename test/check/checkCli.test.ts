@@ -1,4 +1,4 @@
-// `relay check` as a user runs it (dist/main.js): the terminal report, --json, and the exit codes
+// `relay check` as a user runs it (dist/main.cjs): the terminal report, --json, and the exit codes
 // 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable.
 import * as Fs from "node:fs"
 import http from "node:http"

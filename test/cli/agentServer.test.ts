@@ -1,4 +1,4 @@
-// `relay server agent` as a user runs it (the built dist/main.js): start-up lines, the
+// `relay server agent` as a user runs it (the built dist/main.cjs): start-up lines, the
 // generated key with its ready `relay auth set` line, serving requests, and a clean exit on
 // SIGINT and SIGTERM with the port closed.
 import { spawn } from "node:child_process"

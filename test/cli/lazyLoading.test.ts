@@ -22,9 +22,9 @@ interface Metafile {
 }
 
 interface Loaded {
-  /** dist/main.js and the chunks, relative to the checkout. */
+  /** dist/main.cjs and the chunks, relative to the checkout. */
   readonly file: string
-  /** What V8 did with a chunk's code cache; undefined for an ES module (dist/main.js). */
+  /** What V8 did with a chunk's code cache; undefined for the entry (dist/main.cjs). */
   readonly cache: "accepted" | "rejected" | "none" | undefined
 }
 

@@ -28,7 +28,7 @@ const gigabyte = (head: string, tail: string): StubRoute => (_request, res) => {
 }
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.js is missing: run npm run build first")
+  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
   ;[hugeCard, hugeAnswer, deepAnswer] = await Promise.all([
     startStub({ "GET /.well-known/agent-card.json": gigabyte('{"name":"', '"}') }),
     startStub((base) => ({

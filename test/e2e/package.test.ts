@@ -17,7 +17,7 @@ describe("the npm package", () => {
     >
     const paths = packed!.files.map((file) => file.path)
     const chunks = paths.filter((path) => path.startsWith("dist/chunks/"))
-    expect(paths.filter((path) => !path.startsWith("dist/chunks/")).sort()).toEqual(["README.md", "dist/main.js", "package.json"])
+    expect(paths.filter((path) => !path.startsWith("dist/chunks/")).sort()).toEqual(["README.md", "dist/main.cjs", "package.json"])
     expect(chunks.length).toBeGreaterThan(5)
     expect(chunks.every((path) => /^dist\/chunks\/[\w-]+\.cjs(\.cache)?$/.test(path))).toBe(true)
     // Every chunk the build wrote is shipped with its cache (a missing chunk fails only the command
@@ -30,7 +30,7 @@ describe("the npm package", () => {
   it("declares no runtime dependencies (everything is in the bundle) and the bin it ships", () => {
     const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as Record<string, unknown>
     expect(pkg.dependencies).toBeUndefined()
-    expect(pkg.bin).toEqual({ relay: "dist/main.js" })
-    expect(Fs.readFileSync(Path.join(root, "dist", "main.js"), "utf8").startsWith("#!/usr/bin/env node")).toBe(true)
+    expect(pkg.bin).toEqual({ relay: "dist/main.cjs" })
+    expect(Fs.readFileSync(Path.join(root, "dist", "main.cjs"), "utf8").startsWith("#!/usr/bin/env node")).toBe(true)
   })
 })

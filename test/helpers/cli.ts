@@ -1,8 +1,8 @@
-/** Runs the built CLI (dist/main.js) as a user would, with its own state directory. */
+/** Runs the built CLI (dist/main.cjs) as a user would, with its own state directory. */
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-export const relayBin = fileURLToPath(new URL("../../dist/main.js", import.meta.url))
+export const relayBin = fileURLToPath(new URL("../../dist/main.cjs", import.meta.url))
 
 export interface CliResult {
   readonly code: number | null

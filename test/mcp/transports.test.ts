@@ -48,7 +48,7 @@ const measuringAgent = () =>
   }))
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.js is missing: run npm run build first")
+  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
   ;[agent, secured, measuring] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: BEARER }), measuringAgent()])
 })
 
