@@ -29,8 +29,19 @@ type Compact<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: T[K] } & {
 }
 
 /** Drops `undefined` values so optional fields stay absent (exactOptionalPropertyTypes). */
-const compact = <const T extends object>(fields: T): Compact<T> =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Compact<T>
+/**
+ * A loop, not Object.fromEntries(Object.entries(…).filter(…)): every v0.3 answer compacts a dozen
+ * objects, and the arrays that built were ~6 % of the agent server's CPU profile for message/send
+ * (a task-sized object: ~0.07 µs a call against 0.25–0.55 µs).
+ */
+const compact = <const T extends object>(fields: T): Compact<T> => {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(fields)) {
+    const value = (fields as Record<string, unknown>)[key]
+    if (value !== undefined) out[key] = value
+  }
+  return out as Compact<T>
+}
 
 const mapValues = <A, B>(record: Readonly<Record<string, A>>, f: (a: A) => B): Record<string, B> =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]))
