@@ -91,13 +91,14 @@ describe("start-up loads only what a command uses", () => {
 
   /**
    * What only some commands use is loaded when first used: the terminal (node:readline, and
-   * process.stdin behind it) by a prompt (cli/lazyTerminal.ts).
+   * process.stdin behind it) by a prompt (cli/lazyTerminal.ts); node:crypto by what compares
+   * secrets (domain/secretCheck.ts) or names a temporary file (scripts/bundle.mjs).
    */
-  it.each([["session", "list"], ["card", "validate", "--help"]])("relay %s %s %s loads none of Node's modules it does not use", (...args) => {
+  it.each([["session", "list"], ["session", "list", "--json"]])("relay %s %s %s loads none of Node's modules it does not use", (...args) => {
     const builtins = builtinsLoadedBy(args)
     expect(builtins.has("node:fs")).toBe(true)
     // (Not node:internal/…: the recorder's module hooks load some of those themselves.)
-    for (const unused of ["node:readline"]) {
+    for (const unused of ["node:readline", "node:crypto"]) {
       expect(builtins.has(unused), `loads ${unused}`).toBe(false)
     }
   })
