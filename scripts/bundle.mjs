@@ -61,6 +61,8 @@ const cli = await build({
   chunkNames: "[name]-[hash]",
   outExtension: { ".js": ".cjs" },
   splitting: true,
+  // Shorter code for the same functions (see asCommonJs: the chunks keep every name).
+  minifySyntax: true,
   format: "esm",
   write: false,
   plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse],
@@ -79,11 +81,18 @@ const cli = await build({
  */
 const EXPORTS_COPY = /^module\.exports = __toCommonJS\((\w+)\);$/m
 
+/**
+ * Every command reads its chunks' source (V8 keeps it for the functions the code cache lacks):
+ * written without whitespace, and with minifySyntax above, `relay session list` reads 0.93 MB
+ * instead of 1.25 MB, ~4 ms less CPU (0.07× `node -e ""`; 2-core machine). Names are kept, so
+ * errors and stack traces still name their functions and classes, only at column numbers.
+ */
 const asCommonJs = async (esm) => {
   const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false } })
   if (warnings.length > 0) throw new Error(`a chunk does not convert to CommonJS: ${warnings.map((warning) => warning.text).join("; ")}`)
   if (!EXPORTS_COPY.test(code)) throw new Error("a chunk's CommonJS exports are not in the form esbuild wrote them before")
-  return code.replace(EXPORTS_COPY, 'module.exports = __defProp($1, "__esModule", { value: true });')
+  const commonJs = code.replace(EXPORTS_COPY, 'module.exports = __defProp($1, "__esModule", { value: true });')
+  return (await transform(commonJs, { loader: "js", target: "node20", minifyWhitespace: true })).code
 }
 
 const missingImports = cli.warnings.filter((warning) => warning.text.includes("will always be undefined"))

@@ -103,6 +103,12 @@ describe("start-up loads only what a command uses", () => {
     }
   })
 
+  it("relay session list reads under 1 MB of chunk source (split per group, written without whitespace)", () => {
+    const bytes = filesLoadedBy(["session", "list"]).reduce((sum, { file }) => sum + Fs.statSync(Path.join(Path.dirname(dist), file)).size, 0)
+    expect(bytes).toBeGreaterThan(100_000)
+    expect(bytes).toBeLessThan(1_000_000)
+  })
+
   it("relay --version loads no Effect at all", () => {
     expect(loads(sourcesLoadedBy(["--version"]), "node_modules/effect/")).toBe(false)
   })
