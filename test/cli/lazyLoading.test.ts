@@ -111,6 +111,12 @@ describe("start-up loads only what a command uses", () => {
     expect(bytes).toBeLessThan(1_000_000)
   })
 
+  it("relay session list reads and compiles at most 10 chunk files: what every command loads is one (scripts/bundle.mjs)", () => {
+    const chunks = filesLoadedBy(["session", "list"]).filter(({ file }) => file.startsWith("dist/chunks/"))
+    expect(chunks[0]?.file).toBe("dist/chunks/app.cjs")
+    expect(chunks.length).toBeLessThanOrEqual(10)
+  })
+
   it("relay --version loads no Effect at all", () => {
     expect(loads(sourcesLoadedBy(["--version"]), "node_modules/effect/")).toBe(false)
   })
