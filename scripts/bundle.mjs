@@ -8,7 +8,9 @@
 // src/bundleLoader.ts for why and what it gains).
 import { spawnSync } from "node:child_process"
 import { build, transform } from "esbuild"
+import * as AnsiDoc from "@effect/printer-ansi/AnsiDoc"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { deepImports } from "./deepImports.mjs"
@@ -51,6 +53,26 @@ const cryptoOnFirstUse = {
   }
 }
 
+/**
+ * Each of @effect/cli's eight prompt modules renders its "beep" through the printer as it loads
+ * (~2 ms of every command's start-up, 2-core machine), though only a prompt rings it. The text is
+ * the same every time: the build renders it once, with the same printer, and writes it in their
+ * place; should a module make it otherwise, the build stops.
+ */
+const RENDER_BEEP = /const renderBeep = \/\*#__PURE__\*\/Doc\.render\(Doc\.beep, \{\s*style: "pretty"\s*\}\);/
+const beepRenderedOnce = {
+  name: "beep-rendered-once",
+  setup(build) {
+    const beep = AnsiDoc.render(AnsiDoc.beep, { style: "pretty" })
+    build.onLoad({ filter: /@effect[\\/]cli[\\/]dist[\\/]esm[\\/]internal[\\/]prompt[\\/][\w-]+\.js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8")
+      if (!source.includes("renderBeep")) return undefined
+      if (!RENDER_BEEP.test(source)) throw new Error(`${args.path} no longer makes renderBeep as scripts/bundle.mjs expects`)
+      return { contents: source.replace(RENDER_BEEP, `const renderBeep = ${JSON.stringify(beep)};`), loader: "js" }
+    })
+  }
+}
+
 const shared = { bundle: true, platform: "node", target: "node20", metafile: true, logLevel: "warning" }
 
 const cli = await build({
@@ -65,7 +87,7 @@ const cli = await build({
   minifySyntax: true,
   format: "esm",
   write: false,
-  plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse],
+  plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse, beepRenderedOnce],
   // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" }
 })
