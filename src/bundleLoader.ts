@@ -7,7 +7,8 @@
  * (module.enableCompileCache came with Node 22), and V8's code cache is reachable only through
  * vm.Script, which runs scripts, not ES modules: so scripts/bundle.mjs turns each chunk into a
  * CommonJS module and writes beside it the cache of its compiled functions (`<chunk>.cache`),
- * and this loader requires the chunks, one chunk one Script, with that cache.
+ * and this loader requires the chunks, one file one Script, with that cache. The entry's file
+ * holds the chunks every command loads (definePacked), so that most commands compile few files.
  *
  * The cache is built with the package, for the Node that built it. Under another Node, V8
  * rejects it (it checks its version, flags and the source) and the chunk compiles as without it.
