@@ -8,11 +8,11 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { Cause, Effect, Layer, Logger } from "effect"
 import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
 import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
+import * as LazyTerminal from "./cli/lazyTerminal.js"
 import { escapeForTerminal } from "./cli/terminalText.js"
 import * as StateDir from "./services/StateDir.js"
 
@@ -36,10 +36,10 @@ const StderrLogger = Logger.replace(
 /**
  * What every command gets; each command group provides the rest itself (cli/root.ts). Not
  * NodeContext: its command executor and worker manager, which relay never uses, cost every
- * command ~6 ms of start-up.
+ * command ~6 ms of start-up; and a terminal made on first use (cli/lazyTerminal.ts).
  */
 const BaseLayer = StateDir.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)),
+  Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, LazyTerminal.layer)),
   Layer.provideMerge(StderrLogger)
 )
 

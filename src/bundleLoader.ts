@@ -7,7 +7,8 @@
  * (module.enableCompileCache came with Node 22), and V8's code cache is reachable only through
  * vm.Script, which runs scripts, not ES modules: so scripts/bundle.mjs turns each chunk into a
  * CommonJS module and writes beside it the cache of its compiled functions (`<chunk>.cache`),
- * and this loader requires the chunks, one chunk one Script, with that cache.
+ * and this loader requires the chunks, one file one Script, with that cache. The entry's file
+ * holds the chunks every command loads (definePacked), so that most commands compile few files.
  *
  * The cache is built with the package, for the Node that built it. Under another Node, V8
  * rejects it (it checks its version, flags and the source) and the chunk compiles as without it.
@@ -21,15 +22,32 @@ import { Script } from "node:vm"
 
 interface LoadedChunk {
   readonly module: { exports: unknown }
-  readonly script: Script
+  /** Undefined for a chunk packed into another's file: its code is in that file's Script. */
+  readonly script: Script | undefined
   readonly cached: boolean
 }
 
-type ChunkFunction = (exports: unknown, require: (id: string) => unknown, module: { exports: unknown }, filename: string, dirname: string) => void
+type ChunkFunction = (
+  exports: unknown,
+  require: (id: string) => unknown,
+  module: { exports: unknown },
+  filename: string,
+  dirname: string,
+  definePacked: (chunks: Record<string, ChunkFunction>) => void
+) => void
 
 const chunksDir = join(dirname(fileURLToPath(import.meta.url)), "chunks")
 const nodeRequire = createRequire(import.meta.url)
 const loaded = new Map<string, LoadedChunk>()
+
+/**
+ * Chunks written inside another chunk's file (the entry's: the chunks every command loads, see
+ * scripts/bundle.mjs), by file. That file defines them first; each runs when first required.
+ */
+const packed = new Map<string, ChunkFunction>()
+const definePacked = (chunks: Record<string, ChunkFunction>) => {
+  for (const [name, run] of Object.entries(chunks)) packed.set(join(chunksDir, name), run)
+}
 
 const cacheFileOf = (file: string) => `${file}.cache`
 
@@ -43,7 +61,7 @@ const readIfPresent = (file: string): Buffer | undefined => {
 
 /** The CommonJS wrapper, the same at build and at run time (the cache is of this exact source). */
 const asScriptSource = (chunkSource: string) =>
-  `(function (exports, require, module, __filename, __dirname) {${chunkSource}\n})`
+  `(function (exports, require, module, __filename, __dirname, definePacked) {${chunkSource}\n})`
 
 const compile = (file: string, cachedData?: Buffer) =>
   new Script(asScriptSource(readFileSync(file, "utf8")), { filename: file, cachedData })
@@ -54,13 +72,19 @@ const requireFrom = (id: string): unknown => (id.startsWith("./") ? requireChunk
 const requireChunk = (file: string): { exports: unknown } => {
   const known = loaded.get(file)
   if (known !== undefined) return known.module
+  const module = { exports: {} }
+  const inPack = packed.get(file)
+  // Registered before it runs: chunks may require each other in a cycle, as ES modules may.
+  if (inPack !== undefined) {
+    loaded.set(file, { module, script: undefined, cached: true })
+    inPack(module.exports, requireFrom, module, file, chunksDir, definePacked)
+    return module
+  }
   const cachedData = readIfPresent(cacheFileOf(file))
   const script = compile(file, cachedData)
-  const module = { exports: {} }
-  // Registered before it runs: chunks may require each other in a cycle, as ES modules may.
   loaded.set(file, { module, script, cached: cachedData !== undefined && !script.cachedDataRejected })
   const run = script.runInThisContext() as ChunkFunction
-  run(module.exports, requireFrom, module, file, chunksDir)
+  run(module.exports, requireFrom, module, file, chunksDir, definePacked)
   return module
 }
 
@@ -75,7 +99,7 @@ const writeCacheIfMissing = (file: string, script: () => Script) => {
  */
 const writeCodeCacheAtExit = (everyChunk: boolean) =>
   process.once("exit", () => {
-    for (const [file, { script, cached }] of loaded) if (!cached) writeCacheIfMissing(file, () => script)
+    for (const [file, { script, cached }] of loaded) if (!cached && script !== undefined) writeCacheIfMissing(file, () => script)
     if (!everyChunk) return
     for (const name of readdirSync(chunksDir).filter((name) => name.endsWith(".cjs"))) {
       writeCacheIfMissing(join(chunksDir, name), () => compile(join(chunksDir, name)))

@@ -3,7 +3,7 @@
  * a signal. Scripts branch on these numbers, so they are part of the interface (see `relay --help`).
  */
 
-import { isAuthNeeded } from "../domain/oauth.js"
+import { isAuthNeeded } from "../domain/authNeeded.js"
 
 export const EXIT_OK = 0
 export const EXIT_FAILURE = 1

@@ -159,23 +159,12 @@ export const insecureReason = (url: string): string | undefined => {
   return parsed.protocol === "http:" ? "plain http is only used on this machine (loopback)" : `unsupported scheme ${parsed.protocol}`
 }
 
-/** What `relay auth login` needs to be repeated: shown in hints at every door. */
+/** What `relay auth login` needs to be repeated: shown in hints at every door (loginCommand, authNeeded.ts). */
 export interface LoginCommand {
   readonly agentUrl: string
   readonly flow?: OAuthFlow | undefined
   readonly clientId?: string | undefined
 }
-
-const FLOW_FLAGS: Readonly<Record<string, string>> = {
-  client_credentials: " --client-secret -",
-  authorization_code: " --flow authorization_code",
-  device_code: " --flow device_code"
-}
-
-/** The exact `relay auth login` command that repeats a login: also what an assistant tells its user. */
-export const loginCommand = (a: { readonly agentUrl: string; readonly flow?: string | undefined; readonly clientId?: string | undefined }) =>
-  `relay auth login --url ${a.agentUrl}${a.clientId === undefined ? " --client-id <CLIENT_ID>" : ` --client-id ${a.clientId}`}` +
-  (a.flow === undefined ? "" : FLOW_FLAGS[a.flow] ?? "")
 
 // ---------------------------------------------------------------------------
 // Errors: each says what the person can do; every one is "authentication needed" (exit code 3).
@@ -308,7 +297,3 @@ export class ClockSkew extends Schema.TaggedError<ClockSkew>()("ClockSkew", {
 }
 
 export type OAuthError = OAuthSchemeUnknown | OAuthDiscoveryFailed | OAuthInsecureEndpoint | OAuthRefused | LoginRequired | LoginTimedOut | ClockSkew
-
-/** Errors that mean "log in" (exit code 3 on the terminal, needs_auth under MCP). */
-export const isAuthNeeded = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "authNeeded" in error && error.authNeeded === true

@@ -1,22 +1,7 @@
 /**
- * Handling secrets: comparing a presented one with the expected one in constant time, and showing
- * secrets and URLs (which may carry them) without giving them away.
+ * Showing secrets and URLs (which may carry them) without giving them away. Comparing them is
+ * secretCheck.ts: it needs node:crypto, which what only shows them (every listing) need not load.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
-
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
-
-/**
- * A check against one expected secret; its digest is computed once. Both are hashed first, so the
- * comparison takes the same time whatever the presented secret's length or content.
- */
-export const secretCheck = (expected: string) => {
-  const digest = sha256(expected)
-  return (presented: string): boolean => timingSafeEqual(digest, sha256(presented))
-}
-
-export const secretMatches = (expected: string, presented: string): boolean => secretCheck(expected)(presented)
-
 /** Shows enough of a secret to recognise it (its last 4 characters), never enough to use it. */
 export const maskSecret = (secret: string): string => (secret.length >= 16 ? `…${secret.slice(-4)}` : "****")
 

@@ -3,7 +3,7 @@
  * `tool (parameter value, …)`. What no tool can do is said as what comes closest.
  */
 import { cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
-import { loginCommand } from "../domain/oauth.js"
+import { loginCommand } from "../domain/authNeeded.js"
 
 const agent = (url: string | undefined) => (url === undefined ? "agent_url" : `agent_url ${url}`)
 

@@ -68,6 +68,13 @@ const withoutConversation = (record: SessionRecord, now: string): SessionRecord 
 const hasConversation = (record: SessionRecord) =>
   record.context_id !== undefined || record.task_id !== undefined || record.last_state !== undefined
 
+/**
+ * Listings in code-unit order of the (canonical) agent URL: the same on every machine, and no
+ * localeCompare, whose first call loads ICU's collation (~8 ms of `relay session list`, 2-core machine).
+ */
+const byAgentUrl = (a: SessionRecord, b: SessionRecord) =>
+  a.agent_url < b.agent_url ? -1 : a.agent_url > b.agent_url ? 1 : 0
+
 const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
   // Keys are canonical AgentUrls, as every earlier relay wrote them, so old files read the same.
   // What is read back is not decoded or branded again: the file is ours, only AgentUrls were
@@ -85,8 +92,7 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
 
   return SessionStore.of({
     get: lookup,
-    list: Effect.map(backend.read, (file) =>
-      Object.values(file.sessions).sort((a, b) => a.agent_url.localeCompare(b.agent_url))),
+    list: Effect.map(backend.read, (file) => Object.values(file.sessions).sort(byAgentUrl)),
     update: (agentUrl, patch) =>
       change(agentUrl, (key, record, now) => {
         const next = applyPatch(record ?? newRecord(key, now), patch, now)

@@ -4,8 +4,9 @@
  * RELAY_HOME if set, else $XDG_STATE_HOME/a2a-relay, else ~/.local/state/a2a-relay.
  * Created 0700 because it holds secrets.
  */
-import { FileSystem, Path } from "@effect/platform"
+import { Path } from "@effect/platform"
 import { Config, Context, Effect, Layer, Option, Ref } from "effect"
+import * as Fs from "node:fs"
 import * as Os from "node:os"
 import { StateFileUnavailable } from "../domain/errors.js"
 
@@ -28,30 +29,33 @@ export const resolveStateDir = Effect.gen(function*() {
   return path.join(home, ".local", "state", "a2a-relay")
 })
 
+/** Makes the directory 0700: mkdir honours the umask, so the mode is set again after. */
+const createDirectory = (dir: string) => {
+  Fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+  Fs.chmodSync(dir, 0o700)
+  return "created" as const
+}
+
+/**
+ * Synchronous, as SessionStore's reads are: the first asynchronous file operation of a process
+ * starts libuv's thread pool, which `relay session list` would start for this check alone (~1-3 ms).
+ */
 const ensureDirectory = (dir: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const exists = yield* fs.exists(dir)
-    if (!exists) {
-      yield* fs.makeDirectory(dir, { recursive: true, mode: 0o700 })
-      // mkdir honours the umask; make sure the final mode really is 0700.
-      yield* fs.chmod(dir, 0o700)
-      return
-    }
-    const info = yield* fs.stat(dir)
-    if (info.type !== "Directory") {
-      return yield* new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
-    }
-    if ((info.mode & 0o077) !== 0) {
-      yield* Effect.logWarning(
+  Effect.try({
+    try: () => Fs.statSync(dir, { throwIfNoEntry: false }) ?? createDirectory(dir),
+    catch: (error) => new StateFileUnavailable({ file: dir, operation: "create", reason: error instanceof Error ? error.message : String(error) })
+  }).pipe(Effect.flatMap((info) =>
+    info === "created"
+      ? Effect.void
+      : !info.isDirectory()
+      ? new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
+      : (info.mode & 0o077) !== 0
+      ? Effect.logWarning(
         `State directory ${dir} is readable by other users (mode ${(info.mode & 0o777).toString(8)}); ` +
           `run "chmod 700 ${dir}"`
       )
-    }
-  }).pipe(
-    Effect.catchTag("SystemError", "BadArgument", (error) =>
-      new StateFileUnavailable({ file: dir, operation: "create", reason: error.message }))
-  )
+      : Effect.void
+  ))
 
 /**
  * The real directory, resolved from the environment. Nothing touches the disk until a
@@ -59,12 +63,10 @@ const ensureDirectory = (dir: string) =>
  */
 export const make = Effect.gen(function*() {
   const path = yield* Path.Path
-  const fs = yield* FileSystem.FileSystem
   const dir = yield* resolveStateDir
   const ready = yield* Ref.make(false)
   // Only success is remembered: a directory that failed once may be fixed while the MCP server runs.
   const ensure = ensureDirectory(dir).pipe(
-    Effect.provideService(FileSystem.FileSystem, fs),
     Effect.zipRight(Ref.set(ready, true)),
     Effect.unlessEffect(Ref.get(ready)),
     Effect.asVoid

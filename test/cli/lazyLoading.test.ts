@@ -28,8 +28,8 @@ interface Loaded {
   readonly cache: "accepted" | "rejected" | "none" | undefined
 }
 
-/** Every file of the bundle a command line loaded (test/fixtures/recordLoadedModules.mjs). */
-const filesLoadedBy = (args: ReadonlyArray<string>, input = ""): Array<Loaded> => {
+/** Every line test/fixtures/recordLoadedModules.mjs recorded while a command line ran. */
+const recordOf = (args: ReadonlyArray<string>, input = ""): Array<string> => {
   const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-lazy-"))
   const record = Path.join(home, "loaded.txt")
   const result = spawnSync(process.execPath, ["--import", recorder, relayBin, ...args], {
@@ -39,7 +39,16 @@ const filesLoadedBy = (args: ReadonlyArray<string>, input = ""): Array<Loaded> =
     timeout: 20_000
   })
   expect(result.error).toBeUndefined()
-  return Fs.readFileSync(record, "utf8").split("\n").filter((line) => line.startsWith("file:")).map((line) => {
+  return Fs.readFileSync(record, "utf8").split("\n")
+}
+
+/** Node's built-in modules a command line loaded, as "node:<name>" ("node:internal/…" included). */
+const builtinsLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> =>
+  new Set(recordOf(args, input).filter((line) => line.startsWith("node:")))
+
+/** Every file of the bundle a command line loaded. */
+const filesLoadedBy = (args: ReadonlyArray<string>, input = ""): Array<Loaded> => {
+  return recordOf(args, input).filter((line) => line.startsWith("file:")).map((line) => {
     const [url, cache] = line.split(" cache=")
     return { file: Path.relative(Path.dirname(dist), fileURLToPath(url!)), cache: cache as Loaded["cache"] }
   })
@@ -59,7 +68,9 @@ const HEAVY = {
   "@effect/ai": "node_modules/@effect/ai",
   "the A2A client": "src/services/A2aClient.ts",
   "the HTTP client (undici)": "node_modules/undici/",
-  "the OAuth client (openid-client)": "node_modules/openid-client/"
+  "the OAuth client (openid-client)": "node_modules/openid-client/",
+  // Not heavy in bytes, but its seven error classes cost ~1.5 ms to build (domain/authNeeded.ts).
+  "the OAuth errors": "src/domain/oauth.ts"
 }
 
 /**
@@ -78,6 +89,32 @@ describe("start-up loads only what a command uses", () => {
     const sources = sourcesLoadedBy(args)
     expect(sources.size).toBeGreaterThan(0)
     for (const [name, prefix] of Object.entries(HEAVY)) expect(loads(sources, prefix), `loads ${name}`).toBe(false)
+  })
+
+  /**
+   * What only some commands use is loaded when first used: the terminal (node:readline, and
+   * process.stdin behind it) by a prompt (cli/lazyTerminal.ts); node:crypto by what compares
+   * secrets (domain/secretCheck.ts) or names a temporary file (scripts/bundle.mjs).
+   */
+  it.each([["session", "list"], ["session", "list", "--json"]])("relay %s %s %s loads none of Node's modules it does not use", (...args) => {
+    const builtins = builtinsLoadedBy(args)
+    expect(builtins.has("node:fs")).toBe(true)
+    // (Not node:internal/…: the recorder's module hooks load some of those themselves.)
+    for (const unused of ["node:readline", "node:crypto"]) {
+      expect(builtins.has(unused), `loads ${unused}`).toBe(false)
+    }
+  })
+
+  it("relay session list reads under 1 MB of chunk source (split per group, written without whitespace)", () => {
+    const bytes = filesLoadedBy(["session", "list"]).reduce((sum, { file }) => sum + Fs.statSync(Path.join(Path.dirname(dist), file)).size, 0)
+    expect(bytes).toBeGreaterThan(100_000)
+    expect(bytes).toBeLessThan(1_000_000)
+  })
+
+  it("relay session list reads and compiles at most 10 chunk files: what every command loads is one (scripts/bundle.mjs)", () => {
+    const chunks = filesLoadedBy(["session", "list"]).filter(({ file }) => file.startsWith("dist/chunks/"))
+    expect(chunks[0]?.file).toBe("dist/chunks/app.cjs")
+    expect(chunks.length).toBeLessThanOrEqual(10)
   })
 
   it("relay --version loads no Effect at all", () => {

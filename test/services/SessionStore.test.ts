@@ -105,6 +105,18 @@ describe("SessionStore (file)", () => {
       })
     ))
 
+  it.effect("lists sessions in code-unit order of their agent URL, whatever the locale", () =>
+    withFileStore(() =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        for (const url of ["http://b.test/a", "http://a.test/b", "http://b.test/Z", "http://a-b.test"]) {
+          yield* store.update(agentUrlOf(url), { context_id: url })
+        }
+        // localeCompare would put "/a" before "/Z" (and differ with the locale); code units do not.
+        expect((yield* store.list).map((r) => r.agent_url)).toEqual(["http://a-b.test", "http://a.test/b", "http://b.test/Z", "http://b.test/a"])
+      })
+    ))
+
   it.effect("clearing sessions keeps credentials; clearing credentials keeps the session", () =>
     withFileStore(() =>
       Effect.gen(function*() {

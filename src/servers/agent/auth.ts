@@ -9,7 +9,7 @@ import { Config, Effect, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
 import type * as V1 from "../../a2a/v1.js"
-import { secretCheck } from "../../domain/secrets.js"
+import { secretCheck } from "../../domain/secretCheck.js"
 
 export const API_KEY_HEADER = "X-API-Key"
 export const API_KEY_SCHEME = "apiKey"

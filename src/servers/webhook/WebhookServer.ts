@@ -9,7 +9,7 @@
  */
 import { Effect, Redacted } from "effect"
 import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_PUSH_BODY_BYTES } from "../../domain/limits.js"
-import { secretMatches } from "../../domain/secrets.js"
+import { secretMatches } from "../../domain/secretCheck.js"
 import { serverBaseUrl } from "../address.js"
 import { type Exchange, headerValue, serveExchanges, writeEmpty, writeJson } from "../exchange.js"
 import type { NotificationRecord } from "../../domain/notification.js"

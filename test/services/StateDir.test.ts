@@ -1,0 +1,61 @@
+import * as NodePath from "@effect/platform-node/NodePath"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer, Logger } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as StateDir from "../../src/services/StateDir.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+/** Runs `body` with the StateDir of RELAY_HOME = `dir`, collecting the warnings it logs. */
+const withStateDir = <A, E>(dir: string, body: (stateDir: StateDir.StateDir["Type"]) => Effect.Effect<A, E>) => {
+  const warnings: Array<string> = []
+  const layer = StateDir.layer.pipe(
+    Layer.provide(NodePath.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", dir]]))))
+  )
+  const collect = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => warnings.push(String(message))))
+  return Effect.flatMap(StateDir.StateDir, body).pipe(Effect.provide(layer), Effect.provide(collect), Effect.map((a) => [a, warnings] as const))
+}
+
+describe("StateDir.ensure", () => {
+  it.effect("creates a missing directory (and its parents) 0700 whatever the umask, once", () => {
+    const home = tempHome()
+    const dir = Path.join(home.stateDir, "nested")
+    const umask = process.umask(0o022)
+    return withStateDir(dir, (stateDir) => Effect.zipRight(stateDir.ensure, stateDir.ensure)).pipe(
+      Effect.map(([, warnings]) => {
+        expect(Fs.statSync(dir).mode & 0o777).toBe(0o700)
+        expect(warnings).toEqual([])
+      }),
+      Effect.ensuring(Effect.sync(() => {
+        process.umask(umask)
+        home.cleanup()
+      }))
+    )
+  })
+
+  it.effect("warns of a directory others can read, and refuses a file in its place", () => {
+    const home = tempHome()
+    Fs.mkdirSync(home.stateDir, { mode: 0o755 })
+    Fs.chmodSync(home.stateDir, 0o755)
+    const file = Path.join(home.parent, "a-file")
+    Fs.writeFileSync(file, "")
+    return Effect.gen(function*() {
+      const [, warnings] = yield* withStateDir(home.stateDir, (stateDir) => stateDir.ensure)
+      expect(warnings.join("\n")).toContain(`State directory ${home.stateDir} is readable by other users (mode 755)`)
+      const refused = yield* Effect.flip(withStateDir(file, (stateDir) => stateDir.ensure))
+      expect(refused).toMatchObject({ _tag: "StateFileUnavailable", file, operation: "use", reason: "it is not a directory" })
+    }).pipe(Effect.ensuring(Effect.sync(home.cleanup)))
+  })
+
+  it.effect("a directory that cannot be made fails with a typed error naming it", () => {
+    const home = tempHome()
+    const blocker = Path.join(home.parent, "blocker")
+    Fs.writeFileSync(blocker, "")
+    const dir = Path.join(blocker, "state")
+    return Effect.flip(withStateDir(dir, (stateDir) => stateDir.ensure)).pipe(
+      Effect.map((error) => expect(error).toMatchObject({ _tag: "StateFileUnavailable", file: dir, operation: "create" })),
+      Effect.ensuring(Effect.sync(home.cleanup))
+    )
+  })
+})
