@@ -242,10 +242,18 @@ const makeFileBackend = Effect.gen(function*() {
       return yield* new StateFileCorrupt({ file, movedTo, reason })
     })
 
+  // The file is still read every time; only decoding the very text decoded last time is skipped
+  // (a send_message reads it three times, mostly unchanged). The decoded store is never mutated.
+  let lastDecoded: { readonly text: string; readonly file: StoreFile } | undefined
+
   /** Decodes the file; a damaged one is moved aside (only while holding the lock). */
   const parse = (text: string, holdingLock: boolean): Effect.Effect<StoreFile, StoreError> => {
+    if (lastDecoded?.text === text) return Effect.succeed(lastDecoded.file)
     const decoded = decodeStoreFile(text)
-    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    if (Either.isRight(decoded)) {
+      lastDecoded = { text, file: decoded.right }
+      return Effect.succeed(decoded.right)
+    }
     const version = declaredVersion(text)
     if (version !== undefined && version > STORE_FORMAT_VERSION) return new StateFileTooNew({ file, version })
     const reason = ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"

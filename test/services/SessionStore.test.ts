@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, type Layer, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
@@ -12,7 +12,7 @@ import { agentUrlOf } from "../helpers/agentUrl.js"
 const mode = (path: string) => Fs.statSync(path).mode & 0o777
 
 /** Runs `body` against the real file store in a fresh temp state dir. */
-const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, SessionStore.SessionStore>) => {
+const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof storeLayer>>>) => {
   const home = tempHome()
   return body(home.stateDir).pipe(Effect.provide(storeLayer(home.stateDir)), Effect.ensuring(Effect.sync(home.cleanup)))
 }
@@ -254,6 +254,24 @@ describe("SessionStore (file)", () => {
           { concurrency: "unbounded" }
         )
         expect((yield* store.list).length).toBe(40)
+      })
+    ))
+})
+
+describe("SessionStore reads", () => {
+  it.effect("every read sees what another store (another process) wrote since, the same text read twice or not", () =>
+    withFileStore(() =>
+      Effect.gen(function*() {
+        const mine = yield* SessionStore.make
+        const theirs = yield* SessionStore.make
+        const key = agentUrlOf("http://a.test")
+        yield* theirs.update(key, { context_id: "c1" })
+        expect(Option.getOrThrow(yield* mine.get(key)).context_id).toBe("c1")
+        expect(Option.getOrThrow(yield* mine.get(key)).context_id).toBe("c1")
+        yield* theirs.update(key, { context_id: "c2", task_id: "t2" })
+        expect(Option.getOrThrow(yield* mine.get(key))).toMatchObject({ context_id: "c2", task_id: "t2" })
+        yield* mine.update(key, { last_state: "completed" })
+        expect(Option.getOrThrow(yield* theirs.get(key))).toMatchObject({ context_id: "c2", task_id: "t2", last_state: "completed" })
       })
     ))
 })
