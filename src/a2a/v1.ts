@@ -474,11 +474,46 @@ const decodeStreamResponseSchema = ProtoJson.decoderEither(StreamResponse)
 export const decodeStreamResponse = (input: unknown): Either.Either<StreamResponse, ParseResult.ParseError> =>
   isCanonicalStatusUpdate(input) ? Either.right(input as unknown as StreamResponse) : decodeStreamResponseSchema(input)
 
+const isTextParts = (u: unknown) =>
+  Array.isArray(u) && u.every((part) => Predicate.isRecord(part) && keysWithin(part, ["text"]) && isText(part["text"]))
+
+const isCanonicalArtifact = (u: unknown) =>
+  Predicate.isRecord(u) && keysWithin(u, ["artifactId", "name", "description", "parts"]) && isText(u["artifactId"]) &&
+  isOptionalId(u["name"]) && isOptionalId(u["description"]) && isTextParts(u["parts"])
+
+const isOptionalListOf = (u: unknown, isItem: (item: unknown) => boolean) => u === undefined || (Array.isArray(u) && u.every(isItem))
+
+/** A task of text only in canonical ProtoJSON: its status, its text messages, its artifacts of text parts. */
+const isCanonicalTask = (u: unknown) =>
+  Predicate.isRecord(u) && keysWithin(u, ["id", "contextId", "status", "artifacts", "history"]) && isText(u["id"]) &&
+  isOptionalId(u["contextId"]) && isCanonicalStatus(u["status"]) && isOptionalListOf(u["artifacts"], isCanonicalArtifact) &&
+  isOptionalListOf(u["history"], isCanonicalTextMessage)
+
+const decodeTaskSchema = ProtoJson.decoderEither(Task)
+
+/**
+ * Decodes a Task (GetTask's answer, and the task of a SendMessage answer). A task of text in
+ * canonical ProtoJSON, as agents mostly answer, is already the decoded value and is taken as it
+ * is; anything else goes through the ProtoJSON reader. The schema's decode was ~0.1 ms of each
+ * answer `relay mcp`'s send_message reads (two per call); a property test checks that both ways
+ * give the same value.
+ */
+export const decodeTask = (input: unknown): Either.Either<Task, ParseResult.ParseError> =>
+  isCanonicalTask(input) ? Either.right(input as unknown as Task) : decodeTaskSchema(input)
+
 export const SendMessageResponse = Schema.Union(
   Schema.Struct({ task: Task }),
   Schema.Struct({ message: Message })
 ).annotations({ identifier: "SendMessageResponse" })
 export type SendMessageResponse = typeof SendMessageResponse.Type
+
+const decodeSendMessageResponseSchema = ProtoJson.decoderEither(SendMessageResponse)
+
+/** Decodes a SendMessage answer: `{task}` with a canonical task as decodeTask does, anything else by its schema. */
+export const decodeSendMessageResponse = (input: unknown): Either.Either<SendMessageResponse, ParseResult.ParseError> =>
+  Predicate.isRecord(input) && keysWithin(input, ["task"]) && isCanonicalTask(input["task"])
+    ? Either.right(input as unknown as SendMessageResponse)
+    : decodeSendMessageResponseSchema(input)
 
 export const GetTaskRequest = Schema.Struct({
   tenant: optionalText,

@@ -6,7 +6,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Logger, type LogLevel } from "effect"
+import { Effect, FiberRef, HashSet, Logger, type LogLevel } from "effect"
 
 const MCP_LEVELS: Record<LogLevel.LogLevel["_tag"], LoggingLevel | undefined> = {
   All: "debug",
@@ -28,5 +28,6 @@ export const logToClient = (server: McpServer, sessionId: string | undefined) =>
     if (level === undefined || !server.isConnected()) return
     server.server.sendLoggingMessage({ level, logger: "a2a-relay", data: textOf(message) }, sessionId).catch(() => undefined)
   })
-  return Effect.provide(effect, Logger.add(toClient))
+  // What Logger.add does, without building a layer on every call (~0.1 ms each).
+  return Effect.locallyWith(effect, FiberRef.currentLoggers, HashSet.add(toClient))
 }

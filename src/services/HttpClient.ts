@@ -15,7 +15,11 @@ export const make = Effect.gen(function*() {
       Effect.map((context) => Context.get(context, HttpClient.HttpClient))
     )
   )
-  return HttpClient.make((request) => Effect.flatMap(undici, (client) => client.execute(request)))
+  // No tracer is installed, so a request's span (its URL and every header copied into attributes)
+  // was ~0.1 ms of work per request that nobody read.
+  return HttpClient.make((request) => Effect.flatMap(undici, (client) => client.execute(request))).pipe(
+    HttpClient.withTracerDisabledWhen(() => true)
+  )
 })
 
 export const layer = Layer.scoped(HttpClient.HttpClient, make)

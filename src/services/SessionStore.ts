@@ -192,6 +192,32 @@ const writeAll = (fd: number, bytes: Buffer) => {
   for (let written = 0; written < bytes.length;) written += Fs.writeSync(fd, bytes, written)
 }
 
+/**
+ * The file system proper-lockfile works the lock with: its callback API over the synchronous
+ * calls (as its own lockSync does), for the reason above: taking and dropping the lock were three
+ * thread-pool round trips (mkdir, stat, rmdir), ~0.3 ms of every update. Waiting for a lock held
+ * elsewhere still happens on its timers. One object for the process: proper-lockfile keeps its
+ * probe of the file system's mtime precision on it.
+ */
+const LOCK_FS_METHODS = ["mkdir", "realpath", "stat", "rmdir", "utimes"] as const
+const lockFs: typeof Fs = (() => {
+  const withCallbacks: Record<string, unknown> = { ...Fs }
+  for (const method of LOCK_FS_METHODS) {
+    const sync = Fs[`${method}Sync`] as (...args: ReadonlyArray<unknown>) => unknown
+    withCallbacks[method] = (...args: Array<unknown>) => {
+      const callback = args.pop() as (error: unknown, result?: unknown) => void
+      let result: unknown
+      try {
+        result = sync(...args)
+      } catch (error) {
+        return callback(error)
+      }
+      callback(null, result)
+    }
+  }
+  return withCallbacks as unknown as typeof Fs
+})()
+
 /** fsync on the thread pool: the one step whose time depends on the disk. */
 const flushToDisk = (fd: number) =>
   Effect.async<void, NodeJS.ErrnoException>((resume) => Fs.fsync(fd, (error) => resume(error === null ? Effect.void : Effect.fail(error))))
@@ -222,10 +248,18 @@ const makeFileBackend = Effect.gen(function*() {
       return yield* new StateFileCorrupt({ file, movedTo, reason })
     })
 
+  // The file is still read every time; only decoding the very text decoded last time is skipped
+  // (a send_message reads it three times, mostly unchanged). The decoded store is never mutated.
+  let lastDecoded: { readonly text: string; readonly file: StoreFile } | undefined
+
   /** Decodes the file; a damaged one is moved aside (only while holding the lock). */
   const parse = (text: string, holdingLock: boolean): Effect.Effect<StoreFile, StoreError> => {
+    if (lastDecoded?.text === text) return Effect.succeed(lastDecoded.file)
     const decoded = decodeStoreFile(text)
-    if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
+    if (Either.isRight(decoded)) {
+      lastDecoded = { text, file: decoded.right }
+      return Effect.succeed(decoded.right)
+    }
     const version = declaredVersion(text)
     if (version !== undefined && version > STORE_FORMAT_VERSION) return new StateFileTooNew({ file, version })
     const reason = ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"
@@ -256,6 +290,7 @@ const makeFileBackend = Effect.gen(function*() {
         // Loaded on the first write: reading commands (`session list`) never parse it (~5 ms).
         import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
           ...LOCK_OPTIONS,
+          fs: lockFs,
           lockfilePath: `${file}.lock`,
           onCompromised: (error) => {
             // proper-lockfile's default throws from a timer and would crash the process; this runs

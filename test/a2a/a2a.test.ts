@@ -647,18 +647,22 @@ describe("SendMessageRequest fast path", () => {
   })
 })
 
+const textParts = mostly(fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }), fc.constant([{ text: "a", mediaType: "text/plain" }]))
+const textMessage = fc.record({
+  messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
+  role: mostly(fc.constantFrom("ROLE_USER", "ROLE_AGENT"), fc.constantFrom("agent", "ROLE_OTHER", 2)),
+  parts: textParts,
+  contextId: absentOr(id),
+  taskId: absentOr(id)
+}).map(withoutUndefined)
+const taskStatus = fc.record({
+  state: mostly(fc.constantFrom(...V1.TASK_STATES), fc.constantFrom("working", "TASK_STATE_BOGUS", 3, "TASK_STATE_CANCELLED")),
+  timestamp: absentOr(mostly(fc.constant("2026-01-01T00:00:00.000Z"), fc.constantFrom("", null))),
+  message: absentOr(mostly(textMessage, fc.constant(null)))
+}).map(withoutUndefined)
+
 describe("StreamResponse fast path (status updates)", () => {
-  const textMessage = fc.record({
-    messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
-    role: mostly(fc.constantFrom("ROLE_USER", "ROLE_AGENT"), fc.constantFrom("agent", "ROLE_OTHER", 2)),
-    parts: mostly(fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }), fc.constant([{ text: "a", mediaType: "text/plain" }])),
-    contextId: absentOr(id)
-  }).map(withoutUndefined)
-  const status = fc.record({
-    state: mostly(fc.constantFrom(...V1.TASK_STATES), fc.constantFrom("working", "TASK_STATE_BOGUS", 3, "TASK_STATE_CANCELLED")),
-    timestamp: absentOr(mostly(fc.constant("2026-01-01T00:00:00.000Z"), fc.constantFrom("", null))),
-    message: absentOr(mostly(textMessage, fc.constant(null)))
-  }).map(withoutUndefined)
+  const status = taskStatus
   const update = fc.record({
     taskId: mostly(fc.uuid(), fc.constantFrom("", 5)),
     contextId: mostly(fc.uuid(), fc.constantFrom(undefined, "", null)),
@@ -675,6 +679,96 @@ describe("StreamResponse fast path (status updates)", () => {
 
   it("decodes exactly as the schema does", () => {
     decodesAsTheSchemaDoes(event, V1.decodeStreamResponse, (input) => ProtoJson.decoderEither(V1.StreamResponse)(input), (input, decoded) => decoded === input)
+  })
+})
+
+describe("Task and SendMessageResponse fast paths (answers of text)", () => {
+  const artifact = fc.record({
+    artifactId: mostly(fc.uuid(), fc.constantFrom("", 4)),
+    name: absentOr(mostly(fc.constant("answer"), fc.constantFrom("", null))),
+    description: absentOr(fc.constantFrom("the answer", "")),
+    parts: mostly(textParts, fc.constantFrom(undefined, null, [{ data: { a: 1 } }])),
+    metadata: absentOr(fc.constant({ a: 1 }))
+  }).map(withoutUndefined)
+  const task = fc.record({
+    id: mostly(fc.uuid(), fc.constantFrom("", 9, undefined)),
+    contextId: absentOr(id),
+    status: mostly(taskStatus, fc.constantFrom({}, undefined)),
+    artifacts: absentOr(mostly(fc.array(artifact, { maxLength: 2 }), fc.constant(null))),
+    history: absentOr(mostly(fc.array(textMessage, { maxLength: 3 }), fc.constant(null))),
+    metadata: absentOr(fc.constant({ a: 1 })),
+    kind: absentOr(fc.constant("task"))
+  }).map(withoutUndefined)
+  const answer = fc.oneof(
+    { arbitrary: fc.record({ task }), weight: 5 },
+    { arbitrary: fc.record({ task, extra: fc.constant(1) }), weight: 1 },
+    { arbitrary: fc.record({ message: textMessage }), weight: 1 },
+    { arbitrary: fc.constant({}), weight: 1 }
+  )
+
+  it("a Task decodes exactly as the schema does", () => {
+    decodesAsTheSchemaDoes(task, V1.decodeTask, (input) => ProtoJson.decoderEither(V1.Task)(input), (input, decoded) => decoded === input)
+  })
+
+  it("a SendMessage answer decodes exactly as the schema does", () => {
+    decodesAsTheSchemaDoes(
+      answer,
+      V1.decodeSendMessageResponse,
+      (input) => ProtoJson.decoderEither(V1.SendMessageResponse)(input),
+      (input, decoded) => decoded === input
+    )
+  })
+
+  // One change at a time to a canonical task, so each near miss is drawn often.
+  const canonicalTask = fc.record({
+    id: fc.uuid(),
+    contextId: fc.uuid(),
+    status: fc.record({ state: fc.constantFrom("TASK_STATE_WORKING", "TASK_STATE_COMPLETED"), timestamp: fc.constant("2026-01-01T00:00:00.000Z") }),
+    history: fc.array(fc.record({ messageId: fc.uuid(), role: fc.constantFrom("ROLE_USER", "ROLE_AGENT"), parts: fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }) }), { minLength: 1, maxLength: 2 }),
+    artifacts: fc.array(fc.record({ artifactId: fc.uuid(), name: fc.constant("answer"), parts: fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }) }), { minLength: 1, maxLength: 2 })
+  })
+  type Canonical = typeof canonicalTask extends fc.Arbitrary<infer T> ? T : never
+  const withArtifact = (t: Canonical, change: Record<string, unknown>) => ({ ...t, artifacts: [{ ...t.artifacts[0]!, ...change }] })
+  const withMessage = (t: Canonical, change: Record<string, unknown>) => ({ ...t, history: [{ ...t.history[0]!, ...change }] })
+  const nearMisses: ReadonlyArray<(t: Canonical) => unknown> = [
+    (t) => t,
+    (t) => ({ ...t, contextId: "" }),
+    (t) => ({ ...t, id: 9 }),
+    (t) => ({ ...t, kind: "task" }),
+    (t) => ({ ...t, metadata: {} }),
+    (t) => ({ ...t, status: { ...t.status, timestamp: "" } }),
+    (t) => ({ ...t, status: { state: "working" } }),
+    (t) => ({ ...t, status: { state: "TASK_STATE_UNSPECIFIED" } }),
+    (t) => withArtifact(t, { name: "" }),
+    (t) => withArtifact(t, { description: "" }),
+    (t) => withArtifact(t, { parts: undefined }),
+    (t) => withArtifact(t, { parts: [{ text: "a", mediaType: "text/plain" }] }),
+    (t) => withArtifact(t, { artifact_id: "a" }),
+    (t) => withMessage(t, { role: "agent" }),
+    (t) => withMessage(t, { contextId: "" }),
+    (t) => withMessage(t, { parts: [{ data: { a: 1 } }] })
+  ]
+
+  it("each near miss of a canonical task decodes exactly as the schema does", () => {
+    decodesAsTheSchemaDoes(
+      fc.tuple(canonicalTask, fc.constantFrom(...nearMisses)).map(([t, change]) => JSON.parse(JSON.stringify(change(t)))),
+      V1.decodeTask,
+      (input) => ProtoJson.decoderEither(V1.Task)(input),
+      (input, decoded) => decoded === input
+    )
+  })
+
+  it("takes what relay's own agent answers as it is", () => {
+    const answered = {
+      id: "t1",
+      contextId: "c1",
+      status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-01-01T00:00:00.000Z" },
+      history: [{ messageId: "m1", role: "ROLE_USER", parts: [{ text: "hello" }], taskId: "t1", contextId: "c1" }],
+      artifacts: [{ artifactId: "a1", name: "answer", parts: [{ text: "hello" }] }]
+    }
+    expect(Either.getOrThrow(V1.decodeTask(answered))).toBe(answered)
+    const sent = { task: answered }
+    expect(Either.getOrThrow(V1.decodeSendMessageResponse(sent))).toBe(sent)
   })
 })
 

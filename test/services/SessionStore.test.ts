@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, type Layer, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
@@ -12,7 +12,7 @@ import { agentUrlOf } from "../helpers/agentUrl.js"
 const mode = (path: string) => Fs.statSync(path).mode & 0o777
 
 /** Runs `body` against the real file store in a fresh temp state dir. */
-const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, SessionStore.SessionStore>) => {
+const withFileStore = <A, E>(body: (stateDir: string) => Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof storeLayer>>>) => {
   const home = tempHome()
   return body(home.stateDir).pipe(Effect.provide(storeLayer(home.stateDir)), Effect.ensuring(Effect.sync(home.cleanup)))
 }
@@ -266,6 +266,61 @@ describe("SessionStore (file)", () => {
           { concurrency: "unbounded" }
         )
         expect((yield* store.list).length).toBe(40)
+      })
+    ))
+})
+
+describe("SessionStore reads", () => {
+  it.effect("every read sees what another store (another process) wrote since, the same text read twice or not", () =>
+    withFileStore(() =>
+      Effect.gen(function*() {
+        const mine = yield* SessionStore.make
+        const theirs = yield* SessionStore.make
+        const key = agentUrlOf("http://a.test")
+        yield* theirs.update(key, { context_id: "c1" })
+        expect(Option.getOrThrow(yield* mine.get(key)).context_id).toBe("c1")
+        expect(Option.getOrThrow(yield* mine.get(key)).context_id).toBe("c1")
+        yield* theirs.update(key, { context_id: "c2", task_id: "t2" })
+        expect(Option.getOrThrow(yield* mine.get(key))).toMatchObject({ context_id: "c2", task_id: "t2" })
+        yield* mine.update(key, { last_state: "completed" })
+        expect(Option.getOrThrow(yield* theirs.get(key))).toMatchObject({ context_id: "c2", task_id: "t2", last_state: "completed" })
+      })
+    ))
+})
+
+describe("SessionStore lock", () => {
+  const lockOf = (stateDir: string) => Path.join(stateDir, "sessions.json.lock")
+  const read = (stateDir: string) => JSON.parse(Fs.readFileSync(Path.join(stateDir, "sessions.json"), "utf8"))
+
+  it.live("an update waits for a lock another process holds, writes once it is released, and releases its own", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        const key = agentUrlOf("http://a.test")
+        yield* store.update(key, { context_id: "c1" })
+        Fs.mkdirSync(lockOf(stateDir))
+        const update = yield* Effect.fork(store.update(key, { context_id: "c2" }))
+        yield* Effect.sleep("300 millis")
+        expect(read(stateDir).sessions[key].context_id).toBe("c1")
+        Fs.rmdirSync(lockOf(stateDir))
+        yield* Effect.timeout(update.await, "5 seconds")
+        expect(read(stateDir).sessions[key].context_id).toBe("c2")
+        expect(Fs.existsSync(lockOf(stateDir))).toBe(false)
+      })
+    ))
+
+  it.live("a lock left behind by a process that died (stale) is taken over", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        const key = agentUrlOf("http://a.test")
+        yield* store.update(key, { context_id: "c1" })
+        Fs.mkdirSync(lockOf(stateDir))
+        const longAgo = new Date(Date.now() - 60_000)
+        Fs.utimesSync(lockOf(stateDir), longAgo, longAgo)
+        yield* Effect.timeout(store.update(key, { context_id: "c2" }), "5 seconds")
+        expect(read(stateDir).sessions[key].context_id).toBe("c2")
+        expect(Fs.existsSync(lockOf(stateDir))).toBe(false)
       })
     ))
 })

@@ -142,7 +142,7 @@ export const discover = (state: ClientState, target: Target): Effect.Effect<Disc
     const known = (yield* Ref.get(state.cardLocations)).get(key)
     const ordered = known === undefined ? candidates : [known, ...candidates.filter((url) => url !== known)]
     const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(state, target, cardUrl))
-    yield* Ref.update(state.cardLocations, (map) => new Map(map).set(key, card.cardUrl))
+    if (card.cardUrl !== known) yield* Ref.update(state.cardLocations, (map) => new Map(map).set(key, card.cardUrl))
     return card
   }).pipe(Effect.withSpan("A2aClient.discover"))
 

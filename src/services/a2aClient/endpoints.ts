@@ -55,6 +55,9 @@ export const endpointsOf = (state: ClientState, target: Target) =>
     return preferred ? [preferred, ...endpoints.filter((e) => e !== preferred)] : endpoints
   })
 
+const isSameEndpoint = (a: Endpoint | undefined, b: Endpoint) =>
+  a !== undefined && a.url === b.url && a.binding === b.binding && a.version === b.version && a.tenant === b.tenant
+
 /** The 0.3 interface to fall back to: the same binding if the card offers it, else any. */
 const legacyEndpointFor = (endpoints: ReadonlyArray<Endpoint>, failed: Endpoint) =>
   endpoints.find((e) => e.version === "0.3" && e.binding === failed.binding) ?? endpoints.find((e) => e.version === "0.3")
@@ -86,7 +89,10 @@ export const withEndpoint = <A>(
     const attemptOn = (endpoint: Endpoint) =>
       warnCrossOrigin(state, target, endpoint).pipe(
         Effect.zipRight(attempt(endpoint)),
-        Effect.tap(() => Ref.update(state.workingEndpoints, (map) => new Map(map).set(target.agentUrl, endpoint)))
+        Effect.tap(() =>
+          Ref.update(state.workingEndpoints, (map) =>
+            isSameEndpoint(map.get(target.agentUrl), endpoint) ? map : new Map(map).set(target.agentUrl, endpoint))
+        )
       )
     return yield* attemptOn(first).pipe(
       Effect.catchIf(

@@ -50,12 +50,19 @@ const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRe
 /**
  * The body as text, read as a stream that stops (and so aborts the request) at the first chunk
  * past the target's limit, or at the first chunk at all when Content-Length announces more: a
- * hostile agent cannot make the client hold more than the limit.
+ * hostile agent cannot make the client hold more than the limit. A body whose Content-Length is
+ * within the limit is read whole: HTTP/1.1 framing ends it at that length (undici never reads
+ * past it into this body), and reading it in one piece skips the stream machinery and the
+ * abort that ends every streamed read (~0.1 ms of each answer).
  */
 export const readText = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
   Effect.suspend(() => {
     const limit = target.maxResponseBytes ?? MAX_RESPONSE_BYTES
-    const declared = Number(response.headers["content-length"])
+    const length = response.headers["content-length"]
+    const declared = Number(length)
+    if (isDeclaredLength(length) && declared <= limit) {
+      return Effect.mapError(response.text, (error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
+    }
     const chunks: Array<Uint8Array> = []
     let size = 0
     return response.stream.pipe(
@@ -70,6 +77,9 @@ export const readText = (target: Target, url: string, response: HttpClientRespon
       Effect.map(() => new TextDecoder().decode(Buffer.concat(chunks, size)))
     )
   })
+
+/** A Content-Length undici holds the body to: digits only (a list or a sign would not frame it). */
+const isDeclaredLength = (value: string | undefined): value is string => value !== undefined && /^\d{1,15}$/.test(value)
 
 /** Response headers only (streams read the body afterwards), within the response timeout. */
 export const execute = (state: ClientState, target: Target, request: HttpClientRequest.HttpClientRequest) =>
