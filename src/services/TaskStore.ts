@@ -252,18 +252,47 @@ export const make = (options: TaskStoreOptions = {}) =>
     const maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
     const records = new Map<string, TaskRecord>()
-    const byContext = new Map<string, Set<string>>()
+    /** The ids of each conversation's tasks: the id alone while it has one (most have: a Set per task cost ~100 bytes each). */
+    const byContext = new Map<string, string | Set<string>>()
+    /** The record set last in `records` (the map's newest entry), which a change need not move again. */
+    let newest: TaskRecord | undefined
     const workers = yield* FiberMap.make<string>()
     const forkWorker = yield* FiberMap.runtime(workers)<never>()
     let nextSeq = 0
 
     const forget = (id: string, record: TaskRecord) => {
       records.delete(id)
+      if (newest === record) newest = undefined
       const contextId = record.contextId
       if (contextId === undefined) return
       const ids = byContext.get(contextId)
-      ids?.delete(id)
-      if (ids?.size === 0) byContext.delete(contextId)
+      if (ids === id) byContext.delete(contextId)
+      else if (typeof ids === "object") {
+        ids.delete(id)
+        if (ids.size === 0) byContext.delete(contextId)
+      }
+    }
+
+    const joinContext = (contextId: string, id: string) => {
+      const ids = byContext.get(contextId)
+      if (ids === undefined) byContext.set(contextId, id)
+      else if (typeof ids === "string") byContext.set(contextId, new Set([ids, id]))
+      else ids.add(id)
+    }
+
+    /** The ids of a conversation's tasks, oldest first. */
+    const contextIds = (contextId: string): Iterable<string> => {
+      const ids = byContext.get(contextId)
+      return ids === undefined ? [] : typeof ids === "string" ? [ids] : ids
+    }
+
+    /** Puts the record last in `records` (eviction walks the map from the front: least recently changed first). */
+    const setNewest = (id: string, record: TaskRecord) => {
+      // Already last: a turn changes its task several times in a row, and each move cost the map a hole to rehash later.
+      if (newest === record) return
+      records.delete(id)
+      records.set(flattened(id), record)
+      newest = record
     }
 
     let evictAbove = maxTasks
@@ -330,9 +359,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       record.state = task.status.state
       record.time = statusTime(task)
       record.bytes = undefined
-      // Last changed last: eviction walks the map from the front, so it forgets the least recently active first.
-      records.delete(task.id)
-      records.set(flattened(task.id), record)
+      setNewest(task.id, record)
       const event = change.event
       if (event !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
@@ -463,12 +490,8 @@ export const make = (options: TaskStoreOptions = {}) =>
             seq: nextSeq++,
             bytes: undefined
           }
-          records.set(flattened(task.id), record)
-          if (contextId !== undefined) {
-            const ids = byContext.get(contextId)
-            if (ids === undefined) byContext.set(contextId, new Set([task.id]))
-            else ids.add(task.id)
-          }
+          setNewest(task.id, record)
+          if (contextId !== undefined) joinContext(contextId, task.id)
           if (V1.isTerminalState(record.state)) packFinished(record)
           evict()
           return withCutLogged(task !== created, task.id, undefined)
@@ -482,7 +505,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       contextTasks: (contextId) =>
         Effect.sync(() => {
           const tasks: Array<V1.Task> = []
-          for (const id of byContext.get(contextId) ?? []) {
+          for (const id of contextIds(contextId)) {
             const record = records.get(id)
             if (record !== undefined) tasks.push(taskOf(record))
           }

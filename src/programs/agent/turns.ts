@@ -8,7 +8,7 @@
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomId } from "../../domain/ids.js"
 import { artifactText, partsText } from "../../a2a/text.js"
 import * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, invalidParams, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
@@ -97,7 +97,7 @@ const artifactUpdate = (
  * into one "answer" artifact, other artifacts as the model made them. Returns how the turn ends.
  */
 const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput, streaming: boolean) => {
-  const answerId = randomUUID()
+  const answerId = randomId()
   let answerChunks = 0
   const emit = (output: TurnOutput) =>
     output._tag === "AnswerText"
@@ -200,8 +200,8 @@ const MAX_HISTORY_FOR_CONTINUATION = 100
 const startTask = ({ clock, store }: TurnServices, message: V1.Message): Effect.Effect<V1.Task, AgentRequestError> => {
   const at = isoTime(clock)
   if (message.taskId !== undefined) return continueTask(store, message, message.taskId, at, MAX_HISTORY_FOR_CONTINUATION)
-  const id = randomUUID()
-  const contextId = message.contextId ?? randomUUID()
+  const id = randomId()
+  const contextId = message.contextId ?? randomId()
   const task: V1.Task = {
     id,
     contextId,
