@@ -118,8 +118,8 @@ export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
   readonly list: (query: TaskQuery) => Effect.Effect<TaskPage>
   /** The tasks of a conversation, oldest first. */
   readonly contextTasks: (contextId: string) => Effect.Effect<ReadonlyArray<V1.Task>>
-  /** Runs the fiber that drives a task; it is interrupted by `stopWorker` and when the store closes. */
-  readonly runWorker: (id: string, worker: Effect.Effect<void>) => Effect.Effect<void>
+  /** Runs the fiber that drives a task (its result is dropped); it is interrupted by `stopWorker` and when the store closes. */
+  readonly runWorker: (id: string, worker: Effect.Effect<unknown>) => Effect.Effect<void>
   /** Interrupts the task's running fiber, if any, and waits until it stopped. */
   readonly stopWorker: (id: string) => Effect.Effect<void>
   /** Stores a push config under its id (replacing one with the same id); None when the task is missing. */
@@ -361,9 +361,9 @@ export const make = (options: TaskStoreOptions = {}) =>
       record.bytes = undefined
       setNewest(task.id, record)
       const event = change.event
-      if (event !== undefined) {
+      if (event !== undefined && record.subscribers !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
-        if (record.subscribers !== undefined) for (const queue of record.subscribers.keys()) queue.unsafeOffer(update)
+        for (const queue of record.subscribers.keys()) queue.unsafeOffer(update)
       }
       const state = change.task.status.state
       const waiters = record.waiters

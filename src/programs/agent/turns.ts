@@ -107,7 +107,7 @@ const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.
       }))
       : store.publish(task.id, artifactUpdate(task, output.artifact, output))
   // Suspended: the chunk count is read when the output is published, not when the effect is built.
-  return model.turn(prompt, { streaming, emit: (output) => Effect.asVoid(Effect.suspend(() => emit(output))) })
+  return model.turn(prompt, { streaming, emit: (output) => Effect.suspend(() => emit(output)) })
 }
 
 /** The status a turn ends with; its message (a question, a reason) comes from the agent. */
@@ -155,7 +155,7 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
  * Written as a chain of effects rather than a generator: each step of a generator cost an
  * allocation-heavy round trip, and the turn runs once per SendMessage.
  */
-const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Effect.Effect<void> => {
+const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Effect.Effect<unknown> => {
   const { clock, settings, store } = services
   const taskId = begun.id
   const latency = Duration.toMillis(settings.latency) > 0 ? settings.latency : undefined
@@ -169,8 +169,7 @@ const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Ef
       const play = finish(working.value)
       return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
     }),
-    Effect.catchAllCause((cause) => failTurn(services, taskId, cause)),
-    Effect.asVoid
+    Effect.catchAllCause((cause) => failTurn(services, taskId, cause))
   )
 }
 
