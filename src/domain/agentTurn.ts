@@ -41,8 +41,8 @@ export interface TurnOutcome {
 export interface TurnIo {
   /** The caller streams: emit the answer as deltas rather than whole. */
   readonly streaming: boolean
-  /** Publishes one output at once (subscribers see it before the turn ends). */
-  readonly emit: (output: TurnOutput) => Effect.Effect<void>
+  /** Publishes one output at once (subscribers see it before the turn ends); what it returns is of no use to the model. */
+  readonly emit: (output: TurnOutput) => Effect.Effect<unknown>
 }
 
 export const answerText = (text: string, lastChunk: boolean): AnswerText => ({ _tag: "AnswerText", text, lastChunk })

@@ -118,8 +118,8 @@ export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
   readonly list: (query: TaskQuery) => Effect.Effect<TaskPage>
   /** The tasks of a conversation, oldest first. */
   readonly contextTasks: (contextId: string) => Effect.Effect<ReadonlyArray<V1.Task>>
-  /** Runs the fiber that drives a task; it is interrupted by `stopWorker` and when the store closes. */
-  readonly runWorker: (id: string, worker: Effect.Effect<void>) => Effect.Effect<void>
+  /** Runs the fiber that drives a task (its result is dropped); it is interrupted by `stopWorker` and when the store closes. */
+  readonly runWorker: (id: string, worker: Effect.Effect<unknown>) => Effect.Effect<void>
   /** Interrupts the task's running fiber, if any, and waits until it stopped. */
   readonly stopWorker: (id: string) => Effect.Effect<void>
   /** Stores a push config under its id (replacing one with the same id); None when the task is missing. */
@@ -252,18 +252,47 @@ export const make = (options: TaskStoreOptions = {}) =>
     const maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
     const records = new Map<string, TaskRecord>()
-    const byContext = new Map<string, Set<string>>()
+    /** The ids of each conversation's tasks: the id alone while it has one (most have: a Set per task cost ~100 bytes each). */
+    const byContext = new Map<string, string | Set<string>>()
+    /** The record set last in `records` (the map's newest entry), which a change need not move again. */
+    let newest: TaskRecord | undefined
     const workers = yield* FiberMap.make<string>()
     const forkWorker = yield* FiberMap.runtime(workers)<never>()
     let nextSeq = 0
 
     const forget = (id: string, record: TaskRecord) => {
       records.delete(id)
+      if (newest === record) newest = undefined
       const contextId = record.contextId
       if (contextId === undefined) return
       const ids = byContext.get(contextId)
-      ids?.delete(id)
-      if (ids?.size === 0) byContext.delete(contextId)
+      if (ids === id) byContext.delete(contextId)
+      else if (typeof ids === "object") {
+        ids.delete(id)
+        if (ids.size === 0) byContext.delete(contextId)
+      }
+    }
+
+    const joinContext = (contextId: string, id: string) => {
+      const ids = byContext.get(contextId)
+      if (ids === undefined) byContext.set(contextId, id)
+      else if (typeof ids === "string") byContext.set(contextId, new Set([ids, id]))
+      else ids.add(id)
+    }
+
+    /** The ids of a conversation's tasks, oldest first. */
+    const contextIds = (contextId: string): Iterable<string> => {
+      const ids = byContext.get(contextId)
+      return ids === undefined ? [] : typeof ids === "string" ? [ids] : ids
+    }
+
+    /** Puts the record last in `records` (eviction walks the map from the front: least recently changed first). */
+    const setNewest = (id: string, record: TaskRecord) => {
+      // Already last: a turn changes its task several times in a row, and each move cost the map a hole to rehash later.
+      if (newest === record) return
+      records.delete(id)
+      records.set(flattened(id), record)
+      newest = record
     }
 
     let evictAbove = maxTasks
@@ -330,13 +359,11 @@ export const make = (options: TaskStoreOptions = {}) =>
       record.state = task.status.state
       record.time = statusTime(task)
       record.bytes = undefined
-      // Last changed last: eviction walks the map from the front, so it forgets the least recently active first.
-      records.delete(task.id)
-      records.set(flattened(task.id), record)
+      setNewest(task.id, record)
       const event = change.event
-      if (event !== undefined) {
+      if (event !== undefined && record.subscribers !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
-        if (record.subscribers !== undefined) for (const queue of record.subscribers.keys()) queue.unsafeOffer(update)
+        for (const queue of record.subscribers.keys()) queue.unsafeOffer(update)
       }
       const state = change.task.status.state
       const waiters = record.waiters
@@ -463,12 +490,8 @@ export const make = (options: TaskStoreOptions = {}) =>
             seq: nextSeq++,
             bytes: undefined
           }
-          records.set(flattened(task.id), record)
-          if (contextId !== undefined) {
-            const ids = byContext.get(contextId)
-            if (ids === undefined) byContext.set(contextId, new Set([task.id]))
-            else ids.add(task.id)
-          }
+          setNewest(task.id, record)
+          if (contextId !== undefined) joinContext(contextId, task.id)
           if (V1.isTerminalState(record.state)) packFinished(record)
           evict()
           return withCutLogged(task !== created, task.id, undefined)
@@ -482,7 +505,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       contextTasks: (contextId) =>
         Effect.sync(() => {
           const tasks: Array<V1.Task> = []
-          for (const id of byContext.get(contextId) ?? []) {
+          for (const id of contextIds(contextId)) {
             const record = records.get(id)
             if (record !== undefined) tasks.push(taskOf(record))
           }

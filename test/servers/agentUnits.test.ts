@@ -184,6 +184,29 @@ describe("TaskStore", () => {
         }),
       { maxTasks: 10, maxHistory: 3 }
     ))
+
+  it.effect("gives a conversation's tasks oldest first, whether it has one task or several, without the forgotten ones", () =>
+    withStore(
+      (store) =>
+        Effect.gen(function*() {
+          const at = "2026-01-01T00:00:00.000Z"
+          const ids = (contextId: string) => Effect.map(store.contextTasks(contextId), (tasks) => tasks.map((t) => t.id))
+          yield* store.create(task("alone", "TASK_STATE_COMPLETED", at, "solo"))
+          expect(yield* ids("solo")).toEqual(["alone"])
+          for (const id of ["t1", "t2", "t3"]) yield* store.create(task(id, "TASK_STATE_COMPLETED", at, "talk"))
+          expect(yield* ids("talk")).toEqual(["t1", "t2", "t3"])
+          expect(yield* ids("nobody")).toEqual([])
+          // Past the bound of 4 the least recently changed finished tasks go: "alone", then "t1".
+          yield* store.create(task("later", "TASK_STATE_COMPLETED", at, "other"))
+          for (let i = 0; i < 4; i++) yield* store.create(task(`filler-${i}`, "TASK_STATE_COMPLETED", at, "other"))
+          expect(yield* ids("solo")).toEqual([])
+          expect((yield* ids("talk")).length).toBeLessThan(3)
+          // A conversation whose tasks all went starts again with its next task.
+          yield* store.create(task("again", "TASK_STATE_COMPLETED", at, "solo"))
+          expect(yield* ids("solo")).toEqual(["again"])
+        }),
+      { maxTasks: 4 }
+    ))
 })
 
 describe("webhook URL guard", () => {

@@ -3,7 +3,7 @@
  * secrets masked, listed in pages and deleted; each config gets the task's updates posted to it.
  */
 import { Effect, Option, Stream } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomId } from "../../domain/ids.js"
 import * as V1 from "../../a2a/v1.js"
 import { AgentRequestError, invalidParams, shown, taskNotFound } from "../../domain/agentErrors.js"
 import { MAX_URL_CHARS } from "../../domain/limits.js"
@@ -51,7 +51,7 @@ export const startDelivery = (stored: StoredPushConfig, withSnapshot: boolean) =
  * The id of a config set without one: a new UUID in 1.0 (as @a2a-js 1.x does); the task's id in
  * 0.3, as both 0.3 SDKs do, so that a 0.3 client's get or delete by task id finds it.
  */
-const defaultConfigId = (taskId: string, generation: ProtocolVersion) => (generation === "0.3" ? taskId : randomUUID())
+const defaultConfigId = (taskId: string, generation: ProtocolVersion) => (generation === "0.3" ? taskId : randomId())
 
 export const storePushConfig = (taskId: string, config: V1.TaskPushNotificationConfig, generation: ProtocolVersion) =>
   Effect.gen(function*() {

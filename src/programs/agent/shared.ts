@@ -3,7 +3,7 @@
  * asked for it, the checks of request fields, and page sizes.
  */
 import { Clock, Effect, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomId } from "../../domain/ids.js"
 import type * as V1 from "../../a2a/v1.js"
 import { invalidParams, taskNotFound } from "../../domain/agentErrors.js"
 import { MAX_ID_CHARS } from "../../domain/limits.js"
@@ -30,7 +30,7 @@ export const status = (state: V1.TaskState, timestamp: string, message?: V1.Mess
   message === undefined ? { state, timestamp } : { state, timestamp, message }
 
 export const agentMessage = (text: string, task: V1.Task): V1.Message => ({
-  messageId: randomUUID(),
+  messageId: randomId(),
   role: "ROLE_AGENT",
   parts: [{ text }],
   taskId: task.id,

@@ -8,7 +8,7 @@
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomId } from "../../domain/ids.js"
 import { artifactText, partsText } from "../../a2a/text.js"
 import * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, invalidParams, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
@@ -97,7 +97,7 @@ const artifactUpdate = (
  * into one "answer" artifact, other artifacts as the model made them. Returns how the turn ends.
  */
 const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput, streaming: boolean) => {
-  const answerId = randomUUID()
+  const answerId = randomId()
   let answerChunks = 0
   const emit = (output: TurnOutput) =>
     output._tag === "AnswerText"
@@ -107,7 +107,7 @@ const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.
       }))
       : store.publish(task.id, artifactUpdate(task, output.artifact, output))
   // Suspended: the chunk count is read when the output is published, not when the effect is built.
-  return model.turn(prompt, { streaming, emit: (output) => Effect.asVoid(Effect.suspend(() => emit(output))) })
+  return model.turn(prompt, { streaming, emit: (output) => Effect.suspend(() => emit(output)) })
 }
 
 /** The status a turn ends with; its message (a question, a reason) comes from the agent. */
@@ -155,7 +155,7 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
  * Written as a chain of effects rather than a generator: each step of a generator cost an
  * allocation-heavy round trip, and the turn runs once per SendMessage.
  */
-const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Effect.Effect<void> => {
+const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Effect.Effect<unknown> => {
   const { clock, settings, store } = services
   const taskId = begun.id
   const latency = Duration.toMillis(settings.latency) > 0 ? settings.latency : undefined
@@ -169,8 +169,7 @@ const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Ef
       const play = finish(working.value)
       return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
     }),
-    Effect.catchAllCause((cause) => failTurn(services, taskId, cause)),
-    Effect.asVoid
+    Effect.catchAllCause((cause) => failTurn(services, taskId, cause))
   )
 }
 
@@ -200,8 +199,8 @@ const MAX_HISTORY_FOR_CONTINUATION = 100
 const startTask = ({ clock, store }: TurnServices, message: V1.Message): Effect.Effect<V1.Task, AgentRequestError> => {
   const at = isoTime(clock)
   if (message.taskId !== undefined) return continueTask(store, message, message.taskId, at, MAX_HISTORY_FOR_CONTINUATION)
-  const id = randomUUID()
-  const contextId = message.contextId ?? randomUUID()
+  const id = randomId()
+  const contextId = message.contextId ?? randomId()
   const task: V1.Task = {
     id,
     contextId,

@@ -27,12 +27,19 @@ export const requestedVersion = (headers: IncomingHttpHeaders, url: string): str
   return sent === undefined || sent === "" ? undefined : sent
 }
 
+// Made once: every request has one of these.
+const MISSING: VersionRequest = { _tag: "Missing" }
+const SPEAKS_1_0: VersionRequest = { _tag: "Supported", generation: "1.0" }
+const SPEAKS_0_3: VersionRequest = { _tag: "Supported", generation: "0.3" }
+
 /** "1", "1.0", "1.0.1" → 1.0; "0.3", "0.3.0" → 0.3; anything else is unsupported. */
 export const versionRequest = (headers: IncomingHttpHeaders, url: string): VersionRequest => {
   const sent = requestedVersion(headers, url)
-  if (sent === undefined) return { _tag: "Missing" }
+  if (sent === undefined) return MISSING
+  // The spelling nearly every client sends, taken without splitting.
+  if (sent === "1.0") return SPEAKS_1_0
   const [major, minor = "0"] = sent.split(".")
-  if (major === "1" && minor === "0") return { _tag: "Supported", generation: "1.0" }
-  if (major === "0" && minor === "3") return { _tag: "Supported", generation: "0.3" }
+  if (major === "1" && minor === "0") return SPEAKS_1_0
+  if (major === "0" && minor === "3") return SPEAKS_0_3
   return { _tag: "Unsupported", version: sent }
 }

@@ -7,7 +7,7 @@
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomId } from "../../domain/ids.js"
 import type * as V1 from "../../a2a/v1.js"
 import {
   answerText,
@@ -132,7 +132,7 @@ export const parseScenario = (text: string): Scenario => {
 const whole = { append: false, lastChunk: true }
 
 const oneArtifact = (io: TurnIo, name: string, part: V1.Part) =>
-  Effect.as(io.emit(artifactChunk({ artifactId: randomUUID(), name, parts: [part] }, whole)), completed)
+  Effect.as(io.emit(artifactChunk({ artifactId: randomId(), name, parts: [part] }, whole)), completed)
 
 const FILLER = "relay mock agent: filler of a large artifact.\n"
 
@@ -143,7 +143,7 @@ export const FILE_TEXT = "Hello from relay's mock agent.\n"
 
 const streamChunks = (io: TurnIo, chunks: number, every: Duration.Duration) =>
   Effect.gen(function*() {
-    const artifactId = randomUUID()
+    const artifactId = randomId()
     const pause = Duration.toMillis(every) > 0 ? Effect.sleep(every) : Effect.void
     for (let index = 1; index <= chunks; index++) {
       if (index > 1) yield* pause
