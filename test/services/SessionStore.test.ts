@@ -291,14 +291,20 @@ describe("SessionStore reads", () => {
 describe("SessionStore lock", () => {
   const lockOf = (stateDir: string) => Path.join(stateDir, "sessions.json.lock")
   const read = (stateDir: string) => JSON.parse(Fs.readFileSync(Path.join(stateDir, "sessions.json"), "utf8"))
+  /** A store with one saved session, and its lock held as another process would hold it. */
+  const storeWithLockHeld = (stateDir: string) =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      const key = agentUrlOf("http://a.test")
+      yield* store.update(key, { context_id: "c1" })
+      Fs.mkdirSync(lockOf(stateDir))
+      return { store, key }
+    })
 
   it.live("an update waits for a lock another process holds, writes once it is released, and releases its own", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore.SessionStore
-        const key = agentUrlOf("http://a.test")
-        yield* store.update(key, { context_id: "c1" })
-        Fs.mkdirSync(lockOf(stateDir))
+        const { key, store } = yield* storeWithLockHeld(stateDir)
         const update = yield* Effect.fork(store.update(key, { context_id: "c2" }))
         yield* Effect.sleep("300 millis")
         expect(read(stateDir).sessions[key].context_id).toBe("c1")
@@ -312,10 +318,7 @@ describe("SessionStore lock", () => {
   it.live("a lock left behind by a process that died (stale) is taken over", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
-        const store = yield* SessionStore.SessionStore
-        const key = agentUrlOf("http://a.test")
-        yield* store.update(key, { context_id: "c1" })
-        Fs.mkdirSync(lockOf(stateDir))
+        const { key, store } = yield* storeWithLockHeld(stateDir)
         const longAgo = new Date(Date.now() - 60_000)
         Fs.utimesSync(lockOf(stateDir), longAgo, longAgo)
         yield* Effect.timeout(store.update(key, { context_id: "c2" }), "5 seconds")
