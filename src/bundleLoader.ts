@@ -18,7 +18,18 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
+
+/**
+ * V8 checks a code cache's header (its version, flags, source and length) but, unless asked, not
+ * its content: a damaged .cache file (a bad disk, a partial copy) made every command die inside
+ * V8's deserializer (a fatal error, SIGTRAP), where a checked one is refused and the chunk compiles
+ * without it. Set before the first chunk compiles, in the build's training runs as in every command,
+ * so that the caches are written with their checksum and V8 accepts them (the flag is in the hash
+ * of flags a cache is checked against).
+ */
+setFlagsFromString("--verify-snapshot-checksum")
 
 interface LoadedChunk {
   readonly module: { exports: unknown }

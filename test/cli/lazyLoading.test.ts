@@ -150,3 +150,31 @@ describe("start-up loads only what a command uses", () => {
     expect(loads(called, "src/a2a/v1.ts")).toBe(true)
   })
 })
+
+describe("a damaged code cache", () => {
+  /** A copy of the built CLI whose entry chunk's cache has its content (not its header) damaged. */
+  const distWithDamagedCache = () => {
+    const copy = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-")), "dist")
+    Fs.cpSync(dist, copy, { recursive: true })
+    const cacheFile = Path.join(copy, "chunks", "app.cjs.cache")
+    const cache = Fs.readFileSync(cacheFile)
+    // Past V8's header (version, flags, source hash, length), which V8 always checks.
+    for (let at = 200; at < cache.length; at += 997) cache[at] = cache[at]! ^ 0x5a
+    Fs.writeFileSync(cacheFile, cache)
+    return copy
+  }
+
+  it("is refused and the command runs as without it, instead of V8 dying in its deserializer (src/bundleLoader.ts)", () => {
+    const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-home-"))
+    const copy = distWithDamagedCache()
+    const result = spawnSync(process.execPath, [Path.join(copy, "main.cjs"), "session", "list"], {
+      env: { ...process.env, RELAY_HOME: home },
+      encoding: "utf8",
+      timeout: 20_000
+    })
+    Fs.rmSync(Path.dirname(copy), { recursive: true, force: true })
+    expect(result.signal).toBeNull()
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain("No saved sessions")
+  })
+})

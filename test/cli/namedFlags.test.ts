@@ -51,8 +51,8 @@ beforeAll(async () => {
   }
 }, 240_000)
 
-/** Flags the sources hand to V8 and README names beside them, not options of relay (src/servers/agent/heap.ts). */
-const V8_FLAGS = new Set(["--heap-growing-percent"])
+/** Flags the sources hand to V8 (src/servers/agent/heap.ts, src/bundleLoader.ts), not options of relay; README may name them. */
+const V8_FLAGS = new Set(["--heap-growing-percent", "--verify-snapshot-checksum"])
 
 describe("what relay's words name exists", () => {
   it("every --flag in the sources is an option of some command", () => {
