@@ -16,7 +16,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
+import { basename, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
@@ -74,8 +74,15 @@ const readIfPresent = (file: string): Buffer | undefined => {
 const asScriptSource = (chunkSource: string) =>
   `(function (exports, require, module, __filename, __dirname, definePacked) {${chunkSource}\n})`
 
+/**
+ * The name stack traces give a chunk: the same wherever the package lies, because a Script built
+ * from a code cache keeps the name it was trained under (Node 20), which would otherwise be the
+ * build machine's path.
+ */
+const scriptNameOf = (file: string) => `relay/dist/chunks/${basename(file)}`
+
 const compile = (file: string, cachedData?: Buffer) =>
-  new Script(asScriptSource(readFileSync(file, "utf8")), { filename: file, cachedData })
+  new Script(asScriptSource(readFileSync(file, "utf8")), { filename: scriptNameOf(file), cachedData })
 
 /** A chunk requires another by "./name.cjs"; anything else is Node's (built-in modules). */
 const requireFrom = (id: string): unknown => (id.startsWith("./") ? requireChunk(join(chunksDir, id)).exports : nodeRequire(id))

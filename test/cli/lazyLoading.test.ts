@@ -151,11 +151,36 @@ describe("start-up loads only what a command uses", () => {
   })
 })
 
+/** A copy of the built CLI, elsewhere: as a package installed from this build lies. */
+const copyOfDist = () => {
+  const copy = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-")), "dist")
+  Fs.cpSync(dist, copy, { recursive: true })
+  return copy
+}
+
+describe("a copied build", () => {
+  it("names its chunks in stack traces the same wherever it lies, not by the build's path (src/bundleLoader.ts)", () => {
+    const copy = copyOfDist()
+    // A command group's chunk gone: the failure's stack runs through the entry chunk, loaded from its cache.
+    for (const name of Fs.readdirSync(Path.join(copy, "chunks")).filter((name) => /^sessionCommands-.*\.cjs$/.test(name))) {
+      Fs.rmSync(Path.join(copy, "chunks", name))
+    }
+    const result = spawnSync(process.execPath, [Path.join(copy, "main.cjs"), "session", "list"], {
+      env: { ...process.env, RELAY_HOME: Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-home-")) },
+      encoding: "utf8",
+      timeout: 20_000
+    })
+    Fs.rmSync(Path.dirname(copy), { recursive: true, force: true })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain("at relay/dist/chunks/app.cjs:")
+    expect(result.stderr).not.toContain(dist)
+  })
+})
+
 describe("a damaged code cache", () => {
   /** A copy of the built CLI whose entry chunk's cache has its content (not its header) damaged. */
   const distWithDamagedCache = () => {
-    const copy = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-")), "dist")
-    Fs.cpSync(dist, copy, { recursive: true })
+    const copy = copyOfDist()
     const cacheFile = Path.join(copy, "chunks", "app.cjs.cache")
     const cache = Fs.readFileSync(cacheFile)
     // Past V8's header (version, flags, source hash, length), which V8 always checks.
