@@ -207,6 +207,19 @@ describe("summarizeNotification", () => {
     })
   })
 
+  it("finds the text by its fields when the body does not decode as A2A", () => {
+    // Each lacks fields A2A requires (message ids, roles, artifact ids), so only the field scan reads it.
+    const loose = { parts: [{ text: "from the status" }] }
+    expect(summarizeNotification({ taskId: "t1", status: { state: "working", message: loose } }))
+      .toEqual({ kind: "status-update", protocol: "0.3", task_id: "t1", context_id: null, state: "working", text: "from the status" })
+    expect(summarizeNotification({ task: { id: "t2", status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "  the\n answer " }] }] } }))
+      .toEqual({ kind: "task", protocol: "1.0", task_id: "t2", context_id: null, state: "completed", text: "the answer" })
+    expect(summarizeNotification({ kind: "artifact-update", taskId: "t3", artifact: { parts: [{ kind: "text", text: "a chunk" }] } }))
+      .toEqual({ kind: "artifact-update", protocol: "0.3", task_id: "t3", context_id: null, state: null, text: "a chunk" })
+    expect(summarizeNotification({ message: { taskId: "t4", contextId: "c4", parts: [{ text: "a note" }] } }))
+      .toEqual({ kind: "message", protocol: "1.0", task_id: "t4", context_id: "c4", state: null, text: "a note" })
+  })
+
   it("calls everything else unknown", () => {
     for (const body of [42, "text", null, [V1_BODIES.task], {}, { task: "not an object" }, { task: {}, message: {} }]) {
       expect(summarizeNotification(body)).toMatchObject({ kind: "unknown", protocol: "unknown", task_id: null })
