@@ -132,44 +132,34 @@ export const excerpt = (text: string): string | null => {
 
 type EventKind = Exclude<NotificationKind, "unknown">
 
-const summarizeEvent = (kind: EventKind, event: JsonObject, protocol: ProtocolGeneration): NotificationSummary => {
+/** An event found in a body by its shape: what it is, the object that holds its fields, and its generation. */
+interface LocatedEvent {
+  readonly kind: EventKind
+  readonly event: JsonObject
+  readonly protocol: ProtocolGeneration
+}
+
+/** The summary of a located event, with the text given. */
+const summarizeEvent = ({ kind, event, protocol }: LocatedEvent, text: string | null): NotificationSummary => ({
+  kind,
+  protocol,
+  task_id: shortString(kind === "task" ? event["id"] : event["taskId"]),
+  context_id: shortString(event["contextId"]),
+  state: kind === "task" || kind === "status-update" ? stateOf(event["status"]) : null,
+  text
+})
+
+/** The text found by scanning the event's fields, for a body that does not decode as A2A. */
+const scannedText = ({ kind, event }: LocatedEvent): string => {
   switch (kind) {
     case "task":
-      return {
-        kind,
-        protocol,
-        task_id: shortString(event["id"]),
-        context_id: shortString(event["contextId"]),
-        state: stateOf(event["status"]),
-        text: excerpt(taskText(event))
-      }
+      return taskText(event)
     case "status-update":
-      return {
-        kind,
-        protocol,
-        task_id: shortString(event["taskId"]),
-        context_id: shortString(event["contextId"]),
-        state: stateOf(event["status"]),
-        text: excerpt(messageText(asObject(event["status"])?.["message"]))
-      }
+      return messageText(asObject(event["status"])?.["message"])
     case "artifact-update":
-      return {
-        kind,
-        protocol,
-        task_id: shortString(event["taskId"]),
-        context_id: shortString(event["contextId"]),
-        state: null,
-        text: excerpt(partsText(asObject(event["artifact"])?.["parts"]))
-      }
+      return partsText(asObject(event["artifact"])?.["parts"])
     case "message":
-      return {
-        kind,
-        protocol,
-        task_id: shortString(event["taskId"]),
-        context_id: shortString(event["contextId"]),
-        state: null,
-        text: excerpt(messageText(event))
-      }
+      return messageText(event)
   }
 }
 
@@ -221,11 +211,12 @@ const withJsonNames = (object: JsonObject): JsonObject => v03Names(v1Names(objec
  * bare task/event recognised by its fields. Everything else is `unknown`.
  */
 export const summarizeNotification = (body: unknown): NotificationSummary => {
-  const summary = summarizeShape(body)
-  // A body that decodes as A2A is rendered as every other view renders the task (text.ts);
-  // the field scan below is the fallback for bodies that do not.
-  const decoded = summary.kind === "unknown" ? undefined : Either.getOrUndefined(decodePushPayload(unwrapJsonRpc(body)))
-  return decoded === undefined ? summary : { ...summary, text: excerpt(eventText(decoded.event)) }
+  const located = locateEvent(body)
+  if (located === undefined) return UNKNOWN
+  // A body that decodes as A2A is rendered as every other view renders the task (text.ts); the
+  // field scan is the fallback for bodies that do not, so it runs only for them.
+  const decoded = Either.getOrUndefined(decodePushPayload(unwrapJsonRpc(body)))
+  return summarizeEvent(located, excerpt(decoded === undefined ? scannedText(located) : eventText(decoded.event)))
 }
 
 /** Some senders post the JSON-RPC stream envelope instead of its result. */
@@ -234,19 +225,19 @@ const unwrapJsonRpc = (body: unknown): unknown => {
   return outer !== undefined && typeof outer["jsonrpc"] === "string" ? asObject(outer["result"]) ?? outer : body
 }
 
-const summarizeShape = (body: unknown): NotificationSummary => {
+const locateEvent = (body: unknown): LocatedEvent | undefined => {
   const outer = asObject(body)
-  if (outer === undefined) return UNKNOWN
+  if (outer === undefined) return undefined
   const object = withJsonNames(asObject(unwrapJsonRpc(outer)) ?? outer)
 
   const kinds = V1_MEMBERS.filter(([member]) => asObject(object[member]) !== undefined)
   const [wrapped] = kinds
   if (kinds.length === 1 && wrapped !== undefined && object["kind"] === undefined) {
-    return summarizeEvent(wrapped[1], asObject(object[wrapped[0]]) ?? {}, "1.0")
+    return { kind: wrapped[1], event: asObject(object[wrapped[0]]) ?? {}, protocol: "1.0" }
   }
-  if (isV03Kind(object["kind"])) return summarizeEvent(object["kind"], object, "0.3")
+  if (isV03Kind(object["kind"])) return { kind: object["kind"], event: object, protocol: "0.3" }
   const guessed = guessBareEvent(object)
-  return guessed === undefined ? UNKNOWN : summarizeEvent(guessed, object, generationOfState(object["status"]))
+  return guessed === undefined ? undefined : { kind: guessed, event: object, protocol: generationOfState(object["status"]) }
 }
 
 // ---------------------------------------------------------------------------

@@ -159,20 +159,25 @@ export const make = (options: NotificationLogOptions = {}) =>
       }
     }
 
+    const writeOrFail = (line: string) =>
+      Effect.try({
+        try: () => writeLine(line),
+        catch: (error) => {
+          closeQuietly()
+          return new StateFileUnavailable({ file, operation: "append to", reason: error instanceof Error ? error.message : String(error) })
+        }
+      })
+
+    /** Encodes, then ensures the directory and writes: plain code around two effects, as it runs per notification. */
     const append = (record: NotificationRecord) =>
-      Effect.gen(function*() {
-        const line = yield* Effect.try({
-          try: () => `${JSON.stringify(record)}\n`,
-          catch: (error) => new StateFileUnavailable({ file, operation: "encode a record for", reason: String(error) })
-        })
-        yield* stateDir.ensure
-        yield* Effect.try({
-          try: () => writeLine(line),
-          catch: (error) => {
-            closeQuietly()
-            return new StateFileUnavailable({ file, operation: "append to", reason: error instanceof Error ? error.message : String(error) })
-          }
-        })
+      Effect.suspend(() => {
+        let line: string
+        try {
+          line = `${JSON.stringify(record)}\n`
+        } catch (error) {
+          return Effect.fail(new StateFileUnavailable({ file, operation: "encode a record for", reason: String(error) }))
+        }
+        return Effect.zipRight(stateDir.ensure, writeOrFail(line))
       })
 
     /** Reads whole lines of `path` from `offset`; the inode comes from the open handle, so it names what was read. */

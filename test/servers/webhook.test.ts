@@ -6,12 +6,12 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { randomUUID, timingSafeEqual } from "node:crypto"
-import { ConfigProvider, Effect, Either, Fiber, Layer, Queue, Redacted, Schedule, Stream } from "effect"
+import { ConfigProvider, Effect, Either, FastCheck as fc, Fiber, Layer, Queue, Redacted, Schedule, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import { afterAll, vi } from "vitest"
-import { exceedsJsonDepth } from "../../src/domain/limits.js"
+import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_STORED_JSON_DEPTH } from "../../src/domain/limits.js"
 import {
   normalizeTaskState,
   type NotificationRecord,
@@ -26,7 +26,7 @@ import {
   type WebhookOptions,
   webhookServerLayer
 } from "../../src/servers/webhook/WebhookServer.js"
-import { recordNotification } from "../../src/programs/notifications.js"
+import { type IncomingNotification, notificationRecord, recordNotification } from "../../src/programs/notifications.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
 import * as StateDir from "../../src/services/StateDir.js"
 import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
@@ -207,6 +207,19 @@ describe("summarizeNotification", () => {
     })
   })
 
+  it("finds the text by its fields when the body does not decode as A2A", () => {
+    // Each lacks fields A2A requires (message ids, roles, artifact ids), so only the field scan reads it.
+    const loose = { parts: [{ text: "from the status" }] }
+    expect(summarizeNotification({ taskId: "t1", status: { state: "working", message: loose } }))
+      .toEqual({ kind: "status-update", protocol: "0.3", task_id: "t1", context_id: null, state: "working", text: "from the status" })
+    expect(summarizeNotification({ task: { id: "t2", status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "  the\n answer " }] }] } }))
+      .toEqual({ kind: "task", protocol: "1.0", task_id: "t2", context_id: null, state: "completed", text: "the answer" })
+    expect(summarizeNotification({ kind: "artifact-update", taskId: "t3", artifact: { parts: [{ kind: "text", text: "a chunk" }] } }))
+      .toEqual({ kind: "artifact-update", protocol: "0.3", task_id: "t3", context_id: null, state: null, text: "a chunk" })
+    expect(summarizeNotification({ message: { taskId: "t4", contextId: "c4", parts: [{ text: "a note" }] } }))
+      .toEqual({ kind: "message", protocol: "1.0", task_id: "t4", context_id: "c4", state: null, text: "a note" })
+  })
+
   it("calls everything else unknown", () => {
     for (const body of [42, "text", null, [V1_BODIES.task], {}, { task: "not an object" }, { task: {}, message: {} }]) {
       expect(summarizeNotification(body)).toMatchObject({ kind: "unknown", protocol: "unknown", task_id: null })
@@ -231,6 +244,52 @@ describe("summarizeNotification", () => {
     const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
     expect(exceedsJsonDepth(deep, 512)).toBe(true)
     expect(exceedsJsonDepth(V1_BODIES.task, 512)).toBe(false)
+  })
+})
+
+describe("notificationRecord", () => {
+  /** The record as it was built with spreads before it was built by assignment: the log's field order. */
+  const spreadRecord = (incoming: IncomingNotification, id: string, receivedAt: string) => {
+    const tooDeep = exceedsJsonDepth(incoming.body, MAX_STORED_JSON_DEPTH)
+    return {
+      id,
+      received_at: receivedAt,
+      path: incoming.path,
+      token_present: incoming.tokenPresent,
+      ...(incoming.contentType === undefined ? {} : { headers_summary: { content_type: incoming.contentType } }),
+      ...summarizeNotification(incoming.body),
+      body: tooDeep ? null : incoming.body,
+      ...(tooDeep ? { body_text: incoming.rawText } : {})
+    }
+  }
+  const deepText = `${"[".repeat(MAX_STORED_JSON_DEPTH + 1)}${"]".repeat(MAX_STORED_JSON_DEPTH + 1)}`
+  const bodies: Array<unknown> = [...Object.values(V1_BODIES), ...Object.values(V03_BODIES), 42, null, [1], { any: "thing" }]
+
+  it("writes the same line, field for field and in the same order, as the spread-built record", () => {
+    fc.assert(fc.property(
+      fc.oneof(fc.constantFrom(...bodies), fc.jsonValue({ maxDepth: 4 })),
+      fc.option(fc.string(), { nil: undefined }),
+      fc.boolean(),
+      fc.string(),
+      (body, contentType, tokenPresent, path) => {
+        const incoming: IncomingNotification = { path, tokenPresent, contentType, body, rawText: JSON.stringify(body) }
+        expect(JSON.stringify(notificationRecord(incoming, "id-1", "2026-01-01T00:00:00.000Z")))
+          .toBe(JSON.stringify(spreadRecord(incoming, "id-1", "2026-01-01T00:00:00.000Z")))
+      }
+    ))
+  })
+
+  it("keeps a body too deep to store as text, unless the caller checked a depth within the stored bound", () => {
+    const deep: IncomingNotification = { path: "/", tokenPresent: false, body: JSON.parse(deepText), rawText: deepText }
+    for (const checkedDepth of [undefined, MAX_STORED_JSON_DEPTH + 1, 10_000]) {
+      const record = notificationRecord({ ...deep, checkedDepth }, "id", "t")
+      expect(record).toMatchObject({ body: null, body_text: deepText })
+      expect(JSON.stringify(record)).toBe(JSON.stringify(spreadRecord(deep, "id", "t")))
+    }
+    const shallow: IncomingNotification = { path: "/", tokenPresent: false, body: V1_BODIES.task, rawText: "", checkedDepth: MAX_JSON_DEPTH }
+    const record = notificationRecord(shallow, "id", "t")
+    expect(record.body).toBe(V1_BODIES.task)
+    expect("body_text" in record).toBe(false)
   })
 })
 
