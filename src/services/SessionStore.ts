@@ -6,7 +6,6 @@
  * read–modify–write under an inter-process lock, writing a temp file that is fsynced and
  * renamed over the old one, so a crash at any instant leaves either the old or the new file.
  */
-import { FileSystem } from "@effect/platform"
 import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Ref, Schema } from "effect"
 import * as Fs from "node:fs"
 import type { AgentUrl } from "../domain/agentUrl.js"
@@ -227,7 +226,6 @@ const withDescriptor = <A, E>(open: () => number, use: (fd: number) => Effect.Ef
   Effect.acquireUseRelease(Effect.try(open), use, (fd) => Effect.sync(() => Fs.closeSync(fd)).pipe(Effect.ignore))
 
 const makeFileBackend = Effect.gen(function*() {
-  const fs = yield* FileSystem.FileSystem
   const stateDir = yield* StateDir
   const file = stateDir.file(SESSIONS_FILE)
   const tempFile = `${file}.tmp`
@@ -243,7 +241,7 @@ const makeFileBackend = Effect.gen(function*() {
     Effect.gen(function*() {
       const stamp = new Date(yield* Clock.currentTimeMillis).toISOString().replace(/[:.]/g, "-")
       const movedTo = `${file}.corrupt-${stamp}`
-      yield* fs.rename(file, movedTo).pipe(Effect.mapError(failed("move aside")))
+      yield* Effect.try({ try: () => Fs.renameSync(file, movedTo), catch: failed("move aside") })
       yield* Effect.logWarning(`Moved damaged session store to ${movedTo}`)
       return yield* new StateFileCorrupt({ file, movedTo, reason })
     })
