@@ -33,29 +33,32 @@ export const resolveStateDir = Effect.gen(function*() {
 const createDirectory = (dir: string) => {
   Fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   Fs.chmodSync(dir, 0o700)
-  return "created" as const
 }
+
+/** The directory as it is, created when absent (undefined then). */
+const statOrCreate = (dir: string) =>
+  Effect.try({
+    try: () => {
+      const info = Fs.statSync(dir, { throwIfNoEntry: false })
+      if (info === undefined) createDirectory(dir)
+      return info
+    },
+    catch: (error) => new StateFileUnavailable({ file: dir, operation: "create", reason: error instanceof Error ? error.message : String(error) })
+  })
 
 /**
  * Synchronous, as SessionStore's reads are: the first asynchronous file operation of a process
  * starts libuv's thread pool, which `relay session list` would start for this check alone (~1-3 ms).
  */
 const ensureDirectory = (dir: string) =>
-  Effect.try({
-    try: () => Fs.statSync(dir, { throwIfNoEntry: false }) ?? createDirectory(dir),
-    catch: (error) => new StateFileUnavailable({ file: dir, operation: "create", reason: error instanceof Error ? error.message : String(error) })
-  }).pipe(Effect.flatMap((info) =>
-    info === "created"
-      ? Effect.void
-      : !info.isDirectory()
-      ? new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
-      : (info.mode & 0o077) !== 0
-      ? Effect.logWarning(
-        `State directory ${dir} is readable by other users (mode ${(info.mode & 0o777).toString(8)}); ` +
-          `run "chmod 700 ${dir}"`
-      )
-      : Effect.void
-  ))
+  Effect.flatMap(statOrCreate(dir), (info) => {
+    if (info === undefined) return Effect.void
+    if (!info.isDirectory()) return new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
+    if ((info.mode & 0o077) === 0) return Effect.void
+    return Effect.logWarning(
+      `State directory ${dir} is readable by other users (mode ${(info.mode & 0o777).toString(8)}); run "chmod 700 ${dir}"`
+    )
+  })
 
 /**
  * The real directory, resolved from the environment. Nothing touches the disk until a
