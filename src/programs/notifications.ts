@@ -33,9 +33,8 @@ export interface IncomingNotification {
 
 /** Whether the body must be kept as text: only a body not known to be shallow enough is walked. */
 const tooDeepToStore = (incoming: IncomingNotification): boolean =>
-  incoming.checkedDepth !== undefined && incoming.checkedDepth <= MAX_STORED_JSON_DEPTH
-    ? false
-    : exceedsJsonDepth(incoming.body, MAX_STORED_JSON_DEPTH)
+  (incoming.checkedDepth === undefined || incoming.checkedDepth > MAX_STORED_JSON_DEPTH) &&
+  exceedsJsonDepth(incoming.body, MAX_STORED_JSON_DEPTH)
 
 /**
  * The record as stored, its fields in the log's order. Built by assignment rather than spreads:

@@ -67,8 +67,9 @@ export const presentedTokens = (headers: Exchange["headers"]): ReadonlyArray<str
   return bearer === undefined || bearer === "" ? fromTokenHeaders : [...fromTokenHeaders, bearer]
 }
 
-const isAuthorized = (expected: string, headers: Exchange["headers"]) =>
-  presentedTokens(headers).some((token) => tokenMatches(expected, token))
+const anyMatches = (expected: string, tokens: ReadonlyArray<string>) => tokens.some((token) => tokenMatches(expected, token))
+
+const isAuthorized = (expected: string, headers: Exchange["headers"]) => anyMatches(expected, presentedTokens(headers))
 
 // ---------------------------------------------------------------------------
 // Responses
@@ -117,7 +118,7 @@ const makeReceiver = (options: WebhookOptions) => {
   const answer = (exchange: Exchange) => {
     const path = pathOf(exchange)
     const tokens = presentedTokens(exchange.headers)
-    if (expected !== undefined && !tokens.some((token) => tokenMatches(expected, token))) {
+    if (expected !== undefined && !anyMatches(expected, tokens)) {
       return reject(exchange, 401, "unauthorized", tokens.length === 0 ? "No notification token" : "Wrong notification token",
         "Send the token given to relay server push --token as X-A2A-Notification-Token or Authorization: Bearer")
     }
