@@ -87,22 +87,25 @@ const compile = (file: string, cachedData?: Buffer) =>
 /** A chunk requires another by "./name.cjs"; anything else is Node's (built-in modules). */
 const requireFrom = (id: string): unknown => (id.startsWith("./") ? requireChunk(join(chunksDir, id)).exports : nodeRequire(id))
 
-const requireChunk = (file: string): { exports: unknown } => {
-  const known = loaded.get(file)
-  if (known !== undefined) return known.module
-  const module = { exports: {} }
+/** The chunk's function, from its pack or compiled with its cache; registered as loaded first. */
+const chunkFunction = (file: string, module: { exports: unknown }): ChunkFunction => {
   const inPack = packed.get(file)
-  // Registered before it runs: chunks may require each other in a cycle, as ES modules may.
   if (inPack !== undefined) {
     loaded.set(file, { module, script: undefined, cached: true })
-    inPack(module.exports, requireFrom, module, file, chunksDir, definePacked)
-    return module
+    return inPack
   }
   const cachedData = readIfPresent(cacheFileOf(file))
   const script = compile(file, cachedData)
   loaded.set(file, { module, script, cached: cachedData !== undefined && !script.cachedDataRejected })
-  const run = script.runInThisContext() as ChunkFunction
-  run(module.exports, requireFrom, module, file, chunksDir, definePacked)
+  return script.runInThisContext() as ChunkFunction
+}
+
+const requireChunk = (file: string): { exports: unknown } => {
+  const known = loaded.get(file)
+  if (known !== undefined) return known.module
+  const module = { exports: {} }
+  // Registered (chunkFunction) before it runs: chunks may require each other in a cycle, as ES modules may.
+  chunkFunction(file, module)(module.exports, requireFrom, module, file, chunksDir, definePacked)
   return module
 }
 
