@@ -156,14 +156,6 @@ export const storeFileProblem = (text: string): string | undefined => {
   return ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"
 }
 
-// Contention budget: 8 processes hammering one file must all get through, and a lock left by a
-// killed process goes stale after 2 s (proper-lockfile's minimum), so retry for up to ~10 s.
-const LOCK_OPTIONS = {
-  realpath: false,
-  stale: 2_000,
-  retries: { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 60, randomize: true }
-} as const
-
 /**
  * The file is small and local: opening, reading, writing into the page cache and renaming take
  * microseconds done synchronously, while each asynchronous call is a thread-pool round trip that
@@ -190,32 +182,6 @@ const readIfPresent = (file: string): Option.Option<string> => {
 const writeAll = (fd: number, bytes: Buffer) => {
   for (let written = 0; written < bytes.length;) written += Fs.writeSync(fd, bytes, written)
 }
-
-/**
- * The file system proper-lockfile works the lock with: its callback API over the synchronous
- * calls (as its own lockSync does), for the reason above: taking and dropping the lock were three
- * thread-pool round trips (mkdir, stat, rmdir), ~0.3 ms of every update. Waiting for a lock held
- * elsewhere still happens on its timers. One object for the process: proper-lockfile keeps its
- * probe of the file system's mtime precision on it.
- */
-const LOCK_FS_METHODS = ["mkdir", "realpath", "stat", "rmdir", "utimes"] as const
-const lockFs: typeof Fs = (() => {
-  const withCallbacks: Record<string, unknown> = { ...Fs }
-  for (const method of LOCK_FS_METHODS) {
-    const sync = Fs[`${method}Sync`] as (...args: ReadonlyArray<unknown>) => unknown
-    withCallbacks[method] = (...args: Array<unknown>) => {
-      const callback = args.pop() as (error: unknown, result?: unknown) => void
-      let result: unknown
-      try {
-        result = sync(...args)
-      } catch (error) {
-        return callback(error)
-      }
-      callback(null, result)
-    }
-  }
-  return withCallbacks as unknown as typeof Fs
-})()
 
 /** fsync on the thread pool: the one step whose time depends on the disk. */
 const flushToDisk = (fd: number) =>
@@ -283,26 +249,7 @@ const makeFileBackend = Effect.gen(function*() {
   const syncDirectory = Effect.ignore(withDescriptor(() => Fs.openSync(stateDir.path, "r"), flushToDisk))
 
   function withLock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> {
-    const acquire = Effect.tryPromise({
-      try: () =>
-        // Loaded on the first write: reading commands (`session list`) never parse it (~5 ms).
-        import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
-          ...LOCK_OPTIONS,
-          fs: lockFs,
-          lockfilePath: `${file}.lock`,
-          onCompromised: (error) => {
-            // proper-lockfile's default throws from a timer and would crash the process; this runs
-            // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
-            process.stderr.write(`warning: session store lock compromised: ${error.message}\n`)
-          }
-        })),
-      catch: (error) =>
-        new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
-    })
-    return mutex.withPermits(1)(
-      Effect.zipRight(stateDir.ensure, Effect.acquireUseRelease(acquire, () => effect, (release) =>
-        Effect.promise(() => release().catch(() => undefined))))
-    )
+    return mutex.withPermits(1)(stateDir.withLock(file, effect))
   }
 
   return {
