@@ -87,7 +87,7 @@ export class StateFileUnavailable extends Schema.TaggedError<StateFileUnavailabl
     return `Cannot ${this.operation} ${this.file}: ${this.reason}`
   }
   get hint() {
-    return "Check the permissions of the state directory, or point RELAY_HOME at a writable directory."
+    return "Check the permissions of the state directory and the free space on its disk, or point RELAY_HOME at a writable directory."
   }
 }
 

@@ -2,18 +2,18 @@
  * NotificationLog: every push notification the webhook receiver accepted, as NDJSON in the
  * state directory, so nothing is lost when the terminal scrolls and other processes can read it.
  *
- * Writers: each line is written whole by one synchronous append (O_APPEND) on the file held open
- * between appends, so lines never interleave. When a line would take the file past the size
- * bound, the file is first renamed to `notifications.ndjson.1` (one older generation is kept,
- * the one before is dropped).
+ * Writers (one process, or several `relay server push` sharing the state directory) take no lock
+ * per notification: each line is written whole by one write on a descriptor opened with O_APPEND,
+ * so lines never interleave. A write the disk cuts short is undone back to the last whole line and
+ * fails, so the sender is not told it was recorded. When a line would take the file past the size
+ * bound, the file is renamed to `notifications.ndjson.1` (one older generation is kept, the one
+ * before is dropped) under the state directory's inter-process lock.
  *
- * Readers take no lock: they read the older generation and the current file, skip a trailing
- * partial line (a write in progress in another process), and follow new lines by polling the
- * file's inode and size, which also notices a rotation.
+ * Readers take no lock: they hold both generations open, read whole lines only (a trailing
+ * partial line is a write in progress), and a follower keeps reading the older generation after a
+ * rotation, for the lines of writers that checked the file just before it was renamed.
  */
-import { FileSystem } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
-import { Context, Duration, Effect, Layer, Option, Ref, Schedule, Schema, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import * as Fs from "node:fs"
 import { StateFileUnavailable } from "../domain/errors.js"
 import {
@@ -46,20 +46,11 @@ export class NotificationLog extends Context.Tag("relay/NotificationLog")<Notifi
 export interface NotificationLogOptions {
   readonly maxFileBytes?: number
   readonly followInterval?: Duration.DurationInput
-}
-
-/** Where a follower stopped reading: the file (by inode) and the byte after its last whole line. */
-interface Cursor {
-  readonly ino: number | undefined
-  readonly offset: number
-}
-
-/** Whole lines read from a file, and the file they came from. */
-interface Chunk {
-  readonly ino: number | undefined
-  readonly records: ReadonlyArray<NotificationRecord>
-  /** Offset just after the last complete line read. */
-  readonly end: number
+  /**
+   * How a line reaches the file: one write, returning how many bytes it took (node's writeSync by
+   * default). Tests that cannot mount a small file system give a disk that fills up mid-line here.
+   */
+  readonly write?: (fd: number, bytes: Buffer) => number
 }
 
 const NEWLINE = 0x0a
@@ -88,37 +79,120 @@ const parseLine = (line: string): NotificationRecord | undefined => {
   }
 }
 
-/** Keeps the first record of each id: a reader racing a rotation can see one generation twice. */
-const dedupe = (records: ReadonlyArray<NotificationRecord>): ReadonlyArray<NotificationRecord> => {
-  const seen = new Set<string>()
-  return records.filter((record) => {
-    if (seen.has(record.id)) return false
-    seen.add(record.id)
-    return true
-  })
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+// ---------------------------------------------------------------------------
+// Reading: generations held open
+
+/** A generation of the log a reader holds open, and the byte after the last whole line it read. */
+interface Tail {
+  readonly fd: number
+  readonly ino: number
+  offset: number
 }
+
+/** The file at `path` opened for reading, or undefined when there is none. */
+const openTail = (path: string): Tail | undefined => {
+  let fd: number
+  try {
+    fd = Fs.openSync(path, "r")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    throw error
+  }
+  try {
+    return { fd, ino: Fs.fstatSync(fd).ino, offset: 0 }
+  } catch (error) {
+    Fs.closeSync(fd)
+    throw error
+  }
+}
+
+const closeTail = (tail: Tail | undefined) => {
+  if (tail !== undefined) Fs.closeSync(tail.fd)
+}
+
+/** The whole lines added to the tail's file since it was last read; the tail moves past them. */
+const readNew = (tail: Tail | undefined): ReadonlyArray<NotificationRecord> => {
+  if (tail === undefined) return []
+  const size = Fs.fstatSync(tail.fd).size
+  // Shorter than where we stopped: emptied in place (by hand), so it is read again from its start.
+  if (size < tail.offset) tail.offset = 0
+  const bytes = Buffer.allocUnsafe(size - tail.offset)
+  let filled = 0
+  while (filled < bytes.length) {
+    const read = Fs.readSync(tail.fd, bytes, filled, bytes.length - filled, tail.offset + filled)
+    if (read === 0) break
+    filled += read
+  }
+  const { records, consumed } = parseLines(bytes.subarray(0, filled))
+  tail.offset += consumed
+  return records
+}
+
+/** What a reader holds: the older generation and the current file, each open so a rotation cannot take it away. */
+interface Generations {
+  previous: Tail | undefined
+  current: Tail | undefined
+}
+
+const closeGenerations = (held: Generations) => {
+  closeTail(held.previous)
+  closeTail(held.current)
+}
+
+// ---------------------------------------------------------------------------
+// Writing: the end of the file after a failed write
+
+/** Where the last whole line of the file ends (0 when it has none); the file's size if it cannot tell. */
+const lastLineEnd = (fd: number, size: number): number => {
+  const chunk = Buffer.allocUnsafe(64 * 1024)
+  for (let end = size; end > 0;) {
+    const start = Math.max(0, end - chunk.length)
+    const read = Fs.readSync(fd, chunk, 0, end - start, start)
+    if (read !== end - start) return size
+    const newline = chunk.subarray(0, read).lastIndexOf(NEWLINE)
+    if (newline !== -1) return start + newline + 1
+    end = start
+  }
+  return 0
+}
+
+/**
+ * Undoes what a failed write left: the file is cut back to the end of its last whole line, so the
+ * part of a line a full disk took cannot glue itself to the next line written once there is room.
+ * The kernel orders writes and truncations of one file, and every other writer writes a whole line
+ * at once, so the cut can only take a line another process appended in the instant between the
+ * failure and the cut, and only if space was freed in that instant.
+ */
+const cutToLastWholeLine = (fd: number) => {
+  const size = Fs.fstatSync(fd).size
+  const end = lastLineEnd(fd, size)
+  if (end < size) Fs.ftruncateSync(fd, end)
+}
+
+/** Errors of a disk (or quota, or file size limit) with no room left: a line may have been cut short. */
+const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EFBIG"])
+
+const writeWithNode = (fd: number, bytes: Buffer) => Fs.writeSync(fd, bytes)
 
 export const make = (options: NotificationLogOptions = {}) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const stateDir = yield* StateDir
     const file = stateDir.file(NOTIFICATIONS_FILE)
     const olderFile = `${file}.1`
     const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_LOG_BYTES
     const followInterval = options.followInterval ?? DEFAULT_FOLLOW_INTERVAL
+    const write = options.write ?? writeWithNode
 
-    const unavailable = (target: string, operation: string) => (error: PlatformError) =>
-      new StateFileUnavailable({ file: target, operation, reason: error.message })
-
-    const isNotFound = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
+    const failure = (operation: string) => (error: unknown) => new StateFileUnavailable({ file, operation, reason: reasonOf(error) })
 
     /**
-     * Each line is written by one synchronous append (O_APPEND) on a descriptor held open between
-     * appends, so lines never interleave, in this process or across processes. Appending a line
-     * to a local file takes microseconds; done asynchronously it took thread-pool round trips
-     * (stat, open, write, close) that cost the receiver more CPU than the write itself, and even
-     * grouped into one append per batch, the batching (a lock, a deferred, a turn of the
-     * scheduler) cost more than the writes it saved (measured in bench/webhook.mjs).
+     * Each line is written by one synchronous write (O_APPEND) on a descriptor held open between
+     * appends. Appending a line to a local file takes microseconds; done asynchronously it took
+     * thread-pool round trips (stat, open, write, close) that cost the receiver more CPU than the
+     * write itself, and even grouped into one append per batch, the batching (a lock, a deferred, a
+     * turn of the scheduler) cost more than the writes it saved (measured in bench/webhook.mjs).
      */
     let descriptor: { readonly fd: number; readonly ino: number } | undefined
 
@@ -126,29 +200,6 @@ export const make = (options: NotificationLogOptions = {}) =>
       const closing = descriptor
       descriptor = undefined
       if (closing !== undefined) Fs.closeSync(closing.fd)
-    }
-
-    /** Size of the current file (0 when absent); drops the descriptor unless the path still names its file. */
-    const currentSize = (): number => {
-      const info = Fs.statSync(file, { throwIfNoEntry: false })
-      // Rotated or removed meanwhile, by this process or another one.
-      if (descriptor !== undefined && info?.ino !== descriptor.ino) closeDescriptor()
-      return info?.size ?? 0
-    }
-
-    /** Appends one line, first rotating the file when the line would take it past the size bound. */
-    const writeLine = (line: string) => {
-      const bytes = Buffer.from(line)
-      const size = currentSize()
-      if (size > 0 && size + bytes.length > maxFileBytes) {
-        closeDescriptor()
-        Fs.renameSync(file, olderFile)
-      }
-      if (descriptor === undefined) {
-        const fd = Fs.openSync(file, "a", 0o600)
-        descriptor = { fd, ino: Fs.fstatSync(fd).ino }
-      }
-      for (let written = 0; written < bytes.length;) written += Fs.writeSync(descriptor.fd, bytes, written)
     }
 
     const closeQuietly = () => {
@@ -159,111 +210,171 @@ export const make = (options: NotificationLogOptions = {}) =>
       }
     }
 
-    const writeOrFail = (line: string) =>
+    /** Size of the current file (0 when absent); drops the descriptor unless the path still names its file. */
+    const currentSize = (): number => {
+      const info = Fs.statSync(file, { throwIfNoEntry: false })
+      // Rotated or removed meanwhile, by this process or another one.
+      if (descriptor !== undefined && info?.ino !== descriptor.ino) closeDescriptor()
+      return info?.size ?? 0
+    }
+
+    const overBound = (size: number, length: number) => size > 0 && size + length > maxFileBytes
+
+    /** The whole line in one write, or none of it: a write cut short is undone, and fails. */
+    const writeWhole = (bytes: Buffer) => {
+      if (descriptor === undefined) {
+        // Read as well as appended to: a failed write is undone by finding the last whole line.
+        const fd = Fs.openSync(file, "a+", 0o600)
+        descriptor = { fd, ino: Fs.fstatSync(fd).ino }
+      }
+      const fd = descriptor.fd
+      let written: number
+      try {
+        written = write(fd, bytes)
+      } catch (error) {
+        // Another writer's line may have been cut short just before (and that writer gone).
+        if (NO_ROOM.has((error as NodeJS.ErrnoException).code ?? "")) cutQuietly(fd)
+        throw error
+      }
+      if (written < bytes.length) {
+        cutQuietly(fd)
+        throw new Error(`the disk took only ${written} of the line's ${bytes.length} bytes (is it full?)`)
+      }
+    }
+
+    const cutQuietly = (fd: number) => {
+      try {
+        cutToLastWholeLine(fd)
+      } catch {
+        // The write's own error is the one to report.
+      }
+    }
+
+    const writeOrFail = (bytes: Buffer) =>
       Effect.try({
-        try: () => writeLine(line),
+        try: () => writeWhole(bytes),
         catch: (error) => {
           closeQuietly()
-          return new StateFileUnavailable({ file, operation: "append to", reason: error instanceof Error ? error.message : String(error) })
+          return failure("append to")(error)
         }
       })
+
+    /**
+     * Two receivers may share the log (two `relay server push` on one state directory, say a new
+     * one started before the old one stops). They are not refused: both keep working, and only the
+     * rotation is ordered between them, by the inter-process lock, which each takes once per
+     * 5 MiB rather than once per notification. Under the lock the size is checked again, since
+     * another fiber or process may have rotated meanwhile: renaming its fresh file over `.1`
+     * would drop a whole generation before a follower read it.
+     */
+    const rotation = yield* Effect.makeSemaphore(1)
+    const rotate = (length: number) =>
+      rotation.withPermits(1)(stateDir.withLock(file, Effect.try({
+        try: () => {
+          if (!overBound(currentSize(), length)) return
+          closeDescriptor()
+          Fs.renameSync(file, olderFile)
+        },
+        catch: failure("rotate")
+      }))).pipe(
+        // Never a reason to refuse a notification: the file grows past its bound until the next rotation.
+        Effect.catchAll((error) => Effect.logWarning(`${error.message}; appending without rotating`))
+      )
+
+    /** Writes the line at once unless it would take the file past its bound: then rotates first. */
+    const appendLine = (bytes: Buffer, mayRotate: boolean): Effect.Effect<void, StateFileUnavailable> => {
+      let size: number
+      try {
+        size = currentSize()
+      } catch (error) {
+        return Effect.fail(failure("append to")(error))
+      }
+      if (mayRotate && overBound(size, bytes.length)) {
+        return Effect.zipRight(rotate(bytes.length), Effect.suspend(() => appendLine(bytes, false)))
+      }
+      return writeOrFail(bytes)
+    }
 
     /** Encodes, then ensures the directory and writes: plain code around two effects, as it runs per notification. */
     const append = (record: NotificationRecord) =>
       Effect.suspend(() => {
-        let line: string
+        let bytes: Buffer
         try {
-          line = `${JSON.stringify(record)}\n`
+          bytes = Buffer.from(`${JSON.stringify(record)}\n`)
         } catch (error) {
           return Effect.fail(new StateFileUnavailable({ file, operation: "encode a record for", reason: String(error) }))
         }
-        return Effect.zipRight(stateDir.ensure, writeOrFail(line))
+        return Effect.zipRight(stateDir.ensure, Effect.suspend(() => appendLine(bytes, true)))
       })
 
-    /** Reads whole lines of `path` from `offset`; the inode comes from the open handle, so it names what was read. */
-    const readFrom = (path: string, offset: number): Effect.Effect<Option.Option<Chunk>, StateFileUnavailable> =>
-      Effect.scoped(Effect.gen(function*() {
-        const handle = yield* fs.open(path, { flag: "r" })
-        const info = yield* handle.stat
-        const ino = Option.getOrUndefined(info.ino)
-        const size = Number(info.size)
-        // A file shorter than where we stopped was replaced in place: start it over.
-        const start = size < offset ? 0 : offset
-        const bytes = yield* readRange(handle, start, size - start)
-        const { records, consumed } = parseLines(bytes)
-        return Option.some<Chunk>({ ino, records, end: start + consumed })
-      })).pipe(
-        Effect.catchIf(isNotFound, () => Effect.succeed(Option.none<Chunk>())),
-        Effect.mapError(unavailable(path, "read"))
+    const reading = <A>(step: () => A) => Effect.try({ try: step, catch: failure("read") })
+
+    /**
+     * Both generations, the current file opened first: if it is rotated in between, `.1` is that
+     * same file and is left out (the follower's first poll then sees the rotation).
+     */
+    const openGenerations = (): Generations => {
+      const current = openTail(file)
+      const older = openTail(olderFile)
+      if (older !== undefined && older.ino === current?.ino) {
+        closeTail(older)
+        return { previous: undefined, current }
+      }
+      return { previous: older, current }
+    }
+
+    const readBoth = (held: Generations) => [...readNew(held.previous), ...readNew(held.current)]
+
+    /**
+     * New whole lines since the last poll, oldest first. The held files are read first: the current
+     * one to its end, the older one for the lines of writers that checked the path just before a
+     * rotation. Then, if the path names another file, the log rotated: the new file is read whole,
+     * after the generation in between when it rotated twice (a third rotation between two polls,
+     * 10 MiB later, would drop a generation unread).
+     */
+    const poll = (held: Generations): ReadonlyArray<NotificationRecord> => {
+      const pathIno = Fs.statSync(file, { throwIfNoEntry: false })?.ino
+      const records = readBoth(held)
+      if (pathIno === held.current?.ino) return records
+      const next = openTail(file)
+      const older = openTail(olderFile)
+      const known = [held.previous?.ino, held.current?.ino, next?.ino]
+      const between = older !== undefined && !known.includes(older.ino) ? older : undefined
+      if (between === undefined) closeTail(older)
+      records.push(...readNew(between), ...readNew(next))
+      if (between !== undefined) {
+        closeGenerations(held)
+        held.previous = between
+      } else if (held.current !== undefined) {
+        closeTail(held.previous)
+        held.previous = held.current
+      }
+      held.current = next
+      return records
+    }
+
+    const read = (filter: NotificationFilter) =>
+      Effect.acquireUseRelease(
+        reading(openGenerations),
+        (held) => reading(() => selectNotifications(readBoth(held), filter)),
+        (held) => Effect.sync(() => closeGenerations(held))
       )
 
-    const readRange = (handle: FileSystem.File, start: number, length: number) =>
-      Effect.gen(function*() {
-        const buffer = new Uint8Array(length)
-        let filled = 0
-        while (filled < length) {
-          yield* handle.seek(start + filled, "start")
-          const read = Number(yield* handle.read(buffer.subarray(filled)))
-          if (read === 0) break
-          filled += read
-        }
-        return buffer.subarray(0, filled)
-      })
-
-    /** Both generations and a cursor at the end of the current file. */
-    const snapshot = Effect.gen(function*() {
-      // The current file first: if it is rotated meanwhile, the older file is the same one and dedupe drops it.
-      const current = yield* readFrom(file, 0)
-      const older = yield* readFrom(olderFile, 0)
-      const records = dedupe([
-        ...Option.match(older, { onNone: () => [], onSome: (chunk) => chunk.records }),
-        ...Option.match(current, { onNone: () => [], onSome: (chunk) => chunk.records })
-      ])
-      const cursor: Cursor = Option.match(current, {
-        onNone: () => ({ ino: undefined, offset: 0 }),
-        onSome: (chunk) => ({ ino: chunk.ino, offset: chunk.end })
-      })
-      return { records, cursor }
-    })
-
-    /** New records since the cursor, across at most one rotation, and the cursor after them. */
-    const poll = (cursor: Cursor): Effect.Effect<readonly [ReadonlyArray<NotificationRecord>, Cursor], StateFileUnavailable> =>
-      Effect.gen(function*() {
-        const current = yield* readFrom(file, cursor.offset)
-        if (Option.isNone(current)) return [[], cursor] as const
-        if (cursor.ino === undefined || current.value.ino === cursor.ino) {
-          return [current.value.records, { ino: current.value.ino, offset: current.value.end }] as const
-        }
-        // Rotated: finish the file we were reading (now the older generation), then read the new one whole.
-        const rest = yield* readFrom(olderFile, cursor.offset)
-        const drained = Option.isSome(rest) && rest.value.ino === cursor.ino ? rest.value.records : []
-        const fresh = yield* readFrom(file, 0)
-        return Option.match(fresh, {
-          onNone: () => [drained, { ino: undefined, offset: 0 }] as const,
-          onSome: (chunk) => [[...drained, ...chunk.records], { ino: chunk.ino, offset: chunk.end }] as const
-        })
-      })
-
-    const read = (filter: NotificationFilter) => Effect.map(snapshot, ({ records }) => selectNotifications(records, filter))
-
     const follow = (filter: NotificationFilter) =>
-      Stream.unwrap(Effect.gen(function*() {
-        const { records, cursor } = yield* snapshot
-        const position = yield* Ref.make(cursor)
-        const newRecords = Stream.repeatEffectWithSchedule(
-          Effect.flatMap(Ref.get(position), poll).pipe(
-            Effect.flatMap(([found, next]) => Effect.as(Ref.set(position, next), found))
-          ),
-          Schedule.spaced(followInterval)
-        ).pipe(Stream.flattenIterables, Stream.filter(matchesFilter(filter)))
-        return Stream.concat(Stream.fromIterable(selectNotifications(records, filter)), newRecords)
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const held = yield* Effect.acquireRelease(reading(openGenerations), (held) => Effect.sync(() => closeGenerations(held)))
+        const backlog = yield* reading(() => readBoth(held))
+        const newRecords = Stream.repeatEffectWithSchedule(reading(() => poll(held)), Schedule.spaced(followInterval)).pipe(
+          Stream.flattenIterables,
+          Stream.filter(matchesFilter(filter))
+        )
+        return Stream.concat(Stream.fromIterable(selectNotifications(backlog, filter)), newRecords)
       }))
 
     yield* Effect.addFinalizer(() => Effect.sync(closeQuietly))
     return NotificationLog.of({ file, append, read, follow })
   })
 
+/** The log in the state directory, rotated at 5 MiB. */
 export const layer = (options: NotificationLogOptions = {}) =>
   Layer.scoped(NotificationLog, make(options))
-
-/** The log in the state directory, rotated at 5 MiB. */

@@ -14,6 +14,7 @@ import { afterAll, vi } from "vitest"
 import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_STORED_JSON_DEPTH } from "../../src/domain/limits.js"
 import {
   normalizeTaskState,
+  type NotificationFilter,
   type NotificationRecord,
   parseSince,
   summarizeNotification
@@ -32,6 +33,7 @@ import * as StateDir from "../../src/services/StateDir.js"
 import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
+import { simulatedDisk } from "../helpers/fullDisk.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 // Wrap timingSafeEqual (behaviour unchanged) to prove the token check goes through it.
@@ -50,16 +52,16 @@ const freshStateDir = () => {
   return home.stateDir
 }
 
-const logLayer = (stateDir: string, maxFileBytes?: number) =>
-  NotificationLog.layer({ followInterval: "20 millis", ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }).pipe(
+const logLayer = (stateDir: string, options: NotificationLog.NotificationLogOptions = {}) =>
+  NotificationLog.layer({ followInterval: "20 millis", ...options }).pipe(
     Layer.provideMerge(StateDir.layer),
     Layer.provideMerge(NodeContext.layer),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", stateDir]]))))
   )
 
 /** The receiver on 127.0.0.1:0 with its own state directory; the log is exposed to the tests. */
-const serverLayer = (stateDir: string, options: WebhookOptions = {}) =>
-  webhookServerLayer({ host: "127.0.0.1", port: 0, ...options }).pipe(Layer.provideMerge(logLayer(stateDir)))
+const serverLayer = (stateDir: string, options: WebhookOptions = {}, logOptions: NotificationLog.NotificationLogOptions = {}) =>
+  webhookServerLayer({ host: "127.0.0.1", port: 0, ...options }).pipe(Layer.provideMerge(logLayer(stateDir, logOptions)))
 
 interface Reply {
   readonly status: number
@@ -572,7 +574,7 @@ const sampleRecord = (n: number, taskId = `task-${n}`): NotificationRecord => ({
 
 const rotatingState = freshStateDir()
 
-layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notification log rotation", (it) => {
+layer(logLayer(rotatingState, { maxFileBytes: 2048 }), { excludeTestServices: true })("notification log rotation", (it) => {
   it.effect("keeps one older generation, reads both oldest first, filters and limits", () =>
     Effect.gen(function*() {
       const log = yield* NotificationLog.NotificationLog
@@ -660,6 +662,110 @@ layer(logLayer(rotatingState, 2048), { excludeTestServices: true })("notificatio
         expect((yield* next).id).toBe(record.id)
       }
       yield* Fiber.interrupt(follower)
+    }))
+})
+
+/** Starts following `filter`; `next` takes the next record it emits, failing after 3 s. */
+const startFollowing = (filter: NotificationFilter = {}) =>
+  Effect.gen(function*() {
+    const log = yield* NotificationLog.NotificationLog
+    const received = yield* Queue.unbounded<NotificationRecord>()
+    const fiber = yield* log.follow(filter).pipe(Stream.runForEach((record) => Queue.offer(received, record)), Effect.fork)
+    const next = Queue.take(received).pipe(Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("the follower got nothing within 3 s") }))
+    return { fiber, next, pending: Queue.size(received) }
+  })
+
+layer(logLayer(rotatingState, { maxFileBytes: 2048 }), { excludeTestServices: true })("notification log, rotated by another process", (it) => {
+  it.effect("a follower reads the line a writer appends to the older generation just after a rotation", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog.NotificationLog
+      yield* log.append(sampleRecord(400))
+      // Another receiver checked the file and was about to write when this one rotated it.
+      const otherWriter = Fs.openSync(log.file, "a")
+      const taskId = randomUUID()
+      const follower = yield* startFollowing({ taskId })
+      for (let n = 401; Fs.statSync(log.file).ino === Fs.fstatSync(otherWriter).ino; n++) yield* log.append(sampleRecord(n))
+      // The follower has seen the rotation by now (it polls every 20 ms).
+      yield* Effect.sleep("100 millis")
+      const late = sampleRecord(450, taskId)
+      Fs.writeSync(otherWriter, `${JSON.stringify(late)}\n`)
+      Fs.closeSync(otherWriter)
+      expect((yield* follower.next).id).toBe(late.id)
+      yield* Fiber.interrupt(follower.fiber)
+    }))
+})
+
+const slowFollowerState = freshStateDir()
+
+layer(logLayer(slowFollowerState, { maxFileBytes: 2048, followInterval: "400 millis" }), { excludeTestServices: true })(
+  "notification log, rotated twice between two polls",
+  (it) => {
+    it.effect("the follower reads the file it held, the generation in between and the new file, in order", () =>
+      Effect.gen(function*() {
+        const log = yield* NotificationLog.NotificationLog
+        const written = Array.from({ length: 12 }, (_, n) => sampleRecord(500 + n))
+        yield* log.append(written[0]!)
+        const follower = yield* startFollowing()
+        expect((yield* follower.next).id).toBe(written[0]!.id)
+        // ~5 lines a file: the rest fills the held file, a whole generation, and part of a third.
+        for (const record of written.slice(1)) yield* log.append(record)
+        expect(Fs.readFileSync(`${log.file}.1`, "utf8").trim().split("\n").map((line) => JSON.parse(line).id))
+          .not.toContain(written[1]!.id)
+        const followed: Array<string> = []
+        for (const _ of written.slice(1)) followed.push((yield* follower.next).id)
+        expect(followed).toEqual(written.slice(1).map((record) => record.id))
+        yield* Fiber.interrupt(follower.fiber)
+      }))
+  }
+)
+
+// ---------------------------------------------------------------------------
+// A full disk. The stress suite fills a real 64 KiB tmpfs (test/stress/push.test.ts); here the
+// write is given a disk that fills up mid-line, as the kernel does it (a short write, then ENOSPC).
+
+const fullDiskState = freshStateDir()
+const fullDisk = simulatedDisk()
+
+layer(serverLayer(fullDiskState, {}, { write: fullDisk.write }), { excludeTestServices: true })("a full disk", (it) => {
+  it.effect("a write cut short is undone and answered 500; the next notification once there is room is whole", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog.NotificationLog
+      expect((yield* post("/disk", JSON.stringify(v1Status("before", "working")))).status).toBe(200)
+      const whole = Fs.readFileSync(log.file, "utf8")
+
+      fullDisk.room = 40
+      const cut = yield* post("/disk", JSON.stringify(v1Status("cut-short", "working")))
+      expect(cut.status).toBe(500)
+      expect(cut.body).toMatchObject({ error: { code: "state_file_unavailable" } })
+      expect((cut.body as { error: { message: string } }).error.message).toContain("only 40 of")
+      expect(Fs.readFileSync(log.file, "utf8")).toBe(whole)
+
+      fullDisk.room = 0
+      const refused = yield* post("/disk", JSON.stringify(v1Status("no-room", "working")))
+      expect(refused.status).toBe(500)
+      expect((refused.body as { error: { message: string } }).error.message).toContain("ENOSPC")
+      expect(Fs.readFileSync(log.file, "utf8")).toBe(whole)
+
+      // Room again (the user freed some): the next notification lands whole, on a line of its own.
+      fullDisk.room = undefined
+      expect((yield* post("/disk", JSON.stringify(v1Status("after", "working")))).status).toBe(200)
+      const lines = rawLines(fullDiskState)
+      expect(lines.map((line) => JSON.parse(line).task_id)).toEqual(["before", "after"])
+      expect((yield* log.read({})).map((record) => record.task_id)).toEqual(["before", "after"])
+    }))
+
+  it.effect("another writer's partial line is cut too, before this one writes after it", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog.NotificationLog
+      // A receiver that died right after its write was cut short left half a line.
+      Fs.appendFileSync(log.file, `{"id":"half a line`)
+      fullDisk.room = 0
+      expect((yield* post("/disk", JSON.stringify(v1Status("no-room-2", "working")))).status).toBe(500)
+      fullDisk.room = undefined
+      expect((yield* post("/disk", JSON.stringify(v1Status("after-2", "working")))).status).toBe(200)
+      const lines = rawLines(fullDiskState)
+      expect(lines.every((line) => JSON.parse(line) !== undefined)).toBe(true)
+      expect(lines.map((line) => JSON.parse(line).task_id).slice(-1)).toEqual(["after-2"])
     }))
 })
 
