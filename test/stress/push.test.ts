@@ -2,7 +2,10 @@
 // redirects gets a bounded number of posts with growing pauses, and neither the task nor the
 // server waits for it. The receiver (`relay server push`, a real process): 5000 concurrent posts
 // are each recorded exactly once; killed with SIGKILL mid-burst and restarted, it leaves a log
-// that parses line by line and holds every notification it acknowledged.
+// that parses line by line and holds every notification it acknowledged. Issue 27, items 16-17:
+// two receivers on one log under load, with a follower that reads each acknowledged notification
+// exactly once across rotations; and a receiver on a full disk (a 64 KiB tmpfs) that answers 5xx
+// for what it could not write whole and leaves no partial line behind.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { ConfigProvider, Layer, ManagedRuntime } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -284,7 +287,7 @@ describe("two relay server push processes on one log, and a follower", () => {
     homes.push(home)
     const receivers = [await startReceiver(home.stateDir), await startReceiver(home.stateDir)]
     const follower = await startFollower(home.stateDir)
-    // ~1.7 KB a line: the 5 MiB log rotates every ~3000 notifications, about 8 times in this run.
+    // ~6.6 KB a line: the 5 MiB log rotates every ~800 notifications, about 15 times in this run.
     const posts = 12_000
     const padding = 6000
     const started = Date.now()
