@@ -341,7 +341,7 @@ export const make = (options: NotificationLogOptions = {}) =>
       const known = [held.previous?.ino, held.current?.ino, next?.ino]
       const between = older !== undefined && !known.includes(older.ino) ? older : undefined
       if (between === undefined) closeTail(older)
-      records.push(...readNew(between), ...readNew(next))
+      const rotated = [...records, ...readNew(between), ...readNew(next)]
       if (between !== undefined) {
         closeGenerations(held)
         held.previous = between
@@ -350,7 +350,7 @@ export const make = (options: NotificationLogOptions = {}) =>
         held.previous = held.current
       }
       held.current = next
-      return records
+      return rotated
     }
 
     const read = (filter: NotificationFilter) =>
