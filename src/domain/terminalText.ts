@@ -26,3 +26,20 @@ export type TextLayout = "line" | "lines"
 
 export const escapeForTerminal = (text: string, layout: TextLayout = "line"): string =>
   layout === "line" ? text.replace(ALL_CONTROLS, shown) : text.replace(/\r\n/g, "\n").replace(CONTROLS_BUT_LAYOUT, shown)
+
+/** The most of a foreign answer (one that is not A2A) that an error or report quotes. */
+export const ANSWER_EXCERPT_CHARS = 200
+
+/**
+ * A short, escaped excerpt of an answer that is not A2A (an HTML page, a proxy's error, whatever an
+ * interface sent): whitespace collapsed, control characters escaped, at most ANSWER_EXCERPT_CHARS
+ * characters, a cut marked with an ellipsis. Reports quote answers through it so that no agent can
+ * fill them with its pages, or with what a service it points at returned.
+ */
+export const answerExcerpt = (text: string): string => {
+  // Escaping only lengthens a text: a cut first bounds the work whatever the answer's size.
+  const escaped = escapeForTerminal(text.slice(0, ANSWER_EXCERPT_CHARS * 2).replace(/\s+/g, " ").trim())
+  return escaped.length > ANSWER_EXCERPT_CHARS || text.length > ANSWER_EXCERPT_CHARS * 2
+    ? `${escaped.slice(0, ANSWER_EXCERPT_CHARS - 1)}…`
+    : escaped
+}
