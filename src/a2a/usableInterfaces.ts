@@ -5,7 +5,7 @@
  *
  * An interface is usable when relay speaks its binding (JSONRPC or HTTP+JSON, aliases accepted),
  * its protocol version (1.0 or 0.3 by Major.Minor) and its URL is http(s), absolute or relative to
- * the card's own URL.
+ * the card's own URL, with no query or fragment (operations are paths under it: a query would swallow them).
  */
 import { Effect, Either, ParseResult } from "effect"
 import { type Binding, bindingOf, protocolVersionOf, SUPPORTED_BINDINGS } from "./dialects.js"
@@ -30,6 +30,12 @@ const httpUrl = (text: string, base: string | undefined): URL | undefined => {
   }
 }
 
+/**
+ * Whether a parsed URL carries a query or a fragment, even an empty one (`…/a2a?`): in a serialized
+ * URL `?` and `#` appear only as their delimiters.
+ */
+export const hasQueryOrFragment = (url: URL): boolean => /[?#]/.test(url.href)
+
 /** The interface as relay would use it, or why relay cannot (right: usable; left: the reason). */
 export const interfaceUse = (entry: V1.AgentInterface, cardUrl?: string): Either.Either<UsableInterface, string> => {
   const binding = bindingOf(entry.protocolBinding)
@@ -42,6 +48,7 @@ export const interfaceUse = (entry: V1.AgentInterface, cardUrl?: string): Either
   }
   const url = httpUrl(entry.url, cardUrl)
   if (url === undefined) return Either.left(`URL ${JSON.stringify(entry.url)} is not an absolute http(s) URL`)
+  if (hasQueryOrFragment(url)) return Either.left(`URL ${JSON.stringify(entry.url)} has a query or fragment, under which no operation path can go`)
   return Either.right({ url: url.toString(), binding, version, tenant: entry.tenant || undefined })
 }
 

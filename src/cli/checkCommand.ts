@@ -13,7 +13,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
-import { json, verbose, within } from "./options.js"
+import { allowInterfaceHost, json, verbose, within } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
@@ -107,6 +107,7 @@ interface CheckValues {
   readonly dryRun: boolean
   readonly bearerToken: Option.Option<Redacted.Redacted<string>>
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  readonly allowInterfaceHost: ReadonlyArray<string>
 }
 
 /** The run asked for: a dry run names the URL as given and sends nothing; a real run decodes it, once, here. */
@@ -126,7 +127,8 @@ const runOf = (values: CheckValues) =>
       bindings: bindingsOf(values.binding),
       timeoutSeconds: Option.getOrUndefined(values.timeout),
       bearerToken: Option.getOrUndefined(Option.map(values.bearerToken, Redacted.value)),
-      apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value))
+      apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value)),
+      allowInterfaceHosts: values.allowInterfaceHost
     })
   })
 
@@ -140,7 +142,7 @@ const publish = (values: { readonly json: boolean; readonly junit: Option.Option
 
 export const checkCommand = Command.make(
   "check",
-  { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey },
+  { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey, allowInterfaceHost },
   (values) =>
     runOf(values).pipe(
       // The receiver of push.delivery listens on loopback for the length of the run.

@@ -19,6 +19,7 @@ export const TERMINAL_WORDS: Vocabulary = {
   Login: (a) => loginCommand(a),
   GiveCredentials: () => "--bearer-token <TOKEN> or --api-key <KEY>",
   AllowCrossOriginCredentials: () => "--allow-cross-origin-credentials",
+  AllowInterfaceHost: (a) => `--allow-interface-host ${arg(a.host)}`,
   ValidateCard: (a) => `relay card validate ${arg(a.source)}`,
   GetCard: (a) => `relay card get --url ${arg(a.agentUrl)}`,
   ListTasks: (a) => `relay task list --url ${agent(a.agentUrl)}`,

@@ -4,6 +4,7 @@ import { Effect, Either, Option, Redacted } from "effect"
 import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
 import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
+import { canonicalHostName } from "../domain/hosts.js"
 import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { optional } from "./optional.js"
@@ -26,6 +27,22 @@ const protocol = optional(Options.choice("protocol", ["1.0", "0.3"]), "Pin the A
 const binding = optional(Options.choice("binding", ["jsonrpc", "rest"]), "Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)")
 const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
   Options.withDescription("Send credentials to interface URLs on another origin than --url")
+)
+
+/** Every value a bare host (a name or an IP address), in its canonical spelling; else a usage error. */
+const hostNames = (values: ReadonlyArray<string>) => {
+  const hosts = values.map(canonicalHostName)
+  return hosts.every((host) => host !== undefined) ? Option.some(hosts as ReadonlyArray<string>) : Option.none()
+}
+
+/** `--allow-interface-host HOST` (repeatable): interface hosts the user vouches for, wherever they point. */
+export const allowInterfaceHost = Options.text("allow-interface-host").pipe(
+  Options.withDescription(
+    "Use the card's interfaces on this host even when it is on another origin than the card and reaches " +
+      "another class of address (a public card pointing at loopback, private, link-local or metadata addresses); repeatable"
+  ),
+  Options.repeated,
+  Options.filterMap(hostNames, "--allow-interface-host takes a host name or an IP address, without a scheme, port or path")
 )
 const timeout = optional(Options.integer("timeout"), "Seconds to wait for each HTTP request to the agent (default 30)")
 
@@ -51,6 +68,7 @@ export const agentOptions = {
   protocol,
   binding,
   allowCrossOrigin,
+  allowInterfaceHost,
   timeout,
   streamIdle,
   maxResponseBytes
@@ -64,6 +82,7 @@ export interface AgentOptionValues {
   readonly protocol: Option.Option<"1.0" | "0.3">
   readonly binding: Option.Option<"jsonrpc" | "rest">
   readonly allowCrossOrigin: boolean
+  readonly allowInterfaceHost: ReadonlyArray<string>
   readonly timeout: Option.Option<number>
   readonly streamIdle: Option.Option<number>
   readonly maxResponseBytes: number
@@ -78,6 +97,7 @@ const toAccess = (agentUrl: AgentUrl, values: AgentOptionValues): AgentAccess =>
   protocol: Option.getOrUndefined(values.protocol),
   binding: Option.getOrUndefined(Option.map(values.binding, (b): Binding => (b === "rest" ? "HTTP+JSON" : "JSONRPC"))),
   allowCrossOriginCredentials: values.allowCrossOrigin,
+  allowInterfaceHosts: values.allowInterfaceHost,
   timeoutSeconds: Option.getOrUndefined(values.timeout),
   streamIdleSeconds: Option.getOrUndefined(values.streamIdle),
   maxResponseBytes: values.maxResponseBytes

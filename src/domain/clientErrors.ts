@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { a2aErrorByCode } from "../a2a/errors.js"
 import { act, type Hint } from "./hints.js"
+import { hostOfUrl } from "./hosts.js"
 
 /** Nothing answered at the agent's address (refused, DNS, reset). */
 export class AgentUnreachable extends Schema.TaggedError<AgentUnreachable>()("AgentUnreachable", {
@@ -235,6 +236,24 @@ export class NoUsableInterface extends Schema.TaggedError<NoUsableInterface>()("
   }
 }
 
+/**
+ * The card routes requests to an interface whose host relay does not use: on another origin than the
+ * card and outside the card's class of address (a public card pointing at loopback, private,
+ * link-local or metadata addresses), judged when connecting. Nothing was sent there.
+ */
+export class InterfaceHostRefused extends Schema.TaggedError<InterfaceHostRefused>()("InterfaceHostRefused", {
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "interface_host_refused"
+  override get message() {
+    return `relay sent nothing to ${this.url}, where the agent card routes requests: ${this.reason}`
+  }
+  get hint(): Hint {
+    return ["If you trust that host, allow it with ", act("AllowInterfaceHost", { host: hostOfUrl(this.url) ?? this.url }), "."]
+  }
+}
+
 /** The agent's answer (card, JSON-RPC or REST body) is larger than relay reads; reading stopped at the limit. */
 export class ResponseTooLarge extends Schema.TaggedError<ResponseTooLarge>()("ResponseTooLarge", {
   url: Schema.String,
@@ -265,3 +284,4 @@ export type A2aClientError =
   | InvalidResponse
   | UnsupportedOperation
   | ResponseTooLarge
+  | InterfaceHostRefused

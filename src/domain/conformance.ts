@@ -52,6 +52,8 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   check({ id: "card.valid", group: "card", severity: "must", scope: "agent", title: "The card has every required field, well formed", spec: { "1.0": "§4.4.1", "0.3": "§5.5" } }),
   check({ id: "card.interfaces", group: "card", severity: "must", scope: "agent", title: "The card declares an interface with a URL, a binding and a protocol version", spec: { "1.0": "§8.3.1", "0.3": "§5.6" } }),
   check({ id: "card.caching", group: "card", severity: "should", scope: "agent", title: "The card is served with Cache-Control or ETag", spec: { "1.0": "§8.6.1" } }),
+  // relay's own rule, not the spec's: a check sends nothing to a host the card alone names.
+  check({ id: "card.interface-hosts", group: "card", severity: "must", scope: "agent", title: "Every interface checked is on the card's origin, or on a host the user allowed", spec: {} }),
   // transport: the envelope, per interface
   check({ id: "transport.parse-error", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "Malformed JSON is answered with -32700", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
   check({ id: "transport.invalid-request", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "A request without a method is answered with -32600", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),

@@ -20,6 +20,8 @@ export type Action =
   | { readonly _tag: "GiveCredentials" }
   /** Let credentials go to the interface origins the card names. */
   | { readonly _tag: "AllowCrossOriginCredentials" }
+  /** Let requests go to an interface host outside the card's class of address. */
+  | { readonly _tag: "AllowInterfaceHost"; readonly host: string }
   | { readonly _tag: "ValidateCard"; readonly source: string }
   | { readonly _tag: "GetCard"; readonly agentUrl: string }
   /** The agent may be unknown where the hint is made; the door then asks for it. */

@@ -13,3 +13,29 @@ export const isAllInterfaces = (host: string): boolean => {
   const bare = unbracketed(host)
   return bare === "0.0.0.0" || bare === "::"
 }
+
+/**
+ * A host as `--allow-interface-host` takes it (a name or an IP address, IPv6 with or without
+ * brackets) in the one spelling URLs give it (lower case, IPv4 dotted, IPv6 compressed, no
+ * brackets); undefined when the text is not a bare host (a scheme, a port or a path).
+ */
+export const canonicalHostName = (text: string): string | undefined => {
+  const host = text.trim()
+  try {
+    const url = new URL(`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}/`)
+    const bare = url.port === "" && url.username === "" && url.password === "" && url.pathname === "/" && !/[?#]/.test(url.href)
+    // A default port (`[::1]:80`) leaves no trace in the URL: refused by its text.
+    return bare && host !== "" && !host.includes("]:") ? unbracketed(url.hostname) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The host of a URL in canonicalHostName's spelling; undefined when the text is not a URL. */
+export const hostOfUrl = (url: string): string | undefined => {
+  try {
+    return unbracketed(new URL(url).hostname)
+  } catch {
+    return undefined
+  }
+}

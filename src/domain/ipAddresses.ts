@@ -15,6 +15,24 @@ export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6
 /** `loopback`: this machine; `private`: anything not globally routable (private, link-local, metadata, …). */
 export type AddressKind = "loopback" | "private" | "public"
 
+/**
+ * The finer classes the interface rule compares (a card's interfaces stay in the class of the card's
+ * host): `metadata` is a cloud's instance metadata service, `link-local` the rest of 169.254/16 and
+ * fe80::/10, `private` every other address that is not global unicast.
+ */
+export type AddressClass = "loopback" | "private" | "link-local" | "metadata" | "public"
+
+/** Instance metadata services: AWS (IMDS, ECS, EKS Pod Identity, also over IPv6), GCP, Azure, Alibaba Cloud. */
+const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
+  "169.254.169.254",
+  "169.254.170.2",
+  "169.254.170.23",
+  "168.63.129.16",
+  "100.100.100.200",
+  "fd00:ec2::254",
+  "fd00:ec2::23"
+])
+
 const ipv4From = (high: number, low: number): ipaddr.IPv4 =>
   new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
 
@@ -71,11 +89,25 @@ export const reachedAddresses = (literal: string): ReadonlyArray<IpAddress> | un
   return embedded.length === 0 ? [address] : embedded
 }
 
-/** Loopback, public (global unicast) or private (every other special-purpose range). */
-export const addressKind = (address: IpAddress): AddressKind => {
-  const range = address.range()
-  return range === "loopback" ? "loopback" : range === "unicast" ? "public" : "private"
+/** The class of one address (IPv6 forms that carry an IPv4 address are judged by it: see reachedAddresses). */
+export const addressClass = (address: IpAddress): AddressClass => {
+  if (METADATA_ADDRESSES.has(address.toString())) return "metadata"
+  switch (address.range()) {
+    case "loopback":
+      return "loopback"
+    case "linkLocal":
+      return "link-local"
+    case "unicast":
+      return "public"
+    default:
+      return "private"
+  }
 }
+
+const kindOf = (kind: AddressClass): AddressKind => (kind === "loopback" || kind === "public" ? kind : "private")
+
+/** Loopback, public (global unicast) or private (every other special-purpose range, metadata included). */
+export const addressKind = (address: IpAddress): AddressKind => kindOf(addressClass(address))
 
 const isLocalhostName = (name: string) => name === "localhost" || name.endsWith(".localhost")
 
@@ -84,8 +116,11 @@ const isLocalhostName = (name: string) => name === "localhost" || name.endsWith(
  * `localhost` and `*.localhost` (RFC 6761) as loopback; undefined for other host names, which only
  * resolution can judge.
  */
-export const hostKinds = (host: string): ReadonlyArray<AddressKind> | undefined => {
+export const hostKinds = (host: string): ReadonlyArray<AddressKind> | undefined => hostClasses(host)?.map(kindOf)
+
+/** hostKinds in the finer classes of the interface rule. */
+export const hostClasses = (host: string): ReadonlyArray<AddressClass> | undefined => {
   const name = canonicalHost(host).replace(/\.$/, "")
   if (isLocalhostName(name)) return ["loopback"]
-  return reachedAddresses(name)?.map(addressKind)
+  return reachedAddresses(name)?.map(addressClass)
 }

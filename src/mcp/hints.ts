@@ -14,6 +14,8 @@ export const ASSISTANT_WORDS: Vocabulary = {
   GiveCredentials: () => "bearer_token or api_key in this call",
   AllowCrossOriginCredentials: () =>
     "the user's consent: relay sends credentials to another origin only when its user allows it on the terminal",
+  AllowInterfaceHost: (a) =>
+    `the user's consent: relay sends requests to ${a.host} only when its user allows that host where the MCP server is started`,
   ValidateCard: (a) => `validate_agent_card (source ${a.source})`,
   GetCard: (a) => `get_agent_card (agent_url ${a.agentUrl})`,
   ListTasks: (a) => `list_tasks (${agent(a.agentUrl)})`,

@@ -31,6 +31,8 @@ export interface ToolContext {
   readonly defaultWait: Duration.Duration
   /** How often progress repeats the latest status while a call waits (default 10 s). */
   readonly heartbeat?: Duration.DurationInput | undefined
+  /** Interface hosts the user allowed when starting the server (--allow-interface-host); an assistant cannot add any. */
+  readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -57,12 +59,15 @@ const timeoutSeconds = z.number().int().min(1).max(3600).optional()
 
 /**
  * The MCP door for the agent URL: `agent_url` is decoded here, once (a bad one fails the call with
- * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets.
+ * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets and the
+ * interface hosts the server's user allowed.
  */
-const atAgent = <A, E, R>(
+const atAgentOf = (context: ToolContext) => <A, E, R>(
   args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
-) => Effect.flatMap(canonicalAgentUrl(args.agent_url), (agentUrl) => use({ agentUrl, bearerToken: args.bearer_token, apiKey: args.api_key }))
+) =>
+  Effect.flatMap(canonicalAgentUrl(args.agent_url), (agentUrl) =>
+    use({ agentUrl, bearerToken: args.bearer_token, apiKey: args.api_key, allowInterfaceHosts: context.allowInterfaceHosts }))
 
 // ---------------------------------------------------------------------------
 // Output shapes (must admit exactly what the programs return)
@@ -245,6 +250,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     context.run(toToolResult(program, summarize).pipe(logToClient(server, extra.sessionId)), extra.signal)
       .then((result) => withoutSecrets(result, secretsOf(args)))
 
+  const atAgent = atAgentOf(context)
   const waitFor = (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds))
   const heartbeat = context.heartbeat ?? HEARTBEAT
 

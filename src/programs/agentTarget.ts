@@ -56,6 +56,8 @@ export interface AgentAccess {
   readonly protocol?: ProtocolVersion | undefined
   readonly binding?: Binding | undefined
   readonly allowCrossOriginCredentials?: boolean | undefined
+  /** Interface hosts the user vouches for (--allow-interface-host). */
+  readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
   readonly timeoutSeconds?: number | undefined
   readonly streamIdleSeconds?: number | undefined
   /** Largest answer (card, JSON body, one stream event) read from the agent (default MAX_RESPONSE_BYTES). */
@@ -94,6 +96,7 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     protocol: access.protocol,
     binding: access.binding,
     allowCrossOriginCredentials: access.allowCrossOriginCredentials,
+    allowInterfaceHosts: access.allowInterfaceHosts,
     timeout: seconds(access.timeoutSeconds),
     streamIdleTimeout: seconds(access.streamIdleSeconds),
     maxResponseBytes: access.maxResponseBytes

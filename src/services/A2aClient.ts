@@ -6,14 +6,15 @@
  * Cache-Control honoured) → pick the first interface we speak (or the one pinned) → encode the
  * operation in that interface's dialect → send with A2A-Version and the caller's credentials
  * (only to the origin the user addressed) → decode; on the v0.3 signals of a 1.0 interface,
- * fall back to the card's 0.3 interface unless the user pinned a version. Streams are checked
+ * fall back to the card's 0.3 interface unless the user pinned a version; an interface on another
+ * origin than the card stays within the card's class of address (a2aClient/interfaceHosts.ts). Streams are checked
  * for their content type before parsing and end at the last event of the interaction.
  *
  * The parts live in a2aClient/: discovery, endpoints (choice and fallback), one transport per
  * binding with SSE reading shared, and operations; they share a ClientState passed explicitly.
  */
 import type { HttpClient } from "@effect/platform"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import type * as V1 from "../a2a/v1.js"
 import type { A2aClientError } from "../domain/clientErrors.js"
 import { type CardJson, type DiscoveredCard, discover, fetchCardJson } from "./a2aClient/discovery.js"
@@ -24,6 +25,7 @@ import type { Endpoint, Target } from "./a2aClient/target.js"
 
 export { cardCandidates, type CardJson, type DiscoveredCard } from "./a2aClient/discovery.js"
 export { selectEndpoints } from "./a2aClient/endpoints.js"
+export { type Addressing, classesOfHost, HostAddressing, isHostAllowed, isOnCardOrigin } from "./a2aClient/interfaceHosts.js"
 export { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./a2aClient/target.js"
 
 export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
@@ -57,7 +59,7 @@ export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
 
 type Service = A2aClient["Type"]
 
-export const make: Effect.Effect<Service, never, HttpClient.HttpClient> = Effect.map(makeClientState, (state) =>
+export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> = Effect.map(makeClientState, (state) =>
   A2aClient.of({
     discover: (target) => discover(state, target),
     fetchCardJson: (target) => fetchCardJson(state, target),
@@ -77,7 +79,7 @@ export const make: Effect.Effect<Service, never, HttpClient.HttpClient> = Effect
   }))
 
 /** The client over whatever HttpClient the context provides; each build has its own caches. */
-export const layer: Layer.Layer<A2aClient, never, HttpClient.HttpClient> = Layer.effect(A2aClient, make)
+export const layer: Layer.Layer<A2aClient, never, HttpClient.HttpClient> = Layer.scoped(A2aClient, make)
 
 /** Which methods answer with a stream, so an unstubbed one fails the way its caller reads it. */
 const methodKinds: { readonly [Method in keyof Service]: "effect" | "stream" } = {

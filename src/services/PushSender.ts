@@ -12,18 +12,16 @@
  * it has a token.
  */
 import { HttpClientRequest } from "@effect/platform"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import * as Undici from "@effect/platform-node/Undici"
 import { Context, Duration, Effect, FiberMap, Layer, Schedule, Schema, Stream } from "effect"
-import type { LookupAddress, LookupOptions } from "node:dns"
-import { lookup as dnsLookup } from "node:dns/promises"
-import type { LookupFunction } from "node:net"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
 import { type AddressKind, hostKinds } from "../domain/ipAddresses.js"
 import { redactUrl } from "../domain/secrets.js"
+import { guardedHttpClient, refusalIn, type ResolveHost } from "./connectGuard.js"
 import type { TaskUpdate } from "./TaskStore.js"
+
+export type { ResolveHost } from "./connectGuard.js"
 
 export const NOTIFICATION_TOKEN_HEADER = "X-A2A-Notification-Token"
 const A2A_JSON = "application/a2a+json"
@@ -71,11 +69,9 @@ export class PushSender extends Context.Tag("relay/PushSender")<PushSender, {
 // The SSRF guard
 //
 // Two checks, one rule. An IP literal is judged by the address it reaches (see ipAddresses) when a
-// config is accepted and again before each post. A host name is judged when it is connected to:
-// the connection's own DNS lookup goes through `guardedLookup`, which refuses the connection if
-// any address the name resolves to is not allowed. Checking at connect time, on the addresses the
-// socket then uses, leaves no window for a name that is re-pointed between check and use (DNS
-// rebinding). Redirects are never followed, so a public webhook cannot bounce a post inward.
+// config is accepted and again before each post; a host name when it is connected to, through the
+// guarded client of connectGuard (which says why at connect time). Redirects are never followed,
+// so a public webhook cannot bounce a post inward.
 
 const refusalOf = (kind: AddressKind, policy: WebhookPolicy, host: string): string | undefined => {
   if (kind === "loopback" && !policy.allowLoopback) return `loopback webhook ${host} is not allowed`
@@ -106,46 +102,6 @@ export const webhookUrlProblem = (url: string, policy: WebhookPolicy): string | 
   return hostProblem(parsed.hostname, policy, parsed.hostname)
 }
 
-/** Resolves a host name to every address it has (dns.lookup by default; tests substitute one). */
-export type ResolveHost = (hostname: string, options: LookupOptions) => Promise<ReadonlyArray<LookupAddress>>
-
-const systemResolve: ResolveHost = (hostname, options) => dnsLookup(hostname, { ...options, all: true })
-
-/** The code of the error a refused connection fails with, so the sender knows not to retry. */
-const ADDRESS_REFUSED = "ERR_RELAY_WEBHOOK_ADDRESS_REFUSED"
-
-const refusedAddress = (hostname: string, addresses: ReadonlyArray<LookupAddress>, policy: WebhookPolicy) =>
-  addresses
-    .map(({ address }) => {
-      const problem = hostProblem(address, policy, hostname)
-      return problem === undefined ? undefined : `${problem} (it resolves to ${address})`
-    })
-    .find((problem) => problem !== undefined)
-
-/** A `net.connect` lookup that refuses host names resolving to an address the policy does not allow. */
-export const guardedLookup = (policy: WebhookPolicy, resolve: ResolveHost = systemResolve): LookupFunction =>
-  (hostname, options, callback) => {
-    resolve(hostname, options).then(
-      (addresses) => {
-        const problem = refusedAddress(hostname, addresses, policy)
-        if (problem !== undefined) return callback(Object.assign(new Error(problem), { code: ADDRESS_REFUSED }), "", 0)
-        const [first] = addresses
-        if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0)
-        return options.all === true ? callback(null, [...addresses]) : callback(null, first.address, first.family)
-      },
-      (error: NodeJS.ErrnoException) => callback(error, "", 0)
-    )
-  }
-
-/** The refusal message when a connection failed because of the guard, found along the cause chain. */
-const refusalIn = (error: unknown): string | undefined => {
-  for (let cause = error, depth = 0; typeof cause === "object" && cause !== null && depth < 8; depth++) {
-    if ("code" in cause && cause.code === ADDRESS_REFUSED && "message" in cause) return String(cause.message)
-    cause = "cause" in cause ? cause.cause : undefined
-  }
-  return undefined
-}
-
 // ---------------------------------------------------------------------------
 // Delivery
 
@@ -172,23 +128,13 @@ class PostFailed {
 
 const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500
 
-/** An HTTP client of its own whose connections go through the guard; closed with the scope. */
-const guardedClient = (policy: WebhookPolicy, resolve: ResolveHost | undefined) =>
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => new Undici.Agent({ connect: { lookup: guardedLookup(policy, resolve) } })),
-      (agent) => Effect.promise(() => agent.destroy())
-    ),
-    NodeHttpClient.makeUndici
-  )
-
 export const make = (options: PushSenderOptions = {}) =>
   Effect.gen(function*() {
     const policy: WebhookPolicy = {
       allowLoopback: options.allowLoopback ?? true,
       allowPrivate: options.allowPrivate ?? false
     }
-    const client = yield* guardedClient(policy, options.resolveHost)
+    const client = yield* guardedHttpClient((address, hostname) => hostProblem(address, policy, hostname), options.resolveHost)
     const fibers = yield* FiberMap.make<string>()
     const timeout = Duration.decode(options.timeout ?? DEFAULT_PUSH_TIMEOUT)
     const retrySchedule = Schedule.exponential(options.backoff ?? DEFAULT_PUSH_BACKOFF).pipe(

@@ -668,6 +668,20 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
     }
   })
 
+  it("a URL with a query or a fragment is an error with its own code, and the client builds no request from it (issue 27.7)", () => {
+    for (const url of ["https://a.example.com/iam?x=", "https://a.example.com/iam?", "https://a.example.com/a2a#top", "https://a.example.com/a2a?v=1#x"]) {
+      for (const binding of ["JSONRPC", "HTTP+JSON"]) {
+        const card = withInterfaces({ url, protocolBinding: binding, protocolVersion: "1.0" })
+        const result = check(card)
+        expect(keys(result), url).toContainEqual(["error", "interface.url_query", "/supportedInterfaces/0/url"])
+        expect(errorCodes(result), url).toContain("card.no_usable_interface")
+        expect(result.issues.find((issue) => issue.code === "card.no_usable_interface")?.message, url).toContain("has a query or fragment")
+        expect(clientEndpoints(card), url).toEqual([])
+      }
+    }
+    expect(keys(check(withInterfaces({ url: "https://a.example.com/a2a/", protocolBinding: "JSONRPC", protocolVersion: "1.0" })))).toEqual([])
+  })
+
   it("one usable interface among unusable ones is enough, and it is the one the client picks", () => {
     const card = withInterfaces(
       { url: "https://a.example.com/a2a", protocolBinding: "JSONRPC", protocolVersion: "9.9" },

@@ -157,7 +157,7 @@ describe("relay check against a broken agent", () => {
   it("--only and --skip select groups and ids; unknown names are a usage error", async () => {
     const agent = started(await startBrokenAgent())
     const report = await runCheck(agent.baseUrl, { only: ["card", "tasks.list"], skip: ["card.caching"] })
-    expect([...new Set(report.results.map((r) => r.id))]).toEqual(["card.served", "card.valid", "card.interfaces", "tasks.list"])
+    expect([...new Set(report.results.map((r) => r.id))]).toEqual(["card.served", "card.valid", "card.interfaces", "card.interface-hosts", "tasks.list"])
     const refused = await Effect.runPromise(Effect.either(Effect.tryPromise(() => runCheck(agent.baseUrl, { only: ["nonsense"] }))))
     expect(Either.isLeft(refused) && String(refused.left.error)).toMatch(/Unknown check group or id: nonsense/)
   })

@@ -4,6 +4,7 @@ import { fields, makeStyle } from "../../src/cli/output.js"
 import { escapeForTerminal } from "../../src/cli/terminalText.js"
 import { messageView, taskViewText } from "../../src/cli/views.js"
 import type { NotificationRecord } from "../../src/domain/notification.js"
+import { ANSWER_EXCERPT_CHARS, answerExcerpt } from "../../src/domain/terminalText.js"
 import type { MessageResult, TaskView } from "../../src/domain/results.js"
 
 /** A style that paints, as on a colour terminal, so escaping is seen to happen before painting. */
@@ -98,5 +99,19 @@ describe("human views escape what agents and senders supply", () => {
     expect(text.replace(/\u001b\[\d+m/g, "")).not.toMatch(RAW_CONTROL)
     expect(text).toContain("task evil\\nFAKE LINE")
     expect(text).toContain('"hi\\u009b"')
+  })
+})
+
+describe("answerExcerpt (what errors and relay check quote of an answer that is not A2A)", () => {
+  it("is at most 200 characters, escaped, whatever the answer's size or content", () => {
+    const page = `<html>\u001b]0;title\u0007\u001b[2J ${"x".repeat(1_000_000)}</html>`
+    const quoted = answerExcerpt(page)
+    expect(quoted.length).toBeLessThanOrEqual(ANSWER_EXCERPT_CHARS)
+    expect(quoted).not.toMatch(RAW_CONTROL)
+    expect(quoted).toMatch(/^<html>\\u001b\]0;title\\u0007\\u001b\[2J x+…$/)
+    // Escapes that lengthen a short text still fit.
+    expect(answerExcerpt("\u001b".repeat(199)).length).toBeLessThanOrEqual(ANSWER_EXCERPT_CHARS)
+    expect(answerExcerpt("  line one\n\tline two  ")).toBe("line one line two")
+    expect(answerExcerpt("")).toBe("")
   })
 })

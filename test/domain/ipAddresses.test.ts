@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { hostKinds, reachedAddresses } from "../../src/domain/ipAddresses.js"
+import { hostClasses, hostKinds, reachedAddresses } from "../../src/domain/ipAddresses.js"
 import { METADATA_SPELLINGS } from "../helpers/addresses.js"
 
 const reached = (literal: string) => reachedAddresses(literal)?.map((address) => address.toString())
@@ -66,5 +66,23 @@ describe("hostKinds", () => {
 
   it("leaves host names other than localhost to resolution", () => {
     for (const host of ["hooks.example.com", "metadata.google.internal", "localhost.example.com"]) expect(kinds(host)).toBeUndefined()
+  })
+})
+
+describe("hostClasses (the interface rule's finer classes)", () => {
+  it("tells cloud metadata services from the rest of link-local and private, in every spelling", () => {
+    for (const spelling of METADATA_SPELLINGS) expect(hostClasses(spelling), spelling).toEqual(["metadata"])
+    for (const host of ["169.254.170.2", "[fd00:ec2::254]", "fd00:0ec2:0:0::254", "100.100.100.200", "168.63.129.16"]) {
+      expect(hostClasses(host), host).toEqual(["metadata"])
+    }
+    for (const host of ["169.254.1.1", "[fe80::1]", "[::ffff:169.254.0.7]"]) expect(hostClasses(host), host).toEqual(["link-local"])
+    for (const host of ["10.1.2.3", "192.168.0.1", "[fd00:ec2::1]", "100.64.0.1", "0.0.0.0"]) expect(hostClasses(host), host).toEqual(["private"])
+    for (const host of ["127.0.0.2", "[::1]", "localhost"]) expect(hostClasses(host), host).toEqual(["loopback"])
+    expect(hostClasses("93.184.216.34")).toEqual(["public"])
+    expect(hostClasses("agent.example.com")).toBeUndefined()
+  })
+
+  it("keeps the webhook guard's coarser kinds: metadata and link-local are private there", () => {
+    for (const host of ["169.254.169.254", "169.254.1.1", "[fd00:ec2::254]", "168.63.129.16"]) expect(hostKinds(host), host).toEqual(["private"])
   })
 })

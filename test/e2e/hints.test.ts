@@ -32,6 +32,7 @@ const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: T
   Login: { _tag: "Login", agentUrl: URL_, flow: "client_credentials", clientId: "relay-cli" },
   GiveCredentials: { _tag: "GiveCredentials" },
   AllowCrossOriginCredentials: { _tag: "AllowCrossOriginCredentials" },
+  AllowInterfaceHost: { _tag: "AllowInterfaceHost", host: "10.0.0.7" },
   ValidateCard: { _tag: "ValidateCard", source: URL_ },
   GetCard: { _tag: "GetCard", agentUrl: URL_ },
   ListTasks: { _tag: "ListTasks", agentUrl: URL_ },

@@ -1,5 +1,6 @@
 /** Checks of single values: URLs, media types, protocol bindings and protocol versions. */
 import { isLoopbackHost } from "../../domain/hosts.js"
+import { hasQueryOrFragment } from "../usableInterfaces.js"
 import { at, quote, type Context } from "./context.js"
 
 const parseUrl = (text: string): URL | undefined => {
@@ -101,6 +102,14 @@ export const checkInterfaceUrl = (ctx: Context, urlText: string, binding: string
         : "Use an absolute URL such as https://agent.example.com/a2a/jsonrpc."
     )
     return
+  }
+  if (hasQueryOrFragment(url)) {
+    ctx.report(
+      "interface.url_query",
+      path,
+      `${JSON.stringify(urlText)} has a query or a fragment`,
+      "Drop everything from ? or #: clients append operation paths to the interface URL, e.g. https://agent.example.com/a2a."
+    )
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
     ctx.report(

@@ -13,6 +13,7 @@ import {
   appliesTo,
   bindingName,
   CHECK_REPORT_SCHEMA_ID,
+  checkById,
   type CheckGroup,
   type CheckOutcome,
   type CheckReport,
@@ -29,10 +30,12 @@ import {
 } from "../../domain/conformance.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
 import { InvalidInput } from "../../domain/errors.js"
+import { escapeForTerminal } from "../../domain/terminalText.js"
 import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
 import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
 import { cardChecks, interfacesOutcome, type ServedCard } from "./cardChecks.js"
+import { interfaceHostsOutcome, notSentReason, splitByOrigin } from "./interfaceHosts.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
 import { authChecks } from "./authChecks.js"
 import { equivalenceChecks } from "./equivalenceChecks.js"
@@ -91,7 +94,8 @@ const resultOf = (spec: CheckSpec, id: InterfaceId | null, outcome: CheckOutcome
   spec: specSection(spec, id?.protocol),
   interface: id,
   status: outcome.status,
-  detail: outcome.detail,
+  // Details quote what agents sent: escaped here, they are safe in every report (text, JSON, JUnit, MCP).
+  detail: escapeForTerminal(outcome.detail),
   duration_ms: Math.max(0, Math.round(durationMs))
 })
 
@@ -179,18 +183,29 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   }
   const discovered = yield* Effect.option(client.discover(target))
   const noCard = cardJson._tag === "Left" ? `no card: ${cardJson.left.message}` : "no card"
+  const endpoints = Option.match(discovered, { onNone: () => [], onSome: (found) => interfacesToCheck(input, found, target) })
+  // Nothing goes to an interface on another origin than the card unless the user allowed its host.
+  const { checked, refused } = Option.match(discovered, {
+    onNone: () => ({ checked: endpoints, refused: [] as ReadonlyArray<Endpoint> }),
+    onSome: (found) => splitByOrigin(endpoints, found.cardUrl, target.allowInterfaceHosts)
+  })
 
   const cardOutcome = (spec: CheckSpec): CheckOutcome => {
+    if (spec.id === "card.interface-hosts") {
+      return Option.match(discovered, { onNone: () => skipped(noCard), onSome: (found) => interfaceHostsOutcome(checked, refused, found.cardUrl) })
+    }
     if (spec.id === "card.interfaces") {
       return servedCard === undefined ? failed(noCard) : interfacesOutcome(Option.getOrUndefined(Option.map(discovered, (d) => d.card)), servedCard.cardUrl)
     }
     const check = cardChecks[spec.id as keyof typeof cardChecks]
     return servedCard === undefined ? failed(noCard) : check(servedCard)
   }
-  const cardResults = specs.filter((spec) => spec.scope === "agent").map((spec) => resultOf(spec, null, cardOutcome(spec), 0))
+  // What was not sent is never left out: card.interface-hosts is reported whenever it fails.
+  const hostsRule = checkById("card.interface-hosts")!
+  const cardSpecs = [...specs.filter((spec) => spec.scope === "agent"), ...(refused.length > 0 && !specs.includes(hostsRule) ? [hostsRule] : [])]
+  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, cardOutcome(spec), 0))
   if (cardResults.length > 0) yield* report("card", cardResults)
 
-  const endpoints = Option.match(discovered, { onNone: () => [], onSome: (found) => interfacesToCheck(input, found, target) })
   const created = yield* Ref.make<ReadonlyArray<CreatedTask>>([])
   const interfaceResults: Array<CheckResult> = []
   const contexts: Array<InterfaceContext> = []
@@ -206,13 +221,14 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
       firstAnswer: yield* Ref.make(Option.none<V1.SendMessageResponse>()),
       streamAnswer: yield* Ref.make(Option.none<RawResponse>())
     }
-    contexts.push(ctx)
+    const notSent = refused.includes(endpoint) ? notSentReason(endpoint, Option.getOrThrow(discovered).cardUrl) : undefined
+    if (notSent === undefined) contexts.push(ctx)
     const applicable = specs.filter((spec) => appliesTo(spec, id))
     for (const group of new Set(applicable.map((spec) => spec.group))) {
       const groupResults: Array<CheckResult> = []
       for (const spec of applicable.filter((s) => s.group === group)) {
         const run = INTERFACE_CHECKS[spec.id]
-        const unmet = unmetNeed(spec, ctx.card)
+        const unmet = notSent ?? unmetNeed(spec, ctx.card)
         groupResults.push(
           unmet !== undefined
             ? resultOf(spec, id, skipped(unmet), 0)

@@ -6,6 +6,7 @@ import { Effect, Predicate } from "effect"
 import { randomUUID } from "node:crypto"
 import { dialectFor, type WireRequest } from "../../a2a/dialects.js"
 import { errorInfoReason } from "../../a2a/errors.js"
+import { answerExcerpt } from "../../domain/terminalText.js"
 import { credentialHeaders, credentialsFor } from "../../services/A2aClient.js"
 import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
@@ -105,9 +106,9 @@ export const rawErrorOf = (response: RawResponse): RawError | undefined => {
   return { code, reason: errorInfoReason(error["data"]) ?? errorInfoReason(error["details"]), id: json["id"] }
 }
 
-/** "HTTP 200, application/json: {…}": what the agent answered, for a failure's detail. */
+/** "HTTP 200, application/json: {…}": what the agent answered, for a failure's detail (a short, escaped excerpt). */
 export const shown = (response: RawResponse) => {
-  const body = response.text.length > 200 ? `${response.text.slice(0, 200)}…` : response.text
-  return `HTTP ${response.status}${response.headers["content-type"] ? `, ${response.headers["content-type"]}` : ""}: ${body.trim() || "(empty body)"}`
+  const type = response.headers["content-type"]
+  return `HTTP ${response.status}${type ? `, ${answerExcerpt(type)}` : ""}: ${answerExcerpt(response.text) || "(empty body)"}`
 }
 

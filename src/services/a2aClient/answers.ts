@@ -9,11 +9,11 @@ import { describeParseError } from "../../a2a/parseProblems.js"
 import * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, AuthRequired, HttpError, InvalidResponse, ProtocolError } from "../../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
+import { answerExcerpt } from "../../domain/terminalText.js"
 import type { ClientState } from "./state.js"
 import { credentialsSent, originOf, type Target } from "./target.js"
 
 const INTERNAL_ERROR_CODE = -32603
-const BODY_EXCERPT = 300
 const MAX_WARNED_VALUES = 100
 export const TOO_DEEP = `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels`
 
@@ -23,8 +23,6 @@ export const isAuthStatus = (status: number) => status === 401 || status === 403
 
 /** A plain 404/405: nothing is routed there (as opposed to an A2A error that happens to use 404). */
 export const isUnrouted = (error: A2aClientError) => error._tag === "HttpError" && (error.status === 404 || error.status === 405)
-
-export const excerpt = (text: string) => (text.length > BODY_EXCERPT ? `${text.slice(0, BODY_EXCERPT)}…` : text).trim()
 
 export const parseJson = (text: string): Option.Option<unknown> => {
   try {
@@ -79,7 +77,7 @@ export const authRequired = (target: Target, url: string, response: HttpClientRe
 /** Non-success answers: auth, an A2A error in any body shape, or a plain HTTP error. */
 export const failureOf = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse, text: string) => {
   if (isAuthStatus(response.status)) return authRequired(target, url, response)
-  return errorInText(response.status, text) ?? new HttpError({ url, status: response.status, body: excerpt(text) })
+  return errorInText(response.status, text) ?? new HttpError({ url, status: response.status, body: answerExcerpt(text) })
 }
 
 /**
@@ -88,7 +86,7 @@ export const failureOf = (target: Target, url: string, response: HttpClientRespo
  */
 export const unreadable = (url: string, reason: string, raw: string) =>
   Effect.zipRight(
-    Effect.logDebug(`The answer from ${url}: ${excerpt(raw)}`),
+    Effect.logDebug(`The answer from ${url}: ${answerExcerpt(raw)}`),
     Effect.fail(new InvalidResponse({ url, reason }))
   )
 

@@ -12,7 +12,8 @@ import { cardFromWire } from "../../a2a/translate.js"
 import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
-import { excerpt, failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
+import { answerExcerpt } from "../../domain/terminalText.js"
+import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target } from "./target.js"
@@ -78,7 +79,7 @@ const cardJsonOf = (
   return Option.match(parseJson(text), {
     onNone: () =>
       Effect.zipRight(
-        Effect.logDebug(`The answer from ${cardUrl}: ${excerpt(text)}`),
+        Effect.logDebug(`The answer from ${cardUrl}: ${answerExcerpt(text)}`),
         Effect.fail(new InvalidCard({ url: cardUrl, reason: "the response is not JSON" }))
       ),
     onSome: (json) =>

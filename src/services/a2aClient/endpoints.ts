@@ -9,6 +9,7 @@ import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, NoUsableInterface } from "../../domain/clientErrors.js"
 import { isUnrouted } from "./answers.js"
 import { discover } from "./discovery.js"
+import { stateFor, withInterfaceRule } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
 import { type Endpoint, isCrossOrigin, originOf, type Target } from "./target.js"
 
@@ -41,14 +42,15 @@ export const endpointsOf = (state: ClientState, target: Target) =>
     if (Option.isNone(discovered)) {
       return [{ url: target.agentUrl, binding: target.binding!, version: target.protocol! }] as ReadonlyArray<Endpoint>
     }
-    const endpoints = selectEndpoints(discovered.value.card, discovered.value.cardUrl, target)
-    if (endpoints.length === 0) {
+    const selected = selectEndpoints(discovered.value.card, discovered.value.cardUrl, target)
+    if (selected.length === 0) {
       return yield* new NoUsableInterface({
         url: discovered.value.cardUrl,
         offered: discovered.value.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
         pinned: target.binding !== undefined || target.protocol !== undefined
       })
     }
+    const endpoints = yield* withInterfaceRule(state, target, discovered.value.cardUrl, selected)
     const remembered = (yield* Ref.get(state.workingEndpoints)).get(target.agentUrl)
     const preferred = remembered &&
       endpoints.find((e) => e.url === remembered.url && e.binding === remembered.binding && e.version === remembered.version)
@@ -75,20 +77,21 @@ const warnCrossOrigin = (state: ClientState, target: Target, endpoint: Endpoint)
   })
 
 /**
- * Runs `attempt` on the first endpoint; on a version mismatch of a 1.0 endpoint (and no pinned
- * version) retries on a 0.3 endpoint of the card, remembering whichever worked.
+ * Runs `attempt` on the first endpoint, with the client state its requests go through (held to the
+ * card's class of address where the interface rule says so); on a version mismatch of a 1.0
+ * endpoint (and no pinned version) retries on a 0.3 endpoint of the card, remembering whichever worked.
  */
 export const withEndpoint = <A>(
   state: ClientState,
   target: Target,
-  attempt: (endpoint: Endpoint) => Effect.Effect<A, A2aClientError>
+  attempt: (endpoint: Endpoint, via: ClientState) => Effect.Effect<A, A2aClientError>
 ): Effect.Effect<A, A2aClientError> =>
   Effect.gen(function*() {
     const endpoints = yield* endpointsOf(state, target)
     const first = endpoints[0]!
     const attemptOn = (endpoint: Endpoint) =>
       warnCrossOrigin(state, target, endpoint).pipe(
-        Effect.zipRight(attempt(endpoint)),
+        Effect.zipRight(Effect.flatMap(stateFor(state, endpoint), (via) => attempt(endpoint, via))),
         Effect.tap(() =>
           Ref.update(state.workingEndpoints, (map) =>
             isSameEndpoint(map.get(target.agentUrl), endpoint) ? map : new Map(map).set(target.agentUrl, endpoint))

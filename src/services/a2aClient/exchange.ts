@@ -5,8 +5,9 @@
  */
 import type { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Predicate, Stream } from "effect"
-import { AgentUnreachable, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
+import { AgentUnreachable, InterfaceHostRefused, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
 import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
+import { refusalIn } from "../connectGuard.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./target.js"
 
@@ -41,7 +42,15 @@ const withResponseTimeout = <A, E>(target: Target, url: string, effect: Effect.E
 const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
   state.http.execute(request).pipe(
     Effect.catchTags({
-      RequestError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: describeTransport(error) })),
+      RequestError: (error) => {
+        // The interface rule refused the connection (see interfaceHosts): nothing was sent.
+        const refusal = refusalIn(error)
+        return Effect.fail(
+          refusal === undefined
+            ? new AgentUnreachable({ url: request.url, reason: describeTransport(error) })
+            : new InterfaceHostRefused({ url: request.url, reason: refusal })
+        )
+      },
       ResponseError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: error.message }))
     }),
     Effect.tap((response) => Effect.logDebug(`${request.method} ${request.url} → ${response.status}`))

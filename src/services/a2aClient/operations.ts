@@ -74,12 +74,12 @@ type UnaryCall = <I, A>(
 ) => Effect.Effect<A, A2aClientError>
 
 export const call: UnaryCall = (state, target, op, input, name) =>
-  withEndpoint(state, target, (endpoint) => {
+  withEndpoint(state, target, (endpoint, via) => {
     const encode = op(dialectOf(endpoint))
     if (encode === undefined) {
       return Effect.fail(new UnsupportedOperation({ operation: name, reason: `A2A ${endpoint.version} has no ${name} over ${endpoint.binding}` }))
     }
-    return encode(input).pipe(Effect.orDie, Effect.flatMap((wire) => transportFor(wire).unary(state, target, endpoint, wire)))
+    return encode(input).pipe(Effect.orDie, Effect.flatMap((wire) => transportFor(wire).unary(via, target, endpoint, wire)))
   }).pipe(Effect.mapError(naming(target)), Effect.withSpan(`A2aClient.${name}`))
 
 /** A push notification config operation, once the card declares push notifications. */
@@ -96,10 +96,10 @@ export const streamCall = <I>(
 ): Stream.Stream<V1.StreamResponse, A2aClientError> =>
   Stream.unwrap(
     requireCapability(state, target, name, (card) => card.capabilities.streaming === true, "the agent card does not declare streaming").pipe(
-      Effect.zipRight(withEndpoint(state, target, (endpoint) =>
+      Effect.zipRight(withEndpoint(state, target, (endpoint, via) =>
         op(dialectOf(endpoint))(input).pipe(
           Effect.orDie,
-          Effect.flatMap((wire) => transportFor(wire).stream(state, target, endpoint, wire))
+          Effect.flatMap((wire) => transportFor(wire).stream(via, target, endpoint, wire))
         )))
     )
   )

@@ -4,8 +4,9 @@
  * already given (once each per process).
  */
 import { HttpClient } from "@effect/platform"
-import { Effect, Ref } from "effect"
+import { Effect, Ref, type Scope } from "effect"
 import type { DiscoveredCard } from "./discovery.js"
+import { type Addressing, HostAddressing } from "./interfaceHosts.js"
 import type { Endpoint } from "./target.js"
 
 export interface CachedCard {
@@ -26,16 +27,25 @@ export interface ClientState {
   readonly warnedOrigins: Set<string>
   /** Agent and enum value pairs already warned about (bounded where it is filled). */
   readonly warnedEnums: Set<string>
+  /** What hosts reach, for the interface rule (interfaceHosts.ts). */
+  readonly addressing: Addressing
+  /** The HTTP clients that hold ruled interfaces to a set of address classes, by that set. */
+  readonly guardedClients: Map<string, HttpClient.HttpClient>
+  /** The service's scope: the guarded clients close with it. */
+  readonly scope: Scope.Scope
 }
 
-/** Fresh state over the HttpClient of the context. */
-export const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient> = Effect.gen(function*() {
+/** Fresh state over the HttpClient of the context, for the life of the scope. */
+export const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient | Scope.Scope> = Effect.gen(function*() {
   return {
     http: yield* HttpClient.HttpClient,
     cardCache: yield* Ref.make(new Map<string, CachedCard>()),
     cardLocations: yield* Ref.make(new Map<string, string>()),
     workingEndpoints: yield* Ref.make(new Map<string, Endpoint>()),
     warnedOrigins: new Set<string>(),
-    warnedEnums: new Set<string>()
+    warnedEnums: new Set<string>(),
+    addressing: yield* HostAddressing,
+    guardedClients: new Map<string, HttpClient.HttpClient>(),
+    scope: yield* Effect.scope
   }
 })

@@ -6,6 +6,7 @@ import type { Duration } from "effect"
 import type { Binding } from "../../a2a/dialects.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type { AgentUrl } from "../../domain/agentUrl.js"
+import type { AddressClass } from "../../domain/ipAddresses.js"
 import type { Credentials } from "../../domain/session.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
@@ -21,6 +22,8 @@ export interface Target {
   readonly binding?: Binding | undefined
   /** Send credentials even to interface URLs on another origin than the one addressed. */
   readonly allowCrossOriginCredentials?: boolean | undefined
+  /** Interface hosts the user vouches for: used wherever they point, exempt from the rule of interfaceHosts.ts. */
+  readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
   /** Wait at most this long for an answer: a whole unary response, or a stream's headers (default 30 s). */
   readonly timeout?: Duration.DurationInput | undefined
   /** End a stream that is silent this long (default: never). */
@@ -35,6 +38,11 @@ export interface Endpoint {
   readonly binding: Binding
   readonly version: ProtocolVersion
   readonly tenant?: string | undefined
+  /**
+   * The classes of address the interface's host may reach, when the interface rule holds it to
+   * its card's (another origin than the card's, a host the user did not allow); absent otherwise.
+   */
+  readonly reach?: ReadonlyArray<AddressClass> | undefined
 }
 
 export const originOf = (url: string) => {

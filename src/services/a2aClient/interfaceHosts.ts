@@ -1,0 +1,88 @@
+/**
+ * The interface rule: a card may send relay's requests anywhere, so an interface on another origin
+ * than its card is used only when its host reaches the same class of address as the card's host
+ * (a public card does not route to loopback, private, link-local or metadata addresses), unless the
+ * user vouches for that host (`--allow-interface-host`). The classes are those of ipAddresses; the
+ * interface's host is judged at connect time by connectGuard, on the addresses the connection uses.
+ * `relay check` goes further and sends nothing to another origin without the user's word
+ * (programs/check/interfaceHosts.ts); both read the same predicates from here.
+ */
+import type { HttpClient } from "@effect/platform"
+import { Context, Effect, Scope } from "effect"
+import { canonicalHostName, hostOfUrl } from "../../domain/hosts.js"
+import { type AddressClass, hostClasses } from "../../domain/ipAddresses.js"
+import { type AddressJudge, guardedHttpClient, type ResolveHost, systemResolve } from "../connectGuard.js"
+import type { ClientState } from "./state.js"
+import { type Endpoint, originOf, type Target } from "./target.js"
+
+/** How the rule learns what hosts reach; the defaults ask the system's resolver, tests substitute their own. */
+export interface Addressing {
+  /** Resolves an interface's host name when connecting to it. */
+  readonly resolve: ResolveHost
+  /** The classes of address the card's host reaches. */
+  readonly cardHostClasses: (hostname: string) => Promise<ReadonlyArray<AddressClass>>
+}
+
+/** The classes of every address `hostname` reaches: a literal (or localhost) by itself, a name as resolved. */
+export const classesOfHost = (resolve: ResolveHost) => async (hostname: string): Promise<ReadonlyArray<AddressClass>> =>
+  hostClasses(hostname) ?? (await resolve(hostname, {})).flatMap(({ address }) => hostClasses(address) ?? [])
+
+export class HostAddressing extends Context.Reference<HostAddressing>()("relay/A2aClient/HostAddressing", {
+  defaultValue: (): Addressing => ({ resolve: systemResolve, cardHostClasses: classesOfHost(systemResolve) })
+}) {}
+
+export const isOnCardOrigin = (url: string, cardUrl: string) => originOf(url) === originOf(cardUrl)
+
+/** The interface's host when the user allowed it with --allow-interface-host. */
+export const isHostAllowed = (url: string, allowed: ReadonlyArray<string> | undefined) => {
+  const host = hostOfUrl(url)
+  return host !== undefined && (allowed ?? []).some((entry) => canonicalHostName(entry) === host)
+}
+
+/** Whether the interface rule applies to an interface URL at all. */
+export const isRuledInterface = (target: Target, cardUrl: string, url: string) =>
+  !isOnCardOrigin(url, cardUrl) && !isHostAllowed(url, target.allowInterfaceHosts)
+
+const named = (classes: ReadonlyArray<AddressClass>) => (classes.length === 0 ? "of no known class" : classes.join(" or "))
+
+/** Refuses every address outside the card's classes (a name's addresses are said by the lookup). */
+const judgeWithin = (reach: ReadonlyArray<AddressClass>): AddressJudge => (address, hostname) => {
+  const classes = hostClasses(address)
+  if (classes === undefined) return `${hostname} reaches ${address}, which is not an IP address relay can judge`
+  const outside = classes.find((kind) => !reach.includes(kind))
+  return outside === undefined
+    ? undefined
+    : `${hostname} is a ${outside} address, and the card's own host is ${named(reach)}: relay keeps a card's interfaces on its card's class of address`
+}
+
+/**
+ * The card's endpoints with the rule applied: those it governs carry the classes of the card's host
+ * (resolved only when one needs them), the others are used as they are.
+ */
+export const withInterfaceRule = (state: ClientState, target: Target, cardUrl: string, endpoints: ReadonlyArray<Endpoint>) =>
+  Effect.gen(function*() {
+    if (!endpoints.some((endpoint) => isRuledInterface(target, cardUrl, endpoint.url))) return endpoints
+    const cardHost = hostOfUrl(cardUrl) ?? ""
+    // A card host that no longer resolves reaches no class: every ruled interface is then refused.
+    const reach = yield* Effect.promise(() => state.addressing.cardHostClasses(cardHost).catch(() => []))
+    return endpoints.map((endpoint) => isRuledInterface(target, cardUrl, endpoint.url) ? { ...endpoint, reach } : endpoint)
+  })
+
+const reachKey = (reach: ReadonlyArray<AddressClass>) => [...new Set(reach)].sort().join(",")
+
+/** The client state an endpoint's requests use: with an HTTP client held to its reach when it has one. */
+export const stateFor = (state: ClientState, endpoint: Endpoint): Effect.Effect<ClientState> => {
+  const reach = endpoint.reach
+  if (reach === undefined) return Effect.succeed(state)
+  const key = reachKey(reach)
+  const known = state.guardedClients.get(key)
+  if (known !== undefined) return Effect.succeed({ ...state, http: known })
+  // One client per set of classes (a handful at most), living as long as the A2A client.
+  return guardedHttpClient(judgeWithin(reach), state.addressing.resolve).pipe(
+    Scope.extend(state.scope),
+    Effect.map((http: HttpClient.HttpClient) => {
+      state.guardedClients.set(key, http)
+      return { ...state, http }
+    })
+  )
+}

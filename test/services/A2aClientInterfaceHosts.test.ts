@@ -1,0 +1,138 @@
+// The interface rule of the client (issue 27, items 6 and 7): a card's interface on another origin is
+// used only within the card's class of address, judged at connect time, unless the user allows the
+// host; an interface URL with a query or fragment is not used at all. "A public card" is modelled
+// by the card-host classes the client is given (every server here is on loopback).
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Effect, Layer } from "effect"
+import type { LookupAddress } from "node:dns"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { AddressClass } from "../../src/domain/ipAddresses.js"
+import * as A2aClient from "../../src/services/A2aClient.js"
+import { type ResolveHost, systemResolve } from "../../src/services/connectGuard.js"
+import { type CardServer, startCardServer } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
+import { validV1Card } from "../helpers/sampleCards.js"
+import { type InternalService, startInternalService } from "../peers/internalService.js"
+import { sendRequest } from "./a2aClientHarness.js"
+
+let internal: InternalService
+const cards: Array<CardServer> = []
+/** Host names the fake DNS knows, and every name it was asked for. */
+const DNS: Record<string, ReadonlyArray<LookupAddress>> = {
+  "internal.test": [{ address: "127.0.0.1", family: 4 }],
+  "metadata.test": [{ address: "169.254.169.254", family: 4 }],
+  "imds6.test": [{ address: "fd00:ec2::254", family: 6 }],
+  "sneaky.test": [{ address: "127.0.0.1", family: 4 }, { address: "169.254.169.254", family: 4 }]
+}
+const asked: Array<string> = []
+const fakeResolve: ResolveHost = async (hostname, options) => {
+  asked.push(hostname)
+  return DNS[hostname] ?? systemResolve(hostname, options)
+}
+
+beforeAll(async () => {
+  internal = await startInternalService()
+})
+afterAll(async () => {
+  await Promise.all(cards.map((card) => card.close()))
+  await internal.close()
+})
+
+/** A card at its own loopback origin whose only interface is `interfaceUrl` (JSON-RPC 1.0). */
+const cardPointingAt = async (interfaceUrl: (cardBase: string) => string, binding = "JSONRPC") => {
+  const card = await startCardServer((base: string) => ({
+    ...validV1Card(base),
+    supportedInterfaces: [{ url: interfaceUrl(base), protocolBinding: binding, protocolVersion: "1.0" }]
+  }))
+  cards.push(card)
+  return card
+}
+
+/** Sends one message through a fresh client that sees the card's host as `cardClasses` (default: as it resolves). */
+const send = (cardBase: string, options: { readonly cardClasses?: ReadonlyArray<AddressClass>; readonly allow?: ReadonlyArray<string> } = {}) => {
+  const addressing: A2aClient.Addressing = {
+    resolve: fakeResolve,
+    cardHostClasses: options.cardClasses === undefined ? A2aClient.classesOfHost(fakeResolve) : async () => options.cardClasses!
+  }
+  const client = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(Layer.succeed(A2aClient.HostAddressing, addressing)))
+  const target: A2aClient.Target = { agentUrl: agentUrlOf(cardBase), timeout: "5 seconds", allowInterfaceHosts: options.allow }
+  return Effect.runPromise(Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.send(target, sendRequest("hello")))).pipe(Effect.provide(client)))
+}
+
+const internalPort = () => new URL(internal.baseUrl).port
+
+describe("a public card whose interface points inward", () => {
+  it("at a loopback address: refused before anything is sent, naming the host and the fix", async () => {
+    const card = await cardPointingAt(() => `${internal.baseUrl}/rpc`)
+    const before = internal.requestCount()
+    const result = await send(card.baseUrl, { cardClasses: ["public"] })
+    expect(result._tag).toBe("Left")
+    const error = result._tag === "Left" ? result.left : undefined
+    expect(error).toMatchObject({ _tag: "InterfaceHostRefused", code: "interface_host_refused" })
+    expect(error?.message).toContain("127.0.0.1 is a loopback address")
+    expect(error?.message).toContain("public")
+    expect(internal.requestCount()).toBe(before)
+  })
+
+  it("at a name that resolves to loopback: judged on the address the connection resolves, nothing sent", async () => {
+    const card = await cardPointingAt(() => `http://internal.test:${internalPort()}/rpc`)
+    const before = internal.requestCount()
+    const result = await send(card.baseUrl, { cardClasses: ["public"] })
+    expect(result._tag === "Left" && result.left._tag).toBe("InterfaceHostRefused")
+    expect(result._tag === "Left" && result.left.message).toMatch(/internal\.test is a loopback address.*\(it resolves to 127\.0\.0\.1\)/)
+    expect(asked).toContain("internal.test")
+    expect(internal.requestCount()).toBe(before)
+  })
+
+  it.each([
+    ["metadata.test", "public"],
+    ["metadata.test", "private"],
+    ["metadata.test", "link-local"],
+    ["imds6.test", "private"],
+    ["sneaky.test", "loopback"]
+  ] as const)("at %s (a metadata address) from a %s card: refused", async (host, cardClass) => {
+    const card = await cardPointingAt(() => `http://${host}:${internalPort()}/rpc`)
+    const result = await send(card.baseUrl, { cardClasses: [cardClass] })
+    expect(result._tag === "Left" && result.left._tag).toBe("InterfaceHostRefused")
+    expect(result._tag === "Left" && result.left.message).toContain("is a metadata address")
+  })
+
+  it("--allow-interface-host vouches for the host (in any spelling): the request goes there", async () => {
+    const card = await cardPointingAt(() => `${internal.baseUrl}/rpc`)
+    const before = internal.requestCount()
+    const result = await send(card.baseUrl, { cardClasses: ["public"], allow: ["0x7f.1"] })
+    expect(internal.requestCount()).toBe(before + 1)
+    // Its answer is not A2A, which the error says without quoting it.
+    expect(result._tag === "Left" && result.left._tag).toBe("InvalidResponse")
+  })
+})
+
+describe("cards whose interfaces stay within their class", () => {
+  it("a loopback card may use another loopback origin, by address or by name", async () => {
+    for (const url of [`${internal.baseUrl}/rpc`, `http://internal.test:${internalPort()}/rpc`]) {
+      const card = await cardPointingAt(() => url)
+      const before = internal.requestCount()
+      await send(card.baseUrl)
+      expect(internal.requestCount(), url).toBe(before + 1)
+    }
+  })
+
+  it("an interface on the card's own origin is never held to a class", async () => {
+    const card = await cardPointingAt((base) => `${base}/rpc`)
+    const result = await send(card.baseUrl, { cardClasses: ["public"] })
+    // The card server answers 404 to the message: it was sent there.
+    expect(result._tag === "Left" && result.left._tag).toBe("HttpError")
+    expect(card.requests).toContain("POST /rpc")
+  })
+})
+
+describe("an interface URL with a query or a fragment", () => {
+  it.each(["/iam?x=", "/iam?", "/iam#frag"])("%s is not used: no request is built from it", async (suffix) => {
+    for (const binding of ["JSONRPC", "HTTP+JSON"]) {
+      const card = await cardPointingAt((base) => `${base}${suffix}`, binding)
+      const result = await send(card.baseUrl)
+      expect(result._tag === "Left" && result.left._tag, `${binding} ${suffix}`).toBe("NoUsableInterface")
+      expect(card.requests, `${binding} ${suffix}`).toEqual(["GET /.well-known/agent-card.json"])
+    }
+  })
+})
