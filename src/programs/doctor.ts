@@ -7,9 +7,9 @@ import { Duration, Effect } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
 import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
-import { resolveStateDir } from "../services/StateDir.js"
+import { defaultStateDir, resolveStateDir } from "../services/StateDir.js"
 import { SystemProbes } from "../services/SystemProbes.js"
-import { relayEntries } from "./mcpClients.js"
+import { type RelayEntry, relayEntries } from "./mcpClients.js"
 
 export interface Check {
   readonly name: string
@@ -116,19 +116,33 @@ const checkPorts = Effect.gen(function*() {
         : failed(`port ${port}`, `in use on 127.0.0.1 (default of ${user})`, `Stop what listens there, or give ${user} another --port.`)))
 })
 
+/** The store a client's relay would use: the RELAY_HOME its entry sets, else the default (its env has no RELAY_HOME). */
+const storeOf = (entry: RelayEntry) =>
+  Effect.flatMap(Path.Path, (path) => entry.relayHome === null ? defaultStateDir : Effect.succeed(path.resolve(entry.relayHome)))
+
+const checkClient = (entry: RelayEntry, terminalStore: string) =>
+  Effect.map(storeOf(entry), (clientStore): Check => {
+    const name = `mcp client ${entry.client}`
+    const where = `${mcpClients[entry.client].title} (${entry.scope}) "${entry.name}" in ${entry.file}`
+    const reinstall = `relay mcp install --client ${entry.client}${entry.scope === "project" ? " --scope project" : ""} --name ${entry.name}`
+    if (entry.missing.length > 0) return failed(name, `${where} names missing ${entry.missing.join(", ")}`, reinstall)
+    if (clientStore !== terminalStore) {
+      return failed(
+        name,
+        `${where} uses the store ${clientStore}, this shell ${terminalStore}: sessions and credentials are not shared`,
+        `Run \`${reinstall}\` from a shell with the RELAY_HOME you want both to use.`
+      )
+    }
+    return passed(name, `${where} starts a relay that exists, with this shell's store`)
+  })
+
 const checkClients = Effect.gen(function*() {
   const entries = yield* relayEntries
   if (entries.length === 0) {
     return [passed("mcp clients", "no MCP client configuration starts relay yet (relay mcp install --client …)")]
   }
-  return entries.map((entry) => {
-    const name = `mcp client ${entry.client}`
-    const where = `${mcpClients[entry.client].title} (${entry.scope}) "${entry.name}" in ${entry.file}`
-    const scope = entry.scope === "project" ? " --scope project" : ""
-    return entry.missing.length === 0
-      ? passed(name, `${where} starts a relay that exists`)
-      : failed(name, `${where} names missing ${entry.missing.join(", ")}`, `relay mcp install --client ${entry.client}${scope} --name ${entry.name}`)
-  })
+  const terminalStore = yield* resolveStateDir
+  return yield* Effect.forEach(entries, (entry) => checkClient(entry, terminalStore))
 })
 
 export const runDoctor = Effect.gen(function*() {

@@ -19,14 +19,19 @@ export class StateDir extends Context.Tag("relay/StateDir")<StateDir, {
   readonly ensure: Effect.Effect<void, StateFileUnavailable>
 }>() {}
 
-export const resolveStateDir = Effect.gen(function*() {
+/** The directory relay uses when RELAY_HOME is not set (an MCP client's entry without `env`, say). */
+export const defaultStateDir = Effect.gen(function*() {
   const path = yield* Path.Path
-  const relayHome = yield* Config.option(Config.nonEmptyString("RELAY_HOME"))
-  if (Option.isSome(relayHome)) return path.resolve(relayHome.value)
   const xdg = yield* Config.option(Config.nonEmptyString("XDG_STATE_HOME"))
   if (Option.isSome(xdg)) return path.join(path.resolve(xdg.value), "a2a-relay")
   const home = yield* Config.string("HOME").pipe(Config.withDefault(Os.homedir()))
   return path.join(home, ".local", "state", "a2a-relay")
+})
+
+export const resolveStateDir = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const relayHome = yield* Config.option(Config.nonEmptyString("RELAY_HOME"))
+  return Option.isSome(relayHome) ? path.resolve(relayHome.value) : yield* defaultStateDir
 })
 
 /** Makes the directory 0700: mkdir honours the umask, so the mode is set again after. */

@@ -3,7 +3,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { emptyStore } from "../../src/domain/session.js"
-import { runRelay } from "../helpers/cli.js"
+import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 let home: ReturnType<typeof tempHome>
@@ -69,6 +69,24 @@ describe("relay doctor", () => {
     expect(human.code).toBe(1)
     expect(human.stdout).toMatch(/✗ state directory: .*\n {2}fix: chmod 700 /)
     expect(human.stdout).toMatch(/✓ node: Node \d+/)
+  }, 60_000)
+
+  it("tells a client entry that uses another store than the terminal from one that shares it, whatever its paths", async () => {
+    const write = (file: string, servers: Record<string, unknown>) => {
+      Fs.mkdirSync(Path.dirname(file), { recursive: true })
+      Fs.writeFileSync(file, JSON.stringify({ mcpServers: servers }))
+    }
+    const relayMain = Fs.realpathSync(relayBin)
+    // Written by hand: node and the main file, in a folder whose name says nothing of relay.
+    write(Path.join(home.parent, ".cursor", "mcp.json"), { mine: { command: process.execPath, args: [relayMain, "mcp"] } })
+    write(Path.join(home.parent, ".gemini", "settings.json"), {
+      "a2a-relay": { command: process.execPath, args: [relayMain, "mcp"], env: { RELAY_HOME: home.stateDir } }
+    })
+    const checks = byName((JSON.parse((await doctor()).stdout) as { checks: ReadonlyArray<Check> }).checks)
+    expect(checks["mcp client cursor"]).toMatchObject({ ok: false, fix: expect.stringContaining("relay mcp install --client cursor --name mine") })
+    expect(checks["mcp client cursor"]!.detail).toContain(`this shell ${home.stateDir}: sessions and credentials are not shared`)
+    expect(checks["mcp client gemini"]).toMatchObject({ ok: true })
+    expect(checks["mcp client gemini"]!.detail).toContain("with this shell's store")
   }, 60_000)
 
   it("a model that cannot answer fails the model check with what to set", async () => {
