@@ -6,6 +6,7 @@
 import * as TOML from "@decimalturn/toml-patch"
 import { Either } from "effect"
 import * as Jsonc from "jsonc-parser"
+import { parseJsonText } from "./jsonProblems.js"
 import type { McpClient } from "./mcpClients.js"
 
 type Servers = Readonly<Record<string, unknown>>
@@ -15,28 +16,11 @@ type Unparsable = string
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** "line 3, column 7" of a character offset, both counted from 1 as editors show them. */
-const lineAndColumn = (text: string, offset: number) => {
-  const before = text.slice(0, offset).split("\n")
-  return `line ${before.length}, column ${before.at(-1)!.length + 1}`
-}
-
-/** jsonc-parser's "CommaExpected" as "comma expected". */
-const jsonProblem = (error: Jsonc.ParseError) =>
-  Jsonc.printParseErrorCode(error.error).replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase()
-
 const parseJson = (text: string, client: McpClient): Either.Either<Record<string, unknown>, Unparsable> => {
   if (text.trim() === "") return Either.right({})
-  const errors: Array<Jsonc.ParseError> = []
-  const value: unknown = Jsonc.parse(text, errors, {
-    disallowComments: client.format !== "jsonc",
-    allowTrailingComma: client.trailingCommas === true
-  })
-  if (errors.length > 0) {
-    const first = errors[0]!
-    return Either.left(`${jsonProblem(first)} at ${lineAndColumn(text, first.offset)}`)
-  }
-  return isRecord(value) ? Either.right(value) : Either.left("the top level is not an object")
+  const parsed = parseJsonText(text, { comments: client.format === "jsonc", trailingCommas: client.trailingCommas === true })
+  if ("problem" in parsed) return Either.left(parsed.problem)
+  return isRecord(parsed.value) ? Either.right(parsed.value) : Either.left("the top level is not an object")
 }
 
 /** toml-patch says "Error parsing TOML (2, 13):", the line in question, a caret and the reason, on four lines. */

@@ -70,7 +70,7 @@ const checkStore = Effect.gen(function*() {
   const file = (yield* Path.Path).join(yield* resolveStateDir, SESSIONS_FILE)
   const text = yield* probes.readText(file)
   if (text === undefined) return passed("session store", "no sessions saved yet")
-  const problem = storeFileProblem(text)
+  const problem = yield* storeFileProblem(text)
   return problem === undefined
     ? passed("session store", `${file} parses`)
     : failed("session store", `${file} cannot be used: ${problem}`, `Move ${file} aside (relay starts a new store), or restore a backup.`)

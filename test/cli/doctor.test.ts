@@ -59,6 +59,7 @@ describe("relay doctor", () => {
     const checks = byName((JSON.parse(run.stdout) as { checks: ReadonlyArray<Check> }).checks)
     expect(checks["state directory"]).toMatchObject({ ok: false, fix: `chmod 700 ${home.stateDir}` })
     expect(checks["session store"]!.ok).toBe(false)
+    expect(checks["session store"]!.detail).toContain("not valid JSON: invalid symbol at line 1, column 3")
     expect(checks["session store"]!.fix).toContain("Move")
     expect(checks["mcp client cursor"]).toMatchObject({ ok: false, fix: "relay mcp install --client cursor --name a2a-relay" })
     expect(checks["mcp client cursor"]!.detail).toContain("/gone/relay/dist/main.js")
