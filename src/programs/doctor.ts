@@ -1,6 +1,7 @@
 /**
  * `relay doctor`: checks the things that make relay fail in ways hard to see from an assistant,
- * one line each, with what to do when one fails. Reads only; changes nothing.
+ * one line each, with what to do when one fails. It changes nothing but what any command would: the
+ * state directory is created when missing, and a probe file is written and removed there.
  */
 import { Path } from "@effect/platform"
 import { Duration, Effect } from "effect"
@@ -46,23 +47,38 @@ const checkNode = (version: string): Check => {
 
 const octal = (mode: number) => mode.toString(8).padStart(3, "0")
 
+const elsewhere = "RELAY_HOME=$HOME/.local/state/a2a-relay-$(id -un)"
+
 const checkStateDir = Effect.gen(function*() {
   const probes = yield* SystemProbes
   const dir = yield* resolveStateDir
-  const [top, ...files] = yield* probes.modes(dir)
-  if (top === undefined) return passed("state directory", `${dir} does not exist yet; relay creates it (mode 700) on first use`)
-  if (top.kind !== "directory") {
+  const [before] = yield* probes.modes(dir)
+  if (before !== undefined && before.kind !== "directory") {
     return failed("state directory", `${dir} is not a directory`, `Move ${dir} aside, or point RELAY_HOME at a directory.`)
   }
-  if ((top.mode & 0o077) !== 0) {
-    return failed("state directory", `${dir} has mode ${octal(top.mode)}: other users can read saved credentials`, `chmod 700 ${dir}`)
+  if (before !== undefined && probes.uid !== undefined && before.uid !== probes.uid) {
+    return failed(
+      "state directory",
+      `${dir} belongs to another user (uid ${before.uid}; you are ${probes.uid}): relay cannot keep your credentials private there`,
+      `Use a directory of your own: export ${elsewhere}`
+    )
+  }
+  const used = yield* Effect.either(probes.useStateDir(dir, (yield* Path.Path).join(dir, SESSIONS_FILE)))
+  if (used._tag === "Left") {
+    return failed("state directory", `${dir}: ${used.left}`, `Fix the permissions of ${dir}, or point RELAY_HOME at a writable directory: export ${elsewhere}`)
+  }
+  const [top, ...files] = yield* probes.modes(dir)
+  const mode = octal(top!.mode)
+  if ((top!.mode & 0o077) !== 0) {
+    return failed("state directory", `${dir} has mode ${mode}: other users can read saved credentials`, `chmod 700 ${dir}`)
   }
   const open = files.filter((file) => file.kind === "file" && (file.mode & 0o077) !== 0)
   if (open.length > 0) {
     const paths = open.map((file) => file.path)
     return failed("state directory", `readable by other users: ${paths.join(", ")}`, `chmod 600 ${paths.join(" ")}`)
   }
-  return passed("state directory", `${dir} (mode 700, ${files.length} file${files.length === 1 ? "" : "s"}, none open to others)`)
+  const created = before === undefined ? ", created now" : ""
+  return passed("state directory", `${dir} (mode ${mode}${created}, writable, store lock taken and released; ${files.length} file${files.length === 1 ? "" : "s"}, none open to others)`)
 })
 
 const checkStore = Effect.gen(function*() {

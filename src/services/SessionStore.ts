@@ -245,6 +245,27 @@ const lockFs: typeof Fs = (() => {
   return withCallbacks as unknown as typeof Fs
 })()
 
+/** Runs the effect holding the lock that orders every process's writes to the store file. */
+export const withStoreFileLock = <A, E>(file: string, effect: Effect.Effect<A, E>) => {
+  const acquire = Effect.tryPromise({
+    try: () =>
+      // Loaded on the first write: reading commands (`session list`) never parse it (~5 ms).
+      import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
+        ...LOCK_OPTIONS,
+        fs: lockFs,
+        lockfilePath: `${file}.lock`,
+        onCompromised: (error) => {
+          // proper-lockfile's default throws from a timer and would crash the process; this runs
+          // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
+          process.stderr.write(`warning: session store lock compromised: ${error.message}\n`)
+        }
+      })),
+    catch: (error) =>
+      new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
+  })
+  return Effect.acquireUseRelease(acquire, () => effect, (release) => Effect.promise(() => release().catch(() => undefined)))
+}
+
 /** fsync on the thread pool: the one step whose time depends on the disk. */
 const flushToDisk = (fd: number) =>
   Effect.async<void, NodeJS.ErrnoException>((resume) => Fs.fsync(fd, (error) => resume(error === null ? Effect.void : Effect.fail(error))))
@@ -310,26 +331,7 @@ const makeFileBackend = Effect.gen(function*() {
   const syncDirectory = Effect.ignore(withDescriptor(() => Fs.openSync(stateDir.path, "r"), flushToDisk))
 
   function withLock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> {
-    const acquire = Effect.tryPromise({
-      try: () =>
-        // Loaded on the first write: reading commands (`session list`) never parse it (~5 ms).
-        import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
-          ...LOCK_OPTIONS,
-          fs: lockFs,
-          lockfilePath: `${file}.lock`,
-          onCompromised: (error) => {
-            // proper-lockfile's default throws from a timer and would crash the process; this runs
-            // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
-            process.stderr.write(`warning: session store lock compromised: ${error.message}\n`)
-          }
-        })),
-      catch: (error) =>
-        new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
-    })
-    return mutex.withPermits(1)(
-      Effect.zipRight(stateDir.ensure, Effect.acquireUseRelease(acquire, () => effect, (release) =>
-        Effect.promise(() => release().catch(() => undefined))))
-    )
+    return mutex.withPermits(1)(Effect.zipRight(stateDir.ensure, withStoreFileLock(file, effect)))
   }
 
   return {

@@ -55,7 +55,7 @@ const statOrCreate = (dir: string) =>
  * Synchronous, as SessionStore's reads are: the first asynchronous file operation of a process
  * starts libuv's thread pool, which `relay session list` would start for this check alone (~1-3 ms).
  */
-const ensureDirectory = (dir: string) =>
+export const ensureDirectory = (dir: string) =>
   Effect.flatMap(statOrCreate(dir), (info) => {
     if (info === undefined) return Effect.void
     if (!info.isDirectory()) return new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
