@@ -52,7 +52,7 @@ export const run = (argv: ReadonlyArray<string>) => {
 
   const json = jsonRequested(argv.slice(2))
 
-  quietUsageErrors(json, runCli(takeLogLevel(argv).rest)).pipe(
+  quietUsageErrors(runCli(takeLogLevel(argv).rest)).pipe(
     Effect.provide(BaseLayer),
     // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
     Effect.tapErrorCause((cause) =>

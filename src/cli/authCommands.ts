@@ -7,7 +7,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
-import { agentUrl, cardUrl, outputOptions } from "./options.js"
+import { agentUrl, cardUrl, outputOptions, wholeNumber } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
 import { ClientServices } from "./services.js"
@@ -92,7 +92,7 @@ const flow = optional(
 const noBrowser = Options.boolean("no-browser").pipe(
   Options.withDescription("Print the login URL without opening a browser (authorization_code)")
 )
-const loginTimeout = Options.integer("login-timeout").pipe(
+const loginTimeout = wholeNumber("login-timeout", "seconds", 1, 24 * 3600).pipe(
   Options.withDescription("Seconds to wait for the browser or the device approval (default 300)"),
   Options.withDefault(300)
 )

@@ -13,7 +13,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
-import { allowInterfaceHost, json, verbose, within } from "./options.js"
+import { allowInterfaceHost, json, verbose, wholeNumber } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
@@ -35,9 +35,8 @@ const groupList = (name: string, description: string) =>
   Options.text(name).pipe(Options.withDescription(description), Options.repeated)
 const only = groupList("only", "Run only these groups or check ids (comma-separated, repeatable)")
 const skip = groupList("skip", "Leave out these groups or check ids (comma-separated, repeatable)")
-const timeout = Options.integer("timeout").pipe(
+const timeout = wholeNumber("timeout", "seconds", 1, 3600).pipe(
   Options.withDescription("Seconds each request may take (default 10); a check gets twice that"),
-  Options.filterMap(within(1, 3600), "--timeout must be between 1 and 3600 seconds"),
   Options.optional
 )
 const junit = optional(Options.file("junit"), "Also write the report as JUnit XML to this file")

@@ -16,8 +16,10 @@ export interface OptionSpec {
   readonly flags: ReadonlyArray<string>
   readonly takesValue: boolean
   readonly choices: ReadonlyArray<string>
-  /** What the value is: "string", "int", "file"…; empty for a boolean. */
+  /** What the value is: "string", "int", "file", what a number counts ("seconds")…; empty for a boolean. */
   readonly valueType: string
+  /** A whole number (Options.integer), whatever its value type is called. */
+  readonly integer: boolean
   readonly description: string
   readonly required: boolean
   readonly repeatable: boolean
@@ -143,6 +145,7 @@ const singleOption = (single: Node, context: Context): OptionSpec => {
   return {
     flags: [`--${single.name as string}`, ...aliases],
     takesValue: child(single, "primitiveType")._tag !== "Bool",
+    integer: child(single, "primitiveType")._tag === "Integer",
     choices: choicesOf(single),
     valueType,
     description: plainText(single.description),

@@ -6,7 +6,7 @@
  * as CommandFailed; @effect/cli's usage errors and signals arrive here unreported.
  */
 import { HelpDoc, ValidationError } from "@effect/cli"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Data, Effect, Exit } from "effect"
 import { EXIT_FAILURE, EXIT_ON_SIGNAL, EXIT_OK, EXIT_USAGE, type StopSignal } from "./exitCodes.js"
 import { CommandFailed, makeStyle } from "./output.js"
 
@@ -65,12 +65,24 @@ const usageText = (error: ValidationError.ValidationError) =>
 
 const USAGE_HINT = "Run the command with --help to see its arguments and options."
 
+/** A command line relay will not run (commandLine.ts): reported like every other error, exit 2. */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string; readonly hint: string }> {
+  readonly code = "usage"
+}
+
 const writeJsonError = (code: string, message: string, hint: string) =>
   process.stderr.write(`${JSON.stringify({ error: { code, message, hint } }, null, 2)}\n`)
 
-/** @effect/cli prints usage errors itself; with --json that text is held back for our JSON. */
-export const quietUsageErrors = <A, E, R>(json: boolean, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  json ? Effect.flatMap(Effect.console, (console) => Effect.withConsole(effect, { ...console, error: () => Effect.void })) : effect
+/** The `error:` and `hint:` lines of a usage error, as output.ts writes every other error. */
+const reportUsage = (message: string, hint: string, json: boolean) => {
+  if (json) return writeJsonError("usage", message, hint)
+  const style = makeStyle(process.stderr)
+  process.stderr.write(`${style.red(`error: ${message}`)}\n${style.dim(`hint: ${hint}`)}\n`)
+}
+
+/** @effect/cli prints its usage errors itself, in a shape of its own: `finish` reports them as ours. */
+export const quietUsageErrors = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.console, (console) => Effect.withConsole(effect, { ...console, error: () => Effect.void }))
 
 const reportInterrupted = (signal: StopSignal, json: boolean) => {
   const message = `interrupted by ${signal}`
@@ -100,7 +112,7 @@ export const finish = (exit: Exit.Exit<unknown, unknown>, json: boolean): number
   const failure = failureOf(exit.cause)
   if (failure instanceof CommandFailed) return failure.exitCode
   if (ValidationError.isValidationError(failure)) {
-    if (json) writeJsonError("usage", usageText(failure), USAGE_HINT)
+    reportUsage(usageText(failure), USAGE_HINT, json)
     return EXIT_USAGE
   }
   return EXIT_FAILURE

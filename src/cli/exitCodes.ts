@@ -26,6 +26,7 @@ export const exitCodeForError = (error: unknown): number => {
   if (isAuthNeeded(error)) return EXIT_AUTH
   switch (fieldOf(error, "_tag")) {
     case "InvalidInput":
+    case "UsageError":
       return EXIT_USAGE
     case "AuthRequired":
       return EXIT_AUTH

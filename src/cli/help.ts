@@ -7,12 +7,14 @@
  * @effect/cli's own help is not used: it loses the command path, repeats parents in its command
  * list, pads lines past the terminal and adds boilerplate to every option.
  */
-import { type Command, HelpDoc, ValidationError } from "@effect/cli"
-import { Console, Effect } from "effect"
+import type { Command } from "@effect/cli"
+import type { Effect } from "effect"
+import { readCommandLine, unknownCommand } from "./commandLine.js"
 import { type ArgSpec, type CommandSpec, commandSpec, GLOBAL_OPTIONS, type Level, levels, type OptionSpec, UNLISTED_OPTIONS } from "./commandTree.js"
 import { EXAMPLES } from "./examples.js"
 import { EXIT_CODE_ROWS } from "./exitCodes.js"
-import { makeStyle, writeOut } from "./output.js"
+import { jsonRequested, UsageError } from "./ending.js"
+import { type CommandFailed, makeStyle, reportError, writeOut } from "./output.js"
 
 const INDENT = 2
 const GAP = 3
@@ -234,18 +236,14 @@ export const resolveCommand = (root: CommandSpec, words: ReadonlyArray<string>):
   return { _tag: "Found", level }
 }
 
-/** A usage error (exit 2) naming the word and the subcommands that can stand there. */
-const unknownSubcommand = (resolved: Extract<Resolved, { _tag: "Unknown" }>) => {
-  const names = resolved.level.spec.subcommands.map((sub) => `'${sub.name}'`).join(", ")
-  const message = `Invalid subcommand '${resolved.word}' for ${resolved.level.path} - use one of ${names}`
-  // Console.error, as @effect/cli reports usage errors: held back under --json for ending.ts's JSON.
-  return Console.error(message).pipe(Effect.zipRight(Effect.fail(ValidationError.commandMismatch(HelpDoc.p(message)))))
-}
+/** A usage error (exit 2) naming the word, and the subcommand meant or those that can stand there. */
+const unknownSubcommand = (resolved: Extract<Resolved, { _tag: "Unknown" }>, json: boolean) =>
+  reportError(new UsageError(unknownCommand(resolved.word, resolved.level)), json)
 
 /** Help on stdout (exit 0), or a usage error (exit 2) for a command that does not exist. */
-const showHelp = (root: CommandSpec, words: ReadonlyArray<string>): Effect.Effect<void, ValidationError.ValidationError> => {
+const showHelp = (root: CommandSpec, words: ReadonlyArray<string>): Effect.Effect<void, CommandFailed> => {
   const resolved = resolveCommand(root, words)
-  return resolved._tag === "Found" ? writeOut(renderHelp(resolved.level, helpWidth())) : unknownSubcommand(resolved)
+  return resolved._tag === "Found" ? writeOut(renderHelp(resolved.level, helpWidth())) : unknownSubcommand(resolved, jsonRequested(words))
 }
 
 /** A command that only groups others (`relay`, `relay task notification`): naming it alone asks for its help. */
@@ -260,13 +258,13 @@ export const withHelp = <E, R>(
   root: Command.Command<any, any, any, any>,
   run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, R>
 ) =>
-(argv: ReadonlyArray<string>): Effect.Effect<void, E | ValidationError.ValidationError, R> => {
+(argv: ReadonlyArray<string>): Effect.Effect<void, E | CommandFailed, R> => {
   const words = argv.slice(2)
   const asked = helpRequested(words)
   const spec = commandSpec(root)
   if (asked !== undefined) return showHelp(spec, asked)
-  const resolved = resolveCommand(spec, words)
-  if (resolved._tag === "Unknown") return unknownSubcommand(resolved)
+  const line = readCommandLine(spec, words)
+  if (line._tag === "Problem") return reportError(new UsageError(line.problem), jsonRequested(words))
   const onlyNames = words.every((word) => !word.startsWith("-"))
-  return onlyNames && isGroupOnly(resolved.level.spec) ? showHelp(spec, words) : run(argv)
+  return onlyNames && isGroupOnly(line.level.spec) ? showHelp(spec, words) : run([...argv.slice(0, 2), ...line.words])
 }

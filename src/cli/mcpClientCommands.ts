@@ -38,7 +38,8 @@ const describeChange = (result: InstallResult, style: Style) => {
     : actionWords[result.action]
   const lines = [`${style.green(verb)} "${result.name}" for ${title} (${result.scope}) in ${result.file}`]
   if (result.backup !== null) lines.push(style.dim(`Backup of the previous file: ${result.backup}`))
-  if (result.entry !== null && result.action !== "unchanged") lines.push(style.dim(JSON.stringify(result.entry)))
+  if (result.snippet !== null && result.action !== "unchanged") lines.push(style.dim(result.snippet.trimEnd()))
+  lines.push(...result.notes)
   if (!result.dry_run && (result.action === "added" || result.action === "updated" || result.action === "removed")) {
     lines.push(style.dim(`Restart ${title} (or reload its MCP servers) to pick the change up.`))
   }
@@ -63,7 +64,7 @@ const config = Command.make("config", { ...outputOptions, client: Options.option
   render(
     values,
     Effect.flatMap(programs, (run) => run.mcpClientSnippet(values.client._tag === "Some" ? values.client.value : undefined, values.name)),
-    (result) => result.file === null ? result.snippet : `# ${result.file}\n${result.snippet}`
+    (result) => result.file === null ? result.snippet.trimEnd() : `# ${result.file}\n${result.snippet.trimEnd()}`
   )).pipe(
     Command.withDescription("Print relay's entry for an MCP client's configuration, without writing it"),
     Command.provide(ClientConfigFiles.layer)

@@ -25,12 +25,13 @@ const host = Options.text("host").pipe(
 )
 const port = portOption(8090, "Port for the HTTP transports (default 8090; 0 picks a free one and prints it)")
 const waitSeconds = Options.integer("wait-seconds").pipe(
+  Options.withPseudoName("seconds"),
   Options.withDescription(
     "How long send_message and wait_for_task wait before answering 'working' (default 45; env RELAY_MCP_WAIT_SECONDS)"
   ),
   Options.withFallbackConfig(Config.integer("RELAY_MCP_WAIT_SECONDS")),
   Options.withDefault(45),
-  Options.filterMap(within(1, 3600), "--wait-seconds (or RELAY_MCP_WAIT_SECONDS) must be between 1 and 3600")
+  Options.filterMap(within(1, 3600), "--wait-seconds (or RELAY_MCP_WAIT_SECONDS) needs a whole number of seconds, between 1 and 3600")
 )
 
 /** Every value an origin, else a usage error. */

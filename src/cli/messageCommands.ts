@@ -3,7 +3,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Duration, Effect, Option, Redacted } from "effect"
 import type { MessageResult } from "../domain/results.js"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, withAgentAccess, within } from "./options.js"
+import { type AgentOptionValues, agentOptions, wholeNumber, withAgentAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { messageView } from "./views.js"
@@ -20,9 +20,8 @@ const continueSession = Options.boolean("continue").pipe(
 const pushUrl = optional(Options.text("push-url"), "Webhook that receives push notifications for the task")
 const pushToken = optional(Options.redacted("push-token"), "Token the agent sends with each notification")
 const stream = Options.boolean("stream").pipe(Options.withDescription("Stream the answer as it is produced"))
-const wait = Options.integer("wait").pipe(
+const wait = wholeNumber("wait", "seconds", 1, 7 * 24 * 3600).pipe(
   Options.withDescription("Give up waiting after this many seconds in all, leaving the task running (default: until it finishes or needs input)"),
-  Options.filterMap(within(1, 7 * 24 * 3600), "--wait must be a whole number of seconds, at least 1"),
   Options.optional
 )
 

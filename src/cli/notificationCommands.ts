@@ -4,7 +4,7 @@ import { Effect, Option, Stream } from "effect"
 import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
 import { untilStopped } from "./ending.js"
-import { outputOptions } from "./options.js"
+import { outputOptions, wholeNumber } from "./options.js"
 import { makeStyle, render, reportError, type Style, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
@@ -34,7 +34,7 @@ export const formatNotification = (record: NotificationRecord, style: Style): st
 
 const taskId = optional(Options.text("task-id"), "Only notifications about this task")
 const since = optional(Options.text("since"), "Only notifications received since this ISO time, or this long ago: 90s, 10m, 2h, 1d")
-const limit = optional(Options.integer("limit"), "Only the newest N notifications")
+const limit = optional(wholeNumber("limit", "notifications", 1), "Only the newest N notifications")
 const follow = Options.boolean("follow").pipe(
   Options.withAlias("f"),
   Options.withDescription("Keep printing new notifications as they arrive, until Ctrl+C (--json: one JSON line each)")

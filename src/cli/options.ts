@@ -7,6 +7,7 @@ import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
 import { canonicalHostName } from "../domain/hosts.js"
 import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
+import { numberNeeded } from "./commandLine.js"
 import { optional } from "./optional.js"
 import { type CommandFailed, type OutputFlags, render } from "./output.js"
 
@@ -44,18 +45,37 @@ export const allowInterfaceHost = Options.text("allow-interface-host").pipe(
   Options.repeated,
   Options.filterMap(hostNames, "--allow-interface-host takes a host name or an IP address, without a scheme, port or path")
 )
-const timeout = optional(Options.integer("timeout"), "Seconds to wait for each HTTP request to the agent (default 30)")
 
-const streamIdle = optional(Options.integer("stream-idle-timeout"), "End a stream after this many seconds without an event (default: wait as long as it takes)")
+/** A whole number in [low, high], else a usage error naming the option. */
+export const within = (low: number, high: number) => (value: number) =>
+  Number.isInteger(value) && value >= low && value <= high ? Option.some(value) : Option.none()
 
-const positiveBytes = (name: string) => `--${name} must be a positive number of bytes`
+const rangeText = (low: number, high: number) =>
+  high === Number.MAX_SAFE_INTEGER ? `at least ${low}` : `between ${low} and ${high}`
+
+/**
+ * A whole-number option, checked at the door: `unit` names what it counts ("seconds", "bytes"), in
+ * help (`--timeout seconds`) and in the usage error for a value outside [low, high] or not a number.
+ */
+export const wholeNumber = (name: string, unit: string, low: number, high = Number.MAX_SAFE_INTEGER, note = "") =>
+  Options.integer(name).pipe(
+    Options.withPseudoName(unit),
+    Options.filterMap(within(low, high), `--${name} needs ${numberNeeded(unit)}, ${rangeText(low, high)}${note}`)
+  )
+
+const DAY_SECONDS = 24 * 3600
+
+const timeout = optional(wholeNumber("timeout", "seconds", 1, DAY_SECONDS), "Seconds to wait for each HTTP request to the agent (default 30)")
+
+const streamIdle = optional(
+  wholeNumber("stream-idle-timeout", "seconds", 1, DAY_SECONDS),
+  "End a stream after this many seconds without an event (default: wait as long as it takes)"
+)
 
 /** `--max-response-bytes`: the client reads no card, JSON answer or stream event larger than this. */
-export const maxResponseBytes = Options.integer("max-response-bytes").pipe(
+export const maxResponseBytes = wholeNumber("max-response-bytes", "bytes", 1).pipe(
   Options.withDescription(`Largest card, JSON answer or stream event read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`),
-  Options.withDefault(MAX_RESPONSE_BYTES),
-  // A lambda: `within` is defined further down.
-  Options.filterMap((value) => within(1, Number.MAX_SAFE_INTEGER)(value), positiveBytes("max-response-bytes"))
+  Options.withDefault(MAX_RESPONSE_BYTES)
 )
 
 /** Options of every command that contacts an agent; `withAgentAccess` turns them into program input. */
@@ -103,25 +123,16 @@ const toAccess = (agentUrl: AgentUrl, values: AgentOptionValues): AgentAccess =>
   maxResponseBytes: values.maxResponseBytes
 })
 
-/** A whole number in [low, high], else a usage error naming the option. */
-export const within = (low: number, high: number) => (value: number) =>
-  Number.isInteger(value) && value >= low && value <= high ? Option.some(value) : Option.none()
-
 /** `--port` of a local server: 0 picks a free one. */
 export const portOption = (defaultPort: number, description: string) =>
-  Options.integer("port").pipe(
+  wholeNumber("port", "port", 0, 65535, " (0 picks a free port)").pipe(
     Options.withDescription(description),
-    Options.withDefault(defaultPort),
-    Options.filterMap(within(0, 65535), "--port must be between 0 and 65535 (0 picks a free port)")
+    Options.withDefault(defaultPort)
   )
 
 /** `--max-body-bytes` of a local server. */
 export const bodyLimitOption = (defaultBytes: number, description: string) =>
-  Options.integer("max-body-bytes").pipe(
-    Options.withDescription(description),
-    Options.withDefault(defaultBytes),
-    Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), positiveBytes("max-body-bytes"))
-  )
+  wholeNumber("max-body-bytes", "bytes", 1).pipe(Options.withDescription(description), Options.withDefault(defaultBytes))
 
 /**
  * The CLI's door for the agent URL: `--url` is decoded here, once, and the command gets the
@@ -142,4 +153,4 @@ export const withAgentAccess = <A, R>(
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
 
-export const historyLength = optional(Options.integer("history-length"), "How many history messages to include (0 for none)")
+export const historyLength = optional(wholeNumber("history-length", "messages", 0), "How many history messages to include (0 for none)")

@@ -4,7 +4,7 @@ import { Option, Redacted } from "effect"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
-import { agentOptions, historyLength, taskIdArg, withAgentAccess } from "./options.js"
+import { agentOptions, historyLength, taskIdArg, wholeNumber, withAgentAccess } from "./options.js"
 import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -36,7 +36,7 @@ const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId
 
 const contextId = optional(Options.text("context-id"), "Only tasks of this context")
 const status = optional(Options.text("status"), "Only tasks in this state (e.g. working)")
-const pageSize = optional(Options.integer("page-size"), "Tasks per page, 1–100 (default 50)")
+const pageSize = optional(wholeNumber("page-size", "tasks", 1, 100), "Tasks per page, 1–100 (default 50)")
 const pageToken = optional(Options.text("page-token"), "Page to fetch, from a previous listing")
 
 const list = Command.make("list", { ...agentOptions, contextId, status, pageSize, pageToken }, (values) =>

@@ -6,6 +6,7 @@
 import * as TOML from "@decimalturn/toml-patch"
 import { Either } from "effect"
 import * as Jsonc from "jsonc-parser"
+import { parseJsonText } from "./jsonProblems.js"
 import type { McpClient } from "./mcpClients.js"
 
 type Servers = Readonly<Record<string, unknown>>
@@ -17,22 +18,22 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const parseJson = (text: string, client: McpClient): Either.Either<Record<string, unknown>, Unparsable> => {
   if (text.trim() === "") return Either.right({})
-  const errors: Array<Jsonc.ParseError> = []
-  const value: unknown = Jsonc.parse(text, errors, {
-    disallowComments: client.format !== "jsonc",
-    allowTrailingComma: client.format === "jsonc"
-  })
-  if (errors.length > 0) {
-    const first = errors[0]!
-    return Either.left(`${Jsonc.printParseErrorCode(first.error)} at offset ${first.offset}`)
-  }
-  return isRecord(value) ? Either.right(value) : Either.left("the top level is not an object")
+  const parsed = parseJsonText(text, { comments: client.format === "jsonc", trailingCommas: client.trailingCommas === true })
+  if ("problem" in parsed) return Either.left(parsed.problem)
+  return isRecord(parsed.value) ? Either.right(parsed.value) : Either.left("the top level is not an object")
+}
+
+/** toml-patch says "Error parsing TOML (2, 13):", the line in question, a caret and the reason, on four lines. */
+const tomlProblem = (message: string) => {
+  const position = /\((\d+), (\d+)\)/.exec(message)
+  const reason = message.trim().split("\n").at(-1)!
+  return position === null ? reason : `${reason} at line ${position[1]}, column ${position[2]}`
 }
 
 const parseToml = (text: string): Either.Either<Record<string, unknown>, Unparsable> =>
   Either.try({
     try: () => TOML.parse(text) as Record<string, unknown>,
-    catch: (error) => (error instanceof Error ? error.message : String(error)).split("\n")[0]!
+    catch: (error) => tomlProblem(error instanceof Error ? error.message : String(error))
   })
 
 const parseDocument = (text: string, client: McpClient) =>
@@ -64,10 +65,19 @@ const pretty = (value: unknown, unit: string, depth: number) =>
 const insertProperty = (text: string, object: Jsonc.Node, depth: number, key: string, value: unknown, unit: string) => {
   const property = `${JSON.stringify(key)}: ${pretty(value, unit, depth)}`
   const last = object.children?.at(-1)
-  const edit: Jsonc.Edit = last === undefined
-    ? { offset: object.offset + 1, length: 0, content: `\n${unit.repeat(depth)}${property}\n${unit.repeat(depth - 1)}` }
-    : { offset: last.offset + last.length, length: 0, content: `,\n${unit.repeat(depth)}${property}` }
-  return Jsonc.applyEdits(text, [edit])
+  if (last === undefined) {
+    return Jsonc.applyEdits(text, [
+      { offset: object.offset + 1, length: 0, content: `\n${unit.repeat(depth)}${property}\n${unit.repeat(depth - 1)}` }
+    ])
+  }
+  const end = last.offset + last.length
+  // A comment after the last member on its line stays with that member: the new one goes on the next line.
+  const lineEnd = text.indexOf("\n", end)
+  const commented = lineEnd >= 0 && /^\s*(\/\/.*|\/\*.*\*\/\s*)$/.test(text.slice(end, lineEnd))
+  return Jsonc.applyEdits(text, [
+    { offset: end, length: 0, content: "," },
+    { offset: commented ? lineEnd : end, length: 0, content: `\n${unit.repeat(depth)}${property}` }
+  ])
 }
 
 const editJson = (text: string, client: McpClient, name: string, entry: unknown): string => {
@@ -86,15 +96,40 @@ const editJson = (text: string, client: McpClient, name: string, entry: unknown)
     : insertProperty(base, servers, 2, name, entry, unit)
 }
 
-const editToml = (text: string, client: McpClient, name: string, entry: unknown): string => {
+/** The TOML of `[<serversKey>.<name>]` and its keys alone, without the implied `[<serversKey>]` header. */
+export const tomlSection = (client: McpClient, name: string, entry: unknown): string => {
+  const text = TOML.stringify({ [client.serversKey]: { [name]: entry } }, { inlineTableStart: 3 })
+  return text.slice(text.indexOf("\n[") + 1).trimEnd() + "\n"
+}
+
+/** Replaces the value of `name` (undefined removes it) keeping every other line of the file as it was. */
+const patchToml = (text: string, client: McpClient, name: string, entry: unknown): string => {
   const document = TOML.parse(text) as Record<string, unknown>
   const servers = { ...(document[client.serversKey] as Record<string, unknown> | undefined) }
+  const removing = entry === undefined && name in servers
   if (entry === undefined) delete servers[name]
   else servers[name] = entry
   const updated = { ...document, [client.serversKey]: servers }
-  if (Object.keys(servers).length === 0 && document[client.serversKey] === undefined) delete updated[client.serversKey]
-  // Below depth 3 tables stay inline; [mcp_servers.<name>] is written as its own section.
+  // No `[mcp_servers]` header left behind with nothing under it.
+  if (Object.keys(servers).length === 0 && (removing || document[client.serversKey] === undefined)) {
+    delete updated[client.serversKey]
+  }
   return TOML.patch(text, updated, { inlineTableStart: 3 })
+}
+
+const withFinalNewline = (text: string) => text.trim() === "" ? "" : text.endsWith("\n") ? text : `${text}\n`
+
+/**
+ * Codex entries are written as their own `[mcp_servers.<name>]` table, as the README shows: an inline
+ * table (`a2a-relay = { … }`) cannot take a later `[mcp_servers.a2a-relay.env]`. An entry already in
+ * table form is patched where it stands; any other is taken out and the table appended.
+ */
+const editToml = (text: string, client: McpClient, name: string, entry: unknown): string => {
+  const header = tomlSection(client, name, {}).trim()
+  const inTableForm = text.split("\n").some((line) => line.replace(/\s+/g, "") === header)
+  if (entry === undefined || inTableForm) return withFinalNewline(patchToml(text, client, name, entry))
+  const rest = withFinalNewline(patchToml(text, client, name, undefined).trimEnd())
+  return `${rest}${rest === "" ? "" : "\n"}${tomlSection(client, name, entry)}`
 }
 
 const edit = (text: string, client: McpClient, name: string, entry: unknown) =>

@@ -39,6 +39,10 @@ export interface McpClient {
   readonly project?: ReadonlyArray<string>
   /** Clients whose schema names the transport of each entry. */
   readonly typed: boolean
+  /** JSONC clients that also accept a comma after the last member (VS Code's parser; Gemini's does not). */
+  readonly trailingCommas?: boolean
+  /** Said after a project-scope install, when the client reads a project's file only once trusted. */
+  readonly projectTrust?: string
 }
 
 const pathsOf = (where: Whereabouts) => where.platform === "win32" ? NodePath.win32 : NodePath.posix
@@ -100,7 +104,8 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     serversKey: "servers",
     user: (where) => [appConfigHome(where), "Code", "User", "mcp.json"],
     project: [".vscode", "mcp.json"],
-    typed: true
+    typed: true,
+    trailingCommas: true
   },
   // https://docs.windsurf.com/windsurf/cascade/mcp: ~/.codeium/windsurf/mcp_config.json, "the same schema as
   // Claude Desktop" (mcpServers, {command, args}). Windsurf documents no per-project MCP file.
@@ -114,14 +119,17 @@ export const mcpClients: Record<McpClientId, McpClient> = {
   },
   // https://geminicli.com/docs/tools/mcp-server/ and https://geminicli.com/docs/cli/configuration:
   // ~/.gemini/settings.json (user) and .gemini/settings.json (project), key mcpServers, {command, args}.
+  // Gemini strips // and /* */ comments before parsing (JSON with comments, no trailing commas), and reads a
+  // project's settings only in a trusted folder (https://geminicli.com/docs/cli/trusted-folders).
   gemini: {
     id: "gemini",
     title: "Gemini CLI",
-    format: "json",
+    format: "jsonc",
     serversKey: "mcpServers",
     user: underHome(".gemini", "settings.json"),
     project: [".gemini", "settings.json"],
-    typed: false
+    typed: false,
+    projectTrust: "Gemini CLI reads .gemini/settings.json only in a trusted folder: trust this folder in Gemini CLI first."
   },
   // https://developers.openai.com/codex/mcp and /codex/config-reference: ~/.codex/config.toml ($CODEX_HOME
   // when set), project overrides in .codex/config.toml (read only in trusted projects), tables
@@ -133,7 +141,8 @@ export const mcpClients: Record<McpClientId, McpClient> = {
     serversKey: "mcp_servers",
     user: (where) => [where.env.CODEX_HOME || pathsOf(where).join(where.home, ".codex"), "config.toml"],
     project: [".codex", "config.toml"],
-    typed: false
+    typed: false,
+    projectTrust: "Codex reads .codex/config.toml only in a trusted project: trust this folder in Codex first."
   }
 }
 
@@ -144,16 +153,20 @@ export const configPath = (client: McpClient, scope: Scope, where: Whereabouts):
   return client.project === undefined ? undefined : paths.join(where.cwd, ...client.project)
 }
 
-/** How the client starts relay: an absolute program and its arguments. */
+/** How the client starts relay: an absolute program, its arguments and the environment it needs. */
 export interface Launcher {
   readonly command: string
   readonly args: ReadonlyArray<string>
+  /** RELAY_HOME when the installing shell sets it, so the assistant and the terminal share one store. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** The entry relay adds under the client's servers key. */
-export const serverEntry = (client: McpClient, launcher: Launcher): Record<string, unknown> =>
-  client.typed
-    ? { type: "stdio", command: launcher.command, args: [...launcher.args] }
-    : { command: launcher.command, args: [...launcher.args] }
+export const serverEntry = (client: McpClient, launcher: Launcher): Record<string, unknown> => {
+  const env = launcher.env !== undefined && Object.keys(launcher.env).length > 0 ? { env: { ...launcher.env } } : {}
+  return client.typed
+    ? { type: "stdio", command: launcher.command, args: [...launcher.args], ...env }
+    : { command: launcher.command, args: [...launcher.args], ...env }
+}
 
 export const DEFAULT_SERVER_NAME = "a2a-relay"

@@ -1,15 +1,16 @@
 /**
  * `relay doctor`: checks the things that make relay fail in ways hard to see from an assistant,
- * one line each, with what to do when one fails. Reads only; changes nothing.
+ * one line each, with what to do when one fails. It changes nothing but what any command would: the
+ * state directory is created when missing, and a probe file is written and removed there.
  */
 import { Path } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
 import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
-import { resolveStateDir } from "../services/StateDir.js"
+import { defaultStateDir, resolveStateDir } from "../services/StateDir.js"
 import { SystemProbes } from "../services/SystemProbes.js"
-import { relayEntries } from "./mcpClients.js"
+import { type RelayEntry, relayEntries } from "./mcpClients.js"
 
 export interface Check {
   readonly name: string
@@ -46,23 +47,38 @@ const checkNode = (version: string): Check => {
 
 const octal = (mode: number) => mode.toString(8).padStart(3, "0")
 
+const elsewhere = "RELAY_HOME=$HOME/.local/state/a2a-relay-$(id -un)"
+
 const checkStateDir = Effect.gen(function*() {
   const probes = yield* SystemProbes
   const dir = yield* resolveStateDir
-  const [top, ...files] = yield* probes.modes(dir)
-  if (top === undefined) return passed("state directory", `${dir} does not exist yet; relay creates it (mode 700) on first use`)
-  if (top.kind !== "directory") {
+  const [before] = yield* probes.modes(dir)
+  if (before !== undefined && before.kind !== "directory") {
     return failed("state directory", `${dir} is not a directory`, `Move ${dir} aside, or point RELAY_HOME at a directory.`)
   }
-  if ((top.mode & 0o077) !== 0) {
-    return failed("state directory", `${dir} has mode ${octal(top.mode)}: other users can read saved credentials`, `chmod 700 ${dir}`)
+  if (before !== undefined && probes.uid !== undefined && before.uid !== probes.uid) {
+    return failed(
+      "state directory",
+      `${dir} belongs to another user (uid ${before.uid}; you are ${probes.uid}): relay cannot keep your credentials private there`,
+      `Use a directory of your own: export ${elsewhere}`
+    )
+  }
+  const used = yield* Effect.either(probes.useStateDir(dir, (yield* Path.Path).join(dir, SESSIONS_FILE)))
+  if (used._tag === "Left") {
+    return failed("state directory", `${dir}: ${used.left}`, `Fix the permissions of ${dir}, or point RELAY_HOME at a writable directory: export ${elsewhere}`)
+  }
+  const [top, ...files] = yield* probes.modes(dir)
+  const mode = octal(top!.mode)
+  if ((top!.mode & 0o077) !== 0) {
+    return failed("state directory", `${dir} has mode ${mode}: other users can read saved credentials`, `chmod 700 ${dir}`)
   }
   const open = files.filter((file) => file.kind === "file" && (file.mode & 0o077) !== 0)
   if (open.length > 0) {
     const paths = open.map((file) => file.path)
     return failed("state directory", `readable by other users: ${paths.join(", ")}`, `chmod 600 ${paths.join(" ")}`)
   }
-  return passed("state directory", `${dir} (mode 700, ${files.length} file${files.length === 1 ? "" : "s"}, none open to others)`)
+  const created = before === undefined ? ", created now" : ""
+  return passed("state directory", `${dir} (mode ${mode}${created}, writable, store lock taken and released; ${files.length} file${files.length === 1 ? "" : "s"}, none open to others)`)
 })
 
 const checkStore = Effect.gen(function*() {
@@ -70,7 +86,7 @@ const checkStore = Effect.gen(function*() {
   const file = (yield* Path.Path).join(yield* resolveStateDir, SESSIONS_FILE)
   const text = yield* probes.readText(file)
   if (text === undefined) return passed("session store", "no sessions saved yet")
-  const problem = storeFileProblem(text)
+  const problem = yield* storeFileProblem(text)
   return problem === undefined
     ? passed("session store", `${file} parses`)
     : failed("session store", `${file} cannot be used: ${problem}`, `Move ${file} aside (relay starts a new store), or restore a backup.`)
@@ -116,19 +132,33 @@ const checkPorts = Effect.gen(function*() {
         : failed(`port ${port}`, `in use on 127.0.0.1 (default of ${user})`, `Stop what listens there, or give ${user} another --port.`)))
 })
 
+/** The store a client's relay would use: the RELAY_HOME its entry sets, else the default (its env has no RELAY_HOME). */
+const storeOf = (entry: RelayEntry) =>
+  Effect.flatMap(Path.Path, (path) => entry.relayHome === null ? defaultStateDir : Effect.succeed(path.resolve(entry.relayHome)))
+
+const checkClient = (entry: RelayEntry, terminalStore: string) =>
+  Effect.map(storeOf(entry), (clientStore): Check => {
+    const name = `mcp client ${entry.client}`
+    const where = `${mcpClients[entry.client].title} (${entry.scope}) "${entry.name}" in ${entry.file}`
+    const reinstall = `relay mcp install --client ${entry.client}${entry.scope === "project" ? " --scope project" : ""} --name ${entry.name}`
+    if (entry.missing.length > 0) return failed(name, `${where} names missing ${entry.missing.join(", ")}`, reinstall)
+    if (clientStore !== terminalStore) {
+      return failed(
+        name,
+        `${where} uses the store ${clientStore}, this shell ${terminalStore}: sessions and credentials are not shared`,
+        `Run \`${reinstall}\` from a shell with the RELAY_HOME you want both to use.`
+      )
+    }
+    return passed(name, `${where} starts a relay that exists, with this shell's store`)
+  })
+
 const checkClients = Effect.gen(function*() {
   const entries = yield* relayEntries
   if (entries.length === 0) {
     return [passed("mcp clients", "no MCP client configuration starts relay yet (relay mcp install --client …)")]
   }
-  return entries.map((entry) => {
-    const name = `mcp client ${entry.client}`
-    const where = `${mcpClients[entry.client].title} (${entry.scope}) "${entry.name}" in ${entry.file}`
-    const scope = entry.scope === "project" ? " --scope project" : ""
-    return entry.missing.length === 0
-      ? passed(name, `${where} starts a relay that exists`)
-      : failed(name, `${where} names missing ${entry.missing.join(", ")}`, `relay mcp install --client ${entry.client}${scope} --name ${entry.name}`)
-  })
+  const terminalStore = yield* resolveStateDir
+  return yield* Effect.forEach(entries, (entry) => checkClient(entry, terminalStore))
 })
 
 export const runDoctor = Effect.gen(function*() {

@@ -3,10 +3,9 @@
  * it out, or show it. Only that entry changes; a backup is kept before any write; a file that
  * cannot be parsed is refused untouched; running twice changes nothing the second time.
  */
-import * as TOML from "@decimalturn/toml-patch"
 import { Effect, Either, Option } from "effect"
 import { ClientConfigUnparsable, InvalidInput } from "../domain/errors.js"
-import { sameValue, serversIn, withoutServer, withServer } from "../domain/mcpClientConfig.js"
+import { sameValue, serversIn, tomlSection, withoutServer, withServer } from "../domain/mcpClientConfig.js"
 import {
   configPath,
   MCP_CLIENTS,
@@ -35,6 +34,24 @@ export interface InstallResult {
   readonly backup: string | null
   readonly dry_run: boolean
   readonly entry: Record<string, unknown> | null
+  /** The entry as it reads in the file (TOML for Codex), or null when removing. */
+  readonly snippet: string | null
+  /** What the user should know: the store the entry points at, a client that must trust the folder first. */
+  readonly notes: ReadonlyArray<string>
+}
+
+/** The entry as it reads in the client's file. */
+const snippetOf = (client: McpClient, name: string, entry: Record<string, unknown>) =>
+  client.format === "toml"
+    ? tomlSection(client, name, entry)
+    : JSON.stringify({ [client.serversKey]: { [name]: entry } }, null, 2)
+
+const notesOn = (client: McpClient, scope: Scope, entry: Record<string, unknown> | undefined) => {
+  const store = (entry?.env as { RELAY_HOME?: string } | undefined)?.RELAY_HOME
+  return [
+    ...(store === undefined ? [] : [`The entry sets RELAY_HOME=${store}, so ${client.title} and this shell share one store.`]),
+    ...(scope === "project" && entry !== undefined && client.projectTrust !== undefined ? [client.projectTrust] : [])
+  ]
 }
 
 const fileOf = (client: McpClient, scope: Scope) =>
@@ -72,7 +89,15 @@ const change = (target: ClientTarget, dryRun: boolean, entry: Record<string, unk
       : sameValue(current, entry)
       ? "unchanged"
       : "updated"
-    const result = { ...target, file, action, dry_run: dryRun, entry: entry ?? null }
+    const result = {
+      ...target,
+      file,
+      action,
+      dry_run: dryRun,
+      entry: entry ?? null,
+      snippet: entry === undefined ? null : snippetOf(client, target.name, entry),
+      notes: notesOn(client, target.scope, entry)
+    }
     if (dryRun || action === "unchanged" || action === "absent") return { ...result, backup: null } satisfies InstallResult
     const updated = yield* parsed(file, edit(text, client))
     const backup = Option.isSome(existing) ? yield* files.backup(file) : null
@@ -98,6 +123,7 @@ export interface ClientConfigSnippet {
   readonly entry: Record<string, unknown>
   /** The entry as it reads in the file. */
   readonly snippet: string
+  readonly notes: ReadonlyArray<string>
 }
 
 /** The entry for one client, or the common `mcpServers` JSON most clients accept. */
@@ -105,17 +131,17 @@ export const mcpClientSnippet = Effect.fn("mcpClientSnippet")(function*(clientId
   const files = yield* ClientConfigFiles
   const client = mcpClients[clientId ?? "claude-desktop"]
   const entry = serverEntry(client, files.launcher)
-  const servers = { [client.serversKey]: { [name]: entry } }
   return {
     client: clientId ?? null,
     file: clientId === undefined ? null : configPath(client, "user", files.where) ?? null,
     name,
     entry,
-    snippet: client.format === "toml" ? TOML.stringify(servers, { inlineTableStart: 3 }) : JSON.stringify(servers, null, 2)
+    snippet: snippetOf(client, name, entry),
+    notes: notesOn(client, "user", entry)
   } satisfies ClientConfigSnippet
 })
 
-/** A configured server that starts relay, and whether the programs it names are there. */
+/** A configured server that starts relay, whether the programs it names are there, and the store it uses. */
 export interface RelayEntry {
   readonly client: McpClientId
   readonly scope: Scope
@@ -123,17 +149,44 @@ export interface RelayEntry {
   readonly name: string
   /** Absolute paths in command and args that do not exist. */
   readonly missing: ReadonlyArray<string>
+  /** The RELAY_HOME the entry sets, or null when it uses relay's default store. */
+  readonly relayHome: string | null
 }
 
-const startsRelay = (entry: unknown): entry is { command: string; args?: ReadonlyArray<unknown> } =>
-  typeof entry === "object" && entry !== null && typeof (entry as { command?: unknown }).command === "string" &&
-  [(entry as { command: string }).command, ...((entry as { args?: ReadonlyArray<unknown> }).args ?? [])]
-    .some((part) => typeof part === "string" && /relay/i.test(part))
+interface StdioEntry {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, unknown>>
+}
 
-const absolutePaths = (entry: { command: string; args?: ReadonlyArray<unknown> }) =>
-  [entry.command, ...(entry.args ?? [])].filter((part): part is string =>
-    typeof part === "string" && (part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part))
-  )
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+
+const stdioEntry = (entry: unknown): StdioEntry | undefined => {
+  if (!isRecord(entry) || typeof entry.command !== "string") return undefined
+  const args = Array.isArray(entry.args) && entry.args.every((arg) => typeof arg === "string") ? entry.args : []
+  return { command: entry.command, args, env: isRecord(entry.env) ? entry.env : {} }
+}
+
+/** A program's own name: "relay" for /usr/local/bin/relay, C:\\…\\relay.cmd or npx.exe's "npx". */
+const programName = (command: string) => command.split(/[\\/]/).at(-1)!.replace(/\.(cmd|exe|ps1)$/i, "").toLowerCase()
+
+/**
+ * The shapes of an entry that starts `relay mcp`, whatever the paths: the ones `relay mcp install` writes
+ * (the `relay` on PATH, or node and relay's main file) and the ones people write by hand (`npx a2a-relay`).
+ */
+const startsRelay = ({ args, command }: StdioEntry): boolean => {
+  const program = programName(command)
+  if (program === "relay") return args[0] === "mcp"
+  if (program === "node" || program === "nodejs") return /(^|[\\/])(main\.c?js|relay)$/.test(args[0] ?? "") && args[1] === "mcp"
+  if (program === "npx" || program === "pnpx" || program === "bunx") {
+    const at = args.findIndex((arg) => /^a2a-relay(@.+)?$/.test(arg))
+    return at >= 0 && args[at + 1] === "mcp"
+  }
+  return false
+}
+
+const absolutePaths = (entry: StdioEntry) =>
+  [entry.command, ...entry.args].filter((part) => part.startsWith("/") || /^[A-Za-z]:[\\/]/.test(part))
 
 /** Every client configuration (both scopes) with an entry that starts relay; unreadable files are skipped. */
 export const relayEntries = Effect.gen(function*() {
@@ -147,11 +200,13 @@ export const relayEntries = Effect.gen(function*() {
       const text = yield* files.read(file).pipe(Effect.orElseSucceed(() => Option.none<string>()))
       if (Option.isNone(text)) continue
       const servers = Either.getOrElse(serversIn(text.value, client), () => ({}))
-      for (const [name, entry] of Object.entries(servers)) {
-        if (!startsRelay(entry)) continue
+      for (const [name, value] of Object.entries(servers)) {
+        const entry = stdioEntry(value)
+        if (entry === undefined || !startsRelay(entry)) continue
         const missing: Array<string> = []
         for (const path of absolutePaths(entry)) if (!(yield* files.exists(path))) missing.push(path)
-        found.push({ client: id, scope, file, name, missing })
+        const relayHome = typeof entry.env.RELAY_HOME === "string" && entry.env.RELAY_HOME !== "" ? entry.env.RELAY_HOME : null
+        found.push({ client: id, scope, file, name, missing, relayHome })
       }
     }
   }

@@ -28,8 +28,13 @@ export const backupStamp = (date: Date) => date.toISOString().replace(/[:.]/g, "
 
 const platformOf = (name: string): Platform => name === "win32" || name === "darwin" ? name : "linux"
 
-/** The absolute `relay` on PATH when it is this installation, else node and this main file. */
-const findLauncher = (fs: FileSystem.FileSystem, path: Path.Path) =>
+/** RELAY_HOME of the installing shell, made absolute, so the assistant's relay uses the terminal's store. */
+const storeEnv = (path: Path.Path) => {
+  const home = process.env.RELAY_HOME
+  return home === undefined || home === "" ? {} : { env: { RELAY_HOME: path.resolve(home) } }
+}
+
+const findProgram = (fs: FileSystem.FileSystem, path: Path.Path) =>
   Effect.gen(function*() {
     const script = process.argv[1]
     if (script === undefined) return { command: process.execPath, args: ["mcp"] }
@@ -43,6 +48,10 @@ const findLauncher = (fs: FileSystem.FileSystem, path: Path.Path) =>
     }
     return { command: process.execPath, args: [main, "mcp"] }
   })
+
+/** How to start this relay: the absolute `relay` on PATH when it is this installation, else node and this main file. */
+const findLauncher = (fs: FileSystem.FileSystem, path: Path.Path) =>
+  Effect.map(findProgram(fs, path), (program): Launcher => ({ ...program, ...storeEnv(path) }))
 
 const make = Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem

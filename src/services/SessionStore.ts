@@ -147,13 +147,41 @@ const declaredVersion = (text: string): number | undefined => {
   return undefined
 }
 
+/** The first thing wrong with a store's content, in words: "field `sessions` missing", not the schema's type. */
+const contentProblem = (error: ParseResult.ParseError) => {
+  const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (first === undefined) return "invalid content"
+  const field = first.path.length === 0 ? "the top level" : `field \`${first.path.join(".")}\``
+  if (first._tag === "Missing") return `${field} missing`
+  const message = first.message.length > 120 ? `${first.message.slice(0, 120)}…` : first.message
+  return `${field}: ${message}`
+}
+
+/**
+ * Why a damaged store cannot be used. Only damaged files get here, so the JSON parser that names the
+ * line and column loads then, not with every command.
+ */
+const damage = (text: string, error: ParseResult.ParseError): Effect.Effect<string> => {
+  try {
+    JSON.parse(text)
+    return Effect.succeed(contentProblem(error))
+  } catch {
+    return Effect.promise(() => import("../domain/jsonProblems.js")).pipe(Effect.map(({ parseJsonText }) => {
+      const parsed = parseJsonText(text, { comments: false, trailingCommas: false })
+      return "problem" in parsed ? `not valid JSON: ${parsed.problem}` : "not valid JSON"
+    }))
+  }
+}
+
 /** Why the text is not a store this relay can use, or undefined when it is; reads only (relay doctor). */
-export const storeFileProblem = (text: string): string | undefined => {
+export const storeFileProblem = (text: string): Effect.Effect<string | undefined> => {
   const decoded = decodeStoreFile(text)
-  if (Either.isRight(decoded)) return undefined
+  if (Either.isRight(decoded)) return Effect.succeed(undefined)
   const version = declaredVersion(text)
-  if (version !== undefined && version > STORE_FORMAT_VERSION) return `format version ${version} is newer than this relay`
-  return ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"
+  if (version !== undefined && version > STORE_FORMAT_VERSION) {
+    return Effect.succeed(`format version ${version} is newer than this relay`)
+  }
+  return damage(text, decoded.left)
 }
 
 /**
@@ -226,8 +254,7 @@ const makeFileBackend = Effect.gen(function*() {
     }
     const version = declaredVersion(text)
     if (version !== undefined && version > STORE_FORMAT_VERSION) return new StateFileTooNew({ file, version })
-    const reason = ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n")[0] ?? "invalid content"
-    return holdingLock ? quarantine(reason) : withLock(readLocked)
+    return holdingLock ? Effect.flatMap(damage(text, decoded.left), quarantine) : withLock(readLocked)
   }
 
   const readLocked: Effect.Effect<StoreFile, StoreError> = Effect.flatMap(readText, Option.match({

@@ -25,14 +25,19 @@ export class StateDir extends Context.Tag("relay/StateDir")<StateDir, {
   readonly withLock: <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StateFileUnavailable, R>
 }>() {}
 
-export const resolveStateDir = Effect.gen(function*() {
+/** The directory relay uses when RELAY_HOME is not set (an MCP client's entry without `env`, say). */
+export const defaultStateDir = Effect.gen(function*() {
   const path = yield* Path.Path
-  const relayHome = yield* Config.option(Config.nonEmptyString("RELAY_HOME"))
-  if (Option.isSome(relayHome)) return path.resolve(relayHome.value)
   const xdg = yield* Config.option(Config.nonEmptyString("XDG_STATE_HOME"))
   if (Option.isSome(xdg)) return path.join(path.resolve(xdg.value), "a2a-relay")
   const home = yield* Config.string("HOME").pipe(Config.withDefault(Os.homedir()))
   return path.join(home, ".local", "state", "a2a-relay")
+})
+
+export const resolveStateDir = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const relayHome = yield* Config.option(Config.nonEmptyString("RELAY_HOME"))
+  return Option.isSome(relayHome) ? path.resolve(relayHome.value) : yield* defaultStateDir
 })
 
 /** Makes the directory 0700: mkdir honours the umask, so the mode is set again after. */
@@ -56,7 +61,7 @@ const statOrCreate = (dir: string) =>
  * Synchronous, as SessionStore's reads are: the first asynchronous file operation of a process
  * starts libuv's thread pool, which `relay session list` would start for this check alone (~1-3 ms).
  */
-const ensureDirectory = (dir: string) =>
+export const ensureDirectory = (dir: string) =>
   Effect.flatMap(statOrCreate(dir), (info) => {
     if (info === undefined) return Effect.void
     if (!info.isDirectory()) return new StateFileUnavailable({ file: dir, operation: "use", reason: "it is not a directory" })
@@ -100,7 +105,7 @@ const lockFs: typeof Fs = (() => {
   return withCallbacks as unknown as typeof Fs
 })()
 
-const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) => {
+export const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) => {
   const acquire = Effect.tryPromise({
     try: () =>
       // Loaded on the first lock: reading commands (`session list`) never parse it (~5 ms).

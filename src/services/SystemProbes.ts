@@ -7,12 +7,15 @@ import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as NodePath from "node:path"
+import { ensureDirectory, withFileLock } from "./StateDir.js"
 
 export interface FileMode {
   readonly path: string
   readonly kind: "directory" | "file" | "other"
   /** Permission bits, e.g. 0o600. */
   readonly mode: number
+  /** The owner's user id. */
+  readonly uid: number
 }
 
 /** What a spawned `relay mcp` answered to initialize + tools/list. */
@@ -26,6 +29,13 @@ export class SystemProbes extends Context.Tag("relay/SystemProbes")<SystemProbes
   readonly nodeVersion: string
   /** The directory and the files directly in it; none when the directory does not exist. */
   readonly modes: (dir: string) => Effect.Effect<ReadonlyArray<FileMode>>
+  /** This process's user id (undefined where the OS has none, as on Windows). */
+  readonly uid: number | undefined
+  /**
+   * Does in the state directory what every relay command does: creates it (0700) when missing, writes
+   * and removes a file, takes and releases the store's lock. Fails with the reason in words.
+   */
+  readonly useStateDir: (dir: string, storeFile: string) => Effect.Effect<void, string>
   readonly readText: (file: string) => Effect.Effect<string | undefined>
   /** Spawns this relay's `mcp` on stdio and lists its tools; fails with the reason in words. */
   readonly probeMcp: Effect.Effect<McpProbe, string>
@@ -44,7 +54,7 @@ const modes = (dir: string) =>
     const entries = top.isDirectory() ? Fs.readdirSync(dir).map((name) => NodePath.join(dir, name)) : []
     return [dir, ...entries].map((path) => {
       const stat = Fs.statSync(path)
-      return { path, kind: kindOf(stat), mode: stat.mode & 0o777 }
+      return { path, kind: kindOf(stat), mode: stat.mode & 0o777, uid: stat.uid }
     })
   }).pipe(Effect.orElseSucceed(() => []))
 
@@ -108,10 +118,47 @@ const portFree = (port: number) =>
     server.listen({ port, host: "127.0.0.1", exclusive: true }, () => server.close(() => resume(Effect.succeed(true))))
   })
 
+const ERRNO_WORDS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOTDIR: "a part of the path is a file, not a directory",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device"
+}
+
+/** "permission denied" for "EACCES: permission denied, mkdir '/x'": the errno's words, without the call and path. */
+const reasonOf = (error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error)
+  const code = (error as NodeJS.ErrnoException).code ?? /^(E[A-Z]+)\b/.exec(message)?.[1]
+  return (code !== undefined && ERRNO_WORDS[code]) || message
+}
+
+const useStateDir = (dir: string, storeFile: string) =>
+  Effect.gen(function*() {
+    yield* Effect.mapError(ensureDirectory(dir), (error) => `cannot create or use it: ${reasonOf(error.reason)}`)
+    const probe = NodePath.join(dir, `.doctor-${process.pid}.tmp`)
+    yield* Effect.try({
+      try: () => {
+        Fs.writeFileSync(probe, "", { mode: 0o600 })
+        Fs.rmSync(probe)
+      },
+      catch: (error) => `cannot write a file in it: ${reasonOf(error)}`
+    })
+    yield* Effect.mapError(withFileLock(storeFile, Effect.void), (error) => `cannot take the store's lock: ${reasonOf(error.reason)}`)
+  })
+
 const readText = (file: string) =>
   Effect.sync(() => Fs.existsSync(file) ? Fs.readFileSync(file, "utf8") : undefined).pipe(Effect.orElseSucceed(() => undefined))
 
 export const layer = Layer.succeed(
   SystemProbes,
-  SystemProbes.of({ nodeVersion: process.versions.node, modes, readText, probeMcp, portFree })
+  SystemProbes.of({
+    nodeVersion: process.versions.node,
+    uid: process.getuid?.(),
+    modes,
+    useStateDir,
+    readText,
+    probeMcp,
+    portFree
+  })
 )

@@ -19,7 +19,13 @@ describe("relay mcp install", () => {
     expect(result).toMatchObject({ client: "claude-desktop", scope: "user", action: "added", backup: null })
     expect(result.file).toBe(Path.join(home.parent, ".config", "Claude", "claude_desktop_config.json"))
     const written = JSON.parse(Fs.readFileSync(result.file, "utf8"))
-    expect(written.mcpServers["a2a-relay"]).toEqual({ command: process.execPath, args: [Fs.realpathSync(relayBin), "mcp"] })
+    // The shell's RELAY_HOME goes with the entry, so the assistant and the terminal share one store; and relay says so.
+    expect(written.mcpServers["a2a-relay"]).toEqual({
+      command: process.execPath,
+      args: [Fs.realpathSync(relayBin), "mcp"],
+      env: { RELAY_HOME: home.stateDir }
+    })
+    expect(result.notes).toEqual([`The entry sets RELAY_HOME=${home.stateDir}, so Claude Desktop and this shell share one store.`])
 
     const second = await runRelay(["mcp", "install", "--client", "claude-desktop"], { stateDir: home.stateDir, env: env() })
     expect(second.stdout).toContain("Already up to date")
@@ -34,6 +40,39 @@ describe("relay mcp install", () => {
     expect(JSON.parse(run.stderr).error.code).toBe("client_config_unparsable")
     expect(Fs.readFileSync(file, "utf8")).toBe("model = \n")
     expect(Fs.readdirSync(Path.dirname(file))).toEqual(["config.toml"])
+  })
+
+  it("a dry run for Codex prints the TOML table it would write, and project scope says to trust the folder", async () => {
+    const run = await runRelay(["mcp", "install", "--client", "codex", "--scope", "project", "--dry-run"], {
+      stateDir: home.stateDir,
+      env: env(),
+      cwd: home.parent
+    })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(`[mcp_servers.a2a-relay]\ncommand = "${process.execPath}"`)
+    expect(run.stdout).toContain(`[mcp_servers.a2a-relay.env]\nRELAY_HOME = "${home.stateDir}"`)
+    expect(run.stdout).toContain("Codex reads .codex/config.toml only in a trusted project")
+    expect(Fs.existsSync(Path.join(home.parent, ".codex"))).toBe(false)
+  })
+
+  it("Gemini settings with comments are read and written as JSON with comments", async () => {
+    const file = Path.join(home.parent, ".gemini", "settings.json")
+    Fs.mkdirSync(Path.dirname(file), { recursive: true })
+    Fs.writeFileSync(file, `{\n  // dark, please\n  "theme": "GitHub"\n}\n`)
+    const run = await runRelay(["mcp", "install", "--client", "gemini", "--json"], { stateDir: home.stateDir, env: env() })
+    expect(run.code).toBe(0)
+    const text = Fs.readFileSync(file, "utf8")
+    expect(text).toContain("// dark, please")
+    expect(text).toContain(`"a2a-relay": {`)
+  })
+
+  it("an unparsable file is reported with its line and column", async () => {
+    const file = Path.join(home.parent, ".cursor", "mcp.json")
+    Fs.mkdirSync(Path.dirname(file), { recursive: true })
+    Fs.writeFileSync(file, `{\n  "mcpServers": {\n    "x": \n  }\n}\n`)
+    const run = await runRelay(["mcp", "install", "--client", "cursor"], { stateDir: home.stateDir, env: env() })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain("value expected at line 4, column 3")
   })
 
   it("config prints the entry without writing; uninstall removes it", async () => {

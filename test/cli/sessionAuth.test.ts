@@ -169,6 +169,18 @@ describe("relay auth / session", () => {
     expect(Fs.readFileSync(Path.join(home.stateDir, aside!), "utf8")).toBe("garbage")
   })
 
+  it("a damaged store is described as what it is: where the JSON breaks, or which field is missing", async () => {
+    const file = Path.join(home.stateDir, "sessions.json")
+    Fs.writeFileSync(file, `{"version": 2, "sessions": {"a": }}`)
+    const broken = await relay(["session", "list"])
+    expect(broken.code).toBe(1)
+    expect(broken.stderr).toContain("is damaged (not valid JSON: value expected at line 1, column 34)")
+    Fs.writeFileSync(file, `{"version": 2}`)
+    const missing = await relay(["session", "list"])
+    expect(missing.stderr).toContain("is damaged (field `sessions` missing)")
+    for (const run of [broken, missing]) expect(run.stderr.split("\n").every((line) => line.length < 400)).toBe(true)
+  })
+
   it("colour codes appear only on a TTY: piped output, help and usage errors are plain", async () => {
     const list = await runRelay(["session", "list"], { stateDir: home.stateDir, env: { NO_COLOR: "" } })
     expect(list.stdout).not.toMatch(/\u001b\[/)

@@ -79,9 +79,15 @@ describe("MCP client entry formats, as each client documents them", () => {
       // VS Code's mcp.json takes comments, keys its servers "servers" and requires the type.
       vscode: { format: "jsonc", key: "servers", entry: typed },
       windsurf: { format: "json", key: "mcpServers", entry: plain },
-      gemini: { format: "json", key: "mcpServers", entry: plain },
+      // Gemini CLI strips comments before parsing its settings.
+      gemini: { format: "jsonc", key: "mcpServers", entry: plain },
       // [mcp_servers.<name>] tables.
       codex: { format: "toml", key: "mcp_servers", entry: plain }
     })
+  })
+
+  it("carries the installing shell's RELAY_HOME in the entry's env", () => {
+    const entry = serverEntry(mcpClients.cursor, { ...launcher, env: { RELAY_HOME: "/srv/relay" } })
+    expect(entry).toEqual({ command: "/usr/bin/node", args: ["/opt/relay/main.js", "mcp"], env: { RELAY_HOME: "/srv/relay" } })
   })
 })

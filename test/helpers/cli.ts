@@ -12,12 +12,20 @@ export interface CliResult {
 
 export const runRelay = (
   args: ReadonlyArray<string>,
-  options: { readonly stateDir: string; readonly input?: string; readonly env?: Record<string, string>; readonly timeoutMs?: number }
+  options: {
+    readonly stateDir: string
+    readonly input?: string
+    readonly env?: Record<string, string>
+    readonly timeoutMs?: number
+    /** The folder relay runs in (project-scope files are written there). */
+    readonly cwd?: string
+  }
 ): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [relayBin, ...args], {
       env: { ...process.env, RELAY_HOME: options.stateDir, NO_COLOR: "1", ...options.env },
-      stdio: ["pipe", "pipe", "pipe"]
+      stdio: ["pipe", "pipe", "pipe"],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd })
     })
     let stdout = ""
     let stderr = ""

@@ -20,7 +20,8 @@ const samples: Record<McpClientId, string> = {
   cursor: `{\n    "mcpServers": {\n        "files": { "command": "npx", "args": [] }\n    }\n}\n`,
   vscode: `// my MCP servers\n{\n  "inputs": [],\n  "servers": {\n    // the filesystem one\n    "files": { "type": "stdio", "command": "npx", "args": [], },\n  },\n}\n`,
   windsurf: `{\n  "mcpServers": {\n    "files": { "command": "npx", "args": [], "disabled": false }\n  }\n}\n`,
-  gemini: `{\n  "theme": "GitHub",\n  "selectedAuthType": "oauth-personal",\n  "mcpServers": {\n    "files": { "command": "npx", "args": [] }\n  }\n}\n`,
+  // Gemini CLI reads its settings as JSON with comments.
+  gemini: `{\n  // my look\n  "theme": "GitHub",\n  "selectedAuthType": "oauth-personal",\n  "mcpServers": { /* local ones */\n    // the filesystem\n    "files": { "command": "npx", "args": [] }\n  }\n}\n`,
   codex: `# Codex settings\nmodel = "o3" # the default model\n\n[mcp_servers.files]\n# the filesystem server\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem"]\n`
 }
 
@@ -31,6 +32,7 @@ const broken: Record<McpClientId, string> = {
   cursor: `// note\n{ "mcpServers": {} }`,
   vscode: `{ "servers": { "files": } }`,
   windsurf: `not json`,
+  // Comments, but no comma after the last member: Gemini's parser refuses it.
   gemini: `{ "mcpServers": { "a": 1 }, }`,
   codex: `model = "o3"\n[mcp_servers\n`
 }
@@ -136,6 +138,88 @@ describe("project scope and what doctor reads", () => {
     await run(installMcpClient(target("cursor"), false))
     write(fileOf("gemini"), samples.gemini)
     const entries = Either.getOrThrow(await run(relayEntries))
-    expect(entries).toEqual([{ client: "cursor", scope: "user", file: fileOf("cursor"), name: "a2a-relay", missing: ["/opt/relay/dist/main.js"] }])
+    expect(entries).toEqual([
+      { client: "cursor", scope: "user", file: fileOf("cursor"), name: "a2a-relay", missing: ["/opt/relay/dist/main.js"], relayHome: null }
+    ])
+  })
+
+  it("recognises every shape of entry that starts relay mcp, whatever its paths, and nothing else", async () => {
+    const servers = {
+      installed: { command: "/usr/local/bin/relay", args: ["mcp"] },
+      byNode: { command: "node", args: ["/home/me/src/a2a/dist/main.cjs", "mcp"], env: { RELAY_HOME: "/srv/relay" } },
+      windows: { command: "C:\\nodejs\\node.exe", args: ["C:\\tools\\dist\\main.cjs", "mcp"] },
+      npx: { command: "npx", args: ["-y", "a2a-relay@0.1.0", "mcp"] },
+      overHttp: { command: "relay", args: ["mcp", "-t", "streamable-http"] },
+      otherNodeServer: { command: "node", args: ["/opt/relay-tools/server.js"] },
+      relayNamedButNot: { command: "/opt/relay-proxy/bin/proxy", args: ["--relay"] },
+      npxOther: { command: "npx", args: ["-y", "relay-mcp-bridge"] },
+      url: { url: "http://127.0.0.1:8090/mcp" }
+    }
+    write(fileOf("cursor"), JSON.stringify({ mcpServers: servers }))
+    const entries = Either.getOrThrow(await run(relayEntries))
+    expect(entries.map((entry) => entry.name)).toEqual(["installed", "byNode", "windows", "npx", "overHttp"])
+    expect(entries.find((entry) => entry.name === "byNode")?.relayHome).toBe("/srv/relay")
+  })
+})
+
+describe("Codex's TOML", () => {
+  const codexFile = () => fileOf("codex")
+
+  it("is always the [mcp_servers.<name>] table, with no empty [mcp_servers] header and a final newline", async () => {
+    await run(installMcpClient(target("codex"), false))
+    const fresh = Fs.readFileSync(codexFile(), "utf8")
+    expect(fresh).toBe(`[mcp_servers.a2a-relay]\ncommand = "/usr/bin/node"\nargs = [ "/opt/relay/dist/main.js", "mcp" ]\n`)
+
+    // A one-line inline entry becomes the table form, so a later [mcp_servers.a2a-relay.env] can be added.
+    write(codexFile(), `model = "o3"\n\n[mcp_servers]\na2a-relay = { command = "relay" }\nfiles = { command = "npx" }`)
+    const updated = Either.getOrThrow(await run(installMcpClient(target("codex"), false)))
+    expect(updated.action).toBe("updated")
+    const text = Fs.readFileSync(codexFile(), "utf8")
+    expect(text).toContain("[mcp_servers.a2a-relay]\n")
+    expect(text).not.toContain("a2a-relay = {")
+    expect(text.endsWith("\n")).toBe(true)
+    expect(TOML.parse(`${text}\n[mcp_servers.a2a-relay.env]\nX = "1"\n`)).toMatchObject({ mcp_servers: { "a2a-relay": { env: { X: "1" } } } })
+
+    const removed = Either.getOrThrow(await run(uninstallMcpClient(target("codex"), false)))
+    expect(removed.action).toBe("removed")
+    expect(Fs.readFileSync(codexFile(), "utf8")).toBe(`model = "o3"\n\n[mcp_servers]\nfiles = { command = "npx" }\n`)
+  })
+
+  it("leaves no [mcp_servers] header behind when relay's entry was the only one", async () => {
+    write(codexFile(), `model = "o3"\n`)
+    await run(installMcpClient(target("codex"), false))
+    await run(uninstallMcpClient(target("codex"), false))
+    expect(Fs.readFileSync(codexFile(), "utf8")).toBe(`model = "o3"\n`)
+  })
+
+  it("a dry run shows the TOML it would write; project scope says the folder must be trusted", async () => {
+    const dry = Either.getOrThrow(await run(installMcpClient({ client: "codex", scope: "project", name: "a2a-relay" }, true)))
+    expect(dry.snippet).toBe(`[mcp_servers.a2a-relay]\ncommand = "/usr/bin/node"\nargs = [ "/opt/relay/dist/main.js", "mcp" ]\n`)
+    expect(dry.notes.join(" ")).toMatch(/trust/)
+    const gemini = Either.getOrThrow(await run(installMcpClient({ client: "gemini", scope: "project", name: "a2a-relay" }, true)))
+    expect(gemini.notes.join(" ")).toMatch(/trusted folder/)
+    const user = Either.getOrThrow(await run(installMcpClient(target("codex"), true)))
+    expect(user.notes).toEqual([])
+  })
+})
+
+describe("JSON with comments", () => {
+  it("keeps a comment after the last server on that server's line", async () => {
+    write(fileOf("gemini"), `{\n  "mcpServers": {\n    "files": { "command": "npx" } // local files\n  }\n}\n`)
+    await run(installMcpClient(target("gemini"), false))
+    const text = Fs.readFileSync(fileOf("gemini"), "utf8")
+    expect(text).toContain(`"files": { "command": "npx" }, // local files\n    "a2a-relay": {`)
+    expect(Jsonc.parse(text).mcpServers["a2a-relay"]).toMatchObject({ command: launcher.command })
+  })
+})
+
+describe("unparsable files", () => {
+  it("name the line and column of the problem, not a byte offset", async () => {
+    write(fileOf("cursor"), `{\n  "mcpServers": {\n    "a": ,\n  }\n}\n`)
+    write(fileOf("codex"), `model = "o3"\n[mcp_servers\n`)
+    const json = await run(installMcpClient(target("cursor"), false))
+    const toml = await run(installMcpClient(target("codex"), false))
+    expect(Either.isLeft(json) && (json.left as { reason: string }).reason).toBe("value expected at line 3, column 10")
+    expect(Either.isLeft(toml) && (toml.left as { reason: string }).reason).toMatch(/at line 2, column \d+$/)
   })
 })

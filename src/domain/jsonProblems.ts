@@ -1,0 +1,33 @@
+/**
+ * Where and why a JSON text does not parse, as an editor would point at it: "comma expected at
+ * line 3, column 7". V8's own messages name no position on Node 22+ for many errors, so the text
+ * is read again with jsonc-parser, which reports the offset of the first problem.
+ */
+import * as Jsonc from "jsonc-parser"
+
+/** "line 3, column 7" of a character offset, both counted from 1. */
+export const lineAndColumn = (text: string, offset: number) => {
+  const before = text.slice(0, offset).split("\n")
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}`
+}
+
+/** jsonc-parser's "CommaExpected" as "comma expected". */
+const inWords = (error: Jsonc.ParseError) =>
+  Jsonc.printParseErrorCode(error.error).replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase()
+
+export interface JsonDialect {
+  readonly comments: boolean
+  readonly trailingCommas: boolean
+}
+
+/** The value of the text, or the first problem with it in words, with its line and column. */
+export const parseJsonText = (text: string, dialect: JsonDialect): { readonly value: unknown } | { readonly problem: string } => {
+  const errors: Array<Jsonc.ParseError> = []
+  const value: unknown = Jsonc.parse(text, errors, {
+    disallowComments: !dialect.comments,
+    allowTrailingComma: dialect.trailingCommas,
+    allowEmptyContent: false
+  })
+  const first = errors[0]
+  return first === undefined ? { value } : { problem: `${inWords(first)} at ${lineAndColumn(text, first.offset)}` }
+}
