@@ -267,6 +267,24 @@ export class LoginRequired extends Schema.TaggedError<LoginRequired>()("LoginReq
   }
 }
 
+/** An authorization server answered more than relay reads (MAX_OAUTH_RESPONSE_BYTES); reading stopped there. */
+export class OAuthResponseTooLarge extends Schema.TaggedError<OAuthResponseTooLarge>()("OAuthResponseTooLarge", {
+  url: Schema.String,
+  limit: Schema.Number,
+  /** The size the server announced in Content-Length, when it did. */
+  declared: Schema.optional(Schema.Number)
+}) {
+  readonly code = "oauth_response_too_large"
+  readonly authNeeded = true
+  override get message() {
+    const size = this.declared === undefined ? "" : ` (${this.declared} bytes)`
+    return `The authorization server at ${this.url} sent an answer over the ${this.limit}-byte limit${size}; relay stopped reading it`
+  }
+  get hint(): Hint {
+    return "No OAuth answer is that large: check the authorization server the agent's card names (or --issuer) with the agent's operator."
+  }
+}
+
 /** No answer in time: the browser never came back, or the device code was never approved. */
 export class LoginTimedOut extends Schema.TaggedError<LoginTimedOut>()("LoginTimedOut", {
   waitedSeconds: Schema.Number,
@@ -296,4 +314,12 @@ export class ClockSkew extends Schema.TaggedError<ClockSkew>()("ClockSkew", {
   }
 }
 
-export type OAuthError = OAuthSchemeUnknown | OAuthDiscoveryFailed | OAuthInsecureEndpoint | OAuthRefused | LoginRequired | LoginTimedOut | ClockSkew
+export type OAuthError =
+  | OAuthSchemeUnknown
+  | OAuthDiscoveryFailed
+  | OAuthInsecureEndpoint
+  | OAuthRefused
+  | OAuthResponseTooLarge
+  | LoginRequired
+  | LoginTimedOut
+  | ClockSkew
