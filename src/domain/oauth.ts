@@ -139,6 +139,20 @@ export const chooseScheme = (
     : schemes.find((scheme) => scheme.flows[flow] !== undefined) ??
       schemes.find((scheme) => scheme.metadataUrl !== undefined)
 
+/**
+ * How a card invites a login, when it declares OAuth relay can use: the flow of its first usable
+ * scheme (none for an OpenID Connect or metadata-only scheme: its provider decides), so a refusal
+ * (401) can name the `relay auth login` that fits. Undefined when the card declares no such scheme.
+ */
+export const loginOffered = (card: unknown): { readonly flow?: OAuthFlow | undefined } | undefined => {
+  for (const scheme of oauthSchemesOf(card)) {
+    const flow = (Object.keys(scheme.flows) as Array<OAuthFlow>)[0]
+    if (flow !== undefined) return { flow }
+    if (scheme.metadataUrl !== undefined) return {}
+  }
+  return undefined
+}
+
 /** Scopes to ask for: the user's, else what the requirements name, else none (the server's default). */
 export const scopesFor = (scheme: OAuthScheme | undefined, override: ReadonlyArray<string> | undefined) =>
   override ?? scheme?.requiredScopes ?? []
