@@ -12,6 +12,7 @@ import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token to send as Authorization: Bearer …; '-' reads it from stdin")
 const apiKey = optional(Options.redacted("api-key"), "API key to send in the API key header; '-' reads it from stdin")
@@ -84,7 +85,10 @@ const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, .
 // OAuth login and logout
 
 const clientId = Options.text("client-id").pipe(Options.withDescription("The client id registered with the authorization server"))
-const clientSecret = optional(Options.redacted("client-secret"), "The client secret; '-' reads it from stdin (or set RELAY_CLIENT_SECRET)")
+const clientSecret = optional(
+  Options.redacted("client-secret"),
+  "'-' reads the client secret from stdin (or set RELAY_CLIENT_SECRET); a value on the command line is refused"
+)
 const flow = optional(
   Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]),
   "The OAuth flow (default: client_credentials with a client secret, else authorization_code in a browser)"
@@ -97,26 +101,40 @@ const loginTimeout = wholeNumber("login-timeout", "seconds", 1, 24 * 3600).pipe(
   Options.withDefault(300)
 )
 
-/** On stderr, so stdout keeps only the result; the URL carries no secret (PKCE keeps the verifier here). */
-const showPrompt = (prompt: LoginPrompt) =>
-  writeErr(
+/**
+ * On stderr, so stdout keeps only the result; the URL carries no secret (PKCE keeps the verifier
+ * here). The URL and code come from the authorization server: escaped, like all foreign text.
+ */
+const showPrompt = (prompt: LoginPrompt) => {
+  const url = escapeForTerminal(prompt.url)
+  return writeErr(
     prompt.userCode === undefined
-      ? `Open this URL in a browser to log in:\n  ${prompt.url}\nWaiting for the browser to come back…`
-      : `On any device, open ${prompt.url}\nand enter the code ${prompt.userCode}\nWaiting for approval…`
+      ? `Open this URL in a browser to log in:\n  ${url}\nWaiting for the browser to come back…`
+      : `On any device, open ${url}\nand enter the code ${escapeForTerminal(prompt.userCode)}\nWaiting for approval…`
   )
+}
 const scope = optional(Options.text("scope"), "Scopes to ask for, space separated (default: the scopes the card's requirements name)")
 const scheme = optional(Options.text("scheme"), "The card's security scheme to use, by name")
 const issuer = optional(Options.text("issuer"), "The authorization server's issuer or metadata URL, instead of what the card declares")
+// Accepted so that older scripts still run: the secret is now always kept.
 const saveClientSecret = Options.boolean("save-client-secret").pipe(
-  Options.withDescription("Keep the client secret (0600 store) so client-credentials tokens renew without you")
+  Options.withDescription("No longer needed: a client secret is always kept with the tokens (0600 store), so they renew without you")
 )
 
-/** The secret from --client-secret (or stdin with '-'), else RELAY_CLIENT_SECRET. */
+/**
+ * The secret from stdin (--client-secret -), else RELAY_CLIENT_SECRET. A value on the command
+ * line is refused before anything is sent: every user of the machine would see it in `ps`.
+ */
 const clientSecretOf = (option: Option.Option<Redacted.Redacted<string>>) =>
-  Effect.flatMap(readSecret(option), (secret) =>
-    secret !== undefined
-      ? Effect.succeed(secret)
-      : Config.string("RELAY_CLIENT_SECRET").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)))
+  Option.isSome(option) && !fromStdin(option)
+    ? Effect.fail(new InvalidInput({
+      reason: "--client-secret takes no value on the command line: any user of this machine could read it in `ps` while the login runs",
+      suggestion: "Pass --client-secret - and type the secret on stdin, or set it in the RELAY_CLIENT_SECRET environment variable"
+    }))
+    : Effect.flatMap(readSecret(option), (secret) =>
+      secret !== undefined
+        ? Effect.succeed(secret)
+        : Config.string("RELAY_CLIENT_SECRET").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)))
 
 const loginView = (result: { readonly agent_url: string; readonly flow: string; readonly scopes: ReadonlyArray<string>; readonly expires_at: string | null; readonly refreshable: boolean }, style: Style) =>
   style.green(`Logged in to ${result.agent_url} (${result.flow})`) + "\n" +
@@ -142,7 +160,7 @@ const loginCommand = Command.make(
     noBrowser,
     loginTimeout
   },
-  ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret, cardUrl, noBrowser, loginTimeout, ...flags }) =>
+  ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret: _alwaysKept, cardUrl, noBrowser, loginTimeout, ...flags }) =>
     render(
         flags,
         Effect.gen(function*() {
@@ -163,7 +181,6 @@ const loginCommand = Command.make(
             scopes: Option.getOrUndefined(Option.map(scope, (text) => text.split(/[\s,]+/).filter((word) => word !== ""))),
             scheme: Option.getOrUndefined(scheme),
             issuer: Option.getOrUndefined(issuer),
-            saveClientSecret,
             interaction: { prompt: showPrompt, openBrowser: !noBrowser, timeout: Duration.seconds(loginTimeout) }
           })
         }),

@@ -162,7 +162,9 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
   agentUrl: Schema.String,
   status: Schema.Number,
   challenge: Schema.optional(Schema.String),
-  credentials: CredentialsSent
+  credentials: CredentialsSent,
+  /** The agent's card declares OAuth relay can log in with (and the flow it offers, if one). */
+  oauthLogin: Schema.optional(Schema.Struct({ flow: Schema.optional(Schema.String) }))
 }) {
   readonly code = "auth_required"
   override get message() {
@@ -182,10 +184,17 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
       case "given":
         return "Check the bearer token or API key given with this call: the agent refused it."
       case "saved":
-        return ["The saved credentials were refused; save new ones with ", act("SaveCredentials", { agentUrl: this.agentUrl }), "."]
+        return this.oauthLogin === undefined
+          ? ["The saved credentials were refused; save new ones with ", act("SaveCredentials", { agentUrl: this.agentUrl }), "."]
+          : ["The saved credentials were refused; the agent's card declares OAuth: log in with ", this.loginAction(), "."]
       case "none":
-        return ["Save credentials with ", act("SaveCredentials", { agentUrl: this.agentUrl }), ", or give them with ", act("GiveCredentials"), "."]
+        return this.oauthLogin === undefined
+          ? ["Save credentials with ", act("SaveCredentials", { agentUrl: this.agentUrl }), ", or give them with ", act("GiveCredentials"), "."]
+          : ["The agent's card declares OAuth: log in with ", this.loginAction(), "."]
     }
+  }
+  private loginAction() {
+    return act("Login", { agentUrl: this.agentUrl, flow: this.oauthLogin?.flow })
   }
 }
 

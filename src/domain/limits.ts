@@ -34,6 +34,9 @@ export const MAX_MCP_STORED_EVENT_BYTES = 4 * 1024 * 1024
 /** Largest non-streaming answer (card, JSON-RPC or REST body) the client reads from an agent. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
+/** Largest answer read from an authorization server (discovery, token, device and revocation endpoints). */
+export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024
+
 /** Largest card file `card validate --file` reads. */
 export const MAX_CARD_FILE_BYTES = 10 * 1024 * 1024
 

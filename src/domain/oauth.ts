@@ -139,6 +139,20 @@ export const chooseScheme = (
     : schemes.find((scheme) => scheme.flows[flow] !== undefined) ??
       schemes.find((scheme) => scheme.metadataUrl !== undefined)
 
+/**
+ * How a card invites a login, when it declares OAuth relay can use: the flow of its first usable
+ * scheme (none for an OpenID Connect or metadata-only scheme: its provider decides), so a refusal
+ * (401) can name the `relay auth login` that fits. Undefined when the card declares no such scheme.
+ */
+export const loginOffered = (card: unknown): { readonly flow?: OAuthFlow | undefined } | undefined => {
+  for (const scheme of oauthSchemesOf(card)) {
+    const flow = (Object.keys(scheme.flows) as Array<OAuthFlow>)[0]
+    if (flow !== undefined) return { flow }
+    if (scheme.metadataUrl !== undefined) return {}
+  }
+  return undefined
+}
+
 /** Scopes to ask for: the user's, else what the requirements name, else none (the server's default). */
 export const scopesFor = (scheme: OAuthScheme | undefined, override: ReadonlyArray<string> | undefined) =>
   override ?? scheme?.requiredScopes ?? []
@@ -267,6 +281,24 @@ export class LoginRequired extends Schema.TaggedError<LoginRequired>()("LoginReq
   }
 }
 
+/** An authorization server answered more than relay reads (MAX_OAUTH_RESPONSE_BYTES); reading stopped there. */
+export class OAuthResponseTooLarge extends Schema.TaggedError<OAuthResponseTooLarge>()("OAuthResponseTooLarge", {
+  url: Schema.String,
+  limit: Schema.Number,
+  /** The size the server announced in Content-Length, when it did. */
+  declared: Schema.optional(Schema.Number)
+}) {
+  readonly code = "oauth_response_too_large"
+  readonly authNeeded = true
+  override get message() {
+    const size = this.declared === undefined ? "" : ` (${this.declared} bytes)`
+    return `The authorization server at ${this.url} sent an answer over the ${this.limit}-byte limit${size}; relay stopped reading it`
+  }
+  get hint(): Hint {
+    return "No OAuth answer is that large: check the authorization server the agent's card names (or --issuer) with the agent's operator."
+  }
+}
+
 /** No answer in time: the browser never came back, or the device code was never approved. */
 export class LoginTimedOut extends Schema.TaggedError<LoginTimedOut>()("LoginTimedOut", {
   waitedSeconds: Schema.Number,
@@ -296,4 +328,12 @@ export class ClockSkew extends Schema.TaggedError<ClockSkew>()("ClockSkew", {
   }
 }
 
-export type OAuthError = OAuthSchemeUnknown | OAuthDiscoveryFailed | OAuthInsecureEndpoint | OAuthRefused | LoginRequired | LoginTimedOut | ClockSkew
+export type OAuthError =
+  | OAuthSchemeUnknown
+  | OAuthDiscoveryFailed
+  | OAuthInsecureEndpoint
+  | OAuthRefused
+  | OAuthResponseTooLarge
+  | LoginRequired
+  | LoginTimedOut
+  | ClockSkew

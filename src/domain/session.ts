@@ -28,8 +28,8 @@ export type OAuthFlow = typeof OAuthFlow.Type
 
 /**
  * Tokens relay obtained itself (relay auth login). The access token is sent as a bearer token;
- * the rest is what a refresh, a revocation or a repeat of the login needs. The client secret is
- * kept only when the user asked (--save-client-secret), for client credentials to renew alone.
+ * the rest is what a refresh, a revocation or a repeat of the login needs, the client secret
+ * included when one was given (client credentials renew with it; it is never shown).
  */
 export const OAuthCredentials = Schema.Struct({
   kind: Schema.Literal("oauth"),
@@ -46,6 +46,10 @@ export const OAuthCredentials = Schema.Struct({
   client_secret: Schema.optional(Schema.String)
 })
 export type OAuthCredentials = typeof OAuthCredentials.Type
+
+/** Whether relay can obtain new tokens without the user: a refresh token, or client credentials' secret. */
+export const isRenewable = (credentials: OAuthCredentials) =>
+  credentials.refresh_token !== undefined || (credentials.flow === "client_credentials" && credentials.client_secret !== undefined)
 
 /** What the store keeps per agent: credentials to send, or OAuth tokens to send and renew. */
 export const SavedCredentials = Schema.Union(BearerCredentials, ApiKeyCredentials, OAuthCredentials)
@@ -115,7 +119,7 @@ export const maskCredentials = (credentials: SavedCredentials): MaskedCredential
         flow: credentials.flow,
         scopes: credentials.scopes,
         expires_at: credentials.expires_at ?? null,
-        refreshable: credentials.refresh_token !== undefined || credentials.client_secret !== undefined,
+        refreshable: isRenewable(credentials),
         client_id: credentials.client_id,
         issuer: credentials.issuer
       }

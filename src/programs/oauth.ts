@@ -1,7 +1,8 @@
 /**
  * OAuth use cases: log in to an agent as its card declares, keep the tokens fresh, log out.
- * Tokens live in the session store next to the other credentials; only the access token is
- * ever sent to the agent, and only as a bearer token.
+ * Tokens live in the session store next to the other credentials (with the client secret, when
+ * one was given: renewing needs it); only the access token is ever sent to the agent, and only
+ * as a bearer token.
  */
 import { Clock, Effect, Option } from "effect"
 import {
@@ -13,7 +14,7 @@ import {
   scopesFor
 } from "../domain/oauth.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
-import { type Credentials, type OAuthCredentials, type OAuthFlow } from "../domain/session.js"
+import { type Credentials, isRenewable, type OAuthCredentials, type OAuthFlow, type SavedCredentials } from "../domain/session.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AuthServer, type Interaction, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"
 import { SessionStore } from "../services/SessionStore.js"
@@ -30,8 +31,6 @@ export interface LoginInput {
   readonly scheme?: string | undefined
   /** The authorization server's issuer (or metadata URL), instead of what the card declares. */
   readonly issuer?: string | undefined
-  /** Keep the client secret, so client credentials can renew without the user. */
-  readonly saveClientSecret?: boolean | undefined
   /** How the person takes part (authorization code and device flows). */
   readonly interaction: Interaction
 }
@@ -73,13 +72,16 @@ const schemeFor = (input: LoginInput, agentUrl: AgentUrl) =>
     return scheme
   })
 
+/**
+ * What the store keeps. The client secret stays with the tokens (the store is 0600 and never
+ * printed): client credentials renew with it, and a confidential client must authenticate to refresh.
+ */
 const savedFrom = (
   flow: OAuthFlow,
   server: AuthServer,
   id: OAuthClientId,
   tokens: Tokens,
   asked: ReadonlyArray<string>,
-  keepSecret: boolean,
   previous?: OAuthCredentials | undefined
 ): OAuthCredentials => ({
   kind: "oauth",
@@ -93,7 +95,7 @@ const savedFrom = (
   token_endpoint: server.token_endpoint,
   ...(server.revocation_endpoint === undefined ? {} : { revocation_endpoint: server.revocation_endpoint }),
   client_id: id.clientId,
-  ...(keepSecret && id.clientSecret !== undefined ? { client_secret: id.clientSecret } : {})
+  ...(id.clientSecret === undefined ? {} : { client_secret: id.clientSecret })
 })
 
 const resultOf = (agentUrl: string, scheme: string | undefined, saved: OAuthCredentials): LoginResult => ({
@@ -104,7 +106,7 @@ const resultOf = (agentUrl: string, scheme: string | undefined, saved: OAuthCred
   issuer: saved.issuer,
   scopes: saved.scopes,
   expires_at: saved.expires_at ?? null,
-  refreshable: saved.refresh_token !== undefined || saved.client_secret !== undefined
+  refreshable: isRenewable(saved)
 })
 
 /** Tokens by the flow asked for: the client's own identity, a person in a browser, or a person on another device. */
@@ -129,7 +131,7 @@ export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
   const scopes = scopesFor(scheme, input.scopes)
   const id: OAuthClientId = { clientId: input.clientId, clientSecret: input.clientSecret }
   const tokens = yield* obtainTokens(input, server, id, scopes, loginOf(agentUrl, input.flow, input.clientId))
-  const saved = savedFrom(input.flow, server, id, tokens, scopes, input.saveClientSecret === true)
+  const saved = savedFrom(input.flow, server, id, tokens, scopes)
   yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrl, saved))
   return resultOf(agentUrl, scheme?.name, saved)
 })
@@ -142,38 +144,58 @@ const serverOf = (saved: OAuthCredentials): AuthServer => ({
 
 const idOf = (saved: OAuthCredentials): OAuthClientId => ({ clientId: saved.client_id, clientSecret: saved.client_secret })
 
-/** New tokens without the user: the refresh token, or the saved secret for client credentials. */
-const renew = (agentUrl: AgentUrl, saved: OAuthCredentials) =>
+/** New tokens without the user: client credentials ask again with the saved secret; other flows refresh. */
+const newTokens = (agentUrl: AgentUrl, saved: OAuthCredentials) =>
   Effect.gen(function*() {
     const oauth = yield* OAuth
     const login = loginOf(agentUrl, saved.flow, saved.client_id)
     const server = serverOf(saved)
-    const tokens = saved.refresh_token !== undefined
-      ? yield* oauth.refresh(server, idOf(saved), saved.refresh_token, login)
-      : saved.flow === "client_credentials" && saved.client_secret !== undefined
+    const tokens = saved.flow === "client_credentials" && saved.client_secret !== undefined
       ? yield* oauth.clientCredentials(server, idOf(saved), saved.scopes, login)
+      : saved.refresh_token !== undefined
+      ? yield* oauth.refresh(server, idOf(saved), saved.refresh_token, login)
       : yield* new LoginRequired({ login, reason: "the access token expired and there is no refresh token" })
-    const next = savedFrom(saved.flow, server, idOf(saved), tokens, saved.scopes, saved.client_secret !== undefined, saved)
-    yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrl, next))
-    return next
+    return savedFrom(saved.flow, server, idOf(saved), tokens, saved.scopes, saved)
   }).pipe(
     Effect.catchTag("OAuthRefused", (refused) =>
-      Effect.fail(new LoginRequired({ login: refused.login, reason: `renewing the token was refused (${refused.error})` }))),
-    Effect.withSpan("oauthRenew")
+      Effect.fail(new LoginRequired({ login: refused.login, reason: `renewing the token was refused (${refused.error})` })))
   )
 
 const expiresSoon = (saved: OAuthCredentials, now: number) =>
   saved.expires_at !== undefined && Date.parse(saved.expires_at) - RENEW_MARGIN_MS <= now
 
 /**
+ * Renews `seen` under the store's lock, so processes sharing the store never renew at once: with
+ * refresh-token rotation a second refresh with the same token is reuse, and the provider revokes
+ * them all. Whoever waited reads the store again and uses what the first one saved, unless that
+ * too is refused or about to expire.
+ */
+const renew = (agentUrl: AgentUrl, seen: OAuthCredentials, force: boolean) =>
+  Effect.flatMap(SessionStore, (store) =>
+    store.updateCredentials(agentUrl, (saved) =>
+      Effect.gen(function*() {
+        if (Option.isNone(saved)) {
+          const login = loginOf(agentUrl, seen.flow, seen.client_id)
+          return yield* new LoginRequired({ login, reason: "the saved tokens were removed (relay auth logout?)" })
+        }
+        const current = saved.value
+        // Credentials saved meanwhile by `relay auth set` are used as they are.
+        if (current.kind !== "oauth") return current
+        const refused = force && current.access_token === seen.access_token
+        return refused || expiresSoon(current, yield* Clock.currentTimeMillis) ? yield* newTokens(agentUrl, current) : current
+      }))).pipe(Effect.withSpan("oauthRenew"))
+
+const asSent = (credentials: SavedCredentials): Credentials =>
+  credentials.kind === "oauth" ? { kind: "bearer", token: credentials.access_token } : credentials
+
+/**
  * The bearer credentials for saved OAuth tokens: renewed first when they expire within a minute,
- * or always with `force` (the agent refused them).
+ * or with `force` when the agent refused them.
  */
 export const bearerFor = (agentUrl: AgentUrl, saved: OAuthCredentials, force = false) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const current = force || expiresSoon(saved, now) ? yield* renew(agentUrl, saved) : saved
-    return { kind: "bearer", token: current.access_token } satisfies Credentials
+    return asSent(force || expiresSoon(saved, now) ? yield* renew(agentUrl, saved, force) : saved)
   })
 
 export interface LogoutResult {

@@ -2,7 +2,7 @@
  * OAuth: the protocol work of logging in, done by openid-client (an OpenID-certified library):
  * metadata discovery (OpenID Connect discovery, RFC 8414), token requests per flow (RFC 6749,
  * 7636, 8628), refresh and revocation (RFC 7009). Every URL that would receive a secret is
- * checked first: https, or http on loopback only.
+ * checked first: https, or http on loopback only. Every answer is read up to MAX_OAUTH_RESPONSE_BYTES.
  *
  * It has a default implementation (oauth/openIdClient.ts), so doors need not provide it; tests may
  * replace it. The implementation, openid-client and its helpers load on the first OAuth call:
@@ -17,6 +17,7 @@ import type {
   OAuthDiscoveryFailed,
   OAuthInsecureEndpoint,
   OAuthRefused,
+  OAuthResponseTooLarge,
   OAuthScheme
 } from "../domain/oauth.js"
 import type { OAuthFlow } from "../domain/session.js"
@@ -46,7 +47,7 @@ export interface Tokens {
   readonly scopes?: ReadonlyArray<string> | undefined
 }
 
-export type GrantError = OAuthRefused | OAuthInsecureEndpoint | ClockSkew
+export type GrantError = OAuthRefused | OAuthInsecureEndpoint | OAuthResponseTooLarge | ClockSkew
 
 /** What the person must do to log in: open a URL (and, for a device, enter a code). */
 export interface LoginPrompt {
@@ -94,7 +95,7 @@ export interface OAuthService {
     scheme: OAuthScheme | undefined,
     flow: OAuthFlow,
     issuer?: string | undefined
-  ) => Effect.Effect<AuthServer, OAuthDiscoveryFailed | OAuthInsecureEndpoint>
+  ) => Effect.Effect<AuthServer, OAuthDiscoveryFailed | OAuthInsecureEndpoint | OAuthResponseTooLarge>
   readonly clientCredentials: (
     server: AuthServer,
     id: OAuthClientId,

@@ -6,7 +6,7 @@
  * read–modify–write under an inter-process lock, writing a temp file that is fsynced and
  * renamed over the old one, so a crash at any instant leaves either the old or the new file.
  */
-import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Ref, Schema } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Schema, SynchronizedRef } from "effect"
 import * as Fs from "node:fs"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
@@ -37,12 +37,23 @@ export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore
   readonly getCredentials: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SavedCredentials>, StoreError>
   /** True if credentials existed. */
   readonly clearCredentials: (agentUrl: AgentUrl) => Effect.Effect<boolean, StoreError>
+  /**
+   * Replaces the agent's credentials with what `next` makes of the saved ones, holding the store's
+   * lock from the read to the write: other processes wait, then see the result (OAuth renewal, so
+   * one process renews and the others use its tokens). Returning the very credentials given writes nothing.
+   */
+  readonly updateCredentials: <E, R>(
+    agentUrl: AgentUrl,
+    next: (saved: Option.Option<SavedCredentials>) => Effect.Effect<SavedCredentials, E, R>
+  ) => Effect.Effect<SavedCredentials, E | StoreError, R>
 }>() {}
 
-/** How a store keeps its file: read a snapshot, or change it atomically. */
+/** How a store keeps its file: read a snapshot, or change it atomically (nobody else changes it meanwhile). */
 interface Backend {
   readonly read: Effect.Effect<StoreFile, StoreError>
-  readonly modify: <A>(f: (file: StoreFile) => readonly [A, StoreFile]) => Effect.Effect<A, StoreError>
+  readonly modify: <A, E = never, R = never>(
+    f: (file: StoreFile) => Effect.Effect<readonly [A, StoreFile], E, R>
+  ) => Effect.Effect<A, E | StoreError, R>
 }
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
@@ -86,7 +97,7 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         const before = file.sessions[key]
         const [result, record] = f(key, before, now)
         // Nothing to clear: keep the file as it is, so no write happens.
-        return [result, record === before ? file : withRecord(file, key, record)] as const
+        return Effect.succeed([result, record === before ? file : withRecord(file, key, record)] as const)
       }))
 
   return SessionStore.of({
@@ -109,7 +120,7 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
           const kept = withoutConversation(record, now)
           if (kept !== undefined) sessions[key] = kept
         }
-        return [cleared, { ...file, sessions }] as const
+        return Effect.succeed([cleared, { ...file, sessions }] as const)
       })),
     setCredentials: (agentUrl, credentials) =>
       change(agentUrl, (key, record, now) => {
@@ -124,6 +135,15 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         const { credentials: _dropped, ...rest } = record
         const next: SessionRecord = { ...rest, updated_at: now }
         return [true, isEmpty(next) ? undefined : next]
+      }),
+    updateCredentials: (agentUrl, next) =>
+      backend.modify((file) => {
+        const record = file.sessions[agentUrl]
+        return Effect.flatMap(next(Option.fromNullable(record?.credentials)), (credentials) =>
+          credentials === record?.credentials
+            ? Effect.succeed([credentials, file] as const)
+            : Effect.map(nowIso, (now) =>
+              [credentials, withRecord(file, agentUrl, { ...(record ?? newRecord(agentUrl, now)), credentials, updated_at: now })] as const))
       })
   })
 }
@@ -275,7 +295,7 @@ const makeFileBackend = Effect.gen(function*() {
   // The rename is durable only once the directory entry is flushed too.
   const syncDirectory = Effect.ignore(withDescriptor(() => Fs.openSync(stateDir.path, "r"), flushToDisk))
 
-  function withLock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | StoreError> {
+  function withLock<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> {
     return mutex.withPermits(1)(stateDir.withLock(file, effect))
   }
 
@@ -284,10 +304,10 @@ const makeFileBackend = Effect.gen(function*() {
       onNone: () => Effect.succeed(emptyStore()),
       onSome: (text) => parse(text, false)
     })),
-    modify: <A>(f: (content: StoreFile) => readonly [A, StoreFile]) =>
+    modify: <A, E, R>(f: (content: StoreFile) => Effect.Effect<readonly [A, StoreFile], E, R>) =>
       withLock(Effect.gen(function*() {
         const before = yield* readLocked
-        const [result, after] = f(before)
+        const [result, after] = yield* f(before)
         if (after !== before) yield* writeAtomically(after)
         return result
       }))
@@ -304,7 +324,7 @@ export const layer = Layer.effect(SessionStore, make)
 export const layerMemory = Layer.effect(
   SessionStore,
   Effect.gen(function*() {
-    const ref = yield* Ref.make(emptyStore())
-    return makeStore({ read: Ref.get(ref), modify: (f) => Ref.modify(ref, f) })
+    const ref = yield* SynchronizedRef.make(emptyStore())
+    return makeStore({ read: SynchronizedRef.get(ref), modify: (f) => SynchronizedRef.modifyEffect(ref, f) })
   })
 )

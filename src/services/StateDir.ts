@@ -71,12 +71,13 @@ export const ensureDirectory = (dir: string) =>
     )
   })
 
-// Contention budget: 8 processes hammering one file must all get through, and a lock left by a
-// killed process goes stale after 2 s (proper-lockfile's minimum), so retry for up to ~10 s.
+// Contention budget: 8 processes hammering one file must all get through, a lock left by a
+// killed process goes stale after 2 s (proper-lockfile's minimum), and an OAuth renewal holds the
+// store's lock for its token request (openid-client gives up on it after 30 s), so retry for up to ~36 s.
 const LOCK_OPTIONS = {
   realpath: false,
   stale: 2_000,
-  retries: { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 60, randomize: true }
+  retries: { retries: 600, factor: 1.3, minTimeout: 5, maxTimeout: 60, randomize: true }
 } as const
 
 /**

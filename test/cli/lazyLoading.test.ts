@@ -69,7 +69,7 @@ const HEAVY = {
   "the A2A client": "src/services/A2aClient.ts",
   "the HTTP client (undici)": "node_modules/undici/",
   "the OAuth client (openid-client)": "node_modules/openid-client/",
-  // Not heavy in bytes, but its seven error classes cost ~1.5 ms to build (domain/authNeeded.ts).
+  // Not heavy in bytes, but its eight error classes cost ~1.5 ms to build (domain/authNeeded.ts).
   "the OAuth errors": "src/domain/oauth.ts"
 }
 

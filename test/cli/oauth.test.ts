@@ -5,7 +5,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose"
+import { decodeJwt } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -68,11 +68,7 @@ beforeAll(async () => {
     audience: AUDIENCE,
     clients: [{ client_id: CLIENT_ID, client_secret: SECRET, grant_types: ["client_credentials"] }]
   })
-  const keys = createRemoteJWKSet(new URL(provider.jwksUrl))
-  const verifyBearer = async (token: string) => {
-    await jwtVerify(token, keys, { issuer: provider.issuer, audience: AUDIENCE })
-    return true
-  }
+  const verifyBearer = provider.verifyBearer
   const requirement = (name: string) => [{ schemes: { [name]: { list: [AGENT_SCOPE] } } }]
   ;[oidcAgent, oauth2Agent, plainAgent] = await Promise.all([
     // The SDK serves its ts-proto {$case, value} form; relay reads it like ProtoJSON and v0.3.
@@ -126,7 +122,7 @@ describe("client credentials", () => {
 
     const stored = storedFor(oidcAgent.baseUrl)
     expect(stored.kind).toBe("oauth")
-    expect(stored.client_secret, "the secret is not kept unless asked").toBeUndefined()
+    expect(stored.client_secret, "kept with the tokens, so they renew without a new login").toBe(SECRET)
     expect(stored.token_endpoint).toBe(`${provider.issuer}/token`)
     expect(decodeJwt(stored.access_token)).toMatchObject({ aud: AUDIENCE, scope: AGENT_SCOPE, client_id: CLIENT_ID })
     expect(Fs.statSync(storeFile()).mode & 0o777).toBe(0o600)
@@ -169,17 +165,19 @@ describe("client credentials", () => {
       scopes: [AGENT_SCOPE],
       expires_at: stored.expires_at,
       masked: `…${stored.access_token.slice(-4)}`,
-      refreshable: false
+      refreshable: true
     })
+    expect(result.stdout).not.toContain(SECRET)
     const human = await relay(["auth", "show", "--url", oidcAgent.baseUrl])
     expect(human.stdout).toMatch(/Type\s+oauth/)
     expect(human.stdout).toMatch(/Expires\s+\d{4}-/)
+    expect(human.stdout).toMatch(/Renews\s+yes, without you/)
   })
 })
 
 describe("renewal", () => {
-  it("an expired token is renewed before the request when the secret was saved", async () => {
-    expect((await login(oauth2Agent.baseUrl, ["--save-client-secret"])).code).toBe(0)
+  it("client credentials renew themselves before they expire: no new login, the secret stays in the store", async () => {
+    expect((await login(oauth2Agent.baseUrl)).code).toBe(0)
     const before = storedFor(oauth2Agent.baseUrl)
     expect(before.client_secret).toBe(SECRET)
     editStored(oauth2Agent.baseUrl, (credentials) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
@@ -235,7 +233,8 @@ describe("renewal", () => {
 
   it("an expired token without a way to renew asks for a login, with the exact command (needs_auth)", async () => {
     expect((await login(oidcAgent.baseUrl)).code).toBe(0)
-    editStored(oidcAgent.baseUrl, (credentials) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
+    // As an earlier relay saved client credentials: without the secret.
+    editStored(oidcAgent.baseUrl, ({ client_secret: _secret, ...credentials }) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
     const result = await relay(["task", "list", "--url", oidcAgent.baseUrl, "--json"])
     // Authentication needed, whichever command met it.
     expect(result.code).toBe(3)
@@ -280,14 +279,15 @@ describe("errors a person can act on (exit code 3)", () => {
 })
 
 describe("logout", () => {
-  it("asks the server to revoke, then forgets the tokens", async () => {
+  it("asks the server to revoke, then forgets the tokens and the client secret", async () => {
     expect((await login(oidcAgent.baseUrl)).code).toBe(0)
+    expect(storedFor(oidcAgent.baseUrl).client_secret).toBe(SECRET)
     const revocations = provider.requests.filter((request) => request.path === "/token/revocation").length
     const result = await relay(["auth", "logout", "--url", oidcAgent.baseUrl])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain(`Logged out of ${oidcAgent.baseUrl}`)
     expect(provider.requests.filter((request) => request.path === "/token/revocation").length).toBeGreaterThan(revocations)
-    expect(readStore().sessions[oidcAgent.baseUrl]?.credentials).toBeUndefined()
+    expect(readStore().sessions[oidcAgent.baseUrl]?.credentials, "the client secret went with the tokens").toBeUndefined()
   })
 })
 

@@ -6,7 +6,6 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { createRemoteJWKSet, jwtVerify } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { browse } from "../helpers/browser.js"
 import { runRelay, startRelay } from "../helpers/cli.js"
@@ -83,12 +82,8 @@ beforeAll(async () => {
       { client_id: DEVICE_CLIENT, grant_types: [DEVICE_GRANT, "refresh_token"] }
     ]
   })
-  const keys = createRemoteJWKSet(new URL(provider.jwksUrl))
   agent = await startSdkAgent({
-    verifyBearer: async (token) => {
-      await jwtVerify(token, keys, { issuer: provider.issuer, audience: AUDIENCE })
-      return true
-    },
+    verifyBearer: provider.verifyBearer,
     security: {
       // v0.3-style scheme in a v1.0 card: relay reads either.
       securitySchemes: { people: { scheme: { $case: "openIdConnectSecurityScheme", value: { openIdConnectUrl: provider.issuer } } } },
@@ -193,6 +188,24 @@ describe("device authorization grant", () => {
     expect(remember()!.flow).toBe("device_code")
     const sent = await relay(["message", "send", "--url", agent.baseUrl, "from the device"])
     expect(sent.code, sent.stderr).toBe(0)
+  })
+
+  it("processes renewing the same expired token at once: one refresh, every one succeeds (the provider rotates and revokes on reuse)", async () => {
+    // A public client's refresh token rotates at each use, and oidc-provider revokes the whole
+    // grant when a used one comes back: two refreshes would end the login for everyone.
+    const before = remember()!
+    editStored((credentials) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
+    const tokenRequests = () => provider.requests.filter((request) => request.path === "/token").length
+    const seen = tokenRequests()
+    const results = await Promise.all(Array.from({ length: 3 }, () => relay(["task", "list", "--url", agent.baseUrl])))
+    expect(results.map((result) => [result.code, result.code === 0 ? "" : result.stderr])).toEqual(results.map(() => [0, ""]))
+    expect(tokenRequests() - seen).toBe(1)
+    const after = remember()!
+    expect(after.refresh_token).not.toBe(before.refresh_token)
+    // The family is intact: the rotated refresh token still works.
+    editStored((credentials) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
+    expect((await relay(["task", "list", "--url", agent.baseUrl])).code).toBe(0)
+    remember()
   })
 })
 

@@ -8,6 +8,7 @@ import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_RESPONSE_BYTES } from "../../src/domain/limits.js"
 import { relayBin } from "../helpers/cli.js"
+import { measure } from "../helpers/processMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
 import { reply, type Stub, type StubRoute, startStub, v1Card } from "../services/a2aClientHarness.js"
@@ -15,6 +16,7 @@ import { reply, type Stub, type StubRoute, startStub, v1Card } from "../services
 const GiB = 1024 * 1024 * 1024
 const RSS_CEILING_KB = 300 * 1024
 const EXIT_WITHIN_MS = 30_000
+const measureChild = (child: ChildProcessWithoutNullStreams) => measure(child, EXIT_WITHIN_MS)
 
 const home = tempHome()
 const progress: Progress = { written: 0, cutShort: false }
@@ -53,46 +55,8 @@ afterAll(async () => {
   home.cleanup()
 })
 
-/** Peak resident memory so far (kB), or undefined once the process is gone. */
-const peakRssKb = (pid: number): number | undefined => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match ? Number(match[1]) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-interface Measured {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-  readonly peakKb: number
-}
-
-/** Samples the peak RSS of a running child every 10 ms until it exits (killed past the deadline). */
-const measure = (child: ChildProcessWithoutNullStreams, until: Promise<unknown> = Promise.resolve()): Promise<Measured> =>
-  new Promise((resolve, reject) => {
-    let stdout = ""
-    let stderr = ""
-    let peakKb = 0
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    const sampler = setInterval(() => (peakKb = Math.max(peakKb, peakRssKb(child.pid!) ?? 0)), 10)
-    const deadline = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`no exit within ${EXIT_WITHIN_MS} ms (peak ${peakKb} kB)\nstderr: ${stderr}`))
-    }, EXIT_WITHIN_MS)
-    // "close", not "exit": by then stdout and stderr are read to their end.
-    child.once("close", (code) => {
-      clearInterval(sampler)
-      clearTimeout(deadline)
-      void until.then(() => resolve({ code, stdout, stderr, peakKb }))
-    })
-  })
-
 const runMeasured = (args: ReadonlyArray<string>) =>
-  measure(spawn(process.execPath, [relayBin, ...args], { env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }, stdio: "pipe" }))
+  measureChild(spawn(process.execPath, [relayBin, ...args], { env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }, stdio: "pipe" }))
 
 /** The code of the JSON error a command printed on stderr with --json. */
 const errorCodeOf = (stderr: string) => (JSON.parse(stderr) as { error: { code: string } }).error.code
@@ -132,7 +96,7 @@ describe("a 1 GB answer", () => {
           }
         }, 20)
       })
-    const measured = measure(child, Promise.resolve())
+    const measured = measureChild(child)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "rss", version: "1" } } })}\n`)
     await answered(1)
     const call = { name: "get_agent_card", arguments: { agent_url: hugeCard.baseUrl } }

@@ -1,6 +1,6 @@
 /** Reading OAuth schemes from cards of every shape, and where secrets may go. */
 import { describe, expect, it } from "vitest"
-import { chooseScheme, insecureReason, oauthSchemesOf, scopesFor } from "../../src/domain/oauth.js"
+import { chooseScheme, insecureReason, loginOffered, oauthSchemesOf, scopesFor } from "../../src/domain/oauth.js"
 
 const TOKEN_URL = "https://id.example/token"
 
@@ -81,6 +81,24 @@ describe("chooseScheme and scopesFor", () => {
   it("asks for the requirement's scopes unless overridden", () => {
     expect(scopesFor(schemes[1], undefined)).toEqual(["s1"])
     expect(scopesFor(schemes[1], ["mine"])).toEqual(["mine"])
+  })
+})
+
+describe("loginOffered (what a 401 advises)", () => {
+  it("the first usable scheme's flow; none for OpenID Connect; nothing without a scheme relay can log in with", () => {
+    expect(loginOffered({ securitySchemes: { people: { type: "oauth2", flows: { deviceCode: { deviceAuthorizationUrl: "https://id.example/d", tokenUrl: TOKEN_URL, scopes: {} } } } } }))
+      .toEqual({ flow: "device_code" })
+    expect(loginOffered({ securitySchemes: { oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: "https://id.example" } } } })).toEqual({})
+    // Only flows relay does not speak (implicit), then one it does.
+    expect(loginOffered({
+      securitySchemes: {
+        old: { type: "oauth2", flows: { implicit: { authorizationUrl: "https://id.example/auth", scopes: {} } } },
+        machines: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: TOKEN_URL, scopes: {} } } } }
+      }
+    })).toEqual({ flow: "client_credentials" })
+    expect(loginOffered({ securitySchemes: { key: { apiKeySecurityScheme: { location: "header", name: "X-Key" } } } })).toBeUndefined()
+    expect(loginOffered({ securitySchemes: { old: { type: "oauth2", flows: { implicit: { authorizationUrl: "https://id.example/auth", scopes: {} } } } } })).toBeUndefined()
+    expect(loginOffered(undefined)).toBeUndefined()
   })
 })
 

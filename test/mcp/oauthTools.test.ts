@@ -6,7 +6,6 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Duration, Effect, ManagedRuntime, TestClock, TestContext } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { createRemoteJWKSet, jwtVerify } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { login } from "../../src/programs/oauth.js"
 import { OAuth } from "../../src/services/OAuth.js"
@@ -15,6 +14,7 @@ import { tempHome } from "../helpers/stateHome.js"
 import { AGENT_SCOPE, type ProviderHandle, startProvider } from "../peers/oidcProvider.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
+import { reply, startStub, v1Card } from "../services/a2aClientHarness.js"
 
 const AUDIENCE = "urn:relay-test:mcp-agent"
 const CLIENT_ID = "relay-mcp"
@@ -33,18 +33,21 @@ const storeFile = () => Path.join(home.stateDir, "sessions.json")
 const storedToken = () =>
   (JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { sessions: Record<string, { credentials: { access_token: string } }> })
     .sessions[agent.baseUrl]!.credentials.access_token
+/** Changes the saved credentials as another process (or time) would. */
+const editStored = (change: (credentials: Record<string, unknown>) => Record<string, unknown>) => {
+  const file = JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { sessions: Record<string, { credentials: Record<string, unknown> }> }
+  file.sessions[agent.baseUrl]!.credentials = change(file.sessions[agent.baseUrl]!.credentials)
+  Fs.writeFileSync(storeFile(), JSON.stringify(file))
+}
+const expired = () => new Date(Date.now() - 1000).toISOString()
 
 beforeAll(async () => {
   provider = await startProvider({
     audience: AUDIENCE,
     clients: [{ client_id: CLIENT_ID, client_secret: SECRET, grant_types: ["client_credentials"] }]
   })
-  const keys = createRemoteJWKSet(new URL(provider.jwksUrl))
   agent = await startSdkAgent({
-    verifyBearer: async (token) => {
-      await jwtVerify(token, keys, { issuer: provider.issuer, audience: AUDIENCE })
-      return true
-    },
+    verifyBearer: provider.verifyBearer,
     security: {
       securitySchemes: { oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: provider.issuer } } },
       securityRequirements: [{ schemes: { oidc: { list: [AGENT_SCOPE] } } }]
@@ -71,10 +74,18 @@ describe("MCP tools with OAuth tokens", () => {
     expect(agent.requests.some((request) => request.headers["authorization"] === `Bearer ${token}`)).toBe(true)
   })
 
+  it("client credentials renew themselves in a long-running server: a tool after expiry gets a new token", async () => {
+    const before = storedToken()
+    editStored((credentials) => ({ ...credentials, expires_at: expired() }))
+    const result = await callTool(mcp, "list_tasks", { agent_url: agent.baseUrl })
+    expect(result.isError ?? false, textOf(result)).toBe(false)
+    expect(storedToken()).not.toBe(before)
+    expect(JSON.stringify(result)).not.toContain(SECRET)
+  })
+
   it("a tool whose tokens expired without a way to renew returns needs_auth with the exact login command", async () => {
-    const file = JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { sessions: Record<string, { credentials: Record<string, unknown> }> }
-    file.sessions[agent.baseUrl]!.credentials["expires_at"] = new Date(Date.now() - 1000).toISOString()
-    Fs.writeFileSync(storeFile(), JSON.stringify(file))
+    // As an earlier relay saved client credentials: without the secret.
+    editStored(({ client_secret: _secret, ...credentials }) => ({ ...credentials, expires_at: expired() }))
     const result = await callTool(mcp, "list_tasks", { agent_url: agent.baseUrl })
     expect(result.isError).toBe(true)
     const text = textOf(result)
@@ -87,6 +98,28 @@ describe("MCP tools with OAuth tokens", () => {
     const { tools } = await mcp.listTools()
     const parameters = tools.flatMap((tool) => Object.keys(tool.inputSchema.properties ?? {}))
     expect(parameters.filter((name) => /secret|password|client_id|refresh/i.test(name))).toEqual([])
+  })
+})
+
+describe("an agent whose card declares OAuth refuses a tool (401)", () => {
+  it("the result tells the assistant which login the user runs, with the card's flow", async () => {
+    const stub = await startStub((base) => ({
+      "GET /.well-known/agent-card.json": reply({
+        ...v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }]),
+        securitySchemes: { machines: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/token`, scopes: {} } } } } }
+      }),
+      "POST /rpc": reply({ error: "unauthorized" }, 401)
+    }))
+    try {
+      const result = await callTool(mcp, "send_message", { agent_url: stub.baseUrl, message: "hello" })
+      expect(result.isError).toBe(true)
+      const text = textOf(result)
+      expect(text).toContain("Error [auth_required]")
+      expect(text).toContain(`\`relay auth login --url ${stub.baseUrl} --client-id <CLIENT_ID> --client-secret -\``)
+      expect(text).not.toContain("set_agent_credentials")
+    } finally {
+      await stub.close()
+    }
   })
 })
 

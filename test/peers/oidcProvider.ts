@@ -2,7 +2,7 @@
 // on 127.0.0.1:0, issuing JWT access tokens for one agent (the audience). Every request it
 // receives is recorded, so tests can see what reached the token and revocation endpoints.
 import http from "node:http"
-import { exportJWK, generateKeyPair } from "jose"
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose"
 import Provider from "oidc-provider"
 import { closeServer, listenOnLoopback, recordRequest, type RecordedRequest } from "./httpUtil.js"
 
@@ -30,8 +30,9 @@ export interface ProviderOptions {
 
 export interface ProviderHandle {
   readonly issuer: string
-  readonly jwksUrl: string
   readonly requests: RecordedRequest[]
+  /** The check an agent makes of a bearer token: signed by this provider (its JWKS), for the audience, not expired. */
+  readonly verifyBearer: (token: string) => Promise<boolean>
   close(): Promise<void>
 }
 
@@ -76,5 +77,10 @@ export const startProvider = async (options: ProviderOptions): Promise<ProviderH
     recordRequest(requests, req, res, () => undefined)
     void callback(req, res)
   })
-  return { issuer, jwksUrl: `${issuer}/jwks`, requests, close: () => closeServer(server) }
+  const keys = createRemoteJWKSet(new URL(`${issuer}/jwks`))
+  const verifyBearer = async (token: string) => {
+    await jwtVerify(token, keys, { issuer, audience: options.audience })
+    return true
+  }
+  return { issuer, requests, verifyBearer, close: () => closeServer(server) }
 }

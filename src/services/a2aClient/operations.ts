@@ -6,7 +6,8 @@
 import { Effect, type ParseResult, Stream } from "effect"
 import { type Dialect, dialectFor, type WireRequest } from "../../a2a/dialects.js"
 import type * as V1 from "../../a2a/v1.js"
-import { type A2aClientError, ProtocolError, UnsupportedOperation } from "../../domain/clientErrors.js"
+import { type A2aClientError, AuthRequired, ProtocolError, UnsupportedOperation } from "../../domain/clientErrors.js"
+import { loginOffered } from "../../domain/oauth.js"
 import { decodeCard, discover, type DiscoveredCard, replaceCachedCard } from "./discovery.js"
 import { withEndpoint } from "./endpoints.js"
 import { jsonRpcTransport } from "./jsonRpcTransport.js"
@@ -62,6 +63,27 @@ const naming = (target: Target) => <E>(error: E): E =>
     : error
 
 /**
+ * A refusal (401/403) by an agent whose card declares OAuth says how to log in, with the flow the
+ * card offers, rather than how to save a token. The card is in the cache by then.
+ */
+const withLoginAdvice = (state: ClientState, target: Target) => (refused: AuthRequired) =>
+  discover(state, target).pipe(
+    Effect.map((found) => loginOffered(found.raw)),
+    Effect.orElseSucceed(() => undefined),
+    Effect.flatMap((oauthLogin) =>
+      Effect.fail(
+        oauthLogin === undefined ? refused : new AuthRequired({
+          url: refused.url,
+          agentUrl: refused.agentUrl,
+          status: refused.status,
+          credentials: refused.credentials,
+          ...(refused.challenge === undefined ? {} : { challenge: refused.challenge }),
+          oauthLogin
+        })
+      ))
+  )
+
+/**
  * A unary operation: `op` picks its encoder from the endpoint's dialect (undefined where that
  * dialect has no such operation); `name` names it in errors and spans.
  */
@@ -79,7 +101,11 @@ export const call: UnaryCall = (state, target, op, input, name) =>
     if (encode === undefined) {
       return Effect.fail(new UnsupportedOperation({ operation: name, reason: `A2A ${endpoint.version} has no ${name} over ${endpoint.binding}` }))
     }
-    return encode(input).pipe(Effect.orDie, Effect.flatMap((wire) => transportFor(wire).unary(via, target, endpoint, wire)))
+    return encode(input).pipe(
+      Effect.orDie,
+      Effect.flatMap((wire) => transportFor(wire).unary(via, target, endpoint, wire)),
+      Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
+    )
   }).pipe(Effect.mapError(naming(target)), Effect.withSpan(`A2aClient.${name}`))
 
 /** A push notification config operation, once the card declares push notifications. */
@@ -99,7 +125,8 @@ export const streamCall = <I>(
       Effect.zipRight(withEndpoint(state, target, (endpoint, via) =>
         op(dialectOf(endpoint))(input).pipe(
           Effect.orDie,
-          Effect.flatMap((wire) => transportFor(wire).stream(via, target, endpoint, wire))
+          Effect.flatMap((wire) => transportFor(wire).stream(via, target, endpoint, wire)),
+          Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
         )))
     )
   )

@@ -15,10 +15,13 @@ import {
   OAuthDiscoveryFailed,
   OAuthInsecureEndpoint,
   OAuthRefused,
+  OAuthResponseTooLarge,
   type OAuthScheme
 } from "../../domain/oauth.js"
+import { MAX_OAUTH_RESPONSE_BYTES } from "../../domain/limits.js"
 import type { OAuthFlow } from "../../domain/session.js"
 import type { AuthServer, GrantError, OAuthClientId, OAuthService, Tokens } from "../OAuth.js"
+import { answerTooLargeIn, boundedFetch } from "./boundedFetch.js"
 
 // A token issued this far in the future, or already expired when it arrives, means the clocks disagree.
 const CLOCK_TOLERANCE_MS = 5 * 60_000
@@ -43,7 +46,14 @@ const refusalOf = (error: unknown): { readonly error: string; readonly descripti
   return { error: "request_failed", description: error instanceof Error ? error.message : String(error) }
 }
 
-const loginFailure = (login: LoginCommand) => (error: unknown): OAuthRefused => new OAuthRefused({ ...refusalOf(error), login })
+/** An answer past the size limit, wherever openid-client wrapped it. */
+const tooLarge = (error: unknown): OAuthResponseTooLarge | undefined => {
+  const found = answerTooLargeIn(error)
+  return found && new OAuthResponseTooLarge({ url: found.url, limit: found.limit, ...(found.declared === undefined ? {} : { declared: found.declared }) })
+}
+
+const loginFailure = (login: LoginCommand) => (error: unknown): OAuthRefused | OAuthResponseTooLarge =>
+  tooLarge(error) ?? new OAuthRefused({ ...refusalOf(error), login })
 
 const metadataFromCard = (scheme: OAuthScheme | undefined, flow: OAuthFlow): AuthServer | undefined => {
   const endpoints = scheme?.flows[flow]
@@ -72,21 +82,22 @@ const serverOf = (metadata: client.ServerMetadata, url: string): Effect.Effect<A
  * A metadata URL is either an issuer (discovery appends the well-known path) or the document
  * itself; openid-client takes both, checking the issuer only in the first case.
  */
-const discoverFrom = (url: string, algorithm: "oidc" | "oauth2") =>
+const discoverFrom = (url: string, algorithm: "oidc" | "oauth2", fetchWithin: client.CustomFetch) =>
   Effect.zipRight(
     Effect.mapError(checkSecure(url), (error) => new OAuthDiscoveryFailed({ url, reason: error.reason })),
     Effect.tryPromise({
       try: () =>
         client.discovery(new URL(url), "relay", undefined, client.None(), {
           algorithm,
+          [client.customFetch]: fetchWithin,
           ...(isLoopbackHttp(url) ? { execute: [client.allowInsecureRequests] } : {})
         }),
-      catch: (error) => new OAuthDiscoveryFailed({ url, reason: error instanceof Error ? error.message : String(error) })
+      catch: (error) => tooLarge(error) ?? new OAuthDiscoveryFailed({ url, reason: error instanceof Error ? error.message : String(error) })
     })
   ).pipe(Effect.flatMap((config) => serverOf(config.serverMetadata(), url)))
 
 /** A client configuration for one request; credentials go only to the endpoints the server named. */
-const configurationFor = (server: AuthServer, id: OAuthClientId) => {
+const configurationFor = (server: AuthServer, id: OAuthClientId, fetchWithin: client.CustomFetch) => {
   const config = new client.Configuration(
     // exactOptionalPropertyTypes: absent endpoints are left out, not set to undefined.
     Object.fromEntries(Object.entries(server).filter(([, value]) => value !== undefined)) as client.ServerMetadata,
@@ -96,6 +107,7 @@ const configurationFor = (server: AuthServer, id: OAuthClientId) => {
     id.clientSecret === undefined ? client.None() : client.ClientSecretBasic(id.clientSecret)
   )
   if (isLoopbackHttp(server.token_endpoint)) client.allowInsecureRequests(config)
+  config[client.customFetch] = fetchWithin
   return config
 }
 
@@ -216,10 +228,14 @@ const waitAtMost = <A, E, R>(effect: Effect.Effect<A, E, R>, timeout: Duration.D
     onTimeout: () => new LoginTimedOut({ waitedSeconds: Math.round(Duration.toSeconds(timeout)), step })
   })
 
-export const makeOAuth = (): OAuthService => ({
+/** The service; every answer of the authorization server is read up to `maxResponseBytes`. */
+export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): OAuthService => {
+  const fetchWithin = boundedFetch(maxResponseBytes)
+  const configure = (server: AuthServer, id: OAuthClientId) => configurationFor(server, id, fetchWithin)
+  return {
   discover: (scheme, flow, issuer) => {
-    if (issuer !== undefined) return discoverFrom(issuer, "oidc").pipe(Effect.orElse(() => discoverFrom(issuer, "oauth2")))
-    if (scheme?.metadataUrl !== undefined) return discoverFrom(scheme.metadataUrl, scheme.type === "openIdConnect" ? "oidc" : "oauth2")
+    if (issuer !== undefined) return discoverFrom(issuer, "oidc", fetchWithin).pipe(Effect.orElse(() => discoverFrom(issuer, "oauth2", fetchWithin)))
+    if (scheme?.metadataUrl !== undefined) return discoverFrom(scheme.metadataUrl, scheme.type === "openIdConnect" ? "oidc" : "oauth2", fetchWithin)
     const fromCard = metadataFromCard(scheme, flow)
     return fromCard === undefined
       ? Effect.fail(new OAuthDiscoveryFailed({ url: scheme?.name ?? "(no scheme)", reason: `the card names no token URL for ${flow}` }))
@@ -229,11 +245,11 @@ export const makeOAuth = (): OAuthService => ({
       )
   },
   clientCredentials: (server, id, scopes, login) =>
-    tokenRequest(server, login, () => client.clientCredentialsGrant(configurationFor(server, id), scopeParameters(scopes))),
+    tokenRequest(server, login, () => client.clientCredentialsGrant(configure(server, id), scopeParameters(scopes))),
   authorizationCode: (server, id, scopes, login, interaction) =>
     Effect.scoped(Effect.gen(function*() {
       yield* endpoint(server, "authorization_endpoint")
-      const config = configurationFor(server, id)
+      const config = configure(server, id)
       const verifier = client.randomPKCECodeVerifier()
       const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(verifier))
       const state = client.randomState()
@@ -254,7 +270,7 @@ export const makeOAuth = (): OAuthService => ({
   deviceCode: (server, id, scopes, login, interaction) =>
     Effect.gen(function*() {
       yield* endpoint(server, "device_authorization_endpoint")
-      const config = configurationFor(server, id)
+      const config = configure(server, id)
       const started = yield* Effect.tryPromise({
         try: () => client.initiateDeviceAuthorization(config, scopeParameters(scopes)),
         catch: loginFailure(login)
@@ -269,12 +285,13 @@ export const makeOAuth = (): OAuthService => ({
       )
     }),
   refresh: (server, id, refreshToken, login) =>
-    tokenRequest(server, login, () => client.refreshTokenGrant(configurationFor(server, id), refreshToken)),
+    tokenRequest(server, login, () => client.refreshTokenGrant(configure(server, id), refreshToken)),
   revoke: (server, id, token, login) =>
     server.revocation_endpoint === undefined
       ? Effect.succeed(false)
       : Effect.zipRight(
         checkSecure(server.revocation_endpoint),
-        Effect.as(Effect.tryPromise({ try: () => client.tokenRevocation(configurationFor(server, id), token), catch: loginFailure(login) }), true)
+        Effect.as(Effect.tryPromise({ try: () => client.tokenRevocation(configure(server, id), token), catch: loginFailure(login) }), true)
       )
-})
+}
+}
