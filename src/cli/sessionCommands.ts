@@ -16,6 +16,8 @@ const sessionFields = (style: Style, session: SessionSummary, indent = "") =>
     ["Task ID", session.task_id],
     ["Last state", session.last_state],
     ["Credentials", session.has_credentials ? "saved" : null],
+    // Only agents whose card is off the well-known paths have one.
+    ...(session.card_url === null ? [] : [["Card URL", session.card_url] as const]),
     ["Updated", session.updated_at]
   ], indent)
 

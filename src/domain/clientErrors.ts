@@ -4,7 +4,8 @@
  */
 import { Schema } from "effect"
 import { a2aErrorByCode } from "../a2a/errors.js"
-import { act, type Hint } from "./hints.js"
+import { leavingSavedTask } from "./errors.js"
+import { act, type Action, type Hint, HintSchema } from "./hints.js"
 import { hostOfUrl } from "./hosts.js"
 
 /** Nothing answered at the agent's address (refused, DNS, reset). */
@@ -88,14 +89,18 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
   agentUrl: Schema.optional(Schema.String)
 }) {
   readonly code = "protocol_error"
+  /** The A2A error's reason (TASK_NOT_FOUND, …): the one the agent gave, else the one its code stands for. */
+  get a2aReason(): string | undefined {
+    return this.reason ?? a2aErrorByCode(this.a2aCode)?.reason
+  }
   override get message() {
     const name = a2aErrorByCode(this.a2aCode)?.name
     return `The agent returned ${name ?? `error ${this.a2aCode}`}${this.reason && !name ? ` (${this.reason})` : ""}: ${this.detail}`
   }
   get hint(): Hint {
-    switch (this.reason ?? a2aErrorByCode(this.a2aCode)?.reason) {
+    switch (this.a2aReason) {
       case "TASK_NOT_FOUND":
-        return ["Check the task id; ", act("ListTasks", { agentUrl: this.agentUrl }), " lists the agent's tasks."]
+        return "Check the task id: the agent does not have that task (agents forget old tasks)."
       case "TASK_NOT_CANCELABLE":
         return ["The task already finished; ", act("GetTask", { agentUrl: this.agentUrl }), " shows its final state."]
       case "PUSH_NOTIFICATION_NOT_SUPPORTED":
@@ -109,6 +114,41 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
     }
   }
 }
+
+/**
+ * The agent does not have the task: it never had it, or forgot it (agents keep tasks for a while
+ * only). The same `not_found` at every door, whichever binding and generation the agent answered in.
+ */
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", {
+  agentUrl: Schema.String,
+  taskId: Schema.String,
+  /** The agent's own words. */
+  detail: Schema.String,
+  /** Whether the agent lists its tasks (A2A 1.0); relay lists none of an A2A 0.3 agent. */
+  listable: Schema.Boolean,
+  /** The task the agent's saved session holds, if any. */
+  savedTaskId: Schema.optional(Schema.String)
+}) {
+  readonly code = "not_found"
+  override get message() {
+    return `The agent at ${this.agentUrl} does not have task ${this.taskId} (it answered: ${this.detail})`
+  }
+  get hint(): Hint {
+    if (this.taskId === this.savedTaskId) return ["The agent no longer has the session's task. ", ...leavingSavedTask(this.agentUrl)]
+    return ["Check the task id (the agent may have forgotten the task). ", ...findingTasks(this.agentUrl, this.listable, this.savedTaskId)]
+  }
+}
+
+/**
+ * Where to find a task id, in what the agent's generation allows: its list of tasks (A2A 1.0),
+ * else the task the session saved (A2A 0.3 has no ListTasks, and relay refuses it there).
+ */
+export const findingTasks = (agentUrl: string, listable: boolean, savedTaskId: string | undefined): ReadonlyArray<string | Action> =>
+  listable
+    ? [act("ListTasks", { agentUrl }), " lists the agent's tasks."]
+    : savedTaskId !== undefined
+    ? ["The session's last task: ", act("GetTask", { agentUrl, taskId: savedTaskId }), " (an A2A 0.3 agent does not list its tasks)."]
+    : ["An A2A 0.3 agent does not list its tasks: use the task id it gave when the task started."]
 
 /** An HTTP answer that is neither a result nor an A2A error. */
 export class HttpError extends Schema.TaggedError<HttpError>()("HttpError", {
@@ -216,13 +256,16 @@ export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("Inva
 export class UnsupportedOperation extends Schema.TaggedError<UnsupportedOperation>()("UnsupportedOperation", {
   operation: Schema.String,
   reason: Schema.String,
-  agentUrl: Schema.optional(Schema.String)
+  agentUrl: Schema.optional(Schema.String),
+  /** What works instead, when the program that met the refusal knows. */
+  instead: Schema.optional(HintSchema)
 }) {
   readonly code = "unsupported_operation"
   override get message() {
     return `${this.operation} is not available: ${this.reason}`
   }
   get hint(): Hint {
+    if (this.instead !== undefined) return this.instead
     return this.agentUrl === undefined ? "The agent's card lists what it supports." : [act("GetCard", { agentUrl: this.agentUrl }), " shows what the agent supports."]
   }
 }

@@ -5,7 +5,7 @@
  * that says what to do next; doors render those three and nothing else.
  */
 import { Schema } from "effect"
-import { act, type Hint, HintSchema } from "./hints.js"
+import { act, type Action, type Hint, HintSchema } from "./hints.js"
 
 /** What every boundary error exposes; doors render errors through this shape. */
 export interface Described {
@@ -146,15 +146,18 @@ export class SavedTaskRefused extends Schema.TaggedError<SavedTaskRefused>()("Sa
     return `The agent at ${this.agentUrl} refused to continue the saved task ${this.taskId}: ${this.detail}`
   }
   get hint(): Hint {
-    return [
-      "Forget the saved task with ",
-      act("ClearSession", { agentUrl: this.agentUrl }),
-      ", or start a new one with ",
-      act("SendNewMessage", { agentUrl: this.agentUrl }),
-      "."
-    ]
+    return leavingSavedTask(this.agentUrl)
   }
 }
+
+/** How to get past a saved task the agent will not continue: forget it, or start a new one. */
+export const leavingSavedTask = (agentUrl: string): ReadonlyArray<string | Action> => [
+  "Forget the saved task with ",
+  act("ClearSession", { agentUrl }),
+  ", or start a new one with ",
+  act("SendNewMessage", { agentUrl }),
+  "."
+]
 
 /** An MCP client's configuration file that relay cannot parse; it was left exactly as it was. */
 export class ClientConfigUnparsable extends Schema.TaggedError<ClientConfigUnparsable>()("ClientConfigUnparsable", {

@@ -57,6 +57,11 @@ export type SavedCredentials = typeof SavedCredentials.Type
 
 export const SessionRecord = Schema.Struct({
   agent_url: Schema.String,
+  /**
+   * Where the agent's card is, when the user gave it (--card-url) and a card was found there:
+   * every later call goes there instead of the well-known paths. Optional: older files lack it.
+   */
+  card_url: Schema.optional(Schema.String),
   context_id: Schema.optional(Schema.String),
   task_id: Schema.optional(Schema.String),
   last_state: Schema.optional(Schema.String),
@@ -85,8 +90,9 @@ export type StoreFile = typeof StoreFile.Type
 
 export const emptyStore = (): StoreFile => ({ version: STORE_FORMAT_VERSION, sessions: {} })
 
-/** The ids and state a conversation leaves behind; `null` clears a field. */
+/** The ids and state a conversation leaves behind, and where the card is; `null` clears a field. */
 export interface SessionPatch {
+  readonly card_url?: string | null
   readonly context_id?: string | null
   readonly task_id?: string | null
   readonly last_state?: string | null
@@ -129,6 +135,7 @@ export const maskCredentials = (credentials: SavedCredentials): MaskedCredential
 /** A session as listings show it: ids, state and only whether credentials exist. */
 export interface SessionSummary {
   readonly agent_url: string
+  readonly card_url: string | null
   readonly context_id: string | null
   readonly task_id: string | null
   readonly last_state: string | null
@@ -138,6 +145,7 @@ export interface SessionSummary {
 
 export const summarize = (record: SessionRecord): SessionSummary => ({
   agent_url: record.agent_url,
+  card_url: record.card_url ?? null,
   context_id: record.context_id ?? null,
   task_id: record.task_id ?? null,
   last_state: record.last_state ?? null,
@@ -148,7 +156,7 @@ export const summarize = (record: SessionRecord): SessionSummary => ({
 /** Applies a patch; `undefined` keeps a field, `null` removes it. */
 export const applyPatch = (record: SessionRecord, patch: SessionPatch, now: string): SessionRecord => {
   const next: { -readonly [K in keyof SessionRecord]: SessionRecord[K] } = { ...record, updated_at: now }
-  for (const field of ["context_id", "task_id", "last_state"] as const) {
+  for (const field of ["card_url", "context_id", "task_id", "last_state"] as const) {
     const value = patch[field]
     if (value === null) delete next[field]
     else if (value !== undefined) next[field] = value
@@ -159,6 +167,7 @@ export const applyPatch = (record: SessionRecord, patch: SessionPatch, now: stri
 /** What an agent with nothing saved looks like in listings. */
 export const emptySummary = (agentUrl: AgentUrl): SessionSummary => ({
   agent_url: agentUrl,
+  card_url: null,
   context_id: null,
   task_id: null,
   last_state: null,

@@ -52,22 +52,30 @@ const secrets = {
   bearer_token: z.string().optional().describe("Bearer token for this call; omit to use credentials saved with set_agent_credentials"),
   api_key: z.string().optional().describe("API key for this call (sent as X-API-Key); omit to use saved credentials")
 }
-const contacting = { agent_url: agentUrl, ...secrets }
+const cardUrl = z.string().optional()
+  .describe("Full URL of the agent's card when it is not at the well-known path; saved with the session for later calls")
+const contacting = { agent_url: agentUrl, ...secrets, card_url: cardUrl }
 const taskId = z.string().describe("The agent's task id (from send_message or list_tasks)")
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
   .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
 
 /**
  * The MCP door for the agent URL: `agent_url` is decoded here, once (a bad one fails the call with
- * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets and the
- * interface hosts the server's user allowed.
+ * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets and card URL and
+ * the interface hosts the server's user allowed.
  */
 const atAgentOf = (context: ToolContext) => <A, E, R>(
-  args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined },
+  args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined; card_url?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
 ) =>
   Effect.flatMap(canonicalAgentUrl(args.agent_url), (agentUrl) =>
-    use({ agentUrl, bearerToken: args.bearer_token, apiKey: args.api_key, allowInterfaceHosts: context.allowInterfaceHosts }))
+    use({
+      agentUrl,
+      bearerToken: args.bearer_token,
+      apiKey: args.api_key,
+      cardUrl: args.card_url,
+      allowInterfaceHosts: context.allowInterfaceHosts
+    }))
 
 // ---------------------------------------------------------------------------
 // Output shapes (must admit exactly what the programs return)
@@ -111,6 +119,7 @@ const pushConfigShape = {
 
 const sessionShape = {
   agent_url: z.string(),
+  card_url: nullableString,
   context_id: nullableString,
   task_id: nullableString,
   last_state: nullableString,

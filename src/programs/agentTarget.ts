@@ -1,17 +1,19 @@
 /**
  * How every program that contacts an agent turns user input into an A2aClient target:
  * resolve credentials (the door already made the URL canonical) in the order of SPEC §5 — explicit bearer token,
- * then explicit API key, then what is saved for the agent, then none.
+ * then explicit API key, then what is saved for the agent, then none — and the card URL: the one
+ * given, else the one saved with the agent's session.
  */
 import { Duration, Effect, Option } from "effect"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
-import type { Target } from "../services/A2aClient.js"
+import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { credentialsFrom } from "./credentials.js"
 import { bearerFor } from "./oauth.js"
+import { saveCardUrl, savedCardUrlOf } from "./sessions.js"
 
 /**
  * Runs `use` against the agent; when saved OAuth tokens are refused with 401, they are renewed
@@ -79,6 +81,7 @@ const explicitCredentials = (access: AgentAccess) =>
 export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentAccess) {
   const store = yield* SessionStore
   const agentUrl = access.agentUrl
+  const savedCardUrl = yield* savedCardUrlOf(agentUrl)
   const explicit = yield* explicitCredentials(access)
   const saved = Option.isSome(explicit) ? Option.none() : yield* store.getCredentials(agentUrl)
   // OAuth tokens go out as a bearer token, renewed first when about to expire.
@@ -88,9 +91,9 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     ? Option.some(yield* bearerFor(agentUrl, saved.value))
     : (saved as Option.Option<Credentials>)
   const seconds = (value: number | undefined) => (value === undefined ? undefined : Duration.seconds(value))
-  return {
+  const target: Target = {
     agentUrl,
-    cardUrl: access.cardUrl,
+    cardUrl: access.cardUrl ?? savedCardUrl,
     credentials: Option.getOrUndefined(credentials),
     credentialsGiven: Option.isSome(explicit),
     protocol: access.protocol,
@@ -100,5 +103,20 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     timeout: seconds(access.timeoutSeconds),
     streamIdleTimeout: seconds(access.streamIdleSeconds),
     maxResponseBytes: access.maxResponseBytes
-  } satisfies Target
+  }
+  if (access.cardUrl !== undefined && access.cardUrl !== savedCardUrl) yield* rememberCardUrl(target)
+  return target
 })
+
+/**
+ * Saves the card URL the user gave with the agent's session once a card is found there, so every
+ * later call (and every command a hint suggests) finds the card without being told again. A URL
+ * with no card is not saved: the call itself then reports what is wrong with it.
+ */
+const rememberCardUrl = (target: Target) =>
+  Effect.flatMap(A2aClient, (client) => Effect.option(client.discover(target))).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.void,
+      onSome: (found) => saveCardUrl(target.agentUrl, found.cardUrl)
+    }))
+  )

@@ -18,6 +18,7 @@ import { type Credentials, isRenewable, type OAuthCredentials, type OAuthFlow, t
 import { A2aClient } from "../services/A2aClient.js"
 import { type AuthServer, type Interaction, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"
 import { SessionStore } from "../services/SessionStore.js"
+import { saveCardUrl, savedCardUrlOf } from "./sessions.js"
 
 export interface LoginInput {
   readonly agentUrl: AgentUrl
@@ -55,7 +56,8 @@ const loginOf = (agentUrl: string, flow: OAuthFlow, clientId: string): LoginComm
 const schemeFor = (input: LoginInput, agentUrl: AgentUrl) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const card = yield* client.fetchCardJson({ agentUrl, cardUrl: input.cardUrl }).pipe(
+    const card = yield* client.fetchCardJson({ agentUrl, cardUrl: input.cardUrl ?? (yield* savedCardUrlOf(agentUrl)) }).pipe(
+      Effect.tap((found) => (input.cardUrl === undefined ? Effect.void : saveCardUrl(agentUrl, found.cardUrl))),
       Effect.map((found) => found.json),
       input.issuer === undefined ? (effect) => effect : Effect.orElseSucceed(() => undefined)
     )

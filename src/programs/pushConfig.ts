@@ -6,10 +6,10 @@ import { Effect } from "effect"
 import type { ProtocolError } from "../domain/clientErrors.js"
 import { InvalidInput, NotFound } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
-import { a2aErrorByReason } from "../a2a/errors.js"
 import { pushConfigView } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
+import { isTaskNotFound, reportMissingTask } from "./tasks.js"
 
 export interface PushConfigInput extends AgentAccess {
   readonly taskId: string
@@ -39,7 +39,7 @@ export const setPushConfig = Effect.fn("setPushConfig")(function*(
     taskId: input.taskId,
     url,
     ...(input.webhookToken === undefined ? {} : { token: input.webhookToken })
-  })
+  }).pipe(reportMissingTask(target, input.taskId))
   return pushConfigView(config)
 })
 
@@ -56,7 +56,8 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
     return pushConfigView(config)
   }
   // Without an id, the task's first config (agents with one config per task give it the task's id).
-  const { result: configs } = yield* retryWithRenewedToken(target, (target) => client.listPushConfigs(target, { taskId: input.taskId }))
+  const { result: configs } = yield* retryWithRenewedToken(target, (target) =>
+    client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
   const first = configs[0]
   if (first === undefined) {
     return yield* new NotFound({
@@ -69,7 +70,8 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
 
 export const listPushConfigs = Effect.fn("listPushConfigs")(function*(input: PushConfigInput) {
   const client = yield* A2aClient
-  const { result: configs } = yield* withAgentTarget(input, (target) => client.listPushConfigs(target, { taskId: input.taskId }))
+  const { result: configs } = yield* withAgentTarget(input, (target) =>
+    client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
   return { count: configs.length, configs: configs.map(pushConfigView) }
 })
 
@@ -88,11 +90,9 @@ export const deletePushConfig = Effect.fn("deletePushConfig")(function*(
  * Agents answer a missing config with TaskNotFound too (the task exists, its config does not),
  * so the error names both and points at the configs the task has.
  */
-const TASK_NOT_FOUND_CODE = a2aErrorByReason("TASK_NOT_FOUND")?.jsonRpcCode
-
 const configNotFound = (agentUrl: string, taskId: string, configId: string) =>
 (error: ProtocolError): Effect.Effect<never, ProtocolError | NotFound> =>
-  (error.reason ?? "") === "TASK_NOT_FOUND" || error.a2aCode === TASK_NOT_FOUND_CODE
+  isTaskNotFound(error)
     ? Effect.fail(new NotFound({
       what: `Push notification config ${configId} of task ${taskId}`,
       suggestion: ["The config (or the task) does not exist; ", act("ListPushConfigs", { agentUrl, taskId }), " lists the task's configs."]

@@ -4,7 +4,7 @@
  */
 import { Clock, Deferred, Duration, Effect, Fiber, Option, Ref } from "effect"
 import * as V1 from "../a2a/v1.js"
-import { type ProtocolError, UnsupportedOperation } from "../domain/clientErrors.js"
+import { type ProtocolError, type TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
 import { type MessageResult, messageResult } from "../domain/results.js"
 import type { SessionRecord } from "../domain/session.js"
@@ -12,6 +12,7 @@ import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken } from "./agentTarget.js"
 import { webhookUrl } from "./pushConfig.js"
+import { isTaskNotFound, reportMissingTask, taskNotFound } from "./tasks.js"
 import {
   answersTurn,
   followStream,
@@ -173,7 +174,7 @@ const converse = (
       const { target, result: response } = yield* Effect.catchTag(
         retryWithRenewedToken(checked, sending, () => !taskSeen),
         "ProtocolError",
-        refusedSavedTask(checked, request, input)
+        refusedTask(checked, request, input)
       )
       if (!("task" in response)) {
         const result = messageResult(response)
@@ -181,7 +182,9 @@ const converse = (
         return result
       }
       const answered = answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
-      const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength })
+      const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength }).pipe(
+        reportMissingTask(target, response.task.id)
+      )
       const result = messageResult({ task: final })
       yield* session.last(target, result)
       return result
@@ -254,12 +257,19 @@ const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageR
     }
   })
 
-/** A refusal of the task the session continued says how to get unstuck; other refusals pass. */
-const refusedSavedTask = (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>
-(error: ProtocolError): Effect.Effect<never, ProtocolError | SavedTaskRefused> =>
-  input.taskId === undefined && request.message.taskId !== undefined
-    ? Effect.fail(new SavedTaskRefused({ agentUrl: target.agentUrl, taskId: request.message.taskId, detail: error.detail }))
+/**
+ * A task the agent does not have (never had, or forgot) is not found, whether given or saved; a
+ * refusal of the task the session continued says how to get unstuck; other refusals pass.
+ */
+const refusedTask = (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>
+(error: ProtocolError): Effect.Effect<never, ProtocolError | SavedTaskRefused | TaskNotFound, A2aClient | SessionStore> => {
+  const taskId = request.message.taskId
+  if (taskId === undefined) return Effect.fail(error)
+  if (isTaskNotFound(error)) return Effect.flatMap(taskNotFound(target, taskId, error.detail), Effect.fail)
+  return input.taskId === undefined
+    ? Effect.fail(new SavedTaskRefused({ agentUrl: target.agentUrl, taskId, detail: error.detail }))
     : Effect.fail(error)
+}
 
 const requirePushSupport = (target: Target) =>
   Effect.flatMap(A2aClient, (client) => client.discover(target)).pipe(

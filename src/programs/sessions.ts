@@ -1,6 +1,7 @@
 /**
- * Session use cases: list, show and clear the saved conversation state of agents.
- * Clearing never touches credentials (SPEC §4.1 rule 3); `relay auth clear` does that.
+ * Session use cases: list, show and clear the saved conversation state of agents, and the card
+ * URL saved with it. Clearing never touches credentials (SPEC §4.1 rule 3); `relay auth clear` does
+ * that. The card URL stays too: it says where the agent is, not where the conversation stands.
  */
 import { Effect, Option } from "effect"
 import type { AgentUrl } from "../domain/agentUrl.js"
@@ -44,3 +45,11 @@ export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: Agen
   const cleared = yield* store.clear(agentUrl)
   return { all: false, agent_url: agentUrl, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
 })
+
+/** The card URL saved with the agent's session, if any. */
+export const savedCardUrlOf = (agentUrl: AgentUrl) =>
+  Effect.map(Effect.flatMap(SessionStore, (store) => store.get(agentUrl)), (record) => Option.getOrUndefined(record)?.card_url)
+
+/** Saves where the agent's card is, for every later call (only once a card was found there). */
+export const saveCardUrl = (agentUrl: AgentUrl, cardUrl: string) =>
+  Effect.asVoid(Effect.flatMap(SessionStore, (store) => store.update(agentUrl, { card_url: cardUrl })))

@@ -2,11 +2,11 @@
  * Task use cases: get, list, cancel, resubscribe and wait. Each saves what it learns about the
  * agent's task in the session, so every door sees the latest state.
  */
-import { Duration, Effect } from "effect"
-import { a2aErrorByCode } from "../a2a/errors.js"
+import { Duration, Effect, Option } from "effect"
 import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
-import type { ProtocolError } from "../domain/clientErrors.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
+import { findingTasks, ProtocolError, TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
@@ -33,6 +33,49 @@ const rememberTask = (target: Target, task: V1.Task) =>
       return store.update(target.agentUrl, { context_id: result.context_id, task_id: result.task_id, last_state: result.state })
     }))
 
+/** The task the agent's saved session holds, if any (none when the store cannot say). */
+const savedTaskIdOf = (agentUrl: AgentUrl) =>
+  Effect.flatMap(SessionStore, (store) => store.get(agentUrl)).pipe(
+    Effect.map((record) => Option.getOrUndefined(record)?.task_id),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/**
+ * Whether `relay task list` / list_tasks work with the agent: the interface a call without pins
+ * takes speaks A2A 1.0 (A2A 0.3 has no ListTasks). The card is cached by then; without one, the pin says.
+ */
+const listsTasks = (target: Target) =>
+  Effect.flatMap(A2aClient, (client) => client.endpoint({ ...target, protocol: undefined, binding: undefined })).pipe(
+    Effect.map((endpoint) => endpoint.version === "1.0"),
+    Effect.orElseSucceed(() => target.protocol !== "0.3")
+  )
+
+/** The agent's refusal of a task it does not have, as TaskNotFound with a hint that fits the agent. */
+export const taskNotFound = (target: Target, taskId: string, detail: string) =>
+  Effect.gen(function*() {
+    return new TaskNotFound({
+      agentUrl: target.agentUrl,
+      taskId,
+      detail,
+      listable: yield* listsTasks(target),
+      savedTaskId: yield* savedTaskIdOf(target.agentUrl)
+    })
+  })
+
+/** The agent's answer about a task it does not have, in any binding and generation. */
+export const isTaskNotFound = (error: ProtocolError) => error.a2aReason === "TASK_NOT_FOUND"
+
+/**
+ * Reports an unknown (or forgotten) task as TaskNotFound, `not_found` at every door, in whichever
+ * binding and generation the agent said so; other errors pass as they are.
+ */
+export const reportMissingTask = (target: Target, taskId: string) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TaskNotFound, R | A2aClient | SessionStore> =>
+  Effect.catchAll(effect, (error): Effect.Effect<never, E | TaskNotFound, A2aClient | SessionStore> =>
+    error instanceof ProtocolError && isTaskNotFound(error)
+      ? Effect.flatMap(taskNotFound(target, taskId, error.detail), Effect.fail)
+      : Effect.fail(error))
+
 const withHistory = (historyLength: number | undefined) =>
   historyLength === undefined ? {} : { historyLength }
 
@@ -56,7 +99,7 @@ export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const { target, result: task } = yield* withAgentTarget(input, (target) =>
-    client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }))
+    client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }).pipe(reportMissingTask(target, input.taskId)))
   yield* rememberTask(target, task)
   const view: TaskDetails = taskView(task)
   // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
@@ -66,7 +109,8 @@ export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
 export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const { target, result: task } = yield* withAgentTarget(input, (target) => client.cancelTask(target, { id: input.taskId }))
+  const { target, result: task } = yield* withAgentTarget(input, (target) =>
+    client.cancelTask(target, { id: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
   yield* rememberTask(target, task)
   return taskView(task)
 })
@@ -108,7 +152,7 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
       ...(status === undefined ? {} : { status }),
       ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
       ...(input.pageToken === undefined ? {} : { pageToken: input.pageToken })
-    }))
+    })).pipe(Effect.catchTag("UnsupportedOperation", (error) => notListable(target, error)))
   return {
     count: response.tasks.length,
     tasks: response.tasks.map(taskView),
@@ -116,6 +160,18 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
     total_size: response.totalSize || null
   } satisfies TaskList
 })
+
+/** An agent that cannot list its tasks (A2A 0.3): what works instead is the task the session saved. */
+const notListable = (target: Target, error: UnsupportedOperation) =>
+  Effect.flatMap(savedTaskIdOf(target.agentUrl), (savedTaskId) =>
+    Effect.fail(
+      new UnsupportedOperation({
+        operation: error.operation,
+        reason: error.reason,
+        agentUrl: target.agentUrl,
+        instead: findingTasks(target.agentUrl, false, savedTaskId)
+      })
+    ))
 
 export interface FollowTaskInput extends TaskInput {
   readonly onUpdate?: OnUpdate | undefined
@@ -131,18 +187,17 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
   const report = yield* makeReporter(input.onUpdate ?? ignoreUpdates)
-  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), report)
+  const missing = reportMissingTask(target, input.taskId)
+  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), report).pipe(missing)
   const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { report }).pipe(
     Effect.catchTag("ProtocolError", (error) =>
-      isUnsupportedOperation(error) ? Effect.map(finalState, (task) => ({ task })) : Effect.fail(error))
+      error.a2aReason === "UNSUPPORTED_OPERATION" ? Effect.map(finalState, (task) => ({ task })) : Effect.fail(error)),
+    missing
   )
   const task = "task" in answer ? answer.task : yield* finalState
   yield* rememberTask(target, task)
   return taskView(task)
 })
-
-const isUnsupportedOperation = (error: ProtocolError) =>
-  (error.reason ?? a2aErrorByCode(error.a2aCode)?.reason) === "UNSUPPORTED_OPERATION"
 
 export interface WaitForTaskInput extends FollowTaskInput {
   readonly maxWait: Duration.DurationInput
@@ -156,7 +211,9 @@ export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTask
   yield* requireTaskId(input.taskId)
   const target = yield* resolveTarget(input)
   const waited = yield* withinWait(target.agentUrl, input.maxWait, (onSnapshot) =>
-    followTask(target, input.taskId, { onUpdate: input.onUpdate, onSnapshot, historyLength: input.historyLength }))
+    followTask(target, input.taskId, { onUpdate: input.onUpdate, onSnapshot, historyLength: input.historyLength }).pipe(
+      reportMissingTask(target, input.taskId)
+    ))
   const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)
   return taskView(task)

@@ -27,11 +27,11 @@ export const SESSIONS_FILE = "sessions.json"
 export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore, {
   readonly get: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SessionRecord>, StoreError>
   readonly list: Effect.Effect<ReadonlyArray<SessionRecord>, StoreError>
-  /** Saves ids and state after a conversation turn; creates the record if needed. */
+  /** Saves ids and state after a conversation turn, or the card URL; creates the record if needed. */
   readonly update: (agentUrl: AgentUrl, patch: SessionPatch) => Effect.Effect<SessionRecord, StoreError>
-  /** Forgets context, task and state of one agent; credentials stay. True if anything was cleared. */
+  /** Forgets context, task and state of one agent; credentials and the card URL stay. True if anything was cleared. */
   readonly clear: (agentUrl: AgentUrl) => Effect.Effect<boolean, StoreError>
-  /** Forgets context, task and state of every agent; credentials stay. Returns how many were cleared. */
+  /** Forgets context, task and state of every agent; credentials and card URLs stay. Returns how many were cleared. */
   readonly clearAll: Effect.Effect<number, StoreError>
   readonly setCredentials: (agentUrl: AgentUrl, credentials: SavedCredentials) => Effect.Effect<SessionRecord, StoreError>
   readonly getCredentials: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SavedCredentials>, StoreError>
@@ -65,10 +65,10 @@ const withRecord = (file: StoreFile, key: string, record: SessionRecord | undefi
   return { ...file, sessions }
 }
 
-/** A record with neither ids nor credentials carries nothing worth keeping. */
+/** A record with neither ids, credentials nor a card URL carries nothing worth keeping. */
 const isEmpty = (record: SessionRecord) =>
   record.context_id === undefined && record.task_id === undefined &&
-  record.last_state === undefined && record.credentials === undefined
+  record.last_state === undefined && record.credentials === undefined && record.card_url === undefined
 
 const withoutConversation = (record: SessionRecord, now: string): SessionRecord | undefined => {
   const cleared = applyPatch(record, { context_id: null, task_id: null, last_state: null }, now)

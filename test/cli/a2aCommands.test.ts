@@ -323,7 +323,7 @@ describe("relay task", () => {
   })
 
   it("task get of an unknown task: exit 1 with the agent's error and a hint", async () => {
-    expectHumanError(await relay(["task", "get", "--url", sdk.baseUrl, "no-such-task"]), /TaskNotFound/)
+    expectHumanError(await relay(["task", "get", "--url", sdk.baseUrl, "no-such-task"]), /does not have task no-such-task/)
   })
 
   it("task list pages with --page-size and prints the next page token", async () => {

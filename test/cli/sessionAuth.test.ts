@@ -128,7 +128,7 @@ describe("relay auth / session", () => {
     expect(list.sessions.map((s) => s["agent_url"])).toEqual(["http://agent.test", "http://both.test", "http://key.test"])
     expect(list.sessions.every((s) => s["has_credentials"] === true)).toBe(true)
     expect(Object.keys(list.sessions[0]!).sort()).toEqual(
-      ["agent_url", "context_id", "has_credentials", "last_state", "task_id", "updated_at"]
+      ["agent_url", "card_url", "context_id", "has_credentials", "last_state", "task_id", "updated_at"]
     )
     expect(result.stdout).not.toContain(TOKEN)
   })

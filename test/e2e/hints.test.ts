@@ -14,6 +14,7 @@ import { act, type Action, type ActionTag } from "../../src/domain/hints.js"
 import { ASSISTANT_WORDS, assistantHint } from "../../src/mcp/hints.js"
 import { deletePushConfig, getPushConfig, setPushConfig } from "../../src/programs/pushConfig.js"
 import { sendMessage } from "../../src/programs/sendMessage.js"
+import { getTask, listTasks } from "../../src/programs/tasks.js"
 import { SessionStore } from "../../src/services/SessionStore.js"
 import { ProgramLayer } from "../helpers/a2aPrograms.js"
 import { runRelay } from "../helpers/cli.js"
@@ -22,6 +23,7 @@ import { type AppRuntime, appLayer, connectTools, contextFor } from "../helpers/
 import { tempHome } from "../helpers/stateHome.js"
 import { withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const URL_ = "http://127.0.0.1:9"
@@ -58,6 +60,7 @@ let mcp: Client
 let tools: ReadonlyArray<Tool>
 let agent: SdkAgentHandle
 let secured: SdkAgentHandle
+let legacy: V03AgentHandle
 const helpOf = new Map<string, string>()
 
 /** `relay <path> --help`, once per path. */
@@ -74,12 +77,16 @@ beforeAll(async () => {
   runtime = ManagedRuntime.make(appLayer(home.stateDir))
   mcp = await connectTools(contextFor(runtime))
   tools = (await mcp.listTools()).tools
-  ;[agent, secured] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: "the-right-token-0123456789" })])
+  ;[agent, secured, legacy] = await Promise.all([
+    startSdkAgent(),
+    startSdkAgent({ requireBearer: "the-right-token-0123456789" }),
+    startV03Agent()
+  ])
 })
 
 afterAll(async () => {
   await mcp?.close()
-  await Promise.allSettled([agent?.close(), secured?.close()])
+  await Promise.allSettled([agent?.close(), secured?.close(), legacy?.close()])
   await runtime?.dispose()
   home.cleanup()
 })
@@ -183,6 +190,36 @@ describe("hints that name the actual fix", () => {
     expect(failure.code).toBe("saved_task_refused")
     expect(failure.terminal).toContain(`relay session clear --url ${agent.baseUrl}`)
     expect(failure.assistant).toContain(`clear_session_data (agent_url ${agent.baseUrl})`)
+  })
+
+  it("a task the agent does not have: a 1.0 agent's tasks are listed, a 0.3 agent's saved task is shown (never task list)", async () => {
+    const atModern = await failureOf(getTask({ agentUrl: agentUrlOf(agent.baseUrl), taskId: "no-such-task" }))
+    expect(atModern.code).toBe("not_found")
+    expect(atModern.terminal).toContain(`relay task list --url ${agent.baseUrl}`)
+    expect(atModern.assistant).toContain(`list_tasks (agent_url ${agent.baseUrl})`)
+
+    let saved = ""
+    const atLegacy = await failureOf(Effect.gen(function*() {
+      saved = (yield* sendMessage({ agentUrl: agentUrlOf(legacy.baseUrl), text: "hello" })).task_id!
+      return yield* getTask({ agentUrl: agentUrlOf(legacy.baseUrl), taskId: "no-such-task" })
+    }))
+    expect(atLegacy.code).toBe("not_found")
+    expect(atLegacy.terminal).toContain(`relay task get --url ${legacy.baseUrl} ${saved}`)
+    expect(atLegacy.assistant).toContain(`get_task (agent_url ${legacy.baseUrl}, task_id ${saved})`)
+    expect(atLegacy.terminal).not.toContain("task list")
+    expect(atLegacy.assistant).not.toContain("list_tasks")
+  })
+
+  it("task list at a 0.3-only agent is refused with what works there: task get with the saved task id", async () => {
+    let saved = ""
+    const failure = await failureOf(Effect.gen(function*() {
+      saved = (yield* sendMessage({ agentUrl: agentUrlOf(legacy.baseUrl), text: "hello" })).task_id!
+      return yield* listTasks({ agentUrl: agentUrlOf(legacy.baseUrl) })
+    }))
+    expect(failure.code).toBe("unsupported_operation")
+    expect(failure.terminal).toContain(`relay task get --url ${legacy.baseUrl} ${saved}`)
+    expect(failure.assistant).toContain(`get_task (agent_url ${legacy.baseUrl}, task_id ${saved})`)
+    expect(failure.assistant).not.toContain("list_tasks")
   })
 
   it("`relay auth set` without a secret names the terminal's flags, not MCP parameters", async () => {

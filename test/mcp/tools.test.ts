@@ -340,7 +340,7 @@ describe("messages and tasks", () => {
     const history = withHistory["history"] as ReadonlyArray<{ role: string; text: string }>
     expect(history.some((entry) => entry.role === "user" && entry.text === "for get_task")).toBe(true)
 
-    const missing = failed(await call("get_task", { agent_url: agent.baseUrl, task_id: "no-such-task" }), "protocol_error")
+    const missing = failed(await call("get_task", { agent_url: agent.baseUrl, task_id: "no-such-task" }), "not_found")
     expect(missing.hint).toContain("list_tasks")
     failed(await call("get_task", { agent_url: agent.baseUrl, task_id: " " }), "invalid_input")
   })
@@ -410,7 +410,7 @@ describe("bounded waits, progress and cancellation", () => {
     const waited = ok(await call("wait_for_task", { agent_url: agent.baseUrl, task_id: result["task_id"] }, { via: shortWait }))
     expect(waited["state"]).toMatch(/working|completed/)
     expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS + 1500)
-    failed(await call("wait_for_task", { agent_url: agent.baseUrl, task_id: "no-such-task", timeout_seconds: 1 }), "protocol_error")
+    failed(await call("wait_for_task", { agent_url: agent.baseUrl, task_id: "no-such-task", timeout_seconds: 1 }), "not_found")
   })
 
   it("stream: true follows the agent's stream and turns it into progress with the agent's text", async () => {

@@ -41,6 +41,11 @@ export interface V03AgentOptions {
   readonly protocolVersion?: string
   /** Agent name on the card. Default `v0.3 Test Agent`. */
   readonly name?: string
+  /**
+   * Where the card is served instead of the well-known path, as Mastra serves its agents' cards
+   * (`/api/.well-known/<id>/agent-card.json`): relay finds it only when given the card URL.
+   */
+  readonly cardPath?: string
 }
 
 export interface V03AgentHandle {
@@ -233,9 +238,9 @@ const extendedCardFrom = (card: AgentCard): AgentCard => ({
 })
 
 const bearerGate =
-  (token: string) =>
+  (token: string, cardPath: string) =>
   (req: Request, res: Response, next: NextFunction): void => {
-    if (req.path === V03_AGENT_CARD_PATH || bearerTokenOf(req.header("authorization")) === token) {
+    if (req.path === cardPath || bearerTokenOf(req.header("authorization")) === token) {
       next()
       return
     }
@@ -249,6 +254,7 @@ export const startV03Agent = async (options: V03AgentOptions = {}): Promise<V03A
   const card = buildCard(baseUrl, options)
   const extendedCard = options.extendedCard === true ? extendedCardFrom(card) : undefined
   const withRest = options.rest ?? true
+  const cardPath = options.cardPath ?? V03_AGENT_CARD_PATH
 
   const runner = new BehaviourRunner(options.behaviour ?? "echo-complete")
   const taskStore = new InMemoryTaskStore()
@@ -270,15 +276,15 @@ export const startV03Agent = async (options: V03AgentOptions = {}): Promise<V03A
     recordRequest(requests, req, res, () => req.body as unknown)
     next()
   })
-  if (options.requireBearer !== undefined) app.use(bearerGate(options.requireBearer))
-  app.use(V03_AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: async () => card }))
+  if (options.requireBearer !== undefined) app.use(bearerGate(options.requireBearer, cardPath))
+  app.use(cardPath, agentCardHandler({ agentCardProvider: async () => card }))
   app.use(V03_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder }))
   if (withRest) app.use(V03_REST_PATH, restHandler({ requestHandler, userBuilder }))
   server.on("request", app)
 
   return {
     baseUrl,
-    cardUrl: `${baseUrl}${V03_AGENT_CARD_PATH}`,
+    cardUrl: `${baseUrl}${cardPath}`,
     jsonRpcUrl: `${baseUrl}${V03_JSONRPC_PATH}`,
     restUrl: withRest ? `${baseUrl}${V03_REST_PATH}` : undefined,
     card,

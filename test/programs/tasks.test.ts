@@ -91,9 +91,9 @@ describe("getTask", () => {
   it.live("an unknown or empty task id is an error with a code and a hint", () =>
     Effect.gen(function*() {
       const unknown = yield* Effect.flip(getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: "no-such-task" }))
-      expect(unknown._tag).toBe("ProtocolError")
-      expect(unknown).toMatchObject({ code: "protocol_error" })
-      expect(unknown.message).toContain("TaskNotFound")
+      expect(unknown._tag).toBe("TaskNotFound")
+      expect(unknown).toMatchObject({ code: "not_found", taskId: "no-such-task", listable: true })
+      expect(unknown.message).toContain("does not have task no-such-task")
       const empty = yield* Effect.flip(getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: " " }))
       expect(empty._tag).toBe("InvalidInput")
     }).pipe(Effect.provide(ProgramLayer)))

@@ -5,6 +5,7 @@ import * as Path from "node:path"
 import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
 import { canonicalAgentUrl, normalizeAgentUrl } from "../../src/domain/agentUrl.js"
 import { STORE_FORMAT_VERSION, StoreFile } from "../../src/domain/session.js"
+import { showSession } from "../../src/programs/sessions.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
@@ -142,6 +143,32 @@ describe("SessionStore (file)", () => {
         expect(yield* store.clearCredentials(agentUrlOf("http://c.test"))).toBe(true)
         expect(yield* store.clearCredentials(agentUrlOf("http://c.test"))).toBe(false)
         expect(Option.getOrThrow(yield* store.get(agentUrlOf("http://c.test"))).context_id).toBe("again")
+      })
+    ))
+
+  it.effect("keeps an agent's card URL through clearing sessions and credentials; a file without one reads as before", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        const agent = agentUrlOf("http://mastra.test")
+        const cardUrl = "http://mastra.test/api/.well-known/weather/agent-card.json"
+        yield* store.update(agent, { card_url: cardUrl })
+        // A card URL alone is worth keeping: it is how the agent is reached at all.
+        expect(Option.getOrThrow(yield* store.get(agent)).card_url).toBe(cardUrl)
+        yield* store.update(agent, { context_id: "c", task_id: "t", last_state: "completed" })
+        yield* store.setCredentials(agent, { kind: "bearer", token: "tok" })
+        expect(yield* store.clear(agent)).toBe(true)
+        expect(yield* store.clearCredentials(agent)).toBe(true)
+        expect(yield* store.clearAll).toBe(0)
+        expect(Option.getOrThrow(yield* store.get(agent))).toMatchObject({ agent_url: "http://mastra.test", card_url: cardUrl })
+        expect(Option.getOrThrow(yield* store.get(agent)).context_id).toBeUndefined()
+
+        // A file an earlier relay wrote has no card URL: its sessions read the same.
+        const file = Path.join(stateDir, "sessions.json")
+        const older = { agent_url: "http://a.test", context_id: "c1", task_id: "t1", updated_at: "2026-01-01T00:00:00.000Z" }
+        Fs.writeFileSync(file, JSON.stringify({ version: 2, sessions: { "http://a.test": older } }), { mode: 0o600 })
+        expect(Option.getOrThrow(yield* store.get(agentUrlOf("http://a.test")))).toEqual(older)
+        expect((yield* showSession(agentUrlOf("http://a.test"))).card_url).toBeNull()
       })
     ))
 
