@@ -221,7 +221,7 @@ describe("relay check against a broken agent", () => {
     const report = await runCheck(agent.baseUrl, { only: ["card"], cardUrl: `${agent.baseUrl}/api/agents/broken/agent-card.json` })
     expect(resultsOf(report, "card.served")[0]).toMatchObject({ status: "warning", spec: "A2A v1.0 §8.2" })
     expect(resultsOf(report, "card.served")[0]?.detail).toBe(
-      `no card at the well-known path ${WELL_KNOWN_CARD} (HTTP 404); the card was found only at /api/agents/broken/agent-card.json, the card URL given`
+      `no card at the well-known path ${WELL_KNOWN_CARD} (HTTP 404); the card was found only at /api/agents/broken/agent-card.json`
     )
     expect(report.summary).toMatchObject({ failed: 0, warnings: 1 })
     expect(summaryLine(report.summary)).toMatch(/, 1 warning$/)

@@ -74,7 +74,7 @@ const served = ({ served: { cardUrl, response }, wellKnown }: CardFindings & { s
   const path = new URL(cardUrl).pathname
   return servesJson(wellKnown) && parseJson(wellKnown.text) !== undefined
     ? passed(`${WELL_KNOWN_CARD_PATH} (and ${path})`)
-    : warned(`no card at the well-known path ${WELL_KNOWN_CARD_PATH} (HTTP ${wellKnown.status}); the card was found only at ${path}, the card URL given`)
+    : warned(`no card at the well-known path ${WELL_KNOWN_CARD_PATH} (HTTP ${wellKnown.status}); the card was found only at ${path}`)
 }
 
 const validationErrors = (response: RawResponse) =>

@@ -164,7 +164,8 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   const findings = yield* findCard(target, timeout)
   const blocker = cardBlocker(findings)
   const cardSpecs = CHECKS.filter((spec) => spec.scope === "agent" && (specs.includes(spec) || spec.id === blocker?.id))
-  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, cardOutcome(spec.id, findings), 0, cardProtocol(findings)))
+  const cited = cardProtocol(findings)
+  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, cardOutcome(spec.id, findings), 0, cited))
   if (cardResults.length > 0) yield* report("card", cardResults)
   const discovered = Either.getRight(findings.card)
 

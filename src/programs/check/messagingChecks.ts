@@ -79,8 +79,8 @@ const partWithoutKind = (ctx: InterfaceContext) =>
     const wire = yield* wireOf(dialectOf(ctx).send, { message: userMessage() })
     const response = yield* Effect.mapError(rawOperation(ctx, wire._tag === "JsonRpc" ? { ...wire, params: withoutKinds(wire.params) } : wire), (error) => error.message)
     if (refusedAsInvalid(ctx, response)) return passed(invalidName(ctx))
-    const result = resultOf(ctx, response)
-    if (Predicate.isRecord(result) && typeof result["id"] === "string" && result["kind"] === "task") yield* recordTask(ctx, result["id"], "created by a part without kind")
+    const taken = yield* Effect.option(wire.decode(resultOf(ctx, response)))
+    if (Option.isSome(taken) && "task" in taken.value) yield* recordTask(ctx, taken.value.task.id, stateSent(taken.value.task.status))
     return failed(`a message whose part has no kind was not refused with -32602: ${shown(response)}`)
   }))
 
