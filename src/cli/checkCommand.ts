@@ -1,19 +1,28 @@
 /**
- * `relay check URL`: the conformance report of an A2A agent, for people (grouped ✔ / ✘ / – lines,
+ * `relay check URL`: the conformance report of an A2A agent, for people (grouped ✔ / ✘ / ! / – lines,
  * the last line `N passed, N failed, N skipped`) and for CI (--json, --junit FILE, exit codes:
- * 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable).
+ * 0 nothing failed at the --fail-on level, 1 a check failed, 2 usage, 4 agent unreachable).
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
-import { type CheckReport, type CheckResult, type InterfaceId, summaryLine } from "../domain/conformance.js"
+import {
+  type CheckReport,
+  type CheckResult,
+  DEFAULT_FAIL_ON,
+  type FailOn,
+  failsRun,
+  type InterfaceId,
+  runFailed,
+  summaryLine
+} from "../domain/conformance.js"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
-import { allowInterfaceHost, json, verbose, wholeNumber } from "./options.js"
+import { allowInterfaceHost, cardUrl, json, verbose, wholeNumber } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
@@ -40,6 +49,10 @@ const timeout = wholeNumber("timeout", "seconds", 1, 3600).pipe(
   Options.optional
 )
 const junit = optional(Options.file("junit"), "Also write the report as JUnit XML to this file")
+const failOn = Options.choice("fail-on", ["must", "should"]).pipe(
+  Options.withDescription("Fail the run (exit 1, JUnit failures) on failed MUST checks only (default), or on SHOULD checks and warnings too"),
+  Options.withDefault(DEFAULT_FAIL_ON)
+)
 const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the checks that would run; send nothing"))
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for the agent")
 const apiKey = optional(Options.redacted("api-key"), "API key for the agent, sent in X-API-Key")
@@ -55,14 +68,17 @@ const bindingsOf = (value: "jsonrpc" | "rest" | "all"): ReadonlyArray<Binding> =
 
 const interfaceLabel = (id: InterfaceId | null) => (id === null ? "" : ` · ${id.protocol} ${id.binding}`)
 
-const resultLine = (style: Style, result: CheckResult) => {
-  const mark = result.status === "passed" ? style.green("✔") : result.status === "failed" ? style.red("✘") : style.dim("–")
+/** ✘ fails the run; ! is a finding that does not at this --fail-on level (a failed SHOULD check, a warning). */
+const resultLine = (style: Style, failOn: FailOn, result: CheckResult) => {
+  const fails = failsRun(result, failOn)
+  const paint = result.status === "skipped" ? style.dim : fails ? style.red : style.yellow
+  const mark = result.status === "passed" ? style.green("✔") : result.status === "skipped" ? style.dim("–") : paint(fails ? "✘" : "!")
   const severity = result.severity === "should" ? style.dim(" (should)") : ""
   const head = `  ${mark} ${result.id}${severity}  ${escapeForTerminal(result.title)}`
   if (result.status === "passed" || result.detail === "") return head
-  const why = result.status === "skipped" ? `skipped: ${result.detail}` : result.detail
-  const cite = result.status === "failed" && result.spec !== null ? ` [${result.spec}]` : ""
-  return `${head}\n      ${(result.status === "failed" ? style.red : style.dim)(escapeForTerminal(why) + cite)}`
+  const why = result.status === "skipped" ? `skipped: ${result.detail}` : result.status === "warning" ? `warning: ${result.detail}` : result.detail
+  const cite = result.status !== "skipped" && result.spec !== null ? ` [${result.spec}]` : ""
+  return `${head}\n      ${paint(escapeForTerminal(why) + cite)}`
 }
 
 /** Results in runs of the same group and interface, in the order they ran. */
@@ -77,15 +93,17 @@ const sections = (results: ReadonlyArray<CheckResult>) => {
   return runs
 }
 
-export const terminalReport = (report: CheckReport, style: Style): string => {
+export const terminalReport = (report: CheckReport, style: Style, failOn: FailOn = DEFAULT_FAIL_ON): string => {
   const title = report.dry_run
     ? `Checks relay would run against ${report.agent_url} (dry run: nothing sent)`
     : `Conformance of ${report.agent_url}${report.card_url === null ? "" : ` (card ${report.card_url})`}`
-  const body = sections(report.results).map((run) => [style.bold(run.heading), ...run.results.map((r) => resultLine(style, r))].join("\n"))
+  const body = sections(report.results).map((run) => [style.bold(run.heading), ...run.results.map((r) => resultLine(style, failOn, r))].join("\n"))
   const tasks = report.tasks_created.length === 0
     ? []
     : [style.dim(`Tasks created on the agent (${report.tasks_created.length}): ${report.tasks_created.map((t) => escapeForTerminal(t.task_id)).join(", ")}`)]
-  return [escapeForTerminal(title), "", ...body, "", ...tasks, summaryLine(report.summary)].join("\n")
+  const lenient = report.results.filter((r) => (r.status === "failed" || r.status === "warning") && !failsRun(r, failOn)).length
+  const note = lenient === 0 ? [] : [style.dim(`${lenient} SHOULD-level finding(s) marked ! do not fail the run (--fail-on should fails on them)`)]
+  return [escapeForTerminal(title), "", ...body, "", ...tasks, ...note, summaryLine(report.summary)].join("\n")
 }
 
 // ---------------------------------------------------------------------------
@@ -103,6 +121,7 @@ interface CheckValues {
   readonly only: ReadonlyArray<string>
   readonly skip: ReadonlyArray<string>
   readonly timeout: Option.Option<number>
+  readonly cardUrl: Option.Option<string>
   readonly dryRun: boolean
   readonly bearerToken: Option.Option<Redacted.Redacted<string>>
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
@@ -125,23 +144,24 @@ const runOf = (values: CheckValues) =>
       protocols: protocolsOf(values.protocol),
       bindings: bindingsOf(values.binding),
       timeoutSeconds: Option.getOrUndefined(values.timeout),
+      cardUrl: Option.getOrUndefined(values.cardUrl),
       bearerToken: Option.getOrUndefined(Option.map(values.bearerToken, Redacted.value)),
       apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value)),
       allowInterfaceHosts: values.allowInterfaceHost
     })
   })
 
-/** The report on stdout (and in the JUnit file), then the exit code: 1 when a check failed. */
-const publish = (values: { readonly json: boolean; readonly junit: Option.Option<string> }, report: CheckReport) =>
+/** The report on stdout (and in the JUnit file), then the exit code: 1 when a check failed at the --fail-on level. */
+const publish = (values: { readonly json: boolean; readonly junit: Option.Option<string>; readonly failOn: FailOn }, report: CheckReport) =>
   Effect.gen(function*() {
-    if (Option.isSome(values.junit)) yield* saveJunit(values.junit.value, report)
-    yield* writeOut(values.json ? JSON.stringify(report, null, 2) : terminalReport(report, makeStyle(process.stdout)))
-    if (report.summary.failed > 0) return yield* new CommandFailed({ exitCode: EXIT_FAILURE })
+    if (Option.isSome(values.junit)) yield* saveJunit(values.junit.value, report, values.failOn)
+    yield* writeOut(values.json ? JSON.stringify(report, null, 2) : terminalReport(report, makeStyle(process.stdout), values.failOn))
+    if (runFailed(report, values.failOn)) return yield* new CommandFailed({ exitCode: EXIT_FAILURE })
   })
 
 export const checkCommand = Command.make(
   "check",
-  { urlArg, url, protocol, binding, only, skip, json, verbose, timeout, junit, dryRun, bearerToken, apiKey, allowInterfaceHost },
+  { urlArg, url, cardUrl, protocol, binding, only, skip, json, verbose, timeout, junit, failOn, dryRun, bearerToken, apiKey, allowInterfaceHost },
   (values) =>
     runOf(values).pipe(
       // The receiver of push.delivery listens on loopback for the length of the run.
@@ -157,5 +177,5 @@ export const checkCommand = Command.make(
       Logger.withMinimumLogLevel(values.verbose ? LogLevel.Debug : LogLevel.Warning)
     )
 ).pipe(Command.withDescription(
-  "Check an A2A agent's conformance (card, transport, messaging, tasks, streaming, push, auth, equivalence); --junit FILE for CI; exit 0 all passed, 1 a check failed, 2 usage, 4 unreachable"
+  "Check an A2A agent's conformance (card, transport, messaging, tasks, streaming, push, auth, equivalence); --junit FILE for CI; exit 0 nothing failed (at --fail-on, default must), 1 a check failed, 2 usage, 4 unreachable"
 ))

@@ -102,7 +102,8 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   "relay check": [
     ["Check every interface the card declares", `relay check ${AGENT}`],
     ["Only A2A 1.0 over JSON-RPC", `relay check ${AGENT} --protocol 1.0 --binding jsonrpc`],
-    ["In CI, with a JUnit report", `relay check ${AGENT} --junit a2a-conformance.xml`]
+    ["In CI, with a JUnit report", `relay check ${AGENT} --junit a2a-conformance.xml`],
+    ["Fail on SHOULD checks and warnings too", `relay check ${AGENT} --fail-on should`]
   ],
   "relay session": [
     ["What relay remembers per agent", "relay session list"],

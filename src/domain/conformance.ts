@@ -12,11 +12,15 @@ import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 export const CHECK_GROUPS = ["card", "transport", "messaging", "tasks", "streaming", "push", "auth", "equivalence"] as const
 export type CheckGroup = (typeof CHECK_GROUPS)[number]
 
-/** `must`: the specification requires it (a failure fails the run); `should`: recommended (reported, fails the run too). */
+/** `must`: the specification requires it; `should`: recommended. Which failures fail a run is `--fail-on`'s choice. */
 export type Severity = "must" | "should"
 
+/** The least severity that fails a run: `must` (the default) lets SHOULD-level findings be reported without failing CI. */
+export type FailOn = Severity
+export const DEFAULT_FAIL_ON: FailOn = "must"
+
 /** What the agent must offer for a check to run; otherwise the check is skipped with the reason. */
-export type CheckNeed = "streaming" | "push" | "auth" | "working-task"
+export type CheckNeed = "streaming" | "push" | "auth" | "working-task" | "input-required-task"
 
 /** Where a check runs: once per agent (its card), once per interface (protocol × binding), or once across all interfaces. */
 export type CheckScope = "agent" | "interface" | "across"
@@ -66,12 +70,21 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   check({ id: "messaging.task-shape", group: "messaging", severity: "must", title: "A returned Task has an id, a context id and a known state", spec: { "1.0": "§4.1.1", "0.3": "§6.1" } }),
   check({ id: "messaging.unknown-task", group: "messaging", severity: "must", title: "A message naming an unknown task is refused with TaskNotFound", spec: { "1.0": "§3.1.1", "0.3": "§7.1" } }),
   check({ id: "messaging.invalid-params", group: "messaging", severity: "should", title: "A message without parts is refused as invalid parameters", spec: { "1.0": "§3.3.2, §4.1.4", "0.3": "§8.1" } }),
+  check({ id: "messaging.part-without-kind", group: "messaging", severity: "must", versions: ["0.3"], bindings: JSONRPC_ONLY, title: "A part without kind is refused with -32602", spec: { "0.3": "§6.5, §8.1" } }),
   check({ id: "messaging.context-kept", group: "messaging", severity: "should", title: "A follow-up in the same context keeps its context id", spec: { "1.0": "§3.4.1", "0.3": "§6.1" } }),
+  check({ id: "messaging.follow-up-input-required", group: "messaging", severity: "must", needs: ["input-required-task"], title: "A message with the taskId of a task waiting for input continues that task", spec: { "1.0": "§3.4.3", "0.3": "§7.1, §9.4" } }),
+  check({ id: "messaging.follow-up-working", group: "messaging", severity: "should", needs: ["working-task"], title: "A message with the taskId of a working task is accepted for that task", spec: { "1.0": "§3.3.3, §3.4.3", "0.3": "§7.1" } }),
   // tasks
   check({ id: "tasks.get", group: "tasks", severity: "must", title: "GetTask returns the task just created", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
   check({ id: "tasks.get-unknown", group: "tasks", severity: "must", title: "GetTask of an unknown id fails with TaskNotFound", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
   check({ id: "tasks.history-length", group: "tasks", severity: "should", title: "GetTask with historyLength 0 returns no history", spec: { "1.0": "§3.2.4", "0.3": "§7.3.1" } }),
+  check({ id: "tasks.negative-history-length", group: "tasks", severity: "must", versions: ["1.0"], title: "GetTask and ListTasks refuse a negative historyLength as invalid parameters", spec: { "1.0": "§3.3.2, §6.5" } }),
   check({ id: "tasks.list", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks returns tasks and a nextPageToken", spec: { "1.0": "§3.1.4" } }),
+  check({ id: "tasks.list-filters", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks keeps only the tasks its contextId, status and statusTimestampAfter filters match", spec: { "1.0": "§3.1.4" } }),
+  check({ id: "tasks.list-pages", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks pages by pageSize and pageToken, with pageSize and totalSize in the answer", spec: { "1.0": "§3.1.4" } }),
+  check({ id: "tasks.list-history-length", group: "tasks", severity: "should", versions: ["1.0"], title: "ListTasks with historyLength 0 returns tasks without history", spec: { "1.0": "§3.1.4, §3.2.4" } }),
+  check({ id: "tasks.list-artifacts", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks leaves artifacts out unless includeArtifacts is true", spec: { "1.0": "§3.1.4" } }),
+  check({ id: "tasks.list-invalid-timestamp", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks refuses a statusTimestampAfter that is not a timestamp", spec: { "1.0": "§3.3.2, §5.6.1" } }),
   check({ id: "tasks.cancel-terminal", group: "tasks", severity: "must", title: "Cancelling a finished task fails with TaskNotCancelable", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
   check({ id: "tasks.cancel-working", group: "tasks", severity: "should", needs: ["working-task"], title: "Cancelling a working task returns it canceled", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
   // streaming
@@ -80,8 +93,10 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   check({ id: "streaming.first-event", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream starts with a Task, or is one Message alone", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
   check({ id: "streaming.closes", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream closes once the task is finished or interrupted", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
   check({ id: "streaming.subscribe-unknown", group: "streaming", severity: "must", needs: ["streaming"], title: "Subscribing to an unknown task fails with TaskNotFound", spec: { "1.0": "§3.1.6", "0.3": "§7.9" } }),
+  check({ id: "streaming.subscribe-live", group: "streaming", severity: "must", needs: ["streaming", "working-task"], versions: ["1.0"], title: "Subscribing to a working task sends the task first, then each update once, in order", spec: { "1.0": "§3.1.6" } }),
   // push
   check({ id: "push.config-roundtrip", group: "push", severity: "must", needs: ["push"], title: "A push config can be created, read, listed and deleted", spec: { "1.0": "§3.1.7–§3.1.10", "0.3": "§7.5–§7.8" } }),
+  check({ id: "push.rest-proto-fields", group: "push", severity: "must", needs: ["push"], versions: ["0.3"], bindings: REST_ONLY, title: "A push config created with the proto's field names (config_id, push_notification_config) is kept", spec: { "0.3": "§3.2.3, §7.5" } }),
   check({ id: "push.delivery", group: "push", severity: "should", needs: ["push"], title: "A task registered with a push config posts its updates to the webhook", spec: { "1.0": "§3.5.3", "0.3": "§9.5" } }),
   // auth
   check({ id: "auth.refused-without-credentials", group: "auth", severity: "must", needs: ["auth"], title: "A request without credentials is refused with 401 or 403", spec: { "1.0": "§7.4", "0.3": "§4.4" } }),
@@ -92,9 +107,10 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
 
 export const checkById = (id: string): CheckSpec | undefined => CHECKS.find((spec) => spec.id === id)
 
-export type CheckStatus = "passed" | "failed" | "skipped"
+/** `warning`: the rule is met, but short of what the specification recommends (a SHOULD-level finding). */
+export type CheckStatus = "passed" | "failed" | "warning" | "skipped"
 
-/** What a check found: the detail says why it failed or was skipped (or what it saw, when it passed). */
+/** What a check found: the detail says why it failed, warned or was skipped (or what it saw, when it passed). */
 export interface CheckOutcome {
   readonly status: CheckStatus
   readonly detail: string
@@ -102,6 +118,7 @@ export interface CheckOutcome {
 
 export const passed = (detail = ""): CheckOutcome => ({ status: "passed", detail })
 export const failed = (detail: string): CheckOutcome => ({ status: "failed", detail })
+export const warned = (detail: string): CheckOutcome => ({ status: "warning", detail })
 export const skipped = (detail: string): CheckOutcome => ({ status: "skipped", detail })
 
 /** The interface a result belongs to; absent for checks of the agent as a whole. */
@@ -129,6 +146,7 @@ export interface CheckSummary {
   readonly passed: number
   readonly failed: number
   readonly skipped: number
+  readonly warnings: number
 }
 
 export interface CreatedTask {
@@ -153,16 +171,28 @@ export interface CheckReport {
 export const CHECK_REPORT_SCHEMA_ID = "relay.check.v1" as const
 
 /** At most this many tasks are created on the agent per interface checked. */
-export const MAX_TASKS_PER_INTERFACE = 6
+export const MAX_TASKS_PER_INTERFACE = 10
 
 export const summarize = (results: ReadonlyArray<CheckResult>): CheckSummary => ({
   passed: results.filter((r) => r.status === "passed").length,
   failed: results.filter((r) => r.status === "failed").length,
-  skipped: results.filter((r) => r.status === "skipped").length
+  skipped: results.filter((r) => r.status === "skipped").length,
+  warnings: results.filter((r) => r.status === "warning").length
 })
 
-/** The report's last line, exactly. */
-export const summaryLine = (summary: CheckSummary) => `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`
+/** The report's last line, exactly (warnings named only when there are any). */
+export const summaryLine = (summary: CheckSummary) =>
+  `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped` +
+  (summary.warnings === 0 ? "" : `, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`)
+
+/**
+ * Whether a result fails a run: with `must`, only a failed MUST-level check; with `should`, any
+ * failed check and any warning.
+ */
+export const failsRun = (result: CheckResult, failOn: FailOn): boolean =>
+  failOn === "should" ? result.status === "failed" || result.status === "warning" : result.status === "failed" && result.severity === "must"
+
+export const runFailed = (report: CheckReport, failOn: FailOn): boolean => report.results.some((result) => failsRun(result, failOn))
 
 /** The spec section to cite for a result: the interface's generation, else v1.0's. */
 export const specSection = (spec: CheckSpec, protocol: ProtocolVersion | undefined): string | null => {
@@ -224,8 +254,8 @@ export const CHECK_REPORT_SCHEMA = {
             type: ["object", "null"],
             properties: { protocol: { enum: ["1.0", "0.3"] }, binding: { enum: ["jsonrpc", "rest"] } }
           },
-          status: { enum: ["passed", "failed", "skipped"] },
-          detail: { type: "string", description: "why it failed or was skipped" },
+          status: { enum: ["passed", "failed", "warning", "skipped"] },
+          detail: { type: "string", description: "why it failed, warned or was skipped" },
           duration_ms: { type: "integer", minimum: 0 }
         }
       }
@@ -240,8 +270,8 @@ export const CHECK_REPORT_SCHEMA = {
     },
     summary: {
       type: "object",
-      required: ["passed", "failed", "skipped"],
-      properties: { passed: { type: "integer" }, failed: { type: "integer" }, skipped: { type: "integer" } }
+      required: ["passed", "failed", "skipped", "warnings"],
+      properties: { passed: { type: "integer" }, failed: { type: "integer" }, skipped: { type: "integer" }, warnings: { type: "integer" } }
     },
     duration_ms: { type: "integer", minimum: 0 }
   }

@@ -1,9 +1,11 @@
 /**
  * A conformance report as JUnit XML (the format CI systems show as test results): one testsuite
- * per group and interface, one testcase per check; failed checks carry a <failure>, skipped ones
- * a <skipped> with the reason.
+ * per group and interface, one testcase per check. A check that fails the run at the --fail-on
+ * level carries a <failure>; a finding below that level (a failed SHOULD check or a warning, with
+ * `must`) is written to the testcase's <system-out> so CI shows it without failing; skipped checks
+ * carry a <skipped> with the reason.
  */
-import type { CheckReport, CheckResult } from "./conformance.js"
+import { type CheckReport, type CheckResult, DEFAULT_FAIL_ON, type FailOn, failsRun } from "./conformance.js"
 
 const escapeXml = (text: string) =>
   // Characters XML 1.0 cannot carry at all are dropped; the five specials are escaped.
@@ -15,28 +17,33 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3)
 const suiteName = (result: CheckResult) =>
   result.interface === null ? result.group : `${result.group} (${result.interface.protocol} ${result.interface.binding})`
 
-const testcase = (result: CheckResult) => {
+const testcase = (result: CheckResult, failOn: FailOn) => {
   const head = `    <testcase classname="${escapeXml(`relay.check.${suiteName(result)}`)}" name="${escapeXml(`${result.id}: ${result.title}`)}" time="${seconds(result.duration_ms)}"`
   const cite = result.spec === null ? "" : ` (${result.spec}, ${result.severity.toUpperCase()})`
+  const body = (element: string) => `${head}>\n      ${element}\n    </testcase>`
   if (result.status === "passed") return `${head} />`
-  if (result.status === "skipped") return `${head}>\n      <skipped message="${escapeXml(result.detail)}" />\n    </testcase>`
-  return `${head}>\n      <failure message="${escapeXml(result.detail)}" type="${result.severity}">${escapeXml(`${result.detail}${cite}`)}</failure>\n    </testcase>`
+  if (result.status === "skipped") return body(`<skipped message="${escapeXml(result.detail)}" />`)
+  const type = result.status === "warning" ? "warning" : result.severity
+  return failsRun(result, failOn)
+    ? body(`<failure message="${escapeXml(result.detail)}" type="${type}">${escapeXml(`${result.detail}${cite}`)}</failure>`)
+    : body(`<system-out>${escapeXml(`${type === "warning" ? "warning" : "failed SHOULD check"} (not failing with --fail-on ${failOn}): ${result.detail}${cite}`)}</system-out>`)
 }
 
-export const junitXml = (report: CheckReport): string => {
+export const junitXml = (report: CheckReport, failOn: FailOn = DEFAULT_FAIL_ON): string => {
   const suites = new Map<string, Array<CheckResult>>()
   for (const result of report.results) suites.set(suiteName(result), [...(suites.get(suiteName(result)) ?? []), result])
-  const count = (results: ReadonlyArray<CheckResult>, status: CheckResult["status"]) => results.filter((r) => r.status === status).length
+  const skippedIn = (results: ReadonlyArray<CheckResult>) => results.filter((r) => r.status === "skipped").length
+  const failuresIn = (results: ReadonlyArray<CheckResult>) => results.filter((r) => failsRun(r, failOn)).length
   const body = [...suites].map(([name, results]) =>
     [
-      `  <testsuite name="${escapeXml(name)}" tests="${results.length}" failures="${count(results, "failed")}" errors="0" skipped="${count(results, "skipped")}" time="${seconds(results.reduce((sum, r) => sum + r.duration_ms, 0))}">`,
-      ...results.map(testcase),
+      `  <testsuite name="${escapeXml(name)}" tests="${results.length}" failures="${failuresIn(results)}" errors="0" skipped="${skippedIn(results)}" time="${seconds(results.reduce((sum, r) => sum + r.duration_ms, 0))}">`,
+      ...results.map((result) => testcase(result, failOn)),
       "  </testsuite>"
     ].join("\n")
   )
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="${escapeXml(`relay check ${report.agent_url}`)}" tests="${report.results.length}" failures="${report.summary.failed}" errors="0" skipped="${report.summary.skipped}" time="${seconds(report.duration_ms)}">`,
+    `<testsuites name="${escapeXml(`relay check ${report.agent_url}`)}" tests="${report.results.length}" failures="${failuresIn(report.results)}" errors="0" skipped="${report.summary.skipped}" time="${seconds(report.duration_ms)}">`,
     ...body,
     "</testsuites>",
     ""

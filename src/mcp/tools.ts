@@ -151,12 +151,12 @@ const checkReportShape = {
     title: z.string(),
     spec: nullableString,
     interface: z.object(interfaceShape).nullable(),
-    status: z.enum(["passed", "failed", "skipped"]),
+    status: z.enum(["passed", "failed", "warning", "skipped"]),
     detail: z.string(),
     duration_ms: z.number()
   })),
   tasks_created: z.array(z.object({ task_id: z.string(), interface: z.object(interfaceShape), state: z.string() })),
-  summary: z.object({ passed: z.number(), failed: z.number(), skipped: z.number() }),
+  summary: z.object({ passed: z.number(), failed: z.number(), skipped: z.number(), warnings: z.number() }),
   duration_ms: z.number()
 }
 
@@ -165,8 +165,8 @@ const CHECK_WAIT_LIMIT = Duration.minutes(3)
 
 const summarizeCheck = (report: CheckReport) =>
   [
-    ...report.results.filter((r) => r.status === "failed").slice(0, 10).map((r) =>
-      `✘ ${r.id}${r.interface ? ` (${r.interface.protocol} ${r.interface.binding})` : ""}: ${r.detail}`),
+    ...report.results.filter((r) => r.status === "failed" || r.status === "warning").slice(0, 10).map((r) =>
+      `${r.status === "failed" ? "✘" : "!"} ${r.id}${r.interface ? ` (${r.interface.protocol} ${r.interface.binding})` : ""}: ${r.detail}`),
     summaryLine(report.summary)
   ].join("\n")
 

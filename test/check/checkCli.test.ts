@@ -1,5 +1,5 @@
 // `relay check` as a user runs it (dist/main.cjs): the terminal report, --json, and the exit codes
-// 0 nothing failed, 1 a check failed, 2 usage, 4 agent unreachable.
+// 0 nothing failed (at the --fail-on level), 1 a check failed, 2 usage, 4 agent unreachable.
 import * as Fs from "node:fs"
 import http from "node:http"
 import * as Path from "node:path"
@@ -10,6 +10,12 @@ import { tempHome } from "../helpers/stateHome.js"
 import { closeServer, listenOnLoopback } from "../peers/httpUtil.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 import { type BrokenAgent, startBrokenAgent } from "./brokenAgent.js"
+
+/**
+ * relay's own agent takes a v0.3 part without kind until branch `agentsrv` (issue 27 item 20) is
+ * merged; then this is empty.
+ */
+const AWAITING_AGENTSRV = ["--skip", "messaging.part-without-kind"]
 
 const home = tempHome()
 let agent: AgentHandle
@@ -29,7 +35,7 @@ const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/
 
 describe("relay check", () => {
   it("exits 0 against relay's own agent; grouped lines, the summary last", async () => {
-    const result = await relay([agent.baseUrl])
+    const result = await relay([agent.baseUrl, ...AWAITING_AGENTSRV])
     expect(result.code, result.stderr).toBe(0)
     const lines = result.stdout.trimEnd().split("\n")
     expect(lines.at(-1)).toMatch(SUMMARY)
@@ -60,7 +66,7 @@ describe("relay check", () => {
 
   it("--junit FILE writes the report as JUnit XML, failures and skips included", async () => {
     const file = Path.join(home.parent, "report.xml")
-    const result = await relay([broken.baseUrl, "--junit", file, "--only", "transport,tasks"])
+    const result = await relay([broken.baseUrl, "--junit", file, "--only", "transport,tasks,auth"])
     expect(result.code).toBe(1)
     const xml = Fs.readFileSync(file, "utf8")
     const summary = SUMMARY.exec(result.stdout.trimEnd().split("\n").at(-1) ?? "")
@@ -68,7 +74,35 @@ describe("relay check", () => {
     expect(xml).toContain(`tests="${Number(summary?.[1]) + Number(summary?.[2]) + Number(summary?.[3])}" failures="${summary?.[2]}"`)
     expect(xml).toContain(`<testsuite name="transport (1.0 jsonrpc)"`)
     expect(xml).toMatch(/<testcase classname="relay\.check\.transport \(1\.0 jsonrpc\)" name="transport\.parse-error: [^"]+" time="\d+\.\d{3}">\n\s+<failure message="expected a JSON-RPC error -32700/)
-    expect(xml).toMatch(/<skipped message="the agent answered with a Message|<skipped message="the agent finished/)
+    expect(xml).toMatch(/<skipped message="the card asks for no credentials/)
+  }, 40_000)
+
+  it("--fail-on must (the default) reports a failed SHOULD check with ! and exits 0; --fail-on should exits 1", async () => {
+    const file = Path.join(home.parent, "should.xml")
+    const lenient = await relay([broken.baseUrl, "--only", "card", "--junit", file])
+    expect(lenient.code, lenient.stderr).toBe(0)
+    expect(lenient.stdout).toMatch(/^ {2}! card\.caching \(should\) .*\n\s+neither Cache-Control nor ETag is sent with the card \[A2A v1\.0 §8\.6\.1\]$/m)
+    expect(lenient.stdout).toContain("1 SHOULD-level finding(s) marked ! do not fail the run (--fail-on should fails on them)")
+    expect(lenient.stdout.trimEnd().split("\n").at(-1)).toBe("3 passed, 1 failed, 0 skipped")
+    expect(Fs.readFileSync(file, "utf8")).not.toContain("<failure")
+
+    const strict = await relay([broken.baseUrl, "--only", "card", "--junit", file, "--fail-on", "should"])
+    expect(strict.code).toBe(1)
+    expect(strict.stdout).toMatch(/^ {2}✘ card\.caching \(should\) /m)
+    expect(Fs.readFileSync(file, "utf8")).toMatch(/<failure message="neither Cache-Control nor ETag is sent with the card" type="should">/)
+  }, 40_000)
+
+  it("--card-url: a card found only there is a warning naming its path", async () => {
+    const elsewhere = await startBrokenAgent({ faults: [], cardPath: "/api/agents/broken/card.json" })
+    try {
+      const result = await relay([elsewhere.baseUrl, "--card-url", `${elsewhere.baseUrl}/api/agents/broken/card.json`, "--only", "card"])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toMatch(/^ {2}! card\.served .*\n\s+warning: no card at the well-known path \/\.well-known\/agent-card\.json \(HTTP 404\); the card was found only at \/api\/agents\/broken\/card\.json/m)
+      expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("3 passed, 0 failed, 0 skipped, 1 warning")
+      expect((await relay([elsewhere.baseUrl, "--card-url", `${elsewhere.baseUrl}/api/agents/broken/card.json`, "--only", "card", "--fail-on", "should"])).code).toBe(1)
+    } finally {
+      await elsewhere.close()
+    }
   }, 40_000)
 
   it("--dry-run lists the checks, sends nothing, exits 0", async () => {

@@ -28,5 +28,5 @@ export const idsWith = (report: CheckReport, status: CheckResult["status"]): Rea
 /** The results of one check id, on every interface it ran. */
 export const resultsOf = (report: CheckReport, id: string) => report.results.filter((r) => r.id === id)
 
-export const failedMusts = (report: CheckReport) =>
-  report.results.filter((r) => r.status === "failed" && r.severity === "must").map((r) => `${r.id}: ${r.detail}`)
+/** `id@protocol/binding` of every failed MUST check. */
+export const failedMusts = (report: CheckReport) => idsWith({ ...report, results: report.results.filter((r) => r.severity === "must") }, "failed")

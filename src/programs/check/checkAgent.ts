@@ -5,13 +5,14 @@
  * interface so no fallback hides a fault. Everything is bounded: each request by the timeout, each
  * check by twice that, and the tasks created by MAX_TASKS_PER_INTERFACE per interface.
  */
-import { Clock, Duration, Effect, Option, Ref } from "effect"
+import { Clock, Duration, Effect, Either, Option, Ref } from "effect"
 import type { Binding } from "../../a2a/dialects.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type * as V1 from "../../a2a/v1.js"
 import {
   appliesTo,
   bindingName,
+  CHECKS,
   CHECK_REPORT_SCHEMA_ID,
   checkById,
   type CheckGroup,
@@ -28,13 +29,12 @@ import {
   summarize,
   unknownSelectors
 } from "../../domain/conformance.js"
-import type { A2aClientError } from "../../domain/clientErrors.js"
 import { InvalidInput } from "../../domain/errors.js"
 import { escapeForTerminal } from "../../domain/terminalText.js"
 import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
-import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
+import type { RawHttp, RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
-import { cardChecks, interfacesOutcome, type ServedCard } from "./cardChecks.js"
+import { cardBlocker, cardOutcome, cardProtocol, findCard } from "./cardChecks.js"
 import { interfaceHostsOutcome, notSentReason, splitByOrigin } from "./interfaceHosts.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
 import { authChecks } from "./authChecks.js"
@@ -86,12 +86,13 @@ const unmetNeed = (spec: CheckSpec, card: V1.AgentCard): string | undefined => {
   return undefined
 }
 
-const resultOf = (spec: CheckSpec, id: InterfaceId | null, outcome: CheckOutcome, durationMs: number): CheckResult => ({
+/** One result; it cites the interface's generation (or, for the card checks, the card's: `protocol`). */
+const resultOf = (spec: CheckSpec, id: InterfaceId | null, outcome: CheckOutcome, durationMs: number, protocol = id?.protocol): CheckResult => ({
   id: spec.id,
   group: spec.group,
   severity: spec.severity,
   title: spec.title,
-  spec: specSection(spec, id?.protocol),
+  spec: specSection(spec, protocol),
   interface: id,
   status: outcome.status,
   // Details quote what agents sent: escaped here, they are safe in every report (text, JSON, JUnit, MCP).
@@ -148,8 +149,6 @@ const interfacesToCheck = (input: CheckAgentInput, found: DiscoveredCard, target
     })
   )
 
-const isUnreachable = (error: A2aClientError) => error._tag === "AgentUnreachable" || error._tag === "RequestTimeout"
-
 /** The dry run of checkAgent: the checks it would run, listed and skipped; nothing is sent. */
 export const planChecks = Effect.fn("planChecks")(function*(input: CheckPlanInput) {
   yield* validateSelectors(input)
@@ -163,47 +162,33 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   const timeout = Duration.seconds(input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS)
   const checkLimit = Duration.times(timeout, 2)
   const target: Target = { ...(yield* resolveTarget({ ...input, timeoutSeconds: input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS })), maxResponseBytes: MAX_CHECK_BODY_BYTES }
-  const client = yield* A2aClient
-  const http = yield* RawHttp
   const report = input.onGroupDone ?? (() => Effect.void)
 
-  // The card: where discovery finds it, fetched once more raw for its headers.
-  const cardJson = yield* Effect.either(client.fetchCardJson(target))
-  if (cardJson._tag === "Left" && isUnreachable(cardJson.left)) return yield* cardJson.left
-  const cardUrl = cardJson._tag === "Right" ? cardJson.right.cardUrl : undefined
-  const servedCard: ServedCard | undefined = cardUrl === undefined ? undefined : {
-    cardUrl,
-    response: yield* http.exchange({
-      method: "GET",
-      url: cardUrl,
-      headers: { "A2A-Version": "1.0", Accept: "application/json" },
-      timeout,
-      maxBytes: MAX_CHECK_BODY_BYTES
-    })
-  }
-  const discovered = yield* Effect.option(client.discover(target))
-  const noCard = cardJson._tag === "Left" ? `no card: ${cardJson.left.message}` : "no card"
+  // The card first: without one (or one relay cannot read) one check names the root cause and nothing else runs.
+  const findings = yield* findCard(target, timeout)
+  const blocker = cardBlocker(findings)
+  const discovered = Either.getRight(findings.card)
   const endpoints = Option.match(discovered, { onNone: () => [], onSome: (found) => interfacesToCheck(input, found, target) })
   // Nothing goes to an interface on another origin than the card unless the user allowed its host.
   const { checked, refused } = Option.match(discovered, {
     onNone: () => ({ checked: endpoints, refused: [] as ReadonlyArray<Endpoint> }),
     onSome: (found) => splitByOrigin(endpoints, found.cardUrl, target.allowInterfaceHosts)
   })
-
-  const cardOutcome = (spec: CheckSpec): CheckOutcome => {
-    if (spec.id === "card.interface-hosts") {
-      return Option.match(discovered, { onNone: () => skipped(noCard), onSome: (found) => interfaceHostsOutcome(checked, refused, found.cardUrl) })
-    }
-    if (spec.id === "card.interfaces") {
-      return servedCard === undefined ? failed(noCard) : interfacesOutcome(Option.getOrUndefined(Option.map(discovered, (d) => d.card)), servedCard.cardUrl)
-    }
-    const check = cardChecks[spec.id as keyof typeof cardChecks]
-    return servedCard === undefined ? failed(noCard) : check(servedCard)
-  }
-  // What was not sent is never left out: card.interface-hosts is reported whenever it fails.
+  const outcomeOf = (spec: CheckSpec): CheckOutcome =>
+    spec.id !== "card.interface-hosts"
+      ? cardOutcome(spec.id, findings)
+      : Option.match(discovered, {
+        onNone: () => skipped(blocker?.reason ?? "no card"),
+        onSome: (found) => interfaceHostsOutcome(checked, refused, found.cardUrl)
+      })
+  // The root cause, and what was not sent, are never left out of the report.
   const hostsRule = checkById("card.interface-hosts")!
-  const cardSpecs = [...specs.filter((spec) => spec.scope === "agent"), ...(refused.length > 0 && !specs.includes(hostsRule) ? [hostsRule] : [])]
-  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, cardOutcome(spec), 0))
+  const cardSpecs = CHECKS.filter((spec) =>
+    spec.scope === "agent" &&
+    (specs.includes(spec) || spec.id === blocker?.id || (spec === hostsRule && refused.length > 0))
+  )
+  const cited = cardProtocol(findings)
+  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, outcomeOf(spec), 0, cited))
   if (cardResults.length > 0) yield* report("card", cardResults)
 
   const created = yield* Ref.make<ReadonlyArray<CreatedTask>>([])
@@ -247,16 +232,17 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
     acrossResults.push(yield* timed(spec, null, checkLimit, run(contexts)))
   }
   if (acrossResults.length > 0) yield* report("equivalence", acrossResults)
-  // Interfaces the card does not declare were not tested: say so rather than pass silently.
-  const noInterface = endpoints.length === 0 && Option.isSome(discovered)
-    ? specs.filter((spec) => spec.scope !== "agent").map((spec) =>
-      resultOf(spec, null, skipped(`the card declares no interface for protocol ${input.protocols.join("/")} and binding ${input.bindings.map(bindingName).join("/")}`), 0))
+  // Interfaces the card does not declare (or no card to read them from) were not tested: say so rather than pass silently.
+  const untested = blocker?.reason ??
+    `the card declares no interface for protocol ${input.protocols.join("/")} and binding ${input.bindings.map(bindingName).join("/")}`
+  const noInterface = endpoints.length === 0
+    ? specs.filter((spec) => spec.scope !== "agent").map((spec) => resultOf(spec, null, skipped(untested), 0))
     : []
   const results = [...cardResults, ...interfaceResults, ...acrossResults, ...noInterface]
   return {
     schema: CHECK_REPORT_SCHEMA_ID,
     agent_url: target.agentUrl,
-    card_url: cardUrl ?? null,
+    card_url: findings.served?.cardUrl ?? null,
     dry_run: false,
     interfaces: endpoints.map((endpoint) => ({ protocol: endpoint.version, binding: bindingName(endpoint.binding), url: endpoint.url })),
     results,

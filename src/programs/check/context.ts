@@ -4,9 +4,9 @@
  */
 import { Duration, Effect, Option, Ref } from "effect"
 import { randomUUID } from "node:crypto"
-import type * as V1 from "../../a2a/v1.js"
+import * as V1 from "../../a2a/v1.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
-import { type CheckOutcome, type CreatedTask, failed, passed, type InterfaceId, MAX_TASKS_PER_INTERFACE } from "../../domain/conformance.js"
+import { type CheckOutcome, type CreatedTask, failed, type InterfaceId, MAX_TASKS_PER_INTERFACE, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient, type Endpoint, type Target } from "../../services/A2aClient.js"
 import type { RawResponse } from "../../services/RawHttp.js"
 
@@ -15,6 +15,9 @@ export const MAX_CHECK_BODY_BYTES = 1024 * 1024
 
 /** Text of the messages the checks send: recognisable in the agent's logs. */
 export const CHECK_MESSAGE_TEXT = "relay check: hello"
+
+/** What the follow-up check asks with, hoping the agent asks for input (relay's mock agent does). */
+export const INPUT_REQUIRED_TEXT = "input-required"
 
 export interface InterfaceContext {
   readonly target: Target
@@ -35,6 +38,9 @@ export const userMessage = (extra: Partial<V1.Message> = {}, text = CHECK_MESSAG
   parts: [{ text }],
   ...extra
 })
+
+/** A task's state as the agent sent it: `TASK_STATE_WEIRD` stays TASK_STATE_WEIRD, never UNSPECIFIED. */
+export const stateSent = (status: V1.TaskStatus): string => status.unknownState ?? status.state
 
 /** A client error as a check's finding. */
 export const describeError = (error: A2aClientError): string => error.message
@@ -68,7 +74,7 @@ export const sendCounted = (ctx: InterfaceContext, request: V1.SendMessageReques
     yield* withinBudget(ctx)
     const client = yield* A2aClient
     const answer = yield* Effect.mapError(client.send(ctx.target, request), describeError)
-    if ("task" in answer) yield* recordTask(ctx, answer.task.id, answer.task.status.state)
+    if ("task" in answer) yield* recordTask(ctx, answer.task.id, stateSent(answer.task.status))
     return answer
   })
 
@@ -89,5 +95,30 @@ export const firstTask = (ctx: InterfaceContext) =>
       ? Effect.succeed(answer.task)
       : Effect.fail("the agent answers with a Message, not a Task, so there is no task to work on"))
 
-/** Runs a check step that may fail with a reason: the reason becomes the check's failure. */
-export const orFailed = <R>(effect: Effect.Effect<CheckOutcome, string, R>) => Effect.catchAll(effect, (reason) => Effect.succeed(failed(reason)))
+/** Ends a check step as not applicable here: the check is skipped with the reason (see orFailed). */
+export const skipWith = (reason: string) => Effect.fail(skipped(reason))
+
+/** Runs a check step that may fail with a reason (the check's failure) or end it with an outcome (skipWith). */
+export const orFailed = <R>(effect: Effect.Effect<CheckOutcome, string | CheckOutcome, R>) =>
+  Effect.catchAll(effect, (error) => Effect.succeed(typeof error === "string" ? failed(error) : error))
+
+const NEEDS_WORKING = "this needs a task that stays working (e.g. relay server agent -m mock --latency 2s)"
+
+/** A new task the agent is still working on (sent with returnImmediately); skips the check when the agent finishes at once. */
+export const workingTask = (ctx: InterfaceContext) =>
+  Effect.gen(function*() {
+    const answer = yield* sendCounted(ctx, { message: userMessage(), configuration: { returnImmediately: true } })
+    if (!("task" in answer)) return yield* skipWith("the agent answered with a Message, so no task stays working")
+    const { status } = answer.task
+    if (V1.isSettledState(status.state)) return yield* skipWith(`the agent finished the task at once (${stateSent(status)}); ${NEEDS_WORKING}`)
+    return answer.task
+  })
+
+/** Whether a task has finished since (so a refusal was no fault of the agent's); the skip names its state. */
+export const finishedMeanwhile = (ctx: InterfaceContext, taskId: string, what: string) =>
+  Effect.flatMap(A2aClient, (client) =>
+    Effect.match(client.getTask(ctx.target, { id: taskId }), {
+      onFailure: () => undefined,
+      onSuccess: (now) =>
+        V1.isTerminalState(now.status.state) ? skipped(`the task finished (${stateSent(now.status)}) before ${what} arrived; ${NEEDS_WORKING}`) : undefined
+    }))

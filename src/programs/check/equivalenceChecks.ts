@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { type CheckOutcome, failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
-import { firstTask, type InterfaceContext } from "./context.js"
+import { firstTask, type InterfaceContext, stateSent } from "./context.js"
 
 /** A task made over the first interface, looked up over each of the others. */
 const taskVisible = (contexts: ReadonlyArray<InterfaceContext>): Effect.Effect<CheckOutcome, string, A2aClient> =>
@@ -14,7 +14,7 @@ const taskVisible = (contexts: ReadonlyArray<InterfaceContext>): Effect.Effect<C
     const seen = yield* Effect.forEach(others, (other) =>
       client.getTask(other.target, { id: task.id }).pipe(
         Effect.match({
-          onSuccess: (found) => ({ where: other.id, state: found.status.state, error: undefined }),
+          onSuccess: (found) => ({ where: other.id, state: stateSent(found.status), error: undefined }),
           onFailure: (error) => ({ where: other.id, state: undefined, error: error.message })
         })
       ))

@@ -1,7 +1,8 @@
 /**
  * The push group: a push config registered on a task the run created can be read back, listed and
- * deleted (its URL is loopback's discard port, and the task is finished: nothing is delivered); and
- * a task registered with the run's own loopback receiver really posts to it.
+ * deleted (its URL is loopback's discard port, and the task is finished: nothing is delivered), also
+ * when sent in the v0.3 proto's own field names; and a task registered with the run's own loopback
+ * receiver really posts to it.
  */
 import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -10,6 +11,7 @@ import { isLoopbackHost } from "../../domain/hosts.js"
 import { PushReceiver } from "../../services/PushReceiver.js"
 import { A2aClient } from "../../services/A2aClient.js"
 import { firstTask, type InterfaceContext, orFailed, sendCounted, userMessage } from "./context.js"
+import { dialectOf, rawOperation, resultOf, shown, wireOf } from "./rawExchanges.js"
 
 export const UNREACHED_WEBHOOK = "http://127.0.0.1:9/relay-check"
 
@@ -29,6 +31,34 @@ const roundTrip = (ctx: InterfaceContext) =>
     yield* step("deleting it", client.deletePushConfig(ctx.target, ids))
     const after = yield* Effect.either(client.getPushConfig(ctx.target, ids))
     return after._tag === "Left" ? passed(`config ${made.id} created, read, listed and deleted`) : failed("the config can still be read after it was deleted")
+  }))
+
+/**
+ * v0.3 REST bodies are the proto's JSON, and a ProtoJSON reader accepts the proto's field names as
+ * well as their lowerCamel JSON names: the create request exactly as the proto spells it
+ * (CreateTaskPushNotificationConfigRequest, as the official TCK sends it) must be taken.
+ */
+const restProtoFields = (ctx: InterfaceContext) =>
+  orFailed(Effect.gen(function*() {
+    const task = yield* firstTask(ctx)
+    const configId = `relay-check-${randomUUID()}`
+    const name = `tasks/${task.id}/pushNotificationConfigs/${configId}`
+    const body = {
+      parent: `tasks/${task.id}`,
+      config_id: configId,
+      config: { name, push_notification_config: { id: configId, url: UNREACHED_WEBHOOK, token: `relay-check-${randomUUID()}` } }
+    }
+    const wire = yield* wireOf(dialectOf(ctx).createPushConfig, { taskId: task.id, id: configId, url: UNREACHED_WEBHOOK })
+    const response = yield* Effect.mapError(rawOperation(ctx, wire._tag === "Rest" ? { ...wire, body } : wire), (error) => error.message)
+    const made = yield* Effect.either(wire.decode(resultOf(ctx, response)))
+    if (response.status >= 300 || made._tag === "Left") return failed(`a create request in the proto's field names was not taken: ${shown(response)}`)
+    if (made.right.url !== UNREACHED_WEBHOOK) return failed(`the config was created with URL ${made.right.url}, not ${UNREACHED_WEBHOOK}`)
+    const client = yield* A2aClient
+    const ids = { taskId: task.id, id: made.right.id ?? configId }
+    const read = yield* Effect.either(client.getPushConfig(ctx.target, ids))
+    yield* Effect.ignore(client.deletePushConfig(ctx.target, ids))
+    if (read._tag === "Left") return failed(`the config ${ids.id} created from the proto's field names cannot be read back: ${read.left.message}`)
+    return read.right.url === UNREACHED_WEBHOOK ? passed(`config ${ids.id} created and read back`) : failed(`reading it back gave URL ${read.right.url}, not ${UNREACHED_WEBHOOK}`)
   }))
 
 /** A task registered with a push config: its updates must reach the run's own receiver. */
@@ -51,4 +81,4 @@ const delivery = (ctx: InterfaceContext) =>
       : failed(`no notification reached ${url} within ${Duration.format(ctx.timeout)} (an agent that refuses loopback webhooks cannot pass this)`)
   }))
 
-export const pushChecks = { "push.config-roundtrip": roundTrip, "push.delivery": delivery } as const
+export const pushChecks = { "push.config-roundtrip": roundTrip, "push.rest-proto-fields": restProtoFields, "push.delivery": delivery } as const

@@ -106,6 +106,15 @@ export const rawErrorOf = (response: RawResponse): RawError | undefined => {
   return { code, reason: errorInfoReason(error["data"]) ?? errorInfoReason(error["details"]), id: json["id"] }
 }
 
+/** Whether an answer refuses the request as invalid parameters: -32602 over JSON-RPC, 400 with an error body over REST. */
+export const refusedAsInvalid = (ctx: InterfaceContext, response: RawResponse): boolean => {
+  const error = rawErrorOf(response)
+  return ctx.id.binding === "jsonrpc" ? error?.code === -32602 : response.status === 400 && error !== undefined
+}
+
+/** How an invalid-parameters refusal is named on this binding. */
+export const invalidName = (ctx: InterfaceContext) => (ctx.id.binding === "jsonrpc" ? "-32602 Invalid params" : "HTTP 400")
+
 /** "HTTP 200, application/json: {…}": what the agent answered, for a failure's detail (a short, escaped excerpt). */
 export const shown = (response: RawResponse) => {
   const type = response.headers["content-type"]

@@ -1,12 +1,23 @@
 /**
  * The streaming group: one streaming message read raw (so framing faults are seen, not smoothed
- * over by a tolerant parser), and SubscribeToTask's error path.
+ * over by a tolerant parser), SubscribeToTask to a live task, and SubscribeToTask's error path.
  */
-import { Effect, Option, Predicate, Ref, Stream } from "effect"
+import { Effect, Either, Option, Predicate, Ref, Stream } from "effect"
+import * as V1 from "../../a2a/v1.js"
 import { type CheckOutcome, failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
 import type { RawResponse } from "../../services/RawHttp.js"
-import { expectProtocolError, type InterfaceContext, recordTask, unknownTaskId, userMessage, withinBudget } from "./context.js"
+import {
+  expectProtocolError,
+  finishedMeanwhile,
+  type InterfaceContext,
+  orFailed,
+  recordTask,
+  unknownTaskId,
+  userMessage,
+  withinBudget,
+  workingTask
+} from "./context.js"
 import { dialectOf, parseJson, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 /** The run's one raw streaming answer (sent on first use, bounded by the timeout: a stream that never closes fails). */
@@ -56,6 +67,11 @@ const taskIdOf = (payload: unknown): string | undefined => {
   return task !== undefined && typeof task["id"] === "string" ? task["id"] : undefined
 }
 
+const isRpcError = (data: string | undefined) => {
+  const json = data === undefined ? undefined : parseJson(data)
+  return Predicate.isRecord(json) && Predicate.isRecord(json["error"])
+}
+
 const withStream = (ctx: InterfaceContext, judge: (response: RawResponse) => CheckOutcome) =>
   Effect.catchAll(Effect.map(streamAnswer(ctx), judge), (reason) => Effect.succeed(failed(reason)))
 
@@ -84,10 +100,12 @@ const firstEvent = (ctx: InterfaceContext) =>
   })
 
 // The raw exchange returns once the body ends, or once it has read its limit (truncated): only
-// the first means the stream closed.
+// the first means the stream closed. An answer that is no event stream is no stream to close.
 const closes = (ctx: InterfaceContext) =>
-  withStream(ctx, (response) =>
-    response.truncated ? failed("the stream was still open after its size limit was read") : passed("closed"))
+  withStream(ctx, (response) => {
+    if (!isEventStream(response)) return skipped("the answer is not an event stream (see streaming.content-type)")
+    return response.truncated ? failed("the stream was still open after its size limit was read") : passed("closed")
+  })
 
 const subscribeUnknown = (ctx: InterfaceContext) =>
   Effect.flatMap(A2aClient, (client) =>
@@ -96,10 +114,94 @@ const subscribeUnknown = (ctx: InterfaceContext) =>
       onFailure: expectProtocolError(-32001, "TaskNotFound")
     }))
 
+/** The text of each artifact, by id, as a client following the events would hold it. */
+type ArtifactTexts = ReadonlyMap<string, string>
+
+const textOf = (parts: ReadonlyArray<V1.Part>) => parts.map((part) => ("text" in part ? part.text : "")).join("")
+
+const artifactTexts = (artifacts: ReadonlyArray<V1.Artifact> | undefined): ArtifactTexts =>
+  new Map((artifacts ?? []).map((artifact) => [artifact.artifactId, textOf(artifact.parts)]))
+
+/** An artifact update applied as A2A says: appended to the artifact with `append`, else replacing it. */
+const applyArtifact = (texts: ArtifactTexts, update: V1.TaskArtifactUpdateEvent): ArtifactTexts => {
+  const { artifactId, parts } = update.artifact
+  return new Map(texts).set(artifactId, `${update.append === true ? texts.get(artifactId) ?? "" : ""}${textOf(parts)}`)
+}
+
+/**
+ * What a subscription must be (1.0 §3.1.6): the task first, then only that task's status and
+ * artifact updates, none twice, none after the task finished, in time order. Followed from the
+ * snapshot, they must add up to the task as GetTask shows it once finished: an update the
+ * snapshot already held, sent again, or two swapped, would not.
+ */
+const judgeSubscription = (taskId: string, events: ReadonlyArray<Either.Either<V1.StreamResponse, string>>, final: V1.Task): CheckOutcome => {
+  const [first, ...rest] = events
+  if (first === undefined) return failed("the subscription carried no event")
+  if (Either.isLeft(first) || !("task" in first.right) || first.right.task.id !== taskId) {
+    return failed(`the first event is ${Either.isLeft(first) ? first.left : Object.keys(first.right).join(", ")}, not task ${taskId}`)
+  }
+  let texts = artifactTexts(first.right.task.artifacts)
+  let lastStatus = first.right.task.status
+  const seen = new Set<string>()
+  for (const [index, event] of rest.entries()) {
+    const where = `event ${index + 2}`
+    if (Either.isLeft(event)) return failed(`${where} is not an A2A event: ${event.left}`)
+    const update = event.right
+    const key = JSON.stringify(update)
+    if (seen.has(key)) return failed(`${where} repeats an earlier event`)
+    seen.add(key)
+    if (V1.isTerminalState(lastStatus.state)) return failed(`${where} came after the task finished (${lastStatus.state})`)
+    if ("statusUpdate" in update && update.statusUpdate.taskId === taskId) {
+      const { status } = update.statusUpdate
+      if (status.timestamp !== undefined && lastStatus.timestamp !== undefined && Date.parse(status.timestamp) < Date.parse(lastStatus.timestamp)) {
+        return failed(`${where} (${status.state} at ${status.timestamp}) is older than the status before it (${lastStatus.timestamp})`)
+      }
+      lastStatus = status
+    } else if ("artifactUpdate" in update && update.artifactUpdate.taskId === taskId) {
+      texts = applyArtifact(texts, update.artifactUpdate)
+    } else {
+      return failed(`${where} is ${Object.keys(update).join(", ")} and not a status or artifact update of task ${taskId}`)
+    }
+  }
+  const expected = artifactTexts(final.artifacts)
+  const differs = [...new Set([...texts.keys(), ...expected.keys()])].find((id) => texts.get(id) !== expected.get(id))
+  if (differs !== undefined) {
+    return failed(`the snapshot and the updates after it add up to ${JSON.stringify(texts.get(differs) ?? null)} in artifact ${differs}, but the task holds ${JSON.stringify(expected.get(differs) ?? null)}`)
+  }
+  return lastStatus.state === final.status.state
+    ? passed(`the task, then ${rest.length} update(s), ending ${lastStatus.state}`)
+    : failed(`the updates end in ${lastStatus.state}, but the task is ${final.status.state}`)
+}
+
+const subscribeLive = (ctx: InterfaceContext) =>
+  orFailed(Effect.gen(function*() {
+    const task = yield* workingTask(ctx)
+    const wire = yield* wireOf(dialectOf(ctx).subscribe, { id: task.id })
+    const client = yield* A2aClient
+    const answer = yield* Effect.either(rawOperation(ctx, wire, { accept: "text/event-stream" }))
+    if (answer._tag === "Left") {
+      if (answer.left._tag !== "RequestTimeout") return failed(answer.left.message)
+      // Only a finished task must end the stream: one that stopped to ask may keep it open.
+      const now = yield* Effect.option(client.getTask(ctx.target, { id: task.id }))
+      return Option.isSome(now) && V1.isInterruptedState(now.value.status.state)
+        ? skipped(`the task stopped in ${now.value.status.state}, where a subscription may stay open; this needs a task that runs to its end`)
+        : failed(`the subscription did not close within ${answer.left.after}`)
+    }
+    const response = answer.right
+    // A refusal (plain, or as the stream's one event) is right for a task that finished first.
+    const refused = !isEventStream(response) || isRpcError(sseBlocks(response.text)[0]?.data)
+    if (refused) return (yield* finishedMeanwhile(ctx, task.id, "the subscription")) ?? failed(`the subscription was not a stream of the task's events: ${shown(response)}`)
+    const events = yield* Effect.forEach(eventPayloads(ctx, response), (payload) =>
+      Effect.either(Effect.mapError(wire.decode(payload), () => JSON.stringify(payload ?? null).slice(0, 160))))
+    const final = yield* Effect.mapError(client.getTask(ctx.target, { id: task.id }), (error) => `GetTask after the subscription failed: ${error.message}`)
+    return judgeSubscription(task.id, events, final)
+  }))
+
 export const streamingChecks = {
   "streaming.content-type": contentType,
   "streaming.framing": framing,
   "streaming.first-event": firstEvent,
   "streaming.closes": closes,
-  "streaming.subscribe-unknown": subscribeUnknown
+  "streaming.subscribe-unknown": subscribeUnknown,
+  "streaming.subscribe-live": subscribeLive
 } as const
