@@ -238,7 +238,8 @@ describe("relay check against a broken agent", () => {
       ["card.served", "passed", "A2A v0.3 §5.3"],
       ["card.valid", "passed", "A2A v0.3 §5.5"],
       ["card.interfaces", "passed", "A2A v0.3 §5.6"],
-      ["card.caching", "skipped", null]
+      ["card.caching", "skipped", null],
+      ["card.interface-hosts", "passed", null]
     ])
   })
 

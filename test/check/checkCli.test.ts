@@ -83,7 +83,7 @@ describe("relay check", () => {
     expect(lenient.code, lenient.stderr).toBe(0)
     expect(lenient.stdout).toMatch(/^ {2}! card\.caching \(should\) .*\n\s+neither Cache-Control nor ETag is sent with the card \[A2A v1\.0 §8\.6\.1\]$/m)
     expect(lenient.stdout).toContain("1 SHOULD-level finding(s) marked ! do not fail the run (--fail-on should fails on them)")
-    expect(lenient.stdout.trimEnd().split("\n").at(-1)).toBe("3 passed, 1 failed, 0 skipped")
+    expect(lenient.stdout.trimEnd().split("\n").at(-1)).toBe("4 passed, 1 failed, 0 skipped")
     expect(Fs.readFileSync(file, "utf8")).not.toContain("<failure")
 
     const strict = await relay([broken.baseUrl, "--only", "card", "--junit", file, "--fail-on", "should"])
@@ -98,7 +98,7 @@ describe("relay check", () => {
       const result = await relay([elsewhere.baseUrl, "--card-url", `${elsewhere.baseUrl}/api/agents/broken/card.json`, "--only", "card"])
       expect(result.code, result.stderr).toBe(0)
       expect(result.stdout).toMatch(/^ {2}! card\.served .*\n\s+warning: no card at the well-known path \/\.well-known\/agent-card\.json \(HTTP 404\); the card was found only at \/api\/agents\/broken\/card\.json/m)
-      expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("3 passed, 0 failed, 0 skipped, 1 warning")
+      expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("4 passed, 0 failed, 0 skipped, 1 warning")
       expect((await relay([elsewhere.baseUrl, "--card-url", `${elsewhere.baseUrl}/api/agents/broken/card.json`, "--only", "card", "--fail-on", "should"])).code).toBe(1)
     } finally {
       await elsewhere.close()
