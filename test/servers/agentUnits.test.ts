@@ -60,6 +60,30 @@ describe("TaskStore", () => {
       })
     ))
 
+  it.effect("keeps the messages queued for a task in order with it, and drops them when it ends", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const message = (text: string): V1.Message => ({ messageId: text, role: "ROLE_USER", parts: [{ text }] })
+        const seen: Array<ReadonlyArray<string>> = []
+        const queue = (text: string) =>
+          store.modify("t", (current, queued) => {
+            seen.push(queued.map((waiting) => waiting.messageId))
+            return Either.right({ task: current, queued: [...queued, message(text)] })
+          })
+        yield* store.create(task("t", "TASK_STATE_WORKING", "2026-01-01T00:00:00.000Z"))
+        yield* queue("a")
+        yield* queue("b")
+        yield* queue("c")
+        expect(seen).toEqual([[], ["a"], ["a", "b"]])
+        yield* store.publish("t", status("t", "TASK_STATE_CANCELED"))
+        yield* store.modify("t", (_current, queued) => {
+          seen.push(queued.map((waiting) => waiting.messageId))
+          return Either.left("looked only")
+        }).pipe(Effect.ignore)
+        expect(seen[seen.length - 1]).toEqual([])
+      })
+    ))
+
   it.effect("lists newest status first in pages that do not overlap", () =>
     withStore((store) =>
       Effect.gen(function*() {
