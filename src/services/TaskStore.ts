@@ -106,8 +106,16 @@ export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
     id: string,
     change: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => Either.Either<TaskChange, E>
   ) => Effect.Effect<Option.Option<V1.Task>, E>
-  /** Applies one event (see applyTaskEvent); None when the task is missing or already terminal. */
-  readonly publish: (id: string, event: V1.StreamResponse) => Effect.Effect<Option.Option<V1.Task>>
+  /**
+   * Applies one event (see applyTaskEvent); None when the task is missing or already terminal.
+   * With `whenQueued`, messages waiting for the task's next turns make it apply that change
+   * instead, in the same step.
+   */
+  readonly publish: (
+    id: string,
+    event: V1.StreamResponse,
+    whenQueued?: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => TaskChange
+  ) => Effect.Effect<Option.Option<V1.Task>>
   /**
    * The snapshot and the later updates, atomically; None when there is no such task. The updates
    * end after the first terminal or interrupted state, or with `until: "terminal"` only after
@@ -395,15 +403,27 @@ export const make = (options: TaskStoreOptions = {}) =>
         if (record === undefined) return Effect.succeedNone
         const decided = change(taskOf(record), record.queued ?? NOTHING_QUEUED)
         if (decided._tag === "Left") return Effect.fail(decided.left)
-        const safe = storable(decided.right)
-        commit(record, safe)
-        return withCutLogged(safe !== decided.right, id, Option.some(safe.task))
+        return commitStorable(id, record, decided.right)
       })
 
-    const publish = (id: string, event: V1.StreamResponse) =>
+    const commitStorable = (id: string, record: TaskRecord, change: TaskChange) => {
+      const safe = storable(change)
+      commit(record, safe)
+      return withCutLogged(safe !== change, id, Option.some(safe.task))
+    }
+
+    const publish = (
+      id: string,
+      event: V1.StreamResponse,
+      whenQueued?: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => TaskChange
+    ) =>
       Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
         const record = records.get(id)
         if (record === undefined || V1.isTerminalState(record.state)) return Effect.succeedNone
+        const queued = record.queued
+        if (whenQueued !== undefined && queued !== undefined && queued.length > 0) {
+          return commitStorable(id, record, whenQueued(taskOf(record), queued))
+        }
         // The task before it is storable already: only what the event brings is checked.
         const safe = storable(event)
         const task = applyTaskEvent(taskOf(record), safe, maxHistory)

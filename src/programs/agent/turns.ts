@@ -157,35 +157,38 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
   return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.contextTasks(task.contextId), play)
 }
 
-/** Messages a task keeps when a request or a turn's end changes it (the store's publish keeps its own bound). */
+/** Messages a task keeps when a request or a turn's end changes it (the store's events keep its own bound). */
 const MAX_HISTORY = 100
-
-/** The task was canceled (or forgotten) while its turn ran: the turn's end changes nothing. */
-const STOPPED = Either.left("stopped" as const)
 
 /** A failed or rejected turn ends the task whatever waits; completed and the questions let a waiting message go on. */
 const endsTaskAnyway = (outcome: TurnOutcome) =>
   outcome.state === "TASK_STATE_FAILED" || outcome.state === "TASK_STATE_REJECTED"
 
 /**
- * Ends a turn in one step of the store (so no message can be queued in between and then lost).
- * With no message waiting, or a failed or rejected turn, the outcome becomes the task's status
- * (the store drops what waits when the task ends). Otherwise the task stays working: a status
- * update carries the turn's words (a question the waiting message answers) and the first waiting
- * message joins the history, for the next turn. Fails when the task was canceled meanwhile.
+ * The end of a turn that a message waits after: the task stays working, a status update carries
+ * the turn's words (a question the waiting message answers), and the first waiting message joins
+ * the history, for the next turn.
  */
-const endTurnOf = ({ clock, store }: TurnServices, taskId: string, outcome: TurnOutcome) =>
-  store.modify(taskId, (task, queued): Either.Either<TaskChange, "stopped"> => {
-    if (V1.isTerminalState(task.status.state)) return STOPPED
-    const waiting = queued[0]
-    const at = isoTime(clock)
-    if (waiting === undefined || endsTaskAnyway(outcome)) {
-      const event = statusEvent(task, outcomeStatus(outcome, task, at))
-      return Either.right({ task: applyTaskEvent(task, event, MAX_HISTORY), event })
-    }
-    const event = statusEvent(task, outcomeStatus(outcome, task, at, "TASK_STATE_WORKING"))
-    return Either.right({ task: appendHistory(applyTaskEvent(task, event, MAX_HISTORY), waiting, MAX_HISTORY), event, queued: queued.slice(1) })
-  })
+const handOn = (outcome: TurnOutcome, at: string) => (task: V1.Task, queued: ReadonlyArray<V1.Message>): TaskChange => {
+  const event = statusEvent(task, outcomeStatus(outcome, task, at, "TASK_STATE_WORKING"))
+  return { task: appendHistory(applyTaskEvent(task, event, MAX_HISTORY), queued[0]!, MAX_HISTORY), event, queued: queued.slice(1) }
+}
+
+/**
+ * Ends a turn in one step of the store (so no message can be queued in between and then lost):
+ * the outcome becomes the task's status, unless a message waits and the turn neither failed nor
+ * was rejected (see handOn). The store drops what waits when the task ends. None when the task
+ * was canceled meanwhile.
+ */
+const endTurnOf = ({ clock, store }: TurnServices, task: V1.Task, outcome: TurnOutcome) => {
+  const at = isoTime(clock)
+  const settled = statusEvent(task, outcomeStatus(outcome, task, at))
+  return endsTaskAnyway(outcome) ? store.publish(task.id, settled) : store.publish(task.id, settled, handOn(outcome, at))
+}
+
+/** Whether a turn's end left the task working: the next waiting message's turn is due. */
+const nextTurnDue = (ended: Option.Option<V1.Task>): ended is Option.Some<V1.Task> =>
+  Option.isSome(ended) && ended.value.status.state === "TASK_STATE_WORKING"
 
 /**
  * The task's turns from `task` on: working for `latency` (when set), then input-required (when
@@ -200,13 +203,8 @@ const playTurns = (
 ): Effect.Effect<unknown, ModelError> => {
   const play = () =>
     Effect.flatMap(decideTurn(services, task, streaming), (outcome) =>
-      Effect.matchEffect(endTurnOf(services, task.id, outcome), {
-        onFailure: () => Effect.void,
-        onSuccess: (ended) =>
-          Option.isSome(ended) && ended.value.status.state === "TASK_STATE_WORKING"
-            ? playTurns(services, ended.value, streaming, latency)
-            : Effect.void
-      }))
+      Effect.flatMap(endTurnOf(services, task, outcome), (ended) =>
+        nextTurnDue(ended) ? playTurns(services, ended.value, streaming, latency) : Effect.void))
   return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
 }
 
