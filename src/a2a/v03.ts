@@ -69,7 +69,11 @@ export type Role = typeof Role.Type
 // ---------------------------------------------------------------------------
 
 const textPart = <K extends Schema.Struct.Field>(kindField: K) =>
-  Schema.Struct({ kind: kindField, text: Schema.String, metadata: optional(Metadata) }).annotations({ identifier: "v0.3 TextPart" })
+  Schema.Struct({
+    kind: kindField,
+    text: Schema.String,
+    metadata: optional(Metadata)
+  }).annotations({ identifier: "v0.3 TextPart" })
 
 export const TextPart = textPart(kind("text"))
 export interface TextPart extends Schema.Schema.Type<typeof TextPart> {}
