@@ -3,7 +3,8 @@
  *
  * - JSON-RPC shapes (`kind` discriminators, lower-case states, `final` on status updates).
  *   Decoding is lenient (missing `kind` inferred, any state/role spelling, `null` = absent);
- *   encoding emits the v0.3 spelling with `kind`.
+ *   encoding emits the v0.3 spelling with `kind`. Requests to relay's own agent are read as
+ *   strictly as the spec asks where it matters to peers: a Part must say its `kind` (§6.5).
  * - REST shapes (`Rest*`): v0.3 REST under `/v1/…` spoke the v0.3 *proto* JSON instead:
  *   `ROLE_USER`, Message `content` of `{text}|{file}|{data}`, `TASK_STATE_CANCELLED`, and
  *   responses wrapped as `{task}`/`{message}`/`{statusUpdate}`/`{artifactUpdate}`.
@@ -17,6 +18,9 @@ import * as V1 from "./v1.js"
 
 /** `kind` may be missing on input (some peers drop it); it is always written on output. */
 const kind = <K extends string>(value: K) => withDefault(Schema.Literal(value), () => value)
+
+/** `kind` as the spec has it: required (what relay's agent asks of a request's parts). */
+const requiredKind = <K extends string>(value: K) => Schema.Literal(value)
 
 const Metadata = V1.Metadata
 
@@ -64,11 +68,14 @@ export type Role = typeof Role.Type
 // JSON-RPC shapes
 // ---------------------------------------------------------------------------
 
-export const TextPart = Schema.Struct({
-  kind: kind("text"),
-  text: Schema.String,
-  metadata: optional(Metadata)
-}).annotations({ identifier: "v0.3 TextPart" })
+const textPart = <K extends Schema.Struct.Field>(kindField: K) =>
+  Schema.Struct({
+    kind: kindField,
+    text: Schema.String,
+    metadata: optional(Metadata)
+  }).annotations({ identifier: "v0.3 TextPart" })
+
+export const TextPart = textPart(kind("text"))
 export interface TextPart extends Schema.Schema.Type<typeof TextPart> {}
 
 export const FileWithBytes = Schema.Struct({
@@ -86,35 +93,48 @@ export const FileWithUri = Schema.Struct({
 }).annotations({ identifier: "v0.3 FileWithUri" })
 export interface FileWithUri extends Schema.Schema.Type<typeof FileWithUri> {}
 
-export const FilePart = Schema.Struct({
-  kind: kind("file"),
-  file: Schema.Union(FileWithBytes, FileWithUri),
-  metadata: optional(Metadata)
-}).annotations({ identifier: "v0.3 FilePart" })
+const filePart = <K extends Schema.Struct.Field>(kindField: K) =>
+  Schema.Struct({
+    kind: kindField,
+    file: Schema.Union(FileWithBytes, FileWithUri),
+    metadata: optional(Metadata)
+  }).annotations({ identifier: "v0.3 FilePart" })
+
+export const FilePart = filePart(kind("file"))
 export interface FilePart extends Schema.Schema.Type<typeof FilePart> {}
 
-export const DataPart = Schema.Struct({
-  kind: kind("data"),
-  /** v0.3 allows only objects here; translate.ts wraps other JSON values. */
-  data: Metadata,
-  metadata: optional(Metadata)
-}).annotations({ identifier: "v0.3 DataPart" })
+const dataPart = <K extends Schema.Struct.Field>(kindField: K) =>
+  Schema.Struct({
+    kind: kindField,
+    /** v0.3 allows only objects here; translate.ts wraps other JSON values. */
+    data: Metadata,
+    metadata: optional(Metadata)
+  }).annotations({ identifier: "v0.3 DataPart" })
+
+export const DataPart = dataPart(kind("data"))
 export interface DataPart extends Schema.Schema.Type<typeof DataPart> {}
 
 export const Part = Schema.Union(TextPart, FilePart, DataPart).annotations({ identifier: "v0.3 Part" })
 export type Part = typeof Part.Type
 
-export const Message = Schema.Struct({
-  kind: kind("message"),
-  messageId: Schema.String,
-  role: Role,
-  parts: repeated(Part),
-  contextId: optionalText,
-  taskId: optionalText,
-  metadata: optional(Metadata),
-  extensions: optional(Schema.Array(Schema.String)),
-  referenceTaskIds: optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "v0.3 Message" })
+/** A Part in a request to relay's agent: its `kind` is required (§6.5; a missing one is -32602). */
+export const RequestPart = Schema.Union(textPart(requiredKind("text")), filePart(requiredKind("file")), dataPart(requiredKind("data")))
+  .annotations({ identifier: "v0.3 Part" })
+
+const messageOf = <P extends Schema.Schema.Any>(part: P) =>
+  Schema.Struct({
+    kind: kind("message"),
+    messageId: Schema.String,
+    role: Role,
+    parts: repeated(part),
+    contextId: optionalText,
+    taskId: optionalText,
+    metadata: optional(Metadata),
+    extensions: optional(Schema.Array(Schema.String)),
+    referenceTaskIds: optional(Schema.Array(Schema.String))
+  }).annotations({ identifier: "v0.3 Message" })
+
+export const Message = messageOf(Part)
 export interface Message extends Schema.Schema.Type<typeof Message> {}
 
 export const Artifact = Schema.Struct({
@@ -205,9 +225,9 @@ export const MessageSendConfiguration = Schema.Struct({
 }).annotations({ identifier: "v0.3 MessageSendConfiguration" })
 export interface MessageSendConfiguration extends Schema.Schema.Type<typeof MessageSendConfiguration> {}
 
-/** `message/send` and `message/stream` params. */
+/** `message/send` and `message/stream` params (their parts must say their `kind`: see RequestPart). */
 export const MessageSendParams = Schema.Struct({
-  message: Message,
+  message: messageOf(RequestPart),
   configuration: optional(MessageSendConfiguration),
   metadata: optional(Metadata)
 }).annotations({ identifier: "v0.3 MessageSendParams" })
@@ -382,16 +402,19 @@ export type RestPart = typeof RestPart.Type
  * The proto's Message keeps its parts in `content`; clients that reuse their JSON-RPC messages
  * over REST send `parts` of the JSON-RPC shape instead, which is read as well (`content` wins).
  */
-export const RestMessage = Schema.Struct({
-  messageId: Schema.String,
-  contextId: optionalText,
-  taskId: optionalText,
-  role: V1.Role,
-  content: repeated(RestPart),
-  parts: optional(Schema.Array(Part)),
-  metadata: optional(Metadata),
-  extensions: optional(Schema.Array(Schema.String))
-}).annotations({ identifier: "v0.3 RestMessage" })
+const restMessageOf = <P extends Schema.Schema.Any>(jsonRpcPart: P) =>
+  Schema.Struct({
+    messageId: Schema.String,
+    contextId: optionalText,
+    taskId: optionalText,
+    role: V1.Role,
+    content: repeated(RestPart),
+    parts: optional(Schema.Array(jsonRpcPart)),
+    metadata: optional(Metadata),
+    extensions: optional(Schema.Array(Schema.String))
+  }).annotations({ identifier: "v0.3 RestMessage" })
+
+export const RestMessage = restMessageOf(Part)
 export interface RestMessage extends Schema.Schema.Type<typeof RestMessage> {}
 
 export const RestArtifact = Schema.Struct({
@@ -467,9 +490,12 @@ export const RestSendMessageConfiguration = Schema.Struct({
 }).annotations({ identifier: "v0.3 RestSendMessageConfiguration" })
 export interface RestSendMessageConfiguration extends Schema.Schema.Type<typeof RestSendMessageConfiguration> {}
 
-/** `message:send` / `message:stream` body. The proto field is `request`, with json_name `message`. */
+/**
+ * `message:send` / `message:stream` body. The proto field is `request`, with json_name `message`.
+ * Parts in the JSON-RPC shape must say their `kind`, as in a JSON-RPC request.
+ */
 export const RestSendMessageRequest = Schema.Struct({
-  message: RestMessage,
+  message: restMessageOf(RequestPart),
   configuration: optional(RestSendMessageConfiguration),
   metadata: optional(Metadata)
 }).annotations({ identifier: "v0.3 RestSendMessageRequest", [ProtoJson.ProtoAliases]: { request: "message" } })

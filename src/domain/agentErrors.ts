@@ -21,7 +21,7 @@ const HINTS: Readonly<Record<AgentErrorKind, string>> = {
   TaskNotFound: "Check the task id; the server keeps tasks in memory only, so a restart forgets them.",
   TaskNotCancelable: "The task already finished; only submitted, working or input-required tasks can be canceled.",
   PushNotificationNotSupported: "This agent does not send push notifications.",
-  UnsupportedOperation: "Start a new task for a finished one, or wait until a running task asks for input.",
+  UnsupportedOperation: "Start a new task for a finished one; a working task takes more messages once it has answered those it holds.",
   ContentTypeNotSupported: "Send the body as application/json (or application/a2a+json).",
   InvalidAgentResponse: "The agent produced an answer it cannot encode; this is a bug in relay.",
   ExtendedAgentCardNotConfigured: "This agent has no extended card.",

@@ -117,6 +117,12 @@ export const cutBelowDepth = (value: unknown, maxDepth: number): unknown => {
 /** Longest id (task, context, message, push config) the agent server takes: ids are map keys and are echoed in answers and logs. */
 export const MAX_ID_CHARS = 1024
 
+/**
+ * Messages the agent server holds for a task that is still working, to handle after its current
+ * turn, in order (each up to the request body limit); one more is refused with UnsupportedOperation.
+ */
+export const MAX_QUEUED_MESSAGES = 10
+
 /** Longest push notification URL the agent server stores. */
 export const MAX_URL_CHARS = 8192
 

@@ -9,7 +9,9 @@
  * offered to synchronously needs none.)
  *
  * It also owns the fibers that drive tasks (so a cancel can interrupt them), the push configs of
- * each task, and the bounds: history per task, tasks in memory (the oldest finished ones go).
+ * each task, the messages waiting for a working task's next turns (changed only with the task, so
+ * taking one and ending a turn are one step; dropped when the task ends), and the bounds: history
+ * per task, tasks in memory (the oldest finished ones go).
  *
  * A finished task no longer changes, so once a few newer ones have finished it is kept packed: as
  * its JSON text, a third of the memory of its objects, and read back (parsed) when asked for.
@@ -45,6 +47,8 @@ export interface TaskSubscription {
 export interface TaskChange {
   readonly task: V1.Task
   readonly event?: V1.StreamResponse | undefined
+  /** The messages waiting for the task's next turns, oldest first, when the change sets them. */
+  readonly queued?: ReadonlyArray<V1.Message> | undefined
 }
 
 export interface StoredPushConfig {
@@ -94,15 +98,24 @@ export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
   readonly create: (task: V1.Task) => Effect.Effect<void>
   readonly get: (id: string) => Effect.Effect<Option.Option<V1.Task>>
   /**
-   * Reads the task and applies `change` to it atomically; the change's event goes to every
-   * subscriber. None when there is no such task; `change` may refuse with an error.
+   * Reads the task (and the messages queued for it) and applies `change` to it atomically; the
+   * change's event goes to every subscriber. None when there is no such task; `change` may
+   * refuse with an error.
    */
   readonly modify: <E>(
     id: string,
-    change: (task: V1.Task) => Either.Either<TaskChange, E>
+    change: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => Either.Either<TaskChange, E>
   ) => Effect.Effect<Option.Option<V1.Task>, E>
-  /** Applies one event (see applyTaskEvent); None when the task is missing or already terminal. */
-  readonly publish: (id: string, event: V1.StreamResponse) => Effect.Effect<Option.Option<V1.Task>>
+  /**
+   * Applies one event (see applyTaskEvent); None when the task is missing or already terminal.
+   * With `whenQueued`, messages waiting for the task's next turns make it apply that change
+   * instead, in the same step.
+   */
+  readonly publish: (
+    id: string,
+    event: V1.StreamResponse,
+    whenQueued?: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => TaskChange
+  ) => Effect.Effect<Option.Option<V1.Task>>
   /**
    * The snapshot and the later updates, atomically; None when there is no such task. The updates
    * end after the first terminal or interrupted state, or with `until: "terminal"` only after
@@ -183,7 +196,11 @@ interface TaskRecord {
   /** Resolved at the next terminal or interrupted state. */
   waiters?: Array<Deferred.Deferred<V1.Task>>
   pushConfigs?: Map<string, StoredPushConfig>
+  /** Messages waiting for the task's next turns, oldest first (see TaskChange.queued). */
+  queued?: ReadonlyArray<V1.Message>
 }
+
+const NOTHING_QUEUED: ReadonlyArray<V1.Message> = []
 
 const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
 
@@ -360,6 +377,7 @@ export const make = (options: TaskStoreOptions = {}) =>
       record.time = statusTime(task)
       record.bytes = undefined
       setNewest(task.id, record)
+      if (change.queued !== undefined) record.queued = change.queued
       const event = change.event
       if (event !== undefined && record.subscribers !== undefined) {
         const update: TaskUpdate = { event, task: change.task }
@@ -371,28 +389,41 @@ export const make = (options: TaskStoreOptions = {}) =>
         delete record.waiters
         for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
       }
-      // Nothing follows a terminal state: subscribers keep what is queued and are let go.
+      // Nothing follows a terminal state: subscribers keep what is queued and are let go, waiting messages are dropped.
       if (V1.isTerminalState(state)) {
         delete record.subscribers
+        delete record.queued
         packFinished(record)
       }
     }
 
-    const modify = <E>(id: string, change: (task: V1.Task) => Either.Either<TaskChange, E>) =>
+    const modify = <E>(id: string, change: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => Either.Either<TaskChange, E>) =>
       Effect.suspend((): Effect.Effect<Option.Option<V1.Task>, E> => {
         const record = records.get(id)
         if (record === undefined) return Effect.succeedNone
-        const decided = change(taskOf(record))
+        const decided = change(taskOf(record), record.queued ?? NOTHING_QUEUED)
         if (decided._tag === "Left") return Effect.fail(decided.left)
-        const safe = storable(decided.right)
-        commit(record, safe)
-        return withCutLogged(safe !== decided.right, id, Option.some(safe.task))
+        return commitStorable(id, record, decided.right)
       })
 
-    const publish = (id: string, event: V1.StreamResponse) =>
+    const commitStorable = (id: string, record: TaskRecord, change: TaskChange) => {
+      const safe = storable(change)
+      commit(record, safe)
+      return withCutLogged(safe !== change, id, Option.some(safe.task))
+    }
+
+    const publish = (
+      id: string,
+      event: V1.StreamResponse,
+      whenQueued?: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => TaskChange
+    ) =>
       Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
         const record = records.get(id)
         if (record === undefined || V1.isTerminalState(record.state)) return Effect.succeedNone
+        const queued = record.queued
+        if (whenQueued !== undefined && queued !== undefined && queued.length > 0) {
+          return commitStorable(id, record, whenQueued(taskOf(record), queued))
+        }
         // The task before it is storable already: only what the event brings is checked.
         const safe = storable(event)
         const task = applyTaskEvent(taskOf(record), safe, maxHistory)

@@ -814,6 +814,20 @@ describe("v0.3 message/send params fast path", () => {
     })
     expect(Either.isLeft(Translate.decodeSendRequestV03({ message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text" }] } }))).toBe(true)
   })
+
+  it.effect("needs each part's kind in a request (v0.3 §6.5), while answers the client reads may leave it out", () =>
+    Effect.gen(function* () {
+      const kindless = { messageId: "m1", role: "user", parts: [{ text: "hi" }] }
+      expect(Either.isLeft(Translate.decodeSendRequestV03({ message: { kind: "message", ...kindless } }))).toBe(true)
+      expect(Either.isLeft(ProtoJson.decoderEither(Translate.SendRequestAsV03Rest)({ message: { ...kindless, role: "ROLE_USER" } }))).toBe(true)
+      const task = { kind: "task", id: "t", contextId: "c", status: { state: "completed" }, history: [kindless], artifacts: [{ artifactId: "a", parts: [{ text: "ok" }] }] }
+      expect(yield* decode(Translate.SendResponseAsV03)(task)).toMatchObject({
+        task: { history: [{ parts: [{ text: "hi" }] }], artifacts: [{ parts: [{ text: "ok" }] }] }
+      })
+      expect(yield* decode(Translate.StreamResponseAsV03)({ kind: "message", ...kindless, role: "agent" })).toEqual({
+        message: { messageId: "m1", role: "ROLE_AGENT", parts: [{ text: "hi" }] }
+      })
+    }))
 })
 
 describe("v1 strict encode", () => {

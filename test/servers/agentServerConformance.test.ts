@@ -1,7 +1,8 @@
 // The points an independent conformance pass checked in the agent server (issue 19), on every
 // route each touches, in both bindings and generations where it applies: ListTasks pageSize and
 // statusTimestampAfter, errors of streaming methods before their first event, the request id
-// of a refused call, the extended card only with --auth, and a push config that does not exist.
+// of a refused call, the extended card only with --auth, and a push config that does not exist;
+// and what the official TCK found (issue 27): a v0.3 part without `kind` is refused.
 import * as V03Client from "a2a-sdk-v03/client"
 import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -286,5 +287,32 @@ describe("a push config that does not exist", () => {
     const rest = await post(`${base}/v1/tasks/${id}/pushNotificationConfigs`, { config: { pushNotificationConfig: { url: hook } } })
     expect(rest.status).toBe(201)
     expect(rest.json["name"]).toBe(`tasks/${id}/pushNotificationConfigs/${id}`)
+  })
+})
+
+describe("a v0.3 part without kind (v0.3 §6.5, §8.1)", () => {
+  const v03Params = (parts: ReadonlyArray<Json>) => ({ message: { kind: "message", messageId: "m-kindless", role: "user", parts } })
+  const KINDLESS = [{ kind: "text", text: "fine" }, { text: "no kind" }]
+  const invalidPart = { code: -32602, message: "message.parts[1].kind is required", data: [{ metadata: { field: "message.parts[1].kind" } }] }
+
+  it("is -32602 naming the part over JSON-RPC (message/send, and message/stream's one error event)", async () => {
+    const sent = await rpc(base, "message/send", v03Params(KINDLESS), {})
+    expect(errorOf(sent)).toMatchObject(invalidPart)
+    const { events } = await streamRpc(base, "message/stream", v03Params([{ data: { a: 1 } }]), {})
+    expect(await events()).toMatchObject([{ event: "error", data: { id: "s-1", error: { code: -32602, message: "message.parts[0].kind is required" } } }])
+    for (const kind of ["text", "data", "file"]) {
+      const part = kind === "text" ? { text: "x" } : kind === "data" ? { data: { a: 1 } } : { file: { uri: "https://example.com/a.txt" } }
+      expect(errorOf(await rpc(base, "message/send", v03Params([part]), {}))).toMatchObject({ code: -32602 })
+      expect((await rpc(base, "message/send", v03Params([{ kind, ...part }]), {})).json["result"]).toMatchObject({ kind: "task" })
+    }
+  })
+
+  it("is 400 with -32602 over HTTP+JSON 0.3 in the JSON-RPC shape (`parts`); the proto shape (`content`) has no kind", async () => {
+    const rest = await post(`${base}/v1/message:send`, { message: { messageId: "m-rest", role: "ROLE_USER", parts: KINDLESS } })
+    expect(rest.status).toBe(400)
+    expect(rest.json).toMatchObject({ code: -32602, message: "message.parts[1].kind is required" })
+    const proto = await post(`${base}/v1/message:send`, { message: { messageId: "m-proto", role: "ROLE_USER", content: [{ text: "fine" }] } })
+    expect(proto.status).toBe(200)
+    expect(proto.json["task"]["status"]["state"]).toBe("TASK_STATE_COMPLETED")
   })
 })

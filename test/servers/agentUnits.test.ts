@@ -60,6 +60,41 @@ describe("TaskStore", () => {
       })
     ))
 
+  it.effect("keeps the messages queued for a task in order, hands them to publish's whenQueued, and drops them when it ends", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const message = (text: string): V1.Message => ({ messageId: text, role: "ROLE_USER", parts: [{ text }] })
+        const seen: Array<ReadonlyArray<string>> = []
+        const look = (_task: V1.Task, queued: ReadonlyArray<V1.Message>) => {
+          seen.push(queued.map((waiting) => waiting.messageId))
+          return Either.left("looked only")
+        }
+        const queue = (text: string) =>
+          store.modify("t", (current, queued) => {
+            seen.push(queued.map((waiting) => waiting.messageId))
+            return Either.right({ task: current, queued: [...queued, message(text)] })
+          })
+        const takeFirst = (current: V1.Task, queued: ReadonlyArray<V1.Message>): TaskStore.TaskChange => ({
+          task: TaskStore.appendHistory(current, queued[0]!, 10),
+          queued: queued.slice(1)
+        })
+        yield* store.create(task("t", "TASK_STATE_WORKING", "2026-01-01T00:00:00.000Z"))
+        yield* queue("a")
+        yield* queue("b")
+        yield* queue("c")
+        expect(seen).toEqual([[], ["a"], ["a", "b"]])
+        // A status while messages wait: whenQueued applies instead of the event.
+        const handedOn = Option.getOrThrow(yield* store.publish("t", status("t", "TASK_STATE_COMPLETED"), takeFirst))
+        expect([handedOn.status.state, handedOn.history?.map((m) => m.messageId)]).toEqual(["TASK_STATE_WORKING", ["m-t", "a"]])
+        yield* Effect.ignore(store.modify("t", look))
+        expect(seen[seen.length - 1]).toEqual(["b", "c"])
+        // A terminal state drops what waits.
+        yield* store.publish("t", status("t", "TASK_STATE_CANCELED"))
+        yield* Effect.ignore(store.modify("t", look))
+        expect(seen[seen.length - 1]).toEqual([])
+      })
+    ))
+
   it.effect("lists newest status first in pages that do not overlap", () =>
     withStore((store) =>
       Effect.gen(function*() {

@@ -5,6 +5,9 @@
  * asks for input when its policy says so (the default policy never does); a model may also end a
  * turn in another state (the mock model does: input-required, auth-required, failed, rejected).
  * A message with a context id is answered with the earlier turns of that conversation in the prompt.
+ * A message to a task that is still working waits in the store's queue (A2A 1.0 §3.4.3 lets a client
+ * continue a task): when the turn ends, the first waiting message is the next turn, in the same
+ * worker, and only the last turn's end settles the task.
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
@@ -13,11 +16,12 @@ import { artifactText, partsText } from "../../a2a/text.js"
 import * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, invalidParams, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../../domain/agentTurn.js"
+import { MAX_QUEUED_MESSAGES } from "../../domain/limits.js"
 import type { ModelError } from "../../domain/modelErrors.js"
 import { ModelAccess } from "../../services/ModelAccess.js"
 import { PushSender } from "../../services/PushSender.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
-import { appendHistory, TaskStore } from "../../services/TaskStore.js"
+import { appendHistory, applyTaskEvent, type TaskChange, TaskStore } from "../../services/TaskStore.js"
 import { startDelivery, storePushConfig } from "./pushConfigs.js"
 import { AgentSettings, type AgentSettingsValue } from "./settings.js"
 import { agentMessage, historyLengthProblem, idProblem, isoOf, status, statusEvent } from "./shared.js"
@@ -62,18 +66,26 @@ export const withTurnServices = <A, E, R>(use: (services: TurnServices) => Effec
 
 const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 
-/** The earlier turns of the conversation and the new message, as the model's prompt. */
+/**
+ * The earlier turns of the conversation and the new message, as the model's prompt. The task's own
+ * answers so far (turns before a queued message) come just before its newest message: the store
+ * does not keep which turn wrote which artifact.
+ */
 const promptFor = (services: TurnServices, earlier: ReadonlyArray<V1.Task>, task: V1.Task): Array<Prompt.MessageEncoded> => {
   const turns: Array<Prompt.MessageEncoded> = []
   const say = (role: "user" | "assistant", text: string) => {
     if (text.trim() !== "") turns.push(role === "user" ? { role, content: text } : { role, content: text })
   }
+  const sayMessage = (message: V1.Message) => say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
   for (const other of earlier) {
     if (other.id === task.id) continue
-    for (const message of other.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
+    for (const message of other.history ?? []) sayMessage(message)
     for (const artifact of other.artifacts ?? []) say("assistant", artifactText(artifact.parts))
   }
-  for (const message of task.history ?? []) say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
+  const history = task.history ?? []
+  for (let index = 0; index < history.length - 1; index++) sayMessage(history[index]!)
+  for (const artifact of task.artifacts ?? []) say("assistant", artifactText(artifact.parts))
+  if (history.length > 0) sayMessage(history[history.length - 1]!)
   const recent = turns.slice(-Math.max(1, services.settings.contextMessages))
   return [{ role: "system", content: services.settings.systemPrompt }, ...recent]
 }
@@ -110,9 +122,9 @@ const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.
   return model.turn(prompt, { streaming, emit: (output) => Effect.suspend(() => emit(output)) })
 }
 
-/** The status a turn ends with; its message (a question, a reason) comes from the agent. */
-const outcomeStatus = (outcome: TurnOutcome, task: V1.Task, at: string) =>
-  status(outcome.state, at, outcome.message === undefined ? undefined : agentMessage(outcome.message, task))
+/** A status a turn ends with: the outcome's state, or another; its message (a question, a reason) comes from the agent. */
+const outcomeStatus = (outcome: TurnOutcome, task: V1.Task, at: string, state: V1.TaskState = outcome.state) =>
+  status(state, at, outcome.message === undefined ? undefined : agentMessage(outcome.message, task))
 
 const failureReason = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
@@ -145,12 +157,63 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
   return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.contextTasks(task.contextId), play)
 }
 
+/** Messages a task keeps when a request or a turn's end changes it (the store's events keep its own bound). */
+const MAX_HISTORY = 100
+
+/** A failed or rejected turn ends the task whatever waits; completed and the questions let a waiting message go on. */
+const endsTaskAnyway = (outcome: TurnOutcome) =>
+  outcome.state === "TASK_STATE_FAILED" || outcome.state === "TASK_STATE_REJECTED"
+
 /**
- * One turn of a task: working (for `latency`, when set), then input-required (when the policy
- * asks) or the model's turn: its answer and completed, or the state the model ends it in. A
- * model failure ends it as failed with the reason. Interruption (cancel) ends it silently: the
- * canceled status is already published. `begun` is the task as the request left it (only its
- * ids are used: the stored task is the one that moves on).
+ * The end of a turn that a message waits after: the task stays working, a status update carries
+ * the turn's words (a question the waiting message answers), and the first waiting message joins
+ * the history, for the next turn.
+ */
+const handOn = (outcome: TurnOutcome, at: string) => (task: V1.Task, queued: ReadonlyArray<V1.Message>): TaskChange => {
+  const event = statusEvent(task, outcomeStatus(outcome, task, at, "TASK_STATE_WORKING"))
+  return { task: appendHistory(applyTaskEvent(task, event, MAX_HISTORY), queued[0]!, MAX_HISTORY), event, queued: queued.slice(1) }
+}
+
+/**
+ * Ends a turn in one step of the store (so no message can be queued in between and then lost):
+ * the outcome becomes the task's status, unless a message waits and the turn neither failed nor
+ * was rejected (see handOn). The store drops what waits when the task ends. None when the task
+ * was canceled meanwhile.
+ */
+const endTurnOf = ({ clock, store }: TurnServices, task: V1.Task, outcome: TurnOutcome) => {
+  const at = isoTime(clock)
+  const settled = statusEvent(task, outcomeStatus(outcome, task, at))
+  return endsTaskAnyway(outcome) ? store.publish(task.id, settled) : store.publish(task.id, settled, handOn(outcome, at))
+}
+
+/** Whether a turn's end left the task working: the next waiting message's turn is due. */
+const nextTurnDue = (ended: Option.Option<V1.Task>): ended is Option.Some<V1.Task> =>
+  Option.isSome(ended) && ended.value.status.state === "TASK_STATE_WORKING"
+
+/**
+ * The task's turns from `task` on: working for `latency` (when set), then input-required (when
+ * the policy asks) or the model's turn; its end settles the task, or leaves it working with the
+ * next waiting message, whose turn follows.
+ */
+const playTurns = (
+  services: TurnServices,
+  task: V1.Task,
+  streaming: boolean,
+  latency: Duration.Duration | undefined
+): Effect.Effect<unknown, ModelError> => {
+  const play = () =>
+    Effect.flatMap(decideTurn(services, task, streaming), (outcome) =>
+      Effect.flatMap(endTurnOf(services, task, outcome), (ended) =>
+        nextTurnDue(ended) ? playTurns(services, ended.value, streaming, latency) : Effect.void))
+  return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
+}
+
+/**
+ * A task's worker: working, then its turns (see playTurns): the model's answer and completed, or
+ * the state the model ends it in. A model failure ends it as failed with the reason. Interruption
+ * (cancel) ends it silently: the canceled status is already published. `begun` is the task as the
+ * request left it (only its ids are used: the stored task is the one that moves on). A turn's
+ * answer streams as deltas when the request that started the worker streams.
  *
  * Written as a chain of effects rather than a generator: each step of a generator cost an
  * allocation-heavy round trip, and the turn runs once per SendMessage.
@@ -159,46 +222,69 @@ const runTurn = (services: TurnServices, begun: V1.Task, streaming: boolean): Ef
   const { clock, settings, store } = services
   const taskId = begun.id
   const latency = Duration.toMillis(settings.latency) > 0 ? settings.latency : undefined
-  const finish = (task: V1.Task) => () =>
-    Effect.flatMap(decideTurn(services, task, streaming), (outcome) =>
-      store.publish(taskId, statusEvent(task, outcomeStatus(outcome, task, isoTime(clock)))))
   return Effect.suspend(() => store.publish(taskId, statusEvent(begun, status("TASK_STATE_WORKING", isoTime(clock))))).pipe(
-    Effect.flatMap((working): Effect.Effect<unknown, ModelError> => {
-      // None: canceled (or forgotten) before it started.
-      if (Option.isNone(working)) return Effect.void
-      const play = finish(working.value)
-      return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
-    }),
+    // None: canceled (or forgotten) before it started.
+    Effect.flatMap((working) => Option.isNone(working) ? Effect.void : playTurns(services, working.value, streaming, latency)),
     Effect.catchAllCause((cause) => failTurn(services, taskId, cause))
   )
 }
 
-const continueTask = (store: TaskStore["Type"], message: V1.Message, taskId: string, at: string, maxHistory: number) =>
-  store.modify(taskId, (task): Either.Either<{ readonly task: V1.Task }, AgentRequestError> => {
-      const state = task.status.state
-      if (V1.isTerminalState(state)) {
-        return Either.left(unsupportedOperation(
-          `Task ${taskId} is ${V1.stateName(state)} and accepts no more messages; send without a taskId to start a new task ` +
-            "(with the same contextId to stay in the conversation)"
-        ))
-      }
-      if (message.contextId !== undefined && message.contextId !== task.contextId) {
-        return Either.left(invalidParams(`contextId ${message.contextId} does not match task ${taskId}'s context ${task.contextId ?? ""}`))
-      }
-      if (!V1.isInterruptedState(state)) {
-        return Either.left(unsupportedOperation(`Task ${taskId} is still ${V1.stateName(state)}; send again once it asks for input`))
-      }
+/** The task a request addressed as the request left it; `queued` when its message waits for the current turn (its worker runs). */
+export interface Begun {
+  readonly task: V1.Task
+  readonly queued: boolean
+}
+
+/** Why a message cannot join an existing task, if it cannot: the task ended, another context, or its queue is full. */
+const followUpProblem = (task: V1.Task, message: V1.Message, queued: ReadonlyArray<V1.Message>) => {
+  const state = task.status.state
+  if (V1.isTerminalState(state)) {
+    return unsupportedOperation(
+      `Task ${task.id} is ${V1.stateName(state)} and accepts no more messages; send without a taskId to start a new task ` +
+        "(with the same contextId to stay in the conversation)"
+    )
+  }
+  if (message.contextId !== undefined && message.contextId !== task.contextId) {
+    return invalidParams(`contextId ${message.contextId} does not match task ${task.id}'s context ${task.contextId ?? ""}`)
+  }
+  if (!V1.isInterruptedState(state) && queued.length >= MAX_QUEUED_MESSAGES) {
+    return unsupportedOperation(
+      `Task ${task.id} is still ${V1.stateName(state)} and already holds ${MAX_QUEUED_MESSAGES} messages for its next turns, ` +
+        "the most it takes; send again once it has answered"
+    )
+  }
+  return undefined
+}
+
+/**
+ * The message for an existing task: an interrupted task is moved on with it (submitted, its worker
+ * is started next); a task still submitted or working keeps it queued for after its current turn.
+ */
+const continueTask = (store: TaskStore["Type"], message: V1.Message, taskId: string, at: string) =>
+  Effect.suspend(() => {
+    let queued = false
+    const change = (task: V1.Task, waiting: ReadonlyArray<V1.Message>): Either.Either<TaskChange, AgentRequestError> => {
+      const problem = followUpProblem(task, message, waiting)
+      if (problem !== undefined) return Either.left(problem)
       const withIds: V1.Message = { ...message, taskId, ...(task.contextId === undefined ? {} : { contextId: task.contextId }) }
+      if (!V1.isInterruptedState(task.status.state)) {
+        queued = true
+        // It joins the history when its turn begins, so the history keeps each reply after its message.
+        return Either.right({ task, queued: [...waiting, withIds] })
+      }
       // No event: the worker announces "working" next, as for a new task.
-      return Either.right({ task: { ...appendHistory(task, withIds, maxHistory), status: status("TASK_STATE_SUBMITTED", at) } })
-  }).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(taskNotFound(taskId)), onSome: Effect.succeed })))
+      return Either.right({ task: { ...appendHistory(task, withIds, MAX_HISTORY), status: status("TASK_STATE_SUBMITTED", at) } })
+    }
+    return Effect.flatMap(store.modify(taskId, change), Option.match({
+      onNone: () => Effect.fail(taskNotFound(taskId)),
+      onSome: (task) => Effect.succeed<Begun>({ task, queued })
+    }))
+  })
 
-const MAX_HISTORY_FOR_CONTINUATION = 100
-
-/** A new task for the message, or the interrupted task it continues, as stored. */
-const startTask = ({ clock, store }: TurnServices, message: V1.Message): Effect.Effect<V1.Task, AgentRequestError> => {
+/** A new task for the message, or the existing task it continues, as stored. */
+const startTask = ({ clock, store }: TurnServices, message: V1.Message): Effect.Effect<Begun, AgentRequestError> => {
   const at = isoTime(clock)
-  if (message.taskId !== undefined) return continueTask(store, message, message.taskId, at, MAX_HISTORY_FOR_CONTINUATION)
+  if (message.taskId !== undefined) return continueTask(store, message, message.taskId, at)
   const id = randomId()
   const contextId = message.contextId ?? randomId()
   const task: V1.Task = {
@@ -207,18 +293,19 @@ const startTask = ({ clock, store }: TurnServices, message: V1.Message): Effect.
     status: { state: "TASK_STATE_SUBMITTED", timestamp: at },
     history: [{ ...message, taskId: id, contextId }]
   }
-  return Effect.as(store.create(task), task)
+  return Effect.as(store.create(task), { task, queued: false })
 }
 
 /**
- * Creates the task, or moves an interrupted one on with the new message; registers an inline
- * push config. Plain code until the store is changed: call it when the request is handled.
+ * Creates the task, moves an interrupted one on with the new message, or queues it for a working
+ * one; registers an inline push config. Plain code until the store is changed: call it when the
+ * request is handled.
  */
 export const beginTurn = (
   services: TurnServices,
   request: V1.SendMessageRequest,
   generation: ProtocolVersion
-): Effect.Effect<V1.Task, AgentRequestError, PushSender | TaskStore> => {
+): Effect.Effect<Begun, AgentRequestError, PushSender | TaskStore> => {
   const message = request.message
   const problem = messageProblem(message) ?? historyLengthProblem(request.configuration?.historyLength)
   if (problem !== undefined) return Effect.fail(problem)
@@ -229,11 +316,14 @@ export const beginTurn = (
     if (pushProblem !== undefined) return Effect.fail(invalidParams(`Push notification URL refused: ${pushProblem}`))
     return Effect.tap(
       startTask(services, message),
-      (task) => Effect.flatMap(storePushConfig(task.id, inlinePush, generation), (stored) => startDelivery(stored, true))
+      ({ task }) => Effect.flatMap(storePushConfig(task.id, inlinePush, generation), (stored) => startDelivery(stored, true))
     )
   })
 }
 
-/** Runs the turn in a fiber of the task's own, which outlives the request and takes its services along. */
-export const startWorker = (services: TurnServices, task: V1.Task, streaming: boolean) =>
-  services.store.runWorker(task.id, runTurn(services, task, streaming))
+/**
+ * Runs the turn in a fiber of the task's own, which outlives the request and takes its services
+ * along; a queued message needs none (the running worker takes it).
+ */
+export const startWorker = (services: TurnServices, { queued, task }: Begun, streaming: boolean) =>
+  queued ? Effect.void : services.store.runWorker(task.id, runTurn(services, task, streaming))

@@ -22,14 +22,15 @@ import { checkHistoryLength, nowIso, pageSizeOf, presentTask, requireTask, statu
 import { beginTurn, startWorker, withTurnServices } from "./turns.js"
 
 /**
- * SendMessage: starts (or continues) a task and answers with it once it is terminal or
- * interrupted, or at once with `returnImmediately`.
+ * SendMessage: starts (or continues, or queues a message for) a task and answers with it once it
+ * is terminal or interrupted, or at once with `returnImmediately`.
  */
 export const sendMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
   withTurnServices((services) =>
-    Effect.flatMap(beginTurn(services, request, generation), (task) => {
+    Effect.flatMap(beginTurn(services, request, generation), (begun) => {
+      const task = begun.task
       const historyLength = request.configuration?.historyLength
-      const started = startWorker(services, task, false)
+      const started = startWorker(services, begun, false)
       if (request.configuration?.returnImmediately === true) return Effect.as(started, { task: presentTask(task, historyLength) })
       // A turn that needs no waiting (the echo model) is over when its worker has started: no waiter is made then.
       return Effect.zipRight(
@@ -51,17 +52,18 @@ const eventsOf = (subscription: TaskSubscription, historyLength: number | undefi
   )
 
 /**
- * SendStreamingMessage: starts (or continues) a task and returns its events: the Task first,
- * then status and artifact updates (the answer's text deltas as chunks) until it is terminal or
- * interrupted. Request errors fail the effect itself, before any event.
+ * SendStreamingMessage: starts (or continues, or queues a message for) a task and returns its
+ * events: the Task first (as it stands), then status and artifact updates (the answer's text
+ * deltas as chunks) until it is terminal or interrupted. Request errors fail the effect itself,
+ * before any event.
  */
 export const streamMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
   withTurnServices((services) =>
-    Effect.flatMap(beginTurn(services, request, generation), (task) =>
-      Effect.flatMap(services.store.subscribe(task.id), (subscription) =>
+    Effect.flatMap(beginTurn(services, request, generation), (begun) =>
+      Effect.flatMap(services.store.subscribe(begun.task.id), (subscription) =>
         Option.isNone(subscription)
-          ? Effect.fail(internalError(`Task ${task.id} disappeared`))
-          : Effect.as(startWorker(services, task, true), eventsOf(subscription.value, request.configuration?.historyLength))))
+          ? Effect.fail(internalError(`Task ${begun.task.id} disappeared`))
+          : Effect.as(startWorker(services, begun, true), eventsOf(subscription.value, request.configuration?.historyLength))))
   )
 
 export const getTask = (request: { readonly id: string; readonly historyLength?: number | undefined }) =>
@@ -70,7 +72,7 @@ export const getTask = (request: { readonly id: string; readonly historyLength?:
     return presentTask(yield* requireTask(request.id), request.historyLength)
   })
 
-/** Cancels a task that is not terminal: the model call is interrupted and the task is canceled. */
+/** Cancels a task that is not terminal: the model call is interrupted, the messages waiting for its next turns are dropped, and the task is canceled. */
 export const cancelTask = (request: { readonly id: string }) =>
   Effect.gen(function*() {
     const store = yield* TaskStore

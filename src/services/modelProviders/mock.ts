@@ -3,7 +3,8 @@
  * A2A clients, and for relay's own tests. The text of the newest user message picks a scenario
  * (SCENARIOS: input-required, auth-required, fail, reject, a stream of chunks, a large artifact,
  * a data part, a file part); anything else is echoed, as by the echo model. It needs no model
- * server. Each scenario is one turn: a follow-up to an interrupted task is read the same way.
+ * server. Each scenario is one turn: a follow-up (to an interrupted task, or queued while it
+ * works) is read the same way.
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect } from "effect"
