@@ -24,26 +24,18 @@ const interfacesOf = (report: { readonly interfaces: ReadonlyArray<{ protocol: s
   report.interfaces.map((i) => `${i.protocol}/${i.binding}`)
 const statusesOf = (report: Awaited<ReturnType<typeof runCheck>>, id: string) => resultsOf(report, id).map((r) => r.status)
 
-/**
- * What relay's own agent fails on main until branch `agentsrv` (issue 27 items 19 and 20) is
- * merged: it refuses a message to a working task (-32004) and takes a v0.3 part without `kind`.
- * Once merged, both pass: empty these lists.
- */
-const AWAITING_AGENTSRV_MUST = ["messaging.part-without-kind@0.3/jsonrpc"]
-const AWAITING_AGENTSRV_SHOULD = ["messaging.follow-up-working@1.0/jsonrpc", "messaging.follow-up-working@1.0/rest", "messaging.follow-up-working@0.3/jsonrpc", "messaging.follow-up-working@0.3/rest"]
-
 describe("relay check against relay's own agent", () => {
   it("passes every must-check on both generations and both bindings (echo model)", async () => {
     const agent = started(await startAgent())
     const report = await runCheck(agent.baseUrl)
     expect(interfacesOf(report).sort()).toEqual([...ALL_INTERFACES].sort())
-    expect(failedMusts(report)).toEqual(AWAITING_AGENTSRV_MUST)
+    expect(failedMusts(report)).toEqual([])
     // The new checks ran where they apply: ListTasks on 1.0, the proto-named push body on 0.3 REST.
     for (const id of ["tasks.list-filters", "tasks.list-pages", "tasks.list-artifacts", "tasks.list-history-length", "tasks.negative-history-length", "tasks.list-invalid-timestamp"]) {
       expect(statusesOf(report, id), id).toEqual(["passed", "passed"])
     }
     expect(statusesOf(report, "push.rest-proto-fields")).toEqual(["passed"])
-    expect(resultsOf(report, "messaging.part-without-kind").map((r) => r.interface)).toEqual([{ protocol: "0.3", binding: "jsonrpc" }])
+    expect(resultsOf(report, "messaging.part-without-kind").map((r) => [r.interface, r.status])).toEqual([[{ protocol: "0.3", binding: "jsonrpc" }, "passed"]])
     // Every must-check that applies ran on every interface it applies to.
     expect(resultsOf(report, "transport.parse-error").map((r) => r.interface?.binding)).toEqual(["jsonrpc", "jsonrpc"])
     expect(resultsOf(report, "tasks.list").map((r) => r.status)).toEqual(["passed", "passed"])
@@ -62,15 +54,16 @@ describe("relay check against relay's own agent", () => {
   it("with --auth: refuses a request without credentials, and every must-check passes with the key", async () => {
     const agent = started(await startAgent({ key: "k-123456789" }))
     const report = await runCheck(agent.baseUrl, { apiKey: "k-123456789" })
-    expect(failedMusts(report)).toEqual(AWAITING_AGENTSRV_MUST)
+    expect(failedMusts(report)).toEqual([])
     expect(resultsOf(report, "auth.refused-without-credentials").map((r) => r.status)).toEqual(["passed", "passed", "passed", "passed"])
   }, 30_000)
 
   it("passes every must-check with the mock model: follow-ups, a live subscription, the cancel of a working task", async () => {
     const agent = started(await startAgent({ model: "mock", settings: { latency: Duration.millis(250) } }))
     const report = await runCheck(agent.baseUrl)
-    expect(idsWith(report, "failed").slice().sort()).toEqual([...AWAITING_AGENTSRV_MUST, ...AWAITING_AGENTSRV_SHOULD].sort())
-    for (const id of AWAITING_AGENTSRV_SHOULD) expect(report.results.find((r) => `${r.id}@${r.interface?.protocol}/${r.interface?.binding}` === id)?.detail).toMatch(/still working/)
+    expect(idsWith(report, "failed")).toEqual([])
+    // A follow-up to a working task is queued behind the current turn (A2A 1.0 §3.4.3).
+    expect(statusesOf(report, "messaging.follow-up-working")).toEqual(["passed", "passed", "passed", "passed"])
     expect(statusesOf(report, "tasks.cancel-working")).toEqual(["passed", "passed", "passed", "passed"])
     expect(statusesOf(report, "messaging.follow-up-input-required")).toEqual(["passed", "passed", "passed", "passed"])
     expect(statusesOf(report, "streaming.subscribe-live")).toEqual(["passed", "passed"])

@@ -11,12 +11,6 @@ import { closeServer, listenOnLoopback } from "../peers/httpUtil.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 import { type BrokenAgent, startBrokenAgent } from "./brokenAgent.js"
 
-/**
- * relay's own agent takes a v0.3 part without kind until branch `agentsrv` (issue 27 item 20) is
- * merged; then this is empty.
- */
-const AWAITING_AGENTSRV = ["--skip", "messaging.part-without-kind"]
-
 const home = tempHome()
 let agent: AgentHandle
 let broken: BrokenAgent
@@ -35,7 +29,7 @@ const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/
 
 describe("relay check", () => {
   it("exits 0 against relay's own agent; grouped lines, the summary last", async () => {
-    const result = await relay([agent.baseUrl, ...AWAITING_AGENTSRV])
+    const result = await relay([agent.baseUrl])
     expect(result.code, result.stderr).toBe(0)
     const lines = result.stdout.trimEnd().split("\n")
     expect(lines.at(-1)).toMatch(SUMMARY)
