@@ -28,7 +28,8 @@ import { HOSTILE_MESSAGES, leaksInternals, oversizedCall } from "./hostileMessag
 
 const BEARER = "live-sharing-bearer-0123456789"
 const TOOL_COUNT = 18
-const INSPECTOR = fileURLToPath(new URL("../../node_modules/.bin/mcp-inspector", import.meta.url))
+/** A package of its own, since its engines field asks for Node 22: `npm ci --prefix test/clients/inspector`. */
+const INSPECTOR = fileURLToPath(new URL("../clients/inspector/node_modules/.bin/mcp-inspector", import.meta.url))
 
 const home = tempHome()
 let agent: SdkAgentHandle
@@ -590,6 +591,9 @@ describe("SSE", () => {
 })
 
 describe("the pinned MCP inspector CLI", () => {
+  beforeAll(() => {
+    if (!Fs.existsSync(INSPECTOR)) throw new Error("the MCP inspector is missing: run npm ci --prefix test/clients/inspector")
+  })
   const inspect = (args: ReadonlyArray<string>) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(INSPECTOR, ["--cli", "-e", `RELAY_HOME=${home.stateDir}`, process.execPath, relayBin, "mcp", ...args], {
