@@ -1,10 +1,13 @@
-// `relay mcp` with clients that never read their answers (issue 27, item 3). An agent answers
-// 8 MB of text, so each answer is a ~16.8 MB MCP message. Before: 60 unread answers took the
-// server to 2.9 GB and an ENOBUFS exit. Now, on stdio, a client sending 120 such calls at once
-// and reading nothing is cut off (exit 1, the reason on stderr) with the server's peak RSS bounded
-// whatever the number of calls; over streamable HTTP the stuck session is closed with a logged
-// reason while another client is served all along, and the server stays up.
+// A long-lived `relay mcp` stays bounded (issue 27, items 3 and 4). Clients that never read their
+// answers: an agent answers 8 MB of text, so each answer is a ~16.8 MB MCP message. Before, 60
+// unread answers took the server to 2.9 GB and an ENOBUFS exit. Now, on stdio, a client sending
+// 120 such calls at once and reading nothing is cut off (exit 1, the reason on stderr) with the
+// server's peak RSS bounded whatever the number of calls; over streamable HTTP the stuck session
+// is closed with a logged reason while another client is served all along, and the server stays
+// up. Many agents with large cards: before, 60 agents' cards of ~5 MB took it to 825 MB; now the
+// card cache keeps at most 16 MiB of them.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
@@ -20,10 +23,15 @@ const ANSWER_CHARS = 8_000_000
 /** Peak RSS allowed: before the bound, 60 unread answers took 2.9 GB. */
 const RSS_CEILING_MIB = 1024
 
+const CARD_BYTES = 5_000_000
+const AGENTS = 60
+
 const home = tempHome()
 const children: Array<ChildProcessWithoutNullStreams> = []
 const sockets: Array<Net.Socket> = []
 let agent: Stub
+/** Agents at /agents/<i>, each with its own card of ~5 MB (under its path: the root has none). */
+let bigCards: Stub
 const figures: Record<string, string | number> = {}
 
 beforeAll(async () => {
@@ -36,14 +44,18 @@ beforeAll(async () => {
       return { body: { jsonrpc: "2.0", id, result: { message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text }] } } } }
     }
   }))
+  bigCards = await startStub((base) => {
+    const card = { ...v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }]), description: "d".repeat(CARD_BYTES) }
+    return Object.fromEntries(Array.from({ length: AGENTS }, (_, i) => [`GET /agents/${i}/.well-known/agent-card.json`, reply(card)]))
+  })
 })
 
 afterAll(async () => {
   for (const socket of sockets) socket.destroy()
   for (const child of children) child.kill("SIGKILL")
-  await agent?.close()
+  await Promise.allSettled([agent?.close(), bigCards?.close()])
   home.cleanup()
-  reportFigures("relay mcp, clients that stop reading", figures)
+  reportFigures("relay mcp: clients that stop reading, many large cards", figures)
 })
 
 const spawnRelay = (args: ReadonlyArray<string>) => {
@@ -156,5 +168,34 @@ describe("relay mcp, a client that stops reading", () => {
     expect(relay.child.exitCode).toBeNull()
     expect(relay.peakMiB()).toBeLessThan(RSS_CEILING_MIB)
     Object.assign(figures, { "HTTP calls unread": calls, "HTTP peak RSS MiB": relay.peakMiB(), "other client's calls served": `${served}/${served + failed}` })
-  })
+  }, 180_000)
+})
+
+describe("relay mcp, many agents with large cards", () => {
+  it(`keeps at most 16 MiB of cards: ${AGENTS} agents' cards of 5 MB, then the first again, peak RSS bounded`, async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [relayBin, "mcp"],
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" } as Record<string, string>,
+      stderr: "pipe"
+    })
+    const client = new Client({ name: "cards", version: "1" })
+    await client.connect(transport)
+    const pid = transport.pid!
+    const peakMiB = () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024)
+    const cardOf = async (i: number) => {
+      const result = (await client.callTool({ name: "get_agent_card", arguments: { agent_url: `${bigCards.baseUrl}/agents/${i}` } }, undefined, { timeout: 60_000 })) as CallToolResult
+      expect(result.isError ?? false).toBe(false)
+    }
+    for (let i = 0; i < AGENTS; i++) await cardOf(i)
+    const peak = peakMiB()
+    const fetchedBefore = bigCards.requests.length
+    // The first agent's card was pushed out long ago: fetched again.
+    await cardOf(0)
+    await client.close()
+    expect(bigCards.requests.length).toBeGreaterThan(fetchedBefore)
+    // Before the bound: 630 MiB here, growing with every agent.
+    expect(peak).toBeLessThan(512)
+    Object.assign(figures, { "agents with 5 MB cards": AGENTS, "cards peak RSS MiB": peak })
+  }, 180_000)
 })
