@@ -85,7 +85,10 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       return yield* Effect.never
     }))
   }))).pipe(
-    Effect.catchTag("ListenFailed", (error) => reportError(error, options.json)),
+    Effect.catchTags({
+      ListenFailed: (error) => reportError(error, options.json),
+      McpClientNotReading: (error) => reportError(error, options.json)
+    }),
     withLogLevel(options, LogLevel.Info)
   )).pipe(
   Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),

@@ -126,6 +126,21 @@ export class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFail
   }
 }
 
+/** An MCP client left answers unread past relay's bound, and read nothing for a while; its session was closed. */
+export class McpClientNotReading extends Schema.TaggedError<McpClientNotReading>()("McpClientNotReading", {
+  unreadBytes: Schema.Number,
+  maxBytes: Schema.Number,
+  stalledMs: Schema.Number
+}) {
+  readonly code = "mcp_client_not_reading"
+  override get message() {
+    return `The MCP client left ${this.unreadBytes} bytes of answers unread (at most ${this.maxBytes} may wait) and read nothing for ${this.stalledMs / 1000} s; its session was closed`
+  }
+  get hint() {
+    return "The MCP client must read relay's messages as they come: restart it, and ask for fewer or smaller answers at once."
+  }
+}
+
 export type StoreError = StateFileCorrupt | StateFileUnavailable | StateFileTooNew
 
 /** Narrowing for doors: anything with code, message and hint is rendered as-is. */

@@ -28,8 +28,23 @@ export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024
  */
 export const MAX_MCP_HTTP_SESSIONS = 32
 
-/** Events a streamable HTTP session keeps for clients resuming a lost stream: at most this many bytes (the newest kept). */
+/**
+ * Events a streamable HTTP session keeps for clients resuming a lost stream: at most this many
+ * bytes (the newest kept; an event larger than this is not kept).
+ */
 export const MAX_MCP_STORED_EVENT_BYTES = 4 * 1024 * 1024
+
+/**
+ * One MCP client's pace (stdio, or one HTTP session; mcp/backpressure.ts): requests handled at
+ * once, bytes of answers that may wait unread besides one answer (past them no request starts
+ * until the client reads), and how long a client that is behind may read nothing before it is
+ * cut off (its session closed; on stdio, the server exits).
+ */
+export const MCP_CLIENT_PACE = { maxInFlight: 16, maxBytes: 32 * 1024 * 1024, stallMs: 10_000 } as const
+
+/** Cards the A2A client keeps in memory, and the most card JSON they may add up to (least recently used go first). */
+export const MAX_CACHED_CARDS = 100
+export const MAX_CACHED_CARD_BYTES = 16 * 1024 * 1024
 
 /** Largest non-streaming answer (card, JSON-RPC or REST body) the client reads from an agent. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024

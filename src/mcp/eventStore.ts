@@ -3,7 +3,8 @@
  * event sent on a stream gets an id, and a client that lost the connection reconnects with
  * `Last-Event-ID` to get what it missed. One store per session, in memory, bounded in count and
  * bytes: the newest events are kept, so a client gone for long resumes with what is left (or is
- * told the id is unknown).
+ * told the id is unknown). An event larger than the byte bound is never kept: a client that lost
+ * the stream before it arrived does not get it on resuming.
  */
 import type { EventId, EventStore, StreamId } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
@@ -17,7 +18,7 @@ interface StoredEvent {
   readonly streamId: StreamId
   readonly seq: number
   readonly message: JSONRPCMessage
-  /** Its size as JSON (UTF-16 units, close enough to bytes for a bound). */
+  /** Its size as JSON, in UTF-8 bytes. */
   readonly size: number
 }
 
@@ -34,12 +35,12 @@ export const makeEventStore = (maxEvents: number = MAX_STORED_EVENTS, maxBytes: 
   const events: Array<StoredEvent> = []
   let seq = 0
   let bytes = 0
-  // The newest event always stays, however large: a client resuming right after it still gets it.
-  const overBound = () => events.length > 1 && (events.length > maxEvents || bytes > maxBytes)
+  const overBound = () => events.length > maxEvents || bytes > maxBytes
   return {
     storeEvent: async (streamId, message) => {
       seq += 1
-      const event = { id: `${streamId}${SEPARATOR}${seq}`, streamId, seq, message, size: JSON.stringify(message).length }
+      const event = { id: `${streamId}${SEPARATOR}${seq}`, streamId, seq, message, size: Buffer.byteLength(JSON.stringify(message)) }
+      if (event.size > maxBytes) return event.id
       events.push(event)
       bytes += event.size
       while (overBound()) bytes -= events.shift()!.size

@@ -1,23 +1,27 @@
 /**
  * `relay mcp`'s HTTP transports: streamable HTTP at /mcp, and the older HTTP+SSE transport at /sse
  * with posts to /messages (transports.ts loads this module when one is asked for). They bind
- * 127.0.0.1 by default and check Host (DNS rebinding) and Origin on every request.
+ * 127.0.0.1 by default and check Host (DNS rebinding) and Origin on every request. Each session
+ * goes at its client's pace, and one whose client stops reading is closed (backpressure.ts).
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Runtime } from "effect"
 import { ListenFailed } from "../domain/errors.js"
 import { isAllInterfaces, isLoopbackHost } from "../domain/hosts.js"
-import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
+import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
+import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
 import { makeEventStore } from "./eventStore.js"
 import { makeSessionTable, type SessionTable } from "./sessionTable.js"
+import { sendWebResponse, webRequestOf } from "./webExchange.js"
 import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
-import type { Server } from "node:http"
+import type { Server, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { hostname, networkInterfaces } from "node:os"
 
@@ -41,47 +45,123 @@ export const allowedHostNames = (host: string): ReadonlyArray<string> => {
 /** How long a client waits before reconnecting to a lost stream (the SSE `retry` field). */
 const SSE_RETRY_MS = 1000
 
+/** A session's pace, and where a client cut off is logged. */
+interface SessionPace extends PaceLimits {
+  readonly log: (line: string) => void
+}
+
+/**
+ * A session's backpressure (backpressure.ts), and `route`, which puts it between a connected
+ * transport and its server: requests reach the server at the client's pace, and an answer sent
+ * frees its request's place. A client cut off is logged (with its session id once it has one)
+ * and its session closed.
+ */
+const pacedSession = (limits: SessionPace, sessionId: () => string | undefined, close: () => Promise<void>) => {
+  let toServer: Transport["onmessage"]
+  const pace = makeBackpressure(limits, {
+    deliver: (message, extra) => toServer?.(message, extra),
+    cutOff: (reason) => {
+      limits.log(`MCP session ${sessionId() ?? "(initializing)"}: ${reason.message}`)
+      void close()
+    }
+  })
+  const route = (transport: Transport) => {
+    toServer = transport.onmessage
+    transport.onmessage = (message, extra) => pace.receive(message, extra)
+    const send = transport.send.bind(transport)
+    transport.send = (message, options) => {
+      const sending = send(message, options)
+      pace.sent(message)
+      return sending
+    }
+  }
+  return { pace, route }
+}
+
+/**
+ * Closes a session's server and drops what its client left unread: closing alone ends the
+ * streams gracefully, and a client that never reads would keep their buffers.
+ */
+const closeDropping = async (server: McpServer, pace: Backpressure) => {
+  pace.stop()
+  await server.close().catch(() => undefined)
+  pace.dropAll()
+}
+
+interface StreamableSession {
+  readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly pace: Backpressure
+}
+
+const serveStreamable = async (session: StreamableSession, req: Request, res: Response) =>
+  sendWebResponse(await session.transport.handleRequest(webRequestOf(req), { parsedBody: req.body }), res, session.pace)
+
 /** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
-const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: SessionTable<StreamableHTTPServerTransport>) => {
+const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: SessionTable<StreamableSession>, limits: SessionPace) => {
   app.all("/mcp", async (req: Request, res: Response) => {
     const sessionId = req.headers["mcp-session-id"]
     const existing = typeof sessionId === "string" ? sessions.use(sessionId) : undefined
-    if (existing) return existing.handleRequest(req, res, req.body)
+    if (existing) return serveStreamable(existing, req, res)
     if (sessionId !== undefined) return jsonRpcError(res, 404, "Unknown or expired session; initialize again")
     if (req.method !== "POST" || !isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, "No session: start with an initialize request")
     }
     await sessions.makeRoom()
     const server = makeServer()
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const close = () => closeDropping(server, pace)
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       // Resumable streams: event ids, and a `retry` hint for reconnecting clients.
       eventStore: makeEventStore(),
       retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: (id) => sessions.add(id, { transport, close: () => server.close() }),
+      onsessioninitialized: (id) => sessions.add(id, { transport: { transport, pace }, close }),
       onsessionclosed: (id) => sessions.remove(id)
     })
+    const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
     }
     await server.connect(transport)
-    await transport.handleRequest(req, res, req.body)
+    route(transport)
+    await serveStreamable({ transport, pace }, req, res)
   })
   return sessions
 }
 
+/**
+ * The older SSE transport, its messages sent at the client's pace: the SDK's own `send` writes
+ * each one to the event stream at once, read or not; this one queues it in the session's outbox,
+ * framed as the SDK frames it.
+ */
+class PacedSse extends SSEServerTransport {
+  private readonly events: Outbox
+
+  constructor(endpoint: string, res: ServerResponse, pace: Backpressure) {
+    super(endpoint, res)
+    this.events = pace.outbox(res)
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    this.events.send(Buffer.from(`event: message\ndata: ${JSON.stringify(message)}\n\n`))
+    return Promise.resolve()
+  }
+}
+
 /** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
-const mountSse = (app: App, makeServer: () => McpServer, sessions: SessionTable<SSEServerTransport>) => {
+const mountSse = (app: App, makeServer: () => McpServer, sessions: SessionTable<PacedSse>, limits: SessionPace) => {
   app.get("/sse", async (_req: Request, res: Response) => {
     await sessions.makeRoom()
-    const transport = new SSEServerTransport("/messages", res)
     const server = makeServer()
-    sessions.add(transport.sessionId, { transport, close: () => server.close() })
+    const close = () => closeDropping(server, pace)
+    const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
+    const transport = new PacedSse("/messages", res, pace)
+    sessions.add(transport.sessionId, { transport, close })
     res.on("close", () => {
       sessions.remove(transport.sessionId)
       server.close().catch(() => undefined)
     })
     await server.connect(transport)
+    route(transport)
   })
   app.post("/messages", async (req: Request, res: Response) => {
     const sessionId = typeof req.query["sessionId"] === "string" ? req.query["sessionId"] : ""
@@ -100,6 +180,8 @@ export interface HttpOptions {
   readonly allowedOrigins?: ReadonlyArray<string> | undefined
   /** Most sessions open at once (default MAX_MCP_HTTP_SESSIONS). */
   readonly maxSessions?: number | undefined
+  /** Each session's pace (default MCP_CLIENT_PACE). */
+  readonly pace?: PaceLimits | undefined
 }
 
 type App = ReturnType<typeof express>
@@ -124,9 +206,10 @@ export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
     const app = guardedApp(options, log)
     const maxSessions = options.maxSessions ?? MAX_MCP_HTTP_SESSIONS
     const evicted = (id: string) => log(`MCP session ${id} closed to make room for a new one (at most ${maxSessions} open)`)
+    const pace: SessionPace = { ...(options.pace ?? MCP_CLIENT_PACE), log }
     const sessions = options.kind === "streamable-http"
-      ? mountStreamableHttp(app, makeServer, makeSessionTable<StreamableHTTPServerTransport>(maxSessions, evicted))
-      : mountSse(app, makeServer, makeSessionTable<SSEServerTransport>(maxSessions, evicted))
+      ? mountStreamableHttp(app, makeServer, makeSessionTable<StreamableSession>(maxSessions, evicted), pace)
+      : mountSse(app, makeServer, makeSessionTable<PacedSse>(maxSessions, evicted), pace)
     app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
     app.use(notServed(options.kind === "streamable-http" ? "/mcp" : "/sse and /messages"))
     app.use(jsonRpcFailures(MAX_MCP_MESSAGE_BYTES, log))

@@ -3,13 +3,17 @@
  * itself when a line outgrows its read buffer and leaves stdin paused, so the server neither answers
  * nor notices EOF. This transport frames lines itself: a line over the limit is skipped as it
  * streams by (never buffered past the limit) and answered with an error, and every other line goes
- * through the message gate. It closes when stdin ends, and only then.
+ * through the message gate. Requests reach the server at the client's pace (backpressure.ts):
+ * while some wait their turn, stdin is not read. It closes when stdin ends, or when the client
+ * is cut off for not reading its answers: then `cutOff` says why.
  */
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { Readable, Writable } from "node:stream"
-import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
+import type { McpClientNotReading } from "../domain/errors.js"
+import { MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
+import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { type Admission, admitText, idAtEdges, oversized, type Refused } from "./messageGate.js"
 
 const NEWLINE = 0x0a
@@ -96,6 +100,8 @@ export interface BoundedStdioOptions {
   readonly input?: Readable | undefined
   readonly output?: Writable | undefined
   readonly maxBytes?: number | undefined
+  /** The client's pace (default MCP_CLIENT_PACE). */
+  readonly pace?: PaceLimits | undefined
   /** Where refused messages are reported (stderr via the logger). */
   readonly log: (line: string) => void
 }
@@ -110,19 +116,36 @@ export class BoundedStdioTransport implements Transport {
   private readonly output: Writable
   private readonly maxBytes: number
   private readonly framer: LineFramer
+  private readonly pace: Backpressure
+  private readonly stdout: Outbox
   private closed = false
+  /** Set when the client was cut off for not reading its answers; the transport is then closed. */
+  cutOff: McpClientNotReading | undefined
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.input = options.input ?? process.stdin
     this.output = options.output ?? process.stdout
     this.maxBytes = options.maxBytes ?? MAX_MCP_MESSAGE_BYTES
     this.framer = new LineFramer(this.maxBytes)
+    this.pace = makeBackpressure(options.pace ?? MCP_CLIENT_PACE, {
+      deliver: (message) => this.onmessage?.(message),
+      cutOff: (reason) => {
+        this.cutOff = reason
+        void this.close()
+      },
+      holding: (held) => {
+        if (this.closed) return
+        if (held) this.input.pause()
+        else this.input.resume()
+      }
+    })
+    this.stdout = this.pace.outbox(this.output)
   }
 
   private readonly onData = (chunk: Buffer) => {
     for (const framed of this.framer.push(chunk)) {
       const admission = admitFramed(framed, this.maxBytes)
-      if (admission._tag === "Accepted") this.onmessage?.(admission.message)
+      if (admission._tag === "Accepted") this.pace.receive(admission.message)
       else this.refuse(admission)
     }
   }
@@ -136,7 +159,7 @@ export class BoundedStdioTransport implements Transport {
 
   private refuse(refusal: Refused) {
     this.options.log(`Refused an MCP message on stdin: ${refusal.reason}`)
-    if (!refusal.silent) this.write(`${JSON.stringify(refusal.answer)}\n`).catch(() => undefined)
+    if (!refusal.silent) this.write(`${JSON.stringify(refusal.answer)}\n`)
   }
 
   start(): Promise<void> {
@@ -147,27 +170,16 @@ export class BoundedStdioTransport implements Transport {
     return Promise.resolve()
   }
 
+  /** Queues the message for stdout, where it goes out at the client's pace. */
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(serializeMessage(message))
+    this.write(serializeMessage(message))
+    this.pace.sent(message)
+    return Promise.resolve()
   }
 
-  /**
-   * Resolves once the text is handed over, or once stdout can take no more (an error or a close):
-   * a reader that went away must not leave sends waiting forever.
-   */
-  private write(text: string): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.output.write(text)) return resolve()
-      const settle = () => {
-        this.output.off("drain", settle)
-        this.output.off("error", settle)
-        this.output.off("close", settle)
-        resolve()
-      }
-      this.output.once("drain", settle)
-      this.output.once("error", settle)
-      this.output.once("close", settle)
-    })
+  /** Nothing more is written to a client that was cut off. */
+  private write(text: string) {
+    if (this.cutOff === undefined) this.stdout.send(Buffer.from(text))
   }
 
   close(): Promise<void> {
@@ -177,6 +189,7 @@ export class BoundedStdioTransport implements Transport {
     this.input.off("end", this.onEnd)
     this.input.off("close", this.onEnd)
     this.input.off("error", this.onError)
+    this.pace.stop()
     this.onclose?.()
     return Promise.resolve()
   }

@@ -6,20 +6,25 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Deferred, Effect, Runtime } from "effect"
+import type { McpClientNotReading } from "../domain/errors.js"
 import type { HttpOptions } from "./httpTransports.js"
 import { BoundedStdioTransport } from "./stdio.js"
 
 export const TRANSPORTS = ["stdio", "sse", "streamable-http"] as const
 export type TransportKind = (typeof TRANSPORTS)[number]
 
-/** Serves one MCP session over stdin/stdout until stdin closes (the transport closes with it). */
+/**
+ * Serves one MCP session over stdin/stdout until stdin closes (the transport closes with it), or
+ * fails with McpClientNotReading when the client leaves too much unread (the command then exits 1
+ * at once, dropping what stdout still held).
+ */
 export const serveStdio = (makeServer: () => McpServer) =>
   Effect.gen(function*() {
     const server = makeServer()
     const runtime = yield* Effect.runtime<never>()
     const transport = new BoundedStdioTransport({ log: (line) => Runtime.runSync(runtime)(Effect.logWarning(line)) })
-    const closed = yield* Deferred.make<void>()
-    server.server.onclose = () => Deferred.unsafeDone(closed, Effect.void)
+    const closed = yield* Deferred.make<void, McpClientNotReading>()
+    server.server.onclose = () => Deferred.unsafeDone(closed, transport.cutOff === undefined ? Effect.void : Effect.fail(transport.cutOff))
     yield* Effect.acquireRelease(
       Effect.promise(() => server.connect(transport)),
       () => Effect.promise(() => server.close()).pipe(Effect.ignore)

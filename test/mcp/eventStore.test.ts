@@ -33,7 +33,7 @@ describe("event store", () => {
     expect((await replay(store, old)).sent).toEqual([])
   })
 
-  it("keeps at most maxBytes of events, the newest first, and always the newest one", async () => {
+  it("keeps at most maxBytes of events, the newest first; an event larger than maxBytes is not kept", async () => {
     const big = (id: number, size: number) => ({ jsonrpc: "2.0" as const, id, result: { text: "x".repeat(size) } })
     const store = makeEventStore(1000, 1000)
     const first = await store.storeEvent("a", big(1, 400))
@@ -43,8 +43,12 @@ describe("event store", () => {
     expect(await store.getStreamIdForEventId!(first)).toBeUndefined()
     expect(await store.getStreamIdForEventId!(second)).toBe("s")
     expect((await replay(store, second)).sent.map(([id]) => id)).toEqual([third])
+    // One event over the bound is not kept, and evicts nothing: the bound holds even for a single event.
     const huge = await store.storeEvent("t", big(4, 5000))
-    expect(await store.getStreamIdForEventId!(huge)).toBe("t")
-    expect(await store.getStreamIdForEventId!(third)).toBeUndefined()
+    expect(await store.getStreamIdForEventId!(huge)).toBeUndefined()
+    expect((await replay(store, second)).sent.map(([id]) => id)).toEqual([third])
+    // A later event of the same stream resumes after it without it.
+    const after = await store.storeEvent("t", big(5, 10))
+    expect((await replay(store, huge)).sent.map(([id]) => id)).toEqual([after])
   })
 })

@@ -104,19 +104,19 @@ const fetchCard = (state: ClientState, target: Target, cardUrl: string) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const key = cacheKeyOf(target, cardUrl)
-    const cached = (yield* Ref.get(state.cardCache)).get(key)
+    const cached = state.cardCache.get(key)
     if (cached && cached.expiresAt > now) return Option.some(cached.card)
 
     const { response, text } = yield* exchange(state, target, cardRequest(target, cardUrl, cached?.etag))
     const expiresAt = now + maxAgeMs(response.headers["cache-control"])
     if (response.status === 304 && cached) {
-      yield* Ref.update(state.cardCache, (cache) => new Map(cache).set(key, { ...cached, expiresAt }))
+      state.cardCache.set(key, { ...cached, expiresAt })
       return Option.some(cached.card)
     }
     const raw = yield* cardJsonOf(target, cardUrl, response, text)
     if (Option.isNone(raw)) return Option.none()
     const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw.value)), raw: raw.value, cardUrl }
-    yield* Ref.update(state.cardCache, (cache) => new Map(cache).set(key, { card, etag: response.headers["etag"], expiresAt }))
+    state.cardCache.set(key, { card, etag: response.headers["etag"], expiresAt })
     return Option.some(card)
   })
 
@@ -157,8 +157,8 @@ export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect
 
 /** The extended card replaces the cached one (§6a.12) for calls with the same credentials. */
 export const replaceCachedCard = (state: ClientState, target: Target, card: DiscoveredCard) =>
-  Ref.update(state.cardCache, (cache) => {
+  Effect.sync(() => {
     const key = cacheKeyOf(target, card.cardUrl)
-    const cached = cache.get(key)
-    return cached === undefined ? cache : new Map(cache).set(key, { ...cached, card })
+    const cached = state.cardCache.get(key)
+    if (cached !== undefined) state.cardCache.set(key, { ...cached, card })
   })

@@ -5,20 +5,14 @@
  */
 import { HttpClient } from "@effect/platform"
 import { Effect, Ref, type Scope } from "effect"
-import type { DiscoveredCard } from "./discovery.js"
+import { type CardCache, makeCardCache } from "./cardCache.js"
 import { type Addressing, HostAddressing } from "./interfaceHosts.js"
 import type { Endpoint } from "./target.js"
 
-export interface CachedCard {
-  readonly card: DiscoveredCard
-  readonly etag: string | undefined
-  readonly expiresAt: number
-}
-
 export interface ClientState {
   readonly http: HttpClient.HttpClient
-  /** Cards by URL and credentials fingerprint (discovery.ts says why both). */
-  readonly cardCache: Ref.Ref<Map<string, CachedCard>>
+  /** Cards by URL and credentials fingerprint (discovery.ts says why both), bounded. */
+  readonly cardCache: CardCache
   /** Where discovery found each agent's card, so later calls skip the paths that 404ed. */
   readonly cardLocations: Ref.Ref<Map<string, string>>
   /** The endpoint that last worked per agent, so a fallback is paid once per process. */
@@ -39,7 +33,7 @@ export interface ClientState {
 export const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient | Scope.Scope> = Effect.gen(function*() {
   return {
     http: yield* HttpClient.HttpClient,
-    cardCache: yield* Ref.make(new Map<string, CachedCard>()),
+    cardCache: makeCardCache(),
     cardLocations: yield* Ref.make(new Map<string, string>()),
     workingEndpoints: yield* Ref.make(new Map<string, Endpoint>()),
     warnedOrigins: new Set<string>(),
