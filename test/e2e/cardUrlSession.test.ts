@@ -104,7 +104,7 @@ describe("the card URL saved with the session", () => {
     // Clearing the conversation keeps where the card is.
     await ok(stateDir, ["session", "clear", "--url", agent.baseUrl])
     expect(await okJson(stateDir, ["message", "send", "--url", agent.baseUrl, "again"])).toMatchObject({ state: "completed" })
-  })
+  }, 60_000)
 
   it("a card URL where no card is served is not saved", async () => {
     const { stateDir } = newHome()
