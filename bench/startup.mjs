@@ -2,7 +2,8 @@
 // and against what the stack allows: a minimal CLI of effect + @effect/cli + @effect/platform-node
 // (bench/fixtures/minimal-cli.ts, bundled like relay), printing one line through NodeRuntime.runMain.
 // The commands take turns, each round in a rotated order, so a busy moment on the machine hits
-// them all alike; each figure is the median of its runs.
+// them all alike; each figure is the median of its runs. `relay completions bash` runs in every new
+// shell that sources it: its goal is against `relay --version`.
 //
 //   BENCH_STARTUP_RUNS  runs of each command (default 10)
 import { join } from "node:path"
@@ -51,6 +52,12 @@ export const measure = async () => {
     { id: "startup.version", label: "relay --version", goal: 2.0, time: () => timeCommand([relayBin, "--version"], env) },
     { id: "startup.session_list", label: "relay session list", goal: 2.0, time: () => timeCommand([relayBin, "session", "list"], env) },
     {
+      id: "startup.completions_bash",
+      label: "relay completions bash",
+      versionGoal: 2.0,
+      time: () => timeCommand([relayBin, "completions", "bash"], env)
+    },
+    {
       id: "startup.card_validate",
       label: "relay card validate --file",
       time: () => timeCommand([relayBin, "card", "validate", "--file", validCard], env)
@@ -67,6 +74,7 @@ export const measure = async () => {
   }
   const floor = median(samples.get("startup.floor"))
   const minimal = median(samples.get("startup.minimal_effect"))
+  const version = median(samples.get("startup.version"))
   const REFERENCES = new Set(["startup.floor", "startup.minimal_effect"])
   return commands.map((command) => {
     const value = median(samples.get(command.id))
@@ -82,7 +90,11 @@ export const measure = async () => {
         ? []
         : REFERENCES.has(command.id)
         ? [toFloor]
-        : [toFloor, { to: "minimal Effect CLI", value: value / minimal }]
+        : [
+          toFloor,
+          { to: "minimal Effect CLI", value: value / minimal },
+          ...(command.versionGoal === undefined ? [] : [{ to: "relay --version", value: value / version, goal: { op: "<=", limit: command.versionGoal } }])
+        ]
     }
   })
 }

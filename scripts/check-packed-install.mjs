@@ -18,6 +18,8 @@ try {
   const files = packed.files.map((file) => file.path).sort()
   console.error(`packed ${packed.filename}: ${(packed.size / 1e6).toFixed(1)} MB, files ${files.join(", ")}`)
   if (files.some((file) => file.endsWith(".map") || file.startsWith("test/") || file.startsWith("src/"))) fail(`unexpected files: ${files}`)
+  // `relay completions SHELL` prints these (src/main.ts); without them it works, 4× slower.
+  if (!files.includes("dist/completions/relay.bash")) fail(`no completion scripts: ${files}`)
 
   const prefix = Path.join(work, "prefix")
   execFileSync("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", Path.join(work, packed.filename)], {

@@ -11,6 +11,8 @@ import { isAllInterfaces } from "../domain/hosts.js"
 import { parseDuration } from "../domain/units.js"
 import { DEFAULT_AGENT_HOST, DEFAULT_AGENT_PORT, DEFAULT_MAX_BODY_BYTES } from "../servers/agent/defaults.js"
 import type { AgentServerConfig, AgentServerStarted } from "../servers/agent/layer.js"
+import type { ModelProvider } from "../services/ModelAccess.js"
+import { withSuggestions } from "./commandTree.js"
 import { untilStopped } from "./ending.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
@@ -25,13 +27,22 @@ const auth = Options.boolean("auth", { negationNames: ["no-auth"] }).pipe(
   Options.withDescription("Require an API key (X-API-Key or Authorization: Bearer) on everything but the card and /health")
 )
 const key = optional(Options.redacted("key"), "The API key to require with --auth (else RELAY_AGENT_KEY, else a generated one)")
+/** Each kind of model, as completions offer it: the built-in ones whole, the others up to their name. */
+const MODEL_KINDS: Record<ModelProvider, readonly [value: string, description: string]> = {
+  echo: ["echo", "Built in: answers with your message, streamed word by word"],
+  mock: ["mock", "Built in: the scriptable test agent (send \"help\" to it)"],
+  ollama: ["ollama:", "A model of a running Ollama, e.g. ollama:llama3.2:1b"],
+  openai: ["openai:", "An OpenAI model (OPENAI_API_KEY), e.g. openai:gpt-4o-mini"],
+  gateway: ["gateway:", "A model of an OpenAI-compatible gateway at RELAY_GATEWAY_URL"]
+}
 const model = Options.text("model").pipe(
   Options.withAlias("m"),
   Options.withDescription(
     "echo, mock (the scriptable test agent: send \"help\" to it), ollama:<name>, openai:<name> or gateway:<name> " +
       "(default: RELAY_MODEL, a running Ollama, a gateway, else echo)"
   ),
-  Options.optional
+  Options.optional,
+  withSuggestions(Object.values(MODEL_KINDS))
 )
 const latency = Options.text("latency").pipe(
   Options.withDescription("Keep each turn working this long before the model answers, e.g. 500ms or 2s (default 0)"),

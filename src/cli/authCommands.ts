@@ -7,6 +7,7 @@ import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
+import { withSuggestions } from "./commandTree.js"
 import { agentUrl, cardUrl, outputOptions, wholeNumber } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
@@ -92,7 +93,11 @@ const clientSecret = optional(
 const flow = optional(
   Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]),
   "The OAuth flow (default: client_credentials with a client secret, else authorization_code in a browser)"
-)
+).pipe(withSuggestions([
+  ["client_credentials", "relay itself, with a client id and secret"],
+  ["authorization_code", "You, signing in in a browser"],
+  ["device_code", "You, entering a code on another device"]
+]))
 const noBrowser = Options.boolean("no-browser").pipe(
   Options.withDescription("Print the login URL without opening a browser (authorization_code)")
 )

@@ -8,6 +8,7 @@ import { Effect, Logger, LogLevel, Option, Redacted } from "effect"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import {
+  type CheckGroup,
   type CheckReport,
   type CheckResult,
   DEFAULT_FAIL_ON,
@@ -22,10 +23,11 @@ import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
-import { allowInterfaceHost, cardUrl, json, verbose, wholeNumber } from "./options.js"
+import { allowInterfaceHost, BINDING_VALUES, cardUrl, json, PROTOCOL_VALUES, verbose, wholeNumber } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
+import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
 
 export const EXIT_UNREACHABLE = 4
@@ -34,14 +36,27 @@ const urlArg = Args.text({ name: "URL" }).pipe(Args.withDescription("Base URL of
 const url = Options.text("url").pipe(Options.withDescription("Base URL of the A2A agent (or give it as URL)"), Options.optional)
 const protocol = Options.choice("protocol", ["1.0", "0.3", "all"]).pipe(
   Options.withDescription("Protocol generations to check (default all the card declares)"),
-  Options.withDefault("all" as const)
+  Options.withDefault("all" as const),
+  withSuggestions([...PROTOCOL_VALUES, ["all", "Every one the card declares"]])
 )
 const binding = Options.choice("binding", ["jsonrpc", "rest", "all"]).pipe(
   Options.withDescription("HTTP bindings to check (default all the card declares)"),
-  Options.withDefault("all" as const)
+  Options.withDefault("all" as const),
+  withSuggestions([...BINDING_VALUES, ["all", "Every one the card declares"]])
 )
+/** What each group of checks covers, as completions offer the groups to --only and --skip. */
+const GROUPS: Record<CheckGroup, string> = {
+  card: "The agent card: where it is served, fields, interfaces",
+  transport: "Malformed requests, content types, versions, errors",
+  messaging: "Messages are answered; follow-ups keep task and context",
+  tasks: "GetTask, ListTasks (filters, pages) and cancelling",
+  streaming: "Streamed answers (SSE) and subscribing to a task",
+  push: "Push notification configs and deliveries to a webhook",
+  auth: "Requests without credentials are refused, naming the scheme",
+  equivalence: "A task is the same over every interface"
+}
 const groupList = (name: string, description: string) =>
-  Options.text(name).pipe(Options.withDescription(description), Options.repeated)
+  Options.text(name).pipe(Options.withDescription(description), Options.repeated, withSuggestions(Object.entries(GROUPS)))
 const only = groupList("only", "Run only these groups or check ids (comma-separated, repeatable)")
 const skip = groupList("skip", "Leave out these groups or check ids (comma-separated, repeatable)")
 const timeout = wholeNumber("timeout", "seconds", 1, 3600).pipe(
@@ -51,7 +66,8 @@ const timeout = wholeNumber("timeout", "seconds", 1, 3600).pipe(
 const junit = optional(Options.file("junit"), "Also write the report as JUnit XML to this file")
 const failOn = Options.choice("fail-on", ["must", "should"]).pipe(
   Options.withDescription("Fail the run (exit 1, JUnit failures) on failed MUST checks only (default), or on SHOULD checks and warnings too"),
-  Options.withDefault(DEFAULT_FAIL_ON)
+  Options.withDefault(DEFAULT_FAIL_ON),
+  withSuggestions([["must", "Only failed MUST checks (the default)"], ["should", "Failed SHOULD checks and warnings too"]])
 )
 const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the checks that would run; send nothing"))
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for the agent")

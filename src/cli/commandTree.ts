@@ -7,15 +7,27 @@
  * The descriptors are plain objects tagged with `_tag` (@effect/cli 0.77 internal/commandDescriptor,
  * options, args, primitive); the walk names each tag it reads and skips whatever else a node carries.
  * It imports nothing heavy (no schemas, no MCP): help runs at start-up.
+ *
+ * What @effect/cli cannot say, the values a free-text option is usually given (`--model echo`,
+ * `--status working`) and what each choice means, is declared beside the option with
+ * `withSuggestions` and read here with the rest.
  */
-import { type Command, Options } from "@effect/cli"
+import { type Args, type Command, Options } from "@effect/cli"
 import { LogLevel, Option } from "effect"
+
+/** A value completions offer, with its one-line meaning (zsh and fish show it beside the value). */
+export interface Suggestion {
+  readonly value: string
+  readonly description: string
+}
 
 export interface OptionSpec {
   /** Every spelling: --name and -alias. */
   readonly flags: ReadonlyArray<string>
   readonly takesValue: boolean
   readonly choices: ReadonlyArray<string>
+  /** The values to offer: its choices, or those declared with `withSuggestions` (which also describes choices). */
+  readonly suggestions: ReadonlyArray<Suggestion>
   /** What the value is: "string", "int", "file", what a number counts ("seconds")…; empty for a boolean. */
   readonly valueType: string
   /** A whole number (Options.integer), whatever its value type is called. */
@@ -33,6 +45,7 @@ export interface ArgSpec {
   readonly name: string
   readonly description: string
   readonly choices: ReadonlyArray<string>
+  readonly suggestions: ReadonlyArray<Suggestion>
   readonly optional: boolean
   readonly repeatable: boolean
 }
@@ -104,6 +117,40 @@ const choicesOf = (single: Node): ReadonlyArray<string> => {
   return type._tag === "Choice" ? (type.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([choice]) => choice) : []
 }
 
+/** The values declared for each option or argument descriptor (its Single node), see withSuggestions. */
+const declared = new WeakMap<object, ReadonlyArray<Suggestion>>()
+
+/** The nodes that hold other options or arguments (Map, Both, OrElse, WithDefault, Variadic, …). */
+const INNER_KEYS = ["options", "args", "left", "right", "argumentOption"] as const
+
+const declareIn = (node: unknown, suggestions: ReadonlyArray<Suggestion>): void => {
+  if (!isNode(node)) return
+  if (node._tag === "Single") declared.set(node, suggestions)
+  else for (const key of INNER_KEYS) declareIn(node[key], suggestions)
+}
+
+/**
+ * Declares the values completions offer for an option or argument, each with its meaning: the
+ * usual values of free text (`--model`: echo, mock, ollama:…), or what each choice means. Put it
+ * after withDescription and withAlias in the pipe: they make a new descriptor, which would not
+ * carry the declaration.
+ */
+export const withSuggestions = (values: ReadonlyArray<readonly [value: string, description: string]>) =>
+<A extends Options.Options<any> | Args.Args<any>>(self: A): A => {
+  declareIn(self, values.map(([value, description]) => ({ value, description })))
+  return self
+}
+
+/** Each choice with its declared meaning (a value declared that is no choice is a mistake); free text offers what was declared. */
+const suggestionsOf = (single: Node): ReadonlyArray<Suggestion> => {
+  const values = declared.get(single) ?? []
+  const choices = choicesOf(single)
+  if (choices.length === 0) return values
+  const stray = values.filter((value) => !choices.includes(value.value))
+  if (stray.length > 0) throw new Error(`${stray.map((value) => value.value).join(", ")}: suggested but not among the choices ${choices.join(", ")}`)
+  return choices.map((choice) => values.find((value) => value.value === choice) ?? { value: choice, description: "" })
+}
+
 /** What wraps a single option or argument: whether it may be absent, its default, its variable. */
 interface Context {
   readonly optional: boolean
@@ -147,6 +194,7 @@ const singleOption = (single: Node, context: Context): OptionSpec => {
     takesValue: child(single, "primitiveType")._tag !== "Bool",
     integer: child(single, "primitiveType")._tag === "Integer",
     choices: choicesOf(single),
+    suggestions: suggestionsOf(single),
     valueType,
     description: plainText(single.description),
     required: !context.optional && !context.repeatable,
@@ -198,6 +246,7 @@ const argsOf = (node: unknown, context: Context = PLAIN): Array<ArgSpec> => {
         name: node.name as string,
         description: plainText(node.description),
         choices: choicesOf(node),
+        suggestions: suggestionsOf(node),
         optional: context.optional,
         repeatable: context.repeatable
       }]
@@ -254,7 +303,17 @@ export const GLOBAL_OPTIONS = optionsOf(Options.all([
   Options.boolean("version").pipe(Options.withDescription("Print relay's version")),
   Options.choice("log-level", LogLevel.allLevels.map((level) => level._tag.toLowerCase())).pipe(
     Options.withDescription("Least severe log messages shown on stderr (default warning, relay mcp: info; --verbose means debug)"),
-    Options.optional
+    Options.optional,
+    withSuggestions([
+      ["all", "Every message"],
+      ["trace", "The finest detail"],
+      ["debug", "Each HTTP request to the agent too (as --verbose)"],
+      ["info", "What servers do (the default of relay mcp)"],
+      ["warning", "Problems that did not stop the command (the default)"],
+      ["error", "Errors only"],
+      ["fatal", "Only what ends relay"],
+      ["none", "Nothing"]
+    ])
   )
 ] as const))
 

@@ -4,6 +4,7 @@ import { DEFAULT_SERVER_NAME, MCP_CLIENTS, mcpClients, SCOPES } from "../domain/
 import { Effect } from "effect"
 import type { ClientTarget, InstallResult } from "../programs/mcpClients.js"
 import * as ClientConfigFiles from "../services/ClientConfigFiles.js"
+import { withSuggestions } from "./commandTree.js"
 import { outputOptions } from "./options.js"
 import { render, type Style } from "./output.js"
 
@@ -11,11 +12,13 @@ import { render, type Style } from "./output.js"
 const programs = Effect.promise(() => import("../programs/mcpClients.js"))
 
 const client = Options.choice("client", MCP_CLIENTS).pipe(
-  Options.withDescription(`The MCP client: ${MCP_CLIENTS.join(", ")}`)
+  Options.withDescription(`The MCP client: ${MCP_CLIENTS.join(", ")}`),
+  withSuggestions(MCP_CLIENTS.map((id) => [id, mcpClients[id].title]))
 )
 const scope = Options.choice("scope", SCOPES).pipe(
   Options.withDescription("user (default: every project) or project (the current folder's configuration)"),
-  Options.withDefault("user" as const)
+  Options.withDefault("user" as const),
+  withSuggestions([["user", "Every project (the default)"], ["project", "The current folder's configuration"]])
 )
 const name = Options.text("name").pipe(
   Options.withDescription(`The server's name in the client (default ${DEFAULT_SERVER_NAME})`),

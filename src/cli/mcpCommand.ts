@@ -9,6 +9,7 @@ import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import type { StateDir } from "../services/StateDir.js"
+import { withSuggestions } from "./commandTree.js"
 import { untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
 import { allowInterfaceHost, outputOptions, portOption, within } from "./options.js"
@@ -17,7 +18,12 @@ import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 const transport = Options.choice("transport", TRANSPORTS).pipe(
   Options.withAlias("t"),
   Options.withDescription("stdio (default; for MCP clients that spawn relay), streamable-http, or sse"),
-  Options.withDefault("stdio" as const)
+  Options.withDefault("stdio" as const),
+  withSuggestions([
+    ["stdio", "For MCP clients that start relay (the default)"],
+    ["streamable-http", "An HTTP endpoint at /mcp"],
+    ["sse", "The older HTTP+SSE transport, at /sse"]
+  ])
 )
 const host = Options.text("host").pipe(
   Options.withDescription("Address for the HTTP transports (default 127.0.0.1: this machine only)"),

@@ -8,6 +8,7 @@ import { canonicalHostName } from "../domain/hosts.js"
 import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { numberNeeded } from "./commandLine.js"
+import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
 import { type CommandFailed, type OutputFlags, render } from "./output.js"
 
@@ -24,8 +25,13 @@ export const agentUrl = Options.text("url").pipe(
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for this call (overrides saved credentials)")
 const apiKey = optional(Options.redacted("api-key"), "API key for this call, sent in X-API-Key (overrides saved credentials)")
 export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent card, when it is not at the well-known path")
+/** The protocol generations and bindings, as completions describe them. */
+export const PROTOCOL_VALUES = [["1.0", "A2A 1.0"], ["0.3", "A2A 0.3"]] as const
+export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"]] as const
 const protocol = optional(Options.choice("protocol", ["1.0", "0.3"]), "Pin the A2A protocol version (default: the card's first, falling back to 0.3)")
+  .pipe(withSuggestions(PROTOCOL_VALUES))
 const binding = optional(Options.choice("binding", ["jsonrpc", "rest"]), "Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)")
+  .pipe(withSuggestions(BINDING_VALUES))
 const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
   Options.withDescription("Send credentials to interface URLs on another origin than --url")
 )

@@ -1,6 +1,7 @@
 /** `relay task …`: inspect, list, cancel and follow an agent's tasks, and their push configs. */
 import { Command, Options } from "@effect/cli"
 import { Option, Redacted } from "effect"
+import type { TaskStateName } from "../a2a/v1.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
@@ -10,6 +11,7 @@ import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { pushConfigText, taskLines, taskViewText } from "./views.js"
 import { ClientServices } from "./services.js"
+import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
 
 const taskInput = (access: AgentAccess, values: { readonly taskId: string; readonly historyLength?: Option.Option<number> }) => ({
@@ -35,7 +37,18 @@ const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId
   })).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
 
 const contextId = optional(Options.text("context-id"), "Only tasks of this context")
-const status = optional(Options.text("status"), "Only tasks in this state (e.g. working)")
+/** The states a task can be listed by, as completions offer them (any spelling of a state is accepted). */
+const LISTED_STATES: Record<Exclude<TaskStateName, "unknown">, string> = {
+  submitted: "Received, not started yet",
+  working: "The agent is working on it",
+  "input-required": "Waiting for your next message",
+  "auth-required": "Waiting for credentials",
+  completed: "Finished with an answer",
+  failed: "Ended with an error",
+  canceled: "Canceled before it finished",
+  rejected: "The agent declined it"
+}
+const status = optional(Options.text("status"), "Only tasks in this state (e.g. working)").pipe(withSuggestions(Object.entries(LISTED_STATES)))
 const pageSize = optional(wholeNumber("page-size", "tasks", 1, 100), "Tasks per page, 1–100 (default 50)")
 const pageToken = optional(Options.text("page-token"), "Page to fetch, from a previous listing")
 

@@ -4,11 +4,12 @@
  * @effect/cli's boilerplate; the root lists every command once, the global options and the exit
  * codes. The tree itself is read from the sources, so a command added later is checked too.
  */
+import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { commandSpec, levels } from "../../src/cli/commandTree.js"
 import { renderHelp } from "../../src/cli/help.js"
 import { loadWholeTree } from "../../src/cli/root.js"
-import { type CliResult, runRelay } from "../helpers/cli.js"
+import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
 import { exampleCommands, listedCommands, optionFlags, usageLines } from "../helpers/helpText.js"
 import { tempHome } from "../helpers/stateHome.js"
 
@@ -151,6 +152,26 @@ describe("asking for help", () => {
       expect(result.code, path.join(" ")).toBe(0)
       expect(result.stdout, path.join(" ")).toBe(helps.get(key(["relay", ...path].join(" "), WIDTH))!.stdout)
     }
+  })
+
+  /** Help on a real terminal `columns` wide (util-linux `script` runs relay on a pty of its own), without $COLUMNS. */
+  const helpOnTerminal = (path: ReadonlyArray<string>, columns: number) => {
+    const env: Record<string, string | undefined> = { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }
+    delete env["COLUMNS"]
+    const command = `stty cols ${columns} rows 50; exec '${process.execPath}' '${relayBin}' ${path.join(" ")} --help`
+    const result = spawnSync("script", ["-qec", command, "/dev/null"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 })
+    expect(result.error, "util-linux script (Debian: bsdutils) runs relay on a terminal").toBeUndefined()
+    expect(result.status, result.stderr).toBe(0)
+    return result.stdout.replace(/\r\n/g, "\n")
+  }
+
+  it.each([120, 50])("on a terminal %i columns wide, wraps to its width", (columns) => {
+    const level = ALL.find((candidate) => candidate.path === "relay message send")!
+    const text = helpOnTerminal(wordsOf(level.path), columns)
+    expect(text).toBe(renderHelp(level, columns))
+    const widest = Math.max(...text.split("\n").map((line) => line.length))
+    expect(widest).toBeLessThanOrEqual(columns)
+    expect(widest).toBeGreaterThan(columns - 10)
   })
 
   it("off a terminal without COLUMNS, 80 columns", async () => {
