@@ -525,9 +525,9 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
 
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",
-    description: "Read the push notifications received by relay server push (oldest first, newest last). Use after " +
-      "send_message with push_url or set_task_notification; filter by task, time or count. Next: get_task for the " +
-      "task's full answer.",
+    description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
+      "files each carried (files[].path: where their bytes were saved). Use after send_message with push_url or " +
+      "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
     inputSchema: {
       task_id: z.string().optional(),
       since: z.string().optional().describe("ISO time, or a duration such as 10m or 2h"),
