@@ -370,7 +370,10 @@ export const make = (options: NotificationLogOptions = {}) =>
         return Effect.zipRight(stateDir.ensure, Effect.suspend(() => appendLine(bytes, true)))
       })
 
-    /** The files the dropped generation alone referred to go with it (a file the log no longer names is only noise). */
+    /**
+     * At each rotation only the newest files within the log's bound stay: the generation kept names
+     * at most that many bytes of files (as base64, in its bodies), and its files are the newest.
+     */
     const pruneQuietly = () => {
       try {
         if (Fs.existsSync(filesDir)) pruneFiles(filesDir, maxFileBytes)

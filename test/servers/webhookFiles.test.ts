@@ -15,7 +15,7 @@ import { afterAll } from "vitest"
 import { formatNotification } from "../../src/cli/notificationCommands.js"
 import { makeStyle } from "../../src/cli/output.js"
 import { filePartView, isBase64 } from "../../src/domain/fileParts.js"
-import { MAX_FILES_RECORDED, type NotificationRecord } from "../../src/domain/notification.js"
+import { answerFiles, MAX_FILES_RECORDED, type NotificationRecord } from "../../src/domain/notification.js"
 import { webhookBaseUrl, webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
 import * as StateDir from "../../src/services/StateDir.js"
@@ -110,6 +110,31 @@ describe("filePartView", () => {
   })
 })
 
+describe("answerFiles", () => {
+  const names = (answer: unknown) => answerFiles(answer)?.views.map((view) => view.name)
+  it("finds the answer's file parts in every generation and binding, never the user's", () => {
+    // v1.0 SendMessage result and v0.3 REST (proto JSON: a message's parts are its `content`, roles spelled ROLE_*).
+    const agentSaid = (parts: string, file: unknown) => ({ messageId: "m", role: "ROLE_AGENT", [parts]: [file] })
+    expect(names({ task: { id: "t", status: { state: "TASK_STATE_COMPLETED", message: agentSaid("parts", { raw: "aGk=", filename: "a" }) } } })).toEqual(["a"])
+    expect(names({ task: { id: "t", status: { state: "TASK_STATE_COMPLETED" }, history: [agentSaid("content", { file: { fileWithBytes: "aGk=", name: "b" } })] } })).toEqual(["b"])
+    expect(names({ message: { ...agentSaid("parts", { url: "https://x/c", filename: "c" }) } })).toEqual(["c"])
+    // v0.3 JSON-RPC, inside its envelope; the user's upload in the history is not the answer.
+    expect(names({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        kind: "task",
+        id: "t",
+        status: { state: "completed" },
+        history: [{ kind: "message", messageId: "u", role: "user", parts: [{ kind: "file", file: { bytes: "aGk=", name: "mine" } }] }],
+        artifacts: [{ artifactId: "a", parts: [{ kind: "file", file: { uri: "https://x/d", name: "d" } }] }]
+      }
+    })).toEqual(["d"])
+    expect(answerFiles({ task: { id: "t", status: { state: "TASK_STATE_WORKING" } } })).toEqual({ views: [], omitted: 0 })
+    expect(answerFiles({ nothing: "here" })).toBeUndefined()
+  })
+})
+
 const filesState = freshStateDir()
 const filesDir = Path.join(filesState, NotificationLog.NOTIFICATION_FILES_DIR)
 
@@ -185,6 +210,14 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
       expect(record.files_omitted).toBe(10_000 - MAX_FILES_RECORDED)
       expect(record.files?.every((file) => file.path !== null && file.note === null)).toBe(true)
       expect((yield* pushed({ statusUpdate: { taskId: "after", contextId: "c", status: { state: "TASK_STATE_WORKING" } } })).task_id).toBe("after")
+    }))
+
+  it.effect("URL-safe and unpadded base64 are saved as the bytes they stand for", () =>
+    Effect.gen(function*() {
+      const bytes = Uint8Array.from([0xfb, 0xff, 0xbf, 0x00])
+      const record = yield* pushed(v1Artifact([{ raw: base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), filename: "safe" }]))
+      expect(record.files?.[0]).toMatchObject({ size: 4, sha256: sha256(bytes), note: null })
+      expect(new Uint8Array(Fs.readFileSync(record.files?.[0]?.path ?? ""))).toEqual(bytes)
     }))
 
   it.effect("a text-only body is recorded as before: no files field", () =>
