@@ -1,6 +1,7 @@
 /** `relay notifications list`: the push notifications `relay server push` logged, shared with relay mcp. */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Stream } from "effect"
+import { fileSummaries } from "../domain/fileParts.js"
 import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
 import { untilStopped } from "./ending.js"
@@ -13,7 +14,8 @@ import { optional } from "./optional.js"
 
 /**
  * One notification for people: when, where, what it says; never the token, only whether one came.
- * Everything the sender chose (path, ids, state, text) is escaped: one notification, three lines at most.
+ * Everything the sender chose (path, ids, state, text, file names) is escaped: three lines, then
+ * one line per file part.
  */
 export const formatNotification = (record: NotificationRecord, style: Style): string => {
   const headline = [
@@ -29,7 +31,8 @@ export const formatNotification = (record: NotificationRecord, style: Style): st
     `token ${record.token_present ? "present" : "none"}`
   ].join("  "))
   const text = record.text === null ? [] : [`  ${escapeForTerminal(JSON.stringify(record.text))}`]
-  return [headline, `  ${style.dim(details)}`, ...text].join("\n")
+  const files = fileSummaries(record).map((line) => `  ${escapeForTerminal(line)}`)
+  return [headline, `  ${style.dim(details)}`, ...text, ...files].join("\n")
 }
 
 const taskId = optional(Options.text("task-id"), "Only notifications about this task")

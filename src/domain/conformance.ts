@@ -74,6 +74,10 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
   check({ id: "messaging.context-kept", group: "messaging", severity: "should", title: "A follow-up in the same context keeps its context id", spec: { "1.0": "§3.4.1", "0.3": "§6.1" } }),
   check({ id: "messaging.follow-up-input-required", group: "messaging", severity: "must", needs: ["input-required-task"], title: "A message with the taskId of a task waiting for input continues that task", spec: { "1.0": "§3.4.3", "0.3": "§7.1, §9.4" } }),
   check({ id: "messaging.follow-up-working", group: "messaging", severity: "should", needs: ["working-task"], title: "A message with the taskId of a working task is accepted for that task", spec: { "1.0": "§3.3.3, §3.4.3", "0.3": "§7.1" } }),
+  // files and structured data: what the card's input modes allow is taken, and answers' file parts are well formed
+  check({ id: "messaging.file-part", group: "messaging", severity: "should", title: "A message with a file part is accepted when the card's input modes allow its media type", spec: { "1.0": "§3.3.2, §4.1.6, §4.4.1", "0.3": "§5.5, §6.5.2, §8.2" } }),
+  check({ id: "messaging.data-part", group: "messaging", severity: "should", title: "A message with a data part is accepted when the card's input modes allow application/json", spec: { "1.0": "§3.3.2, §4.1.6, §4.4.1", "0.3": "§5.5, §6.5.3, §8.2" } }),
+  check({ id: "messaging.answer-file-parts", group: "messaging", severity: "should", title: "File parts in answers have exactly one of bytes and a URL, and a media type", spec: { "1.0": "§4.1.6", "0.3": "§6.5.2, §6.6" } }),
   // tasks
   check({ id: "tasks.get", group: "tasks", severity: "must", title: "GetTask returns the task just created", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
   check({ id: "tasks.get-unknown", group: "tasks", severity: "must", title: "GetTask of an unknown id fails with TaskNotFound", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),

@@ -14,6 +14,7 @@ import { decodePushPayload } from "../a2a/translate.js"
 import * as V03 from "../a2a/v03.js"
 import * as V1 from "../a2a/v1.js"
 import { InvalidInput } from "./errors.js"
+import { type FilePartView, filePartView } from "./fileParts.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
 export type NotificationKind = typeof NotificationKind.Type
@@ -28,6 +29,8 @@ export const TEXT_EXCERPT_MAX = 200
 const SUMMARY_FIELD_MAX = 256
 /** Parts looked at per message or artifact; the excerpt is short anyway. */
 const PARTS_SCANNED = 20
+/** File parts recorded per notification; more are only counted, so 10 000 tiny parts cost no more than 100. */
+export const MAX_FILES_RECORDED = 100
 
 /** What can be told about a notification body without trusting its shape. */
 export interface NotificationSummary {
@@ -40,6 +43,25 @@ export interface NotificationSummary {
   /** Up to 200 characters of the text the notification carries, whitespace collapsed. */
   readonly text: string | null
 }
+
+/**
+ * A file part of a notification as the receiver recorded it: what the agent said of it (name, media
+ * type), what arrived (size and sha256 of its bytes, or its URL), and where its bytes were saved,
+ * or a note saying why they were not.
+ */
+export const NotificationFile = Schema.Struct({
+  /** As the agent named it (cut to 256 characters): never used for the saved file's path. */
+  name: Schema.NullOr(Schema.String),
+  media_type: Schema.NullOr(Schema.String),
+  size: Schema.NullOr(Schema.Number),
+  sha256: Schema.NullOr(Schema.String),
+  /** Where its bytes were saved (`notifications-files/<sha256>` beside the log). */
+  path: Schema.NullOr(Schema.String),
+  /** A file given by reference. */
+  url: Schema.NullOr(Schema.String),
+  note: Schema.NullOr(Schema.String)
+})
+export type NotificationFile = typeof NotificationFile.Type
 
 export const NotificationRecord = Schema.Struct({
   id: Schema.String,
@@ -54,6 +76,10 @@ export const NotificationRecord = Schema.Struct({
   context_id: Schema.NullOr(Schema.String),
   state: Schema.NullOr(Schema.String),
   text: Schema.NullOr(Schema.String),
+  /** The file parts of the answer the notification carries, at most MAX_FILES_RECORDED; absent when it has none. */
+  files: Schema.optional(Schema.Array(NotificationFile)),
+  /** How many more file parts it had than were recorded. */
+  files_omitted: Schema.optional(Schema.Number),
   /** The parsed JSON body; null when it was too deeply nested to store as JSON (see body_text). */
   body: Schema.Unknown,
   /** The raw body text, only when `body` could not be stored as JSON. */
@@ -210,13 +236,80 @@ const withJsonNames = (object: JsonObject): JsonObject => v03Names(v1Names(objec
  * `{message}`), a v0.3 Task or event (`kind`), either of those inside a JSON-RPC `result`, or a
  * bare task/event recognised by its fields. Everything else is `unknown`.
  */
-export const summarizeNotification = (body: unknown): NotificationSummary => {
+export const summarizeNotification = (body: unknown): NotificationSummary => describeNotification(body).summary
+
+/** What the receiver reads in a body: its summary and the file parts of the answer it carries. */
+export interface NotificationReading {
+  readonly summary: NotificationSummary
+  readonly files: FoundFiles
+}
+
+/** File parts found, in order, and how many more there were. */
+export interface FoundFiles {
+  readonly views: ReadonlyArray<FilePartView>
+  readonly omitted: number
+}
+
+const NO_FILES: FoundFiles = { views: [], omitted: 0 }
+
+/** The summary and the file parts, the event located once for both. */
+export const describeNotification = (body: unknown): NotificationReading => {
   const located = locateEvent(body)
-  if (located === undefined) return UNKNOWN
+  if (located === undefined) return { summary: UNKNOWN, files: NO_FILES }
   // A body that decodes as A2A is rendered as every other view renders the task (text.ts); the
   // field scan is the fallback for bodies that do not, so it runs only for them.
   const decoded = Either.getOrUndefined(decodePushPayload(unwrapJsonRpc(body)))
-  return summarizeEvent(located, excerpt(decoded === undefined ? scannedText(located) : eventText(decoded.event)))
+  const summary = summarizeEvent(located, excerpt(decoded === undefined ? scannedText(located) : eventText(decoded.event)))
+  return { summary, files: filesOf(answerPartLists(located)) }
+}
+
+/**
+ * The file parts of any A2A answer (a SendMessage result, a pushed body; either generation and
+ * binding), read as leniently as the receiver reads notifications; undefined when it is none.
+ */
+export const answerFiles = (answer: unknown): FoundFiles | undefined => {
+  const located = locateEvent(answer)
+  return located === undefined ? undefined : filesOf(answerPartLists(located))
+}
+
+/** A message's or an artifact's parts (`content` in the v0.3 proto JSON). */
+const partsOf = (holder: unknown): unknown => {
+  const object = asObject(holder)
+  return object === undefined ? undefined : object["parts"] ?? object["content"]
+}
+
+/** Where the answer's parts are: a task's status message, its artifacts and the agent's messages in its history. */
+const answerPartLists = ({ kind, event }: LocatedEvent): ReadonlyArray<unknown> => {
+  switch (kind) {
+    case "task":
+      return [
+        partsOf(asObject(event["status"])?.["message"]),
+        ...asArray(event["artifacts"]).map(partsOf),
+        ...asArray(event["history"]).filter(isAgentMessage).map(partsOf)
+      ]
+    case "status-update":
+      return [partsOf(asObject(event["status"])?.["message"])]
+    case "artifact-update":
+      return [partsOf(event["artifact"])]
+    case "message":
+      return [partsOf(event)]
+  }
+}
+
+/** Every file part of the lists, the first MAX_FILES_RECORDED kept; a text-only answer costs a look at each part. */
+const filesOf = (lists: ReadonlyArray<unknown>): FoundFiles => {
+  let views: Array<FilePartView> | undefined
+  let omitted = 0
+  for (const list of lists) {
+    for (const part of asArray(list)) {
+      const view = filePartView(part)
+      if (view === undefined) continue
+      if (views === undefined) views = []
+      if (views.length < MAX_FILES_RECORDED) views.push(view)
+      else omitted++
+    }
+  }
+  return views === undefined ? NO_FILES : { views, omitted }
 }
 
 /** Some senders post the JSON-RPC stream envelope instead of its result. */

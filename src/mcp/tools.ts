@@ -10,6 +10,7 @@ import { Duration, Effect } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
+import { fileSummaries } from "../domain/fileParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
@@ -524,9 +525,9 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
 
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",
-    description: "Read the push notifications received by relay server push (oldest first, newest last). Use after " +
-      "send_message with push_url or set_task_notification; filter by task, time or count. Next: get_task for the " +
-      "task's full answer.",
+    description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
+      "files each carried (files[].path: where their bytes were saved). Use after send_message with push_url or " +
+      "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
     inputSchema: {
       task_id: z.string().optional(),
       since: z.string().optional().describe("ISO time, or a duration such as 10m or 2h"),
@@ -542,7 +543,17 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
         kind: z.string(),
         state: nullableString,
         text: nullableString,
-        protocol: z.string()
+        protocol: z.string(),
+        files: z.array(z.object({
+          name: nullableString,
+          media_type: nullableString,
+          size: z.number().nullable(),
+          sha256: nullableString,
+          path: nullableString.describe("Where the bytes were saved"),
+          url: nullableString,
+          note: nullableString
+        })).optional().describe("The file parts it carried (absent when none)"),
+        files_omitted: z.number().optional()
       }))
     },
     annotations: READ_ONLY_LOCAL
@@ -557,11 +568,15 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
         kind: r.kind,
         state: r.state,
         text: r.text,
-        protocol: r.protocol
+        protocol: r.protocol,
+        ...(r.files === undefined ? {} : { files: r.files }),
+        ...(r.files_omitted === undefined ? {} : { files_omitted: r.files_omitted })
       }))
     }))), (r) => r.count === 0
       ? "No push notifications received (is relay server push running, and was push_url given?)"
-      : r.notifications.map((n) => `${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`).join("\n")))
+      : r.notifications.map((n) =>
+        [`${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`, ...fileSummaries(n).map((line) => `  ${line}`)].join("\n")
+      ).join("\n")))
 
   server.registerTool("list_sessions", {
     title: "List saved sessions",

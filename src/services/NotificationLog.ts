@@ -12,9 +12,16 @@
  * Readers take no lock: they hold both generations open, read whole lines only (a trailing
  * partial line is a write in progress), and a follower keeps reading the older generation after a
  * rotation, for the lines of writers that checked the file just before it was renamed.
+ *
+ * The bytes of pushed files are kept beside the log, in `notifications-files/`, each under its
+ * sha256 (content-addressed: no name an agent chose ever reaches a path), written to a temporary
+ * name and renamed, so a file is whole or absent. Every saved byte came in a body the log keeps as
+ * base64, and each rotation keeps only the newest files up to the log's bound: the folder stays
+ * within about twice that bound.
  */
 import { Context, Duration, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { StateFileUnavailable } from "../domain/errors.js"
 import {
   matchesFilter,
@@ -25,6 +32,8 @@ import {
 import { StateDir } from "./StateDir.js"
 
 export const NOTIFICATIONS_FILE = "notifications.ndjson"
+/** The folder beside the log holding the bytes of pushed files, each named by its sha256. */
+export const NOTIFICATION_FILES_DIR = "notifications-files"
 /** The current file is rotated before it grows past this. */
 export const DEFAULT_MAX_LOG_BYTES = 5 * 1024 * 1024
 export const DEFAULT_FOLLOW_INTERVAL = Duration.millis(250)
@@ -41,6 +50,11 @@ export class NotificationLog extends Context.Tag("relay/NotificationLog")<Notifi
    * Never ends on its own; interrupt it to stop.
    */
   readonly follow: (filter: NotificationFilter) => Stream.Stream<NotificationRecord, StateFileUnavailable>
+  /**
+   * Keeps a pushed file's bytes as `notifications-files/<sha256>` (once: the same content is one
+   * file) and returns that path. `sha256` is the hex digest of `bytes`; bytes past the log's bound are refused.
+   */
+  readonly saveFile: (sha256: string, bytes: Uint8Array) => Effect.Effect<string, StateFileUnavailable>
 }>() {}
 
 export interface NotificationLogOptions {
@@ -176,11 +190,59 @@ const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EFBIG"])
 
 const writeWithNode = (fd: number, bytes: Buffer) => Fs.writeSync(fd, bytes)
 
+// ---------------------------------------------------------------------------
+// Files beside the log
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+const TEMPORARY = ".tmp"
+/** A temporary file younger than this may still be written by another receiver: pruning leaves it. */
+const TEMPORARY_GRACE_MS = 60_000
+let temporaries = 0
+
+/** Whether the folder already holds this content whole; it is touched, since pruning keeps the newest. */
+const alreadySaved = (path: string, size: number): boolean => {
+  const info = Fs.lstatSync(path, { throwIfNoEntry: false })
+  if (info === undefined || !info.isFile() || info.size !== size) return false
+  const now = new Date()
+  Fs.utimesSync(path, now, now)
+  return true
+}
+
+/** Written under a temporary name, then renamed: the path never names a partial file. */
+const writeFileWhole = (path: string, bytes: Uint8Array) => {
+  const temporary = `${path}.${process.pid}-${++temporaries}${TEMPORARY}`
+  try {
+    Fs.writeFileSync(temporary, bytes, { flag: "wx", mode: 0o600 })
+    Fs.renameSync(temporary, path)
+  } catch (error) {
+    Fs.rmSync(temporary, { force: true })
+    throw error
+  }
+}
+
+/** Deletes all but the newest files whose sizes add up to at most `keepBytes` (and temporaries still being written). */
+const pruneFiles = (dir: string, keepBytes: number) => {
+  const names = Fs.readdirSync(dir)
+  const now = Date.now()
+  const files = names.flatMap((name) => {
+    const info = Fs.lstatSync(Path.join(dir, name), { throwIfNoEntry: false })
+    if (info === undefined || !info.isFile()) return []
+    if (name.endsWith(TEMPORARY) && now - info.mtimeMs < TEMPORARY_GRACE_MS) return []
+    return [{ name, size: info.size, mtimeMs: info.mtimeMs }]
+  }).sort((a, b) => b.mtimeMs - a.mtimeMs)
+  let kept = 0
+  for (const file of files) {
+    kept += file.size
+    if (kept > keepBytes) Fs.rmSync(Path.join(dir, file.name), { force: true })
+  }
+}
+
 export const make = (options: NotificationLogOptions = {}) =>
   Effect.gen(function*() {
     const stateDir = yield* StateDir
     const file = stateDir.file(NOTIFICATIONS_FILE)
     const olderFile = `${file}.1`
+    const filesDir = stateDir.file(NOTIFICATION_FILES_DIR)
     const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_LOG_BYTES
     const followInterval = options.followInterval ?? DEFAULT_FOLLOW_INTERVAL
     const write = options.write ?? writeWithNode
@@ -274,6 +336,7 @@ export const make = (options: NotificationLogOptions = {}) =>
           if (!overBound(currentSize(), length)) return
           closeDescriptor()
           Fs.renameSync(file, olderFile)
+          pruneQuietly()
         },
         catch: failure("rotate")
       }))).pipe(
@@ -306,6 +369,34 @@ export const make = (options: NotificationLogOptions = {}) =>
         }
         return Effect.zipRight(stateDir.ensure, Effect.suspend(() => appendLine(bytes, true)))
       })
+
+    /**
+     * At each rotation only the newest files within the log's bound stay: the generation kept names
+     * at most that many bytes of files (as base64, in its bodies), and its files are the newest.
+     */
+    const pruneQuietly = () => {
+      try {
+        if (Fs.existsSync(filesDir)) pruneFiles(filesDir, maxFileBytes)
+      } catch {
+        // Files left over are pruned at the next rotation; never a reason to refuse a notification.
+      }
+    }
+
+    const saveFile = (sha256: string, bytes: Uint8Array) =>
+      Effect.zipRight(
+        stateDir.ensure,
+        Effect.try({
+          try: () => {
+            if (!SHA256_HEX.test(sha256)) throw new Error(`"${sha256.slice(0, 80)}" is not a sha256 in hex`)
+            if (bytes.length > maxFileBytes) throw new Error(`its ${bytes.length} bytes are more than the ${maxFileBytes} the log keeps`)
+            const path = Path.join(filesDir, sha256)
+            Fs.mkdirSync(filesDir, { recursive: true, mode: 0o700 })
+            if (!alreadySaved(path, bytes.length)) writeFileWhole(path, bytes)
+            return path
+          },
+          catch: (error) => new StateFileUnavailable({ file: filesDir, operation: "save a pushed file in", reason: reasonOf(error) })
+        })
+      )
 
     const reading = <A>(step: () => A) => Effect.try({ try: step, catch: failure("read") })
 
@@ -372,7 +463,7 @@ export const make = (options: NotificationLogOptions = {}) =>
       }))
 
     yield* Effect.addFinalizer(() => Effect.sync(closeQuietly))
-    return NotificationLog.of({ file, append, read, follow })
+    return NotificationLog.of({ file, append, read, follow, saveFile })
   })
 
 /** The log in the state directory, rotated at 5 MiB. */

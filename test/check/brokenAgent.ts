@@ -1,6 +1,6 @@
 // A small A2A agent (v1.0 JSON-RPC only) that does everything relay check looks at, except for the
 // faults it is started with: every planted fault must be reported by the checks named next to it,
-// and nothing else may fail. Tasks sent with returnImmediately work for WORK_MS, in two artifact
+// and nothing else may fail. It takes file and data parts, and echoes file parts in its answer. Tasks sent with returnImmediately work for WORK_MS, in two artifact
 // chunks, so the checks that need a working task run too.
 import http from "node:http"
 import { randomUUID } from "node:crypto"
@@ -29,7 +29,12 @@ export const FAULTS = {
   "a subscription sends the last artifact chunk twice": ["streaming.subscribe-live"],
   "GetTask with historyLength 0 answers something that is not a task": ["tasks.history-length"],
   "tasks are answered in state TASK_STATE_WEIRD": ["messaging.task-shape"],
-  "a streaming message is answered with plain JSON": ["streaming.content-type"]
+  "a streaming message is answered with plain JSON": ["streaming.content-type"],
+  "a file part is refused with ContentTypeNotSupported": ["messaging.file-part"],
+  "a data part is refused as invalid params": ["messaging.data-part"],
+  "answered file parts carry both bytes and a URL": ["messaging.answer-file-parts"],
+  // A SHOULD the check only warns about: not in the planted sets, whose checks fail.
+  "answered file parts have no media type": ["messaging.answer-file-parts"]
 } as const satisfies Record<string, ReadonlyArray<string>>
 
 export type Fault = keyof typeof FAULTS
@@ -61,6 +66,12 @@ export const TASK_FAULTS: ReadonlyArray<Fault> = [
   "a subscription sends the last artifact chunk twice"
 ]
 
+/** What the part checks look at, planted together (a refused file leaves no answer to judge: planted alone). */
+export const PART_FAULTS: ReadonlyArray<Fault> = [
+  "a data part is refused as invalid params",
+  "answered file parts carry both bytes and a URL"
+]
+
 /** The checks the faults are meant for. */
 export const checksFor = (faults: ReadonlyArray<Fault>): ReadonlyArray<string> => [...new Set(faults.flatMap((fault) => FAULTS[fault]))].sort()
 
@@ -78,6 +89,8 @@ export interface BrokenAgentOptions {
   readonly noCard?: boolean
   /** Write the card in v0.3's shape (url, preferredTransport, protocolVersion 0.3.0). */
   readonly v03Card?: boolean
+  /** The card's defaultInputModes (default: text, JSON and PNG, all of which it takes and echoes). */
+  readonly inputModes?: ReadonlyArray<string>
 }
 
 export interface BrokenAgent {
@@ -89,14 +102,16 @@ export interface BrokenAgent {
 
 export const WELL_KNOWN_CARD = "/.well-known/agent-card.json"
 
+export const DEFAULT_INPUT_MODES = ["text/plain", "application/json", "image/png"]
+
 const card = (baseUrl: string, options: BrokenAgentOptions) => {
   const common = {
     name: "Broken agent",
     description: "Planted faults for relay check",
     version: "1.0.0",
     capabilities: { streaming: true, pushNotifications: false },
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
+    defaultInputModes: options.inputModes ?? DEFAULT_INPUT_MODES,
+    defaultOutputModes: ["text/plain", "image/png"],
     skills: [{ id: "echo", name: "Echo", description: "Echoes", tags: ["echo"] }]
   }
   if (options.v03Card === true) return { ...common, url: `${baseUrl}/rpc`, preferredTransport: "JSONRPC", protocolVersion: "0.3.0" }
@@ -123,6 +138,12 @@ const TERMINAL = ["TASK_STATE_COMPLETED", "TASK_STATE_CANCELED", "TASK_STATE_FAI
 
 const textOf = (message: Params["message"]) =>
   (message?.parts ?? []).map((part) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : "")).join("")
+
+const partsWith = (message: Params["message"], key: "raw" | "url" | "data") =>
+  (message?.parts ?? []).filter((part): part is Json => typeof part === "object" && part !== null && key in part)
+
+/** The message's file parts, as its answer echoes them. */
+const filesOf = (message: Params["message"]) => [...partsWith(message, "raw"), ...partsWith(message, "url")]
 
 const artifactEvent = (task: StoredTask, text: string, append: boolean) => ({
   artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: "answer", parts: [{ text }] }, append, lastChunk: append }
@@ -178,8 +199,13 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
       setState(task, "TASK_STATE_COMPLETED")
     })
   }
-  const complete = (task: StoredTask, text: string) => {
-    task.artifacts = [{ artifactId: "answer", parts: [{ text: `echo: ${text}` }] }]
+  const echoedFile = (file: Json): Json => {
+    const { mediaType: _mediaType, ...untyped } = file
+    const shaped = has("answered file parts have no media type") ? untyped : file
+    return has("answered file parts carry both bytes and a URL") ? { ...shaped, url: "https://files.example/relay-check" } : shaped
+  }
+  const complete = (task: StoredTask, text: string, files: ReadonlyArray<Json> = []) => {
+    task.artifacts = [{ artifactId: "answer", parts: [{ text: `echo: ${text}` }, ...files.map(echoedFile)] }]
     task.status = { state: "TASK_STATE_COMPLETED", timestamp: stamp() }
   }
   const newTask = (message: Json, contextId: string | undefined): StoredTask => {
@@ -201,6 +227,8 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     const message = params.message ?? {}
     const parts = message.parts ?? []
     if (parts.length === 0) return rpcError(res, id, -32602, "Invalid params")
+    if (filesOf(message).length > 0 && has("a file part is refused with ContentTypeNotSupported")) return rpcError(res, id, -32005, "Incompatible content types")
+    if (partsWith(message, "data").length > 0 && has("a data part is refused as invalid params")) return rpcError(res, id, -32602, "Invalid params")
     const known = message.taskId === undefined ? undefined : tasks.get(message.taskId)
     if (message.taskId !== undefined && known === undefined && !has("a message to an unknown task starts a new one")) {
       return rpcError(res, id, -32001, "Task not found")
@@ -220,7 +248,7 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     else if (params.configuration?.returnImmediately === true) {
       task.status = { state: "TASK_STATE_WORKING", timestamp: stamp() }
       work(task)
-    } else complete(task, textOf(message))
+    } else complete(task, textOf(message), filesOf(message))
     return result(res, id, { task: taskAnswer(task) })
   }
 

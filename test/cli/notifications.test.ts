@@ -3,6 +3,7 @@
  * (`npm run build` first): startup output, printing and logging, tokens, Ctrl+C, filters, --json, --follow.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
@@ -206,7 +207,7 @@ describe("relay server push", () => {
   it("rejects an impossible port as a usage error", async () => {
     const result = await relay(["server", "push", "--port", "70000"])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain("--port must be between 0 and 65535")
+    expect(result.stderr).toContain("--port needs a port number, between 0 and 65535")
   })
 })
 
@@ -305,6 +306,40 @@ describe("control characters a sender puts in a notification cannot forge lines 
       // --json keeps the exact values, JSON-escaped.
       const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
       expect(record).toMatchObject({ task_id: "evil\nFAKE LINE", state: "working\nforged state" })
+    } finally {
+      ownHome.cleanup()
+    }
+  })
+})
+
+describe("file parts of a notification (issue 29 item 10)", () => {
+  it("relay server push saves the bytes beside the log; the list shows one line per file, --json a files array", async () => {
+    const ownHome = tempHome()
+    try {
+      const { server, pushUrl } = await startPushServer([], { RELAY_HOME: ownHome.stateDir })
+      const bytes = Buffer.from("hello from a pushed file\n")
+      const body = {
+        artifactUpdate: {
+          taskId: "cli-files",
+          contextId: "c",
+          artifact: { artifactId: "a", parts: [{ raw: bytes.toString("base64"), filename: "../hello\u001b[31m.txt", mediaType: "text/plain" }, { url: "https://x.example/r.pdf", filename: "r.pdf", mediaType: "application/pdf" }] }
+        }
+      }
+      expect((await post(pushUrl, body)).status).toBe(200)
+      await server.waitFor("stdout", /r\.pdf.*\n/)
+      expect(await server.stop("SIGINT")).toBe(0)
+
+      const sha256 = createHash("sha256").update(bytes).digest("hex")
+      const saved = Path.join(ownHome.stateDir, "notifications-files", sha256)
+      expect(Fs.readFileSync(saved)).toEqual(bytes)
+      const human = await runRelay(["notifications", "list"], { stateDir: ownHome.stateDir })
+      expect(human.stdout).toContain(`  file ../hello\\u001b[31m.txt (text/plain, ${bytes.length} bytes) → ${saved}\n`)
+      expect(human.stdout).toContain("  file r.pdf (application/pdf) at https://x.example/r.pdf")
+      const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
+      expect(record.files).toEqual([
+        { name: "../hello\u001b[31m.txt", media_type: "text/plain", size: bytes.length, sha256, path: saved, url: null, note: null },
+        { name: "r.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://x.example/r.pdf", note: null }
+      ])
     } finally {
       ownHome.cleanup()
     }

@@ -29,9 +29,12 @@ export const checkOptionalUrl = (ctx: Context, value: string | undefined, path: 
 
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+*-]+\/[A-Za-z0-9!#$&^_.+*-]+(\s*;.*)?$/
 
+/** `type/subtype`, parameters allowed (`text/plain; charset=utf-8`). */
+export const isMediaType = (text: string): boolean => MEDIA_TYPE.test(text.trim())
+
 export const checkMediaTypes = (ctx: Context, list: ReadonlyArray<unknown> | undefined, path: string): void => {
   list?.forEach((item, index) => {
-    if (typeof item === "string" && !MEDIA_TYPE.test(item.trim())) {
+    if (typeof item === "string" && !isMediaType(item)) {
       ctx.report(
         "media_type.invalid",
         at(path, index),

@@ -36,10 +36,11 @@ import type { RawHttp, RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
 import { cardBlocker, cardOutcome, cardProtocol, findCard } from "./cardChecks.js"
 import { interfaceHostsOutcome, notSentReason, splitByOrigin } from "./interfaceHosts.js"
-import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
+import { type InterfaceContext, MAX_CHECK_BODY_BYTES, type PartAnswer } from "./context.js"
 import { authChecks } from "./authChecks.js"
 import { equivalenceChecks } from "./equivalenceChecks.js"
 import { messagingChecks } from "./messagingChecks.js"
+import { partChecks } from "./partChecks.js"
 import { pushChecks } from "./pushChecks.js"
 import { streamingChecks } from "./streamingChecks.js"
 import { taskChecks } from "./taskChecks.js"
@@ -71,6 +72,7 @@ type InterfaceCheck = (ctx: InterfaceContext) => Effect.Effect<CheckOutcome, unk
 const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = {
   ...transportChecks,
   ...messagingChecks,
+  ...partChecks,
   ...taskChecks,
   ...streamingChecks,
   ...pushChecks,
@@ -204,7 +206,8 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
       timeout,
       created,
       firstAnswer: yield* Ref.make(Option.none<V1.SendMessageResponse>()),
-      streamAnswer: yield* Ref.make(Option.none<RawResponse>())
+      streamAnswer: yield* Ref.make(Option.none<RawResponse>()),
+      partAnswers: yield* Ref.make<ReadonlyMap<string, PartAnswer>>(new Map())
     }
     const notSent = refused.includes(endpoint) ? notSentReason(endpoint, Option.getOrThrow(discovered).cardUrl) : undefined
     if (notSent === undefined) contexts.push(ctx)

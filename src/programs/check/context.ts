@@ -30,7 +30,14 @@ export interface InterfaceContext {
   readonly firstAnswer: Ref.Ref<Option.Option<V1.SendMessageResponse>>
   /** The raw answer to one streaming message, shared by the streaming checks. */
   readonly streamAnswer: Ref.Ref<Option.Option<RawResponse>>
+  /** The answers to the messages with a file or a data part, shared by the part checks (partChecks.ts). */
+  readonly partAnswers: Ref.Ref<ReadonlyMap<string, PartAnswer>>
 }
+
+/** What the agent did with a message carrying a sample part: refused it (the answer shown), or answered (as sent). */
+export type PartAnswer =
+  | { readonly _tag: "Refused"; readonly shown: string }
+  | { readonly _tag: "Answered"; readonly result: unknown; readonly described: string }
 
 export const userMessage = (extra: Partial<V1.Message> = {}, text = CHECK_MESSAGE_TEXT): V1.Message => ({
   messageId: randomUUID(),

@@ -3,6 +3,7 @@
  * length of the run, keeping what it receives in memory (nothing goes to the notification log).
  */
 import { type Duration, Effect, Layer, Option, Ref, Stream } from "effect"
+import { StateFileUnavailable } from "../../domain/errors.js"
 import type { NotificationRecord } from "../../domain/notification.js"
 import { NotificationLog } from "../../services/NotificationLog.js"
 import { PushReceiver } from "../../services/PushReceiver.js"
@@ -16,7 +17,8 @@ const discardingLog = Layer.succeed(NotificationLog, {
   file: "(memory)",
   append: () => Effect.void,
   read: () => Effect.succeed([]),
-  follow: () => Stream.empty
+  follow: () => Stream.empty,
+  saveFile: () => Effect.fail(new StateFileUnavailable({ file: "(memory)", operation: "save a pushed file in", reason: "relay check keeps no files" }))
 })
 
 export const checkReceiverLayer = Layer.scoped(
