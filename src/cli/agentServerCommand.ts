@@ -85,9 +85,11 @@ const startupLines = (config: AgentConfig, started: AgentServerStarted) => {
     }
   } else if (agentKey.source === "generated") {
     const value = Redacted.value(agentKey.key)
+    // The key goes on no command line (shell history, `ps`): `--api-key -` asks for it.
     lines.push(
       `API key required (X-API-Key or Authorization: Bearer). Generated key: ${style.bold(value)}`,
-      `Save it for relay: relay auth set --url ${started.baseUrl} --api-key ${value}`
+      `Save it for relay: relay auth set --url ${started.baseUrl} --api-key -`,
+      `  and paste the key at its "API key:" prompt (not echoed), or pipe it in`
     )
   } else {
     lines.push(`API key required (X-API-Key or Authorization: Bearer), from ${agentKey.source}`)

@@ -1,7 +1,6 @@
 /** `relay auth set|show|clear|login|logout`: credentials relay sends to an agent. Secrets are never printed unmasked. */
 import { Command, Options } from "@effect/cli"
 import { Config, Duration, Effect, Option, Redacted } from "effect"
-import { text } from "node:stream/consumers"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
@@ -13,20 +12,21 @@ import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
+import { readSecretInput } from "./secretInput.js"
 import { escapeForTerminal } from "./terminalText.js"
 
-const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token to send as Authorization: Bearer …; '-' reads it from stdin")
-const apiKey = optional(Options.redacted("api-key"), "API key to send in the API key header; '-' reads it from stdin")
+const bearerToken = optional(
+  Options.redacted("bearer-token"),
+  "Bearer token to send as Authorization: Bearer …; '-' asks for it (not echoed) or reads it from stdin"
+)
+const apiKey = optional(Options.redacted("api-key"), "API key to send in the API key header; '-' asks for it (not echoed) or reads it from stdin")
 const apiKeyHeader = optional(Options.text("api-key-header"), `Header that carries the API key (default ${DEFAULT_API_KEY_HEADER})`)
 
-/** A secret from its option; "-" reads it from stdin so it stays out of shell history and `ps`. */
-const readSecret = (option: Option.Option<Redacted.Redacted<string>>) =>
+/** A secret from its option; "-" reads it from a prompt or stdin (secretInput.ts), out of shell history and `ps`. */
+const readSecret = (option: Option.Option<Redacted.Redacted<string>>, label: string) =>
   Option.match(option, {
     onNone: () => Effect.succeed(undefined),
-    onSome: (secret) =>
-      Redacted.value(secret) === "-"
-        ? Effect.promise(() => text(process.stdin)).pipe(Effect.map((input) => input.trim()))
-        : Effect.succeed(Redacted.value(secret))
+    onSome: (secret) => Redacted.value(secret) === "-" ? readSecretInput(label) : Effect.succeed(Redacted.value(secret))
   })
 
 const fromStdin = (option: Option.Option<Redacted.Redacted<string>>) =>
@@ -43,8 +43,8 @@ const secretsOf = (
       suggestion: "Pass --bearer-token - or --api-key -, not both"
     }))
     : Option.isSome(bearerToken)
-    ? Effect.map(readSecret(bearerToken), (token) => ({ bearerToken: token, apiKey: undefined }))
-    : Effect.map(readSecret(apiKey), (key) => ({ bearerToken: undefined, apiKey: key }))
+    ? Effect.map(readSecret(bearerToken, "Bearer token"), (token) => ({ bearerToken: token, apiKey: undefined }))
+    : Effect.map(readSecret(apiKey, "API key"), (key) => ({ bearerToken: undefined, apiKey: key }))
 
 const set = Command.make(
   "set",
@@ -88,7 +88,7 @@ const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, .
 const clientId = Options.text("client-id").pipe(Options.withDescription("The client id registered with the authorization server"))
 const clientSecret = optional(
   Options.redacted("client-secret"),
-  "'-' reads the client secret from stdin (or set RELAY_CLIENT_SECRET); a value on the command line is refused"
+  "'-' asks for the client secret (not echoed) or reads it from stdin (or set RELAY_CLIENT_SECRET); a value on the command line is refused"
 )
 const flow = optional(
   Options.choice("flow", ["client_credentials", "authorization_code", "device_code"]),
@@ -136,7 +136,7 @@ const clientSecretOf = (option: Option.Option<Redacted.Redacted<string>>) =>
       reason: "--client-secret takes no value on the command line: any user of this machine could read it in `ps` while the login runs",
       suggestion: "Pass --client-secret - and type the secret on stdin, or set it in the RELAY_CLIENT_SECRET environment variable"
     }))
-    : Effect.flatMap(readSecret(option), (secret) =>
+    : Effect.flatMap(readSecret(option, "Client secret"), (secret) =>
       secret !== undefined
         ? Effect.succeed(secret)
         : Config.string("RELAY_CLIENT_SECRET").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)))

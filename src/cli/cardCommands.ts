@@ -19,7 +19,7 @@ const get = Command.make("get", { ...agentOptions, authenticated }, (values) =>
       // The card is the result; the human view is the same JSON, for piping into jq as well (escaping
       // the control characters JSON leaves raw keeps it the same JSON value).
       (result) => escapeForTerminal(JSON.stringify(result.card, null, 2), "lines")
-    ))).pipe(Command.withDescription("Print an agent's card as JSON (null fields omitted)"))
+    ))).pipe(Command.withDescription("Print an agent's card as JSON, null fields omitted (save it with > card.json; --json adds its URL and generation)"))
 
 const source = Args.text({ name: "SOURCE" }).pipe(Args.withDescription("Agent URL, card URL, or card file"))
 const file = Options.boolean("file").pipe(Options.withDescription("Treat SOURCE as a file path"))

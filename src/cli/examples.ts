@@ -76,7 +76,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
     ["With a token the webhook checks", `relay task notification set --url ${AGENT} --webhook-url http://127.0.0.1:9000/hook --webhook-token "$HOOK_TOKEN" TASK_ID`]
   ],
   "relay task notification get": [
-    ["Show a task's first push config", `relay task notification get --url ${AGENT} TASK_ID`],
+    ["Show a task's newest push config", `relay task notification get --url ${AGENT} TASK_ID`],
     ["Show one config by id", `relay task notification get --url ${AGENT} --config-id CONFIG_ID TASK_ID`]
   ],
   "relay task notification list": [
@@ -93,7 +93,8 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   ],
   "relay card get": [
     ["Print an agent's card", `relay card get --url ${AGENT}`],
-    ["The extended card for authenticated clients", `relay card get --url ${AGENT} --authenticated`]
+    ["The extended card for authenticated clients", `relay card get --url ${AGENT} --authenticated`],
+    ["Save the card to a file (card validate --file reads it)", `relay card get --url ${AGENT} > agent-card.json`]
   ],
   "relay card validate": [
     ["Validate the card an agent serves", `relay card validate ${AGENT}`],
@@ -157,7 +158,8 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   ],
   "relay server push": [
     ["Receive push notifications on port 9000", "relay server push"],
-    ["Require a token, kept out of the process list", "RELAY_PUSH_TOKEN=secret relay server push --port 9100"]
+    ["Require a token, kept out of the process list", "RELAY_PUSH_TOKEN=secret relay server push --port 9100"],
+    ["In the background of a terminal you keep using: print nothing", "relay server push --quiet &"]
   ],
   "relay notifications": [
     ["What the agents pushed", "relay notifications list"],

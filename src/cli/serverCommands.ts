@@ -2,7 +2,8 @@
  * `relay server …`: the local servers. `push` receives A2A push notifications.
  *
  * Servers print their results (each notification) on stdout and everything else — the
- * address, warnings, rejected requests — on stderr. Ctrl+C closes the port and exits 0.
+ * address, warnings, rejected requests — on stderr; with --json the address is also a JSON line
+ * on stdout. Ctrl+C closes the port and exits 0.
  */
 import { Command, Options } from "@effect/cli"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
@@ -44,12 +45,20 @@ const pushToken = Options.redacted("token").pipe(
   Options.optional
 )
 const maxBodyBytes = bodyLimitOption(DEFAULT_MAX_BODY_BYTES, "Largest notification body accepted; bigger ones get 413")
+const quiet = Options.boolean("quiet").pipe(
+  Options.withAlias("q"),
+  Options.withDescription(
+    "Print no start-up lines and no notifications (they are still logged: relay notifications list), only refused requests " +
+      "and errors; for running it with & in a terminal you keep using"
+  )
+)
 
 interface PushConfig extends OutputFlags {
   readonly host: string
   readonly port: number
   readonly token: Option.Option<Redacted.Redacted<string>>
   readonly maxBodyBytes: number
+  readonly quiet: boolean
 }
 
 const startupLines = (config: PushConfig, baseUrl: string, logFile: string) => {
@@ -70,11 +79,16 @@ const startupLines = (config: PushConfig, baseUrl: string, logFile: string) => {
   ].join("\n")
 }
 
-const printingHooks = (json: boolean): WebhookHooks => {
+/** With --json, the address as one JSON line on stdout, before any notification (README, JSON output). */
+const startupJson = (config: PushConfig, baseUrl: string, logFile: string) =>
+  JSON.stringify({ url: baseUrl, push_url: `${baseUrl}${PUSH_PATH}`, token_required: Option.isSome(config.token), log_file: logFile })
+
+const printingHooks = (config: PushConfig): WebhookHooks => {
   const out = makeStyle(process.stdout)
   const err = makeStyle(process.stderr)
   return {
-    onNotification: (record) => writeOut(json ? JSON.stringify(record) : `${formatNotification(record, out)}\n`),
+    onNotification: (record) =>
+      config.quiet ? Effect.void : writeOut(config.json ? JSON.stringify(record) : `${formatNotification(record, out)}\n`),
     onRejected: (rejection) =>
       writeErr(err.yellow(escapeForTerminal(`Rejected POST ${rejection.path}: ${rejection.status} ${rejection.code}: ${rejection.message}`)))
   }
@@ -88,9 +102,13 @@ const runPushServer = (config: PushConfig) =>
       port: config.port,
       token: Option.getOrUndefined(config.token),
       maxBodyBytes: config.maxBodyBytes,
-      hooks: printingHooks(config.json)
+      hooks: printingHooks(config)
     })
-    const announce = Effect.flatMap(webhookBaseUrl, (baseUrl) => writeErr(startupLines(config, baseUrl, log.file)))
+    const announce = Effect.flatMap(webhookBaseUrl, (baseUrl) =>
+      Effect.zipRight(
+        config.quiet ? Effect.void : writeErr(startupLines(config, baseUrl, log.file)),
+        config.json ? writeOut(startupJson(config, baseUrl, log.file)) : Effect.void
+      ))
     return yield* Layer.launch(Layer.effectDiscard(announce).pipe(Layer.provide(server)))
   })).pipe(
     Effect.catchAll((error) => reportError(error, config.json)),
@@ -99,7 +117,7 @@ const runPushServer = (config: PushConfig) =>
 
 const push = Command.make(
   "push",
-  { ...outputOptions, host: pushHost, port: pushPort, token: pushToken, maxBodyBytes },
+  { ...outputOptions, host: pushHost, port: pushPort, token: pushToken, maxBodyBytes, quiet },
   runPushServer
 ).pipe(Command.withDescription("Receive A2A push notifications: print each one and log it (POST any path; GET /health)"))
 

@@ -49,8 +49,8 @@ const clear = Command.make(
         suggestion: "Use relay session clear --url <agent_url>, or --all for every agent"
       }))
     return render(flags, Effect.flatMap(target, clearSessions), (result, style) =>
-      `${style.green(result.all ? `Cleared ${result.cleared} session(s)` : result.cleared ? `Cleared session for ${result.agent_url}` : `No session state saved for ${result.agent_url}`)}\n` +
-      style.dim("Saved credentials were kept; remove them with relay auth clear."))
+      style.green(result.all ? `Cleared ${result.cleared} session(s)` : result.cleared ? `Cleared session for ${result.agent_url}` : `No session state saved for ${result.agent_url}`) +
+      (result.credentials_kept ? `\n${style.dim("Saved credentials were kept; remove them with relay auth clear.")}` : ""))
   }
 ).pipe(Command.withDescription("Forget the context and task ids of one agent (--url) or all (--all); credentials are kept"))
 

@@ -13,6 +13,7 @@ import { pushConfigText, taskLines, taskViewText } from "./views.js"
 import { ClientServices } from "./services.js"
 import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
+import { taskTable } from "./taskTable.js"
 
 const taskInput = (access: AgentAccess, values: { readonly taskId: string; readonly historyLength?: Option.Option<number> }) => ({
   ...access,
@@ -61,10 +62,11 @@ const list = Command.make("list", { ...agentOptions, contextId, status, pageSize
     pageToken: Option.getOrUndefined(values.pageToken)
   }), (result, style) =>
     [
-      result.count === 0 ? style.dim("No tasks") : style.bold(`Tasks (${result.count}${result.total_size ? ` of ${result.total_size}` : ""})`),
-      ...result.tasks.map((task) => `\n${taskLines(style, task)}`),
-      ...(result.next_page_token === null ? [] : [style.dim(`\nMore: --page-token ${escapeForTerminal(result.next_page_token)}`)])
-    ].join("\n")))).pipe(Command.withDescription("List the agent's tasks (A2A 1.0 agents)"))
+      result.count === 0 ? style.dim("No tasks") : taskTable(result.tasks, style),
+      ...(result.next_page_token === null ? [] : [
+        style.dim(`\n${result.count}${result.total_size ? ` of ${result.total_size}` : ""} tasks. More: --page-token ${escapeForTerminal(result.next_page_token)}`)
+      ])
+    ].join("\n")))).pipe(Command.withDescription("List the agent's tasks, one row each (A2A 1.0 agents)"))
 
 // ---------------------------------------------------------------------------
 // task notification …
@@ -85,7 +87,7 @@ const notificationSet = Command.make("set", { ...agentOptions, taskId: taskIdArg
 const notificationGet = Command.make("get", { ...agentOptions, taskId: taskIdArg, configId: Options.optional(configId) }, (values) =>
   withAgentAccess(values, (access) =>
     render(values, getPushConfig({ ...taskInput(access, values), configId: Option.getOrUndefined(values.configId) }), pushConfigText))).pipe(
-    Command.withDescription("Show a task's push config (the first one without --config-id)")
+    Command.withDescription("Show a task's push config (the newest one without --config-id)")
   )
 
 const notificationList = Command.make("list", { ...agentOptions, taskId: taskIdArg }, (values) =>

@@ -5,7 +5,8 @@
  */
 import { Schema } from "effect"
 
-const modelForms = "echo, ollama:<name>, openai:<name> or gateway:<name>"
+/** Every form `--model` / RELAY_MODEL takes (ModelAccess.parseModelSpec), for hints. */
+export const MODEL_FORMS = "echo, mock, ollama:<name>, openai:<name> or gateway:<name>"
 
 /** The `--model` (or RELAY_MODEL) value is not one of the known forms. */
 export class InvalidModelSpec extends Schema.TaggedError<InvalidModelSpec>()("InvalidModelSpec", {
@@ -18,7 +19,7 @@ export class InvalidModelSpec extends Schema.TaggedError<InvalidModelSpec>()("In
     return `Invalid model "${this.spec}": ${this.reason}`
   }
   get hint() {
-    return `${this.suggestion} Accepted forms: ${modelForms}.`
+    return `${this.suggestion} Accepted forms: ${MODEL_FORMS}.`
   }
 }
 

@@ -6,10 +6,13 @@ import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { maskSecret, redactUrl } from "./secrets.js"
 
-/** The message result of SPEC §2, plus the kind of answer and the agent's status time. */
+/**
+ * The message result of SPEC §2, plus the kind of answer and the agent's status time. It has the
+ * keys of TaskView, in the same order, so scripts read `message send` and `task get` alike.
+ */
 export interface MessageResult {
-  readonly context_id: string | null
   readonly task_id: string | null
+  readonly context_id: string | null
   /** v0.3-style lower-case state: completed, working, input-required, …; `unknown (X)` for a state A2A does not define. */
   readonly state: V1.StateLabel
   readonly text: string
@@ -17,6 +20,8 @@ export interface MessageResult {
   readonly needs_auth: boolean
   /** "task" when the agent created a task, "message" for a direct reply. */
   readonly kind: "task" | "message"
+  /** When the task's status last changed; null for a direct reply. */
+  readonly updated_at: string | null
 }
 
 /** The task view of SPEC §2, plus what an assistant needs to decide the next step. */
@@ -27,6 +32,8 @@ export interface TaskView {
   readonly text: string
   readonly needs_input: boolean
   readonly needs_auth: boolean
+  /** Always "task": the key `message send` results carry too. */
+  readonly kind: "task"
   readonly updated_at: string | null
 }
 
@@ -43,6 +50,7 @@ export const taskView = (task: V1.Task): TaskView => {
     state,
     text: resultText(task),
     ...stateFlags(state),
+    kind: "task",
     updated_at: task.status.timestamp ?? null
   }
 }
@@ -50,25 +58,17 @@ export const taskView = (task: V1.Task): TaskView => {
 export const messageResult = (response: V1.SendMessageResponse): MessageResult => {
   if ("message" in response) {
     return {
-      context_id: response.message.contextId || null,
       task_id: response.message.taskId || null,
+      context_id: response.message.contextId || null,
       state: "completed",
       text: resultText(response.message),
       needs_input: false,
       needs_auth: false,
-      kind: "message"
+      kind: "message",
+      updated_at: null
     }
   }
-  const view = taskView(response.task)
-  return {
-    context_id: view.context_id,
-    task_id: view.task_id,
-    state: view.state,
-    text: view.text,
-    needs_input: view.needs_input,
-    needs_auth: view.needs_auth,
-    kind: "task"
-  }
+  return taskView(response.task)
 }
 
 /** A push config as shown: secrets masked, never echoed. */

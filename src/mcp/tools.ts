@@ -91,6 +91,7 @@ const taskViewShape = {
   text: z.string(),
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
+  kind: z.literal("task"),
   updated_at: nullableString
 }
 const nextStep = { next_step: z.string().describe("What to do next") }
@@ -107,6 +108,7 @@ const messageResultShape = {
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
+  updated_at: nullableString,
   ...nextStep
 }
 
@@ -445,7 +447,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     title: "Get a task's push notification config",
     description: "Show where an agent sends a task's push notifications (secrets masked). Use to check a webhook set " +
       "with set_task_notification or send_message push_url. Next: get_push_notifications for what arrived.",
-    inputSchema: { ...contacting, task_id: taskId, config_id: z.string().optional().describe("Config id; omit for the first one") },
+    inputSchema: { ...contacting, task_id: taskId, config_id: z.string().optional().describe("Config id; omit for the newest one") },
     outputSchema: pushConfigShape,
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>

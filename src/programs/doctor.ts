@@ -6,6 +6,7 @@
 import { Path } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
+import { MODEL_FORMS } from "../domain/modelErrors.js"
 import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
 import { defaultStateDir, resolveStateDir } from "../services/StateDir.js"
@@ -108,7 +109,7 @@ const checkMcp = Effect.gen(function*() {
 })
 
 const MODEL_CHECK_TIMEOUT = Duration.seconds(20)
-const modelFix = "Set the model with RELAY_MODEL (echo, ollama:<name>, openai:<name>, gateway:<name>) and its settings " +
+const modelFix = `Set the model with RELAY_MODEL (${MODEL_FORMS}) and its settings ` +
   "(OLLAMA_HOST, OPENAI_API_KEY, RELAY_GATEWAY_URL), or start the server with --model echo."
 
 /** The model `relay server agent` would choose now, and whether it answers a one-word request. */

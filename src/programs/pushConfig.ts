@@ -55,17 +55,17 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
       )
     return pushConfigView(config)
   }
-  // Without an id, the task's first config (agents with one config per task give it the task's id).
+  // Without an id, the task's newest config: agents list them in the order they were set.
   const { result: configs } = yield* retryWithRenewedToken(target, (target) =>
     client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
-  const first = configs[0]
-  if (first === undefined) {
+  const newest = configs.at(-1)
+  if (newest === undefined) {
     return yield* new NotFound({
       what: `A push notification config of task ${input.taskId}`,
       suggestion: "Set a push notification config for the task first, or send the message with a push URL"
     })
   }
-  return pushConfigView(first)
+  return pushConfigView(newest)
 })
 
 export const listPushConfigs = Effect.fn("listPushConfigs")(function*(input: PushConfigInput) {

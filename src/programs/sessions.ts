@@ -34,16 +34,20 @@ export type ClearResult = ({ readonly all: true } | {
 }) & {
   /** How many sessions had state that is now gone. */
   readonly cleared: number
-  readonly credentials_kept: true
+  /** Whether saved credentials remain (of that agent, or of any with --all): false when there were none. */
+  readonly credentials_kept: boolean
 }
 
 export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: AgentUrl | undefined) {
   const store = yield* SessionStore
   if (agentUrl === undefined) {
-    return { all: true, cleared: yield* store.clearAll, credentials_kept: true } satisfies ClearResult
+    const cleared = yield* store.clearAll
+    const kept = (yield* store.list).some((record) => record.credentials !== undefined)
+    return { all: true, cleared, credentials_kept: kept } satisfies ClearResult
   }
   const cleared = yield* store.clear(agentUrl)
-  return { all: false, agent_url: agentUrl, cleared: cleared ? 1 : 0, credentials_kept: true } satisfies ClearResult
+  const kept = Option.exists(yield* store.get(agentUrl), (record) => record.credentials !== undefined)
+  return { all: false, agent_url: agentUrl, cleared: cleared ? 1 : 0, credentials_kept: kept } satisfies ClearResult
 })
 
 /** The card URL saved with the agent's session, if any. */

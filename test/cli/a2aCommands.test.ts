@@ -120,7 +120,7 @@ const expectNoSecret = (result: CliResult, ...secrets: ReadonlyArray<string>) =>
   for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret)
 }
 
-const MESSAGE_RESULT_KEYS = ["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text"]
+const MESSAGE_RESULT_KEYS = ["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text", "updated_at"]
 
 // ---------------------------------------------------------------------------
 
@@ -317,6 +317,7 @@ describe("relay task", () => {
       text: combinedText(["one", "two"]),
       needs_input: false,
       needs_auth: false,
+      kind: "task",
       updated_at: expect.any(String),
       history: [{ role: "user", text: "two" }]
     })
@@ -338,8 +339,8 @@ describe("relay task", () => {
     expect(page.total_size).toBeGreaterThan(1)
     expect(page.next_page_token).toEqual(expect.any(String))
     expect(human.code).toBe(0)
-    expect(human.stdout).toMatch(/^Tasks \(1 of \d+\)\n\nTask ID/)
-    expect(human.stdout).toContain(`More: --page-token ${page.next_page_token}`)
+    expect(human.stdout).toMatch(/^TASK ID +STATE +UPDATED +TEXT\n\S+ /)
+    expect(human.stdout).toContain(`1 of ${page.total_size} tasks. More: --page-token ${page.next_page_token}`)
   })
 
   it("task list on a v0.3 agent: exit 1, unsupported_operation", async () => {

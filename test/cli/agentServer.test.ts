@@ -96,8 +96,9 @@ describe("relay server agent", () => {
     const started = JSON.parse(line) as { url: string; auth: boolean; api_key: string }
     expect(started.auth).toBe(true)
     expect(started.api_key).toMatch(/^[A-Za-z0-9_-]{43}$/)
-    await agent.waitFor("stderr", /relay auth set --url \S+ --api-key \S+/)
-    expect(agent.output.stderr).toContain(`relay auth set --url ${started.url} --api-key ${started.api_key}`)
+    // The key goes on no command line: `--api-key -` asks for it (test/cli/secretPrompt.test.ts pastes it).
+    await agent.waitFor("stderr", /relay auth set --url \S+ --api-key -\n/)
+    expect(agent.output.stderr).toContain(`relay auth set --url ${started.url} --api-key -\n`)
 
     expect((await sendMessage(started.url, "no key")).status).toBe(401)
     expect((await sendMessage(started.url, "with key", { "x-api-key": started.api_key })).status).toBe(200)

@@ -6,7 +6,8 @@
  * (cli/examples.ts) are checked closer: each names a command that exists and only its flags.
  *
  * README.md is held to the same: every `relay …` line in its code is a real command with options that
- * command has, and its exit codes and `--json` error codes are the ones the sources define.
+ * command has, its exit codes and `--json` error codes are the ones the sources define, and the commands
+ * it says take --json and --verbose do. What the commands do is held to the README in readmeClaims.test.ts.
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -14,7 +15,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { EXAMPLES } from "../../src/cli/examples.js"
 import * as exitCodesModule from "../../src/cli/exitCodes.js"
 import { runRelay } from "../helpers/cli.js"
-import { listedCommands, optionFlags } from "../helpers/helpText.js"
+import { helpSections, listedCommands, optionFlags } from "../helpers/helpText.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 /** Every command path, as the root's help lists them ("" is the root); read before the tests are collected. */
@@ -178,6 +179,18 @@ describe("README.md names only what exists", () => {
     const named = new Set(alone.flatMap((line) => line.match(/(?<![\w-])--[a-z][a-z-]*[a-z](?![\w-])/g) ?? []))
     const missing = [...named].filter((flag) => !helpHas(all, flag) && !V8_FLAGS.has(flag))
     expect(missing).toEqual([])
+  })
+
+  it("says rightly which commands take --json and --verbose: every one but relay completions (a shell script)", () => {
+    expect(Fs.readFileSync(README, "utf8")).toContain("Every command accepts `--help`, and every one but `relay completions`")
+    // A group only lists its commands; a command has options or arguments.
+    const runnable = [...helps].filter(([command, help]) =>
+      command !== "" && (helpSections(help).has("OPTIONS") || helpSections(help).has("ARGUMENTS")))
+    expect(runnable.length).toBeGreaterThan(20)
+    const missing = runnable.filter(([command]) => command !== "completions").flatMap(([command, help]) =>
+      ["--json", "--verbose"].filter((flag) => !optionFlags(help).includes(flag)).map((flag) => `${command} ${flag}`))
+    expect(missing).toEqual([])
+    expect(optionFlags(helps.get("completions")!)).not.toContain("--json")
   })
 
   it("lists every exit code and every --json error code the sources define", () => {

@@ -250,7 +250,8 @@ describe("JSON shapes (README): lists are {count, <items>}, results one object, 
   it("session clear --all --json names no agent rather than a null one", async () => {
     const result = await relay(["session", "clear", "--all", "--json"])
     expect(result.code).toBe(0)
-    expect(json(result.stdout)).toEqual({ all: true, cleared: 0, credentials_kept: true })
+    // Nothing saved: no credentials to have kept.
+    expect(json(result.stdout)).toEqual({ all: true, cleared: 0, credentials_kept: false })
   })
 
   it("relay mcp --json prints its address on stdout, and a signal is its normal end (exit 0, nothing reported)", async () => {

@@ -1,6 +1,6 @@
 /**
  * What `npm pack` ships: the bundle (its entry, the chunks it loads on demand and their code
- * caches), README and package.json, and nothing to install beside them.
+ * caches), README and package.json, and nothing to install beside them; its size as README.md gives it.
  * Installing and running the tarball with only Node is .ci/run's scripts/check-packed-install.mjs.
  */
 import { execFileSync } from "node:child_process"
@@ -13,7 +13,7 @@ const root = Path.resolve(import.meta.dirname, "../..")
 describe("the npm package", () => {
   it("holds only what runs: the bundled CLI, its chunks and their code caches, README and package.json, under 5 MB packed", () => {
     const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: root, encoding: "utf8" })) as Array<
-      { files: Array<{ path: string }>; size: number }
+      { files: Array<{ path: string }>; size: number; unpackedSize: number }
     >
     const paths = packed!.files.map((file) => file.path)
     const chunks = paths.filter((path) => path.startsWith("dist/chunks/"))
@@ -25,6 +25,11 @@ describe("the npm package", () => {
     const built = Fs.readdirSync(Path.join(root, "dist", "chunks")).filter((name) => name.endsWith(".cjs"))
     expect(chunks.sort()).toEqual(built.flatMap((name) => [`dist/chunks/${name}`, `dist/chunks/${name}.cache`]).sort())
     expect(packed!.size).toBeLessThan(5_000_000)
+    // The sizes README.md gives (Quick start) are the package's, within 10 %.
+    const stated = /about ([\d.]+) MB packed,\s+([\d.]+) MB installed/.exec(Fs.readFileSync(Path.join(root, "README.md"), "utf8"))
+    expect(stated).not.toBeNull()
+    expect(Math.abs(Number(stated![1]) * 1e6 - packed!.size) / packed!.size).toBeLessThan(0.1)
+    expect(Math.abs(Number(stated![2]) * 1e6 - packed!.unpackedSize) / packed!.unpackedSize).toBeLessThan(0.1)
   }, 60_000)
 
   it("declares no runtime dependencies (everything is in the bundle) and the bin it ships", () => {

@@ -212,7 +212,8 @@ describe("sendMessage: session rules (scripted agent)", () => {
         text: "hello back",
         needs_input: false,
         needs_auth: false,
-        kind: "message"
+        kind: "message",
+        updated_at: null
       })
       const saved = yield* savedSession()
       expect(saved.context_id).toBe("c1")
@@ -456,7 +457,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
       mixed: await send(withBehaviour("data-and-file", "abc"))
     }
     for (const result of Object.values(results)) {
-      expect(Object.keys(result).sort()).toEqual(["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text"])
+      expect(Object.keys(result).sort()).toEqual(["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text", "updated_at"])
       expect(result.context_id).toEqual(expect.any(String))
     }
     expect(results.echo).toMatchObject({ state: "completed", text: echoText("plain words"), needs_input: false, needs_auth: false, kind: "task" })

@@ -53,6 +53,7 @@ describe("getTask", () => {
         text: combinedText(["first", "second"]),
         needs_input: false,
         needs_auth: false,
+        kind: "task",
         updated_at: expect.any(String)
       })
       expect("history" in plain).toBe(false)
@@ -228,7 +229,8 @@ describe("push notification configs", () => {
       expect(sentTokens).toEqual([TOKEN_A, TOKEN_B])
 
       expect(yield* getPushConfig({ ...access, configId: b.config_id! })).toEqual(b)
-      expect(yield* getPushConfig(access)).toEqual(a)
+      // Without an id: the newest config.
+      expect(yield* getPushConfig(access)).toEqual(b)
       const listed = yield* listPushConfigs(access)
       expect(listed.count).toBe(2)
       expect(listed.configs.map((c) => c.config_id).sort()).toEqual([a.config_id, b.config_id].sort())

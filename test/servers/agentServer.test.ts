@@ -176,7 +176,9 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client over %s", (binding) => {
     const listed = await client.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })
     expect(listed.configs.map((config) => config.id)).toEqual([created.id])
     await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: created.id })
-    await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: created.id })
+    // Deleting it again is TaskNotFound, the spec's error for a config that is not there.
+    const again = await rejection(client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: created.id }))
+    expect(again.name).toBe("TaskNotFoundError")
     const after = await client.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })
     expect(after.configs).toEqual([])
   })

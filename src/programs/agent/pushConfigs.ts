@@ -95,12 +95,15 @@ export const getPushConfig = (request: { readonly taskId: string; readonly id?: 
     const found = request.id === undefined
       ? configs[configs.length - 1]
       : configs.find((stored) => stored.config.id === request.id)
-    // The spec names TaskNotFoundError for a config that does not exist (A2A §3.1.8).
-    if (found === undefined) {
-      const which = request.id === undefined ? "" : ` ${shown(request.id)}`
-      return yield* new AgentRequestError({ kind: "TaskNotFound", detail: `Push notification config${which} not found for task ${request.taskId}` })
-    }
+    if (found === undefined) return yield* configNotFound(request.taskId, request.id)
     return redactPushConfig(found.config)
+  })
+
+/** The spec names TaskNotFoundError for a config that does not exist (A2A §3.1.8). */
+const configNotFound = (taskId: string, id: string | undefined) =>
+  new AgentRequestError({
+    kind: "TaskNotFound",
+    detail: `Push notification config${id === undefined ? "" : ` ${shown(id)}`} not found for task ${taskId}`
   })
 
 const decodeOffsetToken = (token: string | undefined) => {
@@ -125,12 +128,13 @@ export const listPushConfigs = (request: V1.ListTaskPushNotificationConfigsReque
     }
   })
 
-/** Idempotent: deleting a config that is not there succeeds. */
+/** A config that is not there is TaskNotFound, as for a get: "Deleted" would claim what did not happen. */
 export const deletePushConfig = (request: { readonly taskId: string; readonly id: string }) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const sender = yield* PushSender
     const removed = yield* store.removePushConfig(request.taskId, request.id)
     if (Option.isNone(removed)) return yield* taskNotFound(request.taskId)
+    if (!removed.value) return yield* configNotFound(request.taskId, request.id)
     yield* sender.stop(request.taskId, request.id)
   })
