@@ -170,10 +170,12 @@ describe("relay server push", () => {
     })
     expect(ok.status).toBe(200)
 
-    const [line = ""] = await server.waitFor("stdout", /^.*\n/)
-    const record = JSON.parse(line)
+    // The address first (README: Servers), then one line per notification.
+    const [lines = ""] = await server.waitFor("stdout", /^.*\n.*\n/)
+    const [address, record] = lines.trim().split("\n").map((line) => JSON.parse(line))
+    expect(address).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), push_url: pushUrl, token_required: true })
     expect(record).toMatchObject({ id: ok.body["id"], task_id: "cli-task-3", state: "completed", text: "all done", token_present: true })
-    expect(server.stdout().trim().split("\n")).toHaveLength(1)
+    expect(server.stdout().trim().split("\n")).toHaveLength(2)
     expect(server.stdout() + server.stderr()).not.toContain("s3cret-token")
     expect(await server.stop("SIGTERM")).toBe(0)
   })

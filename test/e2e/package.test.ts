@@ -17,7 +17,14 @@ describe("the npm package", () => {
     >
     const paths = packed!.files.map((file) => file.path)
     const chunks = paths.filter((path) => path.startsWith("dist/chunks/"))
-    expect(paths.filter((path) => !path.startsWith("dist/chunks/")).sort()).toEqual(["README.md", "dist/main.cjs", "package.json"])
+    expect(paths.filter((path) => !path.startsWith("dist/chunks/")).sort()).toEqual([
+      "README.md",
+      "dist/completions/relay.bash",
+      "dist/completions/relay.fish",
+      "dist/completions/relay.zsh",
+      "dist/main.cjs",
+      "package.json"
+    ])
     expect(chunks.length).toBeGreaterThan(5)
     expect(chunks.every((path) => /^dist\/chunks\/[\w-]+\.cjs(\.cache)?$/.test(path))).toBe(true)
     // Every chunk the build wrote is shipped with its cache (a missing chunk fails only the command
