@@ -8,11 +8,12 @@ import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import type { ProtocolError } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
+import { makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
-import { followStream, followTask, ignoreUpdates, makeReporter, type OnUpdate, withinWait } from "./taskUpdates.js"
+import { type AnswerLimit, followStream, followTask, makeFollower, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
   readonly taskId: string
@@ -117,7 +118,7 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
   } satisfies TaskList
 })
 
-export interface FollowTaskInput extends TaskInput {
+export interface FollowTaskInput extends TaskInput, AnswerLimit {
   readonly onUpdate?: OnUpdate | undefined
 }
 
@@ -130,15 +131,15 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
-  const report = yield* makeReporter(input.onUpdate ?? ignoreUpdates)
-  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), report)
-  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { report }).pipe(
-    Effect.catchTag("ProtocolError", (error) =>
-      isUnsupportedOperation(error) ? Effect.map(finalState, (task) => ({ task })) : Effect.fail(error))
+  const answer = makeAnswerFold(input.maxAnswerBytes)
+  const follower = yield* makeFollower(answer, { onUpdate: input.onUpdate })
+  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), (task) => follower.see({ task }))
+  yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), follower).pipe(
+    Effect.catchTag("ProtocolError", (error) => (isUnsupportedOperation(error) ? finalState : Effect.fail(error)))
   )
-  const task = "task" in answer ? answer.task : yield* finalState
+  const task = answer.task() ?? (yield* finalState)
   yield* rememberTask(target, task)
-  return taskView(task)
+  return { ...taskView(task), ...truncation(answer) }
 })
 
 const isUnsupportedOperation = (error: ProtocolError) =>
@@ -155,9 +156,10 @@ export interface WaitForTaskInput extends FollowTaskInput {
 export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTaskInput) {
   yield* requireTaskId(input.taskId)
   const target = yield* resolveTarget(input)
-  const waited = yield* withinWait(target.agentUrl, input.maxWait, (onSnapshot) =>
-    followTask(target, input.taskId, { onUpdate: input.onUpdate, onSnapshot, historyLength: input.historyLength }))
+  const answer = makeAnswerFold(input.maxAnswerBytes)
+  const follower = yield* makeFollower(answer, { onUpdate: input.onUpdate })
+  const waited = yield* withinWait(target.agentUrl, input.maxWait, answer, followTask(target, input.taskId, follower, input.historyLength))
   const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)
-  return taskView(task)
+  return { ...taskView(task), ...truncation(answer) }
 })
