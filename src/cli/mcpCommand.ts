@@ -11,7 +11,7 @@ import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import type { StateDir } from "../services/StateDir.js"
 import { untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
-import { outputOptions, portOption, within } from "./options.js"
+import { maxAnswerBytes, outputOptions, portOption, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
@@ -58,7 +58,7 @@ const toolServicesOnFirstCall = Effect.flatMap(Effect.scope, (scope) =>
     Effect.flatMap(Effect.promise(() => import("./services.js")), ({ McpServices }) => Layer.buildWithScope(McpServices, scope))
   )))
 
-export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin }, (options) =>
+export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin, maxAnswerBytes }, (options) =>
   untilStopped(Effect.scoped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
@@ -66,7 +66,8 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     const toolServices = yield* toolServicesOnFirstCall
     const context: ToolContext = {
       run: (effect, signal) => Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
-      defaultWait: Duration.seconds(options.waitSeconds)
+      defaultWait: Duration.seconds(options.waitSeconds),
+      maxAnswerBytes: options.maxAnswerBytes
     }
     const make = () => makeMcpServer(context)
     const kind = options.transport

@@ -3,10 +3,10 @@ import { Args, Command, Options } from "@effect/cli"
 import { Duration, Effect, Option, Redacted } from "effect"
 import type { MessageResult } from "../domain/results.js"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, withAgentAccess, within } from "./options.js"
+import { type AgentOptionValues, agentOptions, maxAnswerBytes, withAgentAccess, within } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
-import { messageView } from "./views.js"
+import { failWhenCut, messageView } from "./views.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
 
@@ -26,7 +26,7 @@ const wait = Options.integer("wait").pipe(
   Options.optional
 )
 
-const messageOptions = { ...agentOptions, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
+const messageOptions = { ...agentOptions, maxAnswerBytes, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
 
 interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly contextId: Option.Option<string>
@@ -35,6 +35,7 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly pushUrl: Option.Option<string>
   readonly pushToken: Option.Option<Redacted.Redacted<string>>
   readonly wait: Option.Option<number>
+  readonly maxAnswerBytes: number
   readonly text: ReadonlyArray<string>
 }
 
@@ -52,13 +53,14 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     pushUrl: Option.getOrUndefined(values.pushUrl),
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
+    maxAnswerBytes: values.maxAnswerBytes,
     onUpdate: progress.onUpdate
   }))
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
-  }, events ? "line" : "indented").pipe(Effect.flatMap(failWhenTaskFailed))
+  }, events ? "line" : "indented").pipe(Effect.tap(failWhenCut(values.json)), Effect.flatMap(failWhenTaskFailed))
 })
 
 /**

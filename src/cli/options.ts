@@ -1,10 +1,10 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
 import { Args, Options } from "@effect/cli"
-import { Effect, Either, Option, Redacted } from "effect"
+import { Config, Effect, Either, Option, Redacted } from "effect"
 import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
 import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
-import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
+import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { optional } from "./optional.js"
 import { type CommandFailed, type OutputFlags, render } from "./output.js"
@@ -39,6 +39,20 @@ export const maxResponseBytes = Options.integer("max-response-bytes").pipe(
   Options.withDefault(MAX_RESPONSE_BYTES),
   // A lambda: `within` is defined further down.
   Options.filterMap((value) => within(1, Number.MAX_SAFE_INTEGER)(value), positiveBytes("max-response-bytes"))
+)
+
+/**
+ * `--max-answer-bytes` (env RELAY_MAX_ANSWER_BYTES), on every command that gathers an answer from
+ * many events (message send and stream, task resubscribe, relay mcp): the whole answer kept.
+ */
+export const maxAnswerBytes = Options.integer("max-answer-bytes").pipe(
+  Options.withDescription(
+    `Largest whole answer kept from an agent, all its events together (default ${MAX_ANSWER_BYTES}, 32 MiB; env RELAY_MAX_ANSWER_BYTES); ` +
+      "past it relay stops reading, shows what it kept and fails with response_too_large"
+  ),
+  Options.withFallbackConfig(Config.integer("RELAY_MAX_ANSWER_BYTES")),
+  Options.withDefault(MAX_ANSWER_BYTES),
+  Options.filterMap((value) => within(1, Number.MAX_SAFE_INTEGER)(value), positiveBytes("max-answer-bytes (or RELAY_MAX_ANSWER_BYTES)"))
 )
 
 /** Options of every command that contacts an agent; `withAgentAccess` turns them into program input. */

@@ -31,6 +31,8 @@ export interface ToolContext {
   readonly defaultWait: Duration.Duration
   /** How often progress repeats the latest status while a call waits (default 10 s). */
   readonly heartbeat?: Duration.DurationInput | undefined
+  /** Largest whole answer send_message and wait_for_task keep (default MAX_ANSWER_BYTES; relay mcp --max-answer-bytes). */
+  readonly maxAnswerBytes?: number | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -70,6 +72,13 @@ const atAgent = <A, E, R>(
 const nullableString = z.string().nullable()
 const stateName = z.string().describe("Task state: submitted, working, input-required, auth-required, completed, failed, canceled, rejected")
 
+/** Present only on an answer cut at relay's limit for a whole answer (then the result is also an error, response_too_large). */
+const truncationShape = {
+  truncated: z.literal(true).optional().describe("The answer grew past relay's limit: relay stopped reading and kept what it had"),
+  kept_bytes: z.number().optional().describe("Bytes of the answer kept"),
+  limit_bytes: z.number().optional().describe("relay's limit for a whole answer")
+}
+
 const taskViewShape = {
   task_id: z.string(),
   context_id: nullableString,
@@ -77,7 +86,8 @@ const taskViewShape = {
   text: z.string(),
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
-  updated_at: nullableString
+  updated_at: nullableString,
+  ...truncationShape
 }
 const nextStep = { next_step: z.string().describe("What to do next") }
 const historyShape = {
@@ -93,6 +103,7 @@ const messageResultShape = {
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
+  ...truncationShape,
   ...nextStep
 }
 
@@ -337,6 +348,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           pushUrl: args.push_url,
           pushToken: args.push_token,
           maxWait: wait,
+          maxAnswerBytes: context.maxAnswerBytes,
           onUpdate
         })), heartbeat)))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
@@ -365,7 +377,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
     const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
-      withPrograms(({ waitForTask }) => waitForTask({ ...access, taskId: args.task_id, maxWait: wait, onUpdate })), heartbeat))
+      withPrograms(({ waitForTask }) =>
+        waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
     return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
   })
 

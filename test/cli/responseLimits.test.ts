@@ -8,6 +8,7 @@ import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_RESPONSE_BYTES } from "../../src/domain/limits.js"
 import { relayBin } from "../helpers/cli.js"
+import { measure as measureUntilExit } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
 import { reply, type Stub, type StubRoute, startStub, v1Card } from "../services/a2aClientHarness.js"
@@ -53,43 +54,7 @@ afterAll(async () => {
   home.cleanup()
 })
 
-/** Peak resident memory so far (kB), or undefined once the process is gone. */
-const peakRssKb = (pid: number): number | undefined => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match ? Number(match[1]) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-interface Measured {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-  readonly peakKb: number
-}
-
-/** Samples the peak RSS of a running child every 10 ms until it exits (killed past the deadline). */
-const measure = (child: ChildProcessWithoutNullStreams, until: Promise<unknown> = Promise.resolve()): Promise<Measured> =>
-  new Promise((resolve, reject) => {
-    let stdout = ""
-    let stderr = ""
-    let peakKb = 0
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    const sampler = setInterval(() => (peakKb = Math.max(peakKb, peakRssKb(child.pid!) ?? 0)), 10)
-    const deadline = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`no exit within ${EXIT_WITHIN_MS} ms (peak ${peakKb} kB)\nstderr: ${stderr}`))
-    }, EXIT_WITHIN_MS)
-    // "close", not "exit": by then stdout and stderr are read to their end.
-    child.once("close", (code) => {
-      clearInterval(sampler)
-      clearTimeout(deadline)
-      void until.then(() => resolve({ code, stdout, stderr, peakKb }))
-    })
-  })
+const measure = (child: ChildProcessWithoutNullStreams, until?: Promise<unknown>) => measureUntilExit(child, EXIT_WITHIN_MS, until)
 
 const runMeasured = (args: ReadonlyArray<string>) =>
   measure(spawn(process.execPath, [relayBin, ...args], { env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }, stdio: "pipe" }))
