@@ -9,7 +9,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer, Logger } from "effect"
-import { alreadyReported, endQuietlyOnClosedStdout, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
+import { alreadyReported, endQuietlyOnClosedStdout, exitWhenWritten, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
 import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
 import * as LazyTerminal from "./cli/lazyTerminal.js"
@@ -61,7 +61,7 @@ export const run = (argv: ReadonlyArray<string>) => {
     NodeRuntime.runMain({
       disableErrorReporting: true,
       disablePrettyLogger: true,
-      teardown: (exit, onExit) => onExit(finish(exit, json))
+      teardown: (exit, onExit) => exitWhenWritten(finish(exit, json), onExit)
     })
   )
 }

@@ -32,6 +32,8 @@ export const endQuietlyOnClosedStdout = () => {
 
 let stoppedBy: StopSignal | undefined
 let servesUntilStopped = false
+/** The command has finished and the process waits for its output to go out. */
+let flushing = false
 
 /**
  * Remembers which signal stopped the process (runMain interrupts the command on either, without
@@ -42,7 +44,7 @@ let servesUntilStopped = false
 export const watchStopSignals = () => {
   for (const signal of Object.keys(EXIT_ON_SIGNAL) as Array<StopSignal>) {
     process.on(signal, () => {
-      if (stoppedBy !== undefined) process.exit(EXIT_ON_SIGNAL[signal])
+      if (stoppedBy !== undefined || flushing) process.exit(EXIT_ON_SIGNAL[signal])
       stoppedBy = signal
     })
   }
@@ -99,6 +101,18 @@ const failureOf = (cause: Cause.Cause<unknown>) => {
 export const alreadyReported = (cause: Cause.Cause<unknown>) => {
   const failure = failureOf(cause)
   return failure instanceof CommandFailed || ValidationError.isValidationError(failure)
+}
+
+/**
+ * Ends the process with a finished command's exit code. A failure waits until stdout and stderr
+ * have taken all that was written: process.exit drops what a pipe has not taken yet (a cut answer
+ * of many MiB printed before its error). After a signal, or during that wait, it ends at once.
+ */
+export const exitWhenWritten = (code: number, exit: (code: number) => void) => {
+  if (code === EXIT_OK || stoppedBy !== undefined) return exit(code)
+  flushing = true
+  // Writes go out in order: the callback of an empty write runs once everything before it has.
+  process.stdout.write("", () => process.stderr.write("", () => exit(code)))
 }
 
 /** The exit code of a finished command, after reporting what nobody has reported yet. */

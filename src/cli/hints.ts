@@ -35,6 +35,7 @@ export const TERMINAL_WORDS: Vocabulary = {
   RaiseStreamIdleTimeout: () => "--stream-idle-timeout <seconds>",
   RaiseWait: () => "--wait <seconds>",
   RaiseResponseLimit: () => "--max-response-bytes <bytes>",
+  RaiseAnswerLimit: () => "--max-answer-bytes <bytes>",
   ShowDetails: () => "--verbose"
 }
 

@@ -12,7 +12,7 @@ import type { StateDir } from "../services/StateDir.js"
 import { withSuggestions } from "./commandTree.js"
 import { untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
-import { allowInterfaceHost, outputOptions, portOption, within } from "./options.js"
+import { allowInterfaceHost, maxAnswerBytes, outputOptions, portOption, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
@@ -65,7 +65,7 @@ const toolServicesOnFirstCall = Effect.flatMap(Effect.scope, (scope) =>
     Effect.flatMap(Effect.promise(() => import("./services.js")), ({ McpServices }) => Layer.buildWithScope(McpServices, scope))
   )))
 
-export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin, allowInterfaceHost }, (options) =>
+export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin, allowInterfaceHost, maxAnswerBytes }, (options) =>
   untilStopped(Effect.scoped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
@@ -74,7 +74,8 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
     const context: ToolContext = {
       run: (effect, signal) => Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
       defaultWait: Duration.seconds(options.waitSeconds),
-      allowInterfaceHosts: options.allowInterfaceHost
+      allowInterfaceHosts: options.allowInterfaceHost,
+      maxAnswerBytes: options.maxAnswerBytes
     }
     const make = () => makeMcpServer(context)
     const kind = options.transport

@@ -3,10 +3,10 @@ import { Args, Command, Options } from "@effect/cli"
 import { Duration, Effect, Option, Redacted } from "effect"
 import type { MessageResult } from "../domain/results.js"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, wholeNumber, withAgentAccess } from "./options.js"
+import { type AgentOptionValues, agentOptions, maxAnswerBytes, wholeNumber, withAgentAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
-import { messageView } from "./views.js"
+import { failWhenCut, messageView } from "./views.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
 
@@ -25,7 +25,7 @@ const wait = wholeNumber("wait", "seconds", 1, 7 * 24 * 3600).pipe(
   Options.optional
 )
 
-const messageOptions = { ...agentOptions, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
+const messageOptions = { ...agentOptions, maxAnswerBytes, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
 
 interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly contextId: Option.Option<string>
@@ -34,6 +34,7 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly pushUrl: Option.Option<string>
   readonly pushToken: Option.Option<Redacted.Redacted<string>>
   readonly wait: Option.Option<number>
+  readonly maxAnswerBytes: number
   readonly text: ReadonlyArray<string>
 }
 
@@ -51,13 +52,14 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     pushUrl: Option.getOrUndefined(values.pushUrl),
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
+    maxAnswerBytes: values.maxAnswerBytes,
     onUpdate: progress.onUpdate
   }))
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
-  }, events ? "line" : "indented").pipe(Effect.flatMap(failWhenTaskFailed))
+  }, events ? "line" : "indented").pipe(Effect.tap(failWhenCut(values.json)), Effect.flatMap(failWhenTaskFailed))
 })
 
 /**

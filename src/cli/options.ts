@@ -1,11 +1,11 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
 import { Args, Options } from "@effect/cli"
-import { Effect, Either, Option, Redacted } from "effect"
+import { Config, Effect, Either, Option, Redacted } from "effect"
 import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
 import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
 import { canonicalHostName } from "../domain/hosts.js"
-import { MAX_RESPONSE_BYTES } from "../domain/limits.js"
+import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { numberNeeded } from "./commandLine.js"
 import { withSuggestions } from "./commandTree.js"
@@ -82,6 +82,21 @@ const streamIdle = optional(
 export const maxResponseBytes = wholeNumber("max-response-bytes", "bytes", 1).pipe(
   Options.withDescription(`Largest card, JSON answer or stream event read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`),
   Options.withDefault(MAX_RESPONSE_BYTES)
+)
+
+/**
+ * `--max-answer-bytes` (env RELAY_MAX_ANSWER_BYTES), on every command that gathers an answer from
+ * many events (message send and stream, task resubscribe, relay mcp): the whole answer kept.
+ */
+export const maxAnswerBytes = Options.integer("max-answer-bytes").pipe(
+  Options.withPseudoName("bytes"),
+  Options.withDescription(
+    `Largest whole answer kept from an agent, all its events together (default ${MAX_ANSWER_BYTES}, 32 MiB; env RELAY_MAX_ANSWER_BYTES); ` +
+      "past it relay stops reading, shows what it kept and fails with response_too_large"
+  ),
+  Options.withFallbackConfig(Config.integer("RELAY_MAX_ANSWER_BYTES")),
+  Options.withDefault(MAX_ANSWER_BYTES),
+  Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), "--max-answer-bytes (or RELAY_MAX_ANSWER_BYTES) needs a whole number of bytes, at least 1")
 )
 
 /** Options of every command that contacts an agent; `withAgentAccess` turns them into program input. */

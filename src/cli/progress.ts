@@ -7,7 +7,11 @@ import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { makeStyle, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
-/** One NDJSON line per update: `kind` "update" tells it from the final result ("task" or "message"). */
+/**
+ * One NDJSON line per update: `kind` "update" tells it from the final result ("task" or "message").
+ * The `text` pieces add up to the answer; `replaced: true` (only then present) marks a piece that
+ * replaces an artifact's text instead (see TaskUpdate).
+ */
 const updateEvent = (update: TaskUpdate) =>
   JSON.stringify({
     kind: "update",
@@ -15,6 +19,7 @@ const updateEvent = (update: TaskUpdate) =>
     context_id: update.view.context_id,
     state: update.view.state,
     text: update.delta,
+    ...(update.replaced ? { replaced: true } : {}),
     status: update.status
   })
 
@@ -32,6 +37,7 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
   let shown = ""
   let printedText = false
   let answerLineOpen = false
+  let textEndsLine = true
   const waiting = waitingLine(options.showStates && process.stderr.isTTY === true, () => !printedText)
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
@@ -39,9 +45,12 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
       waiting.clear()
       waiting.latest = statusWorthShowing(update) ? `${update.view.state}: ${escapeForTerminal(update.status)}` : update.view.state
       if (options.streamText && update.delta !== "") {
+        // What is printed cannot be taken back: a replaced artifact is printed afresh, on a line of its own.
+        const freshLine = update.replaced && !textEndsLine ? "\n" : ""
         printedText = true
-        answerLineOpen = !update.delta.endsWith("\n")
-        yield* Effect.sync(() => process.stdout.write(escapeForTerminal(update.delta, "lines")))
+        textEndsLine = update.delta.endsWith("\n")
+        answerLineOpen = !textEndsLine
+        yield* Effect.sync(() => process.stdout.write(`${freshLine}${escapeForTerminal(update.delta, "lines")}`))
       }
       const status = statusWorthShowing(update) ? ` ${escapeForTerminal(update.status)}` : ""
       const line = `[${escapeForTerminal(update.view.state)}]${status}`

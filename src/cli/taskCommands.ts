@@ -1,15 +1,15 @@
 /** `relay task …`: inspect, list, cancel and follow an agent's tasks, and their push configs. */
 import { Command, Options } from "@effect/cli"
-import { Option, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import type { TaskStateName } from "../a2a/v1.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
-import { agentOptions, historyLength, taskIdArg, wholeNumber, withAgentAccess } from "./options.js"
+import { agentOptions, historyLength, maxAnswerBytes, taskIdArg, wholeNumber, withAgentAccess } from "./options.js"
 import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
-import { pushConfigText, taskLines, taskViewText } from "./views.js"
+import { failWhenCut, pushConfigText, taskLines, taskViewText } from "./views.js"
 import { ClientServices } from "./services.js"
 import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
@@ -31,10 +31,11 @@ const cancel = Command.make("cancel", { ...agentOptions, taskId: taskIdArg }, (v
     Command.withDescription("Cancel a running task and show its state afterwards")
   )
 
-const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, taskId: taskIdArg }, (values) =>
+const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, maxAnswerBytes, taskId: taskIdArg }, (values) =>
   withAgentAccess(values, (access) => {
     const { onUpdate } = progressPrinter({ streamText: !values.json, showStates: !values.json })
-    return render(values, resubscribe({ ...taskInput(access, values), onUpdate }), (view, style) => `\n${taskLines(style, view)}`)
+    const following = resubscribe({ ...taskInput(access, values), maxAnswerBytes: values.maxAnswerBytes, onUpdate })
+    return render(values, following, (view, style) => `\n${taskLines(style, view)}`).pipe(Effect.tap(failWhenCut(values.json)))
   })).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
 
 const contextId = optional(Options.text("context-id"), "Only tasks of this context")

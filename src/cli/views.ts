@@ -1,8 +1,10 @@
 /** Human views of A2A results, shared by the message and task commands. */
+import { Effect } from "effect"
+import { answerTooLarge } from "../domain/answerFold.js"
 import { act } from "../domain/hints.js"
-import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
+import type { MessageResult, PushConfigView, TaskView, Truncation } from "../domain/results.js"
 import { terminalHint } from "./hints.js"
-import { fields, type Style } from "./output.js"
+import { type CommandFailed, fields, reportError, type Style } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /** The paint of a task state, by what it asks of the user: done, failed, waiting, or running. */
@@ -75,6 +77,15 @@ export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly h
   `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${answerText(view.text)}`}${historyText(style, view.history)}${
     nextStep(style, agentUrl, view)
   }`
+
+/**
+ * An answer cut at its limit (`truncated`), once shown, is reported as response_too_large: one
+ * line on stderr (JSON with --json) and exit 1.
+ */
+export const failWhenCut = (json: boolean) => (result: Truncation): Effect.Effect<void, CommandFailed> => {
+  const cut = answerTooLarge(result)
+  return cut === undefined ? Effect.void : reportError(cut, json)
+}
 
 export const pushConfigText = (config: PushConfigView, style: Style) =>
   fields(style, [

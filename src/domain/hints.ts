@@ -43,6 +43,8 @@ export type Action =
   | { readonly _tag: "RaiseStreamIdleTimeout" }
   | { readonly _tag: "RaiseWait" }
   | { readonly _tag: "RaiseResponseLimit" }
+  /** Allow a larger whole answer (all its events together). */
+  | { readonly _tag: "RaiseAnswerLimit" }
   /** Where the raw exchange and details are. */
   | { readonly _tag: "ShowDetails" }
 

@@ -52,6 +52,13 @@ export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 /** Largest answer read from an authorization server (discovery, token, device and revocation endpoints). */
 export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024
 
+/**
+ * Largest answer the client keeps for one task or message (`--max-answer-bytes`): its artifacts,
+ * status message and history, however many events they came in (each event is also bounded by
+ * MAX_RESPONSE_BYTES). Past it relay stops reading and keeps what it had (see answerFold.ts).
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
 /** Largest card file `card validate --file` reads. */
 export const MAX_CARD_FILE_BYTES = 10 * 1024 * 1024
 

@@ -7,10 +7,21 @@ import * as V1 from "../a2a/v1.js"
 import { maskSecret, redactUrl } from "./secrets.js"
 
 /**
+ * An answer cut at the client's limit for a whole answer (`--max-answer-bytes`): relay stopped
+ * reading and kept what it had. Left out of results that were not cut.
+ */
+export interface Truncation {
+  readonly truncated?: true
+  /** Bytes of the answer kept (its JSON), at most `limit_bytes`. */
+  readonly kept_bytes?: number
+  readonly limit_bytes?: number
+}
+
+/**
  * The message result of SPEC §2, plus the kind of answer and the agent's status time. It has the
  * keys of TaskView, in the same order, so scripts read `message send` and `task get` alike.
  */
-export interface MessageResult {
+export interface MessageResult extends Truncation {
   readonly task_id: string | null
   readonly context_id: string | null
   /** v0.3-style lower-case state: completed, working, input-required, …; `unknown (X)` for a state A2A does not define. */
@@ -25,11 +36,15 @@ export interface MessageResult {
 }
 
 /** The task view of SPEC §2, plus what an assistant needs to decide the next step. */
-export interface TaskView {
+export interface TaskView extends TaskHead, Truncation {
+  readonly text: string
+}
+
+/** A task's ids and state without its text: what a door hears on each update (the text comes in pieces). */
+export interface TaskHead {
   readonly task_id: string
   readonly context_id: string | null
   readonly state: V1.StateLabel
-  readonly text: string
   readonly needs_input: boolean
   readonly needs_auth: boolean
   /** Always "task": the key `message send` results carry too. */
@@ -42,16 +57,29 @@ const stateFlags = (state: V1.StateLabel) => ({
   needs_auth: state === "auth-required"
 })
 
-export const taskView = (task: V1.Task): TaskView => {
+export const taskHead = (task: V1.Task): TaskHead => {
   const state = V1.stateLabel(task.status)
   return {
     task_id: task.id,
     context_id: task.contextId || null,
     state,
-    text: resultText(task),
     ...stateFlags(state),
     kind: "task",
     updated_at: task.status.timestamp ?? null
+  }
+}
+
+export const taskView = (task: V1.Task): TaskView => {
+  const head = taskHead(task)
+  return {
+    task_id: head.task_id,
+    context_id: head.context_id,
+    state: head.state,
+    text: resultText(task),
+    needs_input: head.needs_input,
+    needs_auth: head.needs_auth,
+    kind: head.kind,
+    updated_at: head.updated_at
   }
 }
 

@@ -32,6 +32,7 @@ export const ASSISTANT_WORDS: Vocabulary = {
   RaiseStreamIdleTimeout: () => "wait_for_task, which follows the task without a stream",
   RaiseWait: () => "a larger timeout_seconds",
   RaiseResponseLimit: () => "a terminal command, where the user can raise relay's response limit (the MCP server keeps its default)",
+  RaiseAnswerLimit: () => "the user starting the MCP server with a larger answer limit (RELAY_MAX_ANSWER_BYTES)",
   ShowDetails: () => "the relay MCP server log (stderr)"
 }
 

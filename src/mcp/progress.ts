@@ -12,13 +12,24 @@ export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 export const HEARTBEAT: Duration.DurationInput = "10 seconds"
 const MESSAGE_LIMIT = 200
+/** How much of the answer's end is kept to find its last line. */
+const TAIL_LIMIT = 4 * MESSAGE_LIMIT
 
-/** "working: the last line of what the agent said so far" */
-export const progressMessage = (update: TaskUpdate): string => {
-  const lines = update.view.text.trim().split("\n")
-  const last = lines[lines.length - 1] ?? ""
-  const text = last.length > MESSAGE_LIMIT ? `…${last.slice(-MESSAGE_LIMIT)}` : last
-  return text === "" ? update.view.state : `${update.view.state}: ${text}`
+const lastLine = (text: string) => text.trim().split("\n").at(-1) ?? ""
+
+/**
+ * "working: the last line of what the agent said so far" (its answer, else its status message),
+ * for each update in turn. Only the answer's end is kept, from the updates' pieces, so a long
+ * answer costs no more per update than a short one.
+ */
+export const makeProgressMessages = (): ((update: TaskUpdate) => string) => {
+  let tail = ""
+  return (update) => {
+    tail = `${update.replaced ? "" : tail}${update.delta.slice(-TAIL_LIMIT)}`.slice(-TAIL_LIMIT)
+    const line = lastLine(tail) || lastLine(update.status.slice(-TAIL_LIMIT))
+    const text = line.length > MESSAGE_LIMIT ? `…${line.slice(-MESSAGE_LIMIT)}` : line
+    return text === "" ? update.view.state : `${update.view.state}: ${text}`
+  }
 }
 
 /**
@@ -31,7 +42,10 @@ export const withProgress = <A, E, R>(
   program: (onUpdate: OnUpdate) => Effect.Effect<A, E, R>,
   heartbeat: Duration.DurationInput = HEARTBEAT
 ): Effect.Effect<A, E, R> =>
-  withProgressMessages(extra, initialMessage, (say) => program((update) => say(progressMessage(update))), heartbeat)
+  withProgressMessages(extra, initialMessage, (say) => {
+    const messageOf = makeProgressMessages()
+    return program((update) => say(messageOf(update)))
+  }, heartbeat)
 
 /** Like withProgress, for programs that report their progress as plain messages. */
 export const withProgressMessages = <A, E, R>(

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Option } from "effect"
+import { answerTooLarge } from "../domain/answerFold.js"
 import { type Described, isDescribed } from "../domain/errors.js"
 import { assistantHint } from "./hints.js"
 
@@ -26,6 +27,16 @@ export const errorResult = (error: Described): CallToolResult => {
     content: [{ type: "text", text: `Error [${described.code}]: ${described.message}\nHint: ${described.hint}` }],
     _meta: { [ERROR_META_KEY]: described }
   }
+}
+
+/**
+ * An answer cut at relay's limit for a whole answer is a failure (response_too_large) that still
+ * carries what was kept: the error's text, then the summary, and the result (`truncated: true`)
+ * as structured content, which matches the tool's outputSchema.
+ */
+const cutResult = (cut: Described, structured: object, summary: string): CallToolResult => {
+  const error = errorResult(cut)
+  return { ...error, content: [...error.content, { type: "text", text: summary }], structuredContent: structured as Record<string, unknown> }
 }
 
 // ---------------------------------------------------------------------------
@@ -72,7 +83,10 @@ export const toToolResult = <A extends object, E, R>(
   summarize: (result: A) => string
 ): Effect.Effect<CallToolResult, never, R> =>
   program.pipe(
-    Effect.map((result) => successResult(result, summarize(result))),
+    Effect.map((result) => {
+      const cut = answerTooLarge(result)
+      return cut === undefined ? successResult(result, summarize(result)) : cutResult(cut, result, summarize(result))
+    }),
     Effect.catchAllCause((cause) => {
       const described = describeCause(cause)
       const log = described.code === "internal_error" ? Effect.logError("Tool failed", cause) : Effect.logDebug(described.message)

@@ -34,6 +34,8 @@ export interface ToolContext {
   readonly heartbeat?: Duration.DurationInput | undefined
   /** Interface hosts the user allowed when starting the server (--allow-interface-host); an assistant cannot add any. */
   readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
+  /** Largest whole answer send_message and wait_for_task keep (default MAX_ANSWER_BYTES; relay mcp --max-answer-bytes). */
+  readonly maxAnswerBytes?: number | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -84,6 +86,13 @@ const atAgentOf = (context: ToolContext) => <A, E, R>(
 const nullableString = z.string().nullable()
 const stateName = z.string().describe("Task state: submitted, working, input-required, auth-required, completed, failed, canceled, rejected")
 
+/** Present only on an answer cut at relay's limit for a whole answer (then the result is also an error, response_too_large). */
+const truncationShape = {
+  truncated: z.literal(true).optional().describe("The answer grew past relay's limit: relay stopped reading and kept what it had"),
+  kept_bytes: z.number().optional().describe("Bytes of the answer kept"),
+  limit_bytes: z.number().optional().describe("relay's limit for a whole answer")
+}
+
 const taskViewShape = {
   task_id: z.string(),
   context_id: nullableString,
@@ -92,7 +101,8 @@ const taskViewShape = {
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.literal("task"),
-  updated_at: nullableString
+  updated_at: nullableString,
+  ...truncationShape
 }
 const nextStep = { next_step: z.string().describe("What to do next") }
 const historyShape = {
@@ -109,6 +119,7 @@ const messageResultShape = {
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
   updated_at: nullableString,
+  ...truncationShape,
   ...nextStep
 }
 
@@ -355,6 +366,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           pushUrl: args.push_url,
           pushToken: args.push_token,
           maxWait: wait,
+          maxAnswerBytes: context.maxAnswerBytes,
           onUpdate
         })), heartbeat)))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
@@ -383,7 +395,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
     const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
-      withPrograms(({ waitForTask }) => waitForTask({ ...access, taskId: args.task_id, maxWait: wait, onUpdate })), heartbeat))
+      withPrograms(({ waitForTask }) =>
+        waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
     return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
   })
 

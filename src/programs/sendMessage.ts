@@ -6,7 +6,8 @@ import { Clock, Deferred, Duration, Effect, Fiber, Option, Ref } from "effect"
 import * as V1 from "../a2a/v1.js"
 import { type ProtocolError, type TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
-import { type MessageResult, messageResult } from "../domain/results.js"
+import { type AnswerFold, makeAnswerFold, truncation } from "../domain/answerFold.js"
+import { type MessageResult, messageResult, taskHead } from "../domain/results.js"
 import type { SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
@@ -14,12 +15,11 @@ import { type AgentAccess, resolveTarget, retryWithRenewedToken } from "./agentT
 import { webhookUrl } from "./pushConfig.js"
 import { isTaskNotFound, reportMissingTask, taskNotFound } from "./tasks.js"
 import {
+  type AnswerLimit,
   answersTurn,
   followStream,
   followTask,
-  ignoreUpdates,
-  makeReporter,
-  type OnSnapshot,
+  makeFollower,
   type OnUpdate,
   presentForTurn,
   statusMark,
@@ -27,7 +27,7 @@ import {
   withinWait
 } from "./taskUpdates.js"
 
-export interface SendMessageInput extends AgentAccess {
+export interface SendMessageInput extends AgentAccess, AnswerLimit {
   readonly text: string
   readonly contextId?: string | undefined
   readonly taskId?: string | undefined
@@ -98,11 +98,14 @@ export const buildRequest = (
   }
 }
 
+/** What the session keeps of a turn. */
+type SavedTurn = Pick<MessageResult, "context_id" | "task_id" | "state">
+
 /**
  * Saves the turn's ids and state (SPEC §4.1 rule 2). A reply that names no context stays in the
  * context it was sent to, so `--continue` keeps following the conversation.
  */
-const saveTurn = (target: Target, request: V1.SendMessageRequest, result: MessageResult) =>
+const saveTurn = (target: Target, request: V1.SendMessageRequest, result: SavedTurn) =>
   Effect.flatMap(SessionStore, (store) =>
     store.update(target.agentUrl, {
       context_id: result.context_id ?? request.message.contextId ?? null,
@@ -131,8 +134,8 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
   const saved = yield* Effect.flatMap(SessionStore, (store) => store.get(target.agentUrl))
   const request = buildRequest(input, conversationIds(input, saved), crypto.randomUUID())
   const turn = yield* Ref.make<Turn>({ before: undefined, sentAt: 0 })
-  const waited = yield* withinWait(target.agentUrl, input.maxWait ?? Duration.infinity, (track) =>
-    converse(target, request, input, turn, track))
+  const answer = makeAnswerFold(input.maxAnswerBytes)
+  const waited = yield* withinWait(target.agentUrl, input.maxWait ?? Duration.infinity, answer, converse(target, request, input, turn, answer))
   if (waited.finished) return waited.value
   // Out of time while the task runs: say so (working), with the task id to wait on.
   const result = messageResult({ task: presentForTurn(yield* Ref.get(turn), waited.task) })
@@ -140,13 +143,13 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
   return result
 })
 
-/** Sends, then follows the task until the message is answered; `track` sees every snapshot. */
+/** Sends, then follows the task until the message is answered or its answer is cut; `answer` takes in all it shows. */
 const converse = (
   addressed: Target,
   request: V1.SendMessageRequest,
   input: SendMessageInput,
   turnRef: Ref.Ref<Turn>,
-  track: OnSnapshot
+  answer: AnswerFold
 ) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
@@ -160,32 +163,34 @@ const converse = (
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
     const session = yield* makeSessionWriter(store, request)
-    const save = (task: V1.Task) => session.inBackground(checked, messageResult({ task: presentForTurn(turn, task) }))
     // Once the agent showed the task, a later refusal must not send the message twice.
     let taskSeen = false
-    const onSnapshot = (task: V1.Task) => Effect.zipRight(Effect.zipRight(Effect.sync(() => (taskSeen = true)), track(task)), save(task))
-    const follow = { onUpdate: input.onUpdate, report: yield* makeReporter(input.onUpdate ?? ignoreUpdates), onSnapshot, turn }
+    const onSnapshot = (task: V1.Task) =>
+      Effect.zipRight(Effect.sync(() => (taskSeen = true)), session.inBackground(checked, taskHead(presentForTurn(turn, task))))
+    const follower = yield* makeFollower(answer, { onUpdate: input.onUpdate, onSnapshot, turn })
     const sending = (target: Target) =>
       input.stream === true
-        ? followStream(target.agentUrl, client.stream(target, request), follow)
-        : Effect.tap(client.send(target, request), (answer) => ("task" in answer ? onSnapshot(answer.task) : Effect.void))
+        ? followStream(target.agentUrl, client.stream(target, request), follower)
+        : Effect.tap(client.send(target, request), follower.see)
     return yield* Effect.gen(function*() {
       // A 401 answers the request itself, before any event: the message was not taken, so it is sent again.
-      const { target, result: response } = yield* Effect.catchTag(
+      const { target, result: sent } = yield* Effect.catchTag(
         retryWithRenewedToken(checked, sending, () => !taskSeen),
         "ProtocolError",
         refusedTask(checked, request, input)
       )
+      // What was kept of it: the whole answer, unless it was cut at its limit.
+      const response = answer.answer() ?? sent
       if (!("task" in response)) {
-        const result = messageResult(response)
+        const result = { ...messageResult(response), ...truncation(answer) }
         yield* saveTurn(target, request, result)
         return result
       }
-      const answered = answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
-      const final = answered ? response.task : yield* followTask(target, response.task.id, { ...follow, historyLength: input.historyLength }).pipe(
+      const answered = answer.cut() || answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
+      const final = answered ? response.task : yield* followTask(target, response.task.id, follower, input.historyLength).pipe(
         reportMissingTask(target, response.task.id)
       )
-      const result = messageResult({ task: final })
+      const result = { ...messageResult({ task: final }), ...truncation(answer) }
       yield* session.last(target, result)
       return result
     }).pipe(Effect.ensuring(session.written))
@@ -213,13 +218,13 @@ export const EARLY_WRITE_DELAY = Duration.millis(100)
  */
 const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageRequest) =>
   Effect.map(Deferred.make<void>(), (ending) => {
-    const keyOf = (result: MessageResult) => `${result.task_id} ${result.state}`
+    const keyOf = (result: SavedTurn) => `${result.task_id} ${result.state}`
     let lastSeen = ""
     let lastWritten = ""
-    let pending: { readonly target: Target; readonly result: MessageResult } | undefined
+    let pending: { readonly target: Target; readonly result: SavedTurn } | undefined
     let draining = false
     let writer: Fiber.Fiber<void> | undefined
-    const write = (target: Target, result: MessageResult) =>
+    const write = (target: Target, result: SavedTurn) =>
       Effect.provideService(saveTurn(target, request, result), SessionStore, store).pipe(
         Effect.tap(() => Effect.sync(() => (lastWritten = keyOf(result))))
       )
@@ -237,7 +242,7 @@ const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageR
     const awaitWriter = Effect.suspend(() => (writer === undefined ? Effect.void : Effect.asVoid(Fiber.await(writer))))
     const written = Effect.zipRight(Deferred.succeed(ending, undefined), awaitWriter)
     return {
-      inBackground: (target: Target, result: MessageResult) =>
+      inBackground: (target: Target, result: SavedTurn) =>
         Effect.suspend(() => {
           if (keyOf(result) === lastSeen) return Effect.void
           const first = lastSeen === ""
@@ -248,7 +253,7 @@ const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageR
           const pause = first ? Effect.race(Effect.sleep(EARLY_WRITE_DELAY), Deferred.await(ending)) : Effect.void
           return Effect.map(Effect.forkDaemon(Effect.zipRight(pause, drain)), (fiber) => void (writer = fiber))
         }),
-      last: (target: Target, result: MessageResult) =>
+      last: (target: Target, result: SavedTurn) =>
         Effect.suspend(() => {
           pending = undefined
           return Effect.zipRight(written, Effect.suspend(() => (keyOf(result) === lastWritten ? Effect.void : write(target, result))))

@@ -8,30 +8,44 @@
  * question; relay keeps following until the task shows a status other than the one the message
  * was sent into.
  */
-import { Clock, Duration, Effect, Option, Ref, Stream } from "effect"
-import { applyStreamEvent, artifactsText, partsText, resultText } from "../a2a/text.js"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { partsText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
+import type { AnswerFold, ArtifactPiece, FoldStep } from "../domain/answerFold.js"
 import { type A2aClientError, InvalidResponse, RequestTimeout } from "../domain/clientErrors.js"
-import { type TaskView, taskView } from "../domain/results.js"
+import { type TaskHead, taskHead } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 
 /**
- * What a door hears while a task runs: the current view, the answer's text added since last time
- * and the agent's status text now, kept apart so a door can show them in different places.
+ * What a door hears while a task runs: the task's ids and state, the answer's text added since
+ * last time and the agent's status text now, kept apart so a door can show them in different
+ * places. The answer comes in pieces (never the whole text again), so a door's cost per update
+ * does not grow with the answer.
  */
 export interface TaskUpdate {
-  readonly view: TaskView
+  readonly view: TaskHead
   /** Answer text (the artifacts) that arrived since the previous update ("" when none did). */
   readonly delta: string
+  /**
+   * The agent replaced an artifact (an update without `append`, A2A v0.3 §7.2.3, v1.0 §4.2.2) with
+   * a text that does not continue what was shown: `delta` is that artifact's whole new text, to
+   * show afresh rather than add.
+   */
+  readonly replaced: boolean
   /** What the agent's current status message says ("" when it says nothing). */
   readonly status: string
+}
+
+/** Largest answer a program keeps for one task or message (default MAX_ANSWER_BYTES). */
+export interface AnswerLimit {
+  readonly maxAnswerBytes?: number | undefined
 }
 
 export type OnUpdate = (update: TaskUpdate) => Effect.Effect<void>
 
 export const ignoreUpdates: OnUpdate = () => Effect.void
 
-/** Sees every snapshot of the task, e.g. to save it or to keep the latest for a deadline. */
+/** Sees every task the agent shows, its artifacts left out (building them would cost the whole answer each time). */
 export type OnSnapshot = (task: V1.Task) => Effect.Effect<void>
 
 /**
@@ -102,136 +116,196 @@ export const presentForTurn = (turn: Turn | undefined, task: V1.Task): V1.Task =
 // ---------------------------------------------------------------------------
 // Following
 
-const deltaOf = (before: string, after: string) => (after.startsWith(before) ? after.slice(before.length) : after)
+/**
+ * Tells the door what an event changed, when it shows something new: its state, its status text,
+ * or answer text not shown yet.
+ */
+type Reporter = (step: FoldStep) => Effect.Effect<void>
 
-/** Reports a snapshot to the door when its state or text changed since the last report. */
-export const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
-  Effect.map(Ref.make<{ state?: V1.TaskState; text: string; answer: string; status: string }>({ text: "", answer: "", status: "" }), (shown) => (task: V1.Task) =>
-    Effect.flatMap(Ref.get(shown), (last) => {
-      const text = resultText(task)
-      const answer = artifactsText(task)
-      const status = partsText(task.status.message?.parts ?? [])
-      if (last.state === task.status.state && last.text === text && last.status === status) return Effect.void
-      return Effect.zipRight(
-        Ref.set(shown, { state: task.status.state, text, answer, status }),
-        onUpdate({ view: taskView(task), delta: deltaOf(last.answer, answer), status })
-      )
-    }))
-
-/** Tells the door about a snapshot when it shows something new. */
-export type Reporter = (task: V1.Task) => Effect.Effect<void>
+/**
+ * A reporter for one conversation. It remembers the text shown of each artifact, so an artifact
+ * sent again whole (a snapshot, or an update without `append` that repeats the chunks, as Google
+ * ADK sends) shows only what it adds, and a replacement that does not continue what was shown is
+ * reported once, as `replaced`. Each report costs the event's own text, not the answer's.
+ */
+const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
+  Effect.sync(() => {
+    const shown = new Map<string, string>()
+    let lastArtifact: string | undefined
+    let state: V1.TaskState | undefined
+    let status: V1.TaskStatus | undefined
+    let statusText = ""
+    let reportedStatus = ""
+    /** What a piece adds to what the door has shown of its artifact. */
+    const added = (piece: ArtifactPiece): { readonly text: string; readonly replaced: boolean } => {
+      const before = shown.get(piece.artifactId)
+      if (!piece.whole || before === undefined) {
+        shown.set(piece.artifactId, (before ?? "") + piece.text)
+        return { text: piece.text, replaced: false }
+      }
+      if (piece.text.startsWith(before)) {
+        shown.set(piece.artifactId, piece.text)
+        return { text: piece.text.slice(before.length), replaced: false }
+      }
+      // The same text again, only shorter (a trailing newline dropped): nothing new to show.
+      if (before.startsWith(piece.text)) return { text: "", replaced: false }
+      shown.set(piece.artifactId, piece.text)
+      return { text: piece.text, replaced: true }
+    }
+    /** A step's pieces as the door hears them: the text added, and each replacement apart. */
+    const updatesOf = (pieces: ReadonlyArray<ArtifactPiece>) => {
+      const updates: Array<{ delta: string; replaced: boolean }> = []
+      let delta = ""
+      for (const piece of pieces) {
+        const { replaced, text } = added(piece)
+        if (text === "") continue
+        if (replaced) {
+          if (delta !== "") updates.push({ delta, replaced: false })
+          updates.push({ delta: text, replaced: true })
+          delta = ""
+        } else {
+          // Artifacts stand on lines of their own, as in the whole answer (artifactsText).
+          delta += `${lastArtifact !== undefined && lastArtifact !== piece.artifactId ? "\n" : ""}${text}`
+        }
+        lastArtifact = piece.artifactId
+      }
+      if (delta !== "") updates.push({ delta, replaced: false })
+      return updates
+    }
+    return (step) =>
+      Effect.suspend(() => {
+        // The status text is worked out once per status, not once per event.
+        if (step.head.status !== status) {
+          status = step.head.status
+          statusText = partsText(status.message?.parts ?? [])
+        }
+        const updates = updatesOf(step.pieces)
+        const news = step.head.status.state !== state || statusText !== reportedStatus
+        if (updates.length === 0 && !news) return Effect.void
+        state = step.head.status.state
+        reportedStatus = statusText
+        const view = taskHead(step.head)
+        return Effect.forEach(updates.length === 0 ? [{ delta: "", replaced: false }] : updates, (update) =>
+          onUpdate({ view, ...update, status: statusText }), { discard: true })
+      })
+  })
 
 export interface FollowOptions {
   readonly onUpdate?: OnUpdate | undefined
-  /**
-   * One reporter for a whole conversation, so the legs of one follow (a stream, then a
-   * subscription, then polls) never report the same text twice.
-   */
-  readonly report?: Reporter | undefined
+  /** Sees every task the agent shows, its artifacts left out (e.g. to save its state). */
   readonly onSnapshot?: OnSnapshot | undefined
   /** The message this follows; without one, any settled state ends the following. */
   readonly turn?: Turn | undefined
 }
 
+/**
+ * One conversation's following: the answer folded from every leg (a stream, then a subscription,
+ * then polls) and one reporter, so no leg reports the same text twice and the answer's limit
+ * counts everything.
+ */
+export interface Follower {
+  readonly answer: AnswerFold
+  readonly turn: Turn | undefined
+  /** Takes in one event or polled task; true when it settles the following (done, or the answer is cut). */
+  readonly see: (event: V1.StreamResponse) => Effect.Effect<boolean>
+}
+
+export const makeFollower = (answer: AnswerFold, options: FollowOptions = {}): Effect.Effect<Follower> =>
+  Effect.map(makeReporter(options.onUpdate ?? ignoreUpdates), (report) => ({
+    answer,
+    turn: options.turn,
+    see: (event) =>
+      Effect.suspend(() => {
+        const step = answer.apply(event)
+        if (step === undefined) return Effect.succeed(answer.cut())
+        return Effect.gen(function*() {
+          if (options.onSnapshot !== undefined) yield* options.onSnapshot(step.head)
+          yield* report({ head: presentForTurn(options.turn, step.head), pieces: step.pieces })
+          return yield* isDone(options.turn, step.head)
+        })
+      })
+  }))
+
 const isDone = (turn: Turn | undefined, task: V1.Task) =>
   turn === undefined ? Effect.succeed(isSettled(task)) : Effect.map(Clock.currentTimeMillis, (now) => answersTurn(turn, task, now))
 
+/** How much of a stream is read at most before Node's event loop gets a turn. */
+const EVENT_LOOP_TURN_EVERY = Duration.millis(20)
+
 /**
- * Consumes a stream of events into the last answer (a Task snapshot or a direct Message),
- * reporting every change. With a turn, the stream is left once the turn is answered.
+ * Effect runs fibers on microtasks: while a fast stream's events are buffered, its fiber can read
+ * and report them for seconds of a loaded machine's time without letting Node's event loop run, and
+ * a Ctrl-C waits for that turn. A timer's turn this often keeps a signal's wait short whatever the
+ * stream's pace; under a test clock, time never passes and no turn is taken.
+ */
+const makeEventLoopTurns = () => {
+  let lastTurn = 0
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (now - lastTurn < Duration.toMillis(EVENT_LOOP_TURN_EVERY)) return Effect.void
+    lastTurn = now
+    return Effect.sleep(Duration.zero)
+  })
+}
+
+/**
+ * Consumes a stream of events into the answer (the latest Task, or a direct Message), reporting
+ * every change. Reading stops once the answer is cut at its limit, and, with a turn, once the turn
+ * is answered; otherwise at the stream's end.
  */
 export const followStream = (
   url: string,
   events: Stream.Stream<V1.StreamResponse, A2aClientError>,
-  options: FollowOptions = {}
+  follower: Follower
 ): Effect.Effect<V1.SendMessageResponse, A2aClientError> =>
   Effect.gen(function*() {
-    const report = options.report ?? (yield* makeReporter(options.onUpdate ?? ignoreUpdates))
-    const snapshot = yield* Ref.make<V1.Task | undefined>(undefined)
-    const message = yield* Ref.make<V1.Message | undefined>(undefined)
-    const answered = yield* Ref.make(false)
-    const consume = (event: V1.StreamResponse) =>
-      Effect.gen(function*() {
-        if ("message" in event) return yield* Ref.set(message, event.message)
-        const next = applyStreamEvent(yield* Ref.get(snapshot), event)
-        if (next === undefined) return
-        yield* Ref.set(snapshot, next)
-        if (options.onSnapshot !== undefined) yield* options.onSnapshot(next)
-        yield* report(presentForTurn(options.turn, next))
-        if (options.turn !== undefined) yield* Ref.set(answered, yield* isDone(options.turn, next))
-      })
+    const eventLoopTurn = makeEventLoopTurns()
     yield* events.pipe(
-      Stream.mapEffect(consume),
-      Stream.takeUntilEffect(() => Ref.get(answered)),
+      Stream.mapEffect((event) => Effect.zipRight(eventLoopTurn, follower.see(event))),
+      Stream.takeUntil((done) => follower.answer.cut() || (follower.turn !== undefined && done)),
       Stream.runDrain
     )
-    const task = yield* Ref.get(snapshot)
-    if (task !== undefined) return { task }
-    const reply = yield* Ref.get(message)
-    if (reply !== undefined) return { message: reply }
+    const answer = follower.answer.answer()
+    if (answer !== undefined) return answer
     return yield* new InvalidResponse({ url, reason: "the stream ended without a task or a message" })
   })
 
-
-type FollowTaskOptions = FollowOptions & { readonly historyLength?: number | undefined }
-
 /**
- * Follows a task until it settles (or, with a turn, until the turn is answered). One GetTask
- * first: most answers are there at once. Then the agent's SubscribeToTask stream when its card
- * offers streaming (events, not guesses), else (or when the stream fails or ends early) polling.
- * Runs until then: callers bound it with `withinWait`.
+ * Follows a task until it settles (or, with a turn, until the turn is answered), or its answer is
+ * cut. One GetTask first: most answers are there at once. Then the agent's SubscribeToTask stream
+ * when its card offers streaming (events, not guesses), else (or when the stream fails or ends
+ * early) polling. Runs until then: callers bound it with `withinWait`.
  */
-export const followTask = (target: Target, taskId: string, options: FollowTaskOptions = {}) =>
+export const followTask = (target: Target, taskId: string, follower: Follower, historyLength?: number) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const follow = { ...options, report: options.report ?? (yield* makeReporter(options.onUpdate ?? ignoreUpdates)) }
-    const poll = yield* makePoller(target, taskId, follow)
-    const first = yield* poll
-    if (first.done) return first.task
+    const getTask = Effect.suspend(() => client.getTask(target, { id: taskId, ...(historyLength === undefined ? {} : { historyLength }) }))
+    const poll = Effect.flatMap(getTask, (task) => follower.see({ task }))
+    // The first poll succeeded, so the answer holds a task from here on.
+    const latest = () => follower.answer.task()!
+    if (yield* poll) return latest()
     const card = yield* Effect.option(client.discover(target))
-    if (Option.isNone(card) || card.value.card.capabilities.streaming !== true) return yield* pollUntilDone(poll)
-    const viaStream = Effect.option(followStream(target.agentUrl, client.subscribe(target, { id: taskId }), follow)).pipe(
-      Effect.flatMap((streamed) => {
-        const task = Option.isSome(streamed) && "task" in streamed.value ? streamed.value.task : undefined
-        return task === undefined
-          ? pollUntilDone(poll)
-          : Effect.flatMap(isDone(follow.turn, task), (done) => (done ? Effect.succeed(task) : pollUntilDone(poll)))
-      })
+    if (Option.isNone(card) || card.value.card.capabilities.streaming !== true) return yield* pollUntilDone(poll, latest)
+    const viaStream = Effect.option(followStream(target.agentUrl, client.subscribe(target, { id: taskId }), follower)).pipe(
+      Effect.zipRight(Effect.suspend(() => (follower.answer.cut() ? Effect.succeed(true) : isDone(follower.turn, latest())))),
+      Effect.flatMap((done) => (done ? Effect.succeed(latest()) : pollUntilDone(poll, latest)))
     )
     // A stream can fall silent without ending (a dropped final event; an agent whose statuses
     // carry no marks, so only time tells an answer): polling joins after a grace period.
-    return yield* Effect.race(viaStream, Effect.zipRight(Effect.sleep(STREAM_GRACE), pollUntilDone(poll)))
+    return yield* Effect.race(viaStream, Effect.zipRight(Effect.sleep(STREAM_GRACE), pollUntilDone(poll, latest)))
   })
 
 /** How long a subscription alone is trusted before polling joins it. */
 const STREAM_GRACE = Duration.seconds(5)
 
-/** One GetTask: the task, reported and tracked, and whether it ends the following. */
-const makePoller = (target: Target, taskId: string, options: FollowTaskOptions) =>
-  Effect.gen(function*() {
-    const client = yield* A2aClient
-    const report = options.report ?? (yield* makeReporter(options.onUpdate ?? ignoreUpdates))
-    return Effect.gen(function*() {
-      const task = yield* client.getTask(target, {
-        id: taskId,
-        ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength })
-      })
-      if (options.onSnapshot !== undefined) yield* options.onSnapshot(task)
-      yield* report(presentForTurn(options.turn, task))
-      return { task, done: yield* isDone(options.turn, task) }
-    })
-  })
-
 /** Polls are 250 ms apart at first (an answer often comes at once), growing by half each time to at most 5 s apart. */
 const FIRST_POLL_PAUSE_MS = 250
 const LONGEST_POLL_PAUSE_MS = 5000
 
-const pollUntilDone = <E, R>(poll: Effect.Effect<{ readonly task: V1.Task; readonly done: boolean }, E, R>) =>
+const pollUntilDone = <E, R>(poll: Effect.Effect<boolean, E, R>, latest: () => V1.Task) =>
   Effect.gen(function*() {
     for (let pause = FIRST_POLL_PAUSE_MS;; pause = Math.min(pause * 1.5, LONGEST_POLL_PAUSE_MS)) {
       yield* Effect.sleep(Duration.millis(pause))
-      const polled = yield* poll
-      if (polled.done) return polled.task
+      if (yield* poll) return latest()
     }
   })
 
@@ -245,19 +319,19 @@ export type Waited<A> =
 
 /**
  * Runs `follow` for at most `maxWait`, connection and discovery included. When the time is up
- * the last snapshot `follow` saw is returned, or, when it saw none, a RequestTimeout says the
+ * the answer's task as last seen is returned, or, when none was seen, a RequestTimeout says the
  * agent did not answer in time.
  */
 export const withinWait = <A, E, R>(
   url: string,
   maxWait: Duration.DurationInput,
-  follow: (onSnapshot: OnSnapshot) => Effect.Effect<A, E, R>
+  answer: AnswerFold,
+  follow: Effect.Effect<A, E, R>
 ): Effect.Effect<Waited<A>, E | RequestTimeout, R> =>
   Effect.gen(function*() {
-    const latest = yield* Ref.make(Option.none<V1.Task>())
-    const done = yield* follow((task) => Ref.set(latest, Option.some(task))).pipe(Effect.timeoutOption(maxWait))
+    const done = yield* Effect.timeoutOption(follow, maxWait)
     if (Option.isSome(done)) return { finished: true, value: done.value } as const
-    const last = yield* Ref.get(latest)
-    if (Option.isSome(last)) return { finished: false, task: last.value } as const
+    const last = answer.task()
+    if (last !== undefined) return { finished: false, task: last } as const
     return yield* new RequestTimeout({ url, after: Duration.format(Duration.decode(maxWait)), limit: "wait" })
   })

@@ -8,11 +8,12 @@ import * as V1 from "../a2a/v1.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { findingTasks, ProtocolError, TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
+import { makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { messageResult, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
-import { followStream, followTask, ignoreUpdates, makeReporter, type OnUpdate, withinWait } from "./taskUpdates.js"
+import { type AnswerLimit, followStream, followTask, makeFollower, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
   readonly taskId: string
@@ -173,7 +174,7 @@ const notListable = (target: Target, error: UnsupportedOperation) =>
       })
     ))
 
-export interface FollowTaskInput extends TaskInput {
+export interface FollowTaskInput extends TaskInput, AnswerLimit {
   readonly onUpdate?: OnUpdate | undefined
 }
 
@@ -186,17 +187,17 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
-  const report = yield* makeReporter(input.onUpdate ?? ignoreUpdates)
   const missing = reportMissingTask(target, input.taskId)
-  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), report).pipe(missing)
-  const answer = yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), { report }).pipe(
-    Effect.catchTag("ProtocolError", (error) =>
-      error.a2aReason === "UNSUPPORTED_OPERATION" ? Effect.map(finalState, (task) => ({ task })) : Effect.fail(error)),
+  const answer = makeAnswerFold(input.maxAnswerBytes)
+  const follower = yield* makeFollower(answer, { onUpdate: input.onUpdate })
+  const finalState = Effect.tap(client.getTask(target, { id: input.taskId }), (task) => follower.see({ task })).pipe(missing)
+  yield* followStream(target.agentUrl, client.subscribe(target, { id: input.taskId }), follower).pipe(
+    Effect.catchTag("ProtocolError", (error) => (error.a2aReason === "UNSUPPORTED_OPERATION" ? finalState : Effect.fail(error))),
     missing
   )
-  const task = "task" in answer ? answer.task : yield* finalState
+  const task = answer.task() ?? (yield* finalState)
   yield* rememberTask(target, task)
-  return taskView(task)
+  return { ...taskView(task), ...truncation(answer) }
 })
 
 export interface WaitForTaskInput extends FollowTaskInput {
@@ -210,11 +211,15 @@ export interface WaitForTaskInput extends FollowTaskInput {
 export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTaskInput) {
   yield* requireTaskId(input.taskId)
   const target = yield* resolveTarget(input)
-  const waited = yield* withinWait(target.agentUrl, input.maxWait, (onSnapshot) =>
-    followTask(target, input.taskId, { onUpdate: input.onUpdate, onSnapshot, historyLength: input.historyLength }).pipe(
-      reportMissingTask(target, input.taskId)
-    ))
+  const answer = makeAnswerFold(input.maxAnswerBytes)
+  const follower = yield* makeFollower(answer, { onUpdate: input.onUpdate })
+  const waited = yield* withinWait(
+    target.agentUrl,
+    input.maxWait,
+    answer,
+    followTask(target, input.taskId, follower, input.historyLength).pipe(reportMissingTask(target, input.taskId))
+  )
   const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)
-  return taskView(task)
+  return { ...taskView(task), ...truncation(answer) }
 })

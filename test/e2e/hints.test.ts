@@ -50,6 +50,7 @@ const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: T
   RaiseStreamIdleTimeout: { _tag: "RaiseStreamIdleTimeout" },
   RaiseWait: { _tag: "RaiseWait" },
   RaiseResponseLimit: { _tag: "RaiseResponseLimit" },
+  RaiseAnswerLimit: { _tag: "RaiseAnswerLimit" },
   ShowDetails: { _tag: "ShowDetails" }
 }
 const ACTIONS = Object.values(SAMPLES) as ReadonlyArray<Action>

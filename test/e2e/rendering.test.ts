@@ -2,6 +2,8 @@
  * One rendering of a task's text: one task with a streamed (chunked) text artifact and a data
  * artifact reads the same through every door (terminal send, stream and task get; MCP
  * send_message, get_task and wait_for_task; the push notifications) on both protocol generations.
+ * An answer streamed in chunks and then sent whole again without `append` (Google ADK) shows once
+ * at every door.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Either, ManagedRuntime } from "effect"
@@ -11,10 +13,10 @@ import { decodePushPayload } from "../../src/a2a/translate.js"
 import type * as V1 from "../../src/a2a/v1.js"
 import { excerpt } from "../../src/domain/notification.js"
 import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
-import { relayJson } from "../helpers/cli.js"
+import { relayJson, runRelay } from "../helpers/cli.js"
 import { type AppRuntime, appLayer, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
-import { FACTS_DATA, STREAMED_PIECES, withBehaviour } from "../peers/behaviours.js"
+import { ADK_WHOLE, FACTS_DATA, STREAMED_PIECES, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 
@@ -81,6 +83,34 @@ describe.each(PEERS)("the same text at every door (%s)", (name) => {
     expect(folded && resultText(folded)).toBe(EXPECTED)
     const viaMcp = await tool("get_push_notifications", { task_id: taskId })
     expect((viaMcp["notifications"] as Listed).map((entry) => entry.text)).toEqual(entries.map((entry) => entry.text))
+  })
+})
+
+/** How many times `text` holds `part`. */
+const occurrences = (text: string, part: string) => text.split(part).length - 1
+
+describe.each(PEERS)("an artifact sent whole again without append replaces it: shown once (%s)", (name) => {
+  const message = withBehaviour("chunks-then-whole", "adk")
+
+  it("on the terminal's stream, in its --json pieces and in its result", async () => {
+    const url = peers.get(name)!.baseUrl
+    const streamed = await runRelay(["message", "stream", "--url", url, message], { stateDir: home.stateDir })
+    expect(streamed.code, streamed.stderr).toBe(0)
+    expect(occurrences(streamed.stdout, ADK_WHOLE)).toBe(1)
+    const ndjson = await runRelay(["message", "stream", "--url", url, "--json", message], { stateDir: home.stateDir })
+    const lines = ndjson.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    const pieces = lines.filter((line) => line["kind"] === "update").map((line) => String(line["text"])).join("")
+    expect(occurrences(pieces, ADK_WHOLE)).toBe(1)
+    expect(lines.at(-1)!["text"]).toBe(ADK_WHOLE)
+  })
+
+  it("in every final result, terminal and MCP, streamed or not", async () => {
+    const url = peers.get(name)!.baseUrl
+    const sent = await relay(["message", "send", "--url", url, message])
+    const viaMcp = await tool("send_message", { agent_url: url, message })
+    const viaMcpStream = await tool("send_message", { agent_url: url, message, stream: true })
+    const fetched = await tool("get_task", { agent_url: url, task_id: viaMcpStream["task_id"] })
+    expect([sent, viaMcp, viaMcpStream, fetched].map((result) => result["text"])).toEqual([ADK_WHOLE, ADK_WHOLE, ADK_WHOLE, ADK_WHOLE])
   })
 })
 

@@ -17,7 +17,8 @@ export const BEHAVIOUR_NAMES = [
   "data-and-file",
   "republish-then-answer",
   "ask-twice",
-  "chunks-and-parts"
+  "chunks-and-parts",
+  "chunks-then-whole"
 ] as const
 
 export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
@@ -260,6 +261,25 @@ const chunksAndParts: Behaviour = async (turn, emit) => {
   emit.status("completed")
 }
 
+/**
+ * Google ADK's way of streaming: the answer in `append` chunks (the first one too), then the whole
+ * text again in one update without `append`, which replaces the artifact (A2A v0.3 §7.2.3). Here
+ * the whole text lacks the newline the chunks ended with, so it is not a mere continuation.
+ */
+export const ADK_PIECES = ["alpha ", "beta ", "gamma\n"] as const
+export const ADK_WHOLE = "alpha beta gamma"
+
+const chunksThenWhole: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  for (const piece of ADK_PIECES) {
+    await sleep(CHUNK_DELAY_MS)
+    emit.artifact(textArtifact("answer", piece), { append: true, lastChunk: false })
+  }
+  await sleep(CHUNK_DELAY_MS)
+  emit.artifact(textArtifact("answer", ADK_WHOLE), WHOLE)
+  emit.status("completed")
+}
+
 export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "echo-complete": echoComplete,
   "message-only": messageOnly,
@@ -271,7 +291,8 @@ export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "data-and-file": dataAndFile,
   "republish-then-answer": republishThenAnswer,
   "ask-twice": askTwice,
-  "chunks-and-parts": chunksAndParts
+  "chunks-and-parts": chunksAndParts,
+  "chunks-then-whole": chunksThenWhole
 }
 
 const DIRECTIVE = /^\s*behaviour:(\S+)\s*/

@@ -4,11 +4,11 @@
  * per WHATWG, bounded in size and idle time, and the stream ends at the last event of the
  * interaction. Each binding only says how an event's JSON holds the payload.
  */
-import { Sse } from "@effect/experimental"
 import type { HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Option, type ParseResult, Predicate, Stream } from "effect"
+import { createParser, type EventSourceMessage } from "eventsource-parser"
 import * as V1 from "../../a2a/v1.js"
-import { type A2aClientError, InvalidResponse, RequestTimeout, ResponseTooLarge, StreamBroken } from "../../domain/clientErrors.js"
+import { type A2aClientError, RequestTimeout, ResponseTooLarge, StreamBroken } from "../../domain/clientErrors.js"
 import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
 import { decodeWith, errorInBody, errorInText, failureOf, isHttpSuccess, parseJson, unreadable } from "./answers.js"
 import { EVENT_STREAM, execute, readText } from "./exchange.js"
@@ -38,25 +38,24 @@ const hasFinalFlag = (payload: unknown) =>
   Predicate.isRecord(payload) && (payload["final"] === true || (Predicate.isRecord(payload["statusUpdate"]) && payload["statusUpdate"]["final"] === true))
 
 /**
- * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines).
- * `retry:` is ignored: Sse.makeParser would pause the stream for that long, and an A2A client
- * reconnects only through SubscribeToTask. An event that grows past `maxEventBytes` before it
- * ends fails the stream, so an endless event cannot fill memory.
+ * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines) by
+ * eventsource-parser, whose work grows with the text fed, not with the events in a chunk
+ * (@effect/experimental's parser scans a chunk from its start again for every line, so a chunk
+ * of many small events cost its length times their number). `retry:` is ignored: an A2A client
+ * reconnects only through SubscribeToTask; so are unknown fields, as WHATWG says. An event that
+ * grows past `maxEventBytes` before it ends fails the stream, so an endless event cannot fill memory.
  */
 const sseEvents = <E>(
   url: string,
   maxEventBytes: number,
   text: Stream.Stream<string, E>
-): Stream.Stream<Sse.Event, E | InvalidResponse | ResponseTooLarge> =>
+): Stream.Stream<EventSourceMessage, E | ResponseTooLarge> =>
   Stream.suspend(() => {
-    const parsed: Array<Sse.Event> = []
-    const parser = Sse.makeParser((event) => {
-      if (event._tag === "Event") parsed.push(event)
-    })
+    const parsed: Array<EventSourceMessage> = []
+    const parser = createParser({ onEvent: (event) => void parsed.push(event) })
     let sinceLastEvent = 0
-    return Stream.mapConcatEffect(text, (chunk): Effect.Effect<ReadonlyArray<Sse.Event>, InvalidResponse | ResponseTooLarge> => {
-      const error = parser.feed(chunk)
-      if (error !== undefined) return Effect.fail(new InvalidResponse({ url, reason: `the event stream is unreadable: ${error.message}` }))
+    return Stream.mapConcatEffect(text, (chunk): Effect.Effect<ReadonlyArray<EventSourceMessage>, ResponseTooLarge> => {
+      parser.feed(chunk)
       sinceLastEvent = parsed.length > 0 ? 0 : sinceLastEvent + Buffer.byteLength(chunk)
       if (sinceLastEvent > maxEventBytes) return Effect.fail(new ResponseTooLarge({ url, limit: maxEventBytes }))
       return Effect.succeed(parsed.splice(0))
@@ -83,7 +82,7 @@ const openEvents = (state: ClientState, target: Target, request: HttpClientReque
       ? Effect.succeed(response)
       : Effect.flatMap(readText(target, request.url, response), (text) => streamRefusal(target, request.url, response, text)))
 
-const eventPayload = (url: string, event: Sse.Event, payloadOf: PayloadOf): Effect.Effect<unknown, A2aClientError> => {
+const eventPayload = (url: string, event: EventSourceMessage, payloadOf: PayloadOf): Effect.Effect<unknown, A2aClientError> => {
   const json = parseJson(event.data)
   if (Option.isNone(json)) return unreadable(url, "an event is not JSON", event.data)
   if (event.event === "error") {

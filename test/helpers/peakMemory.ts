@@ -1,8 +1,11 @@
-/** How much memory a child process (a spawned relay) took, for the tests that hold it to a ceiling. */
+/**
+ * Peak memory of spawned processes, for the suites that hold relay to a memory bound whatever an
+ * agent sends: VmHWM sampled from /proc every 10 ms until the child exits.
+ */
 import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import * as Fs from "node:fs"
 
-/** Peak resident memory so far (kB, VmHWM from /proc), or undefined once the process is gone. */
+/** Peak resident memory so far (kB), or undefined once the process is gone. */
 export const peakRssKb = (pid: number): number | undefined => {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))
@@ -19,8 +22,8 @@ export interface Measured {
   readonly peakKb: number
 }
 
-/** Samples the peak RSS of a running child every 10 ms until it exits (killed past `timeoutMs`). */
-export const measure = (child: ChildProcessWithoutNullStreams, timeoutMs: number): Promise<Measured> =>
+/** Samples the peak RSS of a running child until it exits (killed past `deadlineMs`); then what it printed. */
+export const measure = (child: ChildProcessWithoutNullStreams, deadlineMs: number, until: Promise<unknown> = Promise.resolve()): Promise<Measured> =>
   new Promise((resolve, reject) => {
     let stdout = ""
     let stderr = ""
@@ -30,12 +33,12 @@ export const measure = (child: ChildProcessWithoutNullStreams, timeoutMs: number
     const sampler = setInterval(() => (peakKb = Math.max(peakKb, peakRssKb(child.pid!) ?? 0)), 10)
     const deadline = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error(`no exit within ${timeoutMs} ms (peak ${peakKb} kB)\nstderr: ${stderr}`))
-    }, timeoutMs)
+      reject(new Error(`no exit within ${deadlineMs} ms (peak ${peakKb} kB)\nstderr: ${stderr}`))
+    }, deadlineMs)
     // "close", not "exit": by then stdout and stderr are read to their end.
     child.once("close", (code) => {
       clearInterval(sampler)
       clearTimeout(deadline)
-      resolve({ code, stdout, stderr, peakKb })
+      void until.then(() => resolve({ code, stdout, stderr, peakKb }))
     })
   })
