@@ -20,7 +20,7 @@ const updateEvent = (update: TaskUpdate) =>
     state: update.view.state,
     text: update.delta,
     ...(update.replaced ? { replaced: true } : {}),
-    status: update.status
+    status: update.status === "" ? null : update.status
   })
 
 /** While the agent is still at work its status message is news ("thinking…"); once settled it is the answer, shown in the summary. */

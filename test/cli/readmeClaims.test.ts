@@ -144,7 +144,7 @@ describe("the Quick start, as written", () => {
 
 describe("relay server push --json", () => {
   it("prints its address as one JSON line on stdout first, as the README says", async () => {
-    expect(README).toContain("Servers started\nwith `--json` print their address as one JSON line on stdout first")
+    expect(README.replace(/\s+/g, " ")).toContain("Servers started with `--json` print their address as one JSON line on stdout first")
     const loud = await serve(["server", "push", "--port", "0", "--json"])
     expect(Object.keys(loud.started)).toEqual(["url", "push_url", "token_required", "log_file"])
     expect(loud.output.stderr).toContain(`Push URL (--push-url / push_url): ${loud.started["push_url"]}`)
@@ -247,6 +247,11 @@ describe("--json, as the README states it", () => {
       const output = json(await relay([...command, "--json"], clientEnv))
       expect(emptyStrings(output), command.join(" ")).toEqual([])
     }
+    // A stream's NDJSON: every update and the result.
+    const streamed = await relay(["message", "stream", "--url", agentUrl, "streamed", "--json"], clientEnv)
+    const lines = streamed.stdout.trim().split("\n").map((line) => JSON.parse(line) as unknown)
+    expect(lines.length).toBeGreaterThan(1)
+    for (const line of lines) expect(emptyStrings(line), "message stream").toEqual([])
   })
 
   it("message send --json and task get --json have the same keys, in the same order", async () => {
