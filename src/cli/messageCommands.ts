@@ -1,6 +1,8 @@
 /** `relay message send|stream`: talk to an agent, continuing the saved conversation on request. */
 import { Args, Command, Options } from "@effect/cli"
 import { Duration, Effect, Option, Redacted } from "effect"
+import { InvalidInput } from "../domain/errors.js"
+import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult } from "../domain/results.js"
 import { sendMessage } from "../programs/sendMessage.js"
 import { type AgentOptionValues, agentOptions, maxAnswerBytes, wholeNumber, withAgentAccess } from "./options.js"
@@ -9,8 +11,12 @@ import { progressPrinter } from "./progress.js"
 import { failWhenCut, messageView } from "./views.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
+import { readStdin } from "./stdinInput.js"
 
-const text = Args.text({ name: "TEXT" }).pipe(Args.withDescription("The message to send"), Args.repeated)
+const text = Args.text({ name: "TEXT" }).pipe(
+  Args.withDescription("The message to send; '-' (or none, with stdin not a terminal) reads it from stdin"),
+  Args.repeated
+)
 const contextId = optional(Options.text("context-id"), "Send within this conversation context")
 const taskId = optional(Options.text("task-id"), "Continue this task (one waiting for input)")
 const continueSession = Options.boolean("continue").pipe(
@@ -38,13 +44,29 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly text: ReadonlyArray<string>
 }
 
+/** Options that cannot both be meant: an explicit context, and the saved one. */
+const conflicting = (values: MessageValues): InvalidInput | undefined =>
+  Option.isSome(values.contextId) && values.continueSession
+    ? new InvalidInput({
+      reason: "--context-id and --continue do not go together: --continue uses the saved conversation's context",
+      suggestion: "Give one of them: --context-id C for that context, or --continue for the saved conversation."
+    })
+    : undefined
+
+/** The words typed, or stdin when the text is `-` or absent and stdin is not a terminal (`echo hi | relay message send`). */
+const messageText = (words: ReadonlyArray<string>): Effect.Effect<string, InvalidInput> => {
+  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && process.stdin.isTTY !== true)
+  return fromStdin ? readStdin(MAX_AGENT_BODY_BYTES, "The message") : Effect.succeed(words.join(" "))
+}
+
 const run = (values: MessageValues, streaming: boolean) => withAgentAccess(values, (access) => {
   // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
   const events = streaming && values.json
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
-  const program = progress.whileWaiting(sendMessage({
+  const usage = conflicting(values)
+  const program = usage !== undefined ? Effect.fail(usage) : Effect.flatMap(messageText(values.text), (text) => progress.whileWaiting(sendMessage({
     ...access,
-    text: values.text.join(" "),
+    text,
     contextId: Option.getOrUndefined(values.contextId),
     taskId: Option.getOrUndefined(values.taskId),
     useSession: values.continueSession,
@@ -54,7 +76,7 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     maxAnswerBytes: values.maxAnswerBytes,
     onUpdate: progress.onUpdate
-  }))
+  })))
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()

@@ -5,12 +5,16 @@
  */
 import { Effect } from "effect"
 import { Writable } from "node:stream"
-import { text } from "node:stream/consumers"
+import type { InvalidInput } from "../domain/errors.js"
+import { readStdin } from "./stdinInput.js"
 
-export const readSecretInput = (label: string): Effect.Effect<string> =>
+/** No secret is anywhere near this long; a larger stdin is not a secret. */
+const MAX_SECRET_BYTES = 64 * 1024
+
+export const readSecretInput = (label: string): Effect.Effect<string, InvalidInput> =>
   process.stdin.isTTY === true
     ? promptWithoutEcho(label)
-    : Effect.map(Effect.promise(() => text(process.stdin)), (input) => input.trim())
+    : Effect.map(readStdin(MAX_SECRET_BYTES, `The ${label.toLowerCase()}`), (input) => input.trim())
 
 /** Swallows what readline would echo: the typed characters never reach the screen. */
 const nowhere = () => new Writable({ write: (_chunk, _encoding, done) => done() })

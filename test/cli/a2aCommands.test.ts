@@ -159,11 +159,10 @@ describe("relay message send / stream", () => {
     expect(session(sdk.baseUrl)).toMatchObject({ task_id: saved["task_id"], last_state: "completed" })
   })
 
-  it("explicit --context-id and --task-id win over the saved session", async () => {
+  it("an explicit --task-id wins over the saved session (--context-id with --continue is refused: commandLine.test.ts)", async () => {
     const waiting = await startTaskOn(sdk.jsonRpcUrl, withBehaviour("input-required", "elsewhere"))
     const result = await relayAt(sdk, [
-      "message", "send", "--url", sdk.baseUrl, "--continue", "--json",
-      "--context-id", waiting.contextId, "--task-id", waiting.taskId, "reply"
+      "message", "send", "--url", sdk.baseUrl, "--continue", "--json", "--task-id", waiting.taskId, "reply"
     ])
     expect(result.code).toBe(0)
     expect(json(result.stdout)).toMatchObject({
@@ -172,7 +171,7 @@ describe("relay message send / stream", () => {
       state: "completed",
       text: combinedText(["elsewhere", "reply"])
     })
-    expect(sentMessages(result.sent)).toMatchObject([{ contextId: waiting.contextId, taskId: waiting.taskId }])
+    expect(sentMessages(result.sent)).toMatchObject([{ taskId: waiting.taskId }])
     expect(session(sdk.baseUrl)).toMatchObject({ context_id: waiting.contextId, task_id: waiting.taskId })
   })
 

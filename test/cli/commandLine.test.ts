@@ -20,7 +20,7 @@ afterAll(async () => {
   home.cleanup()
 })
 
-const relay = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
+const relay = (args: ReadonlyArray<string>, input?: string) => runRelay(args, { stateDir: home.stateDir, ...(input === undefined ? {} : { input }) })
 
 /** The texts of the messages the agent received during `run`. */
 const textsSentBy = async (run: () => Promise<unknown>) => {
@@ -114,5 +114,29 @@ describe("numbers are checked at the door", () => {
       expect(result.code, words.join(" ")).toBe(2)
       expect(result.stderr.split("\n")[0], words.join(" ")).toBe(`error: ${message}`)
     }
+  })
+})
+
+describe("message text from stdin", () => {
+  it("is read when the text is '-' or absent and stdin is not a terminal", async () => {
+    expect(await textsSentBy(() => relay(["message", "send", "--url", agent.baseUrl], "piped text\n"))).toEqual(["piped text\n"])
+    expect(await textsSentBy(() => relay(["message", "send", "--url", agent.baseUrl, "-"], "dash text"))).toEqual(["dash text"])
+  })
+
+  it("an empty stdin is an empty message, refused as before", async () => {
+    let result: Awaited<ReturnType<typeof relay>> | undefined
+    expect(await textsSentBy(async () => (result = await relay(["message", "send", "--url", agent.baseUrl], "")))).toEqual([])
+    expect(result!.code).toBe(2)
+    expect(result!.stderr).toContain("The message is empty")
+  })
+})
+
+describe("options that do not go together", () => {
+  it("--context-id with --continue is a usage error naming both; nothing is sent", async () => {
+    let result: Awaited<ReturnType<typeof relay>> | undefined
+    const sent = await textsSentBy(async () => (result = await relay(["message", "send", "--url", agent.baseUrl, "--context-id", "c1", "--continue", "hi"])))
+    expect(sent).toEqual([])
+    expect(result!.code).toBe(2)
+    expect(result!.stderr.split("\n")[0]).toContain("--context-id and --continue do not go together")
   })
 })
