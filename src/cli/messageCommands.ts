@@ -81,7 +81,7 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
-  }, events ? "line" : "indented").pipe(Effect.tap(failWhenCut(values.json)), Effect.flatMap(failWhenTaskFailed))
+  }, events ? "line" : "indented").pipe(Effect.tap(failWhenCut(values.json)), Effect.tap(failWhenTaskFailed), Effect.flatMap(failWhenWaitRanOut(values)))
 })
 
 /**
@@ -90,6 +90,15 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
  */
 const failWhenTaskFailed = (result: MessageResult) =>
   result.state === "failed" || result.state === "rejected" ? Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE })) : Effect.void
+
+/**
+ * A `--wait` that ran out is a failure (exit 1, README: Exit codes), like a stream that fell silent:
+ * the task is still running, and the answer printed says how to check on it.
+ */
+const failWhenWaitRanOut = (values: MessageValues) => (result: MessageResult) =>
+  Option.isSome(values.wait) && (result.state === "working" || result.state === "submitted")
+    ? Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE }))
+    : Effect.void
 
 const send = Command.make("send", { ...messageOptions, stream }, (values) => run(values, values.stream)).pipe(
   Command.withDescription("Send a message to an agent and print its answer")

@@ -55,6 +55,13 @@ const ok = async (stateDir: string, args: ReadonlyArray<string>) => {
 
 const okJson = async (stateDir: string, args: ReadonlyArray<string>) => JSON.parse(await ok(stateDir, [...args, "--json"])) as Record<string, unknown>
 
+/** A `--wait` that runs out leaves the task running and exits 1 (README: Exit codes); its output is the answer so far. */
+const waitRanOut = async (stateDir: string, args: ReadonlyArray<string>) => {
+  const result = await runRelay(args, { stateDir })
+  expect(result.code, `relay ${args.join(" ")}: ${result.stderr}`).toBe(1)
+  return result.stdout
+}
+
 /** The `relay …` commands a hint printed, one per line, as a user would paste them. */
 const suggestedCommands = (text: string) =>
   [...text.matchAll(/^\s*relay (.+)$/gm)].map((match) => match[1]!.split(" "))
@@ -70,7 +77,7 @@ describe("the card URL saved with the session", () => {
   it("on the terminal: every later command and every suggested command finds the card without --card-url", async () => {
     const { stateDir } = newHome()
     // First use: the card URL is given, and saved with the session once the card is found there.
-    const first = await ok(stateDir, ["message", "send", "--url", agent.baseUrl, "--card-url", agent.cardUrl, "--wait", "1",
+    const first = await waitRanOut(stateDir, ["message", "send", "--url", agent.baseUrl, "--card-url", agent.cardUrl, "--wait", "1",
       withBehaviour("slow-cancellable", "first")])
     expect(await okJson(stateDir, ["session", "show", "--url", agent.baseUrl])).toMatchObject({ card_url: agent.cardUrl })
     expect(await ok(stateDir, ["session", "show", "--url", agent.baseUrl])).toContain(agent.cardUrl)
@@ -91,7 +98,7 @@ describe("the card URL saved with the session", () => {
     expect(await okJson(stateDir, [...reply.filter((word) => word !== "<text>"), "Lisbon"])).toMatchObject({ state: "completed" })
 
     // Every other command that contacts the agent.
-    const slow = await okJson(stateDir, ["message", "send", "--url", agent.baseUrl, "--wait", "1", withBehaviour("slow-cancellable", "cancel me")])
+    const slow = JSON.parse(await waitRanOut(stateDir, ["message", "send", "--url", agent.baseUrl, "--wait", "1", withBehaviour("slow-cancellable", "cancel me"), "--json"])) as Record<string, unknown>
     const taskId = String(slow["task_id"])
     expect(await okJson(stateDir, ["task", "cancel", "--url", agent.baseUrl, taskId])).toMatchObject({ state: "canceled" })
     // On the finished task, so the agent never tries to deliver to the hook.

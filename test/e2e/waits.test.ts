@@ -113,7 +113,8 @@ describe("terminal --wait", () => {
   it("leaves a slow task running and says how to check on it", async () => {
     const { value, ms } = await timed(() =>
       runRelay(["message", "send", "--url", slow.baseUrl, "--wait", "1", withBehaviour("slow-cancellable", "slow")], { stateDir: home.stateDir }))
-    expect(value.code, value.stderr).toBe(0)
+    // A wait that ran out is a failure (README: Exit codes), with the handle to check on the task.
+    expect(value.code, value.stderr).toBe(1)
     expect(value.stdout).toMatch(/State\s+working/)
     const taskId = /Task ID\s+(\S+)/.exec(value.stdout)?.[1]
     expect(taskId).toBeDefined()
