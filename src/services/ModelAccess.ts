@@ -22,11 +22,12 @@ import {
   type ModelSpecError
 } from "../domain/modelErrors.js"
 import type * as V1 from "../a2a/v1.js"
-import { textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
+import { type ModelModes, textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
 import { redactUrl } from "../domain/secrets.js"
 import * as ChatCompletionsModel from "./modelProviders/chatCompletions.js"
 import * as EchoModel from "./modelProviders/echo.js"
 import * as MockModel from "./modelProviders/mock.js"
+import * as ModelInput from "./modelProviders/modelInput.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model specs
@@ -443,6 +444,8 @@ export interface ModelAccessService {
   readonly stream: (prompt: Prompt.RawInput) => Stream.Stream<string, ModelError>
   /** One turn of a task: emits the answer (and any other artifacts) and says how the turn ends. */
   readonly turn: (prompt: Prompt.RawInput, io: TurnIo) => Effect.Effect<TurnOutcome, ModelError>
+  /** What the model takes and gives, for the card (see ModelModes). */
+  readonly modes: ModelModes
   /** The skills the agent card lists for this model; none: the card's general chat skill. */
   readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
 }
@@ -478,7 +481,13 @@ const makeService = (selection: ModelSelection, model: TextModel, requestTimeout
         Stream.timeoutFail(timedOut, requestTimeout)
       )
   }
-  return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...answers, turn: textTurn(answers) })
+  return ModelAccess.of({
+    spec: selection.spec,
+    reason: selection.reason,
+    ...answers,
+    turn: textTurn(answers),
+    modes: ModelInput.languageModelModes
+  })
 }
 
 const requestTimeoutFrom = (options: ModelAccessOptions) =>
@@ -486,17 +495,12 @@ const requestTimeoutFrom = (options: ModelAccessOptions) =>
     ? Effect.map(millisSetting("RELAY_MODEL_TIMEOUT_MS"), Option.getOrElse(() => defaultRequestTimeout))
     : Effect.succeed(Duration.decode(options.requestTimeout))
 
-const echoModel = (delay: Duration.DurationInput | undefined) => {
-  const answers = EchoModel.answers({ delay })
-  return { ...answers, turn: textTurn(answers) }
-}
-
 /** A built-in model's service: echo, or the scriptable mock. */
 const builtInService = (selection: ModelSelection, provider: BuiltInProvider, options: ModelAccessOptions) =>
   Effect.gen(function*() {
     // The built-in models cannot hang or fail, so they need no timeout race (see EchoModel.answers).
     const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
-    const model = provider === "mock" ? MockModel.make({ delay }) : echoModel(delay)
+    const model = provider === "mock" ? MockModel.make({ delay }) : EchoModel.make({ delay })
     return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...model })
   })
 
