@@ -6,7 +6,8 @@
  * `@effect/ai` LanguageModel for it and exposes plain text generation and streaming with typed
  * errors and timeouts, and a task's turn (domain/agentTurn): text models answer and complete, the
  * mock model steers the task. OpenAI-compatible servers are spoken to through the Responses API,
- * falling back to Chat Completions for servers that lack `/responses`.
+ * falling back to Chat Completions for servers that lack `/responses`; Ollama through its own chat
+ * API. What a model receives of a message's files and data is modelProviders/modelInput.ts.
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
@@ -28,6 +29,7 @@ import * as ChatCompletionsModel from "./modelProviders/chatCompletions.js"
 import * as EchoModel from "./modelProviders/echo.js"
 import * as MockModel from "./modelProviders/mock.js"
 import * as ModelInput from "./modelProviders/modelInput.js"
+import * as OllamaModel from "./modelProviders/ollama.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model specs
@@ -170,7 +172,7 @@ const resolveEndpoint = (spec: ModelSpec): Effect.Effect<Endpoint, ModelSettingM
     case "mock":
       return Effect.succeed({ apiUrl: "", apiKey: undefined })
     case "ollama":
-      return Effect.map(ollamaHost, (host) => ({ apiUrl: `${host}/v1`, apiKey: undefined }))
+      return Effect.map(ollamaHost, (host) => ({ apiUrl: host, apiKey: undefined }))
     case "openai":
       return Effect.gen(function*() {
         const key = yield* requiredSetting(spec, "OPENAI_API_KEY", "the OpenAI API key")
@@ -369,6 +371,14 @@ const openAiCompatible = (spec: ModelSpec, endpoint: Endpoint) =>
     )
   })
 
+/** Ollama's own chat API, which takes images in its `images` field. */
+const ollamaChat = (spec: ModelSpec, endpoint: Endpoint) =>
+  Effect.map(OllamaModel.make({ baseUrl: endpoint.apiUrl, model: spec.name }), (model) => textModel(model, { requireAnswer: true }))
+
+/** The language model of a server-backed spec. */
+const serverModel = (spec: ModelSpec, endpoint: Endpoint) =>
+  spec.provider === "ollama" ? ollamaChat(spec, endpoint) : openAiCompatible(spec, endpoint)
+
 // ---------------------------------------------------------------------------------------------
 // Errors in words
 // ---------------------------------------------------------------------------------------------
@@ -521,7 +531,7 @@ export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, M
         const timeout = yield* requestTimeoutFrom(options)
         const { provider } = selection.spec
         if (isBuiltIn(provider)) return yield* builtInService(selection, provider, options)
-        return makeService(selection, yield* openAiCompatible(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
+        return makeService(selection, yield* serverModel(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
       })
     )
 
