@@ -98,7 +98,7 @@ const asArray = <A>(items: A | ReadonlyArray<A>): ReadonlyArray<A> => (Array.isA
 /**
  * Why a value fits no member of a union: when no member got into the value, what the union
  * expects; when every member only missed its own field, that it needs one of them; else the
- * reason of the member that got furthest into the value.
+ * reason of the member that got furthest into the value (among equals, one with a message of its own).
  */
 const bestOf = (issue: ParseResult.Composite, path: ReadonlyArray<PropertyKey>, found: ReadonlyArray<Found>): Found => {
   if (found.every((f) => f.path.length === path.length)) {
@@ -108,7 +108,9 @@ const bestOf = (issue: ParseResult.Composite, path: ReadonlyArray<PropertyKey>, 
   }
   const missingMember = found.every((f) => f.text === "is required" && f.path.length === path.length + 1)
   if (missingMember) return { path, text: `needs one of ${uniqueJoin(found.map((f) => String(f.path.at(-1))))}` }
-  return found.reduce((best, f) => (f.path.length > best.path.length ? f : best))
+  const further = (f: Found, best: Found) =>
+    f.path.length > best.path.length || (f.path.length === best.path.length && f.own === true && best.own !== true)
+  return found.reduce((best, f) => (further(f, best) ? f : best))
 }
 
 const find = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): Found => {

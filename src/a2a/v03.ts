@@ -11,7 +11,7 @@
  *
  * Programs never use these types directly: translate.ts maps them to the v1 domain model.
  */
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import * as ProtoJson from "./protoJson.js"
 import { defaultText, optional, optionalText, repeated, requiredScopes, withDefault } from "./schemaFields.js"
 import * as V1 from "./v1.js"
@@ -93,14 +93,44 @@ export const FileWithUri = Schema.Struct({
 }).annotations({ identifier: "v0.3 FileWithUri" })
 export interface FileWithUri extends Schema.Schema.Type<typeof FileWithUri> {}
 
-const filePart = <K extends Schema.Struct.Field>(kindField: K) =>
+const FileContent = Schema.Union(FileWithBytes, FileWithUri)
+
+/**
+ * A file whose content is one of two fields, `bytes` and `uri` here (`fileWithBytes` and
+ * `fileWithUri` in the proto): exactly one, as a request to relay's agent must have it. A union
+ * of the two shapes would take a file with both as either, silently dropping the other.
+ */
+const exactlyOneContent = <B extends string, U extends string, C extends Schema.Struct.Fields, T, TI>(
+  keys: { readonly bytes: B; readonly uri: U },
+  common: C,
+  content: Schema.Schema<T, TI>
+) =>
+  Schema.transformOrFail(
+    Schema.Struct({ ...common, [keys.bytes]: optional(Schema.String), [keys.uri]: optional(Schema.String) }),
+    Schema.typeSchema(content),
+    {
+      strict: false,
+      decode: (file, _, ast) => {
+        const record = file as Record<string, unknown>
+        const has = (key: string) => record[key] !== undefined
+        if (has(keys.bytes) !== has(keys.uri)) return ParseResult.succeed(file)
+        const problem = has(keys.bytes) ? "has both" : "has neither"
+        return ParseResult.fail(new ParseResult.Type(ast, file, `needs exactly one of ${keys.bytes} or ${keys.uri}, but ${problem}`))
+      },
+      encode: ParseResult.succeed
+    }
+  )
+
+const RequestFile = exactlyOneContent({ bytes: "bytes", uri: "uri" }, { name: optionalText, mimeType: optionalText }, FileContent)
+
+const filePart = <K extends Schema.Struct.Field, F extends Schema.Schema.Any>(kindField: K, file: F) =>
   Schema.Struct({
     kind: kindField,
-    file: Schema.Union(FileWithBytes, FileWithUri),
+    file,
     metadata: optional(Metadata)
   }).annotations({ identifier: "v0.3 FilePart" })
 
-export const FilePart = filePart(kind("file"))
+export const FilePart = filePart(kind("file"), FileContent)
 export interface FilePart extends Schema.Schema.Type<typeof FilePart> {}
 
 const dataPart = <K extends Schema.Struct.Field>(kindField: K) =>
@@ -118,7 +148,7 @@ export const Part = Schema.Union(TextPart, FilePart, DataPart).annotations({ ide
 export type Part = typeof Part.Type
 
 /** A Part in a request to relay's agent: its `kind` is required (§6.5; a missing one is -32602). */
-export const RequestPart = Schema.Union(textPart(requiredKind("text")), filePart(requiredKind("file")), dataPart(requiredKind("data")))
+export const RequestPart = Schema.Union(textPart(requiredKind("text")), filePart(requiredKind("file"), RequestFile), dataPart(requiredKind("data")))
   .annotations({ identifier: "v0.3 Part" })
 
 const messageOf = <P extends Schema.Schema.Any>(part: P) =>
@@ -391,30 +421,36 @@ export const RestFile = Schema.Union(
 ).annotations({ identifier: "v0.3 RestFile" })
 export type RestFile = typeof RestFile.Type
 
-export const RestPart = Schema.Union(
-  Schema.Struct({ text: Schema.String, metadata: optional(Metadata) }),
-  Schema.Struct({ file: RestFile, metadata: optional(Metadata) }),
-  Schema.Struct({ data: Schema.Struct({ data: Metadata }), metadata: optional(Metadata) })
-).annotations({ identifier: "v0.3 RestPart" })
+const restPartOf = <F extends Schema.Schema.Any>(file: F) =>
+  Schema.Union(
+    Schema.Struct({ text: Schema.String, metadata: optional(Metadata) }),
+    Schema.Struct({ file, metadata: optional(Metadata) }),
+    Schema.Struct({ data: Schema.Struct({ data: Metadata }), metadata: optional(Metadata) })
+  ).annotations({ identifier: "v0.3 RestPart" })
+
+export const RestPart = restPartOf(RestFile)
 export type RestPart = typeof RestPart.Type
+
+/** A part of a request to relay's agent: its file has exactly one of fileWithBytes or fileWithUri. */
+const RestRequestPart = restPartOf(exactlyOneContent({ bytes: "fileWithBytes", uri: "fileWithUri" }, restFileCommon, RestFile))
 
 /**
  * The proto's Message keeps its parts in `content`; clients that reuse their JSON-RPC messages
  * over REST send `parts` of the JSON-RPC shape instead, which is read as well (`content` wins).
  */
-const restMessageOf = <P extends Schema.Schema.Any>(jsonRpcPart: P) =>
+const restMessageOf = <C extends Schema.Schema.Any, P extends Schema.Schema.Any>(contentPart: C, jsonRpcPart: P) =>
   Schema.Struct({
     messageId: Schema.String,
     contextId: optionalText,
     taskId: optionalText,
     role: V1.Role,
-    content: repeated(RestPart),
+    content: repeated(contentPart),
     parts: optional(Schema.Array(jsonRpcPart)),
     metadata: optional(Metadata),
     extensions: optional(Schema.Array(Schema.String))
   }).annotations({ identifier: "v0.3 RestMessage" })
 
-export const RestMessage = restMessageOf(Part)
+export const RestMessage = restMessageOf(RestPart, Part)
 export interface RestMessage extends Schema.Schema.Type<typeof RestMessage> {}
 
 export const RestArtifact = Schema.Struct({
@@ -495,7 +531,7 @@ export interface RestSendMessageConfiguration extends Schema.Schema.Type<typeof 
  * Parts in the JSON-RPC shape must say their `kind`, as in a JSON-RPC request.
  */
 export const RestSendMessageRequest = Schema.Struct({
-  message: restMessageOf(RequestPart),
+  message: restMessageOf(RestRequestPart, RequestPart),
   configuration: optional(RestSendMessageConfiguration),
   metadata: optional(Metadata)
 }).annotations({ identifier: "v0.3 RestSendMessageRequest", [ProtoJson.ProtoAliases]: { request: "message" } })

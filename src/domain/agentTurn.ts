@@ -2,8 +2,8 @@
  * One turn of a task of the local agent, as its model takes it: the model emits outputs (pieces
  * of the answer, other artifacts) as they are ready and returns how the turn ends. The task
  * runner (programs/agent/turns) turns outputs into artifact updates and the outcome into the
- * task's state. Text models only emit the answer and complete; the test model (`-m mock`)
- * uses the rest.
+ * task's state. Text models only emit the answer and complete; the built-in models answer
+ * files and data with parts of their own, and the test model (`-m mock`) uses the rest.
  */
 import { Effect, Stream } from "effect"
 import type * as V1 from "../a2a/v1.js"
@@ -15,6 +15,13 @@ export interface AnswerText {
   readonly lastChunk: boolean
 }
 
+/** Parts of the answer that are not text deltas (files, data, whole texts), in order; `lastChunk` closes it. */
+export interface AnswerParts {
+  readonly _tag: "AnswerParts"
+  readonly parts: ReadonlyArray<V1.Part>
+  readonly lastChunk: boolean
+}
+
 /** A chunk of an artifact of the model's own, as an artifact update carries it. */
 export interface ArtifactChunk {
   readonly _tag: "ArtifactChunk"
@@ -23,7 +30,7 @@ export interface ArtifactChunk {
   readonly lastChunk: boolean
 }
 
-export type TurnOutput = AnswerText | ArtifactChunk
+export type TurnOutput = AnswerText | AnswerParts | ArtifactChunk
 
 /** The states a model can end a turn in (canceling is the client's doing). */
 export type TurnEndState = Extract<
@@ -41,11 +48,19 @@ export interface TurnOutcome {
 export interface TurnIo {
   /** The caller streams: emit the answer as deltas rather than whole. */
   readonly streaming: boolean
+  /** The parts of the message the turn answers, as the user sent them (the prompt has them as the model reads them). */
+  readonly parts: ReadonlyArray<V1.Part>
   /** Publishes one output at once (subscribers see it before the turn ends); what it returns is of no use to the model. */
   readonly emit: (output: TurnOutput) => Effect.Effect<unknown>
 }
 
 export const answerText = (text: string, lastChunk: boolean): AnswerText => ({ _tag: "AnswerText", text, lastChunk })
+
+export const answerParts = (parts: ReadonlyArray<V1.Part>, lastChunk: boolean): AnswerParts => ({
+  _tag: "AnswerParts",
+  parts,
+  lastChunk
+})
 
 export const artifactChunk = (
   artifact: V1.Artifact,
@@ -56,6 +71,16 @@ export const completed: TurnOutcome = { state: "TASK_STATE_COMPLETED" }
 
 export const endTurn = (state: TurnEndState, message?: string): TurnOutcome =>
   message === undefined ? { state } : { state, message }
+
+/**
+ * The media types a model takes and gives (the card's defaultInputModes and defaultOutputModes).
+ * The wildcard type (any/any, written with stars) stands for every other type, which the
+ * built-in models take as it is.
+ */
+export interface ModelModes {
+  readonly input: ReadonlyArray<string>
+  readonly output: ReadonlyArray<string>
+}
 
 /** What a text model offers: the whole answer, or its deltas in order. */
 export interface TextAnswers<E, Prompt> {

@@ -145,6 +145,12 @@ export const MAX_ID_CHARS = 1024
  */
 export const MAX_QUEUED_MESSAGES = 10
 
+/**
+ * Parts one message to the agent server may have (text, files, data): each is stored, answered
+ * and, streamed, sent as an event of its own, so ten thousand tiny parts cost far more than their bytes.
+ */
+export const MAX_MESSAGE_PARTS = 1000
+
 /** Longest push notification URL the agent server stores. */
 export const MAX_URL_CHARS = 8192
 

@@ -6,7 +6,8 @@
  * `@effect/ai` LanguageModel for it and exposes plain text generation and streaming with typed
  * errors and timeouts, and a task's turn (domain/agentTurn): text models answer and complete, the
  * mock model steers the task. OpenAI-compatible servers are spoken to through the Responses API,
- * falling back to Chat Completions for servers that lack `/responses`.
+ * falling back to Chat Completions for servers that lack `/responses`; Ollama through its own chat
+ * API. What a model receives of a message's files and data is modelProviders/modelInput.ts.
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
@@ -22,11 +23,13 @@ import {
   type ModelSpecError
 } from "../domain/modelErrors.js"
 import type * as V1 from "../a2a/v1.js"
-import { textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
+import { type ModelModes, textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
 import { redactUrl } from "../domain/secrets.js"
 import * as ChatCompletionsModel from "./modelProviders/chatCompletions.js"
 import * as EchoModel from "./modelProviders/echo.js"
 import * as MockModel from "./modelProviders/mock.js"
+import * as ModelInput from "./modelProviders/modelInput.js"
+import * as OllamaModel from "./modelProviders/ollama.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model specs
@@ -169,7 +172,7 @@ const resolveEndpoint = (spec: ModelSpec): Effect.Effect<Endpoint, ModelSettingM
     case "mock":
       return Effect.succeed({ apiUrl: "", apiKey: undefined })
     case "ollama":
-      return Effect.map(ollamaHost, (host) => ({ apiUrl: `${host}/v1`, apiKey: undefined }))
+      return Effect.map(ollamaHost, (host) => ({ apiUrl: host, apiKey: undefined }))
     case "openai":
       return Effect.gen(function*() {
         const key = yield* requiredSetting(spec, "OPENAI_API_KEY", "the OpenAI API key")
@@ -368,6 +371,14 @@ const openAiCompatible = (spec: ModelSpec, endpoint: Endpoint) =>
     )
   })
 
+/** Ollama's own chat API, which takes images in its `images` field. */
+const ollamaChat = (spec: ModelSpec, endpoint: Endpoint) =>
+  Effect.map(OllamaModel.make({ baseUrl: endpoint.apiUrl, model: spec.name }), (model) => textModel(model, { requireAnswer: true }))
+
+/** The language model of a server-backed spec. */
+const serverModel = (spec: ModelSpec, endpoint: Endpoint) =>
+  spec.provider === "ollama" ? ollamaChat(spec, endpoint) : openAiCompatible(spec, endpoint)
+
 // ---------------------------------------------------------------------------------------------
 // Errors in words
 // ---------------------------------------------------------------------------------------------
@@ -443,6 +454,8 @@ export interface ModelAccessService {
   readonly stream: (prompt: Prompt.RawInput) => Stream.Stream<string, ModelError>
   /** One turn of a task: emits the answer (and any other artifacts) and says how the turn ends. */
   readonly turn: (prompt: Prompt.RawInput, io: TurnIo) => Effect.Effect<TurnOutcome, ModelError>
+  /** What the model takes and gives, for the card (see ModelModes). */
+  readonly modes: ModelModes
   /** The skills the agent card lists for this model; none: the card's general chat skill. */
   readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
 }
@@ -478,7 +491,13 @@ const makeService = (selection: ModelSelection, model: TextModel, requestTimeout
         Stream.timeoutFail(timedOut, requestTimeout)
       )
   }
-  return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...answers, turn: textTurn(answers) })
+  return ModelAccess.of({
+    spec: selection.spec,
+    reason: selection.reason,
+    ...answers,
+    turn: textTurn(answers),
+    modes: ModelInput.languageModelModes
+  })
 }
 
 const requestTimeoutFrom = (options: ModelAccessOptions) =>
@@ -486,17 +505,12 @@ const requestTimeoutFrom = (options: ModelAccessOptions) =>
     ? Effect.map(millisSetting("RELAY_MODEL_TIMEOUT_MS"), Option.getOrElse(() => defaultRequestTimeout))
     : Effect.succeed(Duration.decode(options.requestTimeout))
 
-const echoModel = (delay: Duration.DurationInput | undefined) => {
-  const answers = EchoModel.answers({ delay })
-  return { ...answers, turn: textTurn(answers) }
-}
-
 /** A built-in model's service: echo, or the scriptable mock. */
 const builtInService = (selection: ModelSelection, provider: BuiltInProvider, options: ModelAccessOptions) =>
   Effect.gen(function*() {
     // The built-in models cannot hang or fail, so they need no timeout race (see EchoModel.answers).
     const delay = options.echoDelay ?? Option.getOrUndefined(yield* millisSetting("RELAY_ECHO_DELAY_MS"))
-    const model = provider === "mock" ? MockModel.make({ delay }) : echoModel(delay)
+    const model = provider === "mock" ? MockModel.make({ delay }) : EchoModel.make({ delay })
     return ModelAccess.of({ spec: selection.spec, reason: selection.reason, ...model })
   })
 
@@ -517,7 +531,7 @@ export class ModelAccess extends Context.Tag("relay/ModelAccess")<ModelAccess, M
         const timeout = yield* requestTimeoutFrom(options)
         const { provider } = selection.spec
         if (isBuiltIn(provider)) return yield* builtInService(selection, provider, options)
-        return makeService(selection, yield* openAiCompatible(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
+        return makeService(selection, yield* serverModel(selection.spec, yield* resolveEndpoint(selection.spec)), timeout)
       })
     )
 

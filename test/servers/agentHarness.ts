@@ -79,8 +79,10 @@ export interface AgentOptions {
   readonly clientTimeouts?: ClientTimeouts
   /** Longest wait for the model. Default 10 s. */
   readonly modelTimeout?: Duration.DurationInput
-  /** The scripted model below (default), or the built-in mock model of `-m mock` with its card skill. */
-  readonly model?: "scripted" | "mock"
+  /** The scripted model below (default), or a built-in model: `-m echo`, or `-m mock` with its card skill. */
+  readonly model?: "scripted" | "echo" | "mock"
+  /** A model of the test's own (a real provider against a fake model server), instead of `model`. */
+  readonly modelLayer?: Layer.Layer<ModelAccess>
 }
 
 export interface AgentHandle {
@@ -93,8 +95,10 @@ export interface AgentHandle {
 /** The agent server on a free loopback port; `close()` shuts it down (ports, streams, tasks). */
 export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandle> => {
   const model = scriptedModel()
-  const modelAccess = options.model === "mock"
-    ? Layer.orDie(ModelAccess.builtIn("mock", "a test", { echoDelay: 0 }))
+  const modelAccess = options.modelLayer !== undefined
+    ? options.modelLayer
+    : options.model === "mock" || options.model === "echo"
+    ? Layer.orDie(ModelAccess.builtIn(options.model, "a test", { echoDelay: 0 }))
     : ModelAccess.fromLanguageModel(echoSpec, "a test", { requestTimeout: options.modelTimeout ?? "10 seconds" }).pipe(
       Layer.provide(model.layer)
     )

@@ -4,9 +4,20 @@ import { ResponseStreamEvent } from "@effect/ai-openai/OpenAiClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, ConfigProvider, Effect, Either, Exit, Layer, Schema, Stream } from "effect"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import { splitWords } from "../../src/services/modelProviders/echo.js"
+import {
+  chatChunk,
+  chatOnlyServer,
+  closedPort,
+  type Handler,
+  notFound,
+  ollamaChatServer,
+  responseEvents,
+  responsesServer,
+  sendJson,
+  sendSse,
+  startServer
+} from "../helpers/fakeModelServer.js"
 import {
   defaultGatewayModel,
   echoSpec,
@@ -18,165 +29,6 @@ import {
   selectModel,
   type SelectOptions
 } from "../../src/services/ModelAccess.js"
-
-// ---------------------------------------------------------------------------------------------
-// A fake HTTP server on 127.0.0.1:0 that records what it was asked
-// ---------------------------------------------------------------------------------------------
-
-interface Recorded {
-  readonly method: string
-  readonly path: string
-  readonly authorization: string | undefined
-  readonly body: any // parsed JSON request body; tests read fields they know
-}
-
-type Handler = (request: Recorded, response: Http.ServerResponse) => void
-
-interface FakeServer {
-  readonly url: string
-  readonly requests: Array<Recorded>
-  readonly paths: () => Array<string>
-}
-
-const startServer = (handler: Handler) =>
-  Effect.acquireRelease(
-    Effect.async<{ server: Http.Server; fake: FakeServer }>((resume) => {
-      const requests: Array<Recorded> = []
-      const server = Http.createServer((req, res) => {
-        let text = ""
-        req.setEncoding("utf8")
-        req.on("data", (chunk: string) => (text += chunk))
-        req.on("end", () => {
-          const recorded: Recorded = {
-            method: req.method ?? "",
-            path: req.url ?? "",
-            authorization: req.headers.authorization,
-            body: text === "" ? undefined : JSON.parse(text)
-          }
-          requests.push(recorded)
-          handler(recorded, res)
-        })
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as AddressInfo
-        resume(Effect.succeed({
-          server,
-          fake: { url: `http://127.0.0.1:${port}`, requests, paths: () => requests.map((r) => `${r.method} ${r.path}`) }
-        }))
-      })
-    }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map(({ fake }) => fake))
-
-/** A loopback port with nothing listening on it. */
-const closedPort = Effect.async<number>((resume) => {
-  const server = Http.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const { port } = server.address() as AddressInfo
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-const sendJson = (res: Http.ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { "content-type": "application/json" })
-  res.end(JSON.stringify(body))
-}
-
-const notFound = (res: Http.ServerResponse) => sendJson(res, 404, { error: { message: "404 page not found" } })
-
-const sendSse = (res: Http.ServerResponse, events: ReadonlyArray<{ readonly event?: string; readonly data: string }>) => {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-  for (const { event, data } of events) res.write(`${event ? `event: ${event}\n` : ""}data: ${data}\n\n`)
-  res.end()
-}
-
-// ---------------------------------------------------------------------------------------------
-// OpenAI wire formats served by the fakes
-// ---------------------------------------------------------------------------------------------
-
-const messageItem = (status: "in_progress" | "completed", text: string | undefined) => ({
-  type: "message",
-  id: "msg_1",
-  role: "assistant",
-  status,
-  content: text === undefined ? [] : [{ type: "output_text", text, annotations: [] }]
-})
-
-/** The fields the Responses decoder of @effect/ai-openai requires, and no more. */
-const responseObject = (status: "in_progress" | "completed", text: string | undefined) => ({
-  id: "resp_1",
-  object: "response",
-  created_at: 1_700_000_000,
-  status,
-  error: null,
-  incomplete_details: null,
-  instructions: null,
-  model: "fake-model",
-  output: text === undefined ? [] : [messageItem("completed", text)],
-  parallel_tool_calls: true,
-  tools: [],
-  tool_choice: "auto",
-  metadata: null,
-  temperature: null,
-  top_p: null
-})
-
-const responseEvents = (deltas: ReadonlyArray<string>) => {
-  const text = deltas.join("")
-  const events: Array<{ readonly type: string; readonly [field: string]: unknown }> = [
-    { type: "response.created", response: responseObject("in_progress", undefined) },
-    { type: "response.output_item.added", output_index: 0, item: messageItem("in_progress", undefined) },
-    ...deltas.map((delta) => ({
-      type: "response.output_text.delta",
-      output_index: 0,
-      content_index: 0,
-      item_id: "msg_1",
-      delta
-    })),
-    { type: "response.output_item.done", output_index: 0, item: messageItem("completed", text) },
-    { type: "response.completed", response: responseObject("completed", text) }
-  ]
-  return events.map((event, sequence_number) => ({ ...event, sequence_number }))
-}
-
-/** Serves `/v1/responses` only (the Chat Completions path is a 404). */
-const responsesServer = (answer: string, deltas: ReadonlyArray<string>): Handler => (request, res) => {
-  if (request.method !== "POST" || request.path !== "/v1/responses") return notFound(res)
-  if (request.body.stream === true) {
-    return sendSse(res, responseEvents(deltas).map((event) => ({ event: String(event.type), data: JSON.stringify(event) })))
-  }
-  sendJson(res, 200, responseObject("completed", answer))
-}
-
-const chatChunk = (content: string | undefined, finish: string | null) => ({
-  id: "chatcmpl-1",
-  object: "chat.completion.chunk",
-  model: "fake-model",
-  choices: [{ index: 0, delta: content === undefined ? {} : { role: "assistant", content }, finish_reason: finish }]
-})
-
-/** Serves only `/v1/chat/completions`, like an Ollama older than 0.13.3; `/v1/responses` is a 404. */
-const chatOnlyServer = (answer: string, deltas: ReadonlyArray<string>): Handler => (request, res) => {
-  if (request.method !== "POST" || request.path !== "/v1/chat/completions") return notFound(res)
-  if (request.body.stream === true) {
-    return sendSse(res, [
-      ...deltas.map((delta) => ({ data: JSON.stringify(chatChunk(delta, null)) })),
-      { data: JSON.stringify(chatChunk(undefined, "stop")) },
-      { data: "[DONE]" }
-    ])
-  }
-  sendJson(res, 200, {
-    id: "chatcmpl-1",
-    object: "chat.completion",
-    model: "fake-model",
-    choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }
-  })
-}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -427,27 +279,58 @@ describe("ModelAccess falling back to Chat Completions", () => {
   it.scopedLive("falls back on the first call even when it is a stream", () =>
     Effect.gen(function*() {
       const server = yield* startServer(chatOnlyServer("unused", ["one ", "two"]))
-      const ollamaHost = server.url.replace("http://", "")
-      const deltas = yield* withModel("ollama:tiny", { OLLAMA_HOST: ollamaHost }, (model) => collect(model.stream("Hi")))
+      const env = { RELAY_GATEWAY_URL: `${server.url}/v1` }
+      const deltas = yield* withModel("gateway:tiny", env, (model) => collect(model.stream("Hi")))
       expect(deltas).toEqual(["one ", "two"])
       expect(server.paths()).toEqual(["POST /v1/responses", "POST /v1/chat/completions"])
       expect(server.requests[1]?.authorization).toBeUndefined()
     }))
+})
 
-  it.scopedLive("auto-selects a running Ollama and answers through it", () =>
+describe("ModelAccess over Ollama's own chat API", () => {
+  it.scopedLive("auto-selects a running Ollama and answers through /api/chat, whole and streamed", () =>
     Effect.gen(function*() {
-      const chat = chatOnlyServer("from ollama", ["from", " ollama"])
+      const chat = ollamaChatServer("from ollama", ["from", " ollama"])
       const server = yield* startServer((request, res) =>
         request.path === "/api/tags" ? sendJson(res, 200, { models: [{ name: "llama3.2:1b" }] }) : chat(request, res)
       )
       const answer = yield* withModel(undefined, { OLLAMA_HOST: server.url }, (model) =>
-        Effect.map(model.generate("Hi"), (text) => ({ text, spec: model.spec.text, reason: model.reason })))
+        Effect.gen(function*() {
+          const text = yield* model.generate(conversation)
+          const deltas = yield* collect(model.stream("Hi"))
+          return { text, deltas, spec: model.spec.text, reason: model.reason }
+        }))
       expect(answer).toEqual({
         text: "from ollama",
+        deltas: ["from", " ollama"],
         spec: "ollama:llama3.2:1b",
         reason: `found a running Ollama at ${server.url} with llama3.2:1b`
       })
-      expect(server.requests.at(-1)?.body.model).toBe("llama3.2:1b")
+      expect(server.paths()).toEqual(["GET /api/tags", "POST /api/chat", "POST /api/chat"])
+      expect(server.requests[1]?.body).toEqual({
+        model: "llama3.2:1b",
+        stream: false,
+        messages: [
+          { role: "system", content: "You are terse." },
+          { role: "user", content: "Hi" },
+          { role: "assistant", content: "Hello." },
+          { role: "user", content: "Say it again" }
+        ]
+      })
+      expect(server.requests[2]?.body.stream).toBe(true)
+    }))
+
+  it.scopedLive("an error line in the stream and an error status are ModelErrors with Ollama's words", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer((request, res) => {
+        if (request.body.stream === false) return sendJson(res, 404, { error: "model \"tiny\" not found, try pulling it first" })
+        res.writeHead(200, { "content-type": "application/x-ndjson" })
+        res.end(`${JSON.stringify({ message: { content: "half" }, done: false })}\n${JSON.stringify({ error: "out of memory" })}\n`)
+      })
+      const [generated, streamed] = yield* withModel("ollama:tiny", { OLLAMA_HOST: server.url }, (model) =>
+        Effect.all([Effect.flip(model.generate("Hi")), Effect.flip(collect(model.stream("Hi")))]))
+      expect(generated.reason).toContain(`POST ${server.url}/api/chat answered HTTP 404: model "tiny" not found`)
+      expect(streamed.reason).toBe("out of memory")
     }))
 })
 

@@ -78,7 +78,8 @@ describe("the mock model's scenarios", () => {
       const play = (text: string, streaming: boolean) =>
         Effect.gen(function*() {
           const outputs: Array<TurnOutput> = []
-          const outcome = yield* model.turn(text, { streaming, emit: (output) => Effect.sync(() => void outputs.push(output)) })
+          const emit = (output: TurnOutput) => Effect.sync(() => void outputs.push(output))
+          const outcome = yield* model.turn(text, { streaming, parts: [{ text }], emit })
           return { outputs, outcome }
         })
       const echoed = yield* play("two words", true)

@@ -12,11 +12,13 @@
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
 import { randomId } from "../../domain/ids.js"
+import { allText, isBase64, standardBase64 } from "../../a2a/parts.js"
 import { artifactText, partsText } from "../../a2a/text.js"
+import { userContent } from "../../services/modelProviders/modelInput.js"
 import * as V1 from "../../a2a/v1.js"
-import { type AgentRequestError, invalidParams, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
+import { type AgentRequestError, invalidParams, invalidParamsAt, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../../domain/agentTurn.js"
-import { MAX_QUEUED_MESSAGES } from "../../domain/limits.js"
+import { MAX_MESSAGE_PARTS, MAX_QUEUED_MESSAGES } from "../../domain/limits.js"
 import type { ModelError } from "../../domain/modelErrors.js"
 import { ModelAccess } from "../../services/ModelAccess.js"
 import { PushSender } from "../../services/PushSender.js"
@@ -31,6 +33,18 @@ export const ANSWER_ARTIFACT = "answer"
 
 const hasContent = (part: V1.Part) => !("text" in part) || part.text.trim() !== ""
 
+/** Why a message's parts cannot be taken, if they cannot: too many, or a file whose bytes are not base64. */
+const partsProblem = (parts: ReadonlyArray<V1.Part>) => {
+  if (parts.length > MAX_MESSAGE_PARTS) {
+    return invalidParams(`message.parts has ${parts.length} parts; a message takes at most ${MAX_MESSAGE_PARTS}`)
+  }
+  const index = parts.findIndex((part) => "raw" in part && !isBase64(part.raw))
+  return index < 0 ? undefined : invalidParamsAt({
+    field: `message.parts[${index}]`,
+    message: `message.parts[${index}] is a file whose bytes are not base64 (raw in 1.0, file.bytes in 0.3)`
+  })
+}
+
 /** Why a message cannot be taken, if it cannot: it needs an id and a part that is not blank text. */
 const messageProblem = (message: V1.Message) => {
   if (message.messageId.trim() === "") return invalidParams("message.messageId is required")
@@ -40,7 +54,14 @@ const messageProblem = (message: V1.Message) => {
   if (message.role !== "ROLE_USER") return invalidParams("messages sent to the agent must have role ROLE_USER")
   if (message.parts.length === 0) return invalidParams("message.parts needs at least one part")
   if (!message.parts.some(hasContent)) return invalidParams("the message is empty: its text is blank")
-  return undefined
+  return partsProblem(message.parts)
+}
+
+/** The message as stored: files' bytes in standard base64, which every reader takes (the same message when they are). */
+const storedMessage = (message: V1.Message): V1.Message => {
+  if (allText(message.parts)) return message
+  const parts = message.parts.map((part) => "raw" in part ? { ...part, raw: standardBase64(part.raw) } : part)
+  return { ...message, parts }
 }
 
 /** What a turn uses, captured once per request: the task's worker outlives the request that started it. */
@@ -69,22 +90,27 @@ const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 /**
  * The earlier turns of the conversation and the new message, as the model's prompt. The task's own
  * answers so far (turns before a queued message) come just before its newest message: the store
- * does not keep which turn wrote which artifact.
+ * does not keep which turn wrote which artifact. The user's files and data reach the model as
+ * ModelInput says; the agent's own answers as their text.
  */
 const promptFor = (services: TurnServices, earlier: ReadonlyArray<V1.Task>, task: V1.Task): Array<Prompt.MessageEncoded> => {
   const turns: Array<Prompt.MessageEncoded> = []
-  const say = (role: "user" | "assistant", text: string) => {
-    if (text.trim() !== "") turns.push(role === "user" ? { role, content: text } : { role, content: text })
+  const say = (text: string) => {
+    if (text.trim() !== "") turns.push({ role: "assistant", content: text })
   }
-  const sayMessage = (message: V1.Message) => say(message.role === "ROLE_USER" ? "user" : "assistant", partsText(message.parts))
+  const sayMessage = (message: V1.Message) => {
+    if (message.role !== "ROLE_USER") return say(partsText(message.parts))
+    const content = userContent(message.parts)
+    if (typeof content !== "string" || content.trim() !== "") turns.push({ role: "user", content })
+  }
   for (const other of earlier) {
     if (other.id === task.id) continue
     for (const message of other.history ?? []) sayMessage(message)
-    for (const artifact of other.artifacts ?? []) say("assistant", artifactText(artifact.parts))
+    for (const artifact of other.artifacts ?? []) say(artifactText(artifact.parts))
   }
   const history = task.history ?? []
   for (let index = 0; index < history.length - 1; index++) sayMessage(history[index]!)
-  for (const artifact of task.artifacts ?? []) say("assistant", artifactText(artifact.parts))
+  for (const artifact of task.artifacts ?? []) say(artifactText(artifact.parts))
   if (history.length > 0) sayMessage(history[history.length - 1]!)
   const recent = turns.slice(-Math.max(1, services.settings.contextMessages))
   return [{ role: "system", content: services.settings.systemPrompt }, ...recent]
@@ -105,21 +131,36 @@ const artifactUpdate = (
 })
 
 /**
- * Lets the model take the turn, publishing each output as it comes: pieces of the answer go
- * into one "answer" artifact, other artifacts as the model made them. Returns how the turn ends.
+ * Lets the model take the turn on the message's `parts`, publishing each output as it comes:
+ * pieces of the answer go into one "answer" artifact, other artifacts as the model made them.
+ * Returns how the turn ends.
  */
-const playTurn = ({ model, store }: TurnServices, task: V1.Task, prompt: Prompt.RawInput, streaming: boolean) => {
+const playTurn = (
+  { model, store }: TurnServices,
+  task: V1.Task,
+  prompt: Prompt.RawInput,
+  parts: ReadonlyArray<V1.Part>,
+  streaming: boolean
+) => {
   const answerId = randomId()
   let answerChunks = 0
-  const emit = (output: TurnOutput) =>
-    output._tag === "AnswerText"
-      ? store.publish(task.id, artifactUpdate(task, { artifactId: answerId, name: ANSWER_ARTIFACT, parts: [{ text: output.text }] }, {
-        append: answerChunks++ > 0,
-        lastChunk: output.lastChunk
-      }))
-      : store.publish(task.id, artifactUpdate(task, output.artifact, output))
+  const answer = (answerParts: ReadonlyArray<V1.Part>, lastChunk: boolean) =>
+    store.publish(
+      task.id,
+      artifactUpdate(task, { artifactId: answerId, name: ANSWER_ARTIFACT, parts: answerParts }, { append: answerChunks++ > 0, lastChunk })
+    )
+  const emit = (output: TurnOutput) => {
+    switch (output._tag) {
+      case "AnswerText":
+        return answer([{ text: output.text }], output.lastChunk)
+      case "AnswerParts":
+        return answer(output.parts, output.lastChunk)
+      case "ArtifactChunk":
+        return store.publish(task.id, artifactUpdate(task, output.artifact, output))
+    }
+  }
   // Suspended: the chunk count is read when the output is published, not when the effect is built.
-  return model.turn(prompt, { streaming, emit: (output) => Effect.suspend(() => emit(output)) })
+  return model.turn(prompt, { streaming, parts, emit: (output) => Effect.suspend(() => emit(output)) })
 }
 
 /** A status a turn ends with: the outcome's state, or another; its message (a question, a reason) comes from the agent. */
@@ -153,7 +194,8 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
   const message = task.history?.[task.history.length - 1]
   const decision = message === undefined ? ANSWER : services.settings.policy.decide(message, task)
   if (decision._tag === "AskForInput") return Effect.succeed(endTurn("TASK_STATE_INPUT_REQUIRED", decision.question))
-  const play = (earlier: ReadonlyArray<V1.Task>) => playTurn(services, task, promptFor(services, earlier, task), streaming)
+  const parts = message?.parts ?? []
+  const play = (earlier: ReadonlyArray<V1.Task>) => playTurn(services, task, promptFor(services, earlier, task), parts, streaming)
   return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.contextTasks(task.contextId), play)
 }
 
@@ -306,9 +348,9 @@ export const beginTurn = (
   request: V1.SendMessageRequest,
   generation: ProtocolVersion
 ): Effect.Effect<Begun, AgentRequestError, PushSender | TaskStore> => {
-  const message = request.message
-  const problem = messageProblem(message) ?? historyLengthProblem(request.configuration?.historyLength)
+  const problem = messageProblem(request.message) ?? historyLengthProblem(request.configuration?.historyLength)
   if (problem !== undefined) return Effect.fail(problem)
+  const message = storedMessage(request.message)
   const inlinePush = request.configuration?.taskPushNotificationConfig
   if (inlinePush === undefined) return startTask(services, message)
   return Effect.flatMap(PushSender, (sender) => {

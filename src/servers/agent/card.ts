@@ -11,6 +11,7 @@ import { Effect, type ParseResult, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { hybridCard } from "../../a2a/translate.js"
 import * as V1 from "../../a2a/v1.js"
+import type { ModelModes } from "../../domain/agentTurn.js"
 import { VERSION } from "../../version.js"
 import { cardSecurity } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
@@ -32,19 +33,21 @@ export interface CardInfo {
   readonly model: { readonly text: string; readonly reason: string }
   /** Whether the server requires its API key. */
   readonly auth: boolean
+  /** The media types the model takes and gives: the card's default input and output modes. */
+  readonly modes: ModelModes
   /** The model's own skills (the mock model's scenarios); none: the general chat skill. */
   readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
 }
 
-const skill: V1.AgentSkill = {
+const chatSkill = (modes: ModelModes): V1.AgentSkill => ({
   id: "chat",
   name: "Chat",
   description: "Answers each message with a language model; messages that share a context id form one conversation.",
   tags: ["chat", "llm", "testing"],
   examples: ["Hello! What can you do?", "Explain the A2A protocol in one sentence."],
-  inputModes: ["text/plain"],
-  outputModes: ["text/plain"]
-}
+  inputModes: modes.input,
+  outputModes: modes.output
+})
 
 /** JSON-RPC at `/` and HTTP+JSON under the root, each at 1.0 and at 0.3, in that order of preference. */
 const interfacesAt = (baseUrl: string): ReadonlyArray<V1.AgentInterface> => [
@@ -63,9 +66,9 @@ export const agentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => ({
   // Only with --auth is there an extended card worth asking for: it differs from this one and needs the key.
   capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: info.auth },
   ...(info.auth ? cardSecurity() : {}),
-  defaultInputModes: ["text/plain"],
-  defaultOutputModes: ["text/plain"],
-  skills: info.skills ?? [skill]
+  defaultInputModes: info.modes.input,
+  defaultOutputModes: info.modes.output,
+  skills: info.skills ?? [chatSkill(info.modes)]
 })
 
 /** The extended card (GetExtendedAgentCard, served only with --auth): the public one plus why this model was chosen. */

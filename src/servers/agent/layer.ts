@@ -37,7 +37,12 @@ const serverOverModel = (options: AgentLayerOptions) =>
     agentServerLayer({
       host: options.host,
       port: options.port,
-      card: { model: { text: model.spec.text, reason: model.reason }, auth: options.key !== undefined, skills: model.skills },
+      card: {
+        model: { text: model.spec.text, reason: model.reason },
+        auth: options.key !== undefined,
+        modes: model.modes,
+        skills: model.skills
+      },
       key: options.key,
       maxBodyBytes: options.maxBodyBytes,
       clientTimeouts: options.clientTimeouts

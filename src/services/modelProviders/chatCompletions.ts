@@ -2,8 +2,8 @@
  * A LanguageModel over the OpenAI Chat Completions API (`POST {apiUrl}/chat/completions`).
  *
  * `@effect/ai-openai` speaks only the Responses API; older Ollama builds and some gateways serve
- * only Chat Completions, so ModelAccess falls back to this provider. Text only: the agent
- * offers no tools.
+ * only Chat Completions, so ModelAccess falls back to this provider. A user's images go as
+ * `image_url` content (a data URL for bytes); the agent offers no tools.
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
@@ -21,9 +21,13 @@ export interface ChatCompletionsOptions {
   readonly model: string
 }
 
+type ChatContent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
+
 interface ChatMessage {
   readonly role: "system" | "user" | "assistant"
-  readonly content: string
+  readonly content: string | ReadonlyArray<ChatContent>
 }
 
 const Usage = Schema.Struct({
@@ -60,14 +64,34 @@ const module = "ChatCompletionsModel"
 const textOf = (content: ReadonlyArray<Prompt.UserMessagePart | Prompt.AssistantMessagePart>): string =>
   content.flatMap((part) => part.type === "text" ? [part.text] : []).join("")
 
+/** An image as `image_url` takes it: its URL, or its bytes as a data URL. */
+const imageUrl = (file: Prompt.FilePart): string =>
+  file.data instanceof URL
+    ? file.data.toString()
+    : typeof file.data === "string"
+    ? file.data
+    : `data:${file.mediaType};base64,${Buffer.from(file.data).toString("base64")}`
+
+/**
+ * A user's content: its text alone, a line for each piece (a file's text, data), when it has no
+ * image (what every server takes); else text and image pieces.
+ */
+const userContent = (content: ReadonlyArray<Prompt.UserMessagePart>): ChatMessage["content"] =>
+  content.every((part) => part.type === "text")
+    ? content.map((part) => part.text).join("\n")
+    : content.map((part): ChatContent =>
+      part.type === "text" ? { type: "text", text: part.text } : { type: "image_url", image_url: { url: imageUrl(part) } }
+    )
+
 const toChatMessages = (prompt: Prompt.Prompt): Array<ChatMessage> =>
   prompt.content.flatMap((message): Array<ChatMessage> => {
     switch (message.role) {
       case "system":
         return [{ role: "system", content: message.content }]
       case "user":
+        return [{ role: "user", content: userContent(message.content) }]
       case "assistant":
-        return [{ role: message.role, content: textOf(message.content) }]
+        return [{ role: "assistant", content: textOf(message.content) }]
       case "tool":
         return [] // no tools are offered, so there are no tool results to send back
     }
@@ -80,7 +104,7 @@ const finishReasons: Record<string, Response.FinishReason> = {
   tool_calls: "tool-calls",
   function_call: "tool-calls"
 }
-const toFinishReason = (reason: string | null | undefined): Response.FinishReason =>
+export const toFinishReason = (reason: string | null | undefined): Response.FinishReason =>
   reason ? finishReasons[reason] ?? "other" : "unknown"
 
 const finishPart = (reason: string | null | undefined, usage: Usage | null | undefined): Response.FinishPartEncoded => ({
@@ -94,7 +118,7 @@ const finishPart = (reason: string | null | undefined, usage: Usage | null | und
 })
 
 /** Maps transport, status and decoding failures to the AiError family, as @effect/ai-openai does. */
-const toAiError = (method: string) =>
+export const toAiError = (module: string, method: string) =>
 (error: HttpClientError.HttpClientError | ParseResult.ParseError): Effect.Effect<never, AiError.AiError> => {
   switch (error._tag) {
     case "RequestError":
@@ -138,7 +162,7 @@ export const make = Effect.fnUntraced(function*(options: ChatCompletionsOptions)
           finishPart(choice?.finish_reason, completion.usage)
         ]
       }),
-      Effect.catchAll(toAiError("generateText"))
+      Effect.catchAll(toAiError(module, "generateText"))
     )
 
   const streamText = (providerOptions: LanguageModel.ProviderOptions) =>
@@ -158,7 +182,7 @@ export const make = Effect.fnUntraced(function*(options: ChatCompletionsOptions)
           return !done
         }),
         Stream.mapEffect((event) => decodeChunk(event.data)),
-        Stream.catchAll((error) => Stream.fromEffect(toAiError("streamText")(error))),
+        Stream.catchAll((error) => Stream.fromEffect(toAiError(module, "streamText")(error))),
         Stream.mapConcatEffect((chunk): Effect.Effect<Array<Response.StreamPartEncoded>, AiError.AiError> => {
           if (chunk.error) {
             return new AiError.UnknownError({ module, method: "streamText", description: chunk.error.message })

@@ -1,9 +1,22 @@
 /**
  * The built-in `echo` model: answers with the text of the last user message, streamed word by
- * word. It needs no model server, so `relay server agent` works on a fresh machine.
+ * word, and each file or data part with the same part (a file comes back byte for byte, so a round
+ * trip is testable at every door). It needs no model server, so `relay server agent` works on a
+ * fresh machine.
  */
 import * as Prompt from "@effect/ai/Prompt"
 import { Array as Arr, Duration, Effect, Option, Stream } from "effect"
+import { allText, isTextPart } from "../../a2a/parts.js"
+import type * as V1 from "../../a2a/v1.js"
+import {
+  answerParts,
+  answerText,
+  completed,
+  type ModelModes,
+  textTurn,
+  type TurnIo,
+  type TurnOutcome
+} from "../../domain/agentTurn.js"
 
 export interface EchoOptions {
   /** Pause before each word of a stream; 0 streams at once (tests). */
@@ -46,14 +59,53 @@ export const lastUserTextOf = (input: Prompt.RawInput): string => {
   return text
 }
 
+const pauseOf = (options: EchoOptions) => {
+  const delay = Duration.decode(options.delay ?? defaultEchoDelay)
+  return Duration.toMillis(delay) > 0 ? Effect.sleep(delay) : Effect.void
+}
+
+/** A part of the answer with the kind and content of a part sent: its text, its file (bytes or URL, name, media type) or its data. */
+export const echoPart = (part: V1.Part): V1.Part => {
+  const { metadata: _metadata, ...echoed } = part
+  return echoed
+}
+
+/**
+ * The echo of a message with files or data: each part answered by its echo, in order. Streamed,
+ * the text parts come word by word and every other part as a chunk of its own.
+ */
+const echoParts = (io: TurnIo, pause: Effect.Effect<void>): Effect.Effect<TurnOutcome> => {
+  if (!io.streaming) return Effect.as(io.emit(answerParts(io.parts.map(echoPart), true)), completed)
+  const echoOne = (part: V1.Part) =>
+    isTextPart(part)
+      ? Effect.forEach(splitWords(part.text), (word) => Effect.zipRight(pause, io.emit(answerText(word, false))), { discard: true })
+      : io.emit(answerParts([echoPart(part)], false))
+  return Effect.forEach(io.parts, echoOne, { discard: true }).pipe(
+    Effect.zipRight(io.emit(answerText("", true))),
+    Effect.as(completed)
+  )
+}
+
+/** Echo takes any part and gives the same back: text, data (JSON) and files of any type. */
+export const echoModes: ModelModes = { input: ["text/plain", "application/json", "*/*"], output: ["text/plain", "application/json", "*/*"] }
+
+/** The echo model: text answered as text (see answers), a message with files or data part by part. */
+export const make = (options: EchoOptions = {}) => {
+  const textAnswers = answers(options)
+  const textOnly = textTurn(textAnswers)
+  const pause = pauseOf(options)
+  const turn = (prompt: Prompt.RawInput, io: TurnIo): Effect.Effect<TurnOutcome> =>
+    allText(io.parts) ? textOnly(prompt, io) : echoParts(io, pause)
+  return { ...textAnswers, turn, modes: echoModes }
+}
+
 /**
  * The echo answers without @effect/ai: through LanguageModel each call cost ~230 µs (its
  * response schema is built per call), direct it is ~2 µs, which `relay server agent`'s request
  * rate shows (bench/agent-server.mjs).
  */
 export const answers = (options: EchoOptions = {}) => {
-  const delay = Duration.decode(options.delay ?? defaultEchoDelay)
-  const pause = Duration.toMillis(delay) > 0 ? Effect.sleep(delay) : Effect.void
+  const pause = pauseOf(options)
   return {
     generate: (input: Prompt.RawInput) => Effect.sync(() => lastUserTextOf(input)),
     stream: (input: Prompt.RawInput) =>

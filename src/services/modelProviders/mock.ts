@@ -2,20 +2,22 @@
  * The `mock` model (`relay server agent -m mock`): a scriptable test agent for people who test
  * A2A clients, and for relay's own tests. The text of the newest user message picks a scenario
  * (SCENARIOS: input-required, auth-required, fail, reject, a stream of chunks, a large artifact,
- * a data part, a file part); anything else is echoed, as by the echo model. It needs no model
+ * a data part, a file part, an image); anything else is echoed, as by the echo model (files and
+ * data included). It needs no model
  * server. Each scenario is one turn: a follow-up (to an interrupted task, or queued while it
  * works) is read the same way.
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect } from "effect"
 import { randomId } from "../../domain/ids.js"
+import { isTextPart } from "../../a2a/parts.js"
 import type * as V1 from "../../a2a/v1.js"
 import {
   answerText,
   artifactChunk,
   completed,
   endTurn,
-  textTurn,
+  type ModelModes,
   type TurnIo,
   type TurnOutcome
 } from "../../domain/agentTurn.js"
@@ -41,8 +43,9 @@ export const SCENARIOS: ReadonlyArray<{ readonly send: string; readonly does: st
   { send: "large 1MB", does: "answers with one text artifact of exactly that size (B, KB, MB; at most 32MB)" },
   { send: "data", does: "answers with an artifact holding a data part (JSON)" },
   { send: "file", does: "answers with an artifact holding a file part (bytes of hello.txt, text/plain)" },
+  { send: "image", does: "answers with an artifact holding an image (bytes of relay.png, image/png, 16×16)" },
   { send: "help", does: "lists these scenarios" },
-  { send: "Hello!", does: "anything else is echoed back, then the task completes" }
+  { send: "Hello!", does: "anything else is echoed back (files and data parts as they came), then the task completes" }
 ]
 
 const helpText = [
@@ -50,6 +53,12 @@ const helpText = [
   ...SCENARIOS.map((scenario) => `- ${scenario.send}: ${scenario.does}`),
   "With --latency, every turn first stays working that long."
 ].join("\n")
+
+/** What the mock takes (anything, echoed) and gives: text, data, its file and image, and echoes. */
+export const mockModes: ModelModes = {
+  input: ["text/plain", "application/json", "*/*"],
+  output: ["text/plain", "application/json", "image/png", "*/*"]
+}
 
 /** The card's skill of the mock model: its scenarios as examples. */
 export const mockSkill: V1.AgentSkill = {
@@ -59,8 +68,8 @@ export const mockSkill: V1.AgentSkill = {
     SCENARIOS.map((scenario) => `"${scenario.send}" ${scenario.does}.`).join(" "),
   tags: ["testing", "mock", "scenarios"],
   examples: SCENARIOS.map((scenario) => scenario.send),
-  inputModes: ["text/plain"],
-  outputModes: ["text/plain", "application/json"]
+  inputModes: mockModes.input,
+  outputModes: mockModes.output
 }
 
 type Scenario =
@@ -71,6 +80,7 @@ type Scenario =
   | { readonly _tag: "Large"; readonly bytes: number }
   | { readonly _tag: "Data" }
   | { readonly _tag: "File" }
+  | { readonly _tag: "Image" }
 
 const INPUT_QUESTION = "The mock agent needs more input: send any message with this task's id to continue."
 const AUTH_REQUEST = "The mock agent asks you to authenticate (simulated: nothing is checked); " +
@@ -120,6 +130,7 @@ export const parseScenario = (text: string): Scenario => {
   if (lower === "help") return { _tag: "Help" }
   if (lower === "data") return { _tag: "Data" }
   if (lower === "file") return { _tag: "File" }
+  if (lower === "image") return { _tag: "Image" }
   const large = LARGE.exec(lower)
   if (large !== null) return largeScenario(large[1])
   const stream = STREAM.exec(lower)
@@ -142,6 +153,10 @@ export const fillerText = (bytes: number) => FILLER.repeat(Math.ceil(bytes / FIL
 
 export const FILE_TEXT = "Hello from relay's mock agent.\n"
 
+/** The `image` scenario's picture: a 16×16 PNG gradient, small enough to keep in the source. */
+export const IMAGE_PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAABmklEQVR42g3R0QBAIQxA0SEMIYQhhBDCEIYQwhBCCKHP+xnCEEJ47ygcEUGFJpjQhSG4EMIUUljCFo5whRKeIKKo0hRTujIUV0KZSipL2cpRrlLKU0Qa2mgNa/TGaHgjGrORjdXYjdO4jWq8hoihRjPM6MYw3AhjGmksYxvHuEYZzxDpaKd1rNM7o+Od6MxOdlZnd07ndqrzOiIDHbSBDfpgDHwQgznIwRrswRncQQ3eQMRRpznmdGc47oQznXSWs53jXKec54gEGrTAgh6MwIMIZpDBCnZwghtU8AKRiU7axCZ9MiY+icmc5GRN9uRM7qQmb/4PiSYtsaQnI/EkkplkspKdnOQmlbz8Hxa6aAtb9MVY+CIWc5GLtdiLs7iLWrz1P2x00za26Zux8U1s5iY3a7M3Z3M3tXn7fzjooR3s0A/j4Ic4zEMe1mEfzuEe6vDO/3DRS7vYpV/GxS9xmZe8rMu+nMu91OXd/6HQohVW9GIUXkQxiyxWsYtT3KKKV//DQx/tYY/+GA9/xGM+8rEe+3Ee91GP9/gAhnS4EJKCaJ4AAAAASUVORK5CYII="
+
 const streamChunks = (io: TurnIo, chunks: number, every: Duration.Duration) =>
   Effect.gen(function*() {
     const artifactId = randomId()
@@ -156,15 +171,17 @@ const streamChunks = (io: TurnIo, chunks: number, every: Duration.Duration) =>
 
 export interface MockOptions extends EchoModel.EchoOptions {}
 
-/** The mock model: echo's text answers, and turns steered by the message. */
+/** The text of the message a turn answers: what picks its scenario. */
+const messageText = (parts: ReadonlyArray<V1.Part>) => parts.flatMap((part) => isTextPart(part) ? [part.text] : []).join("\n")
+
+/** The mock model: echo's answers, and turns steered by the message. */
 export const make = (options: MockOptions = {}) => {
-  const echo = EchoModel.answers(options)
-  const echoTurn = textTurn(echo)
+  const echo = EchoModel.make(options)
   const turn = (prompt: Prompt.RawInput, io: TurnIo): Effect.Effect<TurnOutcome> => {
-    const scenario = parseScenario(EchoModel.lastUserTextOf(prompt))
+    const scenario = parseScenario(messageText(io.parts))
     switch (scenario._tag) {
       case "Echo":
-        return echoTurn(prompt, io)
+        return echo.turn(prompt, io)
       case "Help":
         return Effect.as(io.emit(answerText(helpText, true)), completed)
       case "End":
@@ -184,7 +201,9 @@ export const make = (options: MockOptions = {}) => {
           filename: "hello.txt",
           mediaType: "text/plain"
         })
+      case "Image":
+        return oneArtifact(io, "image", { raw: IMAGE_PNG_BASE64, filename: "relay.png", mediaType: "image/png" })
     }
   }
-  return { ...echo, turn, skills: [mockSkill] }
+  return { ...echo, turn, modes: mockModes, skills: [mockSkill] }
 }
