@@ -85,24 +85,13 @@ describe("the file and data checks against the broken agent", () => {
   })
 })
 
-/**
- * Relay's own echo agent on main declares text/plain only and answers every part with text, so
- * until branch agent29 (issue 29 items 7-9: the card lists JSON, echo answers a file with the same
- * file) is merged, the data part and the answers' file parts are skipped. Once merged they pass:
- * empty this map.
- */
-const AWAITING_AGENT29: Readonly<Record<string, string>> = {
-  "messaging.data-part": "skipped",
-  "messaging.answer-file-parts": "skipped"
-}
-
 describe("the file and data checks against relay's own agent", () => {
   it("run on both generations and both bindings, citing each generation's sections", async () => {
-    const agent = started(await startAgent())
+    const agent = started(await startAgent({ model: "echo" }))
     const report = await runCheck(agent.baseUrl, { only: PART_CHECKS })
     for (const id of PART_CHECKS) {
       expect(resultsOf(report, id).map((r) => `${r.interface?.protocol}/${r.interface?.binding} ${r.status}`), id).toEqual(
-        ["1.0/jsonrpc", "1.0/rest", "0.3/jsonrpc", "0.3/rest"].map((iface) => `${iface} ${AWAITING_AGENT29[id] ?? "passed"}`)
+        ["1.0/jsonrpc", "1.0/rest", "0.3/jsonrpc", "0.3/rest"].map((iface) => `${iface} passed`)
       )
     }
     const cited = (id: string) => resultsOf(report, id).map((r) => r.spec)
