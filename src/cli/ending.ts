@@ -111,8 +111,20 @@ export const alreadyReported = (cause: Cause.Cause<unknown>) => {
 export const exitWhenWritten = (code: number, exit: (code: number) => void) => {
   if (code === EXIT_OK || stoppedBy !== undefined) return exit(code)
   flushing = true
+  // A reader that never reads again cannot hold the process forever.
+  setTimeout(() => exit(code), FLUSH_LIMIT_MS).unref()
   // Writes go out in order: the callback of an empty write runs once everything before it has.
-  process.stdout.write("", () => process.stderr.write("", () => exit(code)))
+  const afterStderr = () => process.stderr.write("", () => exit(code))
+  if (stdoutAbandoned) return afterStderr()
+  process.stdout.write("", afterStderr)
+}
+
+const FLUSH_LIMIT_MS = 30_000
+let stdoutAbandoned = false
+
+/** stdout's reader is stuck (relay mcp cut off a client that stopped reading): the exit does not wait for it. */
+export const abandonStdout = () => {
+  stdoutAbandoned = true
 }
 
 /** The exit code of a finished command, after reporting what nobody has reported yet. */

@@ -10,7 +10,7 @@ import type { ToolContext } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import type { StateDir } from "../services/StateDir.js"
 import { withSuggestions } from "./commandTree.js"
-import { untilStopped } from "./ending.js"
+import { abandonStdout, untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
 import { allowInterfaceHost, maxAnswerBytes, outputOptions, portOption, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
@@ -94,7 +94,8 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
   }))).pipe(
     Effect.catchTags({
       ListenFailed: (error) => reportError(error, options.json),
-      McpClientNotReading: (error) => reportError(error, options.json)
+      // The client reads nothing more: the exit does not wait for stdout (ending.ts).
+      McpClientNotReading: (error) => Effect.zipRight(Effect.sync(abandonStdout), reportError(error, options.json))
     }),
     withLogLevel(options, LogLevel.Info)
   )).pipe(
