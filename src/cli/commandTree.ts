@@ -136,7 +136,7 @@ const declareIn = (node: unknown, suggestions: ReadonlyArray<Suggestion>): void 
  * carry the declaration.
  */
 export const withSuggestions = (values: ReadonlyArray<readonly [value: string, description: string]>) =>
-<A extends Options.Options<any> | Args.Args<any>>(self: A): A => {
+<A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
   declareIn(self, values.map(([value, description]) => ({ value, description })))
   return self
 }
