@@ -13,6 +13,20 @@ export const tempHome = () => {
   return { parent, stateDir: Path.join(parent, "state"), cleanup: () => Fs.rmSync(parent, { recursive: true, force: true }) }
 }
 
+/**
+ * A maker of fresh state directories for a test file, each removed after all its tests:
+ * `const freshStateDir = stateDirsFor(afterAll)`.
+ */
+export const stateDirsFor = (afterAll: (cleanup: () => void) => void) => {
+  const homes: Array<ReturnType<typeof tempHome>> = []
+  afterAll(() => homes.forEach((home) => home.cleanup()))
+  return (): string => {
+    const home = tempHome()
+    homes.push(home)
+    return home.stateDir
+  }
+}
+
 /** StateDir + SessionStore + platform services, reading RELAY_HOME = `stateDir`. */
 export const storeLayer = (stateDir: string) =>
   SessionStore.layer.pipe(

@@ -34,7 +34,7 @@ import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 import { simulatedDisk } from "../helpers/fullDisk.js"
-import { tempHome } from "../helpers/stateHome.js"
+import { stateDirsFor } from "../helpers/stateHome.js"
 
 // Wrap timingSafeEqual (behaviour unchanged) to prove the token check goes through it.
 vi.mock("node:crypto", async (importOriginal) => {
@@ -42,15 +42,8 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) }
 })
 
-const homes: Array<ReturnType<typeof tempHome>> = []
-afterAll(() => homes.forEach((home) => home.cleanup()))
-
-/** A fresh state directory; returns its path. */
-const freshStateDir = () => {
-  const home = tempHome()
-  homes.push(home)
-  return home.stateDir
-}
+/** A fresh state directory (removed after the file's tests); returns its path. */
+const freshStateDir = stateDirsFor(afterAll)
 
 const logLayer = (stateDir: string, options: NotificationLog.NotificationLogOptions = {}) =>
   NotificationLog.layer({ followInterval: "20 millis", ...options }).pipe(

@@ -20,15 +20,10 @@ import { webhookBaseUrl, webhookServerLayer } from "../../src/servers/webhook/We
 import * as NotificationLog from "../../src/services/NotificationLog.js"
 import * as StateDir from "../../src/services/StateDir.js"
 import { appLayer, callTool, connectTools, contextFor, textOf, toolOk } from "../helpers/mcpTools.js"
-import { tempHome } from "../helpers/stateHome.js"
+import { stateDirsFor } from "../helpers/stateHome.js"
 
-const homes: Array<ReturnType<typeof tempHome>> = []
-afterAll(() => homes.forEach((home) => home.cleanup()))
-const freshStateDir = () => {
-  const home = tempHome()
-  homes.push(home)
-  return home.stateDir
-}
+/** A fresh state directory (removed after the file's tests); returns its path. */
+const freshStateDir = stateDirsFor(afterAll)
 
 const serverLayer = (stateDir: string, logOptions: NotificationLog.NotificationLogOptions = {}) =>
   webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
