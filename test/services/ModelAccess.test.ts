@@ -62,6 +62,14 @@ const conversation: Prompt.RawInput = [
   { role: "user", content: [{ type: "text", text: "Say it again" }] }
 ]
 
+/** `conversation` as a chat API receives it (Chat Completions and Ollama alike). */
+const conversationAsChat = [
+  { role: "system", content: "You are terse." },
+  { role: "user", content: "Hi" },
+  { role: "assistant", content: "Hello." },
+  { role: "user", content: "Say it again" }
+]
+
 const failureOf = <E>(exit: Exit.Exit<unknown, E>): E => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure, got a success")
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
@@ -266,12 +274,7 @@ describe("ModelAccess falling back to Chat Completions", () => {
       expect(chat?.body).toEqual({
         model: "fake-model",
         stream: false,
-        messages: [
-          { role: "system", content: "You are terse." },
-          { role: "user", content: "Hi" },
-          { role: "assistant", content: "Hello." },
-          { role: "user", content: "Say it again" }
-        ]
+        messages: conversationAsChat
       })
       expect(server.requests[2]?.body.stream).toBe(true)
     }))
@@ -310,12 +313,7 @@ describe("ModelAccess over Ollama's own chat API", () => {
       expect(server.requests[1]?.body).toEqual({
         model: "llama3.2:1b",
         stream: false,
-        messages: [
-          { role: "system", content: "You are terse." },
-          { role: "user", content: "Hi" },
-          { role: "assistant", content: "Hello." },
-          { role: "user", content: "Say it again" }
-        ]
+        messages: conversationAsChat
       })
       expect(server.requests[2]?.body.stream).toBe(true)
     }))
