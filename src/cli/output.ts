@@ -120,7 +120,7 @@ const describe = (error: unknown): Described =>
  */
 const indentedText = (text: string) => escapeForTerminal(text, "lines").split("\n").join("\n  ")
 
-export const reportError = (error: unknown, json: boolean) => {
+export const reportError = (error: Described, json: boolean) => {
   const described = describe(error)
   const { code, message } = described
   const hint = terminalHint(described.hint)
@@ -136,7 +136,7 @@ export const reportError = (error: unknown, json: boolean) => {
  * NDJSON stream of events, else indented), else the human view. Failures are reported on stderr
  * and become a non-zero exit code. Returns the result.
  */
-export const render = <A, E, R>(
+export const render = <A, E extends Described, R>(
   flags: OutputFlags,
   program: Effect.Effect<A, E, R>,
   human: (result: A, style: Style) => string,
