@@ -156,7 +156,7 @@ export const reportError = (error: unknown, json: boolean, task?: TaskLeft) =>
  * NDJSON stream of events, else indented), else the human view. Failures are reported on stderr
  * and become a non-zero exit code. Returns the result.
  */
-export const render = <A, E, R>(
+export const render = <A, E extends Described | CommandFailed, R>(
   flags: OutputFlags,
   program: Effect.Effect<A, E, R>,
   human: (result: A, style: Style) => string,

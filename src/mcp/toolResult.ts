@@ -78,7 +78,7 @@ const describeCause = (cause: Cause.Cause<unknown>): Described => {
 }
 
 /** Runs to a tool result whatever happens; unexpected failures are logged to stderr. */
-export const toToolResult = <A extends object, E, R>(
+export const toToolResult = <A extends object, E extends Described, R>(
   program: Effect.Effect<A, E, R>,
   summarize: (result: A) => string
 ): Effect.Effect<CallToolResult, never, R> =>

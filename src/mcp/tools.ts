@@ -9,7 +9,7 @@ import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
-import { InvalidInput, type ListenFailed } from "../domain/errors.js"
+import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
 import { fileSummaries } from "../domain/fileParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
@@ -269,7 +269,7 @@ const cardPrograms = loadedOnFirstUse(() => import("../programs/cards.js"))
 export const registerTools = (server: McpServer, context: ToolContext) => {
   // The checks and their push receiver load on the first check_agent call, not with the server.
   const checkModules = loadedOnFirstUse(() => Promise.all([import("../programs/check/checkAgent.js"), context.loadCheckRun()]))
-  const handle = <A extends object, E>(
+  const handle = <A extends object, E extends Described>(
     extra: ToolExtra,
     args: object,
     program: Effect.Effect<A, E, ToolEnv>,
