@@ -166,3 +166,10 @@ export const answerContent = (
     if (left > 0) blocks.push({ type: "text", text: `[… and ${left} more file or data parts, in structuredContent.parts]` })
     return blocks
   })
+
+/** Links to files already described elsewhere (push notifications' files): at most `blocks`, the rest counted. */
+export const fileLinks = (files: ReadonlyArray<LinkedFile>, limits: Pick<ContentLimits, "blocks"> = MCP_ANSWER_CONTENT): Array<ContentBlock> => {
+  const links = files.flatMap((file) => fileLink(file) ?? [])
+  const left = links.length - limits.blocks
+  return left > 0 ? [...links.slice(0, limits.blocks), { type: "text", text: `[… and ${left} more files, in the structured result]` }] : links
+}

@@ -19,7 +19,8 @@ import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
-import { toToolResult, withoutSecrets } from "./toolResult.js"
+import { fileLinks } from "./answerContent.js"
+import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
 export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem | HttpClient.HttpClient
@@ -268,9 +269,10 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     extra: ToolExtra,
     args: object,
     program: Effect.Effect<A, E, ToolEnv>,
-    summarize: (result: A) => string
+    summarize: (result: A) => string,
+    contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize).pipe(logToClient(server, extra.sessionId)), extra.signal)
+    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(server, extra.sessionId)), extra.signal)
       .then((result) => withoutSecrets(result, secretsOf(args)))
 
   const atAgent = atAgentOf(context)
@@ -541,7 +543,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",
     description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
-      "files each carried (files[].path: where their bytes were saved). Use after send_message with push_url or " +
+      "files each carried (files[].path: where their bytes were saved; each also as a resource_link). Use after send_message with push_url or " +
       "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
     inputSchema: {
       task_id: z.string().optional(),
@@ -591,7 +593,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       ? "No push notifications received (is relay server push running, and was push_url given?)"
       : r.notifications.map((n) =>
         [`${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`, ...fileSummaries(n).map((line) => `  ${line}`)].join("\n")
-      ).join("\n")))
+      ).join("\n"), (r) => Effect.succeed(fileLinks(r.notifications.flatMap((n) => n.files ?? [])))))
 
   server.registerTool("list_sessions", {
     title: "List saved sessions",
