@@ -6,7 +6,7 @@
  * their text, data parts as their JSON, and every other file as a `resource_link` to the saved
  * file (`file://`) or to its http(s) URL. The structured content keeps every part as well.
  *
- * Bounded: each image or audio file at most 5 MiB, each text file at most 256 KiB, all that goes
+ * Bounded: each image or audio file at most 5 MiB, each text file or data part at most 256 KiB, all that goes
  * inline in one result at most 8 MiB (encoded, so a result stays under the 10 MiB MCP message
  * cap), and at most 100 blocks; past any of these a file is linked instead, and past the last the
  * rest are counted in one line.
@@ -17,29 +17,15 @@ import { Effect } from "effect"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { mediaTypeEssence } from "../a2a/parts.js"
+import type { AnswerPart } from "../domain/answerParts.js"
 import { MCP_ANSWER_CONTENT } from "../domain/limits.js"
 import { audioTypeOf, imageTypeOf, isTextLike } from "../domain/mediaTypes.js"
 
-/** What the MCP door needs of an answer part (results.ts AnswerPart). */
-export interface ContentPart {
-  readonly kind: "text" | "file" | "data"
-  readonly name: string | null
-  readonly media_type: string | null
-  readonly size: number | null
-  /** Where relay saved the file's bytes. */
-  readonly path: string | null
-  readonly url: string | null
-  readonly data: unknown
-}
+/** What the MCP door needs of an answer part. */
+export type ContentPart = Pick<AnswerPart, "kind" | "name" | "media_type" | "size" | "path" | "url" | "data">
 
-/** A file relay saved or an agent linked: what a `resource_link` says of it. */
-export interface LinkedFile {
-  readonly name: string | null
-  readonly media_type: string | null
-  readonly size: number | null
-  readonly path: string | null
-  readonly url: string | null
-}
+/** A file relay saved or an agent linked (an answer's, or a push notification's): what a `resource_link` says of it. */
+export type LinkedFile = Pick<AnswerPart, "name" | "media_type" | "size" | "path" | "url">
 
 export interface ContentLimits {
   /** Largest image or audio file shown inline. */
@@ -130,10 +116,11 @@ const textBlock = (part: ContentPart, path: string, limits: ContentLimits, room:
     return { block: { type: "resource", resource }, inlineBytes: bytes!.length } satisfies Placed
   })
 
-const dataBlock = (part: ContentPart, room: number): Placed => {
+/** A data part's JSON, when it is no larger than a text file shown inline; else a line saying where it is. */
+const dataBlock = (part: ContentPart, limits: ContentLimits, room: number): Placed => {
   const json = JSON.stringify(part.data) ?? "null"
   const bytes = Buffer.byteLength(json)
-  return bytes > room
+  return bytes > Math.min(room, limits.textBytes)
     ? { block: { type: "text", text: `[data: ${bytes} bytes of JSON, in structuredContent.parts]` }, inlineBytes: 0 }
     : { block: { type: "text", text: json }, inlineBytes: bytes }
 }
@@ -158,7 +145,7 @@ export const answerContent = (
     let inline = 0
     for (const part of shown.slice(0, limits.blocks)) {
       const room = limits.inlineBytes - inline
-      const placed = part.kind === "data" ? dataBlock(part, room) : yield* fileBlock(part, limits, room)
+      const placed = part.kind === "data" ? dataBlock(part, limits, room) : yield* fileBlock(part, limits, room)
       inline += placed.inlineBytes
       if (placed.block !== undefined) blocks.push(placed.block)
     }

@@ -11,6 +11,7 @@ import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { fileSummaries } from "../domain/fileParts.js"
+import type { AnswerPart } from "../domain/answerParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
@@ -19,7 +20,7 @@ import type { NotificationLog } from "../services/NotificationLog.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
-import { fileLinks } from "./answerContent.js"
+import { answerContent, fileLinks } from "./answerContent.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
@@ -94,11 +95,34 @@ const truncationShape = {
   limit_bytes: z.number().optional().describe("relay's limit for a whole answer")
 }
 
+/** One part of an answer (domain/answerParts.ts AnswerPart; the check below keeps the two alike). */
+const answerPart = z.object({
+  kind: z.enum(["text", "file", "data"]),
+  text: nullableString.describe("A text part's text"),
+  name: nullableString.describe("A file's name, as the agent gave it"),
+  media_type: nullableString,
+  size: z.number().nullable().describe("A file's size in bytes"),
+  sha256: nullableString,
+  path: nullableString.describe("Where relay saved the file's bytes (also in the content: image, audio, resource or resource_link)"),
+  url: nullableString.describe("A file given by reference"),
+  note: nullableString.describe("What is odd about the file, or why it was not saved"),
+  data: z.unknown().describe("A data part's JSON value"),
+  artifact_id: nullableString
+})
+
+/** Both ways assignable, with the same keys: the outputSchema admits exactly the parts the programs return. */
+type Alike<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false
+const answerPartIsAlike: Alike<z.infer<typeof answerPart>, AnswerPart> = true
+void answerPartIsAlike
+
+const answerParts = z.array(answerPart).describe("The answer's parts in order: text, files (saved to path, or by url) and data")
+
 const taskViewShape = {
   task_id: z.string(),
   context_id: nullableString,
   state: stateName,
   text: z.string(),
+  parts: answerParts,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.literal("task"),
@@ -116,6 +140,7 @@ const messageResultShape = {
   task_id: nullableString,
   state: stateName,
   text: z.string(),
+  parts: answerParts,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
@@ -201,6 +226,9 @@ const withNextStep = (result: MessageResult) =>
   ({ ...result, next_step: result.task_id === null ? "Done. send_message with use_session=true continues the conversation." : nextStepFor({ ...result, task_id: result.task_id }) })
 
 const viewWithNextStep = (view: TaskView) => ({ ...view, next_step: nextStepFor(view) })
+
+/** An answer's files and data as content after the summary (answerContent.ts). */
+const partsContent = (result: { readonly parts: ReadonlyArray<AnswerPart> }) => answerContent(result.parts)
 
 const summarizeMessage = (result: MessageResult & { next_step: string }) =>
   `${result.state}${result.task_id ? ` (task ${result.task_id})` : ""}: ${result.text || "(no text)"}\n${result.next_step}`
@@ -371,7 +399,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
           maxAnswerBytes: context.maxAnswerBytes,
           onUpdate
         })), heartbeat)))
-    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
+    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
   })
 
   server.registerTool("get_task", {
@@ -384,7 +412,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) =>
-      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask))
+      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask, partsContent))
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
@@ -399,7 +427,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
       withPrograms(({ waitForTask }) =>
         waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
-    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
+    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask, partsContent)
   })
 
   server.registerTool("cancel_task", {
