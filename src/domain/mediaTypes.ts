@@ -37,9 +37,6 @@ const AUDIO_SIGNATURES: Readonly<Record<string, Signature>> = {
   "audio/webm": (bytes) => startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3])
 }
 
-/** The most leading bytes any signature above looks at. */
-export const SIGNATURE_BYTES = 12
-
 const typeOf = (signatures: Readonly<Record<string, Signature>>, bytes: Uint8Array): string | undefined =>
   Object.keys(signatures).find((mediaType) => signatures[mediaType]!(bytes))
 
