@@ -3,7 +3,7 @@ import { Command, Options } from "@effect/cli"
 import type { FileSystem } from "@effect/platform"
 import { Console } from "node:console"
 import { Config, Duration, Effect, Layer, LogLevel, Option, Runtime } from "effect"
-import { isLoopbackHost } from "../domain/hosts.js"
+import { isLoopbackHost } from "../a2a/hosts.js"
 import { parseOrigin } from "../mcp/origins.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext } from "../mcp/tools.js"
@@ -65,6 +65,9 @@ const toolServicesOnFirstCall = Effect.flatMap(Effect.scope, (scope) =>
     Effect.flatMap(Effect.promise(() => import("./services.js")), ({ McpServices }) => Layer.buildWithScope(McpServices, scope))
   )))
 
+/** check_agent's push receiver: the webhook door's, loaded on the first check (this command composes the doors). */
+const loadCheckRun = () => import("../servers/webhook/checkReceiver.js").then((module) => module.checkRunLayer)
+
 export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin, allowInterfaceHost, maxAnswerBytes }, (options) =>
   untilStopped(Effect.scoped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
@@ -75,7 +78,8 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       run: (effect, signal) => Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
       defaultWait: Duration.seconds(options.waitSeconds),
       allowInterfaceHosts: options.allowInterfaceHost,
-      maxAnswerBytes: options.maxAnswerBytes
+      maxAnswerBytes: options.maxAnswerBytes,
+      loadCheckRun
     }
     const make = () => makeMcpServer(context)
     const kind = options.transport
