@@ -1,0 +1,37 @@
+// Lint and format in one pass, as Effect's own repositories do: typescript-eslint's recommended
+// rules for correctness, and @effect/eslint-plugin's dprint rule for the layout (`npm run lint`;
+// `npm run lint:fix` rewrites the layout).
+import effect from "@effect/eslint-plugin"
+import tseslint from "typescript-eslint"
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "src/a2a/schemas/**", "test/clients/**", "bench/results/**", "coverage/**"] },
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts", "**/*.mjs"],
+    plugins: { "@effect": effect },
+    rules: {
+      // tsc checks unused names (noUnusedLocals, noUnusedParameters), with the `_` convention.
+      "@typescript-eslint/no-unused-vars": "off",
+      // `interface Task extends Schema.Schema.Type<typeof Task> {}`: Effect's opaque schema types.
+      "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 140,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }]
+    }
+  },
+  {
+    // @effect/cli's Command is invariant in its name, environment, errors and value: code that takes
+    // any command (help, completions, the tree) says so; tests poke at shapes on purpose.
+    files: ["src/cli/help.ts", "src/cli/completions.ts", "src/cli/commandTree.ts", "src/cli/root.ts", "test/**"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" }
+  }
+)
