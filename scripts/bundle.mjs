@@ -4,8 +4,8 @@
 // dist/main.cjs is the entry (src/main.ts: `--version`, and src/bundleLoader.ts). The CLI itself
 // (src/app.ts) is split at the dynamic imports of cli/root.ts (one per command group) and of the
 // heavy dependencies into dist/chunks/: a command loads only the chunks it uses. The chunks are
-// CommonJS and each carries V8's code cache, trained by running a few commands (see
-// src/bundleLoader.ts for why and what it gains).
+// plain CommonJS modules, and each gets V8's code cache, trained by running a few commands with
+// the Node that builds the package (src/codeCacheLoader.ts says why, and where it is used).
 import { spawnSync } from "node:child_process"
 import { build, transform } from "esbuild"
 import * as AnsiDoc from "@effect/printer-ansi/AnsiDoc"
@@ -95,7 +95,8 @@ const cli = await build({
 
 /**
  * esbuild splits ES modules only; each chunk then becomes a CommonJS module: imports of other
- * chunks become require("./<chunk>.cjs") (dynamic ones too), which src/bundleLoader.ts serves.
+ * chunks become require("./<chunk>.cjs") (dynamic ones too), which Node's require serves, or
+ * src/codeCacheLoader.ts on Node 20 (src/bundleLoader.ts chooses).
  *
  * esbuild's CommonJS form then copies a chunk's exports (an object of getters) into a second
  * object of getters calling the first: two calls for each use of a name from another chunk, and
@@ -123,10 +124,11 @@ if (missingImports.length > 0) throw new Error(`the bundle imports names nothing
 
 /**
  * The chunks every command loads, the CLI's entry and all it imports statically (17 of them), are
- * written into the entry's file: a command reads one file and one code cache, and compiles one
- * Script, where it did each of them (~0.25 ms a chunk; 2-core machine). Each stays a function of
- * its own, run when first required as before (src/bundleLoader.ts, definePacked). The chunks that
- * the command groups share stay files: packed with one group, another would hold a second copy.
+ * written into the entry's file: a command reads one file and compiles one, where it did each of
+ * them (see bench/README.md, "Start-up"). The file stays a plain CommonJS module, whichever loader
+ * reads it (src/bundleLoader.ts): each packed chunk is a function in it, run when first required,
+ * and every chunk that imports one requires it through the entry (`__requirePacked`). The chunks
+ * that the command groups share stay files: packed with one group, another would hold a second copy.
  */
 const ENTRY_CHUNK = "dist/chunks/app.cjs"
 const chunkName = (path) => path.slice("dist/chunks/".length)
@@ -147,16 +149,42 @@ const packedWithEntry = [...staticImportsOf(cli.metafile.outputs, ENTRY_CHUNK)].
 const commonJsOf = new Map()
 for (const chunk of cli.outputFiles) commonJsOf.set(relative(process.cwd(), chunk.path), await asCommonJs(chunk.text))
 
-const packedEntry = () => {
-  const members = packedWithEntry.map((path) =>
-    `${JSON.stringify(chunkName(path))}:function(exports,require,module,__filename,__dirname,definePacked){${commonJsOf.get(path)}\n}`)
-  return `definePacked({${members.join(",\n")}});\n${commonJsOf.get(ENTRY_CHUNK)}`
-}
+/**
+ * The entry's require, for its own code, its packed chunks and every chunk that imports one: a
+ * packed chunk runs once, registered before it runs (chunks may require each other in a cycle);
+ * anything else is the entry's require (all chunks lie in one directory).
+ */
+const REQUIRE_PACKED = `var __packedModules = {};
+function __requirePacked(id) {
+  var name = id.startsWith("./") ? id.slice(2) : "";
+  if (!Object.hasOwn(__packedChunks, name)) return require(id);
+  var packed = __packedModules[name];
+  if (packed === undefined) {
+    packed = __packedModules[name] = { exports: {} };
+    __packedChunks[name](packed.exports, __requirePacked, packed, require("node:path").join(__dirname, name), __dirname);
+  }
+  return packed.exports;
+}`
+
+const packedEntry = () => [
+  "var __packedChunks = {",
+  ...packedWithEntry.flatMap((path) => [`${JSON.stringify(chunkName(path))}: function (exports, require, module, __filename, __dirname) {`, commonJsOf.get(path), "},"]),
+  "};",
+  REQUIRE_PACKED,
+  "(function (require) {",
+  commonJsOf.get(ENTRY_CHUNK),
+  "})(__requirePacked);",
+  'Object.defineProperty(module.exports, "__requirePacked", { value: __requirePacked });'
+].join("\n")
+
+/** A chunk that imports packed ones requires every chunk through the entry. */
+const importsPacked = (path) => cli.metafile.outputs[path].imports.some(({ path: imported }) => packedWithEntry.includes(imported))
+const chunkFile = (path) => [...(importsPacked(path) ? ['var require = require("./app.cjs").__requirePacked;'] : []), commonJsOf.get(path)].join("\n")
 
 mkdirSync("dist/chunks", { recursive: true })
-for (const [path, code] of commonJsOf) {
+for (const path of commonJsOf.keys()) {
   if (path === ENTRY_CHUNK) writeFileSync(path, packedEntry())
-  else if (!packedWithEntry.includes(path)) writeFileSync(path, code)
+  else if (!packedWithEntry.includes(path)) writeFileSync(path, chunkFile(path))
 }
 
 /** The metafile as the files are: the entry's file holds the sources of the chunks packed into it. */
