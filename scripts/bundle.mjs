@@ -7,6 +7,7 @@
 // plain CommonJS modules, and each gets V8's code cache, trained by running a few commands with
 // the Node that builds the package (src/codeCacheLoader.ts says why, and where it is used).
 import { spawnSync } from "node:child_process"
+import { decode, encode } from "@jridgewell/sourcemap-codec"
 import { build, transform } from "esbuild"
 import * as AnsiDoc from "@effect/printer-ansi/AnsiDoc"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -88,6 +89,9 @@ const cli = await build({
   minifySyntax: true,
   format: "esm",
   write: false,
+  // Each chunk's map rides along inline through asCommonJs, which writes it beside the chunk.
+  sourcemap: "inline",
+  sourcesContent: false,
   plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse, beepRenderedOnce],
   // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" }
@@ -107,16 +111,44 @@ const EXPORTS_COPY = /^module\.exports = __toCommonJS\((\w+)\);$/m
 
 /**
  * Every command reads its chunks' source (V8 keeps it for the functions the code cache lacks):
- * written without whitespace, and with minifySyntax above, `relay session list` reads 0.93 MB
- * instead of 1.25 MB, ~4 ms less CPU (0.07× `node -e ""`; 2-core machine). Names are kept, so
- * errors and stack traces still name their functions and classes, only at column numbers.
+ * written without whitespace, and with minifySyntax above, it is a quarter smaller (see
+ * bench/README.md). Names are kept, so errors and stack traces still name their functions and
+ * classes, only at column numbers; and with --enable-source-maps, at their place in src/.
+ *
+ * Resolves with the chunk's code and its source map (to the sources, through each step: esbuild
+ * reads the map inline at the end of its input).
  */
 const asCommonJs = async (esm) => {
-  const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false } })
+  const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false }, sourcemap: "inline" })
   if (warnings.length > 0) throw new Error(`a chunk does not convert to CommonJS: ${warnings.map((warning) => warning.text).join("; ")}`)
   if (!EXPORTS_COPY.test(code)) throw new Error("a chunk's CommonJS exports are not in the form esbuild wrote them before")
+  // One line, with nothing of the sources on it, so the map is still right.
   const commonJs = code.replace(EXPORTS_COPY, 'module.exports = __defProp($1, "__esModule", { value: true });')
-  return (await transform(commonJs, { loader: "js", target: "node20", minifyWhitespace: true })).code
+  const minified = await transform(commonJs, { loader: "js", target: "node20", minifyWhitespace: true, sourcemap: "external", sourcesContent: false })
+  return { code: minified.code.replace(/\n$/, ""), map: JSON.parse(minified.map) }
+}
+
+/**
+ * Pieces of code joined by line breaks, and their maps joined into one: each piece's mappings
+ * moved down to its first line (Node reads no index maps, whose sections would do it). A piece
+ * without a map is code of the build's own: its lines are marked as mapped to nothing, or a stack
+ * frame there would take the place of the mapping before them.
+ */
+const joinedWithMaps = (pieces) => {
+  const sources = []
+  const names = []
+  const lines = []
+  for (const { code, map } of pieces) {
+    const lineCount = code.split("\n").length
+    const decoded = map === undefined ? Array.from({ length: lineCount }, () => [[0]]) : decode(map.mappings)
+    const [sourceBase, nameBase] = [sources.length, names.length]
+    if (map !== undefined) sources.push(...map.sources), names.push(...map.names)
+    for (let line = 0; line < lineCount; line++) {
+      lines.push((decoded[line] ?? []).map(([column, source, sourceLine, sourceColumn, name]) =>
+        source === undefined ? [column] : name === undefined ? [column, source + sourceBase, sourceLine, sourceColumn] : [column, source + sourceBase, sourceLine, sourceColumn, name + nameBase]))
+    }
+  }
+  return { code: pieces.map(({ code }) => code).join("\n"), map: { version: 3, sources, names, mappings: encode(lines) } }
 }
 
 const missingImports = cli.warnings.filter((warning) => warning.text.includes("will always be undefined"))
@@ -167,24 +199,32 @@ function __requirePacked(id) {
 }`
 
 const packedEntry = () => [
-  "var __packedChunks = {",
-  ...packedWithEntry.flatMap((path) => [`${JSON.stringify(chunkName(path))}: function (exports, require, module, __filename, __dirname) {`, commonJsOf.get(path), "},"]),
-  "};",
-  REQUIRE_PACKED,
-  "(function (require) {",
+  { code: "var __packedChunks = {" },
+  ...packedWithEntry.flatMap((path) => [
+    { code: `${JSON.stringify(chunkName(path))}: function (exports, require, module, __filename, __dirname) {` },
+    commonJsOf.get(path),
+    { code: "}," }
+  ]),
+  { code: `};\n${REQUIRE_PACKED}\n(function (require) {` },
   commonJsOf.get(ENTRY_CHUNK),
-  "})(__requirePacked);",
-  'Object.defineProperty(module.exports, "__requirePacked", { value: __requirePacked });'
-].join("\n")
+  { code: '})(__requirePacked);\nObject.defineProperty(module.exports, "__requirePacked", { value: __requirePacked });' }
+]
 
 /** A chunk that imports packed ones requires every chunk through the entry. */
 const importsPacked = (path) => cli.metafile.outputs[path].imports.some(({ path: imported }) => packedWithEntry.includes(imported))
-const chunkFile = (path) => [...(importsPacked(path) ? ['var require = require("./app.cjs").__requirePacked;'] : []), commonJsOf.get(path)].join("\n")
+const chunkFile = (path) => [...(importsPacked(path) ? [{ code: 'var require = require("./app.cjs").__requirePacked;' }] : []), commonJsOf.get(path)]
+
+/** Writes a chunk and, beside it, its source map (`<chunk>.map`), which the chunk names at its end. */
+const writeChunk = (path, pieces) => {
+  const { code, map } = joinedWithMaps(pieces)
+  writeFileSync(path, `${code}\n//# sourceMappingURL=${chunkName(path)}.map\n`)
+  writeFileSync(`${path}.map`, JSON.stringify({ ...map, file: chunkName(path) }))
+}
 
 mkdirSync("dist/chunks", { recursive: true })
 for (const path of commonJsOf.keys()) {
-  if (path === ENTRY_CHUNK) writeFileSync(path, packedEntry())
-  else if (!packedWithEntry.includes(path)) writeFileSync(path, chunkFile(path))
+  if (path === ENTRY_CHUNK) writeChunk(path, packedEntry())
+  else if (!packedWithEntry.includes(path)) writeChunk(path, chunkFile(path))
 }
 
 /** The metafile as the files are: the entry's file holds the sources of the chunks packed into it. */
@@ -207,6 +247,8 @@ const entry = await build({
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
+  sourcemap: "linked",
+  sourcesContent: false,
   define: { "import.meta.url": "__entryUrl" },
   banner: { js: '"use strict"; const __entryUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
