@@ -1,5 +1,5 @@
-// Bundles the CLI: Node resolves and parses ~2,000 ESM files of Effect otherwise, which measured
-// 0.85 s for `relay --version` against 0.2 s bundled (2-core machine, Node 20).
+// Bundles the CLI: Node resolves and parses ~2,000 ESM files of Effect otherwise (the figures
+// behind this file's choices: bench/README.md, "Start-up").
 //
 // dist/main.cjs is the entry (src/main.ts: `--version`, and src/bundleLoader.ts). The CLI itself
 // (src/app.ts) is split at the dynamic imports of cli/root.ts (one per command group) and of the
@@ -21,8 +21,8 @@ rmSync("dist/completions", { recursive: true, force: true })
 
 /**
  * @effect/cli imports YAML, TOML and INI parsers for options read from config files, which relay
- * never declares: 400 KB that every command parsed at start-up (~10% of `relay session list`'s
- * CPU time, 2-core machine). Each becomes a module whose parse says so, should one ever be used.
+ * never declares, and every command parsed at start-up. Each becomes a module whose parse says
+ * so, should one ever be used.
  */
 const withoutConfigFileParsers = {
   name: "without-config-file-parsers",
@@ -38,7 +38,7 @@ const withoutConfigFileParsers = {
 
 /**
  * @effect/platform-node-shared's file system imports node:crypto for one use, the random names of
- * temporary files, and so every command loaded it (~2.7 ms, 0.04× `node -e ""`; 2-core machine).
+ * temporary files, and so every command loaded it.
  * It gets the module when it first names one. (A name it used and this lacks would be undefined:
  * esbuild warns, and the build stops, below.)
  */
@@ -57,7 +57,7 @@ const cryptoOnFirstUse = {
 
 /**
  * Each of @effect/cli's eight prompt modules renders its "beep" through the printer as it loads
- * (~2 ms of every command's start-up, 2-core machine), though only a prompt rings it. The text is
+ * (part of every command's start-up), though only a prompt rings it. The text is
  * the same every time: the build renders it once, with the same printer, and writes it in their
  * place; should a module make it otherwise, the build stops.
  */
@@ -104,15 +104,14 @@ const cli = await build({
  *
  * esbuild's CommonJS form then copies a chunk's exports (an object of getters) into a second
  * object of getters calling the first: two calls for each use of a name from another chunk, and
- * the copy alone cost `relay session list` ~2% of its start-up. The first object, marked as an ES
+ * the copy alone showed in `relay session list`'s start-up. The first object, marked as an ES
  * module's, is the same exports in one.
  */
 const EXPORTS_COPY = /^module\.exports = __toCommonJS\((\w+)\);$/m
 
 /**
  * Every command reads its chunks' source (V8 keeps it for the functions the code cache lacks):
- * written without whitespace, and with minifySyntax above, it is a quarter smaller (see
- * bench/README.md). Names are kept, so errors and stack traces still name their functions and
+ * written without whitespace, and with minifySyntax above, it is smaller. Names are kept, so errors and stack traces still name their functions and
  * classes, only at column numbers; and with --enable-source-maps, at their place in src/.
  *
  * Resolves with the chunk's code and its source map (to the sources, through each step: esbuild
@@ -238,8 +237,7 @@ const asWritten = (outputs) => {
 }
 
 /**
- * The entry is CommonJS too: an ES module entry costs every command Node's ES module loader, ~7 ms
- * (0.1× `node -e ""`; an entry importing the same five built-in modules, 2-core machine, Node 20).
+ * The entry is CommonJS too: an ES module entry costs every command Node's ES module loader.
  */
 const entry = await build({
   ...shared,
@@ -293,7 +291,7 @@ try {
   /**
    * The completion scripts, written by the CLI from its command tree: `relay completions SHELL`
    * prints these files (src/main.ts), which every new shell sources; writing one from the tree
-   * loads every command group, 4× the time of `relay --version`.
+   * loads every command group.
    */
   mkdirSync("dist/completions")
   for (const shell of ["bash", "zsh", "fish"]) {

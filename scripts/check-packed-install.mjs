@@ -20,7 +20,7 @@ try {
   if (files.some((file) => file.startsWith("test/") || file.startsWith("src/"))) fail(`unexpected files: ${files}`)
   // Stack traces under --enable-source-maps point into src/ through these (test/cli/sourceMaps.test.ts).
   if (!files.includes("dist/chunks/app.cjs.map") || !files.includes("dist/main.cjs.map")) fail(`no source maps: ${files}`)
-  // `relay completions SHELL` prints these (src/main.ts); without them it works, 4× slower.
+  // `relay completions SHELL` prints these (src/main.ts); without them it works, slower.
   if (!files.includes("dist/completions/relay.bash")) fail(`no completion scripts: ${files}`)
 
   const prefix = Path.join(work, "prefix")

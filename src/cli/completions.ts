@@ -7,7 +7,7 @@
  *
  * The build writes each script into dist/completions/ (scripts/bundle.mjs) and src/main.ts prints
  * that file: `relay completions bash` is sourced by every new shell, and loading the whole tree
- * to write it took 4× `relay --version`.
+ * to write it took several times `relay --version` (bench/README.md).
  */
 import { Args, Command } from "@effect/cli"
 import { Effect } from "effect"

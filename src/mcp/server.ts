@@ -28,7 +28,7 @@ const withCodedSdkFailures = (server: McpServer): McpServer => {
 
 /**
  * The SDK's validator of elicitation answers, built on its first use: relay never elicits, and
- * building the Ajv instance (with its formats) was ~8 ms of every `relay mcp` start.
+ * building the Ajv instance (with its formats) was a cost to every `relay mcp` start (bench/README.md).
  */
 const validatorOnFirstUse = (): jsonSchemaValidator => {
   let ajv: AjvJsonSchemaValidator | undefined

@@ -117,7 +117,8 @@ const recordFiles = (log: NotificationLog["Type"], found: FoundFiles): Effect.Ef
 /**
  * Summarises, stamps (id, time) and appends a notification to the log, its files saved first;
  * returns the stored record. Runs once per notification received, so it is plain flatMaps rather
- * than a generator or Effect.fn (whose span and call-site capture cost ~15 µs a call), and a body
+ * than a generator or Effect.fn (whose span and call-site capture cost on every call; see
+ * bench/README.md), and a body
  * without file parts takes no step more than before.
  */
 export const recordNotification = (incoming: IncomingNotification): Effect.Effect<NotificationRecord, StateFileUnavailable, NotificationLog> =>

@@ -80,7 +80,7 @@ const hasConversation = (record: SessionRecord) =>
 
 /**
  * Listings in code-unit order of the (canonical) agent URL: the same on every machine, and no
- * localeCompare, whose first call loads ICU's collation (~8 ms of `relay session list`, 2-core machine).
+ * localeCompare, whose first call loads ICU's collation (a cost to `relay session list`: bench/README.md).
  */
 const byAgentUrl = (a: SessionRecord, b: SessionRecord) =>
   a.agent_url < b.agent_url ? -1 : a.agent_url > b.agent_url ? 1 : 0
@@ -207,9 +207,8 @@ export const storeFileProblem = (text: string): Effect.Effect<string | undefined
 /**
  * The file is small and local: opening, reading, writing into the page cache and renaming take
  * microseconds done synchronously, while each asynchronous call is a thread-pool round trip that
- * cost more than the work: a durable update took 2.3–3.5 ms (2.3–2.7 ms of CPU) through
- * @effect/platform's FileSystem, 1.3 ms (1.2 ms of CPU) this way, and a read 0.3 ms against
- * 0.02 ms. Only the flushes to disk, whose time depends on the disk, leave the event loop.
+ * cost more than the work (an update and a read through @effect/platform's FileSystem against this
+ * way: bench/README.md). Only the flushes to disk, whose time depends on the disk, leave the event loop.
  */
 const readIfPresent = (file: string): Option.Option<string> => {
   let fd: number
