@@ -6,7 +6,7 @@
  * read–modify–write under an inter-process lock, writing a temp file that is fsynced and
  * renamed over the old one, so a crash at any instant leaves either the old or the new file.
  */
-import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Schema, SynchronizedRef } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Either, Fiber, Layer, Option, ParseResult, Schema, SynchronizedRef } from "effect"
 import * as Fs from "node:fs"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
@@ -327,3 +327,77 @@ export const layerMemory = Layer.effect(
     return makeStore({ read: SynchronizedRef.get(ref), modify: (f) => SynchronizedRef.modifyEffect(ref, f) })
   })
 )
+
+// ---------------------------------------------------------------------------
+// Writing behind a conversation
+
+/**
+ * How long the first write of a turn waits for a newer patch. Each write is a locked, synced file
+ * update (bench/README.md), and most answers of quick agents come within this: their turn is then
+ * written once, when it is answered, instead of twice. Durability is not traded: the turn's outcome
+ * is written, and waited for, before the conversation returns (nothing is acknowledged earlier), and
+ * one ending any other way (failed, cut short by its wait, interrupted) writes what it saw at once.
+ * The early write only lets other doors see a running task sooner and keeps its id should this
+ * process die during a long wait; for that, 100 ms later costs nothing.
+ */
+export const EARLY_WRITE_DELAY = Duration.millis(100)
+
+/** Writes one agent's session while a conversation runs, without making it wait for the disk. */
+export interface SessionWriter {
+  /**
+   * Saves `patch` on the writer's own fiber, unless it is the patch seen last. Writes run one after
+   * another and are never cut short; only the latest patch not yet written is kept for the next one
+   * (an older one is superseded), and the first waits EARLY_WRITE_DELAY for a newer one. A failed
+   * background write is not reported: the last patch is.
+   */
+  readonly inBackground: (patch: SessionPatch) => Effect.Effect<void>
+  /** Saves `patch` last: what is pending is dropped, the write under way awaited, and this write's failure reported. */
+  readonly last: (patch: SessionPatch) => Effect.Effect<void, StoreError>
+  /** Writes at once what is pending and waits for every write: a conversation ends with it, however it ends. */
+  readonly written: Effect.Effect<void>
+}
+
+/** A SessionWriter for the agent at `agentUrl`, writing through the SessionStore in context. */
+export const writeBehind = (agentUrl: AgentUrl): Effect.Effect<SessionWriter, never, SessionStore> =>
+  Effect.flatMap(SessionStore, (store) =>
+    Effect.map(Deferred.make<void>(), (ending) => {
+      const keyOf = (patch: SessionPatch) => JSON.stringify([patch.card_url, patch.context_id, patch.task_id, patch.last_state])
+      let lastSeen: string | undefined
+      let lastWritten: string | undefined
+      let pending: SessionPatch | undefined
+      let draining = false
+      let writer: Fiber.Fiber<void> | undefined
+      const write = (patch: SessionPatch) => Effect.map(store.update(agentUrl, patch), () => void (lastWritten = keyOf(patch)))
+      // Synchronous check and take: a patch arriving meanwhile finds either a writer that will
+      // take it or none, and then starts one.
+      const drain: Effect.Effect<void> = Effect.suspend(() => {
+        const next = pending
+        pending = undefined
+        if (next === undefined) {
+          draining = false
+          return Effect.void
+        }
+        return Effect.zipRight(Effect.ignore(write(next)), drain)
+      })
+      const awaitWriter = Effect.suspend(() => (writer === undefined ? Effect.void : Effect.asVoid(Fiber.await(writer))))
+      const written = Effect.zipRight(Deferred.succeed(ending, undefined), awaitWriter)
+      return {
+        inBackground: (patch) =>
+          Effect.suspend(() => {
+            if (keyOf(patch) === lastSeen) return Effect.void
+            const first = lastSeen === undefined
+            lastSeen = keyOf(patch)
+            pending = patch
+            if (draining) return Effect.void
+            draining = true
+            const pause = first ? Effect.race(Effect.sleep(EARLY_WRITE_DELAY), Deferred.await(ending)) : Effect.void
+            return Effect.map(Effect.forkDaemon(Effect.zipRight(pause, drain)), (fiber) => void (writer = fiber))
+          }),
+        last: (patch) =>
+          Effect.suspend(() => {
+            pending = undefined
+            return Effect.zipRight(written, Effect.suspend(() => (keyOf(patch) === lastWritten ? Effect.void : write(patch))))
+          }),
+        written
+      } satisfies SessionWriter
+    }))
