@@ -317,7 +317,7 @@ const READ_ONLY_LOCAL: ToolAnnotations = { readOnlyHint: true, idempotentHint: t
 
 /**
  * Modules loaded on first use, then kept: later calls take them at once, without the promise (and
- * the bundle's copy of a chunk's exports) a dynamic import costs each time (~0.1 ms per call).
+ * the bundle's copy of a chunk's exports) a dynamic import costs each time (bench/README.md).
  */
 const loadedOnFirstUse = <M>(load: () => Promise<M>): Effect.Effect<M> => {
   let loaded: M | undefined
