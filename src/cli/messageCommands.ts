@@ -5,7 +5,16 @@ import { InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult } from "../domain/results.js"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, maxAnswerBytes, wholeNumber, withAgentAccess } from "./options.js"
+import {
+  type AgentOptionValues,
+  agentOptions,
+  answerFileOptions,
+  type AnswerFileValues,
+  maxAnswerBytes,
+  wholeNumber,
+  withAgentAccess,
+  withAnswerFiles
+} from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { failWhenCut, messageView } from "./views.js"
@@ -31,9 +40,9 @@ const wait = wholeNumber("wait", "seconds", 1, 7 * 24 * 3600).pipe(
   Options.optional
 )
 
-const messageOptions = { ...agentOptions, maxAnswerBytes, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
+const messageOptions = { ...agentOptions, maxAnswerBytes, contextId, taskId, continueSession, pushUrl, pushToken, wait, ...answerFileOptions, text } as const
 
-interface MessageValues extends AgentOptionValues, OutputFlags {
+interface MessageValues extends AgentOptionValues, OutputFlags, AnswerFileValues {
   readonly contextId: Option.Option<string>
   readonly taskId: Option.Option<string>
   readonly continueSession: boolean
@@ -64,7 +73,8 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
   const events = streaming && values.json
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
   const usage = conflicting(values)
-  const program = usage !== undefined ? Effect.fail(usage) : Effect.flatMap(messageText(values.text), (text) => progress.whileWaiting(sendMessage({
+  const program = usage !== undefined ? Effect.fail(usage) : withAnswerFiles(values, (answerFiles) =>
+    Effect.flatMap(messageText(values.text), (text) => progress.whileWaiting(sendMessage({
     ...access,
     text,
     contextId: Option.getOrUndefined(values.contextId),
@@ -75,8 +85,9 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     maxAnswerBytes: values.maxAnswerBytes,
-    onUpdate: progress.onUpdate
-  })))
+    onUpdate: progress.onUpdate,
+    answerFiles
+  }))))
   return render(values, program, (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()

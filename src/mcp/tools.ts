@@ -94,11 +94,28 @@ const truncationShape = {
   limit_bytes: z.number().optional().describe("relay's limit for a whole answer")
 }
 
+/** One part of the answer, as every door shows it (domain/answerParts.ts). */
+const answerPartShape = z.object({
+  kind: z.enum(["text", "file", "data"]),
+  text: nullableString.describe("A text part's text"),
+  name: nullableString,
+  media_type: nullableString,
+  size: z.number().nullable(),
+  sha256: nullableString,
+  path: nullableString.describe("Where the file's bytes were saved"),
+  url: nullableString.describe("A file given by reference"),
+  note: nullableString.describe("What is odd about the file, or why it was not saved"),
+  data: z.unknown().describe("A data part's JSON value"),
+  artifact_id: nullableString
+})
+const partsShape = { parts: z.array(answerPartShape).describe("The answer's parts in order: text, files and data") }
+
 const taskViewShape = {
   task_id: z.string(),
   context_id: nullableString,
   state: stateName,
   text: z.string(),
+  ...partsShape,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.literal("task"),
@@ -116,6 +133,7 @@ const messageResultShape = {
   task_id: nullableString,
   state: stateName,
   text: z.string(),
+  ...partsShape,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
