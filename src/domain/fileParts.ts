@@ -118,9 +118,10 @@ export const filePartView = (part: unknown): FilePartView | undefined => {
 /**
  * One file of a record in words, for people and assistants alike:
  * `hello.txt (text/plain, 31 bytes) → /state/notifications-files/…`, `a.png (image/png) at https://…`,
- * `x (text/plain): not saved: raw is not base64`. Foreign text: a terminal escapes it.
+ * `x (text/plain): not saved: raw is not base64`; a file received in an answer alike. Foreign
+ * text: a terminal escapes it.
  */
-export const fileSummary = (file: NotificationFile): string => {
+export const fileSummary = (file: Pick<NotificationFile, "name" | "media_type" | "size" | "path" | "url" | "note">): string => {
   const facts = [file.media_type, file.size === null ? null : `${file.size} bytes`].filter((fact) => fact !== null)
   const where = file.path !== null ? ` → ${file.path}` : file.url !== null ? ` at ${file.url}` : ""
   return `${file.name ?? "(no name)"}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}${where}${file.note === null ? "" : `: ${file.note}`}`
