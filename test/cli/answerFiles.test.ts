@@ -72,6 +72,8 @@ describe("files and data in an answer, at the terminal", () => {
       { ...none, kind: "file", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path: Path.join(real, "file-2.png") },
       { ...none, kind: "file", name: "report.pdf", media_type: "application/pdf", url: "https://files.example/report.pdf" }
     ])
+    // One shape for every file relay reports: `relay notifications list --json` records pushed files with these keys too.
+    expect(Object.keys(json.parts[1])).toEqual(["kind", "text", "name", "media_type", "size", "sha256", "path", "url", "note", "data", "artifact_id"])
     expect(tree(saveDir)).toEqual(["file-2.png", "hello.txt"])
     expect(tree(state).filter((entry) => entry.startsWith("files"))).toEqual([])
   })
