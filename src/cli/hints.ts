@@ -1,5 +1,5 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
-import { cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { act, cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 import { loginCommand } from "../domain/authNeeded.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -36,7 +36,17 @@ export const TERMINAL_WORDS: Vocabulary = {
   RaiseWait: () => "--wait <seconds>",
   RaiseResponseLimit: () => "--max-response-bytes <bytes>",
   RaiseAnswerLimit: () => "--max-answer-bytes <bytes>",
+  RaiseRequestLimit: () => "--max-request-bytes <bytes>",
+  SendFileByUrl: () => "--file-url <URL>",
   ShowDetails: () => "--verbose"
 }
 
 export const terminalHint = (hint: Hint): string => renderHint(hint, TERMINAL_WORDS)
+
+/** How to get back to a task relay stopped following while it may still run (a wait that ran out, a signal, a silent stream). */
+export const checkOnTask = (task: { readonly agentUrl: string; readonly taskId: string }): Hint => [
+  "Check on it with:\n  ",
+  act("GetTask", task),
+  "\nor follow it with:\n  ",
+  act("FollowTask", task)
+]
