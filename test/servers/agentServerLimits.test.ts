@@ -267,8 +267,11 @@ const unwritableStore = Layer.scoped(
   Effect.map(TaskStore.make(), (store) =>
     TaskStore.TaskStore.of({
       ...store,
-      get: () => Effect.succeed(Option.some(unwritable)),
-      list: () => Effect.succeed({ tasks: [unwritable], totalSize: 1 })
+      storage: {
+        ...store.storage,
+        get: () => Effect.succeed(Option.some({ task: unwritable, version: 1, queued: [] })),
+        list: () => Effect.succeed({ tasks: [unwritable], totalSize: 1 })
+      }
     }))
 )
 
