@@ -10,9 +10,9 @@
  * TaskVersionConflict, and the writer reads again. What comes in nests at most
  * MAX_STORED_JSON_DEPTH levels (TaskStore cuts it), so a stored task always serialises.
  *
- * The memory storage below is the default. It is bounded by tasks; past the bound it forgets the
- * least recently changed tasks it may (see `evict`), asking its Retention which ones a client still
- * follows. A finished task no longer changes, so once a few newer ones have finished it
+ * The memory storage below is the default. It is bounded by tasks and by bytes; past either bound it
+ * forgets the least recently changed tasks it may (see `evict`), asking its Retention which ones a
+ * client still follows. A finished task no longer changes, so once a few newer ones have finished it
  * is kept packed: as its JSON text, a third of the memory of its objects, and read back (parsed)
  * when asked for. Each task is serialised once when first listed after a change (one that will not
  * serialise is left out of lists, with a log line), and a list page stops at MAX_TASK_PAGE_BYTES.
@@ -130,11 +130,74 @@ const NOBODY_FOLLOWS: Retention = { isFollowed: () => false, forgotten: () => un
 export interface TaskStorageOptions {
   /** Tasks kept; beyond it the least recently changed finished ones are forgotten first. Default 10 000. */
   readonly maxTasks?: number | undefined
+  /** Bytes of tasks kept (about their JSON: see sizeOf), forgotten alike beyond it. Default 256 MiB. */
+  readonly maxBytes?: number | undefined
   /** Bytes of JSON a list page holds at most (always at least one task). Default MAX_TASK_PAGE_BYTES. */
   readonly maxPageBytes?: number | undefined
 }
 
 export const DEFAULT_MAX_TASKS = 10_000
+export const DEFAULT_MAX_TASK_BYTES = 256 * 1024 * 1024
+
+// ---------------------------------------------------------------------------
+// Sizes: what a task counts against the byte budget
+
+/** JSON size of data and metadata values, measured once per object (tasks share them across versions). */
+const measured = new WeakMap<object, number>()
+
+const jsonSize = (value: unknown): number => {
+  if (typeof value !== "object" || value === null) return String(value).length
+  let size = measured.get(value)
+  if (size === undefined) {
+    try {
+      size = JSON.stringify(value).length
+    } catch {
+      size = 0
+    }
+    measured.set(value, size)
+  }
+  return size
+}
+
+/** Room a part, message or artifact takes besides its contents (keys, ids, JSON punctuation). */
+const OVERHEAD = 64
+
+/** A part's fields, any of them (a part has one of text, raw, url and data). */
+interface AnyPart {
+  readonly text?: string
+  readonly raw?: string
+  readonly url?: string
+  readonly data?: unknown
+  readonly metadata?: unknown
+}
+
+const partSize = (part: AnyPart): number => {
+  const content = part.text ?? part.raw ?? part.url
+  return OVERHEAD + (content === undefined ? jsonSize(part.data) : content.length) + (part.metadata === undefined ? 0 : jsonSize(part.metadata))
+}
+
+const partsSize = (item: { readonly parts: ReadonlyArray<V1.Part>; readonly metadata?: unknown }): number => {
+  let size = OVERHEAD + (item.metadata === undefined ? 0 : jsonSize(item.metadata))
+  const parts = item.parts
+  for (let index = 0; index < parts.length; index++) size += partSize(parts[index]!)
+  return size
+}
+
+const allPartsSize = (items: ReadonlyArray<{ readonly parts: ReadonlyArray<V1.Part> }> | undefined): number => {
+  let size = 0
+  if (items !== undefined) for (let index = 0; index < items.length; index++) size += partsSize(items[index]!)
+  return size
+}
+
+/**
+ * About the size of a task's JSON and its waiting messages, without writing them: the lengths of
+ * their texts, files (base64) and URLs, data and metadata as JSON, and a little for each part. A
+ * walk over the task's messages and artifacts, not over their contents.
+ */
+export const sizeOf = (task: V1.Task, queued?: ReadonlyArray<V1.Message>): number =>
+  OVERHEAD * 4 + (task.metadata === undefined ? 0 : jsonSize(task.metadata)) +
+  (task.status.message === undefined ? 0 : partsSize(task.status.message)) +
+  allPartsSize(task.history) + allPartsSize(task.artifacts) + allPartsSize(queued)
 
 // ---------------------------------------------------------------------------
 // The memory storage
@@ -152,6 +215,8 @@ interface TaskRecord {
   /** Creation order, also the tie-breaker of the list order. */
   readonly seq: number
   version: number
+  /** What the task counts against the byte budget: sizeOf, or its text's length once packed. */
+  size: number
   /** Size of the task's JSON, measured when first listed after a change; NaN when it does not serialise. */
   bytes: number | undefined
   // The ones below are made when first needed: most tasks never have any.
@@ -241,6 +306,7 @@ export const RECENTLY_FINISHED = 256
 export const make = (options: TaskStorageOptions = {}, retention: Retention = NOBODY_FOLLOWS) =>
   Effect.sync(() => {
     const maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_TASK_BYTES
     const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
     const records = new Map<string, TaskRecord>()
     /** The ids of each conversation's tasks: the id alone while it has one (most have: a Set per task cost ~100 bytes each). */
@@ -248,9 +314,12 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
     /** The record set last in `records` (the map's newest entry), which a change need not move again. */
     let newest: TaskRecord | undefined
     let nextSeq = 0
+    /** The sum of the records' sizes. */
+    let storedBytes = 0
 
     const forget = (id: string, record: TaskRecord) => {
       records.delete(id)
+      storedBytes -= record.size
       if (newest === record) newest = undefined
       const contextId = record.contextId
       if (contextId === undefined) return
@@ -284,27 +353,35 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       newest = record
     }
 
-    let evictAbove = maxTasks
+    const resize = (record: TaskRecord, size: number) => {
+      storedBytes += size - record.size
+      record.size = size
+    }
+
+    let evictAboveTasks = maxTasks
+    let evictAboveBytes = maxBytes
     /**
-     * Past the bound, forgets the least recently changed tasks no client follows, down to 90 % of it:
-     * finished ones first, then ones still waiting for input or authorisation (abandoned conversations
-     * must not fill the store; a late follow-up to one gets TaskNotFound). Working tasks stay. When
-     * they keep the store above that, the next scan waits for another tenth of the bound, so creating
-     * tasks never costs a scan each.
+     * Past either bound, forgets the least recently changed tasks no client follows, down to 90 % of
+     * both: finished ones first, then ones still waiting for input or authorisation (abandoned
+     * conversations must not fill the store; a late follow-up to one gets TaskNotFound). Working tasks
+     * stay, and so does `writing`, the task being stored. When they keep the store above that, the
+     * next scan waits for another tenth of the bound, so storing tasks never costs a scan each.
      */
-    const evict = () => {
-      if (records.size <= evictAbove) return
-      const target = Math.floor(maxTasks * 0.9)
+    const evict = (writing: TaskRecord) => {
+      if (records.size <= evictAboveTasks && storedBytes <= evictAboveBytes) return
+      const targetTasks = Math.floor(maxTasks * 0.9)
+      const targetBytes = Math.floor(maxBytes * 0.9)
       for (const forgettable of [V1.isTerminalState, V1.isInterruptedState]) {
         for (const [id, record] of records) {
-          if (records.size <= target) break
-          if (forgettable(record.state) && !retention.isFollowed(id)) {
+          if (records.size <= targetTasks && storedBytes <= targetBytes) break
+          if (record !== writing && forgettable(record.state) && !retention.isFollowed(id)) {
             forget(id, record)
             retention.forgotten(id)
           }
         }
       }
-      evictAbove = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
+      evictAboveTasks = Math.max(maxTasks, records.size + Math.ceil(maxTasks / 10))
+      evictAboveBytes = Math.max(maxBytes, storedBytes + Math.ceil(maxBytes / 10))
     }
 
     /** Finished tasks not packed yet, newest last: the older batch is packed when the newer one is full. */
@@ -320,6 +397,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       record.packed = flattened(json)
       record.bytes = bytes
       record.live = undefined
+      resize(record, json.length)
     }
 
     const packFinished = (record: TaskRecord) => {
@@ -343,12 +421,14 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
           contextId,
           seq: nextSeq++,
           version: 1,
+          size: 0,
           bytes: undefined
         }
+        resize(record, sizeOf(task))
         setNewest(task.id, record)
         if (contextId !== undefined) joinContext(contextId, task.id)
         if (V1.isTerminalState(record.state)) packFinished(record)
-        evict()
+        evict(record)
         return Effect.succeed({ task, version: 1, queued: NOTHING_QUEUED })
       })
 
@@ -370,8 +450,10 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         if (waiting !== undefined && waiting.length > 0) record.queued = waiting
         else if (waiting !== undefined) delete record.queued
         const queued = record.queued ?? NOTHING_QUEUED
+        resize(record, sizeOf(task, record.queued))
         setNewest(id, record)
         if (V1.isTerminalState(record.state)) packFinished(record)
+        evict(record)
         return Effect.succeed(Option.some({ task, version: record.version, queued }))
       })
 
