@@ -36,7 +36,10 @@ export const TERMINAL_WORDS: Vocabulary = {
   RaiseWait: () => "--wait <seconds>",
   RaiseResponseLimit: () => "--max-response-bytes <bytes>",
   RaiseAnswerLimit: () => "--max-answer-bytes <bytes>",
-  ShowDetails: () => "--verbose"
+  ShowDetails: () => "--verbose",
+  ListAgents: () => "relay agent list",
+  AddAgent: (a) => `relay agent add ${a.name === undefined ? "<name>" : arg(a.name)} <url>`,
+  RemoveAgent: (a) => `relay agent remove ${arg(a.name)}`
 }
 
 export const terminalHint = (hint: Hint): string => renderHint(hint, TERMINAL_WORDS)

@@ -51,7 +51,10 @@ const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: T
   RaiseWait: { _tag: "RaiseWait" },
   RaiseResponseLimit: { _tag: "RaiseResponseLimit" },
   RaiseAnswerLimit: { _tag: "RaiseAnswerLimit" },
-  ShowDetails: { _tag: "ShowDetails" }
+  ShowDetails: { _tag: "ShowDetails" },
+  ListAgents: { _tag: "ListAgents" },
+  AddAgent: { _tag: "AddAgent", name: "my-agent" },
+  RemoveAgent: { _tag: "RemoveAgent", name: "my-agent" }
 }
 const ACTIONS = Object.values(SAMPLES) as ReadonlyArray<Action>
 
