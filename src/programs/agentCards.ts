@@ -29,7 +29,7 @@ import { answerExcerpt } from "../domain/terminalText.js"
 import { A2aClient, cardCandidates, type Target } from "../services/A2aClient.js"
 import { HostAddressing } from "../services/a2aClient/interfaceHosts.js"
 import { SessionStore } from "../services/SessionStore.js"
-import { recordOf, showAgent } from "./agentNames.js"
+import { type AgentView, recordOf, showAgent } from "./agentNames.js"
 import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
 import { saveCardUrl, savedCardUrlOf } from "./sessions.js"
 
@@ -108,6 +108,11 @@ const ensureFree = (book: AgentBook, name: string) => {
 
 const withAgent = (book: AgentBook, name: string, record: AgentRecord): AgentBook => ({ ...book, agents: { ...book.agents, [name]: record } })
 
+export interface AddedAgent {
+  readonly agent: AgentView
+  readonly card_check: CardCheck
+}
+
 export interface AddAgentInput extends AgentAccess {
   readonly name: string
   /** The user's own words for the agent (shown instead of the card's description). */
@@ -130,7 +135,7 @@ export const addAgent = Effect.fn("addAgent")(function*(input: AddAgentInput) {
     added_at: now
   }
   yield* store.updateAgents((book) => Effect.as(ensureFree(book, name), [undefined, withAgent(book, name, record)] as const))
-  return { agent: yield* showAgent(name), card_check: cardCheckOf(found.json) }
+  return { agent: yield* showAgent(name), card_check: cardCheckOf(found.json) } satisfies AddedAgent
 })
 
 // ---------------------------------------------------------------------------

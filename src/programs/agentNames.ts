@@ -127,6 +127,12 @@ export const agentUrlOf = (given: string) => {
     Effect.flatMap(recordOf(book, text), (record) => canonicalAgentUrl(record.url)))
 }
 
+/** The URL of `text` when it is a saved name; none when it is anything else (a URL, a file, a name never saved). */
+export const savedAgentUrl = (text: string) =>
+  looksLikeName(text.trim())
+    ? Effect.map(Effect.flatMap(SessionStore, (store) => store.agents), (book) => Option.fromNullable(book.agents[canonicalName(text.trim())]?.url))
+    : Effect.succeed(Option.none<string>())
+
 const noAgentGiven = () =>
   new InvalidInput({
     reason: "No agent given",
