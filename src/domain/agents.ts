@@ -169,7 +169,7 @@ export class UnknownAgent extends Schema.TaggedError<UnknownAgent>()("UnknownAge
   }
   get hint() {
     return [
-      "The saved names: ", act("ListAgents"), ". To save this one: ", act("AddAgent", { name: this.name }),
+      "See the saved names with ", act("ListAgents"), ", or save this one with ", act("AddAgent", { name: this.name }),
       ". A URL needs its scheme, as in http://", this.name, "."
     ]
   }

@@ -294,7 +294,8 @@ const candidateOf = (target: Target, catalogUrl: string, entry: Json) =>
     const base = { identifier, agent_url: null, card_url: null, skills: [], name: null, added: false }
     const card = yield* entryCard(target, catalogUrl, entry)
     if (Either.isLeft(card)) {
-      return { view: { ...base, card_name: text(entry["displayName"]), description: text(entry["description"]), error: card.left } } satisfies Candidate
+      const title = text(entry["displayName"]) ?? identifierTail(identifier)
+      return { view: { ...base, card_name: title, description: text(entry["description"]), error: card.left } } satisfies Candidate
     }
     const { json, cardUrl } = card.right
     const summary = summarizeCard(json)
@@ -314,21 +315,21 @@ const candidateOf = (target: Target, catalogUrl: string, entry: Json) =>
 /** Saves each usable agent under its card's name, slugged: a name already taken gets -2, -3, …; an agent already named keeps its name. */
 const addAll = (candidates: ReadonlyArray<Candidate>) =>
   Effect.gen(function*() {
-    const usable = candidates.flatMap((candidate) => candidate.found === undefined ? [] : [{ ...candidate, found: candidate.found }])
-    for (const { found } of usable) if (found.cardUrl !== null) yield* keepCardUrl(found.agentUrl, found.cardUrl)
+    const usable = candidates.flatMap((candidate) => (candidate.found === undefined ? [] : [[candidate, candidate.found] as const]))
+    for (const [, found] of usable) if (found.cardUrl !== null) yield* keepCardUrl(found.agentUrl, found.cardUrl)
     const now = yield* nowIso
     const store = yield* SessionStore
     const named = yield* store.updateAgents((book) => {
       let next = book
       const names = new Map<Candidate, { readonly name: string; readonly added: boolean }>()
-      for (const candidate of usable) {
-        const existing = Object.keys(next.agents).find((name) => next.agents[name]!.url === candidate.found.agentUrl)
+      for (const [candidate, found] of usable) {
+        const existing = Object.keys(next.agents).find((name) => next.agents[name]!.url === found.agentUrl)
         if (existing !== undefined) {
           names.set(candidate, { name: existing, added: false })
           continue
         }
         const name = freeName(slugOf(candidate.view.card_name ?? "agent"), (taken) => next.agents[taken] !== undefined)
-        next = withAgent(next, name, { url: candidate.found.agentUrl, card: summarizeCard(candidate.found.json), card_read_at: now, added_at: now })
+        next = withAgent(next, name, { url: found.agentUrl, card: summarizeCard(found.json), card_read_at: now, added_at: now })
         names.set(candidate, { name, added: true })
       }
       return Effect.succeed([names, next] as const)

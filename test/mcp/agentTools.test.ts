@@ -139,7 +139,7 @@ const EXTRAS: Record<string, Record<string, unknown>> = {
   wait_for_task: { timeout_seconds: 1 }
 }
 
-const argumentsFor = (tool: { name: string; inputSchema: { required?: Array<string> } }, agent: string) => ({
+const argumentsFor = (tool: { name: string; inputSchema: { required?: Array<string> | undefined } }, agent: string) => ({
   ...Object.fromEntries((tool.inputSchema.required ?? []).filter((name) => name !== "agent_url").map((name) => [name, REQUIRED_SAMPLES[name]])),
   ...EXTRAS[tool.name],
   agent_url: agent

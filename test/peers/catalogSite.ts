@@ -47,7 +47,8 @@ export const hostileCard = (url: string) => ({
   protocolVersion: "0.3.0",
   preferredTransport: "JSONRPC",
   capabilities: { streaming: false },
-  defaultInputModes: ["text/plain"],
+  // Not a media type: a warning, whose message quotes it.
+  defaultInputModes: ["text/plain", `bad${ESC}[31m`],
   defaultOutputModes: ["text/plain"],
   skills: Array.from({ length: 10_000 }, (_, index) => ({
     id: `s${index}`,
