@@ -30,8 +30,8 @@ export const AGENT_NAMES_COMMAND = "agent list --names"
 export const agentUrl = Options.text("url").pipe(
   Options.withAlias("agent"),
   Options.withDescription(
-    "The A2A agent: a name saved with relay agent add, or its base URL, e.g. http://127.0.0.1:8000 " +
-      "(default: RELAY_AGENT, else the agent chosen with relay agent use)"
+    "The A2A agent: a name (relay agent add) or its base URL. For example local or http://127.0.0.1:8000; " +
+      "without it, RELAY_AGENT, else the agent chosen with relay agent use"
   ),
   withValuesFrom(AGENT_NAMES_COMMAND),
   Options.optional
