@@ -112,7 +112,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   ],
   "relay agent add": [
     ["Save an agent under a name (its card is read and checked)", `relay agent add local ${AGENT}`],
-    ["An agent whose card is off the well-known path", `relay agent add mastra ${AGENT} --card-url ${AGENT}/api/.well-known/weather/agent-card.json`],
+    ["An agent whose card is off the well-known path", `relay agent add weather ${AGENT} --card-url ${AGENT}/weather.json`],
     ["With your own description", `relay agent add local ${AGENT} --description "The echo agent for tests"`]
   ],
   "relay agent list": [
