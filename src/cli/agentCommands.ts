@@ -17,10 +17,13 @@ import { AGENT_NAMES_COMMAND, cardUrl, outputOptions } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, type OutputFlags, render, type Style, writeErr } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
-const nameArg = Args.text({ name: "NAME" }).pipe(
-  Args.withDescription("The agent's name: letters, digits, '.', '_' or '-' (lower-cased)"),
-  withValuesFrom(AGENT_NAMES_COMMAND)
-)
+const NAME_RULE = "letters, digits, '.', '_' or '-' (lower-cased)"
+
+/** A saved agent's name: completions offer them. */
+const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription(`The agent's name: ${NAME_RULE}`), withValuesFrom(AGENT_NAMES_COMMAND))
+
+/** The name `add` gives: a new one, so completions offer none. */
+const newNameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription(`The name to give the agent: ${NAME_RULE}`))
 
 /**
  * The card programs, with the A2A client and the card validator, and the services they use: loaded
@@ -107,7 +110,7 @@ const description = Options.text("description").pipe(
   Options.optional
 )
 
-const add = Command.make("add", { ...outputOptions, name: nameArg, url: urlArg, cardUrl, description }, (values) =>
+const add = Command.make("add", { ...outputOptions, name: newNameArg, url: urlArg, cardUrl, description }, (values) =>
   Effect.flatMap(agentOfUrl(values, values.url), (agentUrl) =>
     withCards(values, (cards) =>
       cards.addAgent({

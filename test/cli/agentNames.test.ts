@@ -13,19 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CARD_SUMMARY_LIMITS } from "../../src/domain/limits.js"
 import { closedPortUrl } from "../helpers/a2aPrograms.js"
 import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
-import { tempHome } from "../helpers/stateHome.js"
+import { stateDirsFor } from "../helpers/stateHome.js"
 import { A2A_CARD_TYPE, aiCatalog, CATALOG_PATH, hostileCard, type JsonSite, startJsonSite } from "../peers/catalogSite.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 
 const MASTRA_CARD_PATH = "/api/.well-known/weather/agent-card.json"
-const homes: Array<ReturnType<typeof tempHome>> = []
-const freshHome = () => {
-  const home = tempHome()
-  homes.push(home)
-  return home.stateDir
-}
+const freshHome = stateDirsFor(afterAll)
 
 let relayAgent: AgentHandle
 let sdk: SdkAgentHandle
@@ -62,7 +57,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled([relayAgent?.close(), sdk?.close(), mastra?.close(), v03?.close(), site?.close(), hostile?.close()])
-  for (const home of homes) home.cleanup()
 })
 
 const ok = (result: CliResult, what: string) => {
