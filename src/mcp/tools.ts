@@ -9,23 +9,30 @@ import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
+import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { fileSummaries } from "../domain/fileParts.js"
+import type { AnswerPart } from "../domain/answerParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import { agentUrlOf } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
+import type { PartSource } from "../programs/outgoingParts.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { PushReceiver } from "../services/PushReceiver.js"
 import type { RawHttp } from "../services/RawHttp.js"
+import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
+import type { StateDir } from "../services/StateDir.js"
 import { registerAgentTools } from "./agentTools.js"
+import { clientRoots } from "./clientRoots.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
-import { toToolResult, withoutSecrets } from "./toolResult.js"
+import { answerContent, fileLinks } from "./answerContent.js"
+import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
-export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem | HttpClient.HttpClient
+export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient | StateDir
 
 /** What the tools need from the server: how to run programs, and the default bounded wait. */
 export interface ToolContext {
@@ -39,6 +46,10 @@ export interface ToolContext {
   readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
   /** Largest whole answer send_message and wait_for_task keep (default MAX_ANSWER_BYTES; relay mcp --max-answer-bytes). */
   readonly maxAnswerBytes?: number | undefined
+  /** Directories whose files send_message may read besides the client's roots (relay mcp --allow-read); absolute. */
+  readonly allowRead?: ReadonlyArray<string> | undefined
+  /** Largest request send_message sends, files and data encoded (default MAX_AGENT_BODY_BYTES; relay mcp --max-request-bytes). */
+  readonly maxRequestBytes?: number | undefined
   /**
    * What check_agent runs with besides the client: raw exchanges and a push receiver (the webhook
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
@@ -101,11 +112,34 @@ const truncationShape = {
   limit_bytes: z.number().optional().describe("relay's limit for a whole answer")
 }
 
+/** One part of an answer (domain/answerParts.ts AnswerPart; the check below keeps the two alike). */
+const answerPart = z.object({
+  kind: z.enum(["text", "file", "data"]),
+  text: nullableString.describe("A text part's text"),
+  name: nullableString.describe("A file's name, as the agent gave it"),
+  media_type: nullableString,
+  size: z.number().nullable().describe("A file's size in bytes"),
+  sha256: nullableString,
+  path: nullableString.describe("Where relay saved the file's bytes (also in the content: image, audio, resource or resource_link)"),
+  url: nullableString.describe("A file given by reference"),
+  note: nullableString.describe("What is odd about the file, or why it was not saved"),
+  data: z.unknown().describe("A data part's JSON value"),
+  artifact_id: nullableString
+})
+
+/** Both ways assignable, with the same keys: the outputSchema admits exactly the parts the programs return. */
+type Alike<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false
+const answerPartIsAlike: Alike<z.infer<typeof answerPart>, AnswerPart> = true
+void answerPartIsAlike
+
+const answerParts = z.array(answerPart).describe("The answer's parts in order: text, files (saved to path, or by url) and data")
+
 const taskViewShape = {
   task_id: z.string(),
   context_id: nullableString,
   state: stateName,
   text: z.string(),
+  parts: answerParts,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.literal("task"),
@@ -123,6 +157,7 @@ const messageResultShape = {
   task_id: nullableString,
   state: stateName,
   text: z.string(),
+  parts: answerParts,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
@@ -209,6 +244,9 @@ const withNextStep = (result: MessageResult) =>
 
 const viewWithNextStep = (view: TaskView) => ({ ...view, next_step: nextStepFor(view) })
 
+/** An answer's files and data as content after the summary (answerContent.ts). */
+const partsContent = (result: { readonly parts: ReadonlyArray<AnswerPart> }) => answerContent(result.parts)
+
 const summarizeMessage = (result: MessageResult & { next_step: string }) =>
   `${result.state}${result.task_id ? ` (task ${result.task_id})` : ""}: ${result.text || "(no text)"}\n${result.next_step}`
 
@@ -240,6 +278,38 @@ const oneOf = (name: string, primary: string | undefined, alternate: string | un
     ? Effect.fail(new InvalidInput({ reason: `${name} is required`, suggestion: `Pass ${name} (or ${alternateName})` }))
     : Effect.succeed(value)
 }
+
+/** A file send_message sends: exactly one of path, url and content_base64. */
+const fileToSend = z.object({
+  path: z.string().optional().describe(
+    "Absolute path of a file to send by its bytes; it must lie inside one of your roots or a directory the user allowed (relay mcp --allow-read)"
+  ),
+  url: z.string().optional().describe("URL of a file the agent fetches itself"),
+  content_base64: z.string().optional().describe("The file's bytes in base64 (needs name)"),
+  name: z.string().optional().describe("The file's name (default: the last part of the path or URL)"),
+  media_type: z.string().optional().describe("The file's media type, e.g. application/pdf (default: from the name's extension)")
+})
+type FileToSend = z.infer<typeof fileToSend>
+
+/** A file of send_message's `files` as a part source, or why it is none. */
+const sourceOfFile = (file: FileToSend, index: number): Effect.Effect<PartSource, InvalidInput> => {
+  const where = `files[${index}]`
+  const contents = [file.path, file.url, file.content_base64].filter((content) => content !== undefined)
+  if (contents.length !== 1) {
+    return Effect.fail(new InvalidInput({ reason: `${where} needs exactly one of path, url and content_base64`, suggestion: "Give each file as {path}, {url} or {content_base64, name}" }))
+  }
+  const given = { name: file.name, mediaType: file.media_type }
+  if (file.path !== undefined) return Effect.succeed({ _tag: "FilePath", path: file.path, ...given })
+  if (file.url !== undefined) return Effect.succeed({ _tag: "FileUrl", url: file.url, ...given })
+  return file.name === undefined
+    ? Effect.fail(new InvalidInput({ reason: `${where} has content_base64 but no name`, suggestion: "Give the file's name with its content" }))
+    : Effect.succeed({ _tag: "FileContent", base64: file.content_base64!, name: file.name, mediaType: file.media_type })
+}
+
+/** send_message's files, then its data (they follow the text in the message). */
+const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; data?: unknown }) =>
+  Effect.map(Effect.forEach(args.files ?? [], sourceOfFile), (files): ReadonlyArray<PartSource> =>
+    args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }])
 
 // ---------------------------------------------------------------------------
 
@@ -274,12 +344,16 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     extra: ToolExtra,
     args: object,
     program: Effect.Effect<A, E, ToolEnv>,
-    summarize: (result: A) => string
+    summarize: (result: A) => string,
+    contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize).pipe(logToClient(server, extra.sessionId)), extra.signal)
+    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(server, extra.sessionId)), extra.signal)
       .then((result) => withoutSecrets(result, secretsOf(args)))
 
   const atAgent = atAgentOf(context)
+  // Files send_message may read: inside the client's roots or the directories the user allowed.
+  const roots = clientRoots(server)
+  const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
   const waitFor = (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds))
   const heartbeat = context.heartbeat ?? HEARTBEAT
 
@@ -339,15 +413,17 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
 
   server.registerTool("send_message", {
     title: "Send a message to an agent",
-    description: "Send a text message to an A2A agent and return its answer. Use to ask an agent to do something or to " +
-      "answer its question; use_session=true continues the saved conversation with that agent (and the task waiting " +
-      "for input). Waits at most timeout_seconds; if the task is still running the result says state 'working': then " +
+    description: "Send a message to an A2A agent (text, files and data) and return its answer. Use to ask an agent to do " +
+      "something or to answer its question; use_session=true continues the saved conversation with that agent (and the task " +
+      "waiting for input). Waits at most timeout_seconds; if the task is still running the result says state 'working': then " +
       "call wait_for_task with its task_id. needs_input means answer with send_message; needs_auth means " +
       "set_agent_credentials first.",
     inputSchema: {
       ...contacting,
-      message: z.string().optional().describe("The text to send (required; 'text' is accepted too)"),
+      message: z.string().optional().describe("The text to send (required unless files or data are given; 'text' is accepted too)"),
       text: z.string().optional().describe("Alternate name of message"),
+      files: z.array(fileToSend).optional().describe("Files to send after the text: each {path}, {url} or {content_base64, name}"),
+      data: z.unknown().optional().describe("Any JSON value to send as a data part, after the files"),
       context_id: z.string().optional().describe("Conversation context to send in"),
       task_id: z.string().optional().describe("Task to continue (one waiting for input)"),
       use_session: z.boolean().optional().describe("Continue the saved conversation with this agent"),
@@ -360,22 +436,38 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true }
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
-    const send = Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
-      atAgent(args, (access) => withProgress(extra, "Sending the message", (onUpdate) =>
-        withPrograms(({ sendMessage }) => sendMessage({
-          ...access,
-          text,
-          contextId: args.context_id,
-          taskId: args.task_id,
-          useSession: args.use_session,
-          stream: args.stream,
-          pushUrl: args.push_url,
-          pushToken: args.push_token,
-          maxWait: wait,
-          maxAnswerBytes: context.maxAnswerBytes,
-          onUpdate
-        })), heartbeat)))
-    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
+    const content = Effect.flatMap(partSourcesOf(args), (sources) =>
+      sources.length === 0
+        ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
+        : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
+    const send = Effect.flatMap(content, ({ text, sources }) =>
+      atAgent(args, (access) =>
+        withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+          Effect.flatMap(
+            outgoingParts({
+              text,
+              sources,
+              maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+              mayRead: insideDirectories(readableDirectories)
+            }),
+            (parts) =>
+              withProgress(extra, "Sending the message", (onUpdate) =>
+                sendMessage({
+                  ...access,
+                  text,
+                  parts,
+                  contextId: args.context_id,
+                  taskId: args.task_id,
+                  useSession: args.use_session,
+                  stream: args.stream,
+                  pushUrl: args.push_url,
+                  pushToken: args.push_token,
+                  maxWait: wait,
+                  maxAnswerBytes: context.maxAnswerBytes,
+                  onUpdate
+                }), heartbeat)
+          ))))
+    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
   })
 
   server.registerTool("get_task", {
@@ -388,7 +480,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) =>
-      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask))
+      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask, partsContent))
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
@@ -403,7 +495,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
       withPrograms(({ waitForTask }) =>
         waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
-    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
+    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask, partsContent)
   })
 
   server.registerTool("cancel_task", {
@@ -547,7 +639,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",
     description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
-      "files each carried (files[].path: where their bytes were saved). Use after send_message with push_url or " +
+      "files each carried (files[].path: where their bytes were saved; each also as a resource_link). Use after send_message with push_url or " +
       "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
     inputSchema: {
       task_id: z.string().optional(),
@@ -565,15 +657,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
         state: nullableString,
         text: nullableString,
         protocol: z.string(),
-        files: z.array(z.object({
-          name: nullableString,
-          media_type: nullableString,
-          size: z.number().nullable(),
-          sha256: nullableString,
-          path: nullableString.describe("Where the bytes were saved"),
-          url: nullableString,
-          note: nullableString
-        })).optional().describe("The file parts it carried (absent when none)"),
+        files: z.array(answerPart).optional().describe("The file parts it carried, shaped as an answer's parts (absent when none)"),
         files_omitted: z.number().optional()
       }))
     },
@@ -597,7 +681,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       ? "No push notifications received (is relay server push running, and was push_url given?)"
       : r.notifications.map((n) =>
         [`${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`, ...fileSummaries(n).map((line) => `  ${line}`)].join("\n")
-      ).join("\n")))
+      ).join("\n"), (r) => Effect.succeed(fileLinks(r.notifications.flatMap((n) => n.files ?? [])))))
 
   server.registerTool("list_sessions", {
     title: "List saved sessions",
