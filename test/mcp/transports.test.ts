@@ -26,7 +26,7 @@ import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { HOSTILE_MESSAGES, leaksInternals, oversizedCall } from "./hostileMessages.js"
 
 const BEARER = "live-sharing-bearer-0123456789"
-const TOOL_COUNT = 18
+const TOOL_COUNT = 21
 /** A package of its own, since its engines field asks for Node 22: `npm ci --prefix test/clients/inspector`. */
 const INSPECTOR = fileURLToPath(new URL("../clients/inspector/node_modules/.bin/mcp-inspector", import.meta.url))
 
