@@ -7,8 +7,8 @@
  * Nothing an agent wrote reaches a path unchecked: names and the task id pass safeFileName
  * (domain/fileNames.ts), every path is checked to be directly inside its folder (resolved through
  * symlinks), and a file is created only where none exists (O_EXCL, which also refuses a symlink
- * planted there): a name taken gets ` (1)`, ` (2)`, … before its extension. A file that cannot be
- * saved is reported as such, never fails the answer it came in.
+ * planted there): a name taken by other content gets ` (1)`, ` (2)`, … before its extension. A
+ * file that cannot be saved is reported as such, never fails the answer it came in.
  */
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
@@ -63,9 +63,17 @@ const baseName = (file: FileToSave, index: number): Effect.Effect<string> => {
   return safe !== "" ? Effect.succeed(safe) : Effect.map(extensionFor(file.mediaType), fallback)
 }
 
+/** Whether `path` is a plain file (not a symlink) holding exactly `bytes`. */
+const holds = (path: string, bytes: Uint8Array): boolean => {
+  const info = Fs.lstatSync(path, { throwIfNoEntry: false })
+  return info !== undefined && info.isFile() && info.size === bytes.length && Fs.readFileSync(path).equals(bytes)
+}
+
 /**
- * Writes `bytes` under `name` in `folder` (its real path), or under the first numbered name free:
- * `next` remembers, per name, where to look next, so many files of one name cost one try each.
+ * Writes `bytes` under `name` in `folder` (its real path), or under the first numbered name free;
+ * a file already there with these very bytes is the file (asking for a task again does not copy
+ * its files again). `next` remembers, per name, where to look next, so many files of one name
+ * cost one try each.
  */
 const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<string, number>): string => {
   for (let n = next.get(name) ?? 0;; n++) {
@@ -75,8 +83,10 @@ const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<st
     try {
       descriptor = Fs.openSync(candidate, "wx", 0o600)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue
-      throw error
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      if (!holds(candidate, bytes)) continue
+      next.set(name, n + 1)
+      return candidate
     }
     next.set(name, n + 1)
     try {
