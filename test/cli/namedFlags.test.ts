@@ -52,7 +52,7 @@ beforeAll(async () => {
   }
 }, 240_000)
 
-/** Flags the sources hand to V8 (src/servers/agent/heap.ts, src/bundleLoader.ts), not options of relay; README may name them. */
+/** Flags the sources hand to V8 (src/servers/agent/heap.ts, src/codeCacheLoader.ts), not options of relay; README may name them. */
 const V8_FLAGS = new Set(["--heap-growing-percent", "--verify-snapshot-checksum"])
 
 describe("what relay's words name exists", () => {
