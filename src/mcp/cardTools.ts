@@ -4,7 +4,8 @@
  */
 import { Effect } from "effect"
 import * as z from "zod"
-import { issueShape, nullableString } from "./resultShapes.js"
+import type { CardResult, ValidationResult } from "../programs/cards.js"
+import { issueShape, nullableString, shapeOf } from "./resultShapes.js"
 import { contacting, loadedOnFirstUse, READ_ONLY_REMOTE, secrets, type ToolKit } from "./toolKit.js"
 
 /** The card programs, with the card validator and its JSON Schema engine, load on the first card tool call. */
@@ -36,7 +37,7 @@ export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
       from_file: z.boolean().optional().describe("Treat source as a file path"),
       ...secrets
     },
-    outputSchema: {
+    outputSchema: shapeOf<ValidationResult>()({
       valid: z.boolean(),
       source: z.string(),
       agent_name: nullableString,
@@ -46,7 +47,7 @@ export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
       issues: z.array(issueShape),
       error_count: z.number(),
       warning_count: z.number()
-    },
+    }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, Effect.flatMap(cardPrograms, ({ validateCard }) => validateCard({
@@ -65,12 +66,12 @@ export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
       "can do before talking to it; authenticated=true fetches the extended card (needs credentials). " +
       "Next: send_message; validate_agent_card if the card looks wrong.",
     inputSchema: { ...contacting, authenticated: z.boolean().optional().describe("Fetch the extended card for authenticated clients") },
-    outputSchema: {
+    outputSchema: shapeOf<CardResult>()({
       agent_url: z.string(),
       card_url: z.string(),
       generation: z.string(),
       card: z.record(z.string(), z.unknown())
-    },
+    }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(

@@ -12,7 +12,8 @@ import type { PartSource } from "../programs/outgoingParts.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
 import { withProgress } from "./progress.js"
-import { historyShape, messageResultShape, nextStep, nullableString, taskViewShape } from "./resultShapes.js"
+import type { TaskDetails, TaskList } from "../programs/tasks.js"
+import { historyShape, messageResultShape, nextStep, type NextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
 import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
@@ -30,18 +31,18 @@ const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | 
   return "Done. send_message with use_session=true continues the conversation."
 }
 
-const withNextStep = (result: MessageResult) =>
+const withNextStep = (result: MessageResult): MessageResult & NextStep =>
   ({ ...result, next_step: result.task_id === null ? "Done. send_message with use_session=true continues the conversation." : nextStepFor({ ...result, task_id: result.task_id }) })
 
-const viewWithNextStep = (view: TaskView) => ({ ...view, next_step: nextStepFor(view) })
+const viewWithNextStep = <V extends TaskView>(view: V): V & NextStep => ({ ...view, next_step: nextStepFor(view) })
 
 /** An answer's files and data as content after the summary (answerContent.ts). */
 const partsContent = (result: { readonly parts: ReadonlyArray<AnswerPart> }) => answerContent(result.parts)
 
-const summarizeMessage = (result: MessageResult & { next_step: string }) =>
+const summarizeMessage = (result: MessageResult & NextStep) =>
   `${result.state}${result.task_id ? ` (task ${result.task_id})` : ""}: ${result.text || "(no text)"}\n${result.next_step}`
 
-const summarizeTask = (view: TaskView & { next_step?: string }) =>
+const summarizeTask = (view: TaskView & Partial<NextStep>) =>
   `Task ${view.task_id} is ${view.state}${view.text ? `: ${view.text}` : ""}${view.next_step ? `\n${view.next_step}` : ""}`
 
 /** A file send_message sends: exactly one of path, url and content_base64. */
@@ -146,7 +147,7 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
       "(history_length adds its messages). Next: wait_for_task to wait for it to finish, cancel_task to stop it, " +
       "send_message to answer it when it needs input.",
     inputSchema: { ...contacting, task_id: taskId, history_length: z.number().int().min(0).optional().describe("How many history messages the agent includes") },
-    outputSchema: { ...taskViewShape, ...nextStep, ...historyShape },
+    outputSchema: shapeOf<TaskDetails & NextStep>()({ ...taskViewShape, ...nextStep, ...historyShape }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) =>
@@ -158,7 +159,7 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
       "latest status is reported meanwhile). Use after send_message returned state 'working'. Next: call it again " +
       "while the state is still 'working'; send_message when it needs input.",
     inputSchema: { ...contacting, task_id: taskId, timeout_seconds: timeoutSeconds },
-    outputSchema: { ...taskViewShape, ...nextStep },
+    outputSchema: shapeOf<TaskView & NextStep>()({ ...taskViewShape, ...nextStep }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
@@ -188,12 +189,12 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
       page_size: z.number().int().min(1).max(100).optional(),
       page_token: z.string().optional().describe("next_page_token of the previous page")
     },
-    outputSchema: {
+    outputSchema: shapeOf<TaskList>()({
       count: z.number(),
       tasks: z.array(z.object(taskViewShape)),
       next_page_token: nullableString,
       total_size: z.number().nullable()
-    },
+    }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) => withPrograms(({ listTasks }) => listTasks({

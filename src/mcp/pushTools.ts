@@ -5,7 +5,8 @@
 import { Effect } from "effect"
 import * as z from "zod"
 import type { PushConfigView } from "../domain/results.js"
-import { pushConfigShape } from "./resultShapes.js"
+import type { deletePushConfig, listPushConfigs } from "../programs/pushConfig.js"
+import { pushConfigShape, type ResultOf, shapeOf } from "./resultShapes.js"
 import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const summarizePush = (config: PushConfigView) =>
@@ -47,7 +48,7 @@ export const registerPushTools = ({ server, handle, atAgent }: ToolKit) => {
     description: "List every webhook an agent sends a task's updates to (secrets masked). Use to find a config_id. " +
       "Next: delete_task_notification to stop one, get_push_notifications for what arrived.",
     inputSchema: { ...contacting, task_id: taskId },
-    outputSchema: { count: z.number(), configs: z.array(z.object(pushConfigShape)) },
+    outputSchema: shapeOf<ResultOf<typeof listPushConfigs>>()({ count: z.number(), configs: z.array(z.object(pushConfigShape)) }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) => withPrograms(({ listPushConfigs }) => listPushConfigs({ ...access, taskId: args.task_id }))), (r) =>
@@ -58,7 +59,7 @@ export const registerPushTools = ({ server, handle, atAgent }: ToolKit) => {
     description: "Stop an agent sending a task's updates to one webhook. Use when notifications are no longer wanted; " +
       "config_id comes from list_task_notifications. Next: list_task_notifications to confirm.",
     inputSchema: { ...contacting, task_id: taskId, config_id: z.string().describe("The config id (from list_task_notifications)") },
-    outputSchema: { task_id: z.string(), config_id: z.string(), deleted: z.boolean() },
+    outputSchema: shapeOf<ResultOf<typeof deletePushConfig>>()({ task_id: z.string(), config_id: z.string(), deleted: z.boolean() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) => withPrograms(({ deletePushConfig }) => deletePushConfig({ ...access, taskId: args.task_id, configId: args.config_id }))), (r) =>

@@ -5,8 +5,15 @@
 import { Effect } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
-import { sessionShape } from "./resultShapes.js"
+import type { clearCredentials, SetCredentialsResult } from "../programs/credentials.js"
+import type { ClearResult, SessionList } from "../programs/sessions.js"
+import { type ResultOf, sessionShape, shapeOf } from "./resultShapes.js"
 import { agentUrl, READ_ONLY_LOCAL, type ToolKit, withPrograms } from "./toolKit.js"
+
+/** What set_agent_credentials answers when given no secret: the `{error}` object (SPEC §4.1 rule 4, §7.1). */
+interface MissingSecret {
+  readonly error: string
+}
 
 export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
   server.registerTool("list_sessions", {
@@ -15,7 +22,7 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
       "credentials are saved (shared with the relay terminal commands). Use to find an agent or task from earlier. " +
       "Next: get_session_info for one agent, send_message with use_session=true to continue.",
     inputSchema: {},
-    outputSchema: { count: z.number(), sessions: z.array(z.object(sessionShape)) },
+    outputSchema: shapeOf<SessionList>()({ count: z.number(), sessions: z.array(z.object(sessionShape)) }),
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
     handle(extra, args, withPrograms(({ listSessions }) => listSessions()), (r) =>
@@ -38,7 +45,7 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
       "start a new conversation instead of continuing the saved one. Saved credentials are kept " +
       "(clear_agent_credentials removes them). Next: send_message.",
     inputSchema: { agent_url: agentUrl.optional().describe("The agent; omit to clear every session") },
-    outputSchema: { all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() },
+    outputSchema: shapeOf<ClearResult>()({ all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
     handle(extra, args, withPrograms(({ clearSessions }) => args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(canonicalAgentUrl(args.agent_url), clearSessions)), (r) =>
@@ -56,14 +63,18 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
       api_key_header: z.string().optional().describe("Header for the API key (default X-API-Key)")
     },
     // Optional fields: the `{error}` object of SPEC §7.1 must validate too.
-    outputSchema: { agent_url: z.string().optional(), auth_type: z.enum(["bearer", "api_key"]).optional(), error: z.string().optional() },
+    outputSchema: shapeOf<SetCredentialsResult | MissingSecret>()({
+      agent_url: z.string().optional(),
+      auth_type: z.enum(["bearer", "api_key"]).optional(),
+      error: z.string().optional()
+    }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
   }, async (args, extra) => {
     const result = await handle(extra, args, atAgent(args, (access) => withPrograms(({ setCredentials }) => setCredentials({ ...access, apiKeyHeader: args.api_key_header }))), (r) => `Saved ${r.auth_type === "bearer" ? "a bearer token" : "an API key"} for ${r.agent_url}`)
     // SPEC §4.1 rule 4: no secret given answers an object with an `error` field.
     const missingSecret = args.bearer_token === undefined && args.api_key === undefined
     return result.isError && missingSecret
-      ? { ...result, structuredContent: { error: "Either bearer_token or api_key must be provided" } }
+      ? { ...result, structuredContent: { error: "Either bearer_token or api_key must be provided" } satisfies MissingSecret }
       : result
   })
 
@@ -72,7 +83,7 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
     description: "Remove the credentials saved for an agent (also for the relay terminal commands). Use when a token " +
       "was revoked or should no longer be used. Next: set_agent_credentials to save new ones.",
     inputSchema: { agent_url: agentUrl },
-    outputSchema: { agent_url: z.string(), cleared: z.boolean() },
+    outputSchema: shapeOf<ResultOf<typeof clearCredentials>>()({ agent_url: z.string(), cleared: z.boolean() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
     handle(extra, args, withPrograms(({ clearCredentials }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), clearCredentials)), (r) =>
