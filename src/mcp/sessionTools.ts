@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import * as z from "zod"
-import { canonicalAgentUrl } from "../domain/agentUrl.js"
+import { agentUrlOf } from "../programs/agentNames.js"
 import type { clearCredentials, SetCredentialsResult } from "../programs/credentials.js"
 import type { ClearResult, SessionList } from "../programs/sessions.js"
 import { type ResultOf, sessionShape, shapeOf } from "./resultShapes.js"
@@ -36,7 +36,7 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
     outputSchema: sessionShape,
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, args, withPrograms(({ showSession }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), showSession)), (s) =>
+    handle(extra, args, withPrograms(({ showSession }) => Effect.flatMap(agentUrlOf(args.agent_url), showSession)), (s) =>
       `${s.agent_url}: context ${s.context_id ?? "none"}, task ${s.task_id ?? "none"}, credentials ${s.has_credentials ? "saved" : "none"}`))
 
   server.registerTool("clear_session_data", {
@@ -48,7 +48,7 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
     outputSchema: shapeOf<ClearResult>()({ all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, withPrograms(({ clearSessions }) => args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(canonicalAgentUrl(args.agent_url), clearSessions)), (r) =>
+    handle(extra, args, withPrograms(({ clearSessions }) => args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(agentUrlOf(args.agent_url), clearSessions)), (r) =>
       `Cleared ${r.cleared} session(s)${r.all ? "" : ` for ${r.agent_url}`}; credentials kept`))
 
   server.registerTool("set_agent_credentials", {
@@ -86,6 +86,6 @@ export const registerSessionTools = ({ server, handle, atAgent }: ToolKit) => {
     outputSchema: shapeOf<ResultOf<typeof clearCredentials>>()({ agent_url: z.string(), cleared: z.boolean() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, withPrograms(({ clearCredentials }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), clearCredentials)), (r) =>
+    handle(extra, args, withPrograms(({ clearCredentials }) => Effect.flatMap(agentUrlOf(args.agent_url), clearCredentials)), (r) =>
       r.cleared ? `Removed the credentials of ${r.agent_url}` : `No credentials were saved for ${r.agent_url}`))
 }

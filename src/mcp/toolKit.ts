@@ -8,8 +8,8 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
-import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
+import { agentUrlOf } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
@@ -60,7 +60,7 @@ const secretsOf = (args: object): ReadonlyArray<string | undefined> =>
 // ---------------------------------------------------------------------------
 // Shared parameter shapes
 
-export const agentUrl = z.string().describe("Base URL of the A2A agent, e.g. http://127.0.0.1:8000")
+export const agentUrl = z.string().describe("The A2A agent: a name from list_agents, or its base URL, e.g. http://127.0.0.1:8000")
 export const secrets = {
   bearer_token: z.string().optional().describe("Bearer token for this call; omit to use credentials saved with set_agent_credentials"),
   api_key: z.string().optional().describe("API key for this call (sent as X-API-Key); omit to use saved credentials")
@@ -104,15 +104,16 @@ export const withPrograms = <A, E, R>(use: (programs: typeof import("./toolProgr
 // The kit each room registers its tools with
 
 /**
- * The MCP door for the agent URL: `agent_url` is decoded here, once (a bad one fails the call with
- * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets and card URL and
- * the interface hosts the server's user allowed.
+ * The MCP door for the agent URL: `agent_url` (a name from list_agents, or a URL) is resolved and
+ * decoded here, once (a bad one fails the call with invalid_agent_url, an unknown name with
+ * unknown_agent), and the program gets the canonical AgentUrl with the call's secrets and card URL
+ * and the interface hosts the server's user allowed.
  */
 const atAgentOf = (context: ToolContext) => <A, E, R>(
   args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined; card_url?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
 ) =>
-  Effect.flatMap(canonicalAgentUrl(args.agent_url), (agentUrl) =>
+  Effect.flatMap(agentUrlOf(args.agent_url), (agentUrl) =>
     use({
       agentUrl,
       bearerToken: args.bearer_token,

@@ -5,6 +5,7 @@
  * per group; this module only composes them, in the order tools/list shows them.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { registerAgentTools } from "./agentTools.js"
 import { registerCardTools } from "./cardTools.js"
 import { registerCheckTools } from "./checkTools.js"
 import { registerMessageTools } from "./messageTools.js"
@@ -24,4 +25,5 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   registerCheckTools(kit)
   registerNotificationTools(kit)
   registerSessionTools(kit)
+  registerAgentTools(kit)
 }
