@@ -27,6 +27,10 @@ export const exitCodeForError = (error: unknown): number => {
   switch (fieldOf(error, "_tag")) {
     case "InvalidInput":
     case "UsageError":
+    // Files and data that cannot go with a message: the user's to fix, nothing was sent.
+    case "FileUnreadable":
+    case "FileNotAllowed":
+    case "RequestTooLarge":
       return EXIT_USAGE
     case "AuthRequired":
       return EXIT_AUTH

@@ -36,6 +36,8 @@ export const TERMINAL_WORDS: Vocabulary = {
   RaiseWait: () => "--wait <seconds>",
   RaiseResponseLimit: () => "--max-response-bytes <bytes>",
   RaiseAnswerLimit: () => "--max-answer-bytes <bytes>",
+  RaiseRequestLimit: () => "--max-request-bytes <bytes>",
+  SendFileByUrl: () => "--file-url <URL>",
   ShowDetails: () => "--verbose"
 }
 

@@ -4,6 +4,8 @@ import { Duration, Effect, Option, Redacted } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult } from "../domain/results.js"
+import { outgoingParts, type PartSource } from "../programs/outgoingParts.js"
+import { anyFile } from "../programs/readPermission.js"
 import { sendMessage } from "../programs/sendMessage.js"
 import { type AgentOptionValues, agentOptions, maxAnswerBytes, wholeNumber, withAgentAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
@@ -26,12 +28,43 @@ const continueSession = Options.boolean("continue").pipe(
 const pushUrl = optional(Options.text("push-url"), "Webhook that receives push notifications for the task")
 const pushToken = optional(Options.redacted("push-token"), "Token the agent sends with each notification")
 const stream = Options.boolean("stream").pipe(Options.withDescription("Stream the answer as it is produced"))
+const file = Options.text("file").pipe(
+  Options.withPseudoName("path"),
+  Options.withDescription("Send this file's bytes as a file part, named after it, its media type from its extension; repeatable"),
+  Options.repeated
+)
+const fileUrl = Options.text("file-url").pipe(
+  Options.withPseudoName("url"),
+  Options.withDescription("Send a file by reference: its URL, for the agent to fetch; repeatable"),
+  Options.repeated
+)
+const data = optional(Options.text("data").pipe(Options.withPseudoName("json")), "Send a data part: a JSON value, or @FILE to read it from a file")
+const maxRequestBytes = wholeNumber("max-request-bytes", "bytes", 1).pipe(
+  Options.withDescription(
+    `Largest request sent, files and data encoded (default ${MAX_AGENT_BODY_BYTES}, 10 MiB, relay's agent server's limit); a file past it is refused, nothing sent`
+  ),
+  Options.withDefault(MAX_AGENT_BODY_BYTES)
+)
 const wait = wholeNumber("wait", "seconds", 1, 7 * 24 * 3600).pipe(
   Options.withDescription("Give up waiting after this many seconds in all, leaving the task running (default: until it finishes or needs input)"),
   Options.optional
 )
 
-const messageOptions = { ...agentOptions, maxAnswerBytes, contextId, taskId, continueSession, pushUrl, pushToken, wait, text } as const
+const messageOptions = {
+  ...agentOptions,
+  maxAnswerBytes,
+  contextId,
+  taskId,
+  continueSession,
+  pushUrl,
+  pushToken,
+  wait,
+  file,
+  fileUrl,
+  data,
+  maxRequestBytes,
+  text
+} as const
 
 interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly contextId: Option.Option<string>
@@ -41,6 +74,10 @@ interface MessageValues extends AgentOptionValues, OutputFlags {
   readonly pushToken: Option.Option<Redacted.Redacted<string>>
   readonly wait: Option.Option<number>
   readonly maxAnswerBytes: number
+  readonly file: ReadonlyArray<string>
+  readonly fileUrl: ReadonlyArray<string>
+  readonly data: Option.Option<string>
+  readonly maxRequestBytes: number
   readonly text: ReadonlyArray<string>
 }
 
@@ -53,10 +90,28 @@ const conflicting = (values: MessageValues): InvalidInput | undefined =>
     })
     : undefined
 
-/** The words typed, or stdin when the text is `-` or absent and stdin is not a terminal (`echo hi | relay message send`). */
-const messageText = (words: ReadonlyArray<string>): Effect.Effect<string, InvalidInput> => {
-  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && process.stdin.isTTY !== true)
+/**
+ * The words typed, or stdin when the text is `-`, or absent with stdin not a terminal (`echo hi |
+ * relay message send`) and nothing else to send: a file alone does not wait for stdin.
+ */
+const messageText = (words: ReadonlyArray<string>, hasParts: boolean): Effect.Effect<string, InvalidInput> => {
+  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && !hasParts && process.stdin.isTTY !== true)
   return fromStdin ? readStdin(MAX_AGENT_BODY_BYTES, "The message") : Effect.succeed(words.join(" "))
+}
+
+/** Files, then data, in the order given (they follow the text in the message). */
+const partSources = (values: MessageValues): ReadonlyArray<PartSource> => [
+  ...values.file.map((path): PartSource => ({ _tag: "FilePath", path })),
+  ...values.fileUrl.map((url): PartSource => ({ _tag: "FileUrl", url })),
+  ...Option.toArray(Option.map(values.data, (data): PartSource =>
+    data.startsWith("@") ? { _tag: "DataFile", path: data.slice(1) } : { _tag: "DataText", text: data }))
+]
+
+/** The message's text and the parts after it; the terminal reads any file its user names. */
+const messageContent = (values: MessageValues) => {
+  const sources = partSources(values)
+  return Effect.flatMap(messageText(values.text, sources.length > 0), (text) =>
+    Effect.map(outgoingParts({ text, sources, maxRequestBytes: values.maxRequestBytes, mayRead: anyFile }), (parts) => ({ text, parts })))
 }
 
 const run = (values: MessageValues, streaming: boolean) => withAgentAccess(values, (access) => {
@@ -64,9 +119,10 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
   const events = streaming && values.json
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
   const usage = conflicting(values)
-  const program = usage !== undefined ? Effect.fail(usage) : Effect.flatMap(messageText(values.text), (text) => progress.whileWaiting(sendMessage({
+  const program = usage !== undefined ? Effect.fail(usage) : Effect.flatMap(messageContent(values), ({ text, parts }) => progress.whileWaiting(sendMessage({
     ...access,
     text,
+    parts,
     contextId: Option.getOrUndefined(values.contextId),
     taskId: Option.getOrUndefined(values.taskId),
     useSession: values.continueSession,

@@ -45,6 +45,10 @@ export type Action =
   | { readonly _tag: "RaiseResponseLimit" }
   /** Allow a larger whole answer (all its events together). */
   | { readonly _tag: "RaiseAnswerLimit" }
+  /** Allow a larger request (the files and data sent with a message). */
+  | { readonly _tag: "RaiseRequestLimit" }
+  /** Send a file by reference (its URL) instead of its bytes. */
+  | { readonly _tag: "SendFileByUrl" }
   /** Where the raw exchange and details are. */
   | { readonly _tag: "ShowDetails" }
 

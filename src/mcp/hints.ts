@@ -33,6 +33,8 @@ export const ASSISTANT_WORDS: Vocabulary = {
   RaiseWait: () => "a larger timeout_seconds",
   RaiseResponseLimit: () => "a terminal command, where the user can raise relay's response limit (the MCP server keeps its default)",
   RaiseAnswerLimit: () => "the user starting the MCP server with a larger answer limit (RELAY_MAX_ANSWER_BYTES)",
+  RaiseRequestLimit: () => "the user starting the MCP server with a larger request limit",
+  SendFileByUrl: () => "send_message (files with a url instead of the file's bytes)",
   ShowDetails: () => "the relay MCP server log (stderr)"
 }
 

@@ -12,6 +12,7 @@ import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../
 import { withoutNulls } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
+import { refusalOf, unreadableReason } from "./localFiles.js"
 
 export interface CardResult {
   readonly agent_url: string
@@ -60,31 +61,19 @@ export interface ValidateCardInput {
 
 const looksLikeUrl = (source: string) => /^https?:\/\//i.test(source.trim())
 
-/** Pseudo file systems whose files claim a size they do not have (or none at all). */
-const PSEUDO_FILE_SYSTEMS = ["/proc/", "/sys/"]
-
-/**
- * Why a file is refused before it is opened: anything but a regular file (a device or a FIFO
- * would never end), a file of the pseudo file systems, or one over the size limit.
- */
-const refusalOf = (realPath: string, info: FileSystem.File.Info, maxBytes: number): string | undefined => {
-  if (info.type !== "File") return `it is not a regular file (${info.type})`
-  const pseudo = PSEUDO_FILE_SYSTEMS.find((root) => realPath.startsWith(root))
-  if (pseudo !== undefined) return `it is a special file of ${pseudo.slice(0, -1)}`
-  if (Number(info.size) > maxBytes) return `it is ${info.size} bytes, over the ${maxBytes}-byte limit`
-  return undefined
-}
+/** Why a card file is refused before it is opened: not a regular file (localFiles.ts), or over the size limit. */
+const cardFileRefusal = (realPath: string, info: FileSystem.File.Info, maxBytes: number): string | undefined =>
+  refusalOf(realPath, info) ?? (Number(info.size) > maxBytes ? `it is ${info.size} bytes, over the ${maxBytes}-byte limit` : undefined)
 
 /** The JSON of a card file; an error never shows the file's content (it may be any file at all). */
 const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const refused = (reason: string) => new CardFileRefused({ path, reason })
-    const unreadable = (error: PlatformError) =>
-      refused(error._tag === "SystemError" && error.reason === "NotFound" ? "no such file" : `it cannot be read (${describeReason(error)})`)
+    const unreadable = (error: PlatformError) => refused(unreadableReason(error))
     const info = yield* Effect.mapError(fs.stat(path), unreadable)
     const realPath = yield* Effect.mapError(fs.realPath(path), unreadable)
-    const refusal = refusalOf(realPath, info, maxBytes)
+    const refusal = cardFileRefusal(realPath, info, maxBytes)
     if (refusal !== undefined) return yield* refused(refusal)
     // At most one byte past the limit: a file that grew since stat is refused all the same.
     const bytes = yield* fs.stream(path, { bytesToRead: maxBytes + 1 }).pipe(
@@ -102,9 +91,6 @@ const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
     if (exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)) return yield* new InvalidCard({ url: path, reason: `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels` })
     return json
   })
-
-/** A platform error's reason without the path or call it names (those are already in the message). */
-const describeReason = (error: PlatformError) => (error._tag === "SystemError" ? error.reason : "bad argument")
 
 /**
  * The card at a URL source. A decode point below the doors on purpose: `validate` takes a file

@@ -28,7 +28,10 @@ import {
 } from "./taskUpdates.js"
 
 export interface SendMessageInput extends AgentAccess, AnswerLimit {
+  /** The text; may be empty when `parts` are given. */
   readonly text: string
+  /** Files and data sent after the text (outgoingParts.ts makes them). */
+  readonly parts?: ReadonlyArray<V1.Part> | undefined
   readonly contextId?: string | undefined
   readonly taskId?: string | undefined
   /** Continue the saved conversation: its context, and its task while that waits for input. */
@@ -92,8 +95,9 @@ export const buildRequest = (
     ...(push === undefined ? {} : { taskPushNotificationConfig: push }),
     ...(input.historyLength === undefined ? {} : { historyLength: input.historyLength })
   }
+  const text: ReadonlyArray<V1.Part> = input.text.trim() === "" ? [] : [{ text: input.text }]
   return {
-    message: { messageId, role: "ROLE_USER", parts: [{ text: input.text }], ...ids },
+    message: { messageId, role: "ROLE_USER", parts: [...text, ...(input.parts ?? [])], ...ids },
     configuration
   }
 }
@@ -126,8 +130,8 @@ const statusBefore = (target: Target, taskId: string | undefined) =>
     )
 
 export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessageInput) {
-  if (input.text.trim() === "") {
-    return yield* new InvalidInput({ reason: "The message is empty", suggestion: "Give the text to send to the agent" })
+  if (input.text.trim() === "" && (input.parts ?? []).length === 0) {
+    return yield* new InvalidInput({ reason: "The message is empty", suggestion: "Give the text, files or data to send to the agent" })
   }
   if (input.pushUrl !== undefined) yield* webhookUrl(input.pushUrl)
   const target = yield* resolveTarget(input)

@@ -51,6 +51,8 @@ const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: T
   RaiseWait: { _tag: "RaiseWait" },
   RaiseResponseLimit: { _tag: "RaiseResponseLimit" },
   RaiseAnswerLimit: { _tag: "RaiseAnswerLimit" },
+  RaiseRequestLimit: { _tag: "RaiseRequestLimit" },
+  SendFileByUrl: { _tag: "SendFileByUrl" },
   ShowDetails: { _tag: "ShowDetails" }
 }
 const ACTIONS = Object.values(SAMPLES) as ReadonlyArray<Action>
