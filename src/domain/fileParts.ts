@@ -4,9 +4,10 @@
  * uri, name, mimeType}}` (v0.3 §6.5.2, §6.6) and the v0.3 proto JSON of its REST binding
  * `{file: {fileWithBytes | fileWithUri, mimeType}}`. The push receiver records what it finds and
  * `relay check` judges it: both must survive a hostile part, so every oddity is a problem in words.
- * No imports but types: the MCP server words recorded files before it loads the A2A model.
+ * It imports no A2A schemas (a2a/parts.ts holds none): the MCP server words recorded files before it loads the A2A model.
  */
 
+import { isBase64 } from "../a2a/parts.js"
 import type { NotificationFile, NotificationRecord } from "./notification.js"
 
 type JsonObject = Readonly<Record<string, unknown>>
@@ -38,15 +39,6 @@ interface Member {
 const member = (object: JsonObject, keys: ReadonlyArray<string>): Member | undefined => {
   for (const key of keys) if (key in object) return { key, value: object[key] }
   return undefined
-}
-
-/**
- * Standard or URL-safe base64, padded or not (ProtoJSON accepts all four for bytes). Nothing else:
- * node's decoder skips what it does not know, which would save a different file than was sent.
- */
-export const isBase64 = (value: string): boolean => {
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) return false
-  return value.includes("=") ? value.length % 4 === 0 : value.length % 4 !== 1
 }
 
 /** The content members of a file: exactly one of bytes and a URL is well formed. */
