@@ -3,13 +3,9 @@
  */
 import type * as V1 from "./v1.js"
 
-/** Longest JSON excerpt shown for a data part. */
-const DATA_SUMMARY_LIMIT = 120
-
-const truncate = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}…` : text)
-
-const describeJson = (value: unknown): string => {
-  const json = JSON.stringify(value)
+/** A data part's whole JSON, indented: it is part of the answer, not a summary of it. */
+const indentedJson = (value: unknown): string => {
+  const json = JSON.stringify(value, null, 2)
   return json === undefined ? String(value) : json
 }
 
@@ -28,14 +24,14 @@ const fileLabel = (part: V1.Part): string => {
 }
 
 /**
- * One part as text: text as is, data as `[data: {"a":1}]` (JSON cut at 120 characters), files
- * as `[file: name (type), url]` or `[file: name (type), N bytes]`. Nothing is silently dropped.
+ * One part as text: text as is, data as its whole JSON (indented), files as `[file: name (type),
+ * url]` or `[file: name (type), N bytes]`. Nothing is silently dropped.
  */
 export const partText = (part: V1.Part): string => {
   if ("text" in part) return part.text
   if ("url" in part) return `[file: ${fileLabel(part)}, ${part.url}]`
   if ("raw" in part) return `[file: ${fileLabel(part)}, ${base64Bytes(part.raw)} bytes]`
-  return `[data: ${truncate(describeJson(part.data), DATA_SUMMARY_LIMIT)}]`
+  return indentedJson(part.data)
 }
 
 /** The parts of one message, one per line (a message's parts are separate pieces). */

@@ -4,6 +4,7 @@
  */
 import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
+import { type AnswerPart, answerParts } from "./answerParts.js"
 import { maskSecret, redactUrl } from "./secrets.js"
 
 /**
@@ -27,6 +28,8 @@ export interface MessageResult extends Truncation {
   /** v0.3-style lower-case state: completed, working, input-required, …; `unknown (X)` for a state A2A does not define. */
   readonly state: V1.StateLabel
   readonly text: string
+  /** The answer's parts in order (answerParts.ts); `text` is their text. */
+  readonly parts: ReadonlyArray<AnswerPart>
   readonly needs_input: boolean
   readonly needs_auth: boolean
   /** "task" when the agent created a task, "message" for a direct reply. */
@@ -38,6 +41,7 @@ export interface MessageResult extends Truncation {
 /** The task view of SPEC §2, plus what an assistant needs to decide the next step. */
 export interface TaskView extends TaskHead, Truncation {
   readonly text: string
+  readonly parts: ReadonlyArray<AnswerPart>
 }
 
 /** A task's ids and state without its text: what a door hears on each update (the text comes in pieces). */
@@ -76,6 +80,7 @@ export const taskView = (task: V1.Task): TaskView => {
     context_id: head.context_id,
     state: head.state,
     text: resultText(task),
+    parts: answerParts(task),
     needs_input: head.needs_input,
     needs_auth: head.needs_auth,
     kind: head.kind,
@@ -90,6 +95,7 @@ export const messageResult = (response: V1.SendMessageResponse): MessageResult =
       context_id: response.message.contextId || null,
       state: "completed",
       text: resultText(response.message),
+      parts: answerParts(response.message),
       needs_input: false,
       needs_auth: false,
       kind: "message",

@@ -16,13 +16,14 @@ import type { AgentAccess } from "../programs/agentTarget.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
+import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
-export type ToolEnv = SessionStore | A2aClient | NotificationLog | FileSystem.FileSystem | HttpClient.HttpClient
+export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient
 
 /** What the tools need from the server: how to run programs, and the default bounded wait. */
 export interface ToolContext {

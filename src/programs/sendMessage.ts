@@ -12,6 +12,7 @@ import type { SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken } from "./agentTarget.js"
+import { type FileHandling, keepAnswerFiles } from "./answerFiles.js"
 import { webhookUrl } from "./pushConfig.js"
 import { isTaskNotFound, reportMissingTask, taskNotFound } from "./tasks.js"
 import {
@@ -49,6 +50,8 @@ export interface SendMessageInput extends AgentAccess, AnswerLimit {
    */
   readonly maxWait?: Duration.DurationInput | undefined
   readonly onUpdate?: OnUpdate | undefined
+  /** What becomes of the files the answer carries (saved in the state directory by default). */
+  readonly answerFiles?: FileHandling | undefined
 }
 
 /** States after which the saved task takes the next message (SPEC: input- or auth-required). */
@@ -142,9 +145,10 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
   const waited = yield* withinWait(target.agentUrl, input.maxWait ?? Duration.infinity, answer, converse(target, request, input, turn, answer))
   if (waited.finished) return waited.value
   // Out of time while the task runs: say so (working), with the task id to wait on.
-  const result = messageResult({ task: presentForTurn(yield* Ref.get(turn), waited.task) })
+  const task = presentForTurn(yield* Ref.get(turn), waited.task)
+  const result = messageResult({ task })
   yield* saveTurn(target, request, result)
-  return result
+  return { ...result, parts: yield* keepAnswerFiles(target, task, result.parts, input.answerFiles) }
 })
 
 /** Sends, then follows the task until the message is answered or its answer is cut; `answer` takes in all it shows. */
@@ -188,7 +192,7 @@ const converse = (
       if (!("task" in response)) {
         const result = { ...messageResult(response), ...truncation(answer) }
         yield* saveTurn(target, request, result)
-        return result
+        return { ...result, parts: yield* keepAnswerFiles(target, response.message, result.parts, input.answerFiles) }
       }
       const answered = answer.cut() || answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
       const final = answered ? response.task : yield* followTask(target, response.task.id, follower, input.historyLength).pipe(
@@ -196,7 +200,7 @@ const converse = (
       )
       const result = { ...messageResult({ task: final }), ...truncation(answer) }
       yield* session.last(target, result)
-      return result
+      return { ...result, parts: yield* keepAnswerFiles(target, final, result.parts, input.answerFiles) }
     }).pipe(Effect.ensuring(session.written))
   })
 

@@ -9,16 +9,30 @@ import type { AgentUrl } from "../domain/agentUrl.js"
 import { findingTasks, ProtocolError, TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { makeAnswerFold, truncation } from "../domain/answerFold.js"
-import { messageResult, type TaskView, taskView } from "../domain/results.js"
+import { taskHead, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
+import { type FileHandling, keepAnswerFiles } from "./answerFiles.js"
 import { type AnswerLimit, followStream, followTask, makeFollower, type OnUpdate, withinWait } from "./taskUpdates.js"
 
 export interface TaskInput extends AgentAccess {
   readonly taskId: string
   readonly historyLength?: number | undefined
 }
+
+/** A task input of the commands that show a task's answer, and so keep its files. */
+export interface TaskAnswerInput extends TaskInput {
+  /** What becomes of the files the answer carries (saved in the state directory by default). */
+  readonly answerFiles?: FileHandling | undefined
+}
+
+/** The task's view, its files kept as asked. */
+const viewWithFiles = (target: Target, task: V1.Task, handling: FileHandling | undefined) =>
+  Effect.suspend(() => {
+    const view = taskView(task)
+    return Effect.map(keepAnswerFiles(target, task, view.parts, handling), (parts): TaskView => ({ ...view, parts }))
+  })
 
 const requireTaskId = (taskId: string) =>
   taskId.trim() === ""
@@ -30,8 +44,8 @@ const rememberTask = (target: Target, task: V1.Task) =>
   Effect.flatMap(SessionStore, (store) =>
     Effect.flatMap(store.get(target.agentUrl), (saved) => {
       if (saved._tag === "Some" && saved.value.task_id !== undefined && saved.value.task_id !== task.id) return Effect.void
-      const result = messageResult({ task })
-      return store.update(target.agentUrl, { context_id: result.context_id, task_id: result.task_id, last_state: result.state })
+      const head = taskHead(task)
+      return store.update(target.agentUrl, { context_id: head.context_id, task_id: head.task_id, last_state: head.state })
     }))
 
 /** The task the agent's saved session holds, if any (none when the store cannot say). */
@@ -96,13 +110,13 @@ const historyEntry = (message: V1.Message): HistoryEntry => ({
   text: resultText(message)
 })
 
-export const getTask = Effect.fn("getTask")(function*(input: TaskInput) {
+export const getTask = Effect.fn("getTask")(function*(input: TaskAnswerInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
   const { target, result: task } = yield* withAgentTarget(input, (target) =>
     client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }).pipe(reportMissingTask(target, input.taskId)))
   yield* rememberTask(target, task)
-  const view: TaskDetails = taskView(task)
+  const view: TaskDetails = yield* viewWithFiles(target, task, input.answerFiles)
   // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
   return input.historyLength === undefined ? view : { ...view, history: (task.history ?? []).map(historyEntry) }
 })
@@ -174,7 +188,7 @@ const notListable = (target: Target, error: UnsupportedOperation) =>
       })
     ))
 
-export interface FollowTaskInput extends TaskInput, AnswerLimit {
+export interface FollowTaskInput extends TaskAnswerInput, AnswerLimit {
   readonly onUpdate?: OnUpdate | undefined
 }
 
@@ -197,7 +211,7 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   )
   const task = answer.task() ?? (yield* finalState)
   yield* rememberTask(target, task)
-  return { ...taskView(task), ...truncation(answer) }
+  return { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...truncation(answer) }
 })
 
 export interface WaitForTaskInput extends FollowTaskInput {
@@ -221,5 +235,5 @@ export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTask
   )
   const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)
-  return { ...taskView(task), ...truncation(answer) }
+  return { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...truncation(answer) }
 })

@@ -18,6 +18,7 @@ import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import type * as V1 from "../a2a/v1.js"
 import type { A2aClientError } from "../domain/clientErrors.js"
 import { type CardJson, type DiscoveredCard, discover, fetchCardJson } from "./a2aClient/discovery.js"
+import { download } from "./a2aClient/downloads.js"
 import { endpointsOf } from "./a2aClient/endpoints.js"
 import { call, extendedCard, limitHistory, pushCall, streamCall } from "./a2aClient/operations.js"
 import { makeClientState } from "./a2aClient/state.js"
@@ -55,6 +56,8 @@ export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
   readonly deletePushConfig: (target: Target, request: V1.TaskPushNotificationConfigRequest) => Effect.Effect<void, A2aClientError>
   /** The extended (authenticated) card, when the agent declares one. */
   readonly extendedCard: (target: Target) => Effect.Effect<DiscoveredCard, A2aClientError>
+  /** The bytes of a file an answer gives by URL, fetched under the rules of every request (a2aClient/downloads.ts). */
+  readonly download: (target: Target, url: string) => Effect.Effect<Uint8Array, A2aClientError>
 }>() {}
 
 type Service = A2aClient["Type"]
@@ -75,7 +78,8 @@ export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.S
     getPushConfig: (target, request) => pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig"),
     listPushConfigs: (target, request) => pushCall(state, target, (d) => d.listPushConfigs, request, "listPushConfigs"),
     deletePushConfig: (target, request) => pushCall(state, target, (d) => d.deletePushConfig, request, "deletePushConfig"),
-    extendedCard: (target) => extendedCard(state, target)
+    extendedCard: (target) => extendedCard(state, target),
+    download: (target, url) => download(state, target, url)
   }))
 
 /** The client over whatever HttpClient the context provides; each build has its own caches. */
@@ -96,7 +100,8 @@ const methodKinds: { readonly [Method in keyof Service]: "effect" | "stream" } =
   getPushConfig: "effect",
   listPushConfigs: "effect",
   deletePushConfig: "effect",
-  extendedCard: "effect"
+  extendedCard: "effect",
+  download: "effect"
 }
 
 const notStubbed = (method: string) => `not stubbed: A2aClient.${method}`

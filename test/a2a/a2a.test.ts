@@ -1563,7 +1563,7 @@ describe("result text", () => {
     expect(Text.resultText(base)).toBe("")
   })
 
-  it("summarises data and file parts instead of dropping them", () => {
+  it("shows data parts whole (indented JSON) and summarises file parts, dropping nothing", () => {
     const longData = { items: Array.from({ length: 50 }, (_, i) => i) }
     const message: V1.Message = {
       messageId: "m",
@@ -1578,14 +1578,16 @@ describe("result text", () => {
         { url: "https://x/anon" }
       ]
     }
-    const lines = Text.resultText(message).split("\n")
-    expect(lines[0]).toBe("Here you go:")
-    expect(lines[1]).toBe('[data: {"a":1}]')
-    expect(lines[2]).toBe(`[data: ${JSON.stringify(longData).slice(0, 120)}…]`)
-    expect(lines[3]).toBe("[file: report.pdf (application/pdf), https://x/report.pdf]")
-    expect(lines[4]).toBe("[file: hello.txt (text/plain), 5 bytes]")
-    expect(lines[5]).toBe("[file: unnamed, 4 bytes]")
-    expect(lines[6]).toBe("[file: unnamed, https://x/anon]")
+    // A data part is its whole JSON, indented (it is part of the answer); files are summarised.
+    expect(Text.resultText(message)).toBe([
+      "Here you go:",
+      '{\n  "a": 1\n}',
+      JSON.stringify(longData, null, 2),
+      "[file: report.pdf (application/pdf), https://x/report.pdf]",
+      "[file: hello.txt (text/plain), 5 bytes]",
+      "[file: unnamed, 4 bytes]",
+      "[file: unnamed, https://x/anon]"
+    ].join("\n"))
   })
 })
 
@@ -1606,7 +1608,7 @@ describe("artifact chunks", () => {
     expect(Text.artifactText(appended[0]!.parts)).toBe("Hello")
     const withData = Text.mergeArtifactChunk(appended, chunk({ artifactId: "a", parts: [{ data: 1 }, { text: "!" }] }, { append: true }))
     expect(withData[0]?.parts).toEqual([{ text: "Hel" }, { text: "lo" }, { data: 1 }, { text: "!" }])
-    expect(Text.artifactText(withData[0]!.parts)).toBe("Hello\n[data: 1]\n!")
+    expect(Text.artifactText(withData[0]!.parts)).toBe("Hello\n1\n!")
     const other = Text.mergeArtifactChunk(appended, chunk({ artifactId: "b", parts: [{ data: { x: 1 } }] }, { append: true }))
     expect(other.map((a) => a.artifactId)).toEqual(["a", "b"])
     const replaced = Text.mergeArtifactChunk(other, chunk({ artifactId: "a", parts: [{ text: "Bye" }] }))

@@ -49,7 +49,7 @@ describe("folding events into the answer", () => {
   it("a part that is not text stands on a line of its own after the chunks", () => {
     const data: V1.StreamResponse = { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { n: 1 } }] }, append: true } }
     const { steps } = foldAll([opened, chunk("text", true), data])
-    expect(steps[2]?.pieces).toEqual([{ artifactId: "a", text: "\n[data: {\"n\":1}]", whole: false }])
+    expect(steps[2]?.pieces).toEqual([{ artifactId: "a", text: "\n{\n  \"n\": 1\n}", whole: false }])
   })
 
   it("ignores events of another task, and builds the task once per change", () => {

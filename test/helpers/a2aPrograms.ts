@@ -7,16 +7,28 @@ import http from "node:http"
 import { randomUUID } from "node:crypto"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as A2aClient from "../../src/services/A2aClient.js"
+import * as ReceivedFiles from "../../src/services/ReceivedFiles.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
 import { closeServer, listenOnLoopback, type RecordedRequest, sendJson } from "../peers/httpUtil.js"
 
 /** The real A2aClient over undici (fresh card cache per provide). */
 export const RealClient = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici))
 
-/** What a program needs: the real client, an in-memory session store, and the platform (files). */
-export const ProgramLayer = Layer.mergeAll(RealClient, SessionStore.layerMemory, NodeContext.layer)
+/** Where programs save answers' files in a test: a temporary state directory, removed with the layer. */
+export const ScratchFiles = Layer.unwrapScoped(
+  Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-files-"))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  ).pipe(Effect.map(ReceivedFiles.layerTest))
+)
+
+/** What a program needs: the real client, an in-memory session store, the platform (files), and where answers' files go. */
+export const ProgramLayer = Layer.mergeAll(RealClient, SessionStore.layerMemory, NodeContext.layer, ScratchFiles)
 
 export const headerOf = (request: RecordedRequest, name: string): string | undefined => {
   const value = request.headers[name.toLowerCase()]

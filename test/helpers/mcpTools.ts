@@ -13,13 +13,14 @@ import type { ToolContext } from "../../src/mcp/tools.js"
 import { webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
+import * as ReceivedFiles from "../../src/services/ReceivedFiles.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
 import * as StateDir from "../../src/services/StateDir.js"
 
 /** The real layers on a state directory; relay's webhook receiver is included on a free port. */
 export const appLayer = (stateDir: string) =>
   webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
-    Layer.provideMerge(Layer.mergeAll(SessionStore.layer, NotificationLog.layer(), A2aClient.layer)),
+    Layer.provideMerge(Layer.mergeAll(SessionStore.layer, NotificationLog.layer(), A2aClient.layer, ReceivedFiles.layer)),
     Layer.provideMerge(NodeHttpClient.layerUndici),
     Layer.provideMerge(StateDir.layer),
     Layer.provideMerge(NodeContext.layer),

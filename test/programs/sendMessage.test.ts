@@ -12,10 +12,12 @@ import { conversationIds, EARLY_WRITE_DELAY, sendMessage } from "../../src/progr
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
 import { resultText } from "../../src/a2a/text.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
+import type { ReceivedFiles } from "../../src/services/ReceivedFiles.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
 import {
   credentialHeadersOf,
   ProgramLayer,
+  ScratchFiles,
   RealClient,
   sentMessages
 } from "../helpers/a2aPrograms.js"
@@ -99,7 +101,7 @@ const scripted = (script: Script = {}, store: Layer.Layer<SessionStore.SessionSt
     },
     getTask: (_, request) => (script.getTask ?? waitingForInput)(request)
   })
-  return { sent, layer: Layer.merge(client, store) }
+  return { sent, layer: Layer.mergeAll(client, store, ScratchFiles) }
 }
 
 const saveSession = (patch: { context_id?: string; task_id?: string; last_state?: string }) =>
@@ -153,6 +155,9 @@ describe("conversationIds (SPEC §4.1 rule 1)", () => {
     })
   })
 })
+
+/** A part view's keys, all null: what a part has is spread over it. */
+const NO_FIELDS = { text: null, name: null, media_type: null, size: null, sha256: null, path: null, url: null, data: null, artifact_id: null, note: null }
 
 describe("sendMessage: session rules (scripted agent)", () => {
   it.effect("continues the saved context and the task waiting for input, then saves the answer", () => {
@@ -210,6 +215,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
         task_id: null,
         state: "completed",
         text: "hello back",
+        parts: [{ ...NO_FIELDS, kind: "text", text: "hello back" }],
         needs_input: false,
         needs_auth: false,
         kind: "message",
@@ -371,7 +377,7 @@ describe("sendMessage: result text (SPEC §2)", () => {
     ["else the agent messages of the history", { history }, "from history"],
     ["data and file parts summarised", {
       artifacts: [{ artifactId: "a", parts: [{ text: "t" }, { data: { k: 1 } }, { raw: "AAEC", filename: "f.bin", mediaType: "application/octet-stream" }, { url: "https://x.test/f.png", filename: "f.png" }] }]
-    }, "t\n[data: {\"k\":1}]\n[file: f.bin (application/octet-stream), 3 bytes]\n[file: f.png, https://x.test/f.png]"]
+    }, "t\n{\n  \"k\": 1\n}\n[file: f.bin (application/octet-stream), 3 bytes]\n[file: f.png, https://x.test/f.png]"]
   ] as const)("text takes %s", ([, extra, expected]) =>
     sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q" }).pipe(
       Effect.map((result) => expect(result.text).toBe(expected)),
@@ -401,7 +407,7 @@ afterAll(async () => {
 })
 
 /** Runs a send against a peer and returns the result with the requests it caused there. */
-const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore>) =>
+const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore | ReceivedFiles>) =>
   Effect.suspend(() => {
     const before = peer.requests.length
     return Effect.map(run, (result) => ({ result, sent: peer.requests.slice(before) }))
@@ -457,7 +463,7 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
       mixed: await send(withBehaviour("data-and-file", "abc"))
     }
     for (const result of Object.values(results)) {
-      expect(Object.keys(result).sort()).toEqual(["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text", "updated_at"])
+      expect(Object.keys(result).sort()).toEqual(["context_id", "kind", "needs_auth", "needs_input", "parts", "state", "task_id", "text", "updated_at"])
       expect(result.context_id).toEqual(expect.any(String))
     }
     expect(results.echo).toMatchObject({ state: "completed", text: echoText("plain words"), needs_input: false, needs_auth: false, kind: "task" })
@@ -466,19 +472,21 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
     expect(results.auth).toMatchObject({ state: "auth-required", text: AUTH_REQUIRED_TEXT, needs_input: false, needs_auth: true })
     expect(results.message).toMatchObject({ state: "completed", text: echoText("direct"), task_id: null, kind: "message" })
     expect(results.fail).toMatchObject({ state: "failed", text: failureReason("boom") })
-    // Data and file parts are summarised after the text, never dropped.
-    expect(results.mixed.text.split("\n")).toEqual([
-      echoText("abc"),
-      `[data: ${JSON.stringify(dataPartFor("abc"))}]`,
-      "[file: echo.txt (text/plain), 3 bytes]"
+    // Data parts are shown whole and file parts summarised after the text, never dropped; the
+    // parts say the same, and the file's bytes are saved under the task's folder.
+    expect(results.mixed.text).toBe([echoText("abc"), JSON.stringify(dataPartFor("abc"), null, 2), "[file: echo.txt (text/plain), 3 bytes]"].join("\n"))
+    expect(results.mixed.parts).toEqual([
+      expect.objectContaining({ kind: "text", text: echoText("abc") }),
+      expect.objectContaining({ kind: "data", data: dataPartFor("abc") }),
+      expect.objectContaining({ kind: "file", name: "echo.txt", media_type: "text/plain", size: 3, path: expect.stringMatching(/[/\\]files[/\\].+[/\\]echo\.txt$/) })
     ])
   })
 
   it("continues a task waiting for input through the saved session, across processes (file store)", async () => {
     const home = tempHome()
     // Each run gets its own layers, as two separate relay invocations would.
-    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore>) =>
-      Effect.runPromise(effect.pipe(Effect.provide(Layer.merge(RealClient, storeLayer(home.stateDir)))))
+    const run = <A, E>(effect: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore | ReceivedFiles>) =>
+      Effect.runPromise(effect.pipe(Effect.provide(Layer.mergeAll(RealClient, storeLayer(home.stateDir), ScratchFiles))))
     try {
       const before = sdk.requests.length
       const first = await run(sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: withBehaviour("input-required", "first") }))

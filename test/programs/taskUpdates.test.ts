@@ -15,6 +15,7 @@ import { followStream, makeFollower, type TaskUpdate } from "../../src/programs/
 import * as A2aClient from "../../src/services/A2aClient.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
+import { ScratchFiles } from "../helpers/a2aPrograms.js"
 
 const opened: V1.StreamResponse = { task: { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } }
 const completed: V1.StreamResponse = { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } } }
@@ -110,6 +111,6 @@ describe("the limit for a whole answer", () => {
       expect(result.text.length).toBeGreaterThan(60 * 1024)
       const saved = yield* Effect.flatMap(SessionStore.SessionStore, (store) => store.get(agentUrlOf("http://agent.test")))
       expect(Option.getOrThrow(saved)).toMatchObject({ task_id: "t", last_state: "working" })
-    }).pipe(Effect.provide(Layer.merge(client, SessionStore.layerMemory)))
+    }).pipe(Effect.provide(Layer.mergeAll(client, SessionStore.layerMemory, ScratchFiles)))
   })
 })

@@ -51,11 +51,13 @@ describe("getTask", () => {
         context_id: first.context_id,
         state: "completed",
         text: combinedText(["first", "second"]),
+        parts: expect.any(Array),
         needs_input: false,
         needs_auth: false,
         kind: "task",
         updated_at: expect.any(String)
       })
+      expect(plain.parts.map((part) => part.kind)).toEqual(plain.parts.map(() => "text"))
       expect("history" in plain).toBe(false)
 
       const full = yield* getTask({ agentUrl: agentUrlOf(sdk.baseUrl), taskId, historyLength: 10 })

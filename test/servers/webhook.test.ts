@@ -171,8 +171,8 @@ describe("summarizeNotification", () => {
       state: "input-required",
       text: "Which city?"
     })
-    // Rendered as every view renders it (text.ts), on one line: the data part is summarised, not dropped.
-    expect(summarizeNotification(V1_BODIES.artifactUpdate)).toMatchObject({ kind: "artifact-update", text: 'Sunny, 21 °C [data: {"t":21}]' })
+    // Rendered as every view renders it (text.ts), on one line: the data part is its JSON, not dropped.
+    expect(summarizeNotification(V1_BODIES.artifactUpdate)).toMatchObject({ kind: "artifact-update", text: 'Sunny, 21 °C { "t": 21 }' })
     expect(summarizeNotification(V1_BODIES.message)).toMatchObject({ kind: "message", task_id: null, context_id: "ctx-1" })
   })
 

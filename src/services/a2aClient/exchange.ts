@@ -57,20 +57,26 @@ const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRe
   )
 
 /**
- * The body as text, read as a stream that stops (and so aborts the request) at the first chunk
- * past the target's limit, or at the first chunk at all when Content-Length announces more: a
- * hostile agent cannot make the client hold more than the limit. A body whose Content-Length is
- * within the limit is read whole: HTTP/1.1 framing ends it at that length (undici never reads
- * past it into this body), and reading it in one piece skips the stream machinery and the
- * abort that ends every streamed read (~0.1 ms of each answer).
+ * The body, read as a stream that stops (and so aborts the request) at the first chunk past the
+ * target's limit, or at the first chunk at all when Content-Length announces more: a hostile
+ * agent cannot make the client hold more than the limit. A body whose Content-Length is within
+ * the limit is read whole (`whole`): HTTP/1.1 framing ends it at that length (undici never reads
+ * past it into this body), and reading it in one piece skips the stream machinery and the abort
+ * that ends every streamed read (~0.1 ms of each answer).
  */
-export const readText = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
+const readLimited = <A>(
+  target: Target,
+  url: string,
+  response: HttpClientResponse.HttpClientResponse,
+  whole: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, HttpClientError.ResponseError>,
+  fromChunks: (bytes: Buffer) => A
+) =>
   Effect.suspend(() => {
     const limit = target.maxResponseBytes ?? MAX_RESPONSE_BYTES
     const length = response.headers["content-length"]
     const declared = Number(length)
     if (isDeclaredLength(length) && declared <= limit) {
-      return Effect.mapError(response.text, (error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
+      return Effect.mapError(whole(response), (error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
     }
     const chunks: Array<Uint8Array> = []
     let size = 0
@@ -83,9 +89,17 @@ export const readText = (target: Target, url: string, response: HttpClientRespon
         chunks.push(chunk)
         return Effect.void
       }),
-      Effect.map(() => new TextDecoder().decode(Buffer.concat(chunks, size)))
+      Effect.map(() => fromChunks(Buffer.concat(chunks, size)))
     )
   })
+
+/** The body as text, within the target's limit (readLimited). */
+export const readText = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
+  readLimited(target, url, response, (whole) => whole.text, (bytes) => new TextDecoder().decode(bytes))
+
+/** The body as bytes, within the target's limit (readLimited). */
+export const readBytes = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
+  readLimited(target, url, response, (whole) => Effect.map(whole.arrayBuffer, (buffer) => new Uint8Array(buffer)), (bytes) => new Uint8Array(bytes))
 
 /** A Content-Length undici holds the body to: digits only (a list or a sign would not frame it). */
 const isDeclaredLength = (value: string | undefined): value is string => value !== undefined && /^\d{1,15}$/.test(value)

@@ -1,0 +1,129 @@
+/**
+ * The parts of an answer as every door shows them (README: Files and data): in order, each as a
+ * plain snake_case view `{kind, text, name, media_type, size, sha256, path, url, data,
+ * artifact_id, note}`, null for what a part does not have. The parts are those the answer's text
+ * is taken from (a2a/text.ts resultText): a task's artifacts, else its status message, else the
+ * agent's messages in its history; a direct message's own parts.
+ *
+ * A file's bytes are never in the view: its size and sha256 are, and `path` once a door saved it
+ * (services/ReceivedFiles.ts). What is odd about a file part is said in `note`, never thrown:
+ * bytes that are not base64 (no size, nothing saved), a declared image whose bytes are not that
+ * image. A file with both bytes and a URL cannot reach this model: A2A 1.0 answers with one are
+ * refused as malformed when decoded, and a 0.3 file is read as its bytes (a2a/v03.ts).
+ */
+import { Schema } from "effect"
+import { bytesOf, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
+import { artifactsText, partsText } from "../a2a/text.js"
+import type * as V1 from "../a2a/v1.js"
+
+/** What is known of a file, received in an answer or pushed to the webhook: the same keys at every door. */
+export const fileFacts = {
+  /** As the agent named it: never used as is for a saved file's path. */
+  name: Schema.NullOr(Schema.String),
+  media_type: Schema.NullOr(Schema.String),
+  /** Bytes of its content; null for a file by URL, or bytes that are not base64. */
+  size: Schema.NullOr(Schema.Number),
+  /** Hex sha256 of its content, when it came with its bytes. */
+  sha256: Schema.NullOr(Schema.String),
+  /** Where its bytes were saved; null when they were not (see note). */
+  path: Schema.NullOr(Schema.String),
+  /** A file given by reference. */
+  url: Schema.NullOr(Schema.String),
+  /** What is odd about it, or why it was not saved. */
+  note: Schema.NullOr(Schema.String)
+}
+
+export const AnswerPart = Schema.Struct({
+  kind: Schema.Literal("text", "file", "data"),
+  /** A text part's text; null for the others. */
+  text: Schema.NullOr(Schema.String),
+  ...fileFacts,
+  /** A data part's JSON value (null for the other kinds, and for a data part holding null). */
+  data: Schema.Unknown,
+  /** The artifact the part belongs to; null for a message's parts. */
+  artifact_id: Schema.NullOr(Schema.String)
+})
+export type AnswerPart = typeof AnswerPart.Type
+
+/** A part of the answer and the artifact it belongs to. */
+export interface LocatedPart {
+  readonly part: V1.Part
+  readonly artifactId: string | null
+}
+
+const fromMessage = (message: V1.Message | undefined): ReadonlyArray<LocatedPart> =>
+  (message?.parts ?? []).map((part) => ({ part, artifactId: null }))
+
+/** The parts the answer's text is taken from, in order (the same choice as resultText). */
+export const locatedParts = (result: V1.Task | V1.Message): ReadonlyArray<LocatedPart> => {
+  if (!("status" in result)) return fromMessage(result)
+  if (artifactsText(result) !== "") {
+    return (result.artifacts ?? []).flatMap((artifact) => artifact.parts.map((part) => ({ part, artifactId: artifact.artifactId })))
+  }
+  const status = result.status.message
+  if (status !== undefined && partsText(status.parts) !== "") return fromMessage(status)
+  return (result.history ?? []).filter((message) => message.role === "ROLE_AGENT").flatMap(fromMessage)
+}
+
+const EMPTY: Omit<AnswerPart, "kind"> = {
+  text: null,
+  name: null,
+  media_type: null,
+  size: null,
+  sha256: null,
+  path: null,
+  url: null,
+  note: null,
+  data: null,
+  artifact_id: null
+}
+
+/** node:crypto on first use: the commands that never see a file do not load it. */
+export const sha256Hex = (bytes: Uint8Array): string =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex")
+
+/** The first bytes of the images whose media type an assistant sees them by (MCP image content). */
+const IMAGE_SIGNATURES: ReadonlyArray<readonly [mediaType: string, name: string, matches: (bytes: Uint8Array) => boolean]> = [
+  ["image/png", "PNG", (b) => [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((byte, i) => b[i] === byte)],
+  ["image/jpeg", "JPEG", (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff],
+  ["image/gif", "GIF", (b) => Buffer.from(b.subarray(0, 6)).toString("latin1").match(/^GIF8[79]a$/) !== null],
+  ["image/webp", "WebP", (b) => Buffer.from(b.subarray(0, 4)).toString("latin1") === "RIFF" && Buffer.from(b.subarray(8, 12)).toString("latin1") === "WEBP"]
+]
+
+/**
+ * A media type that lies about an image: the one lie that misleads (an assistant would be shown
+ * the bytes as that image). Other media types are reported as the agent gave them; relay only
+ * saves the bytes, never opens them.
+ */
+export const mediaTypeLie = (mediaType: string | undefined, bytes: Uint8Array): string | undefined => {
+  const essence = mediaTypeEssence(mediaType)
+  const signature = IMAGE_SIGNATURES.find(([type]) => type === essence)
+  return signature === undefined || signature[2](bytes) ? undefined : `its media type says ${essence}, but the bytes are not a ${signature[1]} image`
+}
+
+const fileView = (part: V1.RawPart | V1.UrlPart, common: Omit<AnswerPart, "kind">): AnswerPart => {
+  const file: AnswerPart = { ...common, kind: "file" }
+  if ("url" in part) return { ...file, url: part.url }
+  if (!isBase64(part.raw)) return { ...file, note: "not saved: its bytes are not base64" }
+  const bytes = bytesOf(part)
+  return { ...file, size: bytes.length, sha256: sha256Hex(bytes), note: mediaTypeLie(part.mediaType, bytes) ?? null }
+}
+
+/** One part as shown, before any door saved it (`path` null). */
+export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
+  const common = { ...EMPTY, name: part.filename ?? null, media_type: part.mediaType ?? null, artifact_id: artifactId }
+  switch (partKind(part)) {
+    case "text":
+      return { ...common, kind: "text", text: (part as V1.TextPart).text }
+    case "data":
+      return { ...common, kind: "data", data: (part as V1.DataPart).data }
+    case "file":
+      return fileView(part as V1.RawPart | V1.UrlPart, common)
+  }
+}
+
+/** The answer's parts, in order, as shown. */
+export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => locatedParts(result).map(partView)
+
+/** The bytes of a file part that carries them as base64 (undefined for any other part). */
+export const partBytes = (part: V1.Part): Buffer | undefined => ("raw" in part && isBase64(part.raw) ? bytesOf(part) : undefined)
