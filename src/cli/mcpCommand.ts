@@ -2,8 +2,10 @@
 import { Command, Options } from "@effect/cli"
 import type { FileSystem } from "@effect/platform"
 import { Console } from "node:console"
+import * as Path from "node:path"
 import { Config, Duration, Effect, Layer, LogLevel, Option, Runtime } from "effect"
 import { isLoopbackHost } from "../domain/hosts.js"
+import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { parseOrigin } from "../mcp/origins.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext } from "../mcp/tools.js"
@@ -12,7 +14,7 @@ import type { StateDir } from "../services/StateDir.js"
 import { withSuggestions } from "./commandTree.js"
 import { abandonStdout, untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
-import { allowInterfaceHost, maxAnswerBytes, outputOptions, portOption, within } from "./options.js"
+import { allowInterfaceHost, maxAnswerBytes, outputOptions, portOption, wholeNumber, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
@@ -54,6 +56,17 @@ const allowOrigin = Options.text("allow-origin").pipe(
   Options.filterMap(origins, "--allow-origin takes an origin: http(s)://host[:port], with no path")
 )
 
+const allowRead = Options.directory("allow-read", { exists: "yes" }).pipe(
+  Options.withDescription(
+    "Let send_message read files in this directory, besides the roots the MCP client declares (repeatable); never the state directory"
+  ),
+  Options.repeated
+)
+const maxRequestBytes = wholeNumber("max-request-bytes", "bytes", 1).pipe(
+  Options.withDescription(`Largest request send_message sends, files and data encoded (default ${MAX_AGENT_BODY_BYTES}, 10 MiB)`),
+  Options.withDefault(MAX_AGENT_BODY_BYTES)
+)
+
 /**
  * The tools' services (A2A client, HTTP client, session store, notification log) are built on the
  * first tool call, for the rest of the command: `relay mcp` answers initialize and tools/list
@@ -65,7 +78,20 @@ const toolServicesOnFirstCall = Effect.flatMap(Effect.scope, (scope) =>
     Effect.flatMap(Effect.promise(() => import("./services.js")), ({ McpServices }) => Layer.buildWithScope(McpServices, scope))
   )))
 
-export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, host, port, waitSeconds, allowOrigin, allowInterfaceHost, maxAnswerBytes }, (options) =>
+const mcpOptions = {
+  ...outputOptions,
+  transport,
+  host,
+  port,
+  waitSeconds,
+  allowOrigin,
+  allowInterfaceHost,
+  maxAnswerBytes,
+  allowRead,
+  maxRequestBytes
+} as const
+
+export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
   untilStopped(Effect.scoped(Effect.gen(function*() {
     // stdout carries MCP messages only: anything a library prints goes to stderr instead.
     globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
@@ -75,7 +101,9 @@ export const mcpCommand = Command.make("mcp", { ...outputOptions, transport, hos
       run: (effect, signal) => Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
       defaultWait: Duration.seconds(options.waitSeconds),
       allowInterfaceHosts: options.allowInterfaceHost,
-      maxAnswerBytes: options.maxAnswerBytes
+      maxAnswerBytes: options.maxAnswerBytes,
+      allowRead: options.allowRead.map((directory) => Path.resolve(directory)),
+      maxRequestBytes: options.maxRequestBytes
     }
     const make = () => makeMcpServer(context)
     const kind = options.transport

@@ -9,21 +9,25 @@ import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
+import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { InvalidInput } from "../domain/errors.js"
 import { fileSummaries } from "../domain/fileParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
+import type { PartSource } from "../programs/outgoingParts.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
+import type { StateDir } from "../services/StateDir.js"
+import { clientRoots } from "./clientRoots.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
-export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient
+export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient | StateDir
 
 /** What the tools need from the server: how to run programs, and the default bounded wait. */
 export interface ToolContext {
@@ -37,6 +41,10 @@ export interface ToolContext {
   readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
   /** Largest whole answer send_message and wait_for_task keep (default MAX_ANSWER_BYTES; relay mcp --max-answer-bytes). */
   readonly maxAnswerBytes?: number | undefined
+  /** Directories whose files send_message may read besides the client's roots (relay mcp --allow-read); absolute. */
+  readonly allowRead?: ReadonlyArray<string> | undefined
+  /** Largest request send_message sends, files and data encoded (default MAX_AGENT_BODY_BYTES; relay mcp --max-request-bytes). */
+  readonly maxRequestBytes?: number | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -234,6 +242,38 @@ const oneOf = (name: string, primary: string | undefined, alternate: string | un
     : Effect.succeed(value)
 }
 
+/** A file send_message sends: exactly one of path, url and content_base64. */
+const fileToSend = z.object({
+  path: z.string().optional().describe(
+    "Absolute path of a file to send by its bytes; it must lie inside one of your roots or a directory the user allowed (relay mcp --allow-read)"
+  ),
+  url: z.string().optional().describe("URL of a file the agent fetches itself"),
+  content_base64: z.string().optional().describe("The file's bytes in base64 (needs name)"),
+  name: z.string().optional().describe("The file's name (default: the last part of the path or URL)"),
+  media_type: z.string().optional().describe("The file's media type, e.g. application/pdf (default: from the name's extension)")
+})
+type FileToSend = z.infer<typeof fileToSend>
+
+/** A file of send_message's `files` as a part source, or why it is none. */
+const sourceOfFile = (file: FileToSend, index: number): Effect.Effect<PartSource, InvalidInput> => {
+  const where = `files[${index}]`
+  const contents = [file.path, file.url, file.content_base64].filter((content) => content !== undefined)
+  if (contents.length !== 1) {
+    return Effect.fail(new InvalidInput({ reason: `${where} needs exactly one of path, url and content_base64`, suggestion: "Give each file as {path}, {url} or {content_base64, name}" }))
+  }
+  const given = { name: file.name, mediaType: file.media_type }
+  if (file.path !== undefined) return Effect.succeed({ _tag: "FilePath", path: file.path, ...given })
+  if (file.url !== undefined) return Effect.succeed({ _tag: "FileUrl", url: file.url, ...given })
+  return file.name === undefined
+    ? Effect.fail(new InvalidInput({ reason: `${where} has content_base64 but no name`, suggestion: "Give the file's name with its content" }))
+    : Effect.succeed({ _tag: "FileContent", base64: file.content_base64!, name: file.name, mediaType: file.media_type })
+}
+
+/** send_message's files, then its data (they follow the text in the message). */
+const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; data?: unknown }) =>
+  Effect.map(Effect.forEach(args.files ?? [], sourceOfFile), (files): ReadonlyArray<PartSource> =>
+    args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }])
+
 // ---------------------------------------------------------------------------
 
 const READ_ONLY_REMOTE: ToolAnnotations = { readOnlyHint: true, idempotentHint: true, openWorldHint: true }
@@ -275,6 +315,9 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       .then((result) => withoutSecrets(result, secretsOf(args)))
 
   const atAgent = atAgentOf(context)
+  // Files send_message may read: inside the client's roots or the directories the user allowed.
+  const roots = clientRoots(server)
+  const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
   const waitFor = (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds))
   const heartbeat = context.heartbeat ?? HEARTBEAT
 
@@ -334,15 +377,17 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
 
   server.registerTool("send_message", {
     title: "Send a message to an agent",
-    description: "Send a text message to an A2A agent and return its answer. Use to ask an agent to do something or to " +
-      "answer its question; use_session=true continues the saved conversation with that agent (and the task waiting " +
-      "for input). Waits at most timeout_seconds; if the task is still running the result says state 'working': then " +
+    description: "Send a message to an A2A agent (text, files and data) and return its answer. Use to ask an agent to do " +
+      "something or to answer its question; use_session=true continues the saved conversation with that agent (and the task " +
+      "waiting for input). Waits at most timeout_seconds; if the task is still running the result says state 'working': then " +
       "call wait_for_task with its task_id. needs_input means answer with send_message; needs_auth means " +
       "set_agent_credentials first.",
     inputSchema: {
       ...contacting,
-      message: z.string().optional().describe("The text to send (required; 'text' is accepted too)"),
+      message: z.string().optional().describe("The text to send (required unless files or data are given; 'text' is accepted too)"),
       text: z.string().optional().describe("Alternate name of message"),
+      files: z.array(fileToSend).optional().describe("Files to send after the text: each {path}, {url} or {content_base64, name}"),
+      data: z.unknown().optional().describe("Any JSON value to send as a data part, after the files"),
       context_id: z.string().optional().describe("Conversation context to send in"),
       task_id: z.string().optional().describe("Task to continue (one waiting for input)"),
       use_session: z.boolean().optional().describe("Continue the saved conversation with this agent"),
@@ -355,21 +400,37 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true }
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
-    const send = Effect.flatMap(oneOf("message", args.message, args.text, "text"), (text) =>
-      atAgent(args, (access) => withProgress(extra, "Sending the message", (onUpdate) =>
-        withPrograms(({ sendMessage }) => sendMessage({
-          ...access,
-          text,
-          contextId: args.context_id,
-          taskId: args.task_id,
-          useSession: args.use_session,
-          stream: args.stream,
-          pushUrl: args.push_url,
-          pushToken: args.push_token,
-          maxWait: wait,
-          maxAnswerBytes: context.maxAnswerBytes,
-          onUpdate
-        })), heartbeat)))
+    const content = Effect.flatMap(partSourcesOf(args), (sources) =>
+      sources.length === 0
+        ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
+        : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
+    const send = Effect.flatMap(content, ({ text, sources }) =>
+      atAgent(args, (access) =>
+        withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+          Effect.flatMap(
+            outgoingParts({
+              text,
+              sources,
+              maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+              mayRead: insideDirectories(readableDirectories)
+            }),
+            (parts) =>
+              withProgress(extra, "Sending the message", (onUpdate) =>
+                sendMessage({
+                  ...access,
+                  text,
+                  parts,
+                  contextId: args.context_id,
+                  taskId: args.task_id,
+                  useSession: args.use_session,
+                  stream: args.stream,
+                  pushUrl: args.push_url,
+                  pushToken: args.push_token,
+                  maxWait: wait,
+                  maxAnswerBytes: context.maxAnswerBytes,
+                  onUpdate
+                }), heartbeat)
+          ))))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
   })
 

@@ -20,8 +20,8 @@ import type { ReadPermission } from "./readPermission.js"
 
 /** Where a part comes from, as the doors take it. */
 export type PartSource =
-  /** A file on disk, sent by its bytes. */
-  | { readonly _tag: "FilePath"; readonly path: string }
+  /** A file on disk, sent by its bytes; named after it, its media type from its extension, unless given. */
+  | { readonly _tag: "FilePath"; readonly path: string; readonly name?: string | undefined; readonly mediaType?: string | undefined }
   /** A file by reference; its name and media type come from the URL's path when not given. */
   | { readonly _tag: "FileUrl"; readonly url: string; readonly name?: string | undefined; readonly mediaType?: string | undefined }
   /** A file's bytes given as base64 (MCP content_base64). */
@@ -100,11 +100,11 @@ const filePart = (raw: string, filename: string | undefined, mediaType: string |
   ...(mediaType === undefined ? {} : { mediaType })
 })
 
-const planFile = (path: string, mayRead: ReadPermission) =>
+const planFile = ({ path, ...given }: Extract<PartSource, { _tag: "FilePath" }>, mayRead: ReadPermission) =>
   Effect.gen(function*() {
-    const name = Path.basename(path)
+    const name = given.name ?? Path.basename(path)
     const { size, read } = yield* measure(path, mayRead)
-    const mediaType = (yield* mediaTypeOf(name)) ?? DEFAULT_MEDIA_TYPE
+    const mediaType = given.mediaType ?? (yield* mediaTypeOf(name)) ?? DEFAULT_MEDIA_TYPE
     return {
       what: `The file ${path}`,
       size,
@@ -192,7 +192,7 @@ const plan = (
 ): Effect.Effect<Planned, FileUnreadable | FileNotAllowed | InvalidInput, FileSystem.FileSystem | StateDir> => {
   switch (source._tag) {
     case "FilePath":
-      return planFile(source.path, mayRead)
+      return planFile(source, mayRead)
     case "FileUrl":
       return planUrl(source)
     case "FileContent":
