@@ -42,6 +42,18 @@ export const MAX_MCP_STORED_EVENT_BYTES = 4 * 1024 * 1024
  */
 export const MCP_CLIENT_PACE = { maxInFlight: 16, maxBytes: 32 * 1024 * 1024, stallMs: 10_000 } as const
 
+/**
+ * What an MCP tool result carries inline of an answer's files (mcp/answerContent.ts): images and
+ * audio up to 5 MiB each, text files up to 256 KiB, at most 8 MiB in all as sent (base64 for
+ * media, under the 10 MiB message cap), at most 100 blocks; past them a file is a resource_link.
+ */
+export const MCP_ANSWER_CONTENT = {
+  mediaBytes: 5 * 1024 * 1024,
+  textBytes: 256 * 1024,
+  inlineBytes: 8 * 1024 * 1024,
+  blocks: 100
+} as const
+
 /** Cards the A2A client keeps in memory, and the most card JSON they may add up to (least recently used go first). */
 export const MAX_CACHED_CARDS = 100
 export const MAX_CACHED_CARD_BYTES = 16 * 1024 * 1024

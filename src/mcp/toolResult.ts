@@ -4,7 +4,7 @@
  * message and hint (in the words of the tools, hints.ts) on failure (no structuredContent, which the client would validate against the
  * outputSchema). Defects never escape as rejected promises, and secrets never come back.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Option } from "effect"
 import { answerTooLarge } from "../domain/answerFold.js"
 import { type Described, isDescribed } from "../domain/errors.js"
@@ -12,8 +12,9 @@ import { assistantHint } from "./hints.js"
 
 export const ERROR_META_KEY = "a2a-relay/error"
 
-export const successResult = (structured: object, summary: string): CallToolResult => ({
-  content: [{ type: "text", text: summary }],
+/** The summary first, then any content of the result's own (answerContent.ts: the answer's files and data). */
+export const successResult = (structured: object, summary: string, more: ReadonlyArray<ContentBlock> = []): CallToolResult => ({
+  content: [{ type: "text", text: summary }, ...more],
   structuredContent: structured as Record<string, unknown>
 })
 
@@ -34,9 +35,9 @@ export const errorResult = (error: Described): CallToolResult => {
  * carries what was kept: the error's text, then the summary, and the result (`truncated: true`)
  * as structured content, which matches the tool's outputSchema.
  */
-const cutResult = (cut: Described, structured: object, summary: string): CallToolResult => {
+const cutResult = (cut: Described, structured: object, summary: string, more: ReadonlyArray<ContentBlock>): CallToolResult => {
   const error = errorResult(cut)
-  return { ...error, content: [...error.content, { type: "text", text: summary }], structuredContent: structured as Record<string, unknown> }
+  return { ...error, content: [...error.content, { type: "text", text: summary }, ...more], structuredContent: structured as Record<string, unknown> }
 }
 
 // ---------------------------------------------------------------------------
@@ -77,16 +78,24 @@ const describeCause = (cause: Cause.Cause<unknown>): Described => {
   }
 }
 
+/** Content a result adds after its summary (the answer's files and data); none by default. */
+export type ContentOf<A, R> = (result: A) => Effect.Effect<ReadonlyArray<ContentBlock>, never, R>
+
+const noContent: ContentOf<unknown, never> = () => Effect.succeed([])
+
 /** Runs to a tool result whatever happens; unexpected failures are logged to stderr. */
-export const toToolResult = <A extends object, E, R>(
+export const toToolResult = <A extends object, E, R, R2 = never>(
   program: Effect.Effect<A, E, R>,
-  summarize: (result: A) => string
-): Effect.Effect<CallToolResult, never, R> =>
+  summarize: (result: A) => string,
+  contentOf: ContentOf<A, R2> = noContent
+): Effect.Effect<CallToolResult, never, R | R2> =>
   program.pipe(
-    Effect.map((result) => {
-      const cut = answerTooLarge(result)
-      return cut === undefined ? successResult(result, summarize(result)) : cutResult(cut, result, summarize(result))
-    }),
+    Effect.flatMap((result) =>
+      Effect.map(contentOf(result), (more) => {
+        const cut = answerTooLarge(result)
+        return cut === undefined ? successResult(result, summarize(result), more) : cutResult(cut, result, summarize(result), more)
+      })
+    ),
     Effect.catchAllCause((cause) => {
       const described = describeCause(cause)
       const log = described.code === "internal_error" ? Effect.logError("Tool failed", cause) : Effect.logDebug(described.message)

@@ -12,6 +12,7 @@ import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { InvalidInput } from "../domain/errors.js"
 import { fileSummaries } from "../domain/fileParts.js"
+import type { AnswerPart } from "../domain/answerParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import type { PartSource } from "../programs/outgoingParts.js"
@@ -24,7 +25,8 @@ import type { StateDir } from "../services/StateDir.js"
 import { clientRoots } from "./clientRoots.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
-import { toToolResult, withoutSecrets } from "./toolResult.js"
+import { answerContent, fileLinks } from "./answerContent.js"
+import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
 export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient | StateDir
@@ -102,11 +104,34 @@ const truncationShape = {
   limit_bytes: z.number().optional().describe("relay's limit for a whole answer")
 }
 
+/** One part of an answer (domain/answerParts.ts AnswerPart; the check below keeps the two alike). */
+const answerPart = z.object({
+  kind: z.enum(["text", "file", "data"]),
+  text: nullableString.describe("A text part's text"),
+  name: nullableString.describe("A file's name, as the agent gave it"),
+  media_type: nullableString,
+  size: z.number().nullable().describe("A file's size in bytes"),
+  sha256: nullableString,
+  path: nullableString.describe("Where relay saved the file's bytes (also in the content: image, audio, resource or resource_link)"),
+  url: nullableString.describe("A file given by reference"),
+  note: nullableString.describe("What is odd about the file, or why it was not saved"),
+  data: z.unknown().describe("A data part's JSON value"),
+  artifact_id: nullableString
+})
+
+/** Both ways assignable, with the same keys: the outputSchema admits exactly the parts the programs return. */
+type Alike<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false
+const answerPartIsAlike: Alike<z.infer<typeof answerPart>, AnswerPart> = true
+void answerPartIsAlike
+
+const answerParts = z.array(answerPart).describe("The answer's parts in order: text, files (saved to path, or by url) and data")
+
 const taskViewShape = {
   task_id: z.string(),
   context_id: nullableString,
   state: stateName,
   text: z.string(),
+  parts: answerParts,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.literal("task"),
@@ -124,6 +149,7 @@ const messageResultShape = {
   task_id: nullableString,
   state: stateName,
   text: z.string(),
+  parts: answerParts,
   needs_input: z.boolean(),
   needs_auth: z.boolean(),
   kind: z.enum(["task", "message"]),
@@ -209,6 +235,9 @@ const withNextStep = (result: MessageResult) =>
   ({ ...result, next_step: result.task_id === null ? "Done. send_message with use_session=true continues the conversation." : nextStepFor({ ...result, task_id: result.task_id }) })
 
 const viewWithNextStep = (view: TaskView) => ({ ...view, next_step: nextStepFor(view) })
+
+/** An answer's files and data as content after the summary (answerContent.ts). */
+const partsContent = (result: { readonly parts: ReadonlyArray<AnswerPart> }) => answerContent(result.parts)
 
 const summarizeMessage = (result: MessageResult & { next_step: string }) =>
   `${result.state}${result.task_id ? ` (task ${result.task_id})` : ""}: ${result.text || "(no text)"}\n${result.next_step}`
@@ -309,9 +338,10 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     extra: ToolExtra,
     args: object,
     program: Effect.Effect<A, E, ToolEnv>,
-    summarize: (result: A) => string
+    summarize: (result: A) => string,
+    contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize).pipe(logToClient(server, extra.sessionId)), extra.signal)
+    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(server, extra.sessionId)), extra.signal)
       .then((result) => withoutSecrets(result, secretsOf(args)))
 
   const atAgent = atAgentOf(context)
@@ -431,7 +461,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
                   onUpdate
                 }), heartbeat)
           ))))
-    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage)
+    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
   })
 
   server.registerTool("get_task", {
@@ -444,7 +474,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
     handle(extra, args, atAgent(args, (access) =>
-      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask))
+      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask, partsContent))
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
@@ -459,7 +489,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
       withPrograms(({ waitForTask }) =>
         waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
-    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask)
+    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask, partsContent)
   })
 
   server.registerTool("cancel_task", {
@@ -603,7 +633,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
   server.registerTool("get_push_notifications", {
     title: "Read received push notifications",
     description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
-      "files each carried (files[].path: where their bytes were saved). Use after send_message with push_url or " +
+      "files each carried (files[].path: where their bytes were saved; each also as a resource_link). Use after send_message with push_url or " +
       "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
     inputSchema: {
       task_id: z.string().optional(),
@@ -653,7 +683,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       ? "No push notifications received (is relay server push running, and was push_url given?)"
       : r.notifications.map((n) =>
         [`${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`, ...fileSummaries(n).map((line) => `  ${line}`)].join("\n")
-      ).join("\n")))
+      ).join("\n"), (r) => Effect.succeed(fileLinks(r.notifications.flatMap((n) => n.files ?? [])))))
 
   server.registerTool("list_sessions", {
     title: "List saved sessions",

@@ -12,38 +12,7 @@ import { allText, bytesOf, mediaTypeEssence } from "../../a2a/parts.js"
 import { partsText, partText } from "../../a2a/text.js"
 import type * as V1 from "../../a2a/v1.js"
 import type { ModelModes } from "../../domain/agentTurn.js"
-
-const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>, at = 0) =>
-  bytes.length >= at + prefix.length && prefix.every((byte, index) => bytes[at + index] === byte)
-
-const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0))
-
-/** The image types models take, each with the first bytes every such file starts with. */
-const IMAGE_SIGNATURES: Readonly<Record<string, (bytes: Uint8Array) => boolean>> = {
-  "image/png": (bytes) => startsWith(bytes, [0x89, ...ascii("PNG\r\n"), 0x1a, 0x0a]),
-  "image/jpeg": (bytes) => startsWith(bytes, [0xff, 0xd8, 0xff]),
-  "image/gif": (bytes) => startsWith(bytes, ascii("GIF8")),
-  "image/webp": (bytes) => startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)
-}
-
-export const IMAGE_TYPES: ReadonlyArray<string> = Object.keys(IMAGE_SIGNATURES)
-
-const TEXT_LIKE_TYPES: ReadonlySet<string> = new Set([
-  "application/json",
-  "application/x-ndjson",
-  "application/xml",
-  "application/yaml",
-  "application/x-yaml",
-  "application/toml",
-  "application/javascript",
-  "application/x-sh",
-  "application/sql",
-  "application/graphql"
-])
-
-/** Whether a file of this media type (its essence) is text a model can read as it is. */
-export const isTextLike = (essence: string): boolean =>
-  essence.startsWith("text/") || TEXT_LIKE_TYPES.has(essence) || essence.endsWith("+json") || essence.endsWith("+xml")
+import { IMAGE_TYPES, imageTypeOf, isTextLike } from "../../domain/mediaTypes.js"
 
 /** What a language model takes (text, data, text-like files, images) and gives (text). */
 export const languageModelModes: ModelModes = {
@@ -75,7 +44,7 @@ const imageInput = (part: V1.RawPart | V1.UrlPart, mediaType: string): UserPart 
     return url === undefined ? fileLine(part, "not an http(s) URL") : { type: "file", mediaType, ...named, data: url }
   }
   const bytes = bytesOf(part)
-  return IMAGE_SIGNATURES[mediaType]!(bytes)
+  return imageTypeOf(bytes) === mediaType
     ? { type: "file", mediaType, ...named, data: bytes }
     : fileLine(part, `its bytes are not ${mediaType}`)
 }
@@ -95,7 +64,7 @@ export const promptPart = (part: V1.Part): UserPart => {
   if ("text" in part) return line(part.text)
   if ("data" in part) return line(`[data: ${JSON.stringify(part.data)}]`)
   const essence = mediaTypeEssence(part.mediaType)
-  if (essence in IMAGE_SIGNATURES) return imageInput(part, essence)
+  if (IMAGE_TYPES.includes(essence)) return imageInput(part, essence)
   if ("raw" in part && isTextLike(essence)) return textFile(part)
   return fileLine(part)
 }

@@ -1,0 +1,69 @@
+/**
+ * What a file is, judged by its first bytes rather than by the media type its sender claims: the
+ * image and audio formats relay hands to a model or an assistant, and the media types that are text.
+ *
+ * Why a hand check and not a library: `file-type` (the maintained sniffer) is ESM-only, reads
+ * through its own tokenizer stack and knows hundreds of formats; relay needs a yes or no for ten,
+ * each fixed by its format's specification to a few leading bytes (PNG, JFIF/EXIF, GIF87a/89a,
+ * RIFF/WEBP, RIFF/WAVE, MPEG audio frames and ID3, ADTS, Ogg, FLAC, ISO BMFF `ftyp`, EBML).
+ */
+
+const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>, at = 0) =>
+  bytes.length >= at + prefix.length && prefix.every((byte, index) => bytes[at + index] === byte)
+
+const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0))
+
+type Signature = (bytes: Uint8Array) => boolean
+
+/** The image types models and assistants take, each with the first bytes every such file starts with. */
+const IMAGE_SIGNATURES: Readonly<Record<string, Signature>> = {
+  "image/png": (bytes) => startsWith(bytes, [0x89, ...ascii("PNG\r\n"), 0x1a, 0x0a]),
+  "image/jpeg": (bytes) => startsWith(bytes, [0xff, 0xd8, 0xff]),
+  "image/gif": (bytes) => startsWith(bytes, ascii("GIF8")),
+  "image/webp": (bytes) => startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)
+}
+
+/** An MPEG audio frame header: 11 sync bits, then a layer that is not the reserved 00 (00 is ADTS's). */
+const mpegFrame: Signature = (bytes) => bytes.length >= 2 && bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0 && (bytes[1]! & 0x06) !== 0
+
+/** The common audio formats, each with its leading bytes. */
+const AUDIO_SIGNATURES: Readonly<Record<string, Signature>> = {
+  "audio/wav": (bytes) => startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WAVE"), 8),
+  "audio/mpeg": (bytes) => startsWith(bytes, ascii("ID3")) || mpegFrame(bytes),
+  "audio/aac": (bytes) => bytes.length >= 2 && bytes[0] === 0xff && (bytes[1]! & 0xf6) === 0xf0,
+  "audio/ogg": (bytes) => startsWith(bytes, ascii("OggS")),
+  "audio/flac": (bytes) => startsWith(bytes, ascii("fLaC")),
+  "audio/mp4": (bytes) => startsWith(bytes, ascii("ftyp"), 4),
+  "audio/webm": (bytes) => startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3])
+}
+
+/** The most leading bytes any signature above looks at. */
+export const SIGNATURE_BYTES = 12
+
+const typeOf = (signatures: Readonly<Record<string, Signature>>, bytes: Uint8Array): string | undefined =>
+  Object.keys(signatures).find((mediaType) => signatures[mediaType]!(bytes))
+
+export const IMAGE_TYPES: ReadonlyArray<string> = Object.keys(IMAGE_SIGNATURES)
+
+/** The image type (PNG, JPEG, GIF, WebP) the bytes are, whatever they were called; undefined for anything else. */
+export const imageTypeOf = (bytes: Uint8Array): string | undefined => typeOf(IMAGE_SIGNATURES, bytes)
+
+/** The audio type (WAV, MP3, AAC, Ogg, FLAC, MP4, WebM) the bytes are; undefined for anything else. */
+export const audioTypeOf = (bytes: Uint8Array): string | undefined => typeOf(AUDIO_SIGNATURES, bytes)
+
+const TEXT_LIKE_TYPES: ReadonlySet<string> = new Set([
+  "application/json",
+  "application/x-ndjson",
+  "application/xml",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml",
+  "application/javascript",
+  "application/x-sh",
+  "application/sql",
+  "application/graphql"
+])
+
+/** Whether a file of this media type (its essence) is text a model can read as it is. */
+export const isTextLike = (essence: string): boolean =>
+  essence.startsWith("text/") || TEXT_LIKE_TYPES.has(essence) || essence.endsWith("+json") || essence.endsWith("+xml")
