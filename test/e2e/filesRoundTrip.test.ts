@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CardServer, startCardServer } from "../helpers/a2aPrograms.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
-import { FILES_AND_DATA_TEXT, PEER_DATA, PEER_IMAGE, REPORT, REPORT_PATH, withBehaviour } from "../peers/behaviours.js"
+import { PEER_DATA, PEER_IMAGE, REPORT, REPORT_PATH, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
@@ -153,7 +153,6 @@ describe.each(["SDK 1.3.0", "SDK 0.3.14"])("an image, a report by URL and a data
   it("terminal over JSON-RPC, as printed: the image saved, the URL shown and fetched with --download, the data whole", async () => {
     const saveDir = Path.join(home.parent, `peer-${name.replace(/\W+/g, "-")}`)
     const { stdout } = await relay(["message", "send", "--url", peer().baseUrl, "--binding", "jsonrpc", "--save-dir", saveDir, "--download", message])
-    expect(stdout).toContain(FILES_AND_DATA_TEXT)
     expect(stdout).toContain(`saved ${PEER_IMAGE.name} (image/png, ${image.length} bytes) → ${Path.join(saveDir, PEER_IMAGE.name)}`)
     expect(Fs.readFileSync(Path.join(saveDir, PEER_IMAGE.name)).equals(image)).toBe(true)
     expect(stdout).toContain(reportUrl())
@@ -171,13 +170,15 @@ describe.each(["SDK 1.3.0", "SDK 0.3.14"])("an image, a report by URL and a data
     expect(figures).toMatchObject({ kind: "data", data: PEER_DATA, artifact_id: "figures" })
   })
 
-  it("MCP stdio: the image as image content, the report's URL and the data in structuredContent.parts", async () => {
+  it("MCP stdio: the image as image content and saved, the report as a link to its URL, the data in structuredContent.parts and as JSON text", async () => {
     const result = await callTool({ agent_url: peer().baseUrl, message })
     expect(result.content).toContainEqual({ type: "image", data: PEER_IMAGE.bytesBase64, mimeType: "image/png" })
-    const parts = (result.structuredContent as Json)["parts"] as Array<Json>
-    expect(parts).toContainEqual(expect.objectContaining({ kind: "file", media_type: "image/png", sha256: sha256(image) }))
-    expect(parts).toContainEqual(expect.objectContaining({ kind: "file", url: reportUrl(), media_type: REPORT.mimeType }))
-    expect(parts).toContainEqual(expect.objectContaining({ kind: "data", data: PEER_DATA }))
+    const [png, report, figures] = (result.structuredContent as Json)["parts"] as Array<Json>
+    expect(png).toMatchObject({ kind: "file", media_type: "image/png", sha256: sha256(image) })
+    expect(savedFile(png).equals(image)).toBe(true)
+    expect(report).toMatchObject({ kind: "file", url: reportUrl(), media_type: REPORT.mimeType })
+    expect(result.content).toContainEqual(expect.objectContaining({ type: "resource_link", uri: reportUrl() }))
+    expect(figures).toMatchObject({ kind: "data", data: PEER_DATA })
     expect(result.content).toContainEqual({ type: "text", text: expect.stringContaining(JSON.stringify(PEER_DATA)) })
   })
 })
