@@ -6,7 +6,9 @@ import type { Binding } from "../a2a/dialects.js"
 import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
 import { canonicalHostName } from "../domain/hosts.js"
 import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../domain/limits.js"
+import { InvalidInput } from "../domain/errors.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
+import type { FileHandling } from "../programs/answerFiles.js"
 import { numberNeeded } from "./commandLine.js"
 import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
@@ -171,6 +173,37 @@ export const withAgentAccess = <A, R>(
   values: AgentOptionValues & OutputFlags,
   command: (access: AgentAccess) => Effect.Effect<A, CommandFailed, R>
 ): Effect.Effect<A, CommandFailed, R> => withAgentUrl(values, values.url, (agentUrl) => command(toAccess(agentUrl, values)))
+
+/** `--save-dir`, `--no-save`, `--download`: what becomes of the files an answer carries (README: Files and data). */
+export const answerFileOptions = {
+  saveDir: optional(Options.text("save-dir").pipe(Options.withPseudoName("DIR")), "Save the files the answer carries in DIR (default: the state directory's files/<task id>/)"),
+  noSave: Options.boolean("no-save").pipe(Options.withDescription("Do not save the files the answer carries (they are listed, not written)")),
+  download: Options.boolean("download").pipe(
+    Options.withDescription("Also fetch the files the answer gives by URL, with the limits, address rule and credential rule of every request to the agent, and save them")
+  )
+} as const
+
+export interface AnswerFileValues {
+  readonly saveDir: Option.Option<string>
+  readonly noSave: boolean
+  readonly download: boolean
+}
+
+/** The program input of the answer file options, or the usage error of two that contradict each other. */
+const answerFilesOf = (values: AnswerFileValues): Either.Either<FileHandling, InvalidInput> => {
+  const contradicting = values.noSave ? (Option.isSome(values.saveDir) ? "--save-dir" : values.download ? "--download" : undefined) : undefined
+  if (contradicting !== undefined) {
+    return Either.left(new InvalidInput({
+      reason: `--no-save and ${contradicting} do not go together: ${contradicting} saves the answer's files`,
+      suggestion: `Give one of them: --no-save to only list the files, or ${contradicting}.`
+    }))
+  }
+  return Either.right({ save: !values.noSave, saveDir: Option.getOrUndefined(values.saveDir), download: values.download })
+}
+
+/** Runs `program` with the answer file options as its input; two that contradict each other are its usage error instead. */
+export const withAnswerFiles = <A, E, R>(values: AnswerFileValues, program: (answerFiles: FileHandling) => Effect.Effect<A, E, R>) =>
+  Either.match(answerFilesOf(values), { onLeft: (usage) => Effect.fail<E | InvalidInput>(usage), onRight: program })
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
 

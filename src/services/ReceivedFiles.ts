@@ -53,8 +53,8 @@ const ownFolder = (dir: string) => {
 
 /** The extension a media type is saved with (mime-types, loaded only for a name-less file). */
 const extensionFor = (mediaType: string | null): Effect.Effect<string> =>
-  Effect.promise(() => import("mime-types")).pipe(
-    Effect.map((mime) => mime.extension(mediaTypeEssence(mediaType ?? undefined)) || "bin"),
+  Effect.tryPromise(() => import("mime-types")).pipe(
+    Effect.flatMap((module) => Effect.try(() => module.default.extension(mediaTypeEssence(mediaType ?? undefined)) || "bin")),
     Effect.orElseSucceed(() => "bin")
   )
 
