@@ -5,8 +5,9 @@
  *   MCP stdio (an SDK client spawning `relay mcp` and declaring the temp folder as its root): a 1 MiB
  *   random file and a data part sent come back identical (sha256 of the saved file, data deep-equal);
  * - against the official SDK peers (1.3.0 and 0.3.14) answering an image, a report by URL and a data
- *   part: the terminal shows and saves the image, shows the URL (and `--download` fetches it) and
- *   the data; `--json` lists the three parts; MCP gives the image as image content, the URL and the data.
+ *   part: the terminal shows and saves the image, shows the URL and
+ *   the data; `--json` lists the three parts, and `--download` saves the report; MCP gives the image as
+ *   image content (and saves it), the report as a link and the data.
  * One agent per generation serves every binding; the MCP door reaches one interface at a time
  * through a card that lists only that one. Needs `npm run build`.
  */
@@ -150,23 +151,25 @@ describe.each(["SDK 1.3.0", "SDK 0.3.14"])("an image, a report by URL and a data
   const reportUrl = () => `${peer().baseUrl}${REPORT_PATH}`
   const image = Buffer.from(PEER_IMAGE.bytesBase64, "base64")
 
-  it("terminal over JSON-RPC, as printed: the image saved, the URL shown and fetched with --download, the data whole", async () => {
+  it("terminal over JSON-RPC, as printed: the image saved under --save-dir, the report's URL shown, the data whole", async () => {
     const saveDir = Path.join(home.parent, `peer-${name.replace(/\W+/g, "-")}`)
-    const { stdout } = await relay(["message", "send", "--url", peer().baseUrl, "--binding", "jsonrpc", "--save-dir", saveDir, "--download", message])
+    const { stdout } = await relay(["message", "send", "--url", peer().baseUrl, "--binding", "jsonrpc", "--save-dir", saveDir, message])
     expect(stdout).toContain(`saved ${PEER_IMAGE.name} (image/png, ${image.length} bytes) → ${Path.join(saveDir, PEER_IMAGE.name)}`)
+    expect(Fs.readdirSync(saveDir)).toEqual([PEER_IMAGE.name])
     expect(Fs.readFileSync(Path.join(saveDir, PEER_IMAGE.name)).equals(image)).toBe(true)
     expect(stdout).toContain(reportUrl())
-    expect(Fs.readFileSync(Path.join(saveDir, REPORT.name)).equals(REPORT.bytes)).toBe(true)
     expect(stdout).toContain(JSON.stringify(PEER_DATA, null, 2))
   })
 
-  it("terminal over HTTP+JSON, --json: the image saved under the state directory, the URL, the data, in order", async () => {
-    const result = await relayJson(["message", "send", "--url", peer().baseUrl, "--binding", "rest", message])
-    const [png, report, figures] = (result["parts"] as Array<Json>).filter((part) => part["kind"] !== "text")
+  it("terminal over HTTP+JSON, --json --download: the image and the fetched report saved under the state directory, the data, in order", async () => {
+    const result = await relayJson(["message", "send", "--url", peer().baseUrl, "--binding", "rest", "--download", message])
+    const [png, report, figures] = result["parts"] as Array<Json>
     expect(png).toMatchObject({ kind: "file", media_type: "image/png", size: image.length, sha256: sha256(image), artifact_id: "chart" })
     expect(savedFile(png).equals(image)).toBe(true)
     expect(Path.dirname(String(png!["path"]))).toBe(taskFolder(result["task_id"]))
-    expect(report).toMatchObject({ kind: "file", name: REPORT.name, media_type: REPORT.mimeType, url: reportUrl(), artifact_id: "report" })
+    // No name expected: the 0.3 proto of HTTP+JSON has none (the file is saved under one from its media type).
+    expect(report).toMatchObject({ kind: "file", media_type: REPORT.mimeType, url: reportUrl(), artifact_id: "report" })
+    expect(savedFile(report).equals(REPORT.bytes)).toBe(true)
     expect(figures).toMatchObject({ kind: "data", data: PEER_DATA, artifact_id: "figures" })
   })
 
