@@ -5,9 +5,9 @@
  *   MCP stdio (an SDK client spawning `relay mcp` and declaring the temp folder as its root): a 1 MiB
  *   random file and a data part sent come back identical (sha256 of the saved file, data deep-equal);
  * - against the official SDK peers (1.3.0 and 0.3.14) answering an image, a report by URL and a data
- *   part: the terminal shows and saves the image, shows the URL and
- *   the data; `--json` lists the three parts, and `--download` saves the report; MCP gives the image as
- *   image content (and saves it), the report as a link and the data.
+ *   part: the terminal shows and saves the image, shows the URL and the data; `--json` lists the
+ *   three parts, and `--download` saves the report; MCP gives the image as image content (and saves
+ *   it), the report as a link and the data.
  * One agent per generation serves every binding; the MCP door reaches one interface at a time
  * through a card that lists only that one. Needs `npm run build`.
  */
