@@ -7,7 +7,7 @@
 import { Command, Options } from "@effect/cli"
 import { Duration, Effect, Option, Redacted } from "effect"
 import { InvalidInput } from "../domain/errors.js"
-import { isAllInterfaces } from "../domain/hosts.js"
+import { isAllInterfaces } from "../a2a/hosts.js"
 import { parseDuration } from "../domain/units.js"
 import { DEFAULT_AGENT_HOST, DEFAULT_AGENT_PORT, DEFAULT_MAX_BODY_BYTES } from "../servers/agent/defaults.js"
 import type { AgentServerConfig, AgentServerStarted } from "../servers/agent/layer.js"

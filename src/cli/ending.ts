@@ -8,7 +8,7 @@
 import { HelpDoc, ValidationError } from "@effect/cli"
 import { Cause, Data, Effect, Exit } from "effect"
 import { EXIT_FAILURE, EXIT_ON_SIGNAL, EXIT_OK, EXIT_USAGE, type StopSignal } from "./exitCodes.js"
-import { CommandFailed, makeStyle } from "./output.js"
+import { CommandFailed, errorReport, makeStyle, type TaskLeft } from "./output.js"
 
 /** `--json` anywhere before a `--` (every command spells it the same, options.ts). */
 export const jsonRequested = (argv: ReadonlyArray<string>): boolean => {
@@ -86,9 +86,16 @@ const reportUsage = (message: string, hint: string, json: boolean) => {
 export const quietUsageErrors = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(Effect.console, (console) => Effect.withConsole(effect, { ...console, error: () => Effect.void }))
 
+/** The task an interrupted command was following, if the agent had shown one (progress.ts `leavesTaskHandle`). */
+let interruptedTask: TaskLeft | undefined
+
+/** Names the task the command was following when a signal interrupted it: `finish` reports it with the signal. */
+export const interruptedWhileFollowing = (task: TaskLeft | undefined) => Effect.sync(() => void (interruptedTask = task))
+
 const reportInterrupted = (signal: StopSignal, json: boolean) => {
   const message = `interrupted by ${signal}`
-  if (json) writeJsonError("interrupted", message, "Run the command again; a task the agent had started may still be running.")
+  if (interruptedTask !== undefined) process.stderr.write(`${errorReport({ code: "interrupted", message, hint: "" }, json, interruptedTask)}\n`)
+  else if (json) writeJsonError("interrupted", message, "Run the command again; a task the agent had started may still be running.")
   else process.stderr.write(`${makeStyle(process.stderr).red(`error: ${message}`)}\n`)
 }
 

@@ -1,5 +1,5 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
-import { cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
+import { act, cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 import { loginCommand } from "../domain/authNeeded.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -42,3 +42,11 @@ export const TERMINAL_WORDS: Vocabulary = {
 }
 
 export const terminalHint = (hint: Hint): string => renderHint(hint, TERMINAL_WORDS)
+
+/** How to get back to a task relay stopped following while it may still run (a wait that ran out, a signal, a silent stream). */
+export const checkOnTask = (task: { readonly agentUrl: string; readonly taskId: string }): Hint => [
+  "Check on it with:\n  ",
+  act("GetTask", task),
+  "\nor follow it with:\n  ",
+  act("FollowTask", task)
+]

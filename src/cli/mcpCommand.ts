@@ -4,7 +4,7 @@ import type { FileSystem } from "@effect/platform"
 import { Console } from "node:console"
 import * as Path from "node:path"
 import { Config, Duration, Effect, Layer, LogLevel, Option, Runtime } from "effect"
-import { isLoopbackHost } from "../domain/hosts.js"
+import { isLoopbackHost } from "../a2a/hosts.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { parseOrigin } from "../mcp/origins.js"
 import { makeMcpServer } from "../mcp/server.js"
@@ -78,6 +78,9 @@ const toolServicesOnFirstCall = Effect.flatMap(Effect.scope, (scope) =>
     Effect.flatMap(Effect.promise(() => import("./services.js")), ({ McpServices }) => Layer.buildWithScope(McpServices, scope))
   )))
 
+/** check_agent's push receiver: the webhook door's, loaded on the first check (this command composes the doors). */
+const loadCheckRun = () => import("../servers/webhook/checkReceiver.js").then((module) => module.checkRunLayer)
+
 const mcpOptions = {
   ...outputOptions,
   transport,
@@ -103,7 +106,8 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
       allowInterfaceHosts: options.allowInterfaceHost,
       maxAnswerBytes: options.maxAnswerBytes,
       allowRead: options.allowRead.map((directory) => Path.resolve(directory)),
-      maxRequestBytes: options.maxRequestBytes
+      maxRequestBytes: options.maxRequestBytes,
+      loadCheckRun
     }
     const make = () => makeMcpServer(context)
     const kind = options.transport

@@ -18,7 +18,7 @@ import {
   withAnswerFiles
 } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
-import { progressPrinter } from "./progress.js"
+import { leavesTaskHandle, progressPrinter } from "./progress.js"
 import { failWhenCut, messageView } from "./views.js"
 import { ClientServices } from "./services.js"
 import { optional } from "./optional.js"
@@ -128,6 +128,7 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
   // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
   const events = streaming && values.json
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
+  const handle = leavesTaskHandle(access.agentUrl)
   const usage = conflicting(values)
   const program = usage !== undefined ? Effect.fail(usage) : withAnswerFiles(values, (answerFiles) =>
     Effect.flatMap(messageContent(values), ({ text, parts }) => progress.whileWaiting(sendMessage({
@@ -142,10 +143,10 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     maxAnswerBytes: values.maxAnswerBytes,
-    onUpdate: progress.onUpdate,
+    onUpdate: (update) => Effect.zipRight(handle.onUpdate(update), progress.onUpdate(update)),
     answerFiles
   }))))
-  return render(values, program, (result, style) => {
+  return render(values, handle.around(values.json)(program), (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()
     return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`

@@ -3,9 +3,9 @@
  */
 import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
-import { act } from "../domain/hints.js"
+import { act, type Hint } from "../domain/hints.js"
 import { exitCodeForError } from "./exitCodes.js"
-import { terminalHint } from "./hints.js"
+import { checkOnTask, terminalHint } from "./hints.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /** Flags every command accepts after its name (`relay session list --json`). */
@@ -120,23 +120,43 @@ const describe = (error: unknown): Described =>
  */
 const indentedText = (text: string) => escapeForTerminal(text, "lines").split("\n").join("\n  ")
 
-export const reportError = (error: unknown, json: boolean) => {
-  const described = describe(error)
-  const { code, message } = described
-  const hint = terminalHint(described.hint)
-  const style = makeStyle(process.stderr)
-  const text = json
-    ? JSON.stringify({ error: { code, message, hint } }, null, 2)
-    : `${style.red(`error: ${indentedText(message)}`)}\n${style.dim(`hint: ${indentedText(hint)}`)}`
-  return Effect.zipRight(writeErr(text), Effect.fail(new CommandFailed({ exitCode: exitCodeForError(error) })))
+/** A task a command stopped following while it may still run (a signal, a silent stream): where to find it again. */
+export interface TaskLeft {
+  readonly agentUrl: string
+  readonly taskId: string
+  readonly contextId: string | null
 }
+
+/** The hint, then which task was left and how to get back to it. */
+const hintWithTask = (hint: Hint, task: TaskLeft): Hint => [
+  ...(hint === "" ? [] : typeof hint === "string" ? [hint, "\n"] : [...hint, "\n"]),
+  `The task ${task.taskId} may still be running. `,
+  ...checkOnTask(task)
+]
+
+/**
+ * An error as stderr shows it: `error:` and `hint:` lines, or one JSON object. With a task left
+ * running, the hint says how to get back to it and the JSON carries its `task_id` and `context_id`.
+ */
+export const errorReport = (described: Described, json: boolean, task?: TaskLeft) => {
+  const { code, message } = described
+  const hint = terminalHint(task === undefined ? described.hint : hintWithTask(described.hint, task))
+  const style = makeStyle(process.stderr)
+  const ids = task === undefined ? {} : { task_id: task.taskId, context_id: task.contextId }
+  return json
+    ? JSON.stringify({ error: { code, message, hint, ...ids } }, null, 2)
+    : `${style.red(`error: ${indentedText(message)}`)}\n${style.dim(`hint: ${indentedText(hint)}`)}`
+}
+
+export const reportError = (error: unknown, json: boolean, task?: TaskLeft) =>
+  Effect.zipRight(writeErr(errorReport(describe(error), json, task)), Effect.fail(new CommandFailed({ exitCode: exitCodeForError(error) })))
 
 /**
  * Runs a program for a command and renders its result: JSON on --json (one line when it ends an
  * NDJSON stream of events, else indented), else the human view. Failures are reported on stderr
  * and become a non-zero exit code. Returns the result.
  */
-export const render = <A, E, R>(
+export const render = <A, E extends Described | CommandFailed, R>(
   flags: OutputFlags,
   program: Effect.Effect<A, E, R>,
   human: (result: A, style: Style) => string,
@@ -149,7 +169,8 @@ export const render = <A, E, R>(
           writeOut(flags.json ? JSON.stringify(result, null, json === "line" ? undefined : 2) : human(result, makeStyle(process.stdout))),
           result
         ),
-      onFailure: (error) => reportError(error, flags.json)
+      // A CommandFailed was reported where it happened.
+      onFailure: (error) => (error instanceof CommandFailed ? Effect.fail(error) : reportError(error, flags.json))
     }),
     withLogLevel(flags)
   )

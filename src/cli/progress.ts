@@ -1,10 +1,13 @@
 /**
  * What the terminal shows while a task runs: the answer as it streams (stdout), state changes and
- * the agent's status text on their own lines (stderr); with --json, NDJSON events on stdout.
+ * the agent's status text on their own lines (stderr); with --json, NDJSON events on stdout. And,
+ * should the command be cut short, which task it leaves running.
  */
 import { Duration, Effect, Schedule } from "effect"
+import { RequestTimeout } from "../domain/clientErrors.js"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
-import { makeStyle, writeErr, writeOut } from "./output.js"
+import { interruptedWhileFollowing } from "./ending.js"
+import { type CommandFailed, makeStyle, reportError, type TaskLeft, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /**
@@ -64,6 +67,25 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
       }
     })
   return { onUpdate, printedText: () => printedText, whileWaiting: waiting.around }
+}
+
+/**
+ * Keeps the latest task a command follows (give it `onUpdate`), so that a command cut short names
+ * that task and how to get back to it: interrupted by a signal (ending.ts reports it), or its
+ * stream silent past --stream-idle-timeout. Before the agent showed a task there is none to name.
+ */
+export const leavesTaskHandle = (agentUrl: string) => {
+  let latest: TaskLeft | undefined
+  const silentStream = (error: unknown) => latest !== undefined && error instanceof RequestTimeout && error.limit === "stream-idle"
+  return {
+    onUpdate: (update: TaskUpdate) =>
+      Effect.sync(() => void (latest = { agentUrl, taskId: update.view.task_id, contextId: update.view.context_id })),
+    around: (json: boolean) => <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E | CommandFailed, R> =>
+      program.pipe(
+        Effect.onInterrupt(() => interruptedWhileFollowing(latest)),
+        Effect.catchIf(silentStream, (error) => reportError(error, json, latest))
+      )
+  }
 }
 
 const CLEAR_LINE = "\r\u001b[K"

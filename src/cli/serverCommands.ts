@@ -15,7 +15,7 @@ import {
   type WebhookHooks,
   webhookServerLayer
 } from "../servers/webhook/WebhookServer.js"
-import { isLoopbackHost } from "../domain/hosts.js"
+import { isLoopbackHost } from "../a2a/hosts.js"
 import * as HttpClient from "../services/HttpClient.js"
 import * as NotificationLog from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"

@@ -7,7 +7,7 @@ import type { AnswerPart } from "../domain/answerParts.js"
 import { fileSummary } from "../domain/fileParts.js"
 import { act } from "../domain/hints.js"
 import type { MessageResult, PushConfigView, TaskView, Truncation } from "../domain/results.js"
-import { terminalHint } from "./hints.js"
+import { checkOnTask, terminalHint } from "./hints.js"
 import { type CommandFailed, fields, reportError, type Style } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
@@ -38,9 +38,8 @@ const nextStep = (
     return `\n${style.yellow("The agent is waiting for your answer.")} ` + terminalHint(["Reply with:\n  ", act("ReplyInSession", { agentUrl })])
   }
   if ((view.state === "working" || view.state === "submitted") && view.task_id !== null) {
-    const task = { agentUrl, taskId: view.task_id }
     return `\n${style.yellow("The task is still running.")} ` +
-      terminalHint(["Check on it with:\n  ", act("GetTask", task), "\nor follow it with:\n  ", act("FollowTask", task)])
+      terminalHint(checkOnTask({ agentUrl, taskId: view.task_id }))
   }
   return ""
 }

@@ -15,6 +15,7 @@ import { Schema } from "effect"
 import { bytesOf, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
 import { artifactsText, partsText } from "../a2a/text.js"
 import type * as V1 from "../a2a/v1.js"
+import { imageFormatName, imageTypeOf } from "./mediaTypes.js"
 
 /** What is known of a file, received in an answer or pushed to the webhook: the same keys at every door. */
 export const fileFacts = {
@@ -82,14 +83,6 @@ const EMPTY: Omit<AnswerPart, "kind"> = {
 export const sha256Hex = (bytes: Uint8Array): string =>
   process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex")
 
-/** The first bytes of the images whose media type an assistant sees them by (MCP image content). */
-const IMAGE_SIGNATURES: ReadonlyArray<readonly [mediaType: string, name: string, matches: (bytes: Uint8Array) => boolean]> = [
-  ["image/png", "PNG", (b) => [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((byte, i) => b[i] === byte)],
-  ["image/jpeg", "JPEG", (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff],
-  ["image/gif", "GIF", (b) => Buffer.from(b.subarray(0, 6)).toString("latin1").match(/^GIF8[79]a$/) !== null],
-  ["image/webp", "WebP", (b) => Buffer.from(b.subarray(0, 4)).toString("latin1") === "RIFF" && Buffer.from(b.subarray(8, 12)).toString("latin1") === "WEBP"]
-]
-
 /**
  * A media type that lies about an image: the one lie that misleads (an assistant would be shown
  * the bytes as that image). Other media types are reported as the agent gave them; relay only
@@ -97,8 +90,8 @@ const IMAGE_SIGNATURES: ReadonlyArray<readonly [mediaType: string, name: string,
  */
 export const mediaTypeLie = (mediaType: string | undefined, bytes: Uint8Array): string | undefined => {
   const essence = mediaTypeEssence(mediaType)
-  const signature = IMAGE_SIGNATURES.find(([type]) => type === essence)
-  return signature === undefined || signature[2](bytes) ? undefined : `its media type says ${essence}, but the bytes are not a ${signature[1]} image`
+  const format = imageFormatName(essence)
+  return format === undefined || imageTypeOf(bytes) === essence ? undefined : `its media type says ${essence}, but the bytes are not a ${format} image`
 }
 
 const fileView = (part: V1.RawPart | V1.UrlPart, common: Omit<AnswerPart, "kind">): AnswerPart => {

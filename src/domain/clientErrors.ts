@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { a2aErrorByCode } from "../a2a/errors.js"
 import { leavingSavedTask } from "./errors.js"
 import { act, type Action, type Hint, HintSchema } from "./hints.js"
-import { hostOfUrl } from "./hosts.js"
+import { hostOfUrl } from "../a2a/hosts.js"
 
 /** Nothing answered at the agent's address (refused, DNS, reset). */
 export class AgentUnreachable extends Schema.TaggedError<AgentUnreachable>()("AgentUnreachable", {

@@ -43,6 +43,19 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
+/** An environment variable relay reads (RELAY_HOME, XDG_STATE_HOME, HOME) cannot be used as it is set. */
+export class InvalidEnvironment extends Schema.TaggedError<InvalidEnvironment>()("InvalidEnvironment", {
+  reason: Schema.String
+}) {
+  readonly code = "invalid_environment"
+  override get message() {
+    return `The environment cannot be read: ${this.reason}`
+  }
+  get hint() {
+    return "RELAY_HOME, XDG_STATE_HOME and HOME, when set, each name a directory; fix or unset the one named above."
+  }
+}
+
 /** Something the user asked for does not exist (not a usage error: the input was well formed). */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   what: Schema.String,

@@ -8,7 +8,6 @@
  */
 
 import { isBase64 } from "../a2a/parts.js"
-import type { NotificationFile, NotificationRecord } from "./notification.js"
 
 type JsonObject = Readonly<Record<string, unknown>>
 
@@ -107,19 +106,32 @@ export const filePartView = (part: unknown): FilePartView | undefined => {
 // ---------------------------------------------------------------------------
 // Recorded files in words
 
+/** A file as a record keeps it (NotificationFile in notification.ts has this shape; named here so neither module imports the other). */
+export interface RecordedFile {
+  readonly name: string | null
+  readonly media_type: string | null
+  readonly size: number | null
+  readonly path: string | null
+  readonly url: string | null
+  readonly note: string | null
+}
+
 /**
  * One file of a record in words, for people and assistants alike:
  * `hello.txt (text/plain, 31 bytes) → /state/notifications-files/…`, `a.png (image/png) at https://…`,
  * `x (text/plain): not saved: raw is not base64`. Foreign text: a terminal escapes it.
  */
-export const fileSummary = (file: NotificationFile): string => {
+export const fileSummary = (file: RecordedFile): string => {
   const facts = [file.media_type, file.size === null ? null : `${file.size} bytes`].filter((fact) => fact !== null)
   const where = file.path !== null ? ` → ${file.path}` : file.url !== null ? ` at ${file.url}` : ""
   return `${file.name ?? "(no name)"}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}${where}${file.note === null ? "" : `: ${file.note}`}`
 }
 
 /** The file lines of a record: one per file, then how many more were not recorded. */
-export const fileSummaries = (record: Pick<NotificationRecord, "files" | "files_omitted">): ReadonlyArray<string> => [
+export const fileSummaries = (record: {
+  readonly files?: ReadonlyArray<RecordedFile> | undefined
+  readonly files_omitted?: number | undefined
+}): ReadonlyArray<string> => [
   ...(record.files ?? []).map((file) => `file ${fileSummary(file)}`),
   ...(record.files_omitted === undefined ? [] : [`… and ${record.files_omitted} more file parts, not recorded`])
 ]

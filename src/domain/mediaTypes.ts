@@ -15,12 +15,12 @@ const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0))
 
 type Signature = (bytes: Uint8Array) => boolean
 
-/** The image types models and assistants take, each with the first bytes every such file starts with. */
-const IMAGE_SIGNATURES: Readonly<Record<string, Signature>> = {
-  "image/png": (bytes) => startsWith(bytes, [0x89, ...ascii("PNG\r\n"), 0x1a, 0x0a]),
-  "image/jpeg": (bytes) => startsWith(bytes, [0xff, 0xd8, 0xff]),
-  "image/gif": (bytes) => startsWith(bytes, ascii("GIF8")),
-  "image/webp": (bytes) => startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)
+/** The image formats models and assistants take, each with its name and the first bytes every such file starts with. */
+const IMAGE_FORMATS: Readonly<Record<string, { readonly name: string; readonly matches: Signature }>> = {
+  "image/png": { name: "PNG", matches: (bytes) => startsWith(bytes, [0x89, ...ascii("PNG\r\n"), 0x1a, 0x0a]) },
+  "image/jpeg": { name: "JPEG", matches: (bytes) => startsWith(bytes, [0xff, 0xd8, 0xff]) },
+  "image/gif": { name: "GIF", matches: (bytes) => startsWith(bytes, ascii("GIF87a")) || startsWith(bytes, ascii("GIF89a")) },
+  "image/webp": { name: "WebP", matches: (bytes) => startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8) }
 }
 
 /** An MPEG audio frame header: 11 sync bits, then a layer that is not the reserved 00 (00 is ADTS's). */
@@ -37,16 +37,17 @@ const AUDIO_SIGNATURES: Readonly<Record<string, Signature>> = {
   "audio/webm": (bytes) => startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3])
 }
 
-/** The most leading bytes any signature above looks at. */
-export const SIGNATURE_BYTES = 12
-
 const typeOf = (signatures: Readonly<Record<string, Signature>>, bytes: Uint8Array): string | undefined =>
   Object.keys(signatures).find((mediaType) => signatures[mediaType]!(bytes))
 
-export const IMAGE_TYPES: ReadonlyArray<string> = Object.keys(IMAGE_SIGNATURES)
+export const IMAGE_TYPES: ReadonlyArray<string> = Object.keys(IMAGE_FORMATS)
+
+/** The name of an image format relay knows (`PNG` for image/png); undefined for any other media type. */
+export const imageFormatName = (mediaType: string): string | undefined => IMAGE_FORMATS[mediaType]?.name
 
 /** The image type (PNG, JPEG, GIF, WebP) the bytes are, whatever they were called; undefined for anything else. */
-export const imageTypeOf = (bytes: Uint8Array): string | undefined => typeOf(IMAGE_SIGNATURES, bytes)
+export const imageTypeOf = (bytes: Uint8Array): string | undefined =>
+  IMAGE_TYPES.find((mediaType) => IMAGE_FORMATS[mediaType]!.matches(bytes))
 
 /** The audio type (WAV, MP3, AAC, Ogg, FLAC, MP4, WebM) the bytes are; undefined for anything else. */
 export const audioTypeOf = (bytes: Uint8Array): string | undefined => typeOf(AUDIO_SIGNATURES, bytes)

@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { act, type Hint } from "./hints.js"
-import { isLoopbackHost } from "./hosts.js"
+import { isLoopbackHost } from "../a2a/hosts.js"
 import type { OAuthFlow } from "./session.js"
 
 export interface FlowEndpoints {

@@ -84,7 +84,7 @@ export type ContentOf<A, R> = (result: A) => Effect.Effect<ReadonlyArray<Content
 const noContent: ContentOf<unknown, never> = () => Effect.succeed([])
 
 /** Runs to a tool result whatever happens; unexpected failures are logged to stderr. */
-export const toToolResult = <A extends object, E, R, R2 = never>(
+export const toToolResult = <A extends object, E extends Described, R, R2 = never>(
   program: Effect.Effect<A, E, R>,
   summarize: (result: A) => string,
   contentOf: ContentOf<A, R2> = noContent

@@ -6,11 +6,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import type { FileSystem, HttpClient } from "@effect/platform"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
+import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
-import { InvalidInput } from "../domain/errors.js"
 import { fileSummaries } from "../domain/fileParts.js"
 import type { AnswerPart } from "../domain/answerParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
@@ -19,6 +19,8 @@ import type { PartSource } from "../programs/outgoingParts.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
+import type { PushReceiver } from "../services/PushReceiver.js"
+import type { RawHttp } from "../services/RawHttp.js"
 import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
@@ -47,6 +49,11 @@ export interface ToolContext {
   readonly allowRead?: ReadonlyArray<string> | undefined
   /** Largest request send_message sends, files and data encoded (default MAX_AGENT_BODY_BYTES; relay mcp --max-request-bytes). */
   readonly maxRequestBytes?: number | undefined
+  /**
+   * What check_agent runs with besides the client: raw exchanges and a push receiver (the webhook
+   * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
+   */
+  readonly loadCheckRun: () => Promise<Layer.Layer<RawHttp | PushReceiver, ListenFailed, HttpClient.HttpClient>>
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -327,14 +334,12 @@ const withPrograms = <A, E, R>(use: (programs: typeof import("./toolPrograms.js"
 /** The card programs, with the card validator and its JSON Schema engine, load on the first card tool call. */
 const cardPrograms = loadedOnFirstUse(() => import("../programs/cards.js"))
 
-/** The checks and their push receiver likewise, on the first check_agent call. */
-const checkModules = loadedOnFirstUse(() =>
-  Promise.all([import("../programs/check/checkAgent.js"), import("../servers/webhook/checkReceiver.js")])
-)
 
 /** Registers every tool on `server`; handlers run programs through `context.run`. */
 export const registerTools = (server: McpServer, context: ToolContext) => {
-  const handle = <A extends object, E>(
+  // The checks and their push receiver load on the first check_agent call, not with the server.
+  const checkModules = loadedOnFirstUse(() => Promise.all([import("../programs/check/checkAgent.js"), context.loadCheckRun()]))
+  const handle = <A extends object, E extends Described>(
     extra: ToolExtra,
     args: object,
     program: Effect.Effect<A, E, ToolEnv>,
@@ -602,7 +607,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
       extra,
       args,
       // The checks and their push receiver load on the first check_agent call, not with the server.
-      withPrograms(({ RequestTimeout }) => Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, { checkRunLayer }]) =>
+      withPrograms(({ RequestTimeout }) => Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, checkRunLayer]) =>
       withProgressMessages(extra, "Checking the agent", (say) => {
         const plan = { agentUrl: args.agent_url, only: args.only ?? [], skip: args.skip ?? [] }
         // A dry run names the URL as given and sends nothing; a real run decodes it here, once.

@@ -1,7 +1,7 @@
 /** The URL a local server is reached at, shared by the agent server and the webhook receiver. */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { Effect } from "effect"
-import { isAllInterfaces } from "../domain/hosts.js"
+import { isAllInterfaces } from "../a2a/hosts.js"
 
 /**
  * `http://host:port` of a bound address. A server bound to every interface (0.0.0.0, ::) is

@@ -13,20 +13,23 @@
  * The parts live in a2aClient/: discovery, endpoints (choice and fallback), one transport per
  * binding with SSE reading shared, and operations; they share a ClientState passed explicitly.
  */
-import type { HttpClient } from "@effect/platform"
-import { Context, Effect, Layer, type Scope, Stream } from "effect"
+import { HttpClient } from "@effect/platform"
+import { Context, Effect, Layer, Ref, type Scope, Stream } from "effect"
 import type * as V1 from "../a2a/v1.js"
 import type { A2aClientError } from "../domain/clientErrors.js"
 import { type CardJson, type DiscoveredCard, discover, fetchCardJson } from "./a2aClient/discovery.js"
 import { download } from "./a2aClient/downloads.js"
 import { endpointsOf } from "./a2aClient/endpoints.js"
 import { call, extendedCard, limitHistory, pushCall, streamCall } from "./a2aClient/operations.js"
-import { makeClientState } from "./a2aClient/state.js"
+import { makeCardCache } from "./a2aClient/cardCache.js"
+import { HostAddressing } from "./a2aClient/interfaceHosts.js"
+import type { ClientState } from "./a2aClient/state.js"
 import type { Endpoint, Target } from "./a2aClient/target.js"
 
 export { cardCandidates, type CardJson, type DiscoveredCard } from "./a2aClient/discovery.js"
 export { selectEndpoints } from "./a2aClient/endpoints.js"
-export { type Addressing, classesOfHost, HostAddressing, isHostAllowed, isOnCardOrigin } from "./a2aClient/interfaceHosts.js"
+export { classesOfHost, HostAddressing, isHostAllowed, isOnCardOrigin } from "./a2aClient/interfaceHosts.js"
+export type { Addressing } from "./a2aClient/state.js"
 export { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./a2aClient/target.js"
 
 export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
@@ -61,6 +64,21 @@ export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
 }>() {}
 
 type Service = A2aClient["Type"]
+
+/** Fresh state over the HttpClient of the context, for the life of the scope. */
+const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient | Scope.Scope> = Effect.gen(function*() {
+  return {
+    http: yield* HttpClient.HttpClient,
+    cardCache: makeCardCache(),
+    cardLocations: yield* Ref.make(new Map<string, string>()),
+    workingEndpoints: yield* Ref.make(new Map<string, Endpoint>()),
+    warnedOrigins: new Set<string>(),
+    warnedEnums: new Set<string>(),
+    addressing: yield* HostAddressing,
+    guardedClients: new Map<string, HttpClient.HttpClient>(),
+    scope: yield* Effect.scope
+  }
+})
 
 export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> = Effect.map(makeClientState, (state) =>
   A2aClient.of({

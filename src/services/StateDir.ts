@@ -5,10 +5,10 @@
  * Created 0700 because it holds secrets.
  */
 import { Path } from "@effect/platform"
-import { Config, Context, Effect, Layer, Option, Ref } from "effect"
+import { Config, type ConfigError, Context, Effect, Layer, Option, Ref } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
-import { StateFileUnavailable } from "../domain/errors.js"
+import { InvalidEnvironment, StateFileUnavailable } from "../domain/errors.js"
 
 export class StateDir extends Context.Tag("relay/StateDir")<StateDir, {
   /** Absolute path of the directory. */
@@ -25,6 +25,11 @@ export class StateDir extends Context.Tag("relay/StateDir")<StateDir, {
   readonly withLock: <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StateFileUnavailable, R>
 }>() {}
 
+/** A variable that could not be read, in the words doors show (Effect's ConfigError says which and why). */
+function environmentError(error: ConfigError.ConfigError | InvalidEnvironment): InvalidEnvironment {
+  return error instanceof InvalidEnvironment ? error : new InvalidEnvironment({ reason: String(error) })
+}
+
 /** The directory relay uses when RELAY_HOME is not set (an MCP client's entry without `env`, say). */
 export const defaultStateDir = Effect.gen(function*() {
   const path = yield* Path.Path
@@ -32,13 +37,13 @@ export const defaultStateDir = Effect.gen(function*() {
   if (Option.isSome(xdg)) return path.join(path.resolve(xdg.value), "a2a-relay")
   const home = yield* Config.string("HOME").pipe(Config.withDefault(Os.homedir()))
   return path.join(home, ".local", "state", "a2a-relay")
-})
+}).pipe(Effect.mapError(environmentError))
 
 export const resolveStateDir = Effect.gen(function*() {
   const path = yield* Path.Path
   const relayHome = yield* Config.option(Config.nonEmptyString("RELAY_HOME"))
   return Option.isSome(relayHome) ? path.resolve(relayHome.value) : yield* defaultStateDir
-})
+}).pipe(Effect.mapError(environmentError))
 
 /** Makes the directory 0700: mkdir honours the umask, so the mode is set again after. */
 const createDirectory = (dir: string) => {

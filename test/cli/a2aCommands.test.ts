@@ -200,10 +200,14 @@ describe("relay message send / stream", () => {
       "message", "stream", "--url", sdk.baseUrl, "--stream-idle-timeout", "1", "--json", withBehaviour("slow-cancellable", "quiet")
     ])
     expect(result.code).toBe(1)
-    expect(json(result.stderr)).toMatchObject({ error: { code: "timeout" } })
     // The slow task runs ~3 s. The timeout error and the state saved below (working) show that the idle limit, not the
     // task's end, stopped the wait; wall time on a busy machine would prove nothing more.
-    expect(session(sdk.baseUrl)).toMatchObject({ last_state: "working" })
+    const saved = session(sdk.baseUrl)
+    expect(saved).toMatchObject({ last_state: "working" })
+    // The error names the task left running, and how to follow it again.
+    const error = json<{ error: Record<string, string> }>(result.stderr).error
+    expect(error).toMatchObject({ code: "timeout", task_id: saved!["task_id"], context_id: saved!["context_id"] })
+    expect(error["hint"]).toContain(`relay task resubscribe --url ${sdk.baseUrl} ${saved!["task_id"]}`)
   })
 
   it("data and file parts are summarised in the text, not dropped", async () => {

@@ -167,7 +167,8 @@ describe("what cannot go is refused before anything is sent (exit 2)", () => {
     ["a directory", files, "it is not a regular file (Directory)"],
     ["a missing file", "missing.pdf", "no such file"],
     ["a device", "/dev/zero", "it is not a regular file (CharacterDevice)"],
-    ["a FIFO", "pipe", "it is not a regular file (FIFO)"]
+    ["a FIFO", "pipe", "it is not a regular file (FIFO)"],
+    ["a file of /proc, whose size is not its length", "/proc/self/environ", "it is a special file of /proc"]
   ])("%s", async (_what, path, reason) => {
     const stderr = await refused("--file", path, "hi")
     expect(stderr).toContain(`Cannot send ${path}: ${reason}; nothing was sent`)

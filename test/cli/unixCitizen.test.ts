@@ -13,6 +13,8 @@ import { validV1Card } from "../helpers/sampleCards.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { leaksInternals } from "../mcp/hostileMessages.js"
 import { closeServer, listenOnLoopback, sendJson } from "../peers/httpUtil.js"
+import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const home = tempHome()
 const relay = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
@@ -155,12 +157,26 @@ describe("exit codes", () => {
   })
 })
 
-/** Spawns relay, waits until the agent holds its request, then sends `signal`. */
-const interrupt = (args: ReadonlyArray<string>, signal: NodeJS.Signals): Promise<CliResult> =>
+/** What relay printed so far. */
+interface Printed {
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Spawns relay, waits until `ready` (by default: the silent agent holds its request), then sends
+ * `signal`. `stateDir` is the home relay runs with.
+ */
+const interrupt = (
+  args: ReadonlyArray<string>,
+  signal: NodeJS.Signals,
+  options: { readonly ready?: (printed: Printed) => boolean; readonly stateDir?: string } = {}
+): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const before = silent.received.length
+    const ready = options.ready ?? (() => silent.received.length > before)
     const child = spawn(process.execPath, [relayBin, ...args], {
-      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      env: { ...process.env, RELAY_HOME: options.stateDir ?? home.stateDir, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
@@ -175,28 +191,81 @@ const interrupt = (args: ReadonlyArray<string>, signal: NodeJS.Signals): Promise
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
     })
-    waitUntil("the agent to receive the request", () => silent.received.length > before, 10_000)
+    waitUntil(`relay ${args.join(" ")} to be ready for ${signal}`, () => ready({ stdout, stderr }), 10_000)
       .then(() => child.kill(signal), reject)
   })
 
-describe("signals", () => {
-  for (const command of ["send", "stream"] as const) {
-    it(`message ${command}: SIGINT exits 130 with one line "interrupted" and aborts the request in flight`, async () => {
-      const abandonedBefore = silent.abandoned.length
-      const result = await interrupt(["message", command, "--url", silent.baseUrl, "hi"], "SIGINT")
-      expect(result.code).toBe(130)
-      expect(result.stdout).toBe("")
-      expect(result.stderr.trim().split("\n")).toEqual([expect.stringContaining("interrupted")])
-      await waitUntil("the request to be abandoned", () => silent.abandoned.length > abandonedBefore)
-    })
+describe("a command cut short after the agent showed its task", () => {
+  // The agent shows its task working, then falls silent (streams stay open without another event).
+  const TASK = { id: "stalled-task", contextId: "stalled-context", status: { state: "TASK_STATE_WORKING" } }
+  const own = tempHome()
+  let stalling: Stub
+  let agentUrl = ""
 
-    it(`message ${command} --json: SIGTERM exits 143 with an "interrupted" JSON error`, async () => {
-      const result = await interrupt(["message", command, "--url", silent.baseUrl, "--json", "hi"], "SIGTERM")
-      expect(result.code).toBe(143)
-      expect(result.stdout).toBe("")
-      expect(jsonError(result)).toMatchObject({ code: "interrupted", message: expect.stringContaining("SIGTERM") })
+  beforeAll(async () => {
+    stalling = await startStub((base) => ({
+      "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }])),
+      "POST /rpc": (request, res) => {
+        const { id, method } = request.body as { id: unknown; method: string }
+        if (method === "SendStreamingMessage" || method === "SubscribeToTask") {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result: { task: TASK } })}\n\n`)
+          return undefined
+        }
+        return { body: { jsonrpc: "2.0", id, result: method === "SendMessage" ? { task: TASK } : TASK } }
+      }
+    }))
+    agentUrl = agentUrlOf(stalling.baseUrl)
+  })
+
+  afterAll(async () => {
+    await stalling?.close()
+    own.cleanup()
+  })
+
+  const commands = () => [`relay task get --url ${agentUrl} ${TASK.id}`, `relay task resubscribe --url ${agentUrl} ${TASK.id}`]
+  /** The task once shown: its state line on stderr, or its first NDJSON update on stdout. */
+  const taskShown = (printed: Printed) => printed.stderr.includes("[working]") || printed.stdout.includes(TASK.id)
+  const stop = (args: ReadonlyArray<string>, signal: NodeJS.Signals) =>
+    interrupt(["message", ...args], signal, { ready: taskShown, stateDir: own.stateDir })
+  const savedSession = async () => {
+    const shown = await runRelay(["session", "show", "--url", agentUrl, "--json"], { stateDir: own.stateDir })
+    expect(shown.code, shown.stderr).toBe(0)
+    return json(shown.stdout)
+  }
+  const expectPointsAtTask = (error: { code: string; hint: string }, code: string) => {
+    expect(error).toMatchObject({ code, task_id: TASK.id, context_id: TASK.contextId })
+    for (const command of commands()) expect(error.hint).toContain(command)
+  }
+
+  for (const [command, signal, exitCode] of [["send", "SIGINT", 130], ["stream", "SIGTERM", 143]] as const) {
+    it(`message ${command}: ${signal} exits ${exitCode}, names the task and the commands to get back to it, and leaves it in the session`, async () => {
+      await runRelay(["session", "clear", "--url", agentUrl], { stateDir: own.stateDir })
+      const result = await stop([command, "--url", agentUrl, "hi"], signal)
+      expect(result.code, result.stderr).toBe(exitCode)
+      expect(result.stderr).toContain(`error: interrupted by ${signal}`)
+      expect(result.stderr).toContain(`hint: The task ${TASK.id} may still be running.`)
+      for (const line of commands()) expect(result.stderr).toContain(line)
+      expect(await savedSession()).toMatchObject({ task_id: TASK.id, context_id: TASK.contextId, last_state: "working" })
     })
   }
+
+  it("message stream --json: SIGINT exits 130 with the task's ids in the interrupted JSON error", async () => {
+    const result = await stop(["stream", "--url", agentUrl, "--json", "hi"], "SIGINT")
+    expect(result.code, result.stderr).toBe(130)
+    expectPointsAtTask(jsonError(result), "interrupted")
+  })
+
+  it("--stream-idle-timeout: exit 1, the timeout's hint followed by the task and the commands to get back to it", async () => {
+    const plain = await runRelay(["message", "stream", "--url", agentUrl, "--stream-idle-timeout", "1", "hi"], { stateDir: own.stateDir })
+    expect(plain.code, plain.stderr).toBe(1)
+    expect(plain.stderr).toContain("--stream-idle-timeout <seconds>")
+    expect(plain.stderr).toContain(`The task ${TASK.id} may still be running.`)
+    for (const line of commands()) expect(plain.stderr).toContain(line)
+    const asJson = await runRelay(["message", "stream", "--url", agentUrl, "--stream-idle-timeout", "1", "--json", "hi"], { stateDir: own.stateDir })
+    expect(asJson.code, asJson.stderr).toBe(1)
+    expectPointsAtTask(jsonError(asJson), "timeout")
+  })
 })
 
 describe("a closed stdout", () => {

@@ -1,7 +1,7 @@
 // What a file is by its first bytes (domain/mediaTypes.ts): each image and audio format relay
 // shows inline is told by its leading bytes, and nothing else passes for one.
 import { describe, expect, it } from "vitest"
-import { audioTypeOf, imageTypeOf, isTextLike } from "../../src/domain/mediaTypes.js"
+import { audioTypeOf, imageFormatName, imageTypeOf, isTextLike } from "../../src/domain/mediaTypes.js"
 import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
 
 const bytes = (...pieces: ReadonlyArray<string | ReadonlyArray<number>>) =>
@@ -17,8 +17,12 @@ describe("imageTypeOf", () => {
     ["image/webp", bytes("RIFF\x24\0\0\0WEBPVP8 ")]
   ])("knows %s by its first bytes", (type, file) => expect(imageTypeOf(file)).toBe(type))
 
-  it("takes nothing else for an image (text, PDF, too short, another RIFF)", () => {
-    for (const file of [...ANYTHING, bytes([0x89, 0x50, 0x4e]), bytes("RIFF\0\0\0\0WAVEfmt ")]) expect(imageTypeOf(file)).toBeUndefined()
+  it("takes nothing else for an image (text, PDF, too short, another RIFF, a GIF of no known version)", () => {
+    for (const file of [...ANYTHING, bytes([0x89, 0x50, 0x4e]), bytes("RIFF\0\0\0\0WAVEfmt "), bytes("GIF8xa")]) expect(imageTypeOf(file)).toBeUndefined()
+  })
+
+  it("names the formats it knows, and no other media type", () => {
+    expect(["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"].map(imageFormatName)).toEqual(["PNG", "JPEG", "GIF", "WebP", undefined])
   })
 })
 

@@ -33,6 +33,7 @@ export const contextFor = (run: AppRuntime, overrides: Partial<ToolContext> = {}
   run: (effect, signal) => run.runPromise(effect, { signal }),
   defaultWait: Duration.seconds(20),
   heartbeat: Duration.millis(100),
+  loadCheckRun: () => import("../../src/servers/webhook/checkReceiver.js").then((module) => module.checkRunLayer),
   ...overrides
 })
 

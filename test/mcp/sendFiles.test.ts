@@ -45,6 +45,9 @@ beforeAll(async () => {
   Fs.writeFileSync(Path.join(outside, "id_rsa"), "-----BEGIN PRIVATE KEY-----\n")
   Fs.writeFileSync(Path.join(home.stateDir, "credentials-backup.json"), "{\"token\": \"s3cret\"}")
   Fs.symlinkSync(Path.join(outside, "id_rsa"), Path.join(root, "innocent.txt"))
+  // A sibling whose name starts with the root's: inside by string prefix, outside by path.
+  Fs.mkdirSync(`${root}-secrets`)
+  Fs.writeFileSync(Path.join(`${root}-secrets`, "token"), "s3cret")
   runtime = ManagedRuntime.make(appLayer(home.stateDir))
   agent = await startAgent({ model: "echo" })
 })
@@ -152,6 +155,8 @@ describe("which files send_message may read", () => {
     const client = await connect([root])
     expect(await refusal(client, Path.join(outside, "id_rsa"))).toContain("outside the MCP client's roots")
     expect(await refusal(client, Path.join(root, "innocent.txt"))).toContain("outside the MCP client's roots")
+    expect(await refusal(client, Path.join(`${root}-secrets`, "token"))).toContain("outside the MCP client's roots")
+    expect(await refusal(client, `${root}/../elsewhere/id_rsa`)).toContain("outside the MCP client's roots")
     // Whether a file exists outside the roots is not told either.
     expect(await refusal(client, Path.join(outside, "no-such-file"))).toContain("outside the MCP client's roots")
   })

@@ -1,6 +1,7 @@
 import * as NodePath from "@effect/platform-node/NodePath"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger } from "effect"
+import { Cause, ConfigError, ConfigProvider, Effect, HashSet, Layer, Logger } from "effect"
+import * as PathPatch from "effect/ConfigProviderPathPatch"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as StateDir from "../../src/services/StateDir.js"
@@ -56,6 +57,27 @@ describe("StateDir.ensure", () => {
     return Effect.flip(withStateDir(dir, (stateDir) => stateDir.ensure)).pipe(
       Effect.map((error) => expect(error).toMatchObject({ _tag: "StateFileUnavailable", file: dir, operation: "create" })),
       Effect.ensuring(Effect.sync(home.cleanup))
+    )
+  })
+})
+
+describe("resolveStateDir", () => {
+  it.effect("turns an environment it cannot read into invalid_environment, with a hint, not an internal error", () => {
+    // The process environment never fails to load; a provider that does stands for any ConfigError.
+    const unreadable = ConfigProvider.fromFlat(ConfigProvider.makeFlat({
+      load: (path) => Effect.fail(ConfigError.SourceUnavailable([...path], "the environment is unreadable", Cause.empty)),
+      enumerateChildren: () => Effect.succeed(HashSet.empty()),
+      patch: PathPatch.empty
+    }))
+    return StateDir.resolveStateDir.pipe(
+      Effect.provide(NodePath.layer),
+      Effect.withConfigProvider(unreadable),
+      Effect.flip,
+      Effect.map((error) => {
+        expect(error.code).toBe("invalid_environment")
+        expect(error.message).toContain("RELAY_HOME")
+        expect(error.hint).toContain("RELAY_HOME")
+      })
     )
   })
 })

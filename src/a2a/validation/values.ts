@@ -1,5 +1,5 @@
 /** Checks of single values: URLs, media types, protocol bindings and protocol versions. */
-import { isLoopbackHost } from "../../domain/hosts.js"
+import { isLoopbackHost } from "../hosts.js"
 import { hasQueryOrFragment } from "../usableInterfaces.js"
 import { at, quote, type Context } from "./context.js"
 

@@ -5,7 +5,7 @@
  * an interface fails card.interface-hosts, naming its host, and its checks are skipped.
  */
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
-import { hostOfUrl } from "../../domain/hosts.js"
+import { hostOfUrl } from "../../a2a/hosts.js"
 import { type Endpoint, isHostAllowed, isOnCardOrigin } from "../../services/A2aClient.js"
 
 /** The interfaces a check may send to, and those on another origin that nobody allowed. */

@@ -7,7 +7,7 @@
 import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { failed, passed, skipped } from "../../domain/conformance.js"
-import { isLoopbackHost } from "../../domain/hosts.js"
+import { isLoopbackHost } from "../../a2a/hosts.js"
 import { PushReceiver } from "../../services/PushReceiver.js"
 import { A2aClient } from "../../services/A2aClient.js"
 import { firstTask, type InterfaceContext, orFailed, sendCounted, userMessage } from "./context.js"

@@ -5,7 +5,18 @@
  * kept: it is fetched again when next needed.
  */
 import { MAX_CACHED_CARD_BYTES, MAX_CACHED_CARDS } from "../../domain/limits.js"
-import type { DiscoveredCard } from "./discovery.js"
+import type { ClientCardGeneration } from "../../a2a/cardGeneration.js"
+import type * as V1 from "../../a2a/v1.js"
+
+/** An agent's card as discovery found it (discovery.ts), and as the cache keeps it. */
+export interface DiscoveredCard {
+  readonly card: V1.AgentCard
+  /** The card JSON exactly as served. */
+  readonly raw: unknown
+  readonly generation: ClientCardGeneration
+  readonly declaredProtocolVersion?: string | undefined
+  readonly cardUrl: string
+}
 
 export interface CachedCard {
   readonly card: DiscoveredCard

@@ -7,25 +7,18 @@ import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { createHash } from "node:crypto"
 import { Clock, Effect, Option, Ref } from "effect"
 import { describeParseError } from "../../a2a/parseProblems.js"
-import type { ClientCardGeneration } from "../../a2a/cardGeneration.js"
 import { cardFromWire } from "../../a2a/translate.js"
-import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
 import { answerExcerpt } from "../../domain/terminalText.js"
 import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
+import type { DiscoveredCard } from "./cardCache.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target } from "./target.js"
 
-export interface DiscoveredCard {
-  readonly card: V1.AgentCard
-  /** The card JSON exactly as served. */
-  readonly raw: unknown
-  readonly generation: ClientCardGeneration
-  readonly declaredProtocolVersion?: string | undefined
-  readonly cardUrl: string
-}
+export type { DiscoveredCard } from "./cardCache.js"
+
 
 /** A card's JSON exactly as served, where discovery found it. */
 export interface CardJson {

@@ -9,7 +9,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { InvalidResponse } from "../../domain/clientErrors.js"
-import { hostOfUrl } from "../../domain/hosts.js"
+import { hostOfUrl } from "../../a2a/hosts.js"
 import { failureOf, isHttpSuccess } from "./answers.js"
 import { execute, readBytes, readText } from "./exchange.js"
 import { isHostAllowed, stateFor } from "./interfaceHosts.js"

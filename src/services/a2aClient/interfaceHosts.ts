@@ -9,19 +9,11 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { Context, Effect, Scope } from "effect"
-import { canonicalHostName, hostOfUrl } from "../../domain/hosts.js"
+import { canonicalHostName, hostOfUrl } from "../../a2a/hosts.js"
 import { type AddressClass, hostClasses } from "../../domain/ipAddresses.js"
 import { type AddressJudge, guardedHttpClient, type ResolveHost, systemResolve } from "../connectGuard.js"
-import type { ClientState } from "./state.js"
+import type { Addressing, ClientState } from "./state.js"
 import { type Endpoint, originOf, type Target } from "./target.js"
-
-/** How the rule learns what hosts reach; the defaults ask the system's resolver, tests substitute their own. */
-export interface Addressing {
-  /** Resolves an interface's host name when connecting to it. */
-  readonly resolve: ResolveHost
-  /** The classes of address the card's host reaches. */
-  readonly cardHostClasses: (hostname: string) => Promise<ReadonlyArray<AddressClass>>
-}
 
 /** The classes of every address `hostname` reaches: a literal (or localhost) by itself, a name as resolved. */
 export const classesOfHost = (resolve: ResolveHost) => async (hostname: string): Promise<ReadonlyArray<AddressClass>> =>

@@ -3,11 +3,20 @@
  * explicitly: the HTTP client, what discovery learned, which interface worked, and the warnings
  * already given (once each per process).
  */
-import { HttpClient } from "@effect/platform"
-import { Effect, Ref, type Scope } from "effect"
-import { type CardCache, makeCardCache } from "./cardCache.js"
-import { type Addressing, HostAddressing } from "./interfaceHosts.js"
+import type { HttpClient } from "@effect/platform"
+import type { Ref, Scope } from "effect"
+import type { AddressClass } from "../../domain/ipAddresses.js"
+import type { ResolveHost } from "../connectGuard.js"
+import type { CardCache } from "./cardCache.js"
 import type { Endpoint } from "./target.js"
+
+/** How the rule learns what hosts reach; the defaults ask the system's resolver, tests substitute their own. */
+export interface Addressing {
+  /** Resolves an interface's host name when connecting to it. */
+  readonly resolve: ResolveHost
+  /** The classes of address the card's host reaches. */
+  readonly cardHostClasses: (hostname: string) => Promise<ReadonlyArray<AddressClass>>
+}
 
 export interface ClientState {
   readonly http: HttpClient.HttpClient
@@ -28,18 +37,3 @@ export interface ClientState {
   /** The service's scope: the guarded clients close with it. */
   readonly scope: Scope.Scope
 }
-
-/** Fresh state over the HttpClient of the context, for the life of the scope. */
-export const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient | Scope.Scope> = Effect.gen(function*() {
-  return {
-    http: yield* HttpClient.HttpClient,
-    cardCache: makeCardCache(),
-    cardLocations: yield* Ref.make(new Map<string, string>()),
-    workingEndpoints: yield* Ref.make(new Map<string, Endpoint>()),
-    warnedOrigins: new Set<string>(),
-    warnedEnums: new Set<string>(),
-    addressing: yield* HostAddressing,
-    guardedClients: new Map<string, HttpClient.HttpClient>(),
-    scope: yield* Effect.scope
-  }
-})

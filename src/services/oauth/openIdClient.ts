@@ -20,7 +20,7 @@ import {
 } from "../../domain/oauth.js"
 import { MAX_OAUTH_RESPONSE_BYTES } from "../../domain/limits.js"
 import type { OAuthFlow } from "../../domain/session.js"
-import type { AuthServer, GrantError, OAuthClientId, OAuthService, Tokens } from "../OAuth.js"
+import type { AuthServer, GrantError, OAuthClientId, OAuthService, Tokens } from "./service.js"
 import { answerTooLargeIn, boundedFetch } from "./boundedFetch.js"
 
 // A token issued this far in the future, or already expired when it arrives, means the clocks disagree.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { canonicalHostName, isAllInterfaces, isLoopbackHost } from "../../src/domain/hosts.js"
+import { canonicalHostName, isAllInterfaces, isLoopbackHost } from "../../src/a2a/hosts.js"
 
 describe("hosts", () => {
   it("knows loopback hosts in every spelling", () => {
