@@ -24,6 +24,8 @@ export interface ArtifactPiece {
   /** Appended text (`whole` false), or the artifact's whole text after the event (`whole` true). */
   readonly text: string
   readonly whole: boolean
+  /** The parts behind `text`: those appended, or (a copy of) the artifact's whole parts. */
+  readonly parts: ReadonlyArray<V1.Part>
 }
 
 /** What one event changed: the task as it is now, its artifacts left out, and the texts it brought. */
@@ -135,7 +137,7 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
     entries = nextEntries
     positions = new Map(nextEntries.map((entry, index) => [entry.header.artifactId, index]))
     artifactBytes = nextArtifactBytes
-    return changed(nextEntries.map((entry) => ({ artifactId: entry.header.artifactId, text: artifactText(entry.parts), whole: true })))
+    return changed(nextEntries.map((entry) => ({ artifactId: entry.header.artifactId, text: artifactText(entry.parts), whole: true, parts: entry.parts.slice() })))
   }
 
   const takeStatus = (update: V1.TaskStatusUpdateEvent): FoldStep | undefined => {
@@ -166,7 +168,7 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
       existing.header = merged
       existing.headerBytes = mergedBytes
       existing.partsBytes += chunkBytes
-      return changed([{ artifactId: id, text, whole: false }])
+      return changed([{ artifactId: id, text, whole: false, parts }])
     }
     const entry = entryOf(update.artifact)
     const replacedBytes = existing === undefined ? 0 : entryBytes(existing)
@@ -176,7 +178,7 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
       entries.push(entry)
     } else entries[position] = entry
     artifactBytes += entryBytes(entry) - replacedBytes
-    return changed([{ artifactId: id, text: artifactText(entry.parts), whole: true }])
+    return changed([{ artifactId: id, text: artifactText(entry.parts), whole: true, parts: entry.parts.slice() }])
   }
 
   const takeMessage = (reply: V1.Message): undefined => {

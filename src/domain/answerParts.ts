@@ -66,7 +66,7 @@ export const locatedParts = (result: V1.Task | V1.Message): ReadonlyArray<Locate
   return (result.history ?? []).filter((message) => message.role === "ROLE_AGENT").flatMap(fromMessage)
 }
 
-const EMPTY: Omit<AnswerPart, "kind"> = {
+const EMPTY: Omit<AnswerPart, "kind" | "artifact_id"> = {
   text: null,
   name: null,
   media_type: null,
@@ -75,8 +75,7 @@ const EMPTY: Omit<AnswerPart, "kind"> = {
   path: null,
   url: null,
   note: null,
-  data: null,
-  artifact_id: null
+  data: null
 }
 
 /** node:crypto on first use: the commands that never see a file do not load it. */
@@ -94,8 +93,7 @@ export const mediaTypeLie = (mediaType: string | undefined, bytes: Uint8Array): 
   return format === undefined || imageTypeOf(bytes) === essence ? undefined : `its media type says ${essence}, but the bytes are not a ${format} image`
 }
 
-const fileView = (part: V1.RawPart | V1.UrlPart, common: Omit<AnswerPart, "kind">): AnswerPart => {
-  const file: AnswerPart = { ...common, kind: "file" }
+const fileView = (part: V1.RawPart | V1.UrlPart, file: AnswerPart): AnswerPart => {
   if ("url" in part) return { ...file, url: part.url }
   if (!isBase64(part.raw)) return { ...file, note: "not saved: its bytes are not base64" }
   const bytes = bytesOf(part)
@@ -104,14 +102,15 @@ const fileView = (part: V1.RawPart | V1.UrlPart, common: Omit<AnswerPart, "kind"
 
 /** One part as shown, before any door saved it (`path` null). */
 export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
-  const common = { ...EMPTY, name: part.filename ?? null, media_type: part.mediaType ?? null, artifact_id: artifactId }
-  switch (partKind(part)) {
+  const kind = partKind(part)
+  const view: AnswerPart = { kind, ...EMPTY, name: part.filename ?? null, media_type: part.mediaType ?? null, artifact_id: artifactId }
+  switch (kind) {
     case "text":
-      return { ...common, kind: "text", text: (part as V1.TextPart).text }
+      return { ...view, text: (part as V1.TextPart).text }
     case "data":
-      return { ...common, kind: "data", data: (part as V1.DataPart).data }
+      return { ...view, data: (part as V1.DataPart).data }
     case "file":
-      return fileView(part as V1.RawPart | V1.UrlPart, common)
+      return fileView(part as V1.RawPart | V1.UrlPart, view)
   }
 }
 

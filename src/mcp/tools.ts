@@ -656,15 +656,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
         state: nullableString,
         text: nullableString,
         protocol: z.string(),
-        files: z.array(z.object({
-          name: nullableString,
-          media_type: nullableString,
-          size: z.number().nullable(),
-          sha256: nullableString,
-          path: nullableString.describe("Where the bytes were saved"),
-          url: nullableString,
-          note: nullableString
-        })).optional().describe("The file parts it carried (absent when none)"),
+        files: z.array(answerPart).optional().describe("The file parts it carried, shaped as an answer's parts (absent when none)"),
         files_omitted: z.number().optional()
       }))
     },

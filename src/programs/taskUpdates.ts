@@ -9,9 +9,11 @@
  * was sent into.
  */
 import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { isTextPart } from "../a2a/parts.js"
 import { partsText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import type { AnswerFold, ArtifactPiece, FoldStep } from "../domain/answerFold.js"
+import { type AnswerPart, partView } from "../domain/answerParts.js"
 import { type A2aClientError, InvalidResponse, RequestTimeout } from "../domain/clientErrors.js"
 import { type TaskHead, taskHead } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
@@ -34,6 +36,11 @@ export interface TaskUpdate {
   readonly replaced: boolean
   /** What the agent's current status message says ("" when it says nothing). */
   readonly status: string
+  /**
+   * The file and data parts the update added to the answer's artifacts, as the result shows them
+   * (answerParts.ts), files not saved yet: they are saved once, from the final answer.
+   */
+  readonly parts: ReadonlyArray<AnswerPart>
 }
 
 /** Largest answer a program keeps for one task or message (default MAX_ANSWER_BYTES). */
@@ -152,6 +159,18 @@ const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
       shown.set(piece.artifactId, piece.text)
       return { text: piece.text, replaced: true }
     }
+    const othersTold = new Map<string, number>()
+    /**
+     * The file and data parts a piece adds to those told of its artifact: an appended chunk's all,
+     * an artifact sent whole those past the ones told (its text parts are in the text already).
+     */
+    const othersAdded = (piece: ArtifactPiece): ReadonlyArray<AnswerPart> => {
+      const others = piece.parts.filter((part) => !isTextPart(part))
+      if (others.length === 0) return []
+      const told = othersTold.get(piece.artifactId) ?? 0
+      othersTold.set(piece.artifactId, piece.whole ? Math.max(told, others.length) : told + others.length)
+      return (piece.whole ? others.slice(told) : others).map((part) => partView({ part, artifactId: piece.artifactId }))
+    }
     /** A step's pieces as the door hears them: the text added, and each replacement apart. */
     const updatesOf = (pieces: ReadonlyArray<ArtifactPiece>) => {
       const updates: Array<{ delta: string; replaced: boolean }> = []
@@ -180,13 +199,15 @@ const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
           statusText = partsText(status.message?.parts ?? [])
         }
         const updates = updatesOf(step.pieces)
-        const news = step.head.status.state !== state || statusText !== reportedStatus
+        const parts = step.pieces.flatMap(othersAdded)
+        const news = step.head.status.state !== state || statusText !== reportedStatus || parts.length > 0
         if (updates.length === 0 && !news) return Effect.void
         state = step.head.status.state
         reportedStatus = statusText
         const view = taskHead(step.head)
-        return Effect.forEach(updates.length === 0 ? [{ delta: "", replaced: false }] : updates, (update) =>
-          onUpdate({ view, ...update, status: statusText }), { discard: true })
+        // The parts go with the first update of the step.
+        return Effect.forEach(updates.length === 0 ? [{ delta: "", replaced: false }] : updates, (update, index) =>
+          onUpdate({ view, ...update, status: statusText, parts: index === 0 ? parts : [] }), { discard: true })
       })
   })
 

@@ -91,6 +91,30 @@ describe("files and data in an answer, at the terminal", () => {
     expect(onTask.code).toBe(2)
   })
 
+  it("message stream --json: each update line carries the file and data parts it added; the result line, where the files went", async () => {
+    const state = freshStateDir()
+    const result = await relayIn(state, "message", "stream", "--url", peer.agent.baseUrl, "files", "--json")
+    expect(result.code, result.stderr).toBe(0)
+    const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line))
+    const updates = lines.filter((line) => line.kind === "update")
+    expect(updates.every((line) => Array.isArray(line.parts))).toBe(true)
+    const told = updates.flatMap((line) => line.parts)
+    expect(told.map((part: { kind: string; name: string | null }) => [part.kind, part.name])).toEqual([
+      ["file", "hello.txt"],
+      ["data", null],
+      ["file", null],
+      ["file", "report.pdf"]
+    ])
+    expect(told.every((part: { path: string | null }) => part.path === null)).toBe(true)
+    const final = lines.at(-1)
+    expect(final.kind).toBe("task")
+    expect(final.parts[1]).toMatchObject({ name: "hello.txt", path: Path.join(Fs.realpathSync(state), "files", "files", "hello.txt") })
+    // The streamed text on a terminal is followed by the file lines.
+    const human = await relayIn(state, "message", "stream", "--url", peer.agent.baseUrl, "files")
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/saved hello\.txt \(text\/plain, 13 bytes\) → .*hello \(1\)\.txt/)
+  })
+
   it("keeps hostile names inside the folder, says what is odd, and prints nothing raw", async () => {
     const state = freshStateDir()
     const home = Path.dirname(state)
