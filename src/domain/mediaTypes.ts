@@ -7,6 +7,31 @@
  * each fixed by its format's specification to a few leading bytes (PNG, JFIF/EXIF, GIF87a/89a,
  * RIFF/WEBP, RIFF/WAVE, MPEG audio frames and ID3, ADTS, Ogg, FLAC, ISO BMFF `ftyp`, EBML).
  */
+import { Effect } from "effect"
+
+// ---------------------------------------------------------------------------
+// Names and media types (mime-types)
+
+/**
+ * mime-types (and its table, mime-db) is loaded when a file is first sent or saved without a
+ * name, not with every message. A CommonJS package: its exports are the module's default, in
+ * the bundle and under node alike.
+ */
+const loadMimeTypes = () => import("mime-types").then((module) => module.default)
+let mimeTypes: ReturnType<typeof loadMimeTypes> | undefined
+const withMimeTypes = <A>(use: (mime: Awaited<ReturnType<typeof loadMimeTypes>>) => A): Effect.Effect<A> =>
+  Effect.map(Effect.promise(() => (mimeTypes ??= loadMimeTypes())), use)
+
+/** The media type a file name's extension names (`report.pdf`: `application/pdf`), if it names one. */
+export const mediaTypeOfName = (name: string): Effect.Effect<string | undefined> =>
+  /\.[^./\\]+$/.test(name) ? withMimeTypes((mime) => mime.lookup(name) || undefined) : Effect.succeed(undefined)
+
+/** The usual extension of a media type (`png` for `image/png`), if it has one. */
+export const extensionOfMediaType = (mediaType: string): Effect.Effect<string | undefined> =>
+  withMimeTypes((mime) => mime.extension(mediaType) || undefined)
+
+// ---------------------------------------------------------------------------
+// First bytes
 
 const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>, at = 0) =>
   bytes.length >= at + prefix.length && prefix.every((byte, index) => bytes[at + index] === byte)

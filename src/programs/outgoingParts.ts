@@ -13,6 +13,7 @@ import { isBase64, standardBase64 } from "../a2a/parts.js"
 import type * as V1 from "../a2a/v1.js"
 import { InvalidInput } from "../domain/errors.js"
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../domain/limits.js"
+import { mediaTypeOfName } from "../domain/mediaTypes.js"
 import { type FileNotAllowed, FileUnreadable, RequestTooLarge } from "../domain/outgoingPartErrors.js"
 import type { StateDir } from "../services/StateDir.js"
 import { readFileOfSize, refusalOf, unreadableReason } from "./localFiles.js"
@@ -54,19 +55,6 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ??
 
 const DEFAULT_MEDIA_TYPE = "application/octet-stream"
 
-/**
- * mime-types (and its table, mime-db) is loaded when a file is first sent, not with every message.
- * A CommonJS package: its exports are the module's default, in the bundle and under node alike.
- */
-const loadMimeTypes = () => import("mime-types").then((module) => module.default)
-let mimeTypes: ReturnType<typeof loadMimeTypes> | undefined
-
-/** The media type a file name's extension names, if it names one. */
-const mediaTypeOf = (name: string): Effect.Effect<string | undefined> =>
-  Path.extname(name) === ""
-    ? Effect.succeed(undefined)
-    : Effect.map(Effect.promise(() => (mimeTypes ??= loadMimeTypes())), (mime) => mime.lookup(Path.extname(name)) || undefined)
-
 /** A part not yet read: its share of the request, and how to make it. */
 interface Planned {
   /** What it is, for a refusal: `The file report.pdf`. */
@@ -104,7 +92,7 @@ const planFile = ({ path, ...given }: Extract<PartSource, { _tag: "FilePath" }>,
   Effect.gen(function*() {
     const name = given.name ?? Path.basename(path)
     const { size, read } = yield* measure(path, mayRead)
-    const mediaType = given.mediaType ?? (yield* mediaTypeOf(name)) ?? DEFAULT_MEDIA_TYPE
+    const mediaType = given.mediaType ?? (yield* mediaTypeOfName(name)) ?? DEFAULT_MEDIA_TYPE
     return {
       what: `The file ${path}`,
       size,
@@ -131,7 +119,7 @@ const planUrl = (source: Extract<PartSource, { _tag: "FileUrl" }>) =>
       return yield* new InvalidInput({ reason: `${source.url} is not an absolute URL`, suggestion: "Give the file's URL with its scheme, e.g. https://example.com/report.pdf" })
     }
     const name = source.name ?? urlFileName(new URL(source.url))
-    const mediaType = source.mediaType ?? (name === undefined ? undefined : yield* mediaTypeOf(name))
+    const mediaType = source.mediaType ?? (name === undefined ? undefined : yield* mediaTypeOfName(name))
     const part: V1.UrlPart = { url: source.url, ...(name === undefined ? {} : { filename: name }), ...(mediaType === undefined ? {} : { mediaType }) }
     return { what: `The file URL ${source.url}`, size: jsonBytes(part), requestBytes: jsonBytes(part) + PART_BYTES, isFile: false, make: Effect.succeed(part) } satisfies Planned
   })
@@ -144,7 +132,7 @@ const planContent = (source: Extract<PartSource, { _tag: "FileContent" }>) =>
         suggestion: "Give the file's bytes in base64 (standard or URL-safe alphabet), or the file's path or URL instead"
       })
     }
-    const mediaType = source.mediaType ?? (yield* mediaTypeOf(source.name)) ?? DEFAULT_MEDIA_TYPE
+    const mediaType = source.mediaType ?? (yield* mediaTypeOfName(source.name)) ?? DEFAULT_MEDIA_TYPE
     const raw = standardBase64(source.base64)
     return {
       what: `The file ${source.name}`,

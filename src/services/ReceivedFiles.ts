@@ -15,6 +15,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { numberedName, safeFileName } from "../domain/fileNames.js"
 import { mediaTypeEssence } from "../a2a/parts.js"
+import { extensionOfMediaType } from "../domain/mediaTypes.js"
 import { StateDir } from "./StateDir.js"
 
 /** The folder under the state directory that holds received files, one folder per task. */
@@ -53,10 +54,7 @@ const ownFolder = (dir: string) => {
 
 /** The extension a media type is saved with (mime-types, loaded only for a name-less file). */
 const extensionFor = (mediaType: string | null): Effect.Effect<string> =>
-  Effect.tryPromise(() => import("mime-types")).pipe(
-    Effect.flatMap((module) => Effect.try(() => module.default.extension(mediaTypeEssence(mediaType ?? undefined)) || "bin")),
-    Effect.orElseSucceed(() => "bin")
-  )
+  Effect.map(extensionOfMediaType(mediaTypeEssence(mediaType ?? undefined)), (extension) => extension ?? "bin")
 
 /** The name a file is saved under before any suffix: the agent's, made safe, else `file-N.ext` from its media type. */
 const baseName = (file: FileToSave, index: number): Effect.Effect<string> => {
