@@ -57,7 +57,9 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 const expectSavedWhole = (run: Measured) => {
   expect.soft(run.code, run.stderr).toBe(0)
   if (run.code !== 0) return
-  const result = JSON.parse(run.stdout.trimEnd().split("\n").at(-1)!) as { parts: Array<{ kind: string; path: string | null }> }
+  // --json prints one indented object; with --stream, one line per update and the result last.
+  const printed = run.stdout.trimEnd()
+  const result = JSON.parse(printed.startsWith("{\n") ? printed : printed.split("\n").at(-1)!) as { parts: Array<{ kind: string; path: string | null }> }
   const saved = result.parts.find((part) => part.kind === "file")
   expect.soft(sha256(Fs.readFileSync(String(saved?.path)))).toBe(sha256(bytes))
 }
