@@ -6,6 +6,7 @@
 import type { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Predicate, Stream } from "effect"
 import { AgentUnreachable, InterfaceHostRefused, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
+import { isBase64 } from "../../a2a/parts.js"
 import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
 import { refusalIn } from "../connectGuard.js"
 import type { ClientState } from "./state.js"
@@ -23,6 +24,30 @@ export const baseHeaders = (target: Target, endpoint: Endpoint, url: string, acc
   "a2a-version": endpoint.version,
   ...credentialHeaders(credentialsFor(target, url))
 })
+
+/** Strings this long or longer, when base64, are copied into a request's body as they are. */
+const SPLICED_LENGTH = 64 * 1024
+
+/**
+ * A request's JSON body as bytes. A file's base64 is written straight into the body, not into a
+ * JSON text first and then encoded again (two more copies of a file of megabytes): the JSON is
+ * written with a mark in each such string's place, and the body assembled from the pieces. Base64
+ * needs no escaping in JSON, so the body is the bytes of JSON.stringify(value).
+ */
+export const jsonBody = (value: unknown): Uint8Array => {
+  const spliced: Array<string> = []
+  const mark = `relay-spliced-${crypto.randomUUID()}-`
+  const json = JSON.stringify(value, (_key, field: unknown) =>
+    typeof field === "string" && field.length >= SPLICED_LENGTH && isBase64(field) ? `${mark}${spliced.push(field) - 1}` : field)
+  if (spliced.length === 0) return new TextEncoder().encode(json)
+  // Split around the marks (their quotes stay with the JSON text): JSON text, a spliced string's index, JSON text, …
+  const chunks = json.split(new RegExp(`(?<=")${mark}(\\d+)(?=")`))
+    .map((piece, index) => (index % 2 === 0 ? Buffer.from(piece) : spliced[Number(piece)]!))
+  const body = Buffer.allocUnsafe(chunks.reduce((size, chunk) => size + chunk.length, 0))
+  let offset = 0
+  for (const chunk of chunks) offset += typeof chunk === "string" ? body.write(chunk, offset, "latin1") : chunk.copy(body, offset)
+  return body
+}
 
 const describeTransport = (error: HttpClientError.RequestError) => {
   const cause = error.cause
