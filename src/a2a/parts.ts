@@ -53,9 +53,9 @@ export const base64Size = (base64: string): number => {
 /** Characters of base64 decoded at a time: a multiple of 4, so each piece decodes on its own. */
 const BASE64_PIECE = 1024 * 1024
 
-/** Calls `each` with the bytes of base64 (checked with isBase64), a piece at a time: never the whole file in memory at once. */
-export const forEachBase64Piece = (base64: string, each: (bytes: Buffer) => void): void => {
-  for (let start = 0; start < base64.length; start += BASE64_PIECE) each(Buffer.from(base64.slice(start, start + BASE64_PIECE), "base64"))
+/** The bytes of base64 (checked with isBase64), a piece at a time: never the whole file in memory at once. */
+export function* base64Pieces(base64: string): Generator<Buffer> {
+  for (let start = 0; start < base64.length; start += BASE64_PIECE) yield Buffer.from(base64.slice(start, start + BASE64_PIECE), "base64")
 }
 
 /** The first bytes of base64 (at most `count`, a multiple of 3), decoding only those. */

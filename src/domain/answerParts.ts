@@ -12,7 +12,7 @@
  * refused as malformed when decoded, and a 0.3 file is read as its bytes (a2a/v03.ts).
  */
 import { Schema } from "effect"
-import { base64Head, base64Size, bytesOf, forEachBase64Piece, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
+import { base64Head, base64Pieces, base64Size, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
 import { artifactsText, partsText } from "../a2a/text.js"
 import type * as V1 from "../a2a/v1.js"
 import { imageFormatName, imageTypeOf } from "./mediaTypes.js"
@@ -86,7 +86,7 @@ export const sha256Hex = (bytes: Uint8Array): string => sha256().update(bytes).d
 /** The sha256 of what base64 (checked with isBase64) holds, decoded a piece at a time. */
 const base64Sha256Hex = (base64: string): string => {
   const hash = sha256()
-  forEachBase64Piece(base64, (bytes) => hash.update(bytes))
+  for (const piece of base64Pieces(base64)) hash.update(piece)
   return hash.digest("hex")
 }
 
@@ -129,5 +129,5 @@ export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
 /** The answer's parts, in order, as shown. */
 export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => locatedParts(result).map(partView)
 
-/** The bytes of a file part that carries them as base64 (undefined for any other part). */
-export const partBytes = (part: V1.Part): Buffer | undefined => ("raw" in part && isBase64(part.raw) ? bytesOf(part) : undefined)
+/** The bytes of a file part that carries them as base64, decoded a piece at a time as they are read (undefined for any other part). */
+export const partBytes = (part: V1.Part): Iterable<Uint8Array> | undefined => ("raw" in part && isBase64(part.raw) ? base64Pieces(part.raw) : undefined)

@@ -32,7 +32,8 @@ export interface FileToSave {
   /** As the agent named it (made safe here); null for a name-less part. */
   readonly name: string | null
   readonly mediaType: string | null
-  readonly bytes: Uint8Array
+  /** Its content, whole or in pieces (a file received as base64 is decoded as it is written). */
+  readonly bytes: Uint8Array | Iterable<Uint8Array>
 }
 
 /** Where a file was saved, or why it was not (`not saved: …`). */
@@ -67,7 +68,7 @@ const baseName = (file: FileToSave, index: number): Effect.Effect<string> => {
  * Writes `bytes` under `name` in `folder` (its real path), or under the first numbered name free:
  * `next` remembers, per name, where to look next, so many files of one name cost one try each.
  */
-const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<string, number>): string => {
+const writeFree = (folder: string, name: string, bytes: FileToSave["bytes"], next: Map<string, number>): string => {
   for (let n = next.get(name) ?? 0;; n++) {
     const candidate = Path.join(folder, n === 0 ? name : numberedName(name, n))
     if (Path.dirname(candidate) !== folder) throw new Error(`"${name}" does not stay inside ${folder}`)
@@ -80,7 +81,7 @@ const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<st
     }
     next.set(name, n + 1)
     try {
-      Fs.writeSync(descriptor, bytes)
+      for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) Fs.writeSync(descriptor, piece)
     } catch (error) {
       Fs.rmSync(candidate, { force: true })
       throw error
