@@ -1,18 +1,36 @@
 /**
- * A request's body is the bytes of its JSON, whether a file's base64 in it was spliced in as it is
- * or written out (issue 29: no JSON text copy of a file on the way out).
+ * A request's body is the bytes of its JSON, whether a file's base64 in it went out in pieces
+ * straight from its string or was written out (issue 29: no JSON text copy of a file on the way out).
  */
+import { HttpBody } from "@effect/platform"
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { jsonBody } from "../../src/services/a2aClient/exchange.js"
 
-const asJson = (value: unknown) => new TextEncoder().encode(JSON.stringify(value))
+/** The bytes a body sends, and the length it announces. */
+const sent = async (body: HttpBody.HttpBody) => {
+  if (body._tag === "Uint8Array") return { bytes: Buffer.from(body.body), length: body.contentLength }
+  if (body._tag !== "Raw") throw new Error(`unexpected body ${body._tag}`)
+  const chunks: Array<Uint8Array> = []
+  for await (const chunk of body.body as AsyncIterable<Uint8Array>) chunks.push(chunk)
+  return { bytes: Buffer.concat(chunks), length: body.contentLength }
+}
+
+const expectJsonOf = async (value: unknown) => {
+  const json = Buffer.from(JSON.stringify(value))
+  const body = jsonBody(value, "application/json")
+  expect(body.contentType).toBe("application/json")
+  const { bytes, length } = await sent(body)
+  expect(bytes.equals(json)).toBe(true)
+  expect(length).toBe(json.length)
+  return body
+}
 
 describe("jsonBody", () => {
-  it("is the UTF-8 JSON of a request holding files, text and look-alikes of its marks", () => {
-    const standard = randomBytes(300_000).toString("base64")
+  it("sends the UTF-8 JSON of a request holding files, text and look-alikes of its marks, files in pieces", async () => {
+    const standard = randomBytes(1_600_000).toString("base64")
     const urlSafe = randomBytes(200_001).toString("base64url")
-    const value = {
+    const body = await expectJsonOf({
       jsonrpc: "2.0",
       params: {
         message: {
@@ -25,12 +43,12 @@ describe("jsonBody", () => {
           ]
         }
       }
-    }
-    expect(Buffer.from(jsonBody(value)).equals(Buffer.from(asJson(value)))).toBe(true)
+    })
+    expect(body._tag).toBe("Raw")
   })
 
-  it("is the UTF-8 JSON of a value with nothing to splice", () => {
-    const value = { id: 1, text: "ünïcode", nested: [null, true, 2.5] }
-    expect(Buffer.from(jsonBody(value)).equals(Buffer.from(asJson(value)))).toBe(true)
+  it("sends a value with nothing to splice as one piece", async () => {
+    const body = await expectJsonOf({ id: 1, text: "ünïcode", nested: [null, true, 2.5] })
+    expect(body._tag).toBe("Uint8Array")
   })
 })

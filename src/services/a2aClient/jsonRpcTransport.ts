@@ -16,7 +16,7 @@ const jsonRpcRequest = (target: Target, endpoint: Endpoint, method: string, para
   const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }
   const request = HttpClientRequest.post(endpoint.url).pipe(
     HttpClientRequest.setHeaders(baseHeaders(target, endpoint, endpoint.url, accept)),
-    HttpClientRequest.bodyUint8Array(jsonBody(envelope), JSON_CONTENT_TYPE)
+    HttpClientRequest.setBody(jsonBody(envelope, JSON_CONTENT_TYPE))
   )
   return { id, request }
 }

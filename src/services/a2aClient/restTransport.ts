@@ -24,7 +24,7 @@ const restRequest = <A>(target: Target, endpoint: Endpoint, wire: RestWire<A>, v
     HttpClientRequest.setHeaders(baseHeaders(target, endpoint, url, accept)),
     HttpClientRequest.setUrlParams(wire.query ?? {})
   )
-  return wire.body === undefined ? request : HttpClientRequest.bodyUint8Array(request, jsonBody(wire.body), restContentType(endpoint))
+  return wire.body === undefined ? request : HttpClientRequest.setBody(request, jsonBody(wire.body, restContentType(endpoint)))
 }
 
 /** Sends with the wire's verb, and again with its fallback verb when the first is not routed. */
