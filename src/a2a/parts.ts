@@ -53,9 +53,16 @@ export const base64Size = (base64: string): number => {
 /** Characters of base64 decoded at a time: a multiple of 4, so each piece decodes on its own. */
 const BASE64_PIECE = 1024 * 1024
 
-/** The bytes of base64 (checked with isBase64), a piece at a time: never the whole file in memory at once. */
-export function* base64Pieces(base64: string): Generator<Buffer> {
-  for (let start = 0; start < base64.length; start += BASE64_PIECE) yield Buffer.from(base64.slice(start, start + BASE64_PIECE), "base64")
+/**
+ * The bytes of base64 (checked with isBase64), a piece at a time, each decoded into the same
+ * buffer: never the whole file in memory at once, nor a new buffer per piece for the collector
+ * to find. A piece is good until the next one is asked for: use it (hash it, write it) at once.
+ */
+export function* base64Pieces(base64: string): Generator<Uint8Array> {
+  const piece = Buffer.allocUnsafe((BASE64_PIECE / 4) * 3)
+  for (let start = 0; start < base64.length; start += BASE64_PIECE) {
+    yield piece.subarray(0, piece.write(base64.slice(start, start + BASE64_PIECE), "base64"))
+  }
 }
 
 /** The first bytes of base64 (at most `count`, a multiple of 3), decoding only those. */
