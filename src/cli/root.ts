@@ -27,6 +27,7 @@ const GROUPS: ReadonlyArray<readonly [string, () => Promise<AnyCommand>]> = [
   ["task", () => import("./taskCommands.js").then((m) => m.taskCommand)],
   ["card", () => import("./cardCommands.js").then((m) => m.cardCommand)],
   ["check", () => import("./checkCommand.js").then((m) => m.checkCommand)],
+  ["agent", () => import("./agentCommands.js").then((m) => m.agentCommand)],
   ["session", () => import("./sessionCommands.js").then((m) => m.sessionCommand)],
   ["auth", () => import("./authCommands.js").then((m) => m.authCommand)],
   ["server", () => import("./serverCommands.js").then((m) => m.serverCommand)],

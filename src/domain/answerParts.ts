@@ -130,4 +130,5 @@ export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
 export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => locatedParts(result).map(partView)
 
 /** The bytes of a file part that carries them as base64, decoded a piece at a time as they are read (undefined for any other part). */
-export const partBytes = (part: V1.Part): Iterable<Uint8Array> | undefined => ("raw" in part && isBase64(part.raw) ? base64Pieces(part.raw) : undefined)
+export const partBytes = (part: V1.Part): { readonly size: number; readonly pieces: () => Iterable<Uint8Array> } | undefined =>
+  "raw" in part && isBase64(part.raw) ? { size: base64Size(part.raw), pieces: () => base64Pieces(part.raw) } : undefined

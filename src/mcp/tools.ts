@@ -8,12 +8,12 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
-import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { fileSummaries } from "../domain/fileParts.js"
 import type { AnswerPart } from "../domain/answerParts.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
+import { agentUrlOf } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import type { PartSource } from "../programs/outgoingParts.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
@@ -24,6 +24,7 @@ import type { RawHttp } from "../services/RawHttp.js"
 import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
+import { registerAgentTools } from "./agentTools.js"
 import { clientRoots } from "./clientRoots.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
@@ -68,7 +69,7 @@ const secretsOf = (args: object): ReadonlyArray<string | undefined> =>
 // ---------------------------------------------------------------------------
 // Shared parameter shapes
 
-const agentUrl = z.string().describe("Base URL of the A2A agent, e.g. http://127.0.0.1:8000")
+const agentUrl = z.string().describe("The A2A agent: a name from list_agents, or its base URL, e.g. http://127.0.0.1:8000")
 const secrets = {
   bearer_token: z.string().optional().describe("Bearer token for this call; omit to use credentials saved with set_agent_credentials"),
   api_key: z.string().optional().describe("API key for this call (sent as X-API-Key); omit to use saved credentials")
@@ -81,15 +82,15 @@ const timeoutSeconds = z.number().int().min(1).max(3600).optional()
   .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
 
 /**
- * The MCP door for the agent URL: `agent_url` is decoded here, once (a bad one fails the call with
- * invalid_agent_url), and the program gets the canonical AgentUrl with the call's secrets and card URL and
+ * The MCP door for the agent URL: `agent_url` (a name from list_agents, or a URL) is resolved and
+ * decoded here, once (a bad one fails the call with invalid_agent_url, an unknown name with unknown_agent), and the program gets the canonical AgentUrl with the call's secrets and card URL and
  * the interface hosts the server's user allowed.
  */
 const atAgentOf = (context: ToolContext) => <A, E, R>(
   args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined; card_url?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
 ) =>
-  Effect.flatMap(canonicalAgentUrl(args.agent_url), (agentUrl) =>
+  Effect.flatMap(agentUrlOf(args.agent_url), (agentUrl) =>
     use({
       agentUrl,
       bearerToken: args.bearer_token,
@@ -702,7 +703,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: sessionShape,
     annotations: READ_ONLY_LOCAL
   }, (args, extra) =>
-    handle(extra, args, withPrograms(({ showSession }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), showSession)), (s) =>
+    handle(extra, args, withPrograms(({ showSession }) => Effect.flatMap(agentUrlOf(args.agent_url), showSession)), (s) =>
       `${s.agent_url}: context ${s.context_id ?? "none"}, task ${s.task_id ?? "none"}, credentials ${s.has_credentials ? "saved" : "none"}`))
 
   server.registerTool("clear_session_data", {
@@ -714,7 +715,7 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { all: z.boolean(), agent_url: z.string().optional(), cleared: z.number(), credentials_kept: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, withPrograms(({ clearSessions }) => args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(canonicalAgentUrl(args.agent_url), clearSessions)), (r) =>
+    handle(extra, args, withPrograms(({ clearSessions }) => args.agent_url === undefined ? clearSessions(undefined) : Effect.flatMap(agentUrlOf(args.agent_url), clearSessions)), (r) =>
       `Cleared ${r.cleared} session(s)${r.all ? "" : ` for ${r.agent_url}`}; credentials kept`))
 
   server.registerTool("set_agent_credentials", {
@@ -748,6 +749,8 @@ export const registerTools = (server: McpServer, context: ToolContext) => {
     outputSchema: { agent_url: z.string(), cleared: z.boolean() },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
   }, (args, extra) =>
-    handle(extra, args, withPrograms(({ clearCredentials }) => Effect.flatMap(canonicalAgentUrl(args.agent_url), clearCredentials)), (r) =>
+    handle(extra, args, withPrograms(({ clearCredentials }) => Effect.flatMap(agentUrlOf(args.agent_url), clearCredentials)), (r) =>
       r.cleared ? `Removed the credentials of ${r.agent_url}` : `No credentials were saved for ${r.agent_url}`))
+
+  registerAgentTools(server, context)
 }

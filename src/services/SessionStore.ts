@@ -10,15 +10,19 @@ import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Schema, Syn
 import * as Fs from "node:fs"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
+import type { AgentBook } from "../domain/agents.js"
 import {
+  agentBookOf,
   applyPatch,
+  formatVersionOf,
   type SavedCredentials,
   emptyStore,
   newRecord,
   type SessionPatch,
   type SessionRecord,
   STORE_FORMAT_VERSION,
-  StoreFile
+  StoreFile,
+  withAgentBook
 } from "../domain/session.js"
 import { StateDir } from "./StateDir.js"
 
@@ -46,6 +50,13 @@ export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore
     agentUrl: AgentUrl,
     next: (saved: Option.Option<SavedCredentials>) => Effect.Effect<SavedCredentials, E, R>
   ) => Effect.Effect<SavedCredentials, E | StoreError, R>
+  /** The agents by name and the default one, read afresh like the sessions. */
+  readonly agents: Effect.Effect<AgentBook, StoreError>
+  /**
+   * Changes the names holding the store's lock from the read to the write: `f` sees them as they
+   * are and returns its result with the names to keep (the very book given writes nothing).
+   */
+  readonly updateAgents: <A, E>(f: (book: AgentBook) => Effect.Effect<readonly [A, AgentBook], E>) => Effect.Effect<A, E | StoreError>
 }>() {}
 
 /** How a store keeps its file: read a snapshot, or change it atomically (nobody else changes it meanwhile). */
@@ -144,6 +155,12 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
             ? Effect.succeed([credentials, file] as const)
             : Effect.map(nowIso, (now) =>
               [credentials, withRecord(file, agentUrl, { ...(record ?? newRecord(agentUrl, now)), credentials, updated_at: now })] as const))
+      }),
+    agents: Effect.map(backend.read, agentBookOf),
+    updateAgents: (f) =>
+      backend.modify((file) => {
+        const book = agentBookOf(file)
+        return Effect.map(f(book), ([result, after]) => [result, after === book ? file : withAgentBook(file, after)] as const)
       })
   })
 }
@@ -283,7 +300,7 @@ const makeFileBackend = Effect.gen(function*() {
   }))
 
   const writeAtomically = (content: StoreFile) => {
-    const bytes = Buffer.from(encodeStoreFile(content) + "\n")
+    const bytes = Buffer.from(encodeStoreFile({ ...content, version: formatVersionOf(content) }) + "\n")
     return withDescriptor(() => Fs.openSync(tempFile, "w", 0o600), (fd) =>
       Effect.zipRight(Effect.try(() => writeAll(fd, bytes)), flushToDisk(fd))).pipe(
         Effect.zipRight(Effect.try(() => Fs.renameSync(tempFile, file))),

@@ -49,11 +49,11 @@ describe("files and data in an answer, at the terminal", () => {
     expect(Fs.readFileSync(Path.join(folder, "file-2.png"))).toEqual(PNG)
     expect(Fs.statSync(Path.join(folder, "hello.txt")).mode & 0o777).toBe(0o600)
     expect(Fs.statSync(folder).mode & 0o777).toBe(0o700)
-    // The next answer's files of the same names never overwrite these.
+    // Fetched again, the same files are where they were: not copied again.
     const again = await relayIn(state, "task", "get", "--url", peer.agent.baseUrl, "files")
     expect(again.code, again.stderr).toBe(0)
-    expect(again.stdout).toContain(`→ ${Path.join(folder, "hello (1).txt")}`)
-    expect(Fs.readFileSync(Path.join(folder, "hello.txt"), "utf8")).toBe(HELLO)
+    expect(again.stdout).toContain(`→ ${Path.join(folder, "hello.txt")}\n`)
+    expect(tree(folder)).toEqual(["file-2.png", "hello.txt"])
   })
 
   it("--json keeps the text and adds the parts, in order, with where each file went", async () => {
@@ -72,6 +72,8 @@ describe("files and data in an answer, at the terminal", () => {
       { ...none, kind: "file", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path: Path.join(real, "file-2.png") },
       { ...none, kind: "file", name: "report.pdf", media_type: "application/pdf", url: "https://files.example/report.pdf" }
     ])
+    // One shape for every file relay reports: `relay notifications list --json` records pushed files with these keys too.
+    expect(Object.keys(json.parts[1])).toEqual(["kind", "text", "name", "media_type", "size", "sha256", "path", "url", "note", "data", "artifact_id"])
     expect(tree(saveDir)).toEqual(["file-2.png", "hello.txt"])
     expect(tree(state).filter((entry) => entry.startsWith("files"))).toEqual([])
   })
@@ -112,7 +114,7 @@ describe("files and data in an answer, at the terminal", () => {
     // The streamed text on a terminal is followed by the file lines.
     const human = await relayIn(state, "message", "stream", "--url", peer.agent.baseUrl, "files")
     expect(human.code, human.stderr).toBe(0)
-    expect(human.stdout).toMatch(/saved hello\.txt \(text\/plain, 13 bytes\) → .*hello \(1\)\.txt/)
+    expect(human.stdout).toMatch(/saved hello\.txt \(text\/plain, 13 bytes\) → .*[/\\]hello\.txt\n/)
   })
 
   it("keeps hostile names inside the folder, says what is odd, and prints nothing raw", async () => {

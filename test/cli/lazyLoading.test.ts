@@ -85,7 +85,8 @@ const fromProject = (source: string) => {
 const loads = (sources: Set<string>, prefix: string) => [...sources].some((source) => fromProject(source).startsWith(prefix))
 
 describe("start-up loads only what a command uses", () => {
-  it.each([["--version"], ["session", "list"], ["session", "list", "--json"]])("relay %s %s %s loads none of the heavy parts", (...args) => {
+  // `agent list --names` too: the completion scripts run it at every <TAB> after --url.
+  it.each([["--version"], ["session", "list"], ["session", "list", "--json"], ["agent", "list"], ["agent", "list", "--names"]])("relay %s %s %s loads none of the heavy parts", (...args) => {
     const sources = sourcesLoadedBy(args)
     expect(sources.size).toBeGreaterThan(0)
     for (const [name, prefix] of Object.entries(HEAVY)) expect(loads(sources, prefix), `loads ${name}`).toBe(false)

@@ -256,7 +256,8 @@ describe("--json, as the README states it", () => {
     const lines = streamed.stdout.trim().split("\n").map((line) => JSON.parse(line) as unknown)
     expect(lines.length).toBeGreaterThan(1)
     for (const line of lines) expect(emptyStrings(line), "message stream").toEqual([])
-  })
+    // Fifteen runs of the CLI: about 15 s on a quiet machine, twice that when it is busy.
+  }, 90_000)
 
   it("message send --json and task get --json have the same keys, in the same order", async () => {
     expect(README).toContain("`message send --json` and `task get --json` have the same keys")
