@@ -12,6 +12,7 @@
  * bytes too.
  */
 import { Schema } from "effect"
+import { isBase64 } from "../a2a/parts.js"
 import { artifactText } from "../a2a/text.js"
 import type * as V1 from "../a2a/v1.js"
 import { act, type Hint } from "./hints.js"
@@ -52,9 +53,16 @@ const jsonBytes = (value: unknown): number => {
   return json === undefined ? 0 : Buffer.byteLength(json)
 }
 
+/**
+ * A part's size as JSON. A file's base64 is written as it is (its alphabet needs no escaping), so
+ * its size is counted, not written out again: a file is megabytes.
+ */
+const partBytes = (part: V1.Part): number =>
+  "raw" in part && isBase64(part.raw) ? jsonBytes({ ...part, raw: "" }) + part.raw.length : jsonBytes(part)
+
 const partsBytes = (parts: ReadonlyArray<V1.Part>): number => {
   let bytes = 0
-  for (const part of parts) bytes += jsonBytes(part)
+  for (const part of parts) bytes += partBytes(part)
   return bytes
 }
 
@@ -182,7 +190,8 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
   }
 
   const takeMessage = (reply: V1.Message): undefined => {
-    const bytes = jsonBytes(reply)
+    // Its JSON's size, the commas between its parts included, without writing its files out.
+    const bytes = jsonBytes({ ...reply, parts: [] }) + partsBytes(reply.parts) + Math.max(0, reply.parts.length - 1)
     if (bytes > maxBytes) {
       message ??= { ...reply, parts: [] }
       return refuse()

@@ -12,7 +12,7 @@
  * refused as malformed when decoded, and a 0.3 file is read as its bytes (a2a/v03.ts).
  */
 import { Schema } from "effect"
-import { bytesOf, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
+import { base64Head, base64Pieces, base64Size, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
 import { artifactsText, partsText } from "../a2a/text.js"
 import type * as V1 from "../a2a/v1.js"
 import { imageFormatName, imageTypeOf } from "./mediaTypes.js"
@@ -79,8 +79,19 @@ const EMPTY: Omit<AnswerPart, "kind" | "artifact_id"> = {
 }
 
 /** node:crypto on first use: the commands that never see a file do not load it. */
-export const sha256Hex = (bytes: Uint8Array): string =>
-  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex")
+const sha256 = () => process.getBuiltinModule("node:crypto").createHash("sha256")
+
+export const sha256Hex = (bytes: Uint8Array): string => sha256().update(bytes).digest("hex")
+
+/** The sha256 of what base64 (checked with isBase64) holds, decoded a piece at a time. */
+const base64Sha256Hex = (base64: string): string => {
+  const hash = sha256()
+  for (const piece of base64Pieces(base64)) hash.update(piece)
+  return hash.digest("hex")
+}
+
+/** Enough leading bytes to tell every image format relay knows (mediaTypes.ts signatures). */
+const SIGNATURE_BYTES = 12
 
 /**
  * A media type that lies about an image: the one lie that misleads (an assistant would be shown
@@ -96,8 +107,9 @@ export const mediaTypeLie = (mediaType: string | undefined, bytes: Uint8Array): 
 const fileView = (part: V1.RawPart | V1.UrlPart, file: AnswerPart): AnswerPart => {
   if ("url" in part) return { ...file, url: part.url }
   if (!isBase64(part.raw)) return { ...file, note: "not saved: its bytes are not base64" }
-  const bytes = bytesOf(part)
-  return { ...file, size: bytes.length, sha256: sha256Hex(bytes), note: mediaTypeLie(part.mediaType, bytes) ?? null }
+  // Told from the base64 as it is: the bytes are decoded whole only to be saved (answerFiles.ts).
+  const note = mediaTypeLie(part.mediaType, base64Head(part.raw, SIGNATURE_BYTES)) ?? null
+  return { ...file, size: base64Size(part.raw), sha256: base64Sha256Hex(part.raw), note }
 }
 
 /** One part as shown, before any door saved it (`path` null). */
@@ -117,5 +129,6 @@ export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
 /** The answer's parts, in order, as shown. */
 export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => locatedParts(result).map(partView)
 
-/** The bytes of a file part that carries them as base64 (undefined for any other part). */
-export const partBytes = (part: V1.Part): Buffer | undefined => ("raw" in part && isBase64(part.raw) ? bytesOf(part) : undefined)
+/** The bytes of a file part that carries them as base64, decoded a piece at a time as they are read (undefined for any other part). */
+export const partBytes = (part: V1.Part): { readonly size: number; readonly pieces: () => Iterable<Uint8Array> } | undefined =>
+  "raw" in part && isBase64(part.raw) ? { size: base64Size(part.raw), pieces: () => base64Pieces(part.raw) } : undefined

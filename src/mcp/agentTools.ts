@@ -2,42 +2,28 @@
  * The MCP tools of agents by name: `list_agents`, what an assistant picks an agent from (names,
  * URLs, descriptions, skills with their descriptions, tags and modes), and `add_agent` /
  * `remove_agent`, which change the names every door shares (`relay agent add|remove`). Each runs
- * the program of its terminal command. Every tool's `agent_url` takes these names (tools.ts, atAgent).
+ * the program of its terminal command. Every tool's `agent_url` takes these names (toolKit.ts, atAgent).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
-import type { Described } from "../domain/errors.js"
 import { escapeForTerminal } from "../domain/terminalText.js"
 import type { AddedAgent } from "../programs/agentCards.js"
 import { type AgentList, type AgentView, listAgents, removeAgent, type RemoveResult } from "../programs/agentNames.js"
-import { logToClient } from "./clientLog.js"
-import type { ToolExtra } from "./progress.js"
-import { toToolResult } from "./toolResult.js"
-import type { A2aClient } from "../services/A2aClient.js"
-import type { SessionStore } from "../services/SessionStore.js"
+import { nullableString, shapeOf } from "./resultShapes.js"
+import { READ_ONLY_LOCAL, type ToolKit } from "./toolKit.js"
 
-/** What these tools need of the server's ToolContext (tools.ts, which registers them): running programs, and the hosts the user allowed. */
-export interface AgentToolContext {
-  readonly run: <A>(effect: Effect.Effect<A, never, SessionStore | A2aClient>, signal: AbortSignal) => Promise<A>
-  readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
-}
-
-const skillShape = z.object({
+const skillShape = z.object(shapeOf<AgentView["skills"][number]>()({
   id: z.string(),
   name: z.string(),
   description: z.string(),
   tags: z.array(z.string()),
   input_modes: z.array(z.string()).describe("Media types the skill takes (the agent's defaults when it names none)"),
   output_modes: z.array(z.string())
-})
+}))
 
-const nullableString = z.string().nullable()
-
-// The shapes must admit exactly what the programs return: `satisfies` holds each to its program's type.
-const agentShape = z.object({
+const agentShape = z.object(shapeOf<AgentView>()({
   name: z.string().describe("Pass it as agent_url to any tool"),
   url: z.string(),
   is_default: z.boolean().describe("The default of the relay terminal commands"),
@@ -51,9 +37,9 @@ const agentShape = z.object({
   has_credentials: z.boolean(),
   card_read_at: nullableString,
   added_at: z.string()
-}) satisfies z.ZodType<AgentView>
+}))
 
-const listShape = z.object({ count: z.number(), default_agent: nullableString, agents: z.array(agentShape) }) satisfies z.ZodType<AgentList>
+const listShape = shapeOf<AgentList>()({ count: z.number(), default_agent: nullableString, agents: z.array(agentShape) })
 
 const cardCheckShape = z.object({
   valid: z.boolean(),
@@ -61,13 +47,13 @@ const cardCheckShape = z.object({
   warning_count: z.number(),
   issues: z.array(z.object({ code: z.string(), severity: z.string(), path: z.string(), message: z.string() })).describe("The first few; validate_agent_card lists all")
 })
-const addedShape = z.object({ agent: agentShape, card_check: cardCheckShape }) satisfies z.ZodType<AddedAgent>
+const addedShape = shapeOf<AddedAgent>()({ agent: agentShape, card_check: cardCheckShape })
 
-const removeShape = z.object({
+const removeShape = shapeOf<RemoveResult>()({
   name: z.string(),
   removed: z.boolean(),
   url: nullableString.describe("The URL the name stood for")
-}) satisfies z.ZodType<RemoveResult>
+})
 
 /** Foreign text in a summary: escaped (control characters shown, never obeyed) and cut. */
 const excerpt = (text: string, max = 160) => escapeForTerminal(text.length > max ? `${text.slice(0, max - 1)}…` : text)
@@ -88,24 +74,17 @@ const cardPrograms = Effect.promise(() => import("../programs/agentCards.js"))
 
 const LOCAL_CHANGE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
 
-export const registerAgentTools = (server: McpServer, context: AgentToolContext) => {
-  const handle = <A extends object, E extends Described>(
-    extra: ToolExtra,
-    program: Effect.Effect<A, E, SessionStore | A2aClient>,
-    summarize: (result: A) => string
-  ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize).pipe(logToClient(server, extra.sessionId)), extra.signal)
-
+export const registerAgentTools = ({ server, context, handle }: ToolKit) => {
   server.registerTool("list_agents", {
     title: "List the agents saved by name",
     description: "List the A2A agents saved by name (shared with the relay terminal): each one's name, URL, description, " +
       "skills with their descriptions, tags and input/output modes, and whether credentials are saved. Use to pick the " +
       "agent for a job, then pass its name as agent_url to send_message (or any tool). Next: send_message; add_agent to save another.",
     inputSchema: {},
-    outputSchema: listShape.shape,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false }
-  }, (_args, extra) =>
-    handle(extra, listAgents(), (list) =>
+    outputSchema: listShape,
+    annotations: READ_ONLY_LOCAL
+  }, (args, extra) =>
+    handle(extra, args, listAgents(), (list) =>
       list.count === 0 ? "No agents saved by name (add_agent saves one)" : list.agents.map(summarizeAgent).join("\n")))
 
   server.registerTool("add_agent", {
@@ -119,12 +98,13 @@ export const registerAgentTools = (server: McpServer, context: AgentToolContext)
       card_url: z.string().optional().describe("Full URL of the card when it is not at the well-known path"),
       description: z.string().optional().describe("Words to show instead of the card's description")
     },
-    outputSchema: addedShape.shape,
+    outputSchema: addedShape,
     // It reads the card over the network and changes relay's local state; adding a taken name fails.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
   }, (args, extra) =>
     handle(
       extra,
+      args,
       Effect.flatMap(canonicalAgentUrl(args.url), (agentUrl) =>
         Effect.flatMap(cardPrograms, ({ addAgent }) =>
           addAgent({ name: args.name, agentUrl, cardUrl: args.card_url, description: args.description, allowInterfaceHosts: context.allowInterfaceHosts }))),
@@ -140,9 +120,9 @@ export const registerAgentTools = (server: McpServer, context: AgentToolContext)
     description: "Remove a name saved with add_agent (the URL's session and saved credentials stay). Use when the user " +
       "no longer wants the name. Removing a name that is not saved changes nothing. Next: list_agents.",
     inputSchema: { name: z.string().describe("The name, as list_agents shows it") },
-    outputSchema: removeShape.shape,
+    outputSchema: removeShape,
     annotations: LOCAL_CHANGE
   }, (args, extra) =>
-    handle(extra, removeAgent(args.name), (result) =>
+    handle(extra, args, removeAgent(args.name), (result) =>
       result.removed ? `Removed ${result.name} (${excerpt(result.url ?? "")})` : `No agent is named ${excerpt(result.name)}`))
 }

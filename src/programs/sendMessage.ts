@@ -25,6 +25,7 @@ import {
   presentForTurn,
   statusMark,
   type Turn,
+  withAnswerHistory,
   withinWait
 } from "./taskUpdates.js"
 
@@ -96,7 +97,8 @@ export const buildRequest = (
     // long task. The task is then followed by events (taskUpdates.ts: its stream, else polling).
     ...(input.stream === true ? {} : { returnImmediately: true }),
     ...(push === undefined ? {} : { taskPushNotificationConfig: push }),
-    ...(input.historyLength === undefined ? {} : { historyLength: input.historyLength })
+    // No history unless asked: the task would carry this message (its files) back (taskUpdates.ts askedHistory).
+    historyLength: input.historyLength ?? 0
   }
   const text: ReadonlyArray<V1.Part> = input.text.trim() === "" ? [] : [{ text: input.text }]
   return {
@@ -104,6 +106,9 @@ export const buildRequest = (
     configuration
   }
 }
+
+/** Whether the message carries a file's bytes, which the task's history then holds too. */
+const sendsFileBytes = (request: V1.SendMessageRequest) => request.message.parts.some((part) => "raw" in part)
 
 /** What the session keeps of a turn. */
 type SavedTurn = Pick<MessageResult, "context_id" | "task_id" | "state">
@@ -196,9 +201,11 @@ const converse = (
         return { ...result, parts: yield* keepAnswerFiles(target, response.message, result.parts, input.answerFiles) }
       }
       const answered = answer.cut() || answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
-      const final = answered ? response.task : yield* followTask(target, response.task.id, follower, input.historyLength).pipe(
-        reportMissingTask(target, response.task.id)
-      )
+      const final = answered
+        ? yield* withAnswerHistory(target, follower, input.historyLength)(response.task)
+        : yield* followTask(target, response.task.id, follower, { historyLength: input.historyLength, subscribe: !sendsFileBytes(request) }).pipe(
+          reportMissingTask(target, response.task.id)
+        )
       const result = { ...messageResult({ task: final }), ...truncation(answer) }
       yield* session.last(turnPatch(request, result))
       return { ...result, parts: yield* keepAnswerFiles(target, final, result.parts, input.answerFiles) }

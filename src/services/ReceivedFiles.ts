@@ -32,8 +32,18 @@ export interface FileToSave {
   /** As the agent named it (made safe here); null for a name-less part. */
   readonly name: string | null
   readonly mediaType: string | null
-  readonly bytes: Uint8Array
+  /** Its content, whole or in pieces (a file received as base64 is decoded as it is written). */
+  readonly bytes: Uint8Array | FileInPieces
 }
+
+/** Content read a piece at a time, as often as asked: its size, and its pieces in order. */
+export interface FileInPieces {
+  readonly size: number
+  readonly pieces: () => Iterable<Uint8Array>
+}
+
+const sizeOf = (bytes: FileToSave["bytes"]) => (bytes instanceof Uint8Array ? bytes.length : bytes.size)
+const piecesOf = (bytes: FileToSave["bytes"]): Iterable<Uint8Array> => (bytes instanceof Uint8Array ? [bytes] : bytes.pieces())
 
 /** Where a file was saved, or why it was not (`not saved: …`). */
 export type SaveOutcome = { readonly path: string } | { readonly note: string }
@@ -64,9 +74,16 @@ const baseName = (file: FileToSave, index: number): Effect.Effect<string> => {
 }
 
 /** Whether `path` is a plain file (not a symlink) holding exactly `bytes`. */
-const holds = (path: string, bytes: Uint8Array): boolean => {
+const holds = (path: string, bytes: FileToSave["bytes"]): boolean => {
   const info = Fs.lstatSync(path, { throwIfNoEntry: false })
-  return info !== undefined && info.isFile() && info.size === bytes.length && Fs.readFileSync(path).equals(bytes)
+  if (info === undefined || !info.isFile() || info.size !== sizeOf(bytes)) return false
+  const held = Fs.readFileSync(path)
+  let offset = 0
+  for (const piece of piecesOf(bytes)) {
+    if (!held.subarray(offset, offset + piece.length).equals(piece)) return false
+    offset += piece.length
+  }
+  return true
 }
 
 /**
@@ -75,7 +92,7 @@ const holds = (path: string, bytes: Uint8Array): boolean => {
  * its files again). `next` remembers, per name, where to look next, so many files of one name
  * cost one try each.
  */
-const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<string, number>): string => {
+const writeFree = (folder: string, name: string, bytes: FileToSave["bytes"], next: Map<string, number>): string => {
   for (let n = next.get(name) ?? 0;; n++) {
     const candidate = Path.join(folder, n === 0 ? name : numberedName(name, n))
     if (Path.dirname(candidate) !== folder) throw new Error(`"${name}" does not stay inside ${folder}`)
@@ -90,7 +107,7 @@ const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<st
     }
     next.set(name, n + 1)
     try {
-      Fs.writeSync(descriptor, bytes)
+      for (const piece of piecesOf(bytes)) Fs.writeSync(descriptor, piece)
     } catch (error) {
       Fs.rmSync(candidate, { force: true })
       throw error

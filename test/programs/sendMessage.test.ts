@@ -385,6 +385,51 @@ describe("sendMessage: result text (SPEC §2)", () => {
     ))
 })
 
+describe("sendMessage: history only when asked (issue 29)", () => {
+  const history: ReadonlyArray<V1.Message> = [
+    { messageId: "u", role: "ROLE_USER", parts: [{ text: "question" }] },
+    agentText("from history")
+  ]
+  // An agent that honours historyLength, and answers only in its history.
+  const honouring = () => {
+    const asked: Array<number | undefined> = []
+    const trimmed = (historyLength: number | undefined) =>
+      task("t", "c", "TASK_STATE_COMPLETED", historyLength === 0 ? {} : { history })
+    const { sent, layer } = scripted({
+      send: (request) => Effect.succeed({ task: trimmed(request.configuration?.historyLength) }),
+      getTask: (request) => {
+        asked.push(request.historyLength)
+        return Effect.succeed(trimmed(request.historyLength))
+      }
+    })
+    return { sent, asked, layer }
+  }
+
+  it.effect("asks for no history, and fetches it once when the answer is only there", () => {
+    const { asked, layer, sent } = honouring()
+    return sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q" }).pipe(
+      Effect.map((result) => {
+        expect(sent[0]?.configuration?.historyLength).toBe(0)
+        expect(asked).toEqual([undefined])
+        expect(result.text).toBe("from history")
+      }),
+      Effect.provide(layer)
+    )
+  })
+
+  it.effect("asks for the history the caller wants, and no more", () => {
+    const { asked, layer, sent } = honouring()
+    return sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q", historyLength: 5 }).pipe(
+      Effect.map((result) => {
+        expect(sent[0]?.configuration?.historyLength).toBe(5)
+        expect(asked).toEqual([])
+        expect(result.text).toBe("from history")
+      }),
+      Effect.provide(layer)
+    )
+  })
+})
+
 // ---------------------------------------------------------------------------
 // Real peers
 
