@@ -1,14 +1,33 @@
 import { defineConfig } from "vitest/config"
 
+// Tests in tiers, chosen by folder so a new file lands in its tier by where it lives
+// (docs/architecture.md: Tests and figures):
+// - unit (`npm run test:unit`): the domain, the protocol model, the programs composed with test
+//   layers, and the docs held to the tree; no build, no spawned CLI, well under 90 s.
+// - integration: every other folder: the built CLI spawned, servers and peers on loopback, whole flows.
+// `npm test` runs both; the heavy suites run apart in `npm run test:stress` (vitest.stress.config.ts).
+const UNIT_FOLDERS = ["test/domain", "test/a2a", "test/programs", "test/docs"]
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The heavy suites run apart, in `npm run test:stress` (vitest.stress.config.ts).
-    exclude: ["test/stress/**", "**/node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Spawned CLIs and in-process peers share two cores; keep file parallelism modest.
     maxWorkers: 2,
-    minWorkers: 1
+    minWorkers: 1,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: UNIT_FOLDERS.map((folder) => `${folder}/**/*.test.ts`) }
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          exclude: [...UNIT_FOLDERS.map((folder) => `${folder}/**`), "test/stress/**", "**/node_modules/**"]
+        }
+      }
+    ]
   }
 })

@@ -1,6 +1,7 @@
 import { defineConfig } from "vitest/config"
 
-// The heavy suites of `npm run test:stress` (README: Reliability): load, floods, hostile corpora.
+// The stress tier, `npm run test:stress` (README: Reliability): the heavy suites (load, floods,
+// hostile corpora, many processes) and the suites that take over 20 s on a quiet 2-core machine.
 // One file at a time: each measures the machine's two cores under its own load.
 export default defineConfig({
   test: {

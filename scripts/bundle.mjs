@@ -1,12 +1,13 @@
-// Bundles the CLI: Node resolves and parses ~2,000 ESM files of Effect otherwise, which measured
-// 0.85 s for `relay --version` against 0.2 s bundled (2-core machine, Node 20).
+// Bundles the CLI: Node resolves and parses ~2,000 ESM files of Effect otherwise (the figures
+// behind this file's choices: bench/README.md, "Start-up").
 //
 // dist/main.cjs is the entry (src/main.ts: `--version`, and src/bundleLoader.ts). The CLI itself
 // (src/app.ts) is split at the dynamic imports of cli/root.ts (one per command group) and of the
 // heavy dependencies into dist/chunks/: a command loads only the chunks it uses. The chunks are
-// CommonJS and each carries V8's code cache, trained by running a few commands (see
-// src/bundleLoader.ts for why and what it gains).
+// plain CommonJS modules, and each gets V8's code cache, trained by running a few commands with
+// the Node that builds the package (src/codeCacheLoader.ts says why, and where it is used).
 import { spawnSync } from "node:child_process"
+import { decode, encode } from "@jridgewell/sourcemap-codec"
 import { build, transform } from "esbuild"
 import * as AnsiDoc from "@effect/printer-ansi/AnsiDoc"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -20,8 +21,8 @@ rmSync("dist/completions", { recursive: true, force: true })
 
 /**
  * @effect/cli imports YAML, TOML and INI parsers for options read from config files, which relay
- * never declares: 400 KB that every command parsed at start-up (~10% of `relay session list`'s
- * CPU time, 2-core machine). Each becomes a module whose parse says so, should one ever be used.
+ * never declares, and every command parsed at start-up. Each becomes a module whose parse says
+ * so, should one ever be used.
  */
 const withoutConfigFileParsers = {
   name: "without-config-file-parsers",
@@ -37,7 +38,7 @@ const withoutConfigFileParsers = {
 
 /**
  * @effect/platform-node-shared's file system imports node:crypto for one use, the random names of
- * temporary files, and so every command loaded it (~2.7 ms, 0.04× `node -e ""`; 2-core machine).
+ * temporary files, and so every command loaded it.
  * It gets the module when it first names one. (A name it used and this lacks would be undefined:
  * esbuild warns, and the build stops, below.)
  */
@@ -56,7 +57,7 @@ const cryptoOnFirstUse = {
 
 /**
  * Each of @effect/cli's eight prompt modules renders its "beep" through the printer as it loads
- * (~2 ms of every command's start-up, 2-core machine), though only a prompt rings it. The text is
+ * (part of every command's start-up), though only a prompt rings it. The text is
  * the same every time: the build renders it once, with the same printer, and writes it in their
  * place; should a module make it otherwise, the build stops.
  */
@@ -88,6 +89,9 @@ const cli = await build({
   minifySyntax: true,
   format: "esm",
   write: false,
+  // Each chunk's map rides along inline through asCommonJs, which writes it beside the chunk.
+  sourcemap: "inline",
+  sourcesContent: false,
   plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse, beepRenderedOnce],
   // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" }
@@ -95,27 +99,64 @@ const cli = await build({
 
 /**
  * esbuild splits ES modules only; each chunk then becomes a CommonJS module: imports of other
- * chunks become require("./<chunk>.cjs") (dynamic ones too), which src/bundleLoader.ts serves.
+ * chunks become require("./<chunk>.cjs") (dynamic ones too), which Node's require serves, or
+ * src/codeCacheLoader.ts on Node 20 (src/bundleLoader.ts chooses).
  *
  * esbuild's CommonJS form then copies a chunk's exports (an object of getters) into a second
  * object of getters calling the first: two calls for each use of a name from another chunk, and
- * the copy alone cost `relay session list` ~2% of its start-up. The first object, marked as an ES
+ * the copy alone showed in `relay session list`'s start-up. The first object, marked as an ES
  * module's, is the same exports in one.
  */
 const EXPORTS_COPY = /^module\.exports = __toCommonJS\((\w+)\);$/m
 
 /**
  * Every command reads its chunks' source (V8 keeps it for the functions the code cache lacks):
- * written without whitespace, and with minifySyntax above, `relay session list` reads 0.93 MB
- * instead of 1.25 MB, ~4 ms less CPU (0.07× `node -e ""`; 2-core machine). Names are kept, so
- * errors and stack traces still name their functions and classes, only at column numbers.
+ * written without whitespace, and with minifySyntax above, it is smaller. Names are kept, so errors and stack traces still name their functions and
+ * classes, only at column numbers; and with --enable-source-maps, at their place in src/.
+ *
+ * Resolves with the chunk's code and its source map (to the sources, through each step: esbuild
+ * reads the map inline at the end of its input).
  */
 const asCommonJs = async (esm) => {
-  const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false } })
+  const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false }, sourcemap: "inline" })
   if (warnings.length > 0) throw new Error(`a chunk does not convert to CommonJS: ${warnings.map((warning) => warning.text).join("; ")}`)
   if (!EXPORTS_COPY.test(code)) throw new Error("a chunk's CommonJS exports are not in the form esbuild wrote them before")
+  // One line, with nothing of the sources on it, so the map is still right.
   const commonJs = code.replace(EXPORTS_COPY, 'module.exports = __defProp($1, "__esModule", { value: true });')
-  return (await transform(commonJs, { loader: "js", target: "node20", minifyWhitespace: true })).code
+  const minified = await transform(commonJs, { loader: "js", target: "node20", minifyWhitespace: true, sourcemap: "external", sourcesContent: false })
+  return { code: minified.code.replace(/\n$/, ""), map: JSON.parse(minified.map) }
+}
+
+/**
+ * Relay's own sources are mapped, not its dependencies': a stack frame in Effect's code keeps its
+ * place in the chunk, and the maps stay a tenth of what they would be (the package under 5 MB).
+ */
+const isOwnSource = (source) => !source.includes("node_modules/")
+
+/**
+ * Pieces of code joined by line breaks, and their maps joined into one: each piece's mappings
+ * moved down to its first line (Node reads no index maps, whose sections would do it). What maps to
+ * no source of relay's own, a piece without a map (code of the build's own) included, is marked as
+ * mapped to nothing: a stack frame there would otherwise take the place of the mapping before it.
+ */
+const joinedWithMaps = (pieces) => {
+  const sources = new Map()
+  const names = new Map()
+  const indexIn = (indexes, value) => indexes.get(value) ?? indexes.set(value, indexes.size).get(value)
+  const lines = []
+  for (const { code, map } of pieces) {
+    const decoded = map === undefined ? [] : decode(map.mappings)
+    for (let line = 0; line < code.split("\n").length; line++) {
+      const segments = []
+      for (const [column, source, sourceLine, sourceColumn, name] of decoded[line] ?? [[0]]) {
+        const own = source !== undefined && isOwnSource(map.sources[source])
+        if (own) segments.push([column, indexIn(sources, map.sources[source]), sourceLine, sourceColumn, ...(name === undefined ? [] : [indexIn(names, map.names[name])])])
+        else if (segments.length === 0 || segments.at(-1).length > 1) segments.push([column])
+      }
+      lines.push(segments)
+    }
+  }
+  return { code: pieces.map(({ code }) => code).join("\n"), map: { version: 3, sources: [...sources.keys()], names: [...names.keys()], mappings: encode(lines) } }
 }
 
 const missingImports = cli.warnings.filter((warning) => warning.text.includes("will always be undefined"))
@@ -123,10 +164,11 @@ if (missingImports.length > 0) throw new Error(`the bundle imports names nothing
 
 /**
  * The chunks every command loads, the CLI's entry and all it imports statically (17 of them), are
- * written into the entry's file: a command reads one file and one code cache, and compiles one
- * Script, where it did each of them (~0.25 ms a chunk; 2-core machine). Each stays a function of
- * its own, run when first required as before (src/bundleLoader.ts, definePacked). The chunks that
- * the command groups share stay files: packed with one group, another would hold a second copy.
+ * written into the entry's file: a command reads one file and compiles one, where it did each of
+ * them (see bench/README.md, "Start-up"). The file stays a plain CommonJS module, whichever loader
+ * reads it (src/bundleLoader.ts): each packed chunk is a function in it, run when first required,
+ * and every chunk that imports one requires it through the entry (`__requirePacked`). The chunks
+ * that the command groups share stay files: packed with one group, another would hold a second copy.
  */
 const ENTRY_CHUNK = "dist/chunks/app.cjs"
 const chunkName = (path) => path.slice("dist/chunks/".length)
@@ -147,16 +189,50 @@ const packedWithEntry = [...staticImportsOf(cli.metafile.outputs, ENTRY_CHUNK)].
 const commonJsOf = new Map()
 for (const chunk of cli.outputFiles) commonJsOf.set(relative(process.cwd(), chunk.path), await asCommonJs(chunk.text))
 
-const packedEntry = () => {
-  const members = packedWithEntry.map((path) =>
-    `${JSON.stringify(chunkName(path))}:function(exports,require,module,__filename,__dirname,definePacked){${commonJsOf.get(path)}\n}`)
-  return `definePacked({${members.join(",\n")}});\n${commonJsOf.get(ENTRY_CHUNK)}`
+/**
+ * The entry's require, for its own code, its packed chunks and every chunk that imports one: a
+ * packed chunk runs once, registered before it runs (chunks may require each other in a cycle);
+ * anything else is the entry's require (all chunks lie in one directory).
+ */
+const REQUIRE_PACKED = `var __packedModules = {};
+function __requirePacked(id) {
+  var name = id.startsWith("./") ? id.slice(2) : "";
+  if (!Object.hasOwn(__packedChunks, name)) return require(id);
+  var packed = __packedModules[name];
+  if (packed === undefined) {
+    packed = __packedModules[name] = { exports: {} };
+    __packedChunks[name](packed.exports, __requirePacked, packed, require("node:path").join(__dirname, name), __dirname);
+  }
+  return packed.exports;
+}`
+
+const packedEntry = () => [
+  { code: "var __packedChunks = {" },
+  ...packedWithEntry.flatMap((path) => [
+    { code: `${JSON.stringify(chunkName(path))}: function (exports, require, module, __filename, __dirname) {` },
+    commonJsOf.get(path),
+    { code: "}," }
+  ]),
+  { code: `};\n${REQUIRE_PACKED}\n(function (require) {` },
+  commonJsOf.get(ENTRY_CHUNK),
+  { code: '})(__requirePacked);\nObject.defineProperty(module.exports, "__requirePacked", { value: __requirePacked });' }
+]
+
+/** A chunk that imports packed ones requires every chunk through the entry. */
+const importsPacked = (path) => cli.metafile.outputs[path].imports.some(({ path: imported }) => packedWithEntry.includes(imported))
+const chunkFile = (path) => [...(importsPacked(path) ? [{ code: 'var require = require("./app.cjs").__requirePacked;' }] : []), commonJsOf.get(path)]
+
+/** Writes a chunk and, beside it, its source map (`<chunk>.map`), which the chunk names at its end. */
+const writeChunk = (path, pieces) => {
+  const { code, map } = joinedWithMaps(pieces)
+  writeFileSync(path, `${code}\n//# sourceMappingURL=${chunkName(path)}.map\n`)
+  writeFileSync(`${path}.map`, JSON.stringify({ ...map, file: chunkName(path) }))
 }
 
 mkdirSync("dist/chunks", { recursive: true })
-for (const [path, code] of commonJsOf) {
-  if (path === ENTRY_CHUNK) writeFileSync(path, packedEntry())
-  else if (!packedWithEntry.includes(path)) writeFileSync(path, code)
+for (const path of commonJsOf.keys()) {
+  if (path === ENTRY_CHUNK) writeChunk(path, packedEntry())
+  else if (!packedWithEntry.includes(path)) writeChunk(path, chunkFile(path))
 }
 
 /** The metafile as the files are: the entry's file holds the sources of the chunks packed into it. */
@@ -170,8 +246,7 @@ const asWritten = (outputs) => {
 }
 
 /**
- * The entry is CommonJS too: an ES module entry costs every command Node's ES module loader, ~7 ms
- * (0.1× `node -e ""`; an entry importing the same five built-in modules, 2-core machine, Node 20).
+ * The entry is CommonJS too: an ES module entry costs every command Node's ES module loader.
  */
 const entry = await build({
   ...shared,
@@ -179,6 +254,8 @@ const entry = await build({
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
+  sourcemap: "linked",
+  sourcesContent: false,
   define: { "import.meta.url": "__entryUrl" },
   banner: { js: '"use strict"; const __entryUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
@@ -223,7 +300,7 @@ try {
   /**
    * The completion scripts, written by the CLI from its command tree: `relay completions SHELL`
    * prints these files (src/main.ts), which every new shell sources; writing one from the tree
-   * loads every command group, 4× the time of `relay --version`.
+   * loads every command group.
    */
   mkdirSync("dist/completions")
   for (const shell of ["bash", "zsh", "fish"]) {

@@ -2,9 +2,8 @@
 // `import * as Effect from "effect/Effect"; import * as Schema from "effect/Schema"` before bundling.
 //
 // Why: esbuild cannot drop the unused modules behind a package's `export * as X` barrel, so a
-// barrel import loads most of the package. Measured on `import { Effect, Schema } from "effect"`:
-// 891 KB bundled through the barrel, 418 KB for Schema alone through its own module; for relay,
-// the code every command parses at start-up fell from 1.9 MB to … (see scripts/bundle.mjs).
+// barrel import loads most of the package, and every command parses it at start-up (figures:
+// bench/README.md).
 // The sources keep the idiomatic barrel imports; the type checker and vitest read them as written.
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"

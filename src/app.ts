@@ -36,7 +36,7 @@ const StderrLogger = Logger.replace(
 /**
  * What every command gets; each command group provides the rest itself (cli/root.ts). Not
  * NodeContext: its command executor and worker manager, which relay never uses, cost every
- * command ~6 ms of start-up; and a terminal made on first use (cli/lazyTerminal.ts).
+ * command's start-up (bench/README.md); and a terminal made on first use (cli/lazyTerminal.ts).
  */
 const BaseLayer = StateDir.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, LazyTerminal.layer)),

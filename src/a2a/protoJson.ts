@@ -166,8 +166,8 @@ export const normalizer = <A, I, R>(schema: Schema.Schema<A, I, R>): Normalize =
 
 /**
  * Builds `compile()` on the first call, not when the module loads: the model's decoders are made
- * at module level, and compiling them all cost every command that loads the model ~5 ms of
- * start-up (of ~30 ms for the whole v1 and v0.3 model, 2-core machine).
+ * at module level, and compiling them all was a good part of the start-up of every command that
+ * loads the model (bench/README.md).
  */
 const onFirstUse = <F>(compile: () => F): () => F => {
   let compiled: F | undefined

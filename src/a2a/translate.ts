@@ -31,8 +31,7 @@ type Compact<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: T[K] } & {
 /** Drops `undefined` values so optional fields stay absent (exactOptionalPropertyTypes). */
 /**
  * A loop, not Object.fromEntries(Object.entries(…).filter(…)): every v0.3 answer compacts a dozen
- * objects, and the arrays that built were ~6 % of the agent server's CPU profile for message/send
- * (a task-sized object: ~0.07 µs a call against 0.25–0.55 µs).
+ * objects, and the arrays that built showed in the agent server's CPU profile (bench/README.md).
  */
 const compact = <const T extends object>(fields: T): Compact<T> => {
   const out: Record<string, unknown> = {}
@@ -593,9 +592,8 @@ const decodeSendRequestV03Schema = ProtoJson.decoderEither(SendRequestAsV03)
  * Decodes v0.3 `message/send` / `message/stream` params into the v1 request. A message of text
  * parts in the v0.3 JSON shape (what the 0.3 SDKs send), with at most blocking, historyLength and
  * acceptedOutputModes configured, is translated directly; anything else goes through the schemas
- * (the v0.3 one, then the v1 one). The schemas' decode was ~7 % of the agent server's CPU per
- * 0.3 SendMessage (CPU profile under bench/agent-server.mjs's load); a property test checks that
- * both ways give the same value.
+ * (the v0.3 one, then the v1 one), whose decode was a good part of the agent server's CPU per
+ * 0.3 SendMessage (bench/README.md); a property test checks that both ways give the same value.
  */
 export const decodeSendRequestV03 = (input: unknown): Either.Either<V1.SendMessageRequest, ParseResult.ParseError> =>
   isCanonicalV03SendParams(input)

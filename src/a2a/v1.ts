@@ -439,9 +439,9 @@ const decodeSendMessageRequestSchema = ProtoJson.decoderEither(SendMessageReques
  * Decodes a SendMessageRequest. Most clients send one message of text parts in canonical
  * ProtoJSON, with at most returnImmediately and historyLength configured: that is already the
  * decoded value and is taken as it is; anything else (proto field names, enum numbers, …) goes
- * through the ProtoJSON reader. The schema's decode was ~8 % of the agent server's CPU per
- * SendMessage and a fifth of what it allocates (bench/agent-server.mjs, V8's sampling heap
- * profiler); a property test checks that both ways give the same value.
+ * through the ProtoJSON reader. The schema's decode was a good part of the agent server's CPU
+ * and allocation per SendMessage (bench/README.md); a property test checks that both ways give
+ * the same value.
  */
 export const decodeSendMessageRequest = (input: unknown): Either.Either<SendMessageRequest, ParseResult.ParseError> =>
   Predicate.isRecord(input) && keysWithin(input, ["message", "configuration"]) && isCanonicalTextMessage(input["message"]) &&
@@ -467,9 +467,9 @@ const decodeStreamResponseSchema = ProtoJson.decoderEither(StreamResponse)
 /**
  * Decodes a StreamResponse (an event, or a push notification's body). A status update in
  * canonical ProtoJSON with a text status message is already the decoded value and is taken as it
- * is; anything else goes through the ProtoJSON reader. The decode was ~18 % of `relay server
- * push`'s CPU per notification (CPU profile under bench/webhook.mjs's load); a property test
- * checks that both ways give the same value.
+ * is; anything else goes through the ProtoJSON reader. The decode was a good part of `relay server
+ * push`'s CPU per notification (bench/README.md); a property test checks that both ways give the
+ * same value.
  */
 export const decodeStreamResponse = (input: unknown): Either.Either<StreamResponse, ParseResult.ParseError> =>
   isCanonicalStatusUpdate(input) ? Either.right(input as unknown as StreamResponse) : decodeStreamResponseSchema(input)
@@ -494,9 +494,9 @@ const decodeTaskSchema = ProtoJson.decoderEither(Task)
 /**
  * Decodes a Task (GetTask's answer, and the task of a SendMessage answer). A task of text in
  * canonical ProtoJSON, as agents mostly answer, is already the decoded value and is taken as it
- * is; anything else goes through the ProtoJSON reader. The schema's decode was ~0.1 ms of each
- * answer `relay mcp`'s send_message reads (two per call); a property test checks that both ways
- * give the same value.
+ * is; anything else goes through the ProtoJSON reader. The schema's decode cost each answer
+ * `relay mcp`'s send_message reads (two per call; bench/README.md); a property test checks that
+ * both ways give the same value.
  */
 export const decodeTask = (input: unknown): Either.Either<Task, ParseResult.ParseError> =>
   isCanonicalTask(input) ? Either.right(input as unknown as Task) : decodeTaskSchema(input)

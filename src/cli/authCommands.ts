@@ -1,13 +1,12 @@
 /** `relay auth set|show|clear|login|logout`: credentials relay sends to an agent. Secrets are never printed unmasked. */
 import { Command, Options } from "@effect/cli"
 import { Config, Duration, Effect, Option, Redacted } from "effect"
-import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
 import { withSuggestions } from "./commandTree.js"
-import { agentUrl, cardUrl, outputOptions, wholeNumber } from "./options.js"
+import { agentOf, agentUrl, cardUrl, outputOptions, wholeNumber } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
 import { fields, render, type Style, writeErr } from "./output.js"
 import { ClientServices } from "./services.js"
@@ -53,7 +52,7 @@ const set = Command.make(
     render(
       flags,
       Effect.flatMap(secretsOf(bearerToken, apiKey), (secrets) =>
-        Effect.flatMap(canonicalAgentUrl(url), (agentUrl) =>
+        Effect.flatMap(agentOf(url), (agentUrl) =>
           setCredentials({ agentUrl, ...secrets, apiKeyHeader: Option.getOrUndefined(apiKeyHeader) }))),
       (result, style) =>
         style.green(`Saved ${result.auth_type === "bearer" ? "bearer token" : "API key"} for ${result.agent_url}`)
@@ -71,7 +70,7 @@ const oauthFields = (credentials: MaskedCredentials): ReadonlyArray<readonly [st
   ]
 
 const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(canonicalAgentUrl(url), showCredentials), ({ agent_url, credentials }, style) =>
+  render(flags, Effect.flatMap(agentOf(url), showCredentials), ({ agent_url, credentials }, style) =>
     `${style.bold("Credentials for")} ${style.cyan(agent_url)}\n` +
     (credentials === null
       ? style.dim("No credentials saved")
@@ -178,7 +177,7 @@ const loginCommand = Command.make(
             })
           }
           return yield* login({
-            agentUrl: yield* canonicalAgentUrl(url),
+            agentUrl: yield* agentOf(url),
             cardUrl: Option.getOrUndefined(cardUrl),
             flow: chosen,
             clientId,
@@ -194,14 +193,14 @@ const loginCommand = Command.make(
 ).pipe(Command.withDescription("Log in to an agent with OAuth 2.0 / OpenID Connect as its card declares, and save the tokens"))
 
 const logoutCommand = Command.make("logout", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(canonicalAgentUrl(url), logout), ({ agent_url, removed, revoked }, style) =>
+  render(flags, Effect.flatMap(agentOf(url), logout), ({ agent_url, removed, revoked }, style) =>
     !removed
       ? style.dim(`No credentials were saved for ${agent_url}`)
       : style.green(`Logged out of ${agent_url}${revoked ? " (tokens revoked at the server)" : ""}`)))
   .pipe(Command.withDescription("Forget the saved credentials of an agent, revoking OAuth tokens when the server offers it"))
 
 const clear = Command.make("clear", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(canonicalAgentUrl(url), clearCredentials), ({ agent_url, cleared }, style) =>
+  render(flags, Effect.flatMap(agentOf(url), clearCredentials), ({ agent_url, cleared }, style) =>
     cleared ? style.green(`Cleared credentials for ${agent_url}`) : style.dim(`No credentials were saved for ${agent_url}`)))
   .pipe(Command.withDescription("Remove the saved credentials of an agent"))
 

@@ -1,8 +1,10 @@
 /** `relay card get|validate`: an agent's card, and a validator that reports every issue. */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { getCard, validateCard } from "../programs/cards.js"
-import { agentOptions, maxResponseBytes, outputOptions, withAgentAccess } from "./options.js"
+import { savedAgentUrl } from "../programs/agentNames.js"
+import { withValuesFrom } from "./commandTree.js"
+import { AGENT_NAMES_COMMAND, agentOptions, maxResponseBytes, outputOptions, withAgentAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
@@ -21,13 +23,21 @@ const get = Command.make("get", { ...agentOptions, authenticated }, (values) =>
       (result) => escapeForTerminal(JSON.stringify(result.card, null, 2), "lines")
     ))).pipe(Command.withDescription("Print an agent's card as JSON, null fields omitted (save it with > card.json; --json adds its URL and generation)"))
 
-const source = Args.text({ name: "SOURCE" }).pipe(Args.withDescription("Agent URL, card URL, or card file"))
+const source = Args.text({ name: "SOURCE" }).pipe(
+  Args.withDescription("An agent's name (relay agent add), agent URL, card URL, or card file"),
+  withValuesFrom(AGENT_NAMES_COMMAND)
+)
 const file = Options.boolean("file").pipe(Options.withDescription("Treat SOURCE as a file path"))
 
 const severityMark = { error: "✗", warning: "!", info: "i" } as const
 
+/** A saved agent's name stands for its URL; anything else is a URL or a file, as before names (--file: always a file). */
+const sourceOf = (source: string, file: boolean) =>
+  file ? Effect.succeed(source) : Effect.map(savedAgentUrl(source), Option.getOrElse(() => source))
+
 const validate = Command.make("validate", { ...outputOptions, source, file, maxResponseBytes }, (values) =>
-  render(values, validateCard({ source: values.source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes }), (result, style) => {
+  render(values, Effect.flatMap(sourceOf(values.source, values.file), (source) =>
+    validateCard({ source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes })), (result, style) => {
     const heading = result.valid ? style.green("Valid agent card") : style.red("Invalid agent card")
     const summary = fields(style, [
       ["Agent", result.agent_name],
@@ -48,7 +58,7 @@ const validate = Command.make("validate", { ...outputOptions, source, file, maxR
   }).pipe(
     // An invalid card is a result (printed above) and a failure for scripts: exit 1.
     Effect.flatMap((result) => result.valid ? Effect.void : Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE })))
-  )).pipe(Command.withDescription("Validate an agent card from a URL or a file; exit 1 when invalid"))
+  )).pipe(Command.withDescription("Validate an agent card from an agent's name, a URL or a file; exit 1 when invalid"))
 
 export const cardCommand = Command.make("card").pipe(
   Command.withDescription("Agent cards: fetch and validate"),

@@ -18,22 +18,35 @@ import {
   runFailed,
   summaryLine
 } from "../domain/conformance.js"
-import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
-import { allowInterfaceHost, BINDING_VALUES, cardUrl, json, PROTOCOL_VALUES, verbose, wholeNumber } from "./options.js"
+import {
+  AGENT_NAMES_COMMAND,
+  agentOf,
+  agentUrl as url,
+  allowInterfaceHost,
+  BINDING_VALUES,
+  cardUrl,
+  json,
+  PROTOCOL_VALUES,
+  verbose,
+  wholeNumber
+} from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
-import { withSuggestions } from "./commandTree.js"
+import { withSuggestions, withValuesFrom } from "./commandTree.js"
 import { optional } from "./optional.js"
 
 export const EXIT_UNREACHABLE = 4
 
-const urlArg = Args.text({ name: "URL" }).pipe(Args.withDescription("Base URL of the A2A agent"), Args.optional)
-const url = Options.text("url").pipe(Options.withDescription("Base URL of the A2A agent (or give it as URL)"), Options.optional)
+const urlArg = Args.text({ name: "URL" }).pipe(
+  Args.withDescription("The A2A agent: a name saved with relay agent add, or its base URL (or give it with --url)"),
+  withValuesFrom(AGENT_NAMES_COMMAND),
+  Args.optional
+)
 const protocol = Options.choice("protocol", ["1.0", "0.3", "all"]).pipe(
   Options.withDescription("Protocol generations to check (default all the card declares)"),
   Options.withDefault("all" as const),
@@ -144,19 +157,17 @@ interface CheckValues {
   readonly allowInterfaceHost: ReadonlyArray<string>
 }
 
-/** The run asked for: a dry run names the URL as given and sends nothing; a real run decodes it, once, here. */
+/** The run asked for: the agent's name or URL (absent: the default agent) is resolved and decoded here, once; a dry run sends nothing. */
 const runOf = (values: CheckValues) =>
   Effect.gen(function*() {
-    const given = Option.orElse(values.url, () => values.urlArg)
-    if (Option.isNone(given)) return yield* usage("Give the agent's URL: relay check URL (or --url URL)")
     if (Option.isSome(values.url) && Option.isSome(values.urlArg) && values.url.value !== values.urlArg.value) {
-      return yield* usage("Two different URLs were given (URL and --url)")
+      return yield* usage("Two different agents were given (URL and --url)")
     }
-    const plan = { agentUrl: given.value, only: splitNames(values.only), skip: splitNames(values.skip) } satisfies CheckPlanInput
+    const agentUrl = yield* agentOf(Option.orElse(values.url, () => values.urlArg))
+    const plan = { agentUrl, only: splitNames(values.only), skip: splitNames(values.skip) } satisfies CheckPlanInput
     if (values.dryRun) return yield* planChecks(plan)
     return yield* checkAgent({
       ...plan,
-      agentUrl: yield* canonicalAgentUrl(plan.agentUrl),
       protocols: protocolsOf(values.protocol),
       bindings: bindingsOf(values.binding),
       timeoutSeconds: Option.getOrUndefined(values.timeout),

@@ -28,6 +28,8 @@ export interface OptionSpec {
   readonly choices: ReadonlyArray<string>
   /** The values to offer: its choices, or those declared with `withSuggestions` (which also describes choices). */
   readonly suggestions: ReadonlyArray<Suggestion>
+  /** The relay command that prints the values to offer when completing, if they are the user's own (withValuesFrom). */
+  readonly valuesFrom?: string
   /** What the value is: "string", "int", "file", what a number counts ("seconds")…; empty for a boolean. */
   readonly valueType: string
   /** A whole number (Options.integer), whatever its value type is called. */
@@ -46,6 +48,7 @@ export interface ArgSpec {
   readonly description: string
   readonly choices: ReadonlyArray<string>
   readonly suggestions: ReadonlyArray<Suggestion>
+  readonly valuesFrom?: string
   readonly optional: boolean
   readonly repeatable: boolean
 }
@@ -123,10 +126,13 @@ const declared = new WeakMap<object, ReadonlyArray<Suggestion>>()
 /** The nodes that hold other options or arguments (Map, Both, OrElse, WithDefault, Variadic, …). */
 const INNER_KEYS = ["options", "args", "left", "right", "argumentOption"] as const
 
-const declareIn = (node: unknown, suggestions: ReadonlyArray<Suggestion>): void => {
+/** The command each option or argument descriptor (its Single node) takes its values from, see withValuesFrom. */
+const sourced = new WeakMap<object, string>()
+
+const declareIn = (node: unknown, declare: (single: object) => void): void => {
   if (!isNode(node)) return
-  if (node._tag === "Single") declared.set(node, suggestions)
-  else for (const key of INNER_KEYS) declareIn(node[key], suggestions)
+  if (node._tag === "Single") declare(node)
+  else for (const key of INNER_KEYS) declareIn(node[key], declare)
 }
 
 /**
@@ -137,8 +143,25 @@ const declareIn = (node: unknown, suggestions: ReadonlyArray<Suggestion>): void 
  */
 export const withSuggestions = (values: ReadonlyArray<readonly [value: string, description: string]>) =>
 <A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
-  declareIn(self, values.map(([value, description]) => ({ value, description })))
+  const suggestions = values.map(([value, description]) => ({ value, description }))
+  declareIn(self, (single) => declared.set(single, suggestions))
   return self
+}
+
+/**
+ * Declares that the values completions offer are the user's own, printed at completion time by a
+ * relay command (`agent list --names`: one value a line, a tab, its description): the saved agent
+ * names after `--url`. Put it after withDescription and withAlias, as withSuggestions.
+ */
+export const withValuesFrom = (command: string) =>
+<A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
+  declareIn(self, (single) => sourced.set(single, command))
+  return self
+}
+
+const valuesFromOf = (single: Node): { readonly valuesFrom?: string } => {
+  const command = sourced.get(single)
+  return command === undefined ? {} : { valuesFrom: command }
 }
 
 /** Each choice with its declared meaning (a value declared that is no choice is a mistake); free text offers what was declared. */
@@ -195,6 +218,7 @@ const singleOption = (single: Node, context: Context): OptionSpec => {
     integer: child(single, "primitiveType")._tag === "Integer",
     choices: choicesOf(single),
     suggestions: suggestionsOf(single),
+    ...valuesFromOf(single),
     valueType,
     description: plainText(single.description),
     required: !context.optional && !context.repeatable,
@@ -247,6 +271,7 @@ const argsOf = (node: unknown, context: Context = PLAIN): Array<ArgSpec> => {
         description: plainText(node.description),
         choices: choicesOf(node),
         suggestions: suggestionsOf(node),
+        ...valuesFromOf(node),
         optional: context.optional,
         repeatable: context.repeatable
       }]

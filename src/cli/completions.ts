@@ -7,7 +7,7 @@
  *
  * The build writes each script into dist/completions/ (scripts/bundle.mjs) and src/main.ts prints
  * that file: `relay completions bash` is sourced by every new shell, and loading the whole tree
- * to write it took 4× `relay --version`.
+ * to write it took several times `relay --version` (bench/README.md).
  */
 import { Args, Command } from "@effect/cli"
 import { Effect } from "effect"
@@ -16,7 +16,9 @@ import { writeOut } from "./output.js"
 
 /** A word to offer and its description ("" for none). */
 type Candidate = readonly [word: string, description: string]
-type Rows = ReadonlyArray<readonly [key: string, candidates: ReadonlyArray<Candidate>]>
+/** The candidates written into the script, or the relay command that prints them when completing (the user's own values). */
+type Offer = ReadonlyArray<Candidate> | { readonly command: string }
+type Rows = ReadonlyArray<readonly [key: string, offer: Offer]>
 
 /** A table of the script: a function answering, for a key, its candidates; `everywhere` follows every key's. */
 interface Table {
@@ -56,11 +58,12 @@ const valueOptionCandidates = (options: ReadonlyArray<OptionSpec>): Array<Candid
  * ("relay completions #0"; a repeatable last argument is offered at its own position only).
  */
 const valueRows = ({ path, spec }: Level): Rows => [
-  ...[...spec.options, ...GLOBAL_OPTIONS].filter((option) => option.suggestions.length > 0).flatMap((option) =>
-    option.flags.map((flag) => [`${path} ${flag}`, fromSuggestions(option.suggestions)] as const)
-  ),
-  ...spec.args.flatMap((arg, position) => arg.suggestions.length === 0 ? [] : [[`${path} #${position}`, fromSuggestions(arg.suggestions)] as const])
+  ...[...spec.options, ...GLOBAL_OPTIONS].flatMap((option) => option.flags.map((flag) => [`${path} ${flag}`, offerOf(option)] as const)),
+  ...spec.args.map((arg, position) => [`${path} #${position}`, offerOf(arg)] as const)
 ]
+
+const offerOf = (spec: Pick<OptionSpec, "suggestions" | "valuesFrom">): Offer =>
+  spec.valuesFrom === undefined ? fromSuggestions(spec.suggestions) : { command: spec.valuesFrom }
 
 const tables = (all: ReadonlyArray<Level>): ReadonlyArray<Table> => [
   {
@@ -77,7 +80,7 @@ const tables = (all: ReadonlyArray<Level>): ReadonlyArray<Table> => [
   { name: "values", rows: all.flatMap(valueRows), everywhere: [] }
 ]
 
-const withCandidates = (rows: Rows) => rows.filter(([, candidates]) => candidates.length > 0)
+const withCandidates = (rows: Rows) => rows.filter(([, offer]) => "command" in offer || offer.length > 0)
 
 /** A word in single quotes: bash and zsh end the quote around a quote; fish escapes it and backslashes. */
 const quoteFor = {
@@ -90,14 +93,18 @@ type Quote = (text: string) => string
 const printCandidates = (candidates: ReadonlyArray<Candidate>, quote: Quote) =>
   `printf '%s\\t%s\\n' ${candidates.map(([word, description]) => `${quote(word)} ${quote(description)}`).join(" ")}`
 
+/** The code that prints an offer: its candidates, or what `program <command>` prints (silent when it fails). */
+const printOffer = (offer: Offer, quote: Quote, program: string) =>
+  "command" in offer ? `${program} ${offer.command} 2>/dev/null` : printCandidates(offer, quote)
+
 const trailer = (table: Table, quote: Quote, indent: string) =>
   table.everywhere.length === 0 ? "" : `\n${indent}${printCandidates(table.everywhere, quote)}`
 
 /** The tables as functions valid in both bash and zsh: for a key, "word<TAB>description" lines. */
-const bashLikeTables = (prefix: string, all: ReadonlyArray<Level>) =>
-  tables(all).map((table) =>
+const bashLikeTables = (prefix: string, spec: CommandSpec) =>
+  tables(levels(spec)).map((table) =>
     `${prefix}_${table.name}() {\n  case "$1" in\n${
-      withCandidates(table.rows).map(([key, candidates]) => `    ${quoteFor.bash(key)}) ${printCandidates(candidates, quoteFor.bash)} ;;`).join("\n")
+      withCandidates(table.rows).map(([key, offer]) => `    ${quoteFor.bash(key)}) ${printOffer(offer, quoteFor.bash, spec.name)} ;;`).join("\n")
     }\n  esac${trailer(table, quoteFor.bash, "  ")}\n}`
   ).join("\n\n")
 
@@ -174,7 +181,7 @@ const ZSH: BashLikeShell = {
 
 /** bash and zsh run the same script but for how they read and offer words. */
 const bashLikeScript = (shell: BashLikeShell, spec: CommandSpec, prefix: string) => `${shell.header(spec.name)}
-${bashLikeTables(prefix, levels(spec))}
+${bashLikeTables(prefix, spec)}
 
 ${bashLikeWalk(prefix, spec.name)}
 
@@ -202,7 +209,7 @@ ${shell.register(prefix, spec.name)}
 const fishScript = (spec: CommandSpec, prefix: string) => {
   const table = (table: Table) =>
     `function ${prefix}_${table.name}\n  switch $argv[1]\n${
-      withCandidates(table.rows).map(([key, candidates]) => `    case ${quoteFor.fish(key)}\n      ${printCandidates(candidates, quoteFor.fish)}`).join("\n")
+      withCandidates(table.rows).map(([key, offer]) => `    case ${quoteFor.fish(key)}\n      ${printOffer(offer, quoteFor.fish, spec.name)}`).join("\n")
     }\n  end${trailer(table, quoteFor.fish, "  ")}\nend`
   const words = (name: string, key: string) => `(${prefix}_${name} ${key} | string replace -r '\\t.*' '')`
   return `# fish completion for ${spec.name}; load with: ${spec.name} completions fish | source

@@ -106,6 +106,39 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
     ["In CI, with a JUnit report", `relay check ${AGENT} --junit a2a-conformance.xml`],
     ["Fail on SHOULD checks and warnings too", `relay check ${AGENT} --fail-on should`]
   ],
+  "relay agent": [
+    ["Save an agent under a name, then use the name", `relay agent add local ${AGENT}`],
+    ["Make it the default of commands given no --url", "relay agent use local"]
+  ],
+  "relay agent add": [
+    ["Save an agent under a name (its card is read and checked)", `relay agent add local ${AGENT}`],
+    ["An agent whose card is off the well-known path", `relay agent add weather ${AGENT} --card-url ${AGENT}/weather.json`],
+    ["With your own description", `relay agent add local ${AGENT} --description "The echo agent for tests"`]
+  ],
+  "relay agent list": [
+    ["The saved agents, their cards and skills", "relay agent list"],
+    ["Names and URLs only, a tab between", "relay agent list --names"]
+  ],
+  "relay agent show": [
+    ["One agent, each skill described", "relay agent show local"],
+    ["As JSON", "relay agent show local --json"]
+  ],
+  "relay agent use": [
+    ["Commands given no --url use this agent", "relay agent use local"],
+    ["As JSON", "relay agent use local --json"]
+  ],
+  "relay agent remove": [
+    ["Forget a name (the URL's session and credentials stay)", "relay agent remove local"],
+    ["As JSON", "relay agent remove local --json"]
+  ],
+  "relay agent refresh": [
+    ["Read every saved agent's card again", "relay agent refresh"],
+    ["Only one", "relay agent refresh local"]
+  ],
+  "relay agent discover": [
+    ["The agents a domain's AI catalog names", "relay agent discover https://agents.example"],
+    ["Save them all under their cards' names", "relay agent discover https://agents.example --add"]
+  ],
   "relay session": [
     ["What relay remembers per agent", "relay session list"],
     ["Forget one agent's conversation", `relay session clear --url ${AGENT}`]

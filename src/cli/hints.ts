@@ -38,7 +38,10 @@ export const TERMINAL_WORDS: Vocabulary = {
   RaiseAnswerLimit: () => "--max-answer-bytes <bytes>",
   RaiseRequestLimit: () => "--max-request-bytes <bytes>",
   SendFileByUrl: () => "--file-url <URL>",
-  ShowDetails: () => "--verbose"
+  ShowDetails: () => "--verbose",
+  ListAgents: () => "relay agent list",
+  AddAgent: (a) => `relay agent add ${a.name === undefined ? "<name>" : arg(a.name)} <url>`,
+  RemoveAgent: (a) => `relay agent remove ${arg(a.name)}`
 }
 
 export const terminalHint = (hint: Hint): string => renderHint(hint, TERMINAL_WORDS)

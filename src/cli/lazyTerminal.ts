@@ -1,8 +1,8 @@
 /**
  * The Terminal @effect/cli asks every command for, made on its first use. NodeTerminal opens
  * process.stdin (a stream and a readline over it) as soon as its layer is built, and its module
- * loads node:readline: every command paid for both at start-up (~3 ms of `relay session list`,
- * 2-core machine), though only an interactive prompt reads the terminal, and no relay command
+ * loads node:readline: every command paid for both at start-up (bench/README.md), though only
+ * an interactive prompt reads the terminal, and no relay command
  * prompts today. A command that does gets the very same NodeTerminal, in the layer's scope.
  */
 import { Terminal } from "@effect/platform/Terminal"

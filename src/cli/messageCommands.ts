@@ -7,7 +7,16 @@ import type { MessageResult } from "../domain/results.js"
 import { outgoingParts, type PartSource } from "../programs/outgoingParts.js"
 import { anyFile } from "../programs/readPermission.js"
 import { sendMessage } from "../programs/sendMessage.js"
-import { type AgentOptionValues, agentOptions, maxAnswerBytes, wholeNumber, withAgentAccess } from "./options.js"
+import {
+  type AgentOptionValues,
+  agentOptions,
+  answerFileOptions,
+  type AnswerFileValues,
+  maxAnswerBytes,
+  wholeNumber,
+  withAgentAccess,
+  withAnswerFiles
+} from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { leavesTaskHandle, progressPrinter } from "./progress.js"
 import { failWhenCut, messageView } from "./views.js"
@@ -63,10 +72,11 @@ const messageOptions = {
   fileUrl,
   data,
   maxRequestBytes,
+  ...answerFileOptions,
   text
 } as const
 
-interface MessageValues extends AgentOptionValues, OutputFlags {
+interface MessageValues extends AgentOptionValues, OutputFlags, AnswerFileValues {
   readonly contextId: Option.Option<string>
   readonly taskId: Option.Option<string>
   readonly continueSession: boolean
@@ -120,7 +130,8 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
   const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
   const handle = leavesTaskHandle(access.agentUrl)
   const usage = conflicting(values)
-  const program = usage !== undefined ? Effect.fail(usage) : Effect.flatMap(messageContent(values), ({ text, parts }) => progress.whileWaiting(sendMessage({
+  const program = usage !== undefined ? Effect.fail(usage) : withAnswerFiles(values, (answerFiles) =>
+    Effect.flatMap(messageContent(values), ({ text, parts }) => progress.whileWaiting(sendMessage({
     ...access,
     text,
     parts,
@@ -132,8 +143,9 @@ const run = (values: MessageValues, streaming: boolean) => withAgentAccess(value
     pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
     maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
     maxAnswerBytes: values.maxAnswerBytes,
-    onUpdate: (update) => Effect.zipRight(handle.onUpdate(update), progress.onUpdate(update))
-  })))
+    onUpdate: (update) => Effect.zipRight(handle.onUpdate(update), progress.onUpdate(update)),
+    answerFiles
+  }))))
   return render(values, handle.around(values.json)(program), (result, style) => {
     // Streamed text is already on screen; end its line and show the summary.
     const streamedText = progress.printedText()

@@ -3,12 +3,16 @@ import { Args, Options } from "@effect/cli"
 import { Config, Effect, Either, Option, Redacted } from "effect"
 import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
-import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
 import { canonicalHostName } from "../a2a/hosts.js"
 import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../domain/limits.js"
+import { InvalidInput } from "../domain/errors.js"
+import { resolveAgentUrl } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
+import type { FileHandling } from "../programs/answerFiles.js"
+import type { SessionStore } from "../services/SessionStore.js"
 import { numberNeeded } from "./commandLine.js"
-import { withSuggestions } from "./commandTree.js"
+import { withSuggestions, withValuesFrom } from "./commandTree.js"
 import { optional } from "./optional.js"
 import { type CommandFailed, type OutputFlags, render } from "./output.js"
 
@@ -18,8 +22,21 @@ export const verbose = Options.boolean("verbose").pipe(Options.withDescription("
 /** Spread into every command's config: `{ ...outputOptions, url }`. */
 export const outputOptions = { json, verbose } as const
 
+/** What completions run to offer the saved agent names (one a line, a tab, its URL). */
+export const AGENT_NAMES_COMMAND = "agent list --names"
+
+/**
+ * `--url` (or `--agent`): an agent's name or its URL; absent, RELAY_AGENT or the default agent
+ * (resolveAgentUrl, where withAgentUrl decodes it).
+ */
 export const agentUrl = Options.text("url").pipe(
-  Options.withDescription("Base URL of the A2A agent, e.g. http://127.0.0.1:8000")
+  Options.withAlias("agent"),
+  Options.withDescription(
+    "The A2A agent: a name (relay agent add) or its base URL. For example local or http://127.0.0.1:8000; " +
+      "without it, RELAY_AGENT, else the agent chosen with relay agent use"
+  ),
+  withValuesFrom(AGENT_NAMES_COMMAND),
+  Options.optional
 )
 
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for this call (overrides saved credentials)")
@@ -116,7 +133,7 @@ export const agentOptions = {
 } as const
 
 export interface AgentOptionValues {
-  readonly url: string
+  readonly url: Option.Option<string>
   readonly bearerToken: Option.Option<Redacted.Redacted<string>>
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly cardUrl: Option.Option<string>
@@ -156,21 +173,59 @@ export const bodyLimitOption = (defaultBytes: number, description: string) =>
   wholeNumber("max-body-bytes", "bytes", 1).pipe(Options.withDescription(description), Options.withDefault(defaultBytes))
 
 /**
- * The CLI's door for the agent URL: `--url` is decoded here, once, and the command gets the
- * canonical AgentUrl; a bad one is reported like any failure of the command (invalid_agent_url, exit 1).
+ * The CLI's door for the agent URL: `--url` (a name or a URL; absent, the default agent) is
+ * resolved and decoded here, once, and the command gets the canonical AgentUrl; a bad or unknown
+ * one is reported like any failure of the command (invalid_agent_url, unknown_agent: exit 1).
  */
 export const withAgentUrl = <A, R>(
   flags: OutputFlags,
-  url: string,
+  url: Option.Option<string>,
   command: (agentUrl: AgentUrl) => Effect.Effect<A, CommandFailed, R>
-): Effect.Effect<A, CommandFailed, R> =>
-  Either.match(normalizeAgentUrl(url), { onLeft: (invalid) => render(flags, Effect.fail(invalid), absurd), onRight: command })
+): Effect.Effect<A, CommandFailed, R | SessionStore> =>
+  resolveAgentUrl(Option.getOrUndefined(url)).pipe(
+    Effect.catchAll((error) => render(flags, Effect.fail(error), absurd)),
+    Effect.flatMap(command)
+  )
+
+/** The agent of `--url` (a name or a URL; absent, the default agent), canonical: for commands that only name it. */
+export const agentOf = (url: Option.Option<string>) => resolveAgentUrl(Option.getOrUndefined(url))
 
 /** withAgentUrl for the commands with the agent options: the command gets them as program input. */
 export const withAgentAccess = <A, R>(
   values: AgentOptionValues & OutputFlags,
   command: (access: AgentAccess) => Effect.Effect<A, CommandFailed, R>
-): Effect.Effect<A, CommandFailed, R> => withAgentUrl(values, values.url, (agentUrl) => command(toAccess(agentUrl, values)))
+): Effect.Effect<A, CommandFailed, R | SessionStore> => withAgentUrl(values, values.url, (agentUrl) => command(toAccess(agentUrl, values)))
+
+/** `--save-dir`, `--no-save`, `--download`: what becomes of the files an answer carries (README: Files and data). */
+export const answerFileOptions = {
+  saveDir: optional(Options.text("save-dir").pipe(Options.withPseudoName("DIR")), "Save the files the answer carries in DIR (default: the state directory's files/<task id>/)"),
+  noSave: Options.boolean("no-save").pipe(Options.withDescription("Do not save the files the answer carries (they are listed, not written)")),
+  download: Options.boolean("download").pipe(
+    Options.withDescription("Also fetch the files the answer gives by URL, with the limits, address rule and credential rule of every request to the agent, and save them")
+  )
+} as const
+
+export interface AnswerFileValues {
+  readonly saveDir: Option.Option<string>
+  readonly noSave: boolean
+  readonly download: boolean
+}
+
+/** The program input of the answer file options, or the usage error of two that contradict each other. */
+const answerFilesOf = (values: AnswerFileValues): Either.Either<FileHandling, InvalidInput> => {
+  const contradicting = values.noSave ? (Option.isSome(values.saveDir) ? "--save-dir" : values.download ? "--download" : undefined) : undefined
+  if (contradicting !== undefined) {
+    return Either.left(new InvalidInput({
+      reason: `--no-save and ${contradicting} do not go together: ${contradicting} saves the answer's files`,
+      suggestion: `Give one of them: --no-save to only list the files, or ${contradicting}.`
+    }))
+  }
+  return Either.right({ save: !values.noSave, saveDir: Option.getOrUndefined(values.saveDir), download: values.download })
+}
+
+/** Runs `program` with the answer file options as its input; two that contradict each other are its usage error instead. */
+export const withAnswerFiles = <A, E, R>(values: AnswerFileValues, program: (answerFiles: FileHandling) => Effect.Effect<A, E, R>) =>
+  Either.match(answerFilesOf(values), { onLeft: (usage) => Effect.fail<E | InvalidInput>(usage), onRight: program })
 
 export const taskIdArg = Args.text({ name: "TASK_ID" }).pipe(Args.withDescription("The agent's task id"))
 

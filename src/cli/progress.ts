@@ -13,7 +13,9 @@ import { escapeForTerminal } from "./terminalText.js"
 /**
  * One NDJSON line per update: `kind` "update" tells it from the final result ("task" or "message").
  * The `text` pieces add up to the answer; `replaced: true` (only then present) marks a piece that
- * replaces an artifact's text instead (see TaskUpdate).
+ * replaces an artifact's text instead (see TaskUpdate). `parts` are the file and data parts the
+ * update added, as the result shows them, files not saved yet: the result line, last, has the
+ * whole answer's parts with where each file was saved.
  */
 const updateEvent = (update: TaskUpdate) =>
   JSON.stringify({
@@ -23,7 +25,8 @@ const updateEvent = (update: TaskUpdate) =>
     state: update.view.state,
     text: update.delta,
     ...(update.replaced ? { replaced: true } : {}),
-    status: update.status === "" ? null : update.status
+    status: update.status === "" ? null : update.status,
+    parts: update.parts
   })
 
 /** While the agent is still at work its status message is news ("thinking…"); once settled it is the answer, shown in the summary. */

@@ -4,8 +4,8 @@
  * Each top-level group (`message`, `mcp`, `server`, …) lives in a module of its own that brings its
  * own services (`Command.provide`), and the bundle splits along these imports: `relay session list`
  * loads the session group and never the MCP SDK, the model layer or the A2A client. Loading the
- * whole bundle cost every command ~0.45 s on a 2-core machine (8× `node -e ""`); see
- * bench/startup.mjs for today's figures and test/cli/lazyLoading.test.ts for the guard.
+ * whole bundle was most of every command's start-up (bench/README.md); test/cli/lazyLoading.test.ts
+ * is the guard.
  */
 import { Command } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
@@ -27,6 +27,7 @@ const GROUPS: ReadonlyArray<readonly [string, () => Promise<AnyCommand>]> = [
   ["task", () => import("./taskCommands.js").then((m) => m.taskCommand)],
   ["card", () => import("./cardCommands.js").then((m) => m.cardCommand)],
   ["check", () => import("./checkCommand.js").then((m) => m.checkCommand)],
+  ["agent", () => import("./agentCommands.js").then((m) => m.agentCommand)],
   ["session", () => import("./sessionCommands.js").then((m) => m.sessionCommand)],
   ["auth", () => import("./authCommands.js").then((m) => m.authCommand)],
   ["server", () => import("./serverCommands.js").then((m) => m.serverCommand)],

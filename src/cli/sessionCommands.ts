@@ -1,11 +1,10 @@
 /** `relay session list|show|clear`: the saved conversation state per agent. */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { type AgentUrl, canonicalAgentUrl } from "../domain/agentUrl.js"
-import { type InvalidAgentUrl, InvalidInput } from "../domain/errors.js"
+import { InvalidInput } from "../domain/errors.js"
 import type { SessionSummary } from "../domain/session.js"
 import { clearSessions, listSessions, showSession } from "../programs/sessions.js"
-import { agentUrl, outputOptions } from "./options.js"
+import { agentOf, agentUrl, outputOptions } from "./options.js"
 import { fields, render, type Style } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import * as SessionStore from "../services/SessionStore.js"
@@ -29,7 +28,7 @@ const list = Command.make("list", outputOptions, (flags) =>
         .join("\n"))).pipe(Command.withDescription("List the saved session of every agent"))
 
 const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(canonicalAgentUrl(url), showSession), (session, style) =>
+  render(flags, Effect.flatMap(agentOf(url), showSession), (session, style) =>
     `${style.bold("Session for")} ${style.cyan(escapeForTerminal(session.agent_url))}\n${sessionFields(style, session)}`)).pipe(
     Command.withDescription("Show the saved context, task and state of one agent")
   )
@@ -38,21 +37,22 @@ const all = Options.boolean("all").pipe(Options.withDescription("Clear the sessi
 
 const clear = Command.make(
   "clear",
-  { ...outputOptions, url: Options.optional(agentUrl), all },
+  { ...outputOptions, url: agentUrl, all },
   ({ url, all, ...flags }) => {
-    const target: Effect.Effect<AgentUrl | undefined, InvalidAgentUrl | InvalidInput> = Option.isSome(url) && !all
-      ? canonicalAgentUrl(url.value)
-      : Option.isNone(url) && all
+    // Without --url or --all: the default agent (RELAY_AGENT, relay agent use), as for every command.
+    const target = !all
+      ? agentOf(url)
+      : Option.isNone(url)
       ? Effect.succeed(undefined)
       : Effect.fail(new InvalidInput({
-        reason: Option.isSome(url) ? "Give either --url or --all, not both" : "Nothing to clear: no agent given",
-        suggestion: "Use relay session clear --url <agent_url>, or --all for every agent"
+        reason: "Give either --url or --all, not both",
+        suggestion: "Use relay session clear --url <agent>, or --all for every agent"
       }))
     return render(flags, Effect.flatMap(target, clearSessions), (result, style) =>
       style.green(result.all ? `Cleared ${result.cleared} session(s)` : result.cleared ? `Cleared session for ${result.agent_url}` : `No session state saved for ${result.agent_url}`) +
       (result.credentials_kept ? `\n${style.dim("Saved credentials were kept; remove them with relay auth clear.")}` : ""))
   }
-).pipe(Command.withDescription("Forget the context and task ids of one agent (--url) or all (--all); credentials are kept"))
+).pipe(Command.withDescription("Forget the context and task ids of one agent (--url, else the default agent) or all (--all); credentials are kept"))
 
 export const sessionCommand = Command.make("session").pipe(
   Command.withDescription("Saved per-agent sessions, shared with relay mcp"),

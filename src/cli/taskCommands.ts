@@ -5,11 +5,20 @@ import type { TaskStateName } from "../a2a/v1.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../programs/tasks.js"
-import { agentOptions, historyLength, maxAnswerBytes, taskIdArg, wholeNumber, withAgentAccess } from "./options.js"
+import {
+  agentOptions,
+  answerFileOptions,
+  historyLength,
+  maxAnswerBytes,
+  taskIdArg,
+  wholeNumber,
+  withAgentAccess,
+  withAnswerFiles
+} from "./options.js"
 import { fields, render } from "./output.js"
 import { progressPrinter } from "./progress.js"
 import { escapeForTerminal } from "./terminalText.js"
-import { failWhenCut, pushConfigText, taskLines, taskViewText } from "./views.js"
+import { answerBody, failWhenCut, pushConfigText, taskLines, taskViewText } from "./views.js"
 import { ClientServices } from "./services.js"
 import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
@@ -21,9 +30,10 @@ const taskInput = (access: AgentAccess, values: { readonly taskId: string; reado
   historyLength: values.historyLength === undefined ? undefined : Option.getOrUndefined(values.historyLength)
 })
 
-const get = Command.make("get", { ...agentOptions, historyLength, taskId: taskIdArg }, (values) =>
-  withAgentAccess(values, (access) => render(values, getTask(taskInput(access, values)), taskViewText(access.agentUrl)))).pipe(
-    Command.withDescription("Show a task's state and answer")
+const get = Command.make("get", { ...agentOptions, historyLength, ...answerFileOptions, taskId: taskIdArg }, (values) =>
+  withAgentAccess(values, (access) =>
+    render(values, withAnswerFiles(values, (answerFiles) => getTask({ ...taskInput(access, values), answerFiles })), taskViewText(access.agentUrl)))).pipe(
+    Command.withDescription("Show a task's state and answer, saving the files it carries")
   )
 
 const cancel = Command.make("cancel", { ...agentOptions, taskId: taskIdArg }, (values) =>
@@ -31,11 +41,16 @@ const cancel = Command.make("cancel", { ...agentOptions, taskId: taskIdArg }, (v
     Command.withDescription("Cancel a running task and show its state afterwards")
   )
 
-const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, maxAnswerBytes, taskId: taskIdArg }, (values) =>
+const resubscribeCommand = Command.make("resubscribe", { ...agentOptions, maxAnswerBytes, ...answerFileOptions, taskId: taskIdArg }, (values) =>
   withAgentAccess(values, (access) => {
     const { onUpdate } = progressPrinter({ streamText: !values.json, showStates: !values.json })
-    const following = resubscribe({ ...taskInput(access, values), maxAnswerBytes: values.maxAnswerBytes, onUpdate })
-    return render(values, following, (view, style) => `\n${taskLines(style, view)}`).pipe(Effect.tap(failWhenCut(values.json)))
+    const following = withAnswerFiles(values, (answerFiles) =>
+      resubscribe({ ...taskInput(access, values), maxAnswerBytes: values.maxAnswerBytes, onUpdate, answerFiles }))
+    // The text was streamed: the files follow the summary.
+    return render(values, following, (view, style) => {
+      const files = answerBody(view.parts, true)
+      return `\n${taskLines(style, view)}${files === "" ? "" : `\n\n${files}`}`
+    }).pipe(Effect.tap(failWhenCut(values.json)))
   })).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
 
 const contextId = optional(Options.text("context-id"), "Only tasks of this context")

@@ -1,6 +1,10 @@
 /** Human views of A2A results, shared by the message and task commands. */
 import { Effect } from "effect"
+import * as Path from "node:path"
+import { partText } from "../a2a/text.js"
 import { answerTooLarge } from "../domain/answerFold.js"
+import type { AnswerPart } from "../domain/answerParts.js"
+import { fileSummary } from "../domain/fileParts.js"
 import { act } from "../domain/hints.js"
 import type { MessageResult, PushConfigView, TaskView, Truncation } from "../domain/results.js"
 import { checkOnTask, terminalHint } from "./hints.js"
@@ -47,19 +51,61 @@ export const taskLines = (style: Style, view: Pick<TaskView, "task_id" | "contex
     ["State", view.state, statePaint(style, view.state)]
   ])
 
-/** Ids and state, then the text, then the next step when the agent waits for the user. */
+/** Ids and state, then the answer (only its files when its text was streamed), then the next step when the agent waits for the user. */
 export const messageView = (agentUrl: string, showText: boolean) => (result: MessageResult, style: Style) => {
   const header = fields(style, [
     ["Context ID", result.context_id],
     ["Task ID", result.task_id],
     ["State", result.state, statePaint(style, result.state)]
   ])
-  const body = !showText ? "" : result.text === "" ? `\n\n${style.dim("(no text in the response)")}` : `\n\n${answerText(result.text)}`
+  const answer = answerBody(result.parts, !showText)
+  const body = answer !== "" ? `\n\n${answer}` : showText ? `\n\n${style.dim("(no text in the response)")}` : ""
   return `${header}${body}${nextStep(style, agentUrl, result)}`
 }
 
 /** An answer's text keeps its lines (it is the answer); its other control characters are shown. */
 const answerText = (text: string) => escapeForTerminal(text, "lines")
+
+/**
+ * Files listed one per line before the rest are counted in one line: an answer of 10 000 tiny
+ * files is saved whole, but does not scroll its text away (--json lists every one).
+ */
+export const MAX_FILE_LINES = 20
+
+/** One file on one line: `saved hello.txt (text/plain, 31 bytes) → /path/…`, `a.png (image/png) at https://…`, or why it was not saved. */
+const fileLine = (part: AnswerPart) => escapeForTerminal(`${part.path === null ? "" : "saved "}${fileSummary(part)}`)
+
+/** The line that stands for the files not listed, naming their folder when they were all saved in one. */
+const moreFilesLine = (files: ReadonlyArray<AnswerPart>) => {
+  const folders = new Set(files.map((file) => (file.path === null ? null : Path.dirname(file.path))))
+  const [folder] = folders
+  const where = folders.size === 1 && folder !== null && folder !== undefined ? ` saved in ${escapeForTerminal(folder)}` : ""
+  return `… and ${files.length} more files${where} (--json lists every one)`
+}
+
+/**
+ * The answer's parts as the terminal shows them, in order: text as it came (the chunks of one
+ * artifact joined), data as its whole JSON, indented, and one line per file (MAX_FILE_LINES at
+ * most); with `filesOnly`, the file lines alone (the text was streamed already).
+ */
+export const answerBody = (parts: ReadonlyArray<AnswerPart>, filesOnly = false): string => {
+  let body = ""
+  let previous: AnswerPart | undefined
+  let fileLines = 0
+  const unlisted: Array<AnswerPart> = []
+  for (const part of parts) {
+    if (filesOnly && part.kind !== "file") continue
+    if (part.kind === "file" && fileLines++ >= MAX_FILE_LINES) {
+      unlisted.push(part)
+      continue
+    }
+    const piece = part.kind === "file" ? fileLine(part) : answerText(part.kind === "text" ? part.text ?? "" : partText({ data: part.data }))
+    const joins = part.kind === "text" && previous?.kind === "text" && part.artifact_id !== null && part.artifact_id === previous.artifact_id
+    body += previous === undefined ? piece : `${joins ? "" : "\n"}${piece}`
+    previous = part
+  }
+  return unlisted.length === 0 ? body : `${body}\n${moreFilesLine(unlisted)}`
+}
 
 type HistoryLines = ReadonlyArray<{ readonly role: string; readonly text: string }>
 
@@ -72,10 +118,10 @@ const historyText = (style: Style, history: HistoryLines | undefined) => {
   return `\n\n${style.bold(`History (${history.length}):`)}\n${entries.join("\n")}`
 }
 
-export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly history?: HistoryLines }, style: Style) =>
-  `${taskLines(style, view)}${view.text === "" ? "" : `\n\n${answerText(view.text)}`}${historyText(style, view.history)}${
-    nextStep(style, agentUrl, view)
-  }`
+export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly history?: HistoryLines }, style: Style) => {
+  const answer = answerBody(view.parts)
+  return `${taskLines(style, view)}${answer === "" ? "" : `\n\n${answer}`}${historyText(style, view.history)}${nextStep(style, agentUrl, view)}`
+}
 
 /**
  * An answer cut at its limit (`truncated`), once shown, is reported as response_too_large: one

@@ -12,6 +12,7 @@
  * bytes too.
  */
 import { Schema } from "effect"
+import { isBase64 } from "../a2a/parts.js"
 import { artifactText } from "../a2a/text.js"
 import type * as V1 from "../a2a/v1.js"
 import { act, type Hint } from "./hints.js"
@@ -24,6 +25,8 @@ export interface ArtifactPiece {
   /** Appended text (`whole` false), or the artifact's whole text after the event (`whole` true). */
   readonly text: string
   readonly whole: boolean
+  /** The parts behind `text`: those appended, or (a copy of) the artifact's whole parts. */
+  readonly parts: ReadonlyArray<V1.Part>
 }
 
 /** What one event changed: the task as it is now, its artifacts left out, and the texts it brought. */
@@ -50,9 +53,16 @@ const jsonBytes = (value: unknown): number => {
   return json === undefined ? 0 : Buffer.byteLength(json)
 }
 
+/**
+ * A part's size as JSON. A file's base64 is written as it is (its alphabet needs no escaping), so
+ * its size is counted, not written out again: a file is megabytes.
+ */
+const partBytes = (part: V1.Part): number =>
+  "raw" in part && isBase64(part.raw) ? jsonBytes({ ...part, raw: "" }) + part.raw.length : jsonBytes(part)
+
 const partsBytes = (parts: ReadonlyArray<V1.Part>): number => {
   let bytes = 0
-  for (const part of parts) bytes += jsonBytes(part)
+  for (const part of parts) bytes += partBytes(part)
   return bytes
 }
 
@@ -135,7 +145,7 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
     entries = nextEntries
     positions = new Map(nextEntries.map((entry, index) => [entry.header.artifactId, index]))
     artifactBytes = nextArtifactBytes
-    return changed(nextEntries.map((entry) => ({ artifactId: entry.header.artifactId, text: artifactText(entry.parts), whole: true })))
+    return changed(nextEntries.map((entry) => ({ artifactId: entry.header.artifactId, text: artifactText(entry.parts), whole: true, parts: entry.parts.slice() })))
   }
 
   const takeStatus = (update: V1.TaskStatusUpdateEvent): FoldStep | undefined => {
@@ -166,7 +176,7 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
       existing.header = merged
       existing.headerBytes = mergedBytes
       existing.partsBytes += chunkBytes
-      return changed([{ artifactId: id, text, whole: false }])
+      return changed([{ artifactId: id, text, whole: false, parts }])
     }
     const entry = entryOf(update.artifact)
     const replacedBytes = existing === undefined ? 0 : entryBytes(existing)
@@ -176,11 +186,12 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
       entries.push(entry)
     } else entries[position] = entry
     artifactBytes += entryBytes(entry) - replacedBytes
-    return changed([{ artifactId: id, text: artifactText(entry.parts), whole: true }])
+    return changed([{ artifactId: id, text: artifactText(entry.parts), whole: true, parts: entry.parts.slice() }])
   }
 
   const takeMessage = (reply: V1.Message): undefined => {
-    const bytes = jsonBytes(reply)
+    // Its JSON's size, the commas between its parts included, without writing its files out.
+    const bytes = jsonBytes({ ...reply, parts: [] }) + partsBytes(reply.parts) + Math.max(0, reply.parts.length - 1)
     if (bytes > maxBytes) {
       message ??= { ...reply, parts: [] }
       return refuse()

@@ -12,7 +12,7 @@
  * refused as malformed when decoded, and a 0.3 file is read as its bytes (a2a/v03.ts).
  */
 import { Schema } from "effect"
-import { bytesOf, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
+import { base64Head, base64Pieces, base64Size, isBase64, mediaTypeEssence, partKind } from "../a2a/parts.js"
 import { artifactsText, partsText } from "../a2a/text.js"
 import type * as V1 from "../a2a/v1.js"
 import { imageFormatName, imageTypeOf } from "./mediaTypes.js"
@@ -66,7 +66,7 @@ export const locatedParts = (result: V1.Task | V1.Message): ReadonlyArray<Locate
   return (result.history ?? []).filter((message) => message.role === "ROLE_AGENT").flatMap(fromMessage)
 }
 
-const EMPTY: Omit<AnswerPart, "kind"> = {
+const EMPTY: Omit<AnswerPart, "kind" | "artifact_id"> = {
   text: null,
   name: null,
   media_type: null,
@@ -75,13 +75,23 @@ const EMPTY: Omit<AnswerPart, "kind"> = {
   path: null,
   url: null,
   note: null,
-  data: null,
-  artifact_id: null
+  data: null
 }
 
 /** node:crypto on first use: the commands that never see a file do not load it. */
-export const sha256Hex = (bytes: Uint8Array): string =>
-  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex")
+const sha256 = () => process.getBuiltinModule("node:crypto").createHash("sha256")
+
+export const sha256Hex = (bytes: Uint8Array): string => sha256().update(bytes).digest("hex")
+
+/** The sha256 of what base64 (checked with isBase64) holds, decoded a piece at a time. */
+const base64Sha256Hex = (base64: string): string => {
+  const hash = sha256()
+  for (const piece of base64Pieces(base64)) hash.update(piece)
+  return hash.digest("hex")
+}
+
+/** Enough leading bytes to tell every image format relay knows (mediaTypes.ts signatures). */
+const SIGNATURE_BYTES = 12
 
 /**
  * A media type that lies about an image: the one lie that misleads (an assistant would be shown
@@ -94,29 +104,31 @@ export const mediaTypeLie = (mediaType: string | undefined, bytes: Uint8Array): 
   return format === undefined || imageTypeOf(bytes) === essence ? undefined : `its media type says ${essence}, but the bytes are not a ${format} image`
 }
 
-const fileView = (part: V1.RawPart | V1.UrlPart, common: Omit<AnswerPart, "kind">): AnswerPart => {
-  const file: AnswerPart = { ...common, kind: "file" }
+const fileView = (part: V1.RawPart | V1.UrlPart, file: AnswerPart): AnswerPart => {
   if ("url" in part) return { ...file, url: part.url }
   if (!isBase64(part.raw)) return { ...file, note: "not saved: its bytes are not base64" }
-  const bytes = bytesOf(part)
-  return { ...file, size: bytes.length, sha256: sha256Hex(bytes), note: mediaTypeLie(part.mediaType, bytes) ?? null }
+  // Told from the base64 as it is: the bytes are decoded whole only to be saved (answerFiles.ts).
+  const note = mediaTypeLie(part.mediaType, base64Head(part.raw, SIGNATURE_BYTES)) ?? null
+  return { ...file, size: base64Size(part.raw), sha256: base64Sha256Hex(part.raw), note }
 }
 
 /** One part as shown, before any door saved it (`path` null). */
 export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
-  const common = { ...EMPTY, name: part.filename ?? null, media_type: part.mediaType ?? null, artifact_id: artifactId }
-  switch (partKind(part)) {
+  const kind = partKind(part)
+  const view: AnswerPart = { kind, ...EMPTY, name: part.filename ?? null, media_type: part.mediaType ?? null, artifact_id: artifactId }
+  switch (kind) {
     case "text":
-      return { ...common, kind: "text", text: (part as V1.TextPart).text }
+      return { ...view, text: (part as V1.TextPart).text }
     case "data":
-      return { ...common, kind: "data", data: (part as V1.DataPart).data }
+      return { ...view, data: (part as V1.DataPart).data }
     case "file":
-      return fileView(part as V1.RawPart | V1.UrlPart, common)
+      return fileView(part as V1.RawPart | V1.UrlPart, view)
   }
 }
 
 /** The answer's parts, in order, as shown. */
 export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => locatedParts(result).map(partView)
 
-/** The bytes of a file part that carries them as base64 (undefined for any other part). */
-export const partBytes = (part: V1.Part): Buffer | undefined => ("raw" in part && isBase64(part.raw) ? bytesOf(part) : undefined)
+/** The bytes of a file part that carries them as base64, decoded a piece at a time as they are read (undefined for any other part). */
+export const partBytes = (part: V1.Part): { readonly size: number; readonly pieces: () => Iterable<Uint8Array> } | undefined =>
+  "raw" in part && isBase64(part.raw) ? { size: base64Size(part.raw), pieces: () => base64Pieces(part.raw) } : undefined

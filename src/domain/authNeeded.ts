@@ -1,7 +1,7 @@
 /**
  * What every door says when a login is needed: which errors mean it, and the command that logs in.
  * Apart from the OAuth errors themselves (oauth.ts): every command's error handling and hints use
- * these, and loading them should not build those error classes (~1.5 ms of each start-up).
+ * these, and loading them should not build those error classes (a cost to each start-up: bench/README.md).
  */
 
 /** Errors that mean "log in" (exit code 3 on the terminal, needs_auth under MCP): oauth.ts's, marked authNeeded. */

@@ -119,7 +119,8 @@ export interface RecordedFile {
 /**
  * One file of a record in words, for people and assistants alike:
  * `hello.txt (text/plain, 31 bytes) → /state/notifications-files/…`, `a.png (image/png) at https://…`,
- * `x (text/plain): not saved: raw is not base64`. Foreign text: a terminal escapes it.
+ * `x (text/plain): not saved: raw is not base64`; a file received in an answer alike. Foreign
+ * text: a terminal escapes it.
  */
 export const fileSummary = (file: RecordedFile): string => {
   const facts = [file.media_type, file.size === null ? null : `${file.size} bytes`].filter((fact) => fact !== null)

@@ -51,6 +51,11 @@ export type Action =
   | { readonly _tag: "SendFileByUrl" }
   /** Where the raw exchange and details are. */
   | { readonly _tag: "ShowDetails" }
+  /** The agents saved by name. */
+  | { readonly _tag: "ListAgents" }
+  /** Save an agent under a name. */
+  | { readonly _tag: "AddAgent"; readonly name?: string | undefined }
+  | { readonly _tag: "RemoveAgent"; readonly name: string }
 
 export type ActionTag = Action["_tag"]
 

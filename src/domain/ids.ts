@@ -3,10 +3,10 @@
  * (tasks, contexts, artifacts, agent messages).
  *
  * node's crypto.randomUUID joins its text from pieces, and V8 keeps such a string as a tree of
- * them (~500 bytes for 36 characters) until something flattens it; ids are kept for as long as
+ * them, many times its 36 characters, until something flattens it; ids are kept for as long as
  * their task and used as map keys, so the store had to flatten each. Written byte by byte into a
- * buffer and read back once, an id is one flat string from the start (~56 bytes), at about half
- * the CPU. The randomness is node's, drawn from the same CSPRNG in blocks (as randomUUID does).
+ * buffer and read back once, an id is one flat string from the start, for less CPU (figures:
+ * bench/README.md). The randomness is node's, drawn from the same CSPRNG in blocks (as randomUUID does).
  */
 import { randomFillSync } from "node:crypto"
 

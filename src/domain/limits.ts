@@ -75,6 +75,23 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
 export const MAX_CARD_FILE_BYTES = 10 * 1024 * 1024
 
 /**
+ * What the store keeps of a named agent's card (`relay agent add`), and so what `relay agent list`
+ * and `list_agents` show: the first 64 skills (the rest counted), descriptions and short texts cut,
+ * lists (tags, modes) of at most 16 items. Whatever the card, its summary stays under ~350 KB
+ * (a typical card's is a few hundred bytes).
+ */
+export const CARD_SUMMARY_LIMITS = {
+  skills: 64,
+  descriptionChars: 1000,
+  skillDescriptionChars: 500,
+  shortChars: 100,
+  listItems: 16
+} as const
+
+/** A2A entries of an AI catalog `relay agent discover` reads (the rest are counted, not fetched). */
+export const MAX_CATALOG_AGENTS = 100
+
+/**
  * Deepest nesting of JSON accepted anywhere (objects and arrays, counted from the body's root).
  * A2A messages nest a handful of levels; metadata and data parts rarely go past ten.
  */
@@ -108,7 +125,7 @@ const nestsBelow = (value: object, levelsLeft: number): boolean => {
  * Whether a parsed JSON value nests deeper than `maxDepth` (the root object or array is level 1).
  * The walk never goes below `maxDepth` levels, so a hostile value cannot exhaust the stack while
  * being checked (keep `maxDepth` in the hundreds); it allocates nothing, which keeps the check
- * on every request at about 0.15 µs for an ordinary SendMessage.
+ * on every request cheap (bench/README.md).
  */
 export const exceedsJsonDepth = (value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean =>
   typeof value === "object" && value !== null && nestsBelow(value, maxDepth)

@@ -14,6 +14,7 @@ import { decodePushPayload } from "../a2a/translate.js"
 import * as V03 from "../a2a/v03.js"
 import * as V1 from "../a2a/v1.js"
 import { InvalidInput } from "./errors.js"
+import { fileFacts } from "./answerParts.js"
 import { type FilePartView, filePartView } from "./fileParts.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
@@ -45,21 +46,19 @@ export interface NotificationSummary {
 }
 
 /**
- * A file part of a notification as the receiver recorded it: what the agent said of it (name, media
- * type), what arrived (size and sha256 of its bytes, or its URL), and where its bytes were saved,
- * or a note saying why they were not.
+ * A file part of a notification as the receiver recorded it, in the shape of a file among an
+ * answer's parts (answerParts.ts: the same keys at every door): what the agent said of it (name,
+ * media type), what arrived (size and sha256 of its bytes, or its URL), where its bytes were saved
+ * (`notifications-files/<sha256>` beside the log; the name, cut to 256 characters, never reaches a
+ * path), or a note saying why they were not. Records written before it had `kind`, `text`, `data`
+ * and `artifact_id` read with them filled in.
  */
 export const NotificationFile = Schema.Struct({
-  /** As the agent named it (cut to 256 characters): never used for the saved file's path. */
-  name: Schema.NullOr(Schema.String),
-  media_type: Schema.NullOr(Schema.String),
-  size: Schema.NullOr(Schema.Number),
-  sha256: Schema.NullOr(Schema.String),
-  /** Where its bytes were saved (`notifications-files/<sha256>` beside the log). */
-  path: Schema.NullOr(Schema.String),
-  /** A file given by reference. */
-  url: Schema.NullOr(Schema.String),
-  note: Schema.NullOr(Schema.String)
+  kind: Schema.optionalWith(Schema.Literal("file"), { default: () => "file" as const }),
+  text: Schema.optionalWith(Schema.Null, { default: () => null }),
+  ...fileFacts,
+  data: Schema.optionalWith(Schema.Null, { default: () => null }),
+  artifact_id: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 export type NotificationFile = typeof NotificationFile.Type
 
@@ -244,9 +243,14 @@ export interface NotificationReading {
   readonly files: FoundFiles
 }
 
+/** A file part found, and the artifact it belongs to (null for a message's). */
+export interface FoundFile extends FilePartView {
+  readonly artifactId: string | null
+}
+
 /** File parts found, in order, and how many more there were. */
 export interface FoundFiles {
-  readonly views: ReadonlyArray<FilePartView>
+  readonly views: ReadonlyArray<FoundFile>
   readonly omitted: number
 }
 
@@ -278,34 +282,47 @@ const partsOf = (holder: unknown): unknown => {
   return object === undefined ? undefined : object["parts"] ?? object["content"]
 }
 
+/** Parts found in a message or an artifact, and the artifact's id. */
+interface PartList {
+  readonly parts: unknown
+  readonly artifactId: string | null
+}
+
+const ofMessage = (message: unknown): PartList => ({ parts: partsOf(message), artifactId: null })
+
+const ofArtifact = (artifact: unknown): PartList => {
+  const id = asObject(artifact)?.["artifactId"] ?? asObject(artifact)?.["artifact_id"]
+  return { parts: partsOf(artifact), artifactId: typeof id === "string" ? id.slice(0, SUMMARY_FIELD_MAX) : null }
+}
+
 /** Where the answer's parts are: a task's status message, its artifacts and the agent's messages in its history. */
-const answerPartLists = ({ kind, event }: LocatedEvent): ReadonlyArray<unknown> => {
+const answerPartLists = ({ kind, event }: LocatedEvent): ReadonlyArray<PartList> => {
   switch (kind) {
     case "task":
       return [
-        partsOf(asObject(event["status"])?.["message"]),
-        ...asArray(event["artifacts"]).map(partsOf),
-        ...asArray(event["history"]).filter(isAgentMessage).map(partsOf)
+        ofMessage(asObject(event["status"])?.["message"]),
+        ...asArray(event["artifacts"]).map(ofArtifact),
+        ...asArray(event["history"]).filter(isAgentMessage).map(ofMessage)
       ]
     case "status-update":
-      return [partsOf(asObject(event["status"])?.["message"])]
+      return [ofMessage(asObject(event["status"])?.["message"])]
     case "artifact-update":
-      return [partsOf(event["artifact"])]
+      return [ofArtifact(event["artifact"])]
     case "message":
-      return [partsOf(event)]
+      return [ofMessage(event)]
   }
 }
 
 /** Every file part of the lists, the first MAX_FILES_RECORDED kept; a text-only answer costs a look at each part. */
-const filesOf = (lists: ReadonlyArray<unknown>): FoundFiles => {
-  let views: Array<FilePartView> | undefined
+const filesOf = (lists: ReadonlyArray<PartList>): FoundFiles => {
+  let views: Array<FoundFile> | undefined
   let omitted = 0
   for (const list of lists) {
-    for (const part of asArray(list)) {
+    for (const part of asArray(list.parts)) {
       const view = filePartView(part)
       if (view === undefined) continue
       if (views === undefined) views = []
-      if (views.length < MAX_FILES_RECORDED) views.push(view)
+      if (views.length < MAX_FILES_RECORDED) views.push({ ...view, artifactId: list.artifactId })
       else omitted++
     }
   }

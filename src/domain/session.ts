@@ -2,6 +2,7 @@
  * Session records: one per agent, keyed by the normalised agent URL, shared by every door.
  */
 import { Schema } from "effect"
+import { type AgentBook, AgentRecord } from "./agents.js"
 import type { AgentUrl } from "./agentUrl.js"
 import { maskSecret } from "./secrets.js"
 
@@ -71,24 +72,43 @@ export const SessionRecord = Schema.Struct({
 export type SessionRecord = typeof SessionRecord.Type
 
 /**
- * Version 2 added OAuth credentials. Version 1 files are read as they are (they are a subset) and
- * written back as version 2, so a relay that knows only version 1 refuses the file as too new
- * instead of moving it aside as damaged.
+ * Version 2 added OAuth credentials, version 3 agents by name. A file is written in the oldest
+ * version that holds what it carries (formatVersionOf): version 1 files are read as they are (a
+ * subset) and written back as version 2, and a store that names no agent stays version 2, so an
+ * older relay keeps reading it; one that names agents is version 3, which an older relay refuses
+ * as too new instead of dropping the names when it writes.
  */
-export const STORE_FORMAT_VERSION = 2 as const
+export const STORE_FORMAT_VERSION = 3 as const
 
 /** The whole sessions.json file. `version` lets a later relay migrate or refuse. */
 export const StoreFile = Schema.Struct({
-  version: Schema.transform(Schema.Literal(1, STORE_FORMAT_VERSION), Schema.Literal(STORE_FORMAT_VERSION), {
-    strict: true,
-    decode: () => STORE_FORMAT_VERSION,
-    encode: (version) => version
-  }),
-  sessions: Schema.Record({ key: Schema.String, value: SessionRecord })
+  version: Schema.Literal(1, 2, STORE_FORMAT_VERSION),
+  sessions: Schema.Record({ key: Schema.String, value: SessionRecord }),
+  /** Agents by name (absent while there are none). */
+  agents: Schema.optional(Schema.Record({ key: Schema.String, value: AgentRecord })),
+  /** The name `relay agent use` chose: the agent of commands given none. */
+  default_agent: Schema.optional(Schema.String)
 })
 export type StoreFile = typeof StoreFile.Type
 
-export const emptyStore = (): StoreFile => ({ version: STORE_FORMAT_VERSION, sessions: {} })
+/** The version a file is written in: the oldest that holds its content. */
+export const formatVersionOf = (file: StoreFile): 2 | typeof STORE_FORMAT_VERSION =>
+  file.agents === undefined && file.default_agent === undefined ? 2 : STORE_FORMAT_VERSION
+
+/** The names of a store, and its default. */
+export const agentBookOf = (file: StoreFile): AgentBook => ({ agents: file.agents ?? {}, default_agent: file.default_agent })
+
+/** The store with `book` as its names; fields with nothing in them are left out (the file stays version 2). */
+export const withAgentBook = (file: StoreFile, book: AgentBook): StoreFile => {
+  const { agents: _agents, default_agent: _default, ...rest } = file
+  return {
+    ...rest,
+    ...(Object.keys(book.agents).length === 0 ? {} : { agents: book.agents }),
+    ...(book.default_agent === undefined ? {} : { default_agent: book.default_agent })
+  }
+}
+
+export const emptyStore = (): StoreFile => ({ version: 2, sessions: {} })
 
 /** The ids and state a conversation leaves behind, and where the card is; `null` clears a field. */
 export interface SessionPatch {

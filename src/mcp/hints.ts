@@ -35,7 +35,10 @@ export const ASSISTANT_WORDS: Vocabulary = {
   RaiseAnswerLimit: () => "the user starting the MCP server with a larger answer limit (RELAY_MAX_ANSWER_BYTES)",
   RaiseRequestLimit: () => "the user starting the MCP server with a larger request limit",
   SendFileByUrl: () => "send_message (files with a url instead of the file's bytes)",
-  ShowDetails: () => "the relay MCP server log (stderr)"
+  ShowDetails: () => "the relay MCP server log (stderr)",
+  ListAgents: () => "list_agents",
+  AddAgent: (a) => `add_agent (${a.name === undefined ? "name" : `name ${a.name}`}, url)`,
+  RemoveAgent: (a) => `remove_agent (name ${a.name})`
 }
 
 export const assistantHint = (hint: Hint): string => renderHint(hint, ASSISTANT_WORDS)

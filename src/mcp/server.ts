@@ -10,8 +10,9 @@ export const SERVER_NAME = PACKAGE_NAME
 
 export const INSTRUCTIONS = "a2a-relay exposes Agent-to-Agent (A2A) protocol capabilities. Use its tools to interact " +
   "with A2A agents: validate agent cards and discover agent capabilities, send messages and follow, wait for or cancel " +
-  "tasks, configure and read push notifications, and keep per-agent sessions and credentials (shared with the relay CLI). " +
-  "Start with get_agent_card or send_message; when a result says state 'working', call wait_for_task."
+  "tasks, configure and read push notifications, and keep agents by name and per-agent sessions and credentials (shared " +
+  "with the relay CLI). Start with list_agents to choose an agent (its name works as agent_url), get_agent_card or " +
+  "send_message; when a result says state 'working', call wait_for_task."
 
 /**
  * The SDK turns failures it detects itself (arguments not matching the input schema, unknown
@@ -28,7 +29,7 @@ const withCodedSdkFailures = (server: McpServer): McpServer => {
 
 /**
  * The SDK's validator of elicitation answers, built on its first use: relay never elicits, and
- * building the Ajv instance (with its formats) was ~8 ms of every `relay mcp` start.
+ * building the Ajv instance (with its formats) was a cost to every `relay mcp` start (bench/README.md).
  */
 const validatorOnFirstUse = (): jsonSchemaValidator => {
   let ajv: AjvJsonSchemaValidator | undefined

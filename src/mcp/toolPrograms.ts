@@ -1,7 +1,7 @@
 /**
- * The programs the tools run, in one module that tools.ts loads on the first call that needs one:
- * they bring the A2A model and client, which `relay mcp` need not parse to answer initialize and
- * tools/list (test/cli/lazyLoading.test.ts holds it to that).
+ * The programs the tools run, in one module the tools load on the first call that needs one
+ * (toolKit.ts, withPrograms): they bring the A2A model and client, which `relay mcp` need not parse
+ * to answer initialize and tools/list (test/cli/lazyLoading.test.ts holds it to that).
  */
 export { RequestTimeout } from "../domain/clientErrors.js"
 export { clearCredentials, setCredentials } from "../programs/credentials.js"

@@ -8,6 +8,7 @@ import { Duration, Effect, Option } from "effect"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
+import { AuthRequired } from "../domain/clientErrors.js"
 import { type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
@@ -33,7 +34,7 @@ export const retryWithRenewedToken = <A, E, R>(
 ) =>
   use(target).pipe(
     Effect.map((result) => ({ target, result })),
-    Effect.catchIf((error) => isRefusedSavedToken(error) && repeatable(), (error) =>
+    Effect.catchIf((error) => refusedSavedToken(error) && repeatable(), (error) =>
       Effect.flatMap(Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)), (saved) => {
         if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
         return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
@@ -43,9 +44,9 @@ export const retryWithRenewedToken = <A, E, R>(
       }))
   )
 
-const isRefusedSavedToken = (error: unknown) =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "AuthRequired" &&
-  (error as { readonly status?: number }).status === 401 && (error as { readonly credentials?: string }).credentials === "saved"
+/** The agent refused the saved credentials as no longer valid (401, not 403's "not allowed"). */
+const refusedSavedToken = (error: unknown): error is AuthRequired =>
+  error instanceof AuthRequired && error.status === 401 && error.credentials === "saved"
 
 /** What a door passes to reach an agent; everything but the URL is optional. */
 export interface AgentAccess {

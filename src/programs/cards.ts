@@ -19,7 +19,8 @@ export interface CardResult {
   readonly card_url: string
   /** "1.0", "0.3" or "hybrid": the card's generation. */
   readonly generation: string
-  readonly card: unknown
+  /** The card's JSON object. */
+  readonly card: Readonly<Record<string, unknown>>
 }
 
 /** The card as the agent serves it (null fields omitted); the extended card with `authenticated`. */
@@ -31,7 +32,8 @@ export const getCard = Effect.fn("getCard")(function*(input: AgentAccess & { rea
     agent_url: target.agentUrl,
     card_url: found.cardUrl,
     generation: found.generation,
-    card: withoutNulls(found.raw)
+    // It decoded as a card, so it is an object.
+    card: withoutNulls(found.raw) as Readonly<Record<string, unknown>>
   } satisfies CardResult
 })
 

@@ -5,10 +5,10 @@
 import { Clock, Effect, Either, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { InvalidInput, type StateFileUnavailable } from "../domain/errors.js"
-import type { FilePartView } from "../domain/fileParts.js"
 import { exceedsJsonDepth, MAX_STORED_JSON_DEPTH } from "../domain/limits.js"
 import {
   describeNotification,
+  type FoundFile,
   type FoundFiles,
   type NotificationFile,
   type NotificationFilter,
@@ -83,14 +83,18 @@ const FILE_URL_MAX = 8192
 const cut = (value: string | undefined, max: number): string | null => (value === undefined ? null : value.slice(0, max))
 
 /** What the receiver says of a file part before any byte is saved. */
-const describedFile = (view: FilePartView, note: string | null): NotificationFile => ({
+const describedFile = (view: FoundFile, note: string | null): NotificationFile => ({
+  kind: "file",
+  text: null,
   name: cut(view.name, FILE_NAME_MAX),
   media_type: cut(view.mediaType, FILE_NAME_MAX),
   size: null,
   sha256: null,
   path: null,
   url: cut(view.url, FILE_URL_MAX),
-  note: note ?? (view.url !== undefined && view.url.length > FILE_URL_MAX ? `URL cut to ${FILE_URL_MAX} characters (the body has it whole)` : null)
+  note: note ?? (view.url !== undefined && view.url.length > FILE_URL_MAX ? `URL cut to ${FILE_URL_MAX} characters (the body has it whole)` : null),
+  data: null,
+  artifact_id: view.artifactId
 })
 
 /**
@@ -98,7 +102,7 @@ const describedFile = (view: FilePartView, note: string | null): NotificationFil
  * saved beside the log (or the reason it could not be). The bytes are bounded by the receiver's
  * body limit, which they arrived within; the log's own bound is the service's to apply.
  */
-const recordFile = (log: NotificationLog["Type"], view: FilePartView): Effect.Effect<NotificationFile> => {
+const recordFile = (log: NotificationLog["Type"], view: FoundFile): Effect.Effect<NotificationFile> => {
   if (view.problems.length > 0) return Effect.succeed(describedFile(view, `not saved: ${view.problems.join("; ")}`))
   if (view.bytes === undefined) return Effect.succeed(describedFile(view, null))
   // Checked to be base64 (filePartView), so node's lenient decoder reads exactly what was sent.
@@ -117,7 +121,8 @@ const recordFiles = (log: NotificationLog["Type"], found: FoundFiles): Effect.Ef
 /**
  * Summarises, stamps (id, time) and appends a notification to the log, its files saved first;
  * returns the stored record. Runs once per notification received, so it is plain flatMaps rather
- * than a generator or Effect.fn (whose span and call-site capture cost ~15 µs a call), and a body
+ * than a generator or Effect.fn (whose span and call-site capture cost on every call; see
+ * bench/README.md), and a body
  * without file parts takes no step more than before.
  */
 export const recordNotification = (incoming: IncomingNotification): Effect.Effect<NotificationRecord, StateFileUnavailable, NotificationLog> =>

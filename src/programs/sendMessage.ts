@@ -2,15 +2,15 @@
  * Sending a message (SPEC §4.1 rules 1–2): pick the context and task to continue from the
  * session, send (blocking, streamed, or followed by polling), save what came back.
  */
-import { Clock, Deferred, Duration, Effect, Fiber, Option, Ref } from "effect"
+import { Clock, Duration, Effect, Option, Ref } from "effect"
 import * as V1 from "../a2a/v1.js"
 import { type ProtocolError, type TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
 import { type AnswerFold, makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { type MessageResult, messageResult, taskHead } from "../domain/results.js"
-import type { SessionRecord } from "../domain/session.js"
+import type { SessionPatch, SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
-import { SessionStore } from "../services/SessionStore.js"
+import { SessionStore, writeBehind } from "../services/SessionStore.js"
 import { type AgentAccess, resolveTarget, retryWithRenewedToken } from "./agentTarget.js"
 import { type FileHandling, keepAnswerFiles } from "./answerFiles.js"
 import { webhookUrl } from "./pushConfig.js"
@@ -25,6 +25,7 @@ import {
   presentForTurn,
   statusMark,
   type Turn,
+  withAnswerHistory,
   withinWait
 } from "./taskUpdates.js"
 
@@ -96,7 +97,8 @@ export const buildRequest = (
     // long task. The task is then followed by events (taskUpdates.ts: its stream, else polling).
     ...(input.stream === true ? {} : { returnImmediately: true }),
     ...(push === undefined ? {} : { taskPushNotificationConfig: push }),
-    ...(input.historyLength === undefined ? {} : { historyLength: input.historyLength })
+    // No history unless asked: the task would carry this message (its files) back (taskUpdates.ts askedHistory).
+    historyLength: input.historyLength ?? 0
   }
   const text: ReadonlyArray<V1.Part> = input.text.trim() === "" ? [] : [{ text: input.text }]
   return {
@@ -105,20 +107,24 @@ export const buildRequest = (
   }
 }
 
+/** Whether the message carries a file's bytes, which the task's history then holds too. */
+const sendsFileBytes = (request: V1.SendMessageRequest) => request.message.parts.some((part) => "raw" in part)
+
 /** What the session keeps of a turn. */
 type SavedTurn = Pick<MessageResult, "context_id" | "task_id" | "state">
 
 /**
- * Saves the turn's ids and state (SPEC §4.1 rule 2). A reply that names no context stays in the
- * context it was sent to, so `--continue` keeps following the conversation.
+ * The turn's ids and state, as the session keeps them (SPEC §4.1 rule 2). A reply that names no
+ * context stays in the context it was sent to, so `--continue` keeps following the conversation.
  */
+const turnPatch = (request: V1.SendMessageRequest, result: SavedTurn): SessionPatch => ({
+  context_id: result.context_id ?? request.message.contextId ?? null,
+  task_id: result.task_id,
+  last_state: result.state
+})
+
 const saveTurn = (target: Target, request: V1.SendMessageRequest, result: SavedTurn) =>
-  Effect.flatMap(SessionStore, (store) =>
-    store.update(target.agentUrl, {
-      context_id: result.context_id ?? request.message.contextId ?? null,
-      task_id: result.task_id,
-      last_state: result.state
-    }))
+  Effect.flatMap(SessionStore, (store) => store.update(target.agentUrl, turnPatch(request, result)))
 
 /**
  * The status of the task a message continues, before it is sent: the snapshot that answers the
@@ -161,7 +167,6 @@ const converse = (
 ) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const store = yield* SessionStore
     // Saved OAuth tokens refused before the message was taken are renewed once, then kept for the turn.
     const { target: checked, result: before } = yield* retryWithRenewedToken(addressed, (target) =>
       Effect.gen(function*() {
@@ -170,11 +175,12 @@ const converse = (
       }))
     const turn: Turn = { before, sentAt: yield* Clock.currentTimeMillis }
     yield* Ref.set(turnRef, turn)
-    const session = yield* makeSessionWriter(store, request)
+    // Written when the task or its state changes, not on every event, and without waiting for the disk.
+    const session = yield* writeBehind(addressed.agentUrl)
     // Once the agent showed the task, a later refusal must not send the message twice.
     let taskSeen = false
     const onSnapshot = (task: V1.Task) =>
-      Effect.zipRight(Effect.sync(() => (taskSeen = true)), session.inBackground(checked, taskHead(presentForTurn(turn, task))))
+      Effect.zipRight(Effect.sync(() => (taskSeen = true)), session.inBackground(turnPatch(request, taskHead(presentForTurn(turn, task)))))
     const follower = yield* makeFollower(answer, { onUpdate: input.onUpdate, onSnapshot, turn })
     const sending = (target: Target) =>
       input.stream === true
@@ -195,79 +201,15 @@ const converse = (
         return { ...result, parts: yield* keepAnswerFiles(target, response.message, result.parts, input.answerFiles) }
       }
       const answered = answer.cut() || answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
-      const final = answered ? response.task : yield* followTask(target, response.task.id, follower, input.historyLength).pipe(
-        reportMissingTask(target, response.task.id)
-      )
+      const final = answered
+        ? yield* withAnswerHistory(target, follower, input.historyLength)(response.task)
+        : yield* followTask(target, response.task.id, follower, { historyLength: input.historyLength, subscribe: !sendsFileBytes(request) }).pipe(
+          reportMissingTask(target, response.task.id)
+        )
       const result = { ...messageResult({ task: final }), ...truncation(answer) }
-      yield* session.last(target, result)
+      yield* session.last(turnPatch(request, result))
       return { ...result, parts: yield* keepAnswerFiles(target, final, result.parts, input.answerFiles) }
     }).pipe(Effect.ensuring(session.written))
-  })
-
-/**
- * How long the first write of a turn waits for a newer snapshot. Each write is a locked, synced
- * file update (~1 ms at best, often more), and most answers of quick agents come within this:
- * their turn is then written once, when it is answered, instead of twice. Durability is not
- * traded: the turn's outcome is written, and waited for, before the send returns (nothing is
- * acknowledged earlier), and a send ending any other way (failed, cut short by its wait,
- * interrupted) writes what it saw at once. The early write only lets other doors see a running
- * task sooner and keeps its id should this process die during a long wait; for that, 100 ms
- * later costs nothing.
- */
-export const EARLY_WRITE_DELAY = Duration.millis(100)
-
-/**
- * Writes the turn to the session when the task or its state changes, not on every stream event.
- * The writes while the task is followed run on their own fiber, one after another and never cut
- * short, so the follow does not wait for the disk; only the latest snapshot not yet written is
- * kept for it (an older one is superseded). The last write replaces what is still pending, waits
- * for the write under way and reports its own failure; the send waits for every write before it
- * ends, whether it succeeded or not (`written` also writes at once what is pending).
- */
-const makeSessionWriter = (store: SessionStore["Type"], request: V1.SendMessageRequest) =>
-  Effect.map(Deferred.make<void>(), (ending) => {
-    const keyOf = (result: SavedTurn) => `${result.task_id} ${result.state}`
-    let lastSeen = ""
-    let lastWritten = ""
-    let pending: { readonly target: Target; readonly result: SavedTurn } | undefined
-    let draining = false
-    let writer: Fiber.Fiber<void> | undefined
-    const write = (target: Target, result: SavedTurn) =>
-      Effect.provideService(saveTurn(target, request, result), SessionStore, store).pipe(
-        Effect.tap(() => Effect.sync(() => (lastWritten = keyOf(result))))
-      )
-    // Synchronous check and take: a snapshot arriving meanwhile finds either a writer that will
-    // take it or none, and then starts one.
-    const drain: Effect.Effect<void> = Effect.suspend(() => {
-      const next = pending
-      pending = undefined
-      if (next === undefined) {
-        draining = false
-        return Effect.void
-      }
-      return Effect.zipRight(Effect.ignore(write(next.target, next.result)), drain)
-    })
-    const awaitWriter = Effect.suspend(() => (writer === undefined ? Effect.void : Effect.asVoid(Fiber.await(writer))))
-    const written = Effect.zipRight(Deferred.succeed(ending, undefined), awaitWriter)
-    return {
-      inBackground: (target: Target, result: SavedTurn) =>
-        Effect.suspend(() => {
-          if (keyOf(result) === lastSeen) return Effect.void
-          const first = lastSeen === ""
-          lastSeen = keyOf(result)
-          pending = { target, result }
-          if (draining) return Effect.void
-          draining = true
-          const pause = first ? Effect.race(Effect.sleep(EARLY_WRITE_DELAY), Deferred.await(ending)) : Effect.void
-          return Effect.map(Effect.forkDaemon(Effect.zipRight(pause, drain)), (fiber) => void (writer = fiber))
-        }),
-      last: (target: Target, result: SavedTurn) =>
-        Effect.suspend(() => {
-          pending = undefined
-          return Effect.zipRight(written, Effect.suspend(() => (keyOf(result) === lastWritten ? Effect.void : write(target, result))))
-        }),
-      written
-    }
   })
 
 /**

@@ -9,9 +9,11 @@
  * was sent into.
  */
 import { Clock, Duration, Effect, Option, Stream } from "effect"
-import { partsText } from "../a2a/text.js"
+import { isTextPart } from "../a2a/parts.js"
+import { artifactsText, partsText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import type { AnswerFold, ArtifactPiece, FoldStep } from "../domain/answerFold.js"
+import { type AnswerPart, partView } from "../domain/answerParts.js"
 import { type A2aClientError, InvalidResponse, RequestTimeout } from "../domain/clientErrors.js"
 import { type TaskHead, taskHead } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
@@ -34,6 +36,11 @@ export interface TaskUpdate {
   readonly replaced: boolean
   /** What the agent's current status message says ("" when it says nothing). */
   readonly status: string
+  /**
+   * The file and data parts the update added to the answer's artifacts, as the result shows them
+   * (answerParts.ts), files not saved yet: they are saved once, from the final answer.
+   */
+  readonly parts: ReadonlyArray<AnswerPart>
 }
 
 /** Largest answer a program keeps for one task or message (default MAX_ANSWER_BYTES). */
@@ -152,6 +159,18 @@ const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
       shown.set(piece.artifactId, piece.text)
       return { text: piece.text, replaced: true }
     }
+    const othersTold = new Map<string, number>()
+    /**
+     * The file and data parts a piece adds to those told of its artifact: an appended chunk's all,
+     * an artifact sent whole those past the ones told (its text parts are in the text already).
+     */
+    const othersAdded = (piece: ArtifactPiece): ReadonlyArray<AnswerPart> => {
+      const others = piece.parts.filter((part) => !isTextPart(part))
+      if (others.length === 0) return []
+      const told = othersTold.get(piece.artifactId) ?? 0
+      othersTold.set(piece.artifactId, piece.whole ? Math.max(told, others.length) : told + others.length)
+      return (piece.whole ? others.slice(told) : others).map((part) => partView({ part, artifactId: piece.artifactId }))
+    }
     /** A step's pieces as the door hears them: the text added, and each replacement apart. */
     const updatesOf = (pieces: ReadonlyArray<ArtifactPiece>) => {
       const updates: Array<{ delta: string; replaced: boolean }> = []
@@ -180,13 +199,15 @@ const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
           statusText = partsText(status.message?.parts ?? [])
         }
         const updates = updatesOf(step.pieces)
-        const news = step.head.status.state !== state || statusText !== reportedStatus
+        const parts = step.pieces.flatMap(othersAdded)
+        const news = step.head.status.state !== state || statusText !== reportedStatus || parts.length > 0
         if (updates.length === 0 && !news) return Effect.void
         state = step.head.status.state
         reportedStatus = statusText
         const view = taskHead(step.head)
-        return Effect.forEach(updates.length === 0 ? [{ delta: "", replaced: false }] : updates, (update) =>
-          onUpdate({ view, ...update, status: statusText }), { discard: true })
+        // The parts go with the first update of the step.
+        return Effect.forEach(updates.length === 0 ? [{ delta: "", replaced: false }] : updates, (update, index) =>
+          onUpdate({ view, ...update, status: statusText, parts: index === 0 ? parts : [] }), { discard: true })
       })
   })
 
@@ -270,20 +291,61 @@ export const followStream = (
   })
 
 /**
+ * How the history is asked for: the caller's `historyLength`, else none (0). Every snapshot would
+ * otherwise carry the whole conversation, the message just sent included: a file sent comes back
+ * in every poll, and with the answer's copy of it can pass the limit of one response.
+ */
+const askedHistory = (historyLength: number | undefined) => historyLength ?? 0
+
+/**
+ * Whether the answer's text would come from the history (a2a/text.ts resultText): no artifact
+ * text and no status text. Only then is the history fetched, once, when it was not asked for.
+ */
+const answersInHistory = (task: V1.Task) => artifactsText(task) === "" && partsText(task.status.message?.parts ?? []) === ""
+
+/**
+ * The finished task with the history its text falls back to, for the rare agent that answers only
+ * in history messages: fetched once more, whole, when the caller did not ask for history and the
+ * task has no other answer. It goes through the follower, so the answer's limit counts it.
+ */
+export const withAnswerHistory = (target: Target, follower: Follower, historyLength: number | undefined) => (task: V1.Task) =>
+  historyLength !== undefined || follower.answer.cut() || !answersInHistory(task) || task.history !== undefined
+    ? Effect.succeed(task)
+    : Effect.flatMap(A2aClient, (client) => client.getTask(target, { id: task.id })).pipe(
+      Effect.flatMap((whole) => follower.see({ task: whole })),
+      Effect.map(() => follower.answer.task() ?? task),
+      // The answer stands without its history; a failed fetch takes nothing from it.
+      Effect.orElseSucceed(() => task)
+    )
+
+export interface FollowTaskOptions {
+  /** Messages of the history to ask for; none when not given (see askedHistory). */
+  readonly historyLength?: number | undefined
+  /**
+   * False when the task's history holds a large message (a file just sent): SubscribeToTask has no
+   * historyLength, and its opening snapshot would carry the file back, so the task is polled.
+   */
+  readonly subscribe?: boolean | undefined
+}
+
+/**
  * Follows a task until it settles (or, with a turn, until the turn is answered), or its answer is
  * cut. One GetTask first: most answers are there at once. Then the agent's SubscribeToTask stream
  * when its card offers streaming (events, not guesses), else (or when the stream fails or ends
  * early) polling. Runs until then: callers bound it with `withinWait`.
  */
-export const followTask = (target: Target, taskId: string, follower: Follower, historyLength?: number) =>
+export const followTask = (target: Target, taskId: string, follower: Follower, options: FollowTaskOptions = {}) =>
+  Effect.flatMap(followTaskEvents(target, taskId, follower, options), withAnswerHistory(target, follower, options.historyLength))
+
+const followTaskEvents = (target: Target, taskId: string, follower: Follower, options: FollowTaskOptions) =>
   Effect.gen(function*() {
     const client = yield* A2aClient
-    const getTask = Effect.suspend(() => client.getTask(target, { id: taskId, ...(historyLength === undefined ? {} : { historyLength }) }))
+    const getTask = Effect.suspend(() => client.getTask(target, { id: taskId, historyLength: askedHistory(options.historyLength) }))
     const poll = Effect.flatMap(getTask, (task) => follower.see({ task }))
     // The first poll succeeded, so the answer holds a task from here on.
     const latest = () => follower.answer.task()!
     if (yield* poll) return latest()
-    const card = yield* Effect.option(client.discover(target))
+    const card = options.subscribe === false ? Option.none() : yield* Effect.option(client.discover(target))
     if (Option.isNone(card) || card.value.card.capabilities.streaming !== true) return yield* pollUntilDone(poll, latest)
     const viaStream = Effect.option(followStream(target.agentUrl, client.subscribe(target, { id: taskId }), follower)).pipe(
       Effect.zipRight(Effect.suspend(() => (follower.answer.cut() ? Effect.succeed(true) : isDone(follower.turn, latest())))),

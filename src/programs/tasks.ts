@@ -231,7 +231,7 @@ export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTask
     target.agentUrl,
     input.maxWait,
     answer,
-    followTask(target, input.taskId, follower, input.historyLength).pipe(reportMissingTask(target, input.taskId))
+    followTask(target, input.taskId, follower, { historyLength: input.historyLength }).pipe(reportMissingTask(target, input.taskId))
   )
   const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)

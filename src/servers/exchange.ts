@@ -5,8 +5,7 @@
  *
  * This stands in for @effect/platform's `HttpServer.serve`: its per-request pipeline (the
  * HttpServerRequest wrapper, middleware, a scope per request, the response conversion) cost the
- * agent server ~30 % of its SendMessage throughput, 4.4k against 5.8k req/s measured side by
- * side with autocannon (bench/agent-server.mjs).
+ * agent server a good part of its SendMessage throughput (bench/README.md).
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -169,8 +168,8 @@ const BATCHED = { immediate: false } as const
  *
  * The body is read with plain listeners before the request's fiber exists, and the fiber starts
  * with the scheduler's next batch instead of at once: requests that arrive together then run
- * together, which cost the agent server ~8 % less CPU per SendMessage than starting each as its
- * body ends (and ~20 % less than starting at once and waiting for the body inside). A fiber is
+ * together, which cost the agent server less CPU per SendMessage than starting each as its body
+ * ends, or at once waiting for the body inside (bench/README.md). A fiber is
  * interrupted when its client goes away. Closing the scope (Ctrl+C) cuts open connections, SSE
  * streams included, interrupts the requests in flight and closes the listening socket.
  */

@@ -7,7 +7,7 @@
  * It has a default implementation (oauth/openIdClient.ts), so doors need not provide it; tests may
  * replace it. The implementation, openid-client and its helpers load on the first OAuth call:
  * every command that may reach an agent can need a saved token renewed, few ever do, and the
- * libraries are ~65 KB of code `relay mcp` would otherwise parse at start.
+ * libraries are code `relay mcp` would otherwise parse at start (bench/README.md).
  */
 import { Context, Effect } from "effect"
 import type { OAuthService } from "./oauth/service.js"

@@ -7,8 +7,8 @@
  * Nothing an agent wrote reaches a path unchecked: names and the task id pass safeFileName
  * (domain/fileNames.ts), every path is checked to be directly inside its folder (resolved through
  * symlinks), and a file is created only where none exists (O_EXCL, which also refuses a symlink
- * planted there): a name taken gets ` (1)`, ` (2)`, … before its extension. A file that cannot be
- * saved is reported as such, never fails the answer it came in.
+ * planted there): a name taken by other content gets ` (1)`, ` (2)`, … before its extension. A
+ * file that cannot be saved is reported as such, never fails the answer it came in.
  */
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
@@ -32,8 +32,18 @@ export interface FileToSave {
   /** As the agent named it (made safe here); null for a name-less part. */
   readonly name: string | null
   readonly mediaType: string | null
-  readonly bytes: Uint8Array
+  /** Its content, whole or in pieces (a file received as base64 is decoded as it is written). */
+  readonly bytes: Uint8Array | FileInPieces
 }
+
+/** Content read a piece at a time, as often as asked: its size, and its pieces in order. */
+export interface FileInPieces {
+  readonly size: number
+  readonly pieces: () => Iterable<Uint8Array>
+}
+
+const sizeOf = (bytes: FileToSave["bytes"]) => (bytes instanceof Uint8Array ? bytes.length : bytes.size)
+const piecesOf = (bytes: FileToSave["bytes"]): Iterable<Uint8Array> => (bytes instanceof Uint8Array ? [bytes] : bytes.pieces())
 
 /** Where a file was saved, or why it was not (`not saved: …`). */
 export type SaveOutcome = { readonly path: string } | { readonly note: string }
@@ -63,11 +73,26 @@ const baseName = (file: FileToSave, index: number): Effect.Effect<string> => {
   return safe !== "" ? Effect.succeed(safe) : Effect.map(extensionFor(file.mediaType), fallback)
 }
 
+/** Whether `path` is a plain file (not a symlink) holding exactly `bytes`. */
+const holds = (path: string, bytes: FileToSave["bytes"]): boolean => {
+  const info = Fs.lstatSync(path, { throwIfNoEntry: false })
+  if (info === undefined || !info.isFile() || info.size !== sizeOf(bytes)) return false
+  const held = Fs.readFileSync(path)
+  let offset = 0
+  for (const piece of piecesOf(bytes)) {
+    if (!held.subarray(offset, offset + piece.length).equals(piece)) return false
+    offset += piece.length
+  }
+  return true
+}
+
 /**
- * Writes `bytes` under `name` in `folder` (its real path), or under the first numbered name free:
- * `next` remembers, per name, where to look next, so many files of one name cost one try each.
+ * Writes `bytes` under `name` in `folder` (its real path), or under the first numbered name free;
+ * a file already there with these very bytes is the file (asking for a task again does not copy
+ * its files again). `next` remembers, per name, where to look next, so many files of one name
+ * cost one try each.
  */
-const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<string, number>): string => {
+const writeFree = (folder: string, name: string, bytes: FileToSave["bytes"], next: Map<string, number>): string => {
   for (let n = next.get(name) ?? 0;; n++) {
     const candidate = Path.join(folder, n === 0 ? name : numberedName(name, n))
     if (Path.dirname(candidate) !== folder) throw new Error(`"${name}" does not stay inside ${folder}`)
@@ -75,12 +100,14 @@ const writeFree = (folder: string, name: string, bytes: Uint8Array, next: Map<st
     try {
       descriptor = Fs.openSync(candidate, "wx", 0o600)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue
-      throw error
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      if (!holds(candidate, bytes)) continue
+      next.set(name, n + 1)
+      return candidate
     }
     next.set(name, n + 1)
     try {
-      Fs.writeSync(descriptor, bytes)
+      for (const piece of piecesOf(bytes)) Fs.writeSync(descriptor, piece)
     } catch (error) {
       Fs.rmSync(candidate, { force: true })
       throw error

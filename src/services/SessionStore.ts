@@ -6,19 +6,23 @@
  * read–modify–write under an inter-process lock, writing a temp file that is fsynced and
  * renamed over the old one, so a crash at any instant leaves either the old or the new file.
  */
-import { Clock, Context, Effect, Either, Layer, Option, ParseResult, Schema, SynchronizedRef } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Either, Fiber, Layer, Option, ParseResult, Schema, SynchronizedRef } from "effect"
 import * as Fs from "node:fs"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
+import type { AgentBook } from "../domain/agents.js"
 import {
+  agentBookOf,
   applyPatch,
+  formatVersionOf,
   type SavedCredentials,
   emptyStore,
   newRecord,
   type SessionPatch,
   type SessionRecord,
   STORE_FORMAT_VERSION,
-  StoreFile
+  StoreFile,
+  withAgentBook
 } from "../domain/session.js"
 import { StateDir } from "./StateDir.js"
 
@@ -46,6 +50,13 @@ export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore
     agentUrl: AgentUrl,
     next: (saved: Option.Option<SavedCredentials>) => Effect.Effect<SavedCredentials, E, R>
   ) => Effect.Effect<SavedCredentials, E | StoreError, R>
+  /** The agents by name and the default one, read afresh like the sessions. */
+  readonly agents: Effect.Effect<AgentBook, StoreError>
+  /**
+   * Changes the names holding the store's lock from the read to the write: `f` sees them as they
+   * are and returns its result with the names to keep (the very book given writes nothing).
+   */
+  readonly updateAgents: <A, E>(f: (book: AgentBook) => Effect.Effect<readonly [A, AgentBook], E>) => Effect.Effect<A, E | StoreError>
 }>() {}
 
 /** How a store keeps its file: read a snapshot, or change it atomically (nobody else changes it meanwhile). */
@@ -80,7 +91,7 @@ const hasConversation = (record: SessionRecord) =>
 
 /**
  * Listings in code-unit order of the (canonical) agent URL: the same on every machine, and no
- * localeCompare, whose first call loads ICU's collation (~8 ms of `relay session list`, 2-core machine).
+ * localeCompare, whose first call loads ICU's collation (a cost to `relay session list`: bench/README.md).
  */
 const byAgentUrl = (a: SessionRecord, b: SessionRecord) =>
   a.agent_url < b.agent_url ? -1 : a.agent_url > b.agent_url ? 1 : 0
@@ -144,6 +155,12 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
             ? Effect.succeed([credentials, file] as const)
             : Effect.map(nowIso, (now) =>
               [credentials, withRecord(file, agentUrl, { ...(record ?? newRecord(agentUrl, now)), credentials, updated_at: now })] as const))
+      }),
+    agents: Effect.map(backend.read, agentBookOf),
+    updateAgents: (f) =>
+      backend.modify((file) => {
+        const book = agentBookOf(file)
+        return Effect.map(f(book), ([result, after]) => [result, after === book ? file : withAgentBook(file, after)] as const)
       })
   })
 }
@@ -207,9 +224,8 @@ export const storeFileProblem = (text: string): Effect.Effect<string | undefined
 /**
  * The file is small and local: opening, reading, writing into the page cache and renaming take
  * microseconds done synchronously, while each asynchronous call is a thread-pool round trip that
- * cost more than the work: a durable update took 2.3–3.5 ms (2.3–2.7 ms of CPU) through
- * @effect/platform's FileSystem, 1.3 ms (1.2 ms of CPU) this way, and a read 0.3 ms against
- * 0.02 ms. Only the flushes to disk, whose time depends on the disk, leave the event loop.
+ * cost more than the work (an update and a read through @effect/platform's FileSystem against this
+ * way: bench/README.md). Only the flushes to disk, whose time depends on the disk, leave the event loop.
  */
 const readIfPresent = (file: string): Option.Option<string> => {
   let fd: number
@@ -283,7 +299,7 @@ const makeFileBackend = Effect.gen(function*() {
   }))
 
   const writeAtomically = (content: StoreFile) => {
-    const bytes = Buffer.from(encodeStoreFile(content) + "\n")
+    const bytes = Buffer.from(encodeStoreFile({ ...content, version: formatVersionOf(content) }) + "\n")
     return withDescriptor(() => Fs.openSync(tempFile, "w", 0o600), (fd) =>
       Effect.zipRight(Effect.try(() => writeAll(fd, bytes)), flushToDisk(fd))).pipe(
         Effect.zipRight(Effect.try(() => Fs.renameSync(tempFile, file))),
@@ -328,3 +344,77 @@ export const layerMemory = Layer.effect(
     return makeStore({ read: SynchronizedRef.get(ref), modify: (f) => SynchronizedRef.modifyEffect(ref, f) })
   })
 )
+
+// ---------------------------------------------------------------------------
+// Writing behind a conversation
+
+/**
+ * How long the first write of a turn waits for a newer patch. Each write is a locked, synced file
+ * update (bench/README.md), and most answers of quick agents come within this: their turn is then
+ * written once, when it is answered, instead of twice. Durability is not traded: the turn's outcome
+ * is written, and waited for, before the conversation returns (nothing is acknowledged earlier), and
+ * one ending any other way (failed, cut short by its wait, interrupted) writes what it saw at once.
+ * The early write only lets other doors see a running task sooner and keeps its id should this
+ * process die during a long wait; for that, 100 ms later costs nothing.
+ */
+export const EARLY_WRITE_DELAY = Duration.millis(100)
+
+/** Writes one agent's session while a conversation runs, without making it wait for the disk. */
+export interface SessionWriter {
+  /**
+   * Saves `patch` on the writer's own fiber, unless it is the patch seen last. Writes run one after
+   * another and are never cut short; only the latest patch not yet written is kept for the next one
+   * (an older one is superseded), and the first waits EARLY_WRITE_DELAY for a newer one. A failed
+   * background write is not reported: the last patch is.
+   */
+  readonly inBackground: (patch: SessionPatch) => Effect.Effect<void>
+  /** Saves `patch` last: what is pending is dropped, the write under way awaited, and this write's failure reported. */
+  readonly last: (patch: SessionPatch) => Effect.Effect<void, StoreError>
+  /** Writes at once what is pending and waits for every write: a conversation ends with it, however it ends. */
+  readonly written: Effect.Effect<void>
+}
+
+/** A SessionWriter for the agent at `agentUrl`, writing through the SessionStore in context. */
+export const writeBehind = (agentUrl: AgentUrl): Effect.Effect<SessionWriter, never, SessionStore> =>
+  Effect.flatMap(SessionStore, (store) =>
+    Effect.map(Deferred.make<void>(), (ending) => {
+      const keyOf = (patch: SessionPatch) => JSON.stringify([patch.card_url, patch.context_id, patch.task_id, patch.last_state])
+      let lastSeen: string | undefined
+      let lastWritten: string | undefined
+      let pending: SessionPatch | undefined
+      let draining = false
+      let writer: Fiber.Fiber<void> | undefined
+      const write = (patch: SessionPatch) => Effect.map(store.update(agentUrl, patch), () => void (lastWritten = keyOf(patch)))
+      // Synchronous check and take: a patch arriving meanwhile finds either a writer that will
+      // take it or none, and then starts one.
+      const drain: Effect.Effect<void> = Effect.suspend(() => {
+        const next = pending
+        pending = undefined
+        if (next === undefined) {
+          draining = false
+          return Effect.void
+        }
+        return Effect.zipRight(Effect.ignore(write(next)), drain)
+      })
+      const awaitWriter = Effect.suspend(() => (writer === undefined ? Effect.void : Effect.asVoid(Fiber.await(writer))))
+      const written = Effect.zipRight(Deferred.succeed(ending, undefined), awaitWriter)
+      return {
+        inBackground: (patch) =>
+          Effect.suspend(() => {
+            if (keyOf(patch) === lastSeen) return Effect.void
+            const first = lastSeen === undefined
+            lastSeen = keyOf(patch)
+            pending = patch
+            if (draining) return Effect.void
+            draining = true
+            const pause = first ? Effect.race(Effect.sleep(EARLY_WRITE_DELAY), Deferred.await(ending)) : Effect.void
+            return Effect.map(Effect.forkDaemon(Effect.zipRight(pause, drain)), (fiber) => void (writer = fiber))
+          }),
+        last: (patch) =>
+          Effect.suspend(() => {
+            pending = undefined
+            return Effect.zipRight(written, Effect.suspend(() => (keyOf(patch) === lastWritten ? Effect.void : write(patch))))
+          }),
+        written
+      } satisfies SessionWriter
+    }))

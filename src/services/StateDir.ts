@@ -64,7 +64,7 @@ const statOrCreate = (dir: string) =>
 
 /**
  * Synchronous, as SessionStore's reads are: the first asynchronous file operation of a process
- * starts libuv's thread pool, which `relay session list` would start for this check alone (~1-3 ms).
+ * starts libuv's thread pool, which `relay session list` would start for this check alone.
  */
 export const ensureDirectory = (dir: string) =>
   Effect.flatMap(statOrCreate(dir), (info) => {
@@ -88,7 +88,7 @@ const LOCK_OPTIONS = {
 /**
  * The file system proper-lockfile works the lock with: its callback API over the synchronous
  * calls (as its own lockSync does): taking and dropping the lock were three thread-pool round
- * trips (mkdir, stat, rmdir), ~0.3 ms of every session update. Waiting for a lock held elsewhere
+ * trips (mkdir, stat, rmdir) in every session update. Waiting for a lock held elsewhere
  * still happens on its timers. One object for the process: proper-lockfile keeps its probe of the
  * file system's mtime precision on it.
  */
@@ -114,7 +114,7 @@ const lockFs: typeof Fs = (() => {
 export const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) => {
   const acquire = Effect.tryPromise({
     try: () =>
-      // Loaded on the first lock: reading commands (`session list`) never parse it (~5 ms).
+      // Loaded on the first lock: reading commands (`session list`) never parse it.
       import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
         ...LOCK_OPTIONS,
         fs: lockFs,

@@ -6,11 +6,13 @@
  */
 import { Options } from "@effect/cli"
 import { execFileSync, spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { commandSpec, GLOBAL_OPTIONS, levels, type OptionSpec, optionsOf, withSuggestions } from "../../src/cli/commandTree.js"
 import { completionScript, oneLine } from "../../src/cli/completions.js"
 import { loadWholeTree } from "../../src/cli/root.js"
-import { runRelay } from "../helpers/cli.js"
+import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 const SHELLS = ["bash", "zsh", "fish"] as const
@@ -94,8 +96,8 @@ const parse = (shell: Shell, line: string): Offered => {
 }
 
 /** What the shell offers for each line typed so far, in one run of the shell. */
-const completeAll = (shell: Shell, lines: ReadonlyArray<ReadonlyArray<string>>): Array<Array<Offered>> => {
-  const program = `${shell === "fish" ? scripts.fish : `${STANDINS[shell]}\n${scripts[shell]}`}\n${shell === "fish" ? STANDINS.fish : ""}\n${requests(shell, lines)}`
+const completeAll = (shell: Shell, lines: ReadonlyArray<ReadonlyArray<string>>, prelude = ""): Array<Array<Offered>> => {
+  const program = `${prelude}\n${shell === "fish" ? scripts.fish : `${STANDINS[shell]}\n${scripts[shell]}`}\n${shell === "fish" ? STANDINS.fish : ""}\n${requests(shell, lines)}`
   const result = spawnSync(shell, shell === "zsh" ? ["-f", "-c", program] : ["-c", program], { encoding: "utf8", timeout: 60_000 })
   expect(result.stderr).toBe("")
   const answers = result.stdout.split(`${END}\n`).slice(0, lines.length)
@@ -112,7 +114,7 @@ const sorted = (words: ReadonlyArray<string>) => [...words].sort((a, b) => a.loc
 describe.each(SHELLS)("relay completions %s", (shell) => {
   it("offers every top-level command", () => {
     expect(wordsOffered(shell, ["relay", ""])).toEqual(
-      ["auth", "card", "check", "completions", "doctor", "mcp", "message", "notifications", "server", "session", "task"]
+      ["agent", "auth", "card", "check", "completions", "doctor", "mcp", "message", "notifications", "server", "session", "task"]
     )
   })
 
@@ -190,6 +192,37 @@ describe.each(SHELLS)("relay completions %s", (shell) => {
     })
   })
 
+  it("offers the saved agent names after --url and --agent, and to relay agent use|show|remove, asking relay for them as it completes", () => {
+    const home = tempHome()
+    Fs.mkdirSync(home.stateDir, { recursive: true, mode: 0o700 })
+    const agent = (url: string) => ({ url, added_at: "2026-01-01T00:00:00.000Z" })
+    Fs.writeFileSync(Path.join(home.stateDir, "sessions.json"), JSON.stringify({
+      version: 3,
+      sessions: {},
+      agents: { local: agent("http://127.0.0.1:8000"), research: agent("https://research.example") }
+    }), { mode: 0o600 })
+    // The scripts run `relay agent list --names`: here relay is the build, on this state directory.
+    const relay = `${JSON.stringify(process.execPath)} ${JSON.stringify(relayBin)}`
+    const prelude = shell === "fish"
+      ? `function relay; env RELAY_HOME=${JSON.stringify(home.stateDir)} ${relay} $argv; end`
+      : `relay() { RELAY_HOME=${JSON.stringify(home.stateDir)} ${relay} "$@"; }`
+    const lines = [
+      ["relay", "message", "send", "--url", ""],
+      ["relay", "task", "list", "--agent", "r"],
+      ["relay", "agent", "use", ""],
+      ["relay", "agent", "show", ""],
+      ["relay", "agent", "remove", "l"],
+      ["relay", "check", ""],
+      ["relay", "card", "validate", ""]
+    ]
+    const answers = completeAll(shell, lines, prelude)
+    home.cleanup()
+    expect(answers.map((answer) => answer.map((offered) => offered.word))).toEqual([
+      ["local", "research"], ["research"], ["local", "research"], ["local", "research"], ["local"], ["local", "research"], ["local", "research"]
+    ])
+    if (shell !== "bash") expect(answers[0]![1]!.description).toBe("https://research.example")
+  })
+
   it("is the script the command tree gives: the build's copy (dist/completions) is in step with the sources", () => {
     expect(scripts[shell]).toBe(completionScript(TREE, shell))
   })
@@ -213,7 +246,7 @@ describe.each(["zsh", "fish"] as const)("relay completions %s", (shell) => {
     const models = complete(shell, ["relay", "server", "agent", "-m", ""])
     expect(models.find((candidate) => candidate.word === "mock")?.description).toMatch(/scriptable test agent/)
     const url = complete(shell, ["relay", "message", "send", "--ur"])
-    expect(url).toEqual([expect.objectContaining({ word: "--url", description: "Base URL of the A2A agent, e.g. http://127.0.0.1:8000" })])
+    expect(url).toEqual([expect.objectContaining({ word: "--url", description: "The A2A agent: a name (relay agent add) or its base URL" })])
   })
 })
 

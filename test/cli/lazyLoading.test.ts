@@ -3,8 +3,9 @@
  * heavy dependency (scripts/bundle.mjs, cli/root.ts). This spawns the built CLI with a module-load
  * recorder, maps each loaded chunk back to its sources through the build's metafile, and checks
  * that the quick commands never load the MCP SDK, zod, ajv, the model layer, the A2A client or
- * the HTTP client, while `relay mcp` does load the MCP SDK (so the check can fail); and that every
- * chunk they load comes with a code cache V8 accepts (src/bundleLoader.ts).
+ * the HTTP client, while `relay mcp` does load the MCP SDK (so the check can fail); that every
+ * chunk they load comes with a code cache V8 accepts (src/codeCacheLoader.ts), and that where the
+ * caches do not fit the running Node, Node's require loads the chunks (src/bundleLoader.ts).
  */
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -29,10 +30,10 @@ interface Loaded {
 }
 
 /** Every line test/fixtures/recordLoadedModules.mjs recorded while a command line ran. */
-const recordOf = (args: ReadonlyArray<string>, input = ""): Array<string> => {
+const recordOf = (args: ReadonlyArray<string>, input = "", bin = relayBin): Array<string> => {
   const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-lazy-"))
   const record = Path.join(home, "loaded.txt")
-  const result = spawnSync(process.execPath, ["--import", recorder, relayBin, ...args], {
+  const result = spawnSync(process.execPath, ["--import", recorder, bin, ...args], {
     env: { ...process.env, RELAY_HOME: home, RELAY_TEST_LOADED_MODULES: record },
     input,
     encoding: "utf8",
@@ -46,11 +47,11 @@ const recordOf = (args: ReadonlyArray<string>, input = ""): Array<string> => {
 const builtinsLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> =>
   new Set(recordOf(args, input).filter((line) => line.startsWith("node:")))
 
-/** Every file of the bundle a command line loaded. */
-const filesLoadedBy = (args: ReadonlyArray<string>, input = ""): Array<Loaded> => {
-  return recordOf(args, input).filter((line) => line.startsWith("file:")).map((line) => {
+/** Every file of the bundle (relayBin's, or a copy's) a command line loaded. */
+const filesLoadedBy = (args: ReadonlyArray<string>, input = "", bin = relayBin): Array<Loaded> => {
+  return recordOf(args, input, bin).filter((line) => line.startsWith("file:")).map((line) => {
     const [url, cache] = line.split(" cache=")
-    return { file: Path.relative(Path.dirname(dist), fileURLToPath(url!)), cache: cache as Loaded["cache"] }
+    return { file: Path.relative(Path.dirname(Path.dirname(bin)), fileURLToPath(url!)), cache: cache as Loaded["cache"] }
   })
 }
 
@@ -85,7 +86,8 @@ const fromProject = (source: string) => {
 const loads = (sources: Set<string>, prefix: string) => [...sources].some((source) => fromProject(source).startsWith(prefix))
 
 describe("start-up loads only what a command uses", () => {
-  it.each([["--version"], ["session", "list"], ["session", "list", "--json"]])("relay %s %s %s loads none of the heavy parts", (...args) => {
+  // `agent list --names` too: the completion scripts run it at every <TAB> after --url.
+  it.each([["--version"], ["session", "list"], ["session", "list", "--json"], ["agent", "list"], ["agent", "list", "--names"]])("relay %s %s %s loads none of the heavy parts", (...args) => {
     const sources = sourcesLoadedBy(args)
     expect(sources.size).toBeGreaterThan(0)
     for (const [name, prefix] of Object.entries(HEAVY)) expect(loads(sources, prefix), `loads ${name}`).toBe(false)
@@ -160,7 +162,7 @@ const copyOfDist = () => {
 }
 
 describe("a copied build", () => {
-  it("names its chunks in stack traces the same wherever it lies, not by the build's path (src/bundleLoader.ts)", () => {
+  it("names its chunks in stack traces the same wherever it lies, not by the build's path (src/codeCacheLoader.ts)", () => {
     const copy = copyOfDist()
     // A command group's chunk gone: the failure's stack runs through the entry chunk, loaded from its cache.
     for (const name of Fs.readdirSync(Path.join(copy, "chunks")).filter((name) => /^sessionCommands-.*\.cjs$/.test(name))) {
@@ -190,7 +192,7 @@ describe("a damaged code cache", () => {
     return copy
   }
 
-  it("is refused and the command runs as without it, instead of V8 dying in its deserializer (src/bundleLoader.ts)", () => {
+  it("is refused and the command runs as without it, instead of V8 dying in its deserializer (src/codeCacheLoader.ts)", () => {
     const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-home-"))
     const copy = distWithDamagedCache()
     const result = spawnSync(process.execPath, [Path.join(copy, "main.cjs"), "session", "list"], {
@@ -202,5 +204,25 @@ describe("a damaged code cache", () => {
     expect(result.signal).toBeNull()
     expect(result.status).toBe(0)
     expect(result.stdout).toContain("No saved sessions")
+  })
+})
+
+describe("a build whose code caches another V8 wrote (Node 22 and later, for a package built with Node 20)", () => {
+  it("loads its chunks, plain CommonJS modules, with Node's require, and works (src/bundleLoader.ts)", () => {
+    const copy = copyOfDist()
+    Fs.writeFileSync(Path.join(copy, "chunks", "code-cache.json"), JSON.stringify({ v8: "another V8" }))
+    const loaded = filesLoadedBy(["session", "list"], "", Path.join(copy, "main.cjs"))
+    const result = spawnSync(process.execPath, [Path.join(copy, "main.cjs"), "session", "list"], {
+      env: { ...process.env, RELAY_HOME: Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-cache-home-")) },
+      encoding: "utf8",
+      timeout: 20_000
+    })
+    Fs.rmSync(Path.dirname(copy), { recursive: true, force: true })
+    const chunks = loaded.filter(({ file }) => file.startsWith("dist/chunks/"))
+    expect(chunks[0]?.file).toBe("dist/chunks/app.cjs")
+    // Node's require compiled them (Module#_compile), not a vm.Script with a cache.
+    expect(chunks.filter(({ cache }) => cache !== undefined)).toEqual([])
+    expect(result.stdout).toContain("No saved sessions")
+    expect(result.status).toBe(0)
   })
 })

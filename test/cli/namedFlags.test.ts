@@ -38,7 +38,7 @@ const named = () => {
   const strings = sourceFiles(SRC).flatMap((file) => codeOf(file).match(/"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [])
   const flags = new Set(strings.flatMap((text) => text.match(/(?<![\w-])--[a-z][a-z-]*[a-z]/g) ?? []))
   const commands = new Set(strings.flatMap((text) =>
-    [...text.matchAll(/\brelay ((?:message|task|card|session|auth|mcp|server|notifications|check|doctor|completions)\b(?: (?:notification|install|uninstall|config|send|stream|get|list|cancel|resubscribe|set|delete|validate|show|clear|agent|push)\b)*)/g)]
+    [...text.matchAll(/\brelay ((?:message|task|card|session|auth|mcp|server|notifications|check|doctor|completions|agent)\b(?: (?:notification|install|uninstall|config|send|stream|get|list|cancel|resubscribe|set|delete|validate|show|clear|agent|push|add|use|remove|refresh|discover)\b)*)/g)]
       .map((match) => match[1]!.trim())))
   return { flags: [...flags].sort(), commands: [...commands].sort() }
 }
@@ -52,7 +52,7 @@ beforeAll(async () => {
   }
 }, 240_000)
 
-/** Flags the sources hand to V8 (src/servers/agent/heap.ts, src/bundleLoader.ts), not options of relay; README may name them. */
+/** Flags the sources hand to V8 (src/servers/agent/heap.ts, src/codeCacheLoader.ts), not options of relay; README may name them. */
 const V8_FLAGS = new Set(["--heap-growing-percent", "--verify-snapshot-checksum"])
 
 describe("what relay's words name exists", () => {

@@ -338,10 +338,14 @@ describe("file parts of a notification (issue 29 item 10)", () => {
       expect(human.stdout).toContain(`  file ../hello\\u001b[31m.txt (text/plain, ${bytes.length} bytes) → ${saved}\n`)
       expect(human.stdout).toContain("  file r.pdf (application/pdf) at https://x.example/r.pdf")
       const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
+      // The shape of a file among an answer's parts (`message send --json`): the same keys, in the same order.
+      const asPart = { kind: "file", text: null }
+      const ofArtifact = { data: null, artifact_id: "a" }
       expect(record.files).toEqual([
-        { name: "../hello\u001b[31m.txt", media_type: "text/plain", size: bytes.length, sha256, path: saved, url: null, note: null },
-        { name: "r.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://x.example/r.pdf", note: null }
+        { ...asPart, name: "../hello\u001b[31m.txt", media_type: "text/plain", size: bytes.length, sha256, path: saved, url: null, note: null, ...ofArtifact },
+        { ...asPart, name: "r.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://x.example/r.pdf", note: null, ...ofArtifact }
       ])
+      expect(Object.keys(record.files[0])).toEqual(["kind", "text", "name", "media_type", "size", "sha256", "path", "url", "note", "data", "artifact_id"])
     } finally {
       ownHome.cleanup()
     }

@@ -89,7 +89,7 @@ describe("relay auth / session", () => {
   })
 
   it("errors are JSON on stderr with --json", async () => {
-    const result = await relay(["session", "show", "--url", "not-a-url", "--json"])
+    const result = await relay(["session", "show", "--url", "not a url", "--json"])
     expect(result.code).toBe(1)
     expect(result.stdout).toBe("")
     expect(json(result.stderr)).toMatchObject({ error: { code: "invalid_agent_url" } })

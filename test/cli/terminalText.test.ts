@@ -44,12 +44,20 @@ describe("escapeForTerminal", () => {
   })
 })
 
+/** A part view's keys, all null: what a part has is spread over it. */
+const NO_FIELDS = { text: null, name: null, media_type: null, size: null, sha256: null, path: null, url: null, note: null, data: null, artifact_id: null }
+
 describe("human views escape what agents and senders supply", () => {
   const hostileTask: TaskView = {
     task_id: "evil\nTask ID  forged",
     context_id: "ctx\u001b[2K",
     state: "working\nState    completed",
-    text: "line one\nline two\u001b]0;title\u0007",
+    text: "line one\nline two\u001b]0;title\u0007\n{\n  \"k\": \"\u001b[31m\"\n}\n[file: evil\u001b[2J.txt, 3 bytes]",
+    parts: [
+      { ...NO_FIELDS, kind: "text", text: "line one\nline two\u001b]0;title\u0007" },
+      { ...NO_FIELDS, kind: "data", data: { k: "\u001b[31m" } },
+      { ...NO_FIELDS, kind: "file", name: "evil\u001b[2J.txt", size: 3, path: "/state/files/t/evil_[2J.txt\u001b[1A" }
+    ],
     needs_input: false,
     needs_auth: false,
     updated_at: null
@@ -69,6 +77,8 @@ describe("human views escape what agents and senders supply", () => {
       const lines = linesOf(view)
       expect(lines.filter((line) => /forged|completed/.test(line)).every((line) => line.includes("\\n"))).toBe(true)
       expect(view).toContain("line one\nline two\\u001b]0;title\\u0007")
+      // Data as indented JSON and a file as one line, escaped like the text.
+      expect(view).toContain('{\n  "k": "\\u001b[31m"\n}\nsaved evil\\u001b[2J.txt (3 bytes) → /state/files/t/evil_[2J.txt\\u001b[1A')
       // The only ESC left is the style's own colouring.
       expect(view.replace(/\u001b\[\d+m/g, "")).not.toMatch(RAW_CONTROL)
     }

@@ -32,16 +32,16 @@ describe("folding events into the answer", () => {
     expect(resultText(fold.task()!)).toBe("Hello\n, world")
     expect(steps.map((step) => step?.pieces)).toEqual([
       [],
-      [{ artifactId: "a", text: "Hel", whole: true }],
-      [{ artifactId: "a", text: "lo", whole: false }],
-      [{ artifactId: "b", text: ", world", whole: true }]
+      [{ artifactId: "a", text: "Hel", whole: true, parts: [{ text: "Hel" }] }],
+      [{ artifactId: "a", text: "lo", whole: false, parts: [{ text: "lo" }] }],
+      [{ artifactId: "b", text: ", world", whole: true, parts: [{ text: ", world" }] }]
     ])
   })
 
   it("an update without append replaces the artifact: chunks, then the whole text again (Google ADK), count once", () => {
     const { fold, steps } = foldAll([opened, chunk("Hello ", true), chunk("world\n", true), chunk("Hello world"), status("TASK_STATE_COMPLETED")])
     expect(fold.task()!.artifacts).toEqual([{ artifactId: "a", parts: [{ text: "Hello world" }] }])
-    expect(steps[3]?.pieces).toEqual([{ artifactId: "a", text: "Hello world", whole: true }])
+    expect(steps[3]?.pieces).toEqual([{ artifactId: "a", text: "Hello world", whole: true, parts: [{ text: "Hello world" }] }])
     // The replaced chunks count no more: as many bytes kept as for the whole text alone.
     expect(fold.keptBytes()).toBe(foldAll([opened, chunk("Hello world"), status("TASK_STATE_COMPLETED")]).fold.keptBytes())
   })
@@ -49,7 +49,7 @@ describe("folding events into the answer", () => {
   it("a part that is not text stands on a line of its own after the chunks", () => {
     const data: V1.StreamResponse = { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { n: 1 } }] }, append: true } }
     const { steps } = foldAll([opened, chunk("text", true), data])
-    expect(steps[2]?.pieces).toEqual([{ artifactId: "a", text: "\n{\n  \"n\": 1\n}", whole: false }])
+    expect(steps[2]?.pieces).toEqual([{ artifactId: "a", text: "\n{\n  \"n\": 1\n}", whole: false, parts: [{ data: { n: 1 } }] }])
   })
 
   it("ignores events of another task, and builds the task once per change", () => {

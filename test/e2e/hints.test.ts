@@ -53,7 +53,10 @@ const SAMPLES: { readonly [Tag in ActionTag]: Extract<Action, { readonly _tag: T
   RaiseAnswerLimit: { _tag: "RaiseAnswerLimit" },
   RaiseRequestLimit: { _tag: "RaiseRequestLimit" },
   SendFileByUrl: { _tag: "SendFileByUrl" },
-  ShowDetails: { _tag: "ShowDetails" }
+  ShowDetails: { _tag: "ShowDetails" },
+  ListAgents: { _tag: "ListAgents" },
+  AddAgent: { _tag: "AddAgent", name: "my-agent" },
+  RemoveAgent: { _tag: "RemoveAgent", name: "my-agent" }
 }
 const ACTIONS = Object.values(SAMPLES) as ReadonlyArray<Action>
 

@@ -1,6 +1,6 @@
 /**
- * What `npm pack` ships: the bundle (its entry, the chunks it loads on demand and their code
- * caches), README and package.json, and nothing to install beside them; its size as README.md gives it.
+ * What `npm pack` ships: the bundle (its entry, the chunks it loads on demand, their code caches
+ * and source maps), README and package.json, and nothing to install beside them; its size as README.md gives it.
  * Installing and running the tarball with only Node is .ci/run's scripts/check-packed-install.mjs.
  */
 import { execFileSync } from "node:child_process"
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest"
 const root = Path.resolve(import.meta.dirname, "../..")
 
 describe("the npm package", () => {
-  it("holds only what runs: the bundled CLI, its chunks and their code caches, README and package.json, under 5 MB packed", () => {
+  it("holds only what runs: the bundled CLI, its chunks, their code caches and source maps, README and package.json, under 5 MB packed", () => {
     const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: root, encoding: "utf8" })) as Array<
       { files: Array<{ path: string }>; size: number; unpackedSize: number }
     >
@@ -23,14 +23,18 @@ describe("the npm package", () => {
       "dist/completions/relay.fish",
       "dist/completions/relay.zsh",
       "dist/main.cjs",
+      "dist/main.cjs.map",
       "package.json"
     ])
     expect(chunks.length).toBeGreaterThan(5)
-    expect(chunks.every((path) => /^dist\/chunks\/[\w-]+\.cjs(\.cache)?$/.test(path))).toBe(true)
-    // Every chunk the build wrote is shipped with its cache (a missing chunk fails only the command
-    // that loads it; a missing cache makes it start slower).
+    // Every chunk the build wrote is shipped with its cache and its map, and the caches with the
+    // name of the V8 that wrote them (a missing chunk fails only the command that loads it; a
+    // missing cache makes it start slower, a missing map leaves its stack frames unmapped).
     const built = Fs.readdirSync(Path.join(root, "dist", "chunks")).filter((name) => name.endsWith(".cjs"))
-    expect(chunks.sort()).toEqual(built.flatMap((name) => [`dist/chunks/${name}`, `dist/chunks/${name}.cache`]).sort())
+    expect(chunks.sort()).toEqual([
+      "dist/chunks/code-cache.json",
+      ...built.flatMap((name) => [`dist/chunks/${name}`, `dist/chunks/${name}.cache`, `dist/chunks/${name}.map`])
+    ].sort())
     expect(packed!.size).toBeLessThan(5_000_000)
     // The sizes README.md gives (Quick start) are the package's, within 10 %.
     const stated = /about ([\d.]+) MB packed,\s+([\d.]+) MB installed/.exec(Fs.readFileSync(Path.join(root, "README.md"), "utf8"))

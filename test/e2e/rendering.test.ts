@@ -20,7 +20,7 @@ import { ADK_WHOLE, FACTS_DATA, STREAMED_PIECES, withBehaviour } from "../peers/
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 
-const EXPECTED = `${STREAMED_PIECES.join("")}\n[data: ${JSON.stringify(FACTS_DATA)}]`
+const EXPECTED = `${STREAMED_PIECES.join("")}\n${JSON.stringify(FACTS_DATA, null, 2)}`
 const PEERS = ["SDK 1.3.0", "SDK 0.3.14"] as const
 
 const home = tempHome()

@@ -34,7 +34,7 @@ const TOOL_NAMES = [
   "validate_agent_card", "get_agent_card", "send_message", "get_task", "cancel_task", "set_task_notification",
   "get_task_notification", "list_sessions", "get_session_info", "clear_session_data", "set_agent_credentials",
   "clear_agent_credentials", "list_tasks", "list_task_notifications", "delete_task_notification", "wait_for_task",
-  "get_push_notifications", "check_agent"
+  "get_push_notifications", "check_agent", "list_agents", "add_agent", "remove_agent"
 ]
 
 
@@ -133,7 +133,7 @@ describe("the server and its tool list", () => {
     expect(instructions).toMatch(/discover agent capabilities/)
   })
 
-  it("lists exactly the eighteen tools, each with a title, a when-and-next description and an object outputSchema", async () => {
+  it("lists exactly the twenty-one tools, each with a title, a when-and-next description and an object outputSchema", async () => {
     const { tools } = await client.listTools()
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort())
     for (const tool of tools) {
@@ -171,7 +171,11 @@ describe("the server and its tool list", () => {
       clear_agent_credentials: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       clear_session_data: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       // It creates a few tasks on the agent: not read-only, not idempotent, nothing destroyed.
-      check_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+      check_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      list_agents: localRead,
+      // It reads the card over the network; adding a taken name fails.
+      add_agent: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      remove_agent: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
     }
     const { tools } = await client.listTools()
     for (const tool of tools) expect(tool.annotations, tool.name).toEqual(expected[tool.name])
@@ -207,7 +211,8 @@ describe("the server and its tool list", () => {
     expect(required("clear_session_data")).toEqual([])
     expect(required("set_agent_credentials")).toEqual(["agent_url"])
     expect(required("validate_agent_card")).toEqual(["source"])
-    const contacting = tools.filter((tool) => tool.annotations?.openWorldHint === true)
+    // (add_agent reads a card too, at the URL it is to save: with the credentials saved for that URL.)
+    const contacting = tools.filter((tool) => tool.annotations?.openWorldHint === true && tool.name !== "add_agent")
     expect(contacting.length).toBe(12)
     for (const tool of contacting) {
       expect(params(tool.name), tool.name).toEqual(expect.arrayContaining(["bearer_token", "api_key"]))
@@ -521,7 +526,9 @@ describe("sessions and credentials (shared store)", () => {
     failed(result, "invalid_input")
     expect(result.structuredContent).toEqual({ error: "Either bearer_token or api_key must be provided" })
     failed(await call("set_agent_credentials", { agent_url: agent.baseUrl, api_key: API_KEY, api_key_header: "Bad Header" }), "invalid_input")
-    failed(await call("set_agent_credentials", { agent_url: "nope", bearer_token: BEARER }), "invalid_agent_url")
+    failed(await call("set_agent_credentials", { agent_url: "not a url", bearer_token: BEARER }), "invalid_agent_url")
+    // A bare word is a name: one never saved is unknown_agent.
+    failed(await call("set_agent_credentials", { agent_url: "nope", bearer_token: BEARER }), "unknown_agent")
   })
 
   it("list_sessions counts the sessions and tells exactly which have credentials (rule 5)", async () => {

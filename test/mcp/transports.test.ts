@@ -22,12 +22,11 @@ import { closedPortUrl, headerOf, rpcMethodOf, waitUntil } from "../helpers/a2aP
 import { reply, type Stub, startStub, v1Card } from "../services/a2aClientHarness.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
-import { SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { HOSTILE_MESSAGES, leaksInternals, oversizedCall } from "./hostileMessages.js"
 
 const BEARER = "live-sharing-bearer-0123456789"
-const TOOL_COUNT = 18
+const TOOL_COUNT = 21
 /** A package of its own, since its engines field asks for Node 22: `npm ci --prefix test/clients/inspector`. */
 const INSPECTOR = fileURLToPath(new URL("../clients/inspector/node_modules/.bin/mcp-inspector", import.meta.url))
 
@@ -36,6 +35,8 @@ let agent: SdkAgentHandle
 let secured: SdkAgentHandle
 /** An agent that accepts any body size and answers with the size of the message text it got. */
 let measuring: Stub
+/** An agent whose task never finishes: a send_message there ends only when relay's own wait runs out. */
+let working: Stub
 const cleanups: Array<() => Promise<unknown>> = []
 
 const measuringAgent = () =>
@@ -48,14 +49,45 @@ const measuringAgent = () =>
     }
   }))
 
+const WORKING_TASK = { id: "task-working", contextId: "context-working", status: { state: "TASK_STATE_WORKING" } }
+
+const workingAgent = () =>
+  startStub((base) => ({
+    "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }], { streaming: false, pushNotifications: false })),
+    "POST /rpc": (request) => {
+      const body = request.body as { id: unknown; method: string }
+      return { body: { jsonrpc: "2.0", id: body.id, result: body.method === "SendMessage" ? { task: WORKING_TASK } : WORKING_TASK } }
+    }
+  }))
+
+/**
+ * send_message at the working agent answers "working" once relay's wait, set to 1 s here, runs
+ * out. That wait also covers reaching the agent, so its card is fetched first (undici loaded, the
+ * card cached): a first call on a loaded machine could spend the whole second getting there.
+ */
+const expectWaitOfOneSecond = async (client: Client) => {
+  structured(await callTool(client, "get_agent_card", { agent_url: working.baseUrl }))
+  const started = Date.now()
+  // The call's own timeout (15 s) bounds the wait; relay's default wait (45 s) would outlast it.
+  const result = structured(await callTool(client, "send_message", { agent_url: working.baseUrl, message: "wait for me" }))
+  expect(result).toMatchObject({ state: "working", task_id: WORKING_TASK.id })
+  expect(result["next_step"]).toMatch(/wait_for_task/)
+  expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+}
+
 beforeAll(async () => {
   if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
-  ;[agent, secured, measuring] = await Promise.all([startSdkAgent(), startSdkAgent({ requireBearer: BEARER }), measuringAgent()])
+  ;[agent, secured, measuring, working] = await Promise.all([
+    startSdkAgent(),
+    startSdkAgent({ requireBearer: BEARER }),
+    measuringAgent(),
+    workingAgent()
+  ])
 })
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-  await Promise.allSettled([agent?.close(), secured?.close(), measuring?.close()])
+  await Promise.allSettled([agent?.close(), secured?.close(), measuring?.close(), working?.close()])
   home.cleanup()
 })
 
@@ -220,14 +252,7 @@ describe("stdio", () => {
   })
 
   it("honours --wait-seconds: send_message answers 'working' after about a second", async () => {
-    const started = Date.now()
-    const result = structured(await callTool(client, "send_message", {
-      agent_url: agent.baseUrl,
-      message: withBehaviour("slow-cancellable", "flag wait")
-    }))
-    expect(result["state"]).toBe("working")
-    expect(result["next_step"]).toMatch(/wait_for_task/)
-    expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS)
+    await expectWaitOfOneSecond(client)
   })
 
   it("shares the store live: `relay auth set` is used by the running server, and what it saves shows in `relay session list`", async () => {
@@ -374,13 +399,7 @@ describe("streamable HTTP", () => {
     cleanups.push(() => client.close())
     expect((await client.listTools()).tools.length).toBe(TOOL_COUNT)
     structured(await callTool(client, "list_sessions"))
-    const started = Date.now()
-    const result = structured(await callTool(client, "send_message", {
-      agent_url: agent.baseUrl,
-      message: withBehaviour("slow-cancellable", "env wait")
-    }))
-    expect(result["state"]).toBe("working")
-    expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS)
+    await expectWaitOfOneSecond(client)
   })
 
   it("answers 403 to a foreign Host or Origin (DNS rebinding), and serves the origin it serves itself", async () => {

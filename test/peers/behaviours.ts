@@ -6,6 +6,8 @@
 // `behaviour:<name>` selects that behaviour for the message (and for the follow-up
 // turns of the task it starts); otherwise the peer's default behaviour is used.
 
+import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
+
 export const BEHAVIOUR_NAMES = [
   "echo-complete",
   "message-only",
@@ -18,7 +20,8 @@ export const BEHAVIOUR_NAMES = [
   "republish-then-answer",
   "ask-twice",
   "chunks-and-parts",
-  "chunks-then-whole"
+  "chunks-then-whole",
+  "files-and-data"
 ] as const
 
 export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
@@ -45,6 +48,7 @@ export type NeutralPart =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "data"; readonly data: Readonly<Record<string, unknown>> }
   | { readonly kind: "file"; readonly name: string; readonly mimeType: string; readonly bytesBase64: string }
+  | { readonly kind: "file-url"; readonly name: string; readonly mimeType: string; readonly url: string }
 
 export interface NeutralArtifact {
   readonly artifactId: string
@@ -82,6 +86,8 @@ export interface BehaviourTurn {
   readonly isFollowUp: boolean
   /** True once the client asked to cancel this task (or the peer is shutting down). */
   isCancelled(): boolean
+  /** The peer's own base URL (no trailing slash), for the files it serves by URL. */
+  readonly agentBaseUrl: string
 }
 
 export type Behaviour = (turn: BehaviourTurn, emit: BehaviourEmitter) => Promise<void>
@@ -110,6 +116,16 @@ export const failureReason = (text: string): string => `Scripted failure while h
 export const dataPartFor = (text: string): Readonly<Record<string, unknown>> => ({ echoed: text, length: text.length })
 export const FILE_PART_NAME = "echo.txt"
 export const FILE_PART_MIME = "text/plain"
+
+/**
+ * What `files-and-data` answers, as an image-generating, report-building agent does: a picture
+ * as inline bytes, a report by URL (served by the peer itself at REPORT_PATH) and a data part.
+ */
+export const PEER_IMAGE = { name: "chart.png", mimeType: "image/png", bytesBase64: IMAGE_PNG_BASE64 } as const
+export const REPORT_PATH = "/files/report.pdf"
+export const REPORT = { name: "report.pdf", mimeType: "application/pdf", bytes: Buffer.from("%PDF-1.4\n% a test report\n%%EOF\n") } as const
+export const PEER_DATA = { region: "north", sales: [1200, 1350.5], complete: true, notes: null } as const
+export const FILES_AND_DATA_TEXT = "Here are the chart, the report and the figures."
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -247,6 +263,16 @@ const askTwice: Behaviour = async (turn, emit) => {
   emit.status("completed")
 }
 
+// One artifact per part, as generating agents name what they made.
+const filesAndData: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  emit.artifact({ artifactId: "chart", name: "chart", parts: [{ kind: "file", ...PEER_IMAGE }] }, WHOLE)
+  const report = { kind: "file-url", name: REPORT.name, mimeType: REPORT.mimeType, url: `${turn.agentBaseUrl}${REPORT_PATH}` } as const
+  emit.artifact({ artifactId: "report", name: "report", parts: [report] }, WHOLE)
+  emit.artifact({ artifactId: "figures", name: "figures", parts: [{ kind: "data", data: PEER_DATA }] }, WHOLE)
+  emit.status("completed", FILES_AND_DATA_TEXT)
+}
+
 /** A streamed text artifact and a data artifact: the task every door must render alike. */
 export const STREAMED_PIECES = ["alpha ", "beta ", "gamma"] as const
 export const FACTS_DATA = { total: 3 } as const
@@ -292,7 +318,8 @@ export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "republish-then-answer": republishThenAnswer,
   "ask-twice": askTwice,
   "chunks-and-parts": chunksAndParts,
-  "chunks-then-whole": chunksThenWhole
+  "chunks-then-whole": chunksThenWhole,
+  "files-and-data": filesAndData
 }
 
 const DIRECTIVE = /^\s*behaviour:(\S+)\s*/
@@ -353,7 +380,10 @@ export class BehaviourRunner {
   private readonly running = new Set<string>()
   private stopping = false
 
-  constructor(private readonly fallback: BehaviourName) {}
+  constructor(
+    private readonly fallback: BehaviourName,
+    private readonly agentBaseUrl: string
+  ) {}
 
   async run(input: TurnInput, emit: BehaviourEmitter): Promise<void> {
     const behaviour = selectBehaviour(input.text, input.earlierUserTexts[0], this.fallback)
@@ -361,7 +391,8 @@ export class BehaviourRunner {
       text: parseDirective(input.text).rest,
       earlierUserTexts: input.earlierUserTexts.map((text) => parseDirective(text).rest),
       isFollowUp: input.isFollowUp,
-      isCancelled: () => this.stopping || this.cancelled.has(input.taskId)
+      isCancelled: () => this.stopping || this.cancelled.has(input.taskId),
+      agentBaseUrl: this.agentBaseUrl
     }
     this.running.add(input.taskId)
     try {

@@ -14,7 +14,12 @@ import {
   dataPartFor,
   echoText,
   failureReason,
+  FILES_AND_DATA_TEXT,
   parseDirective,
+  PEER_DATA,
+  PEER_IMAGE,
+  REPORT,
+  REPORT_PATH,
   withBehaviour
 } from "./behaviours.js"
 import { startSdkAgent } from "./sdkAgent.js"
@@ -236,6 +241,18 @@ describe("v1.0 SDK peer", () => {
     expect(at(unknown.body, "result", "task", "status", "message", "parts", 0, "text")).toContain('Unknown test behaviour "nope"')
   })
 
+  it("files-and-data: an image as bytes, a report by a URL it serves, a data part", async () => {
+    const { body } = await rpc(agent.jsonRpcUrl, "SendMessage", { message: v1Message(withBehaviour("files-and-data", "q3")) }, V1)
+    expect(at(body, "result", "task", "artifacts")).toEqual([
+      expect.objectContaining({ artifactId: "chart", parts: [expect.objectContaining({ raw: PEER_IMAGE.bytesBase64, filename: PEER_IMAGE.name, mediaType: PEER_IMAGE.mimeType })] }),
+      expect.objectContaining({ artifactId: "report", parts: [expect.objectContaining({ url: `${agent.baseUrl}${REPORT_PATH}`, filename: REPORT.name, mediaType: REPORT.mimeType })] }),
+      expect.objectContaining({ artifactId: "figures", parts: [expect.objectContaining({ data: PEER_DATA })] })
+    ])
+    expect(at(body, "result", "task", "status", "message", "parts", 0, "text")).toBe(FILES_AND_DATA_TEXT)
+    const report = await fetch(`${agent.baseUrl}${REPORT_PATH}`)
+    expect([report.headers.get("content-type"), Buffer.from(await report.arrayBuffer())]).toEqual([REPORT.mimeType, REPORT.bytes])
+  })
+
   it.each(["JSONRPC", "HTTP+JSON"] as const)("streams chunked-artifact in order over %s", async (transport) => {
     const client = await clientFor(agent.baseUrl, transport)
     const events = await collect(client.sendMessageStream(sdkSend(sdkMessage(withBehaviour("chunked-artifact", "xyz")))))
@@ -428,6 +445,17 @@ describe("v0.3 SDK peer (0.3.14)", () => {
 
     const v1 = await rpc(agent.jsonRpcUrl, "SendMessage", { message: v1Message("hi") }, V1)
     expect(at(v1.body, "error", "code")).toBe(-32601)
+  })
+
+  it("files-and-data: an image as bytes, a report by a URL it serves, a data part", async () => {
+    const { body } = await rpc(agent.jsonRpcUrl, "message/send", { message: v03Message(withBehaviour("files-and-data", "q3")) })
+    expect(listAt(body, "result", "artifacts").map((artifact) => at(artifact, "parts"))).toEqual([
+      [{ kind: "file", file: { bytes: PEER_IMAGE.bytesBase64, name: PEER_IMAGE.name, mimeType: PEER_IMAGE.mimeType } }],
+      [{ kind: "file", file: { uri: `${agent.baseUrl}${REPORT_PATH}`, name: REPORT.name, mimeType: REPORT.mimeType } }],
+      [{ kind: "data", data: PEER_DATA }]
+    ])
+    const report = await fetch(`${agent.baseUrl}${REPORT_PATH}`)
+    expect(Buffer.from(await report.arrayBuffer())).toEqual(REPORT.bytes)
   })
 
   it("streams with final flags on message/stream", async () => {

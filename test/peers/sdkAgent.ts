@@ -19,7 +19,7 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/s
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server"
-import { BehaviourRunner, CANCELED_TEXT } from "./behaviours.js"
+import { BehaviourRunner, CANCELED_TEXT, REPORT, REPORT_PATH } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
 import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
 import type { RecordedRequest } from "./httpUtil.js"
@@ -107,6 +107,8 @@ const toPart = (part: NeutralPart): Part => {
         filename: part.name,
         metadata: undefined
       }
+    case "file-url":
+      return { content: { $case: "url", value: part.url }, mediaType: part.mimeType, filename: part.name, metadata: undefined }
   }
 }
 
@@ -339,7 +341,7 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
   const card = buildCard(baseUrl, bindings, options)
   const extendedCard = options.extendedCard === true ? extendedCardFrom(card) : undefined
 
-  const runner = new BehaviourRunner(options.behaviour ?? "echo-complete")
+  const runner = new BehaviourRunner(options.behaviour ?? "echo-complete", baseUrl)
   const taskStore = new InMemoryTaskStore(sharedOwner)
   const pushStore = new InMemoryPushNotificationStore(sharedOwner)
   const pushSender = options.legacyCompat === true ? createLegacyAwarePushNotificationSender(pushStore) : new DefaultPushNotificationSender(pushStore)
@@ -362,6 +364,7 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
   })
   if (options.requireBearer !== undefined) app.use(bearerGate(options.requireBearer))
   if (options.verifyBearer !== undefined) app.use(verifiedBearerGate(options.verifyBearer))
+  app.get(REPORT_PATH, (_req: Request, res: Response) => void res.type(REPORT.mimeType).send(REPORT.bytes))
   app.use(AGENT_CARD_PATH, agentCardHandler({ agentCardProvider: async () => card, legacyCompat }))
   if (bindings.includes("JSONRPC")) app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }))
   if (bindings.includes("HTTP+JSON")) app.use(REST_PATH, restHandler({ requestHandler, userBuilder, legacyCompat }))

@@ -14,7 +14,7 @@ import {
 } from "a2a-sdk-v03/server"
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from "a2a-sdk-v03/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "a2a-sdk-v03/server/express"
-import { BehaviourRunner, CANCELED_TEXT, endsInteraction } from "./behaviours.js"
+import { BehaviourRunner, CANCELED_TEXT, endsInteraction, REPORT, REPORT_PATH } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
 import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
 import type { RecordedRequest } from "./httpUtil.js"
@@ -70,6 +70,8 @@ const toPart = (part: NeutralPart): Part => {
       return { kind: "data", data: { ...part.data } }
     case "file":
       return { kind: "file", file: { name: part.name, mimeType: part.mimeType, bytes: part.bytesBase64 } }
+    case "file-url":
+      return { kind: "file", file: { name: part.name, mimeType: part.mimeType, uri: part.url } }
   }
 }
 
@@ -256,7 +258,7 @@ export const startV03Agent = async (options: V03AgentOptions = {}): Promise<V03A
   const withRest = options.rest ?? true
   const cardPath = options.cardPath ?? V03_AGENT_CARD_PATH
 
-  const runner = new BehaviourRunner(options.behaviour ?? "echo-complete")
+  const runner = new BehaviourRunner(options.behaviour ?? "echo-complete", baseUrl)
   const taskStore = new InMemoryTaskStore()
   const pushStore = new InMemoryPushNotificationStore()
   const requestHandler = new DefaultRequestHandler(
@@ -277,6 +279,7 @@ export const startV03Agent = async (options: V03AgentOptions = {}): Promise<V03A
     next()
   })
   if (options.requireBearer !== undefined) app.use(bearerGate(options.requireBearer, cardPath))
+  app.get(REPORT_PATH, (_req: Request, res: Response) => void res.type(REPORT.mimeType).send(REPORT.bytes))
   app.use(cardPath, agentCardHandler({ agentCardProvider: async () => card }))
   app.use(V03_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder }))
   if (withRest) app.use(V03_REST_PATH, restHandler({ requestHandler, userBuilder }))

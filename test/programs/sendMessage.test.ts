@@ -8,7 +8,7 @@ import { Duration, Effect, Exit, Layer, Option, Stream } from "effect"
 import * as V1 from "../../src/a2a/v1.js"
 import { AgentUnreachable, type A2aClientError, UnsupportedOperation } from "../../src/domain/clientErrors.js"
 import type { SessionRecord } from "../../src/domain/session.js"
-import { conversationIds, EARLY_WRITE_DELAY, sendMessage } from "../../src/programs/sendMessage.js"
+import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
 import { resultText } from "../../src/a2a/text.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
@@ -254,7 +254,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  // Live clock: the early write waits EARLY_WRITE_DELAY, then the task id is saved while the task runs.
+  // Live clock: the early write waits SessionStore.EARLY_WRITE_DELAY, then the task id is saved while the task runs.
   it.live("a task still running past the early write delay is saved while it is followed, then its answer", () => {
     let savedWhileRunning: unknown
     let polls = 0
@@ -268,7 +268,7 @@ describe("sendMessage: session rules (scripted agent)", () => {
       // The agent's task keeps working a while longer than the early write delay.
       const checkStore = store.get(agentUrlOf(AGENT)).pipe(
         Effect.flatMap((saved) => Effect.sync(() => void (savedWhileRunning = Option.getOrUndefined(saved)))),
-        Effect.delay(Duration.sum(EARLY_WRITE_DELAY, Duration.millis(100))),
+        Effect.delay(Duration.sum(SessionStore.EARLY_WRITE_DELAY, Duration.millis(100))),
         Effect.orDie
       )
       const result = yield* sendMessage({
@@ -383,6 +383,51 @@ describe("sendMessage: result text (SPEC §2)", () => {
       Effect.map((result) => expect(result.text).toBe(expected)),
       Effect.provide(withTask(extra as Partial<V1.Task>).layer)
     ))
+})
+
+describe("sendMessage: history only when asked (issue 29)", () => {
+  const history: ReadonlyArray<V1.Message> = [
+    { messageId: "u", role: "ROLE_USER", parts: [{ text: "question" }] },
+    agentText("from history")
+  ]
+  // An agent that honours historyLength, and answers only in its history.
+  const honouring = () => {
+    const asked: Array<number | undefined> = []
+    const trimmed = (historyLength: number | undefined) =>
+      task("t", "c", "TASK_STATE_COMPLETED", historyLength === 0 ? {} : { history })
+    const { sent, layer } = scripted({
+      send: (request) => Effect.succeed({ task: trimmed(request.configuration?.historyLength) }),
+      getTask: (request) => {
+        asked.push(request.historyLength)
+        return Effect.succeed(trimmed(request.historyLength))
+      }
+    })
+    return { sent, asked, layer }
+  }
+
+  it.effect("asks for no history, and fetches it once when the answer is only there", () => {
+    const { asked, layer, sent } = honouring()
+    return sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q" }).pipe(
+      Effect.map((result) => {
+        expect(sent[0]?.configuration?.historyLength).toBe(0)
+        expect(asked).toEqual([undefined])
+        expect(result.text).toBe("from history")
+      }),
+      Effect.provide(layer)
+    )
+  })
+
+  it.effect("asks for the history the caller wants, and no more", () => {
+    const { asked, layer, sent } = honouring()
+    return sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q", historyLength: 5 }).pipe(
+      Effect.map((result) => {
+        expect(sent[0]?.configuration?.historyLength).toBe(5)
+        expect(asked).toEqual([])
+        expect(result.text).toBe("from history")
+      }),
+      Effect.provide(layer)
+    )
+  })
 })
 
 // ---------------------------------------------------------------------------

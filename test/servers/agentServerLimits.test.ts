@@ -2,7 +2,7 @@
 // MAX_JSON_DEPTH is refused in the door's own envelope before anything is stored, on every
 // door that takes a body, in both bindings and generations; the deepest accepted request
 // stores a task every route can still list; ids, URLs and bodies past their limits are refused;
-// and a defect answers a 500 in the envelope of its route, never HTML or a stack.
+// tasks holding files are kept within the store's byte budget; and a defect answers a 500 in the envelope of its route, never HTML or a stack.
 import { randomUUID } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -252,6 +252,31 @@ describe("sizes past their limits", () => {
   })
 })
 
+describe("tasks holding files, past the store's byte budget", () => {
+  it("forgets the oldest finished tasks and keeps a working one, whatever it holds", async () => {
+    const budget = await startAgent({ store: { maxBytes: 4_000_000 } })
+    try {
+      // An image, which a model takes as such: its text stays the message's text ("hang" hangs).
+      const png = Buffer.alloc(1_000_000)
+      png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+      const file = { raw: png.toString("base64"), filename: "f.png", mediaType: "image/png" }
+      const withFile = (text: string) => ({ message: { parts: [{ text }, file] } })
+      // Each task holds ~1.33 MB of base64; the one that hangs stays working.
+      const working = await sendV1(budget.baseUrl, "hang", { ...withFile("hang"), configuration: { returnImmediately: true } })
+      const finished: Array<string> = []
+      for (let i = 0; i < 4; i++) finished.push((await sendV1(budget.baseUrl, `file ${i}`, withFile(`file ${i}`)))["id"] as string)
+      const state = async (id: string) => {
+        const answer = await rpc(budget.baseUrl, "GetTask", { id, historyLength: 0 })
+        return answer.json["result"]?.["status"]["state"] ?? answer.json["error"]["code"]
+      }
+      expect(await state(working["id"] as string)).toBe("TASK_STATE_WORKING")
+      expect(await Promise.all(finished.map(state))).toEqual([-32001, -32001, -32001, "TASK_STATE_COMPLETED"])
+    } finally {
+      await budget.close()
+    }
+  })
+})
+
 // ---------------------------------------------------------------------------
 // A defect (here: a stored value JSON cannot write, which the real store never keeps)
 
@@ -267,8 +292,11 @@ const unwritableStore = Layer.scoped(
   Effect.map(TaskStore.make(), (store) =>
     TaskStore.TaskStore.of({
       ...store,
-      get: () => Effect.succeed(Option.some(unwritable)),
-      list: () => Effect.succeed({ tasks: [unwritable], totalSize: 1 })
+      storage: {
+        ...store.storage,
+        get: () => Effect.succeed(Option.some({ task: unwritable, version: 1, queued: [] })),
+        list: () => Effect.succeed({ tasks: [unwritable], totalSize: 1 })
+      }
     }))
 )
 

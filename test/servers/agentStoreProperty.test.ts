@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_STORED_JSON_DEPTH } from "../../src/domain/limits.js"
+import * as TaskStorage from "../../src/services/TaskStorage.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
 import { nested } from "../fuzz/corpus.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
@@ -82,29 +83,29 @@ describe("TaskStore with random hostile tasks", () => {
             const store = yield* TaskStore.make({ maxPageBytes })
             for (const task of tasks) yield* store.create(task)
             const seen: Array<string> = []
-            let after: TaskStore.PageCursor | undefined = undefined
+            let pageToken: string | undefined = undefined
             for (let pages = 0; pages <= tasks.length; pages++) {
-              const page: TaskStore.TaskPage = yield* store.list({ pageSize, after })
+              const page: TaskStorage.TaskPage = yield* store.storage.list({ pageSize, pageToken })
               const json = JSON.stringify(page.tasks)
               if (page.tasks.length > 1) expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxPageBytes + 2)
               for (const task of page.tasks) expect(exceedsJsonDepth(task, MAX_STORED_JSON_DEPTH)).toBe(false)
               seen.push(...page.tasks.map((task) => task.id))
-              if (page.next === undefined) break
-              after = page.next
+              if (page.nextPageToken === undefined) break
+              pageToken = page.nextPageToken
             }
             expect(seen.sort()).toEqual(tasks.map((task) => task.id).sort())
             // What was cut was only what nested too deep.
             const asStored = new Map<string, string>()
             for (const task of tasks) {
-              const stored = Option.getOrThrow(yield* store.get(task.id))
+              const stored = Option.getOrThrow(yield* store.storage.get(task.id)).task
               expect(stored.history?.[0]?.parts).toEqual(task.history?.[0]?.parts)
               asStored.set(task.id, JSON.stringify(stored))
             }
             // Once newer tasks finished, the finished ones are kept packed: each reads back as the same JSON.
-            for (let i = 0; i < 2 * TaskStore.RECENTLY_FINISHED; i++) {
+            for (let i = 0; i < 2 * TaskStorage.RECENTLY_FINISHED; i++) {
               yield* store.create({ id: `filler-${i}`, contextId: "filler", status: { state: "TASK_STATE_COMPLETED" } })
             }
-            for (const task of tasks) expect(JSON.stringify(Option.getOrThrow(yield* store.get(task.id)))).toBe(asStored.get(task.id))
+            for (const task of tasks) expect(JSON.stringify(Option.getOrThrow(yield* store.storage.get(task.id)).task)).toBe(asStored.get(task.id))
           })))
         ),
         { numRuns: 40 }

@@ -1,7 +1,7 @@
-// The agent server's parts on their own: TaskStore (fan-out, settling, paging, bounds), the
-// webhook URL guard, the v1.0 result codec, REST routing and JSON-RPC method selection.
+// The agent server's parts on their own: TaskStore (fan-out in order, settling, conflicts, bounds;
+// the storage's own contract is test/services/TaskStorage.test.ts), the webhook URL guard, the v1.0 result codec, REST routing and JSON-RPC method selection.
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Fiber, Option, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, Fiber, Layer, Option, Schema, Stream } from "effect"
 import * as T from "../../src/a2a/translate.js"
 import * as V1 from "../../src/a2a/v1.js"
 import { redactPushConfig, REDACTED } from "../../src/programs/agent/pushConfigs.js"
@@ -11,6 +11,7 @@ import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
 import { webhookUrlProblem } from "../../src/services/PushSender.js"
+import * as TaskStorage from "../../src/services/TaskStorage.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
 
 const task = (id: string, state: V1.TaskState, timestamp: string, contextId = "ctx"): V1.Task => ({
@@ -26,6 +27,48 @@ const status = (id: string, state: V1.TaskState, timestamp = "2026-01-01T00:00:0
 
 const withStore = <A, E>(body: (store: TaskStore.TaskStore["Type"]) => Effect.Effect<A, E>, options?: TaskStore.TaskStoreOptions) =>
   Effect.scoped(Effect.flatMap(TaskStore.make(options), body))
+
+const chunk = (id: string, artifactId: string): V1.StreamResponse => ({
+  artifactUpdate: { taskId: id, contextId: "ctx", artifact: { artifactId, parts: [{ text: artifactId }] } }
+})
+
+/**
+ * Two writers race on one working task over TaskStore.layerOver a memory storage: "a" is published
+ * from a fiber of its own whose write yields to other fibers "before" it writes or "after" (before
+ * the store hands the change out), and "b" is published meanwhile; then the task completes. What a
+ * subscriber (following `until`) got, and the task as stored.
+ */
+const race = (when: "before" | "after", until: TaskStore.SubscriptionEnd) =>
+  Effect.gen(function*() {
+    const memory = yield* TaskStorage.make()
+    let slow = false
+    const storage = TaskStorage.TaskStorage.of({
+      ...memory,
+      update: (id, write, expectedVersion) => {
+        const written = memory.update(id, write, expectedVersion)
+        if (!slow) return written
+        slow = false
+        return when === "before" ? Effect.zipRight(Effect.yieldNow(), written) : Effect.zipLeft(written, Effect.yieldNow())
+      }
+    })
+    const play = Effect.gen(function*() {
+      const store = yield* TaskStore.TaskStore
+      yield* store.create(task("t", "TASK_STATE_WORKING", "2026-01-01T00:00:00.000Z"))
+      const subscription = Option.getOrThrow(yield* store.subscribe("t", until))
+      const collected = yield* Effect.fork(Stream.runCollect(subscription.updates))
+      slow = true
+      const first = yield* Effect.fork(store.publish("t", chunk("t", "a")))
+      yield* Effect.yieldNow()
+      yield* store.publish("t", chunk("t", "b"))
+      yield* Fiber.join(first)
+      yield* store.publish("t", status("t", "TASK_STATE_COMPLETED"))
+      const updates = Chunk.toReadonlyArray(yield* Fiber.join(collected))
+      return { updates, stored: Option.getOrThrow(yield* store.storage.get("t")) }
+    })
+    return yield* Effect.provide(play, TaskStore.layerOver().pipe(Layer.provide(Layer.succeed(TaskStorage.TaskStorage, storage))))
+  })
+
+const artifactIds = (task: V1.Task) => task.artifacts?.map((artifact) => artifact.artifactId)
 
 describe("TaskStore", () => {
   it.effect("gives a subscriber the snapshot, then every later event once, ending at a settled state", () =>
@@ -45,6 +88,22 @@ describe("TaskStore", () => {
         expect(updates[1]!.task.artifacts?.[0]?.parts).toEqual([{ text: "x" }])
       })
     ))
+
+  it.effect("hands a subscriber the changes in the order written when one writer overtakes another before handing its change out", () =>
+    Effect.gen(function*() {
+      // "a" is written first, then its writer yields; "b" is written and handed out before "a" is.
+      const { updates } = yield* race("after", "settled")
+      expect(updates.map(({ event }) => "artifactUpdate" in event ? event.artifactUpdate.artifact.artifactId : "status")).toEqual(["a", "b", "status"])
+      expect(artifactIds(updates[1]!.task)).toEqual(["a", "b"])
+    }))
+
+  it.effect("reads and decides again when the task changed between its read and its write, losing neither change", () =>
+    Effect.gen(function*() {
+      // "a" is decided over version 1, then waits; "b" is written over version 1 meanwhile, so "a" conflicts.
+      const { stored, updates } = yield* race("before", "terminal")
+      expect([stored.version, artifactIds(stored.task)]).toEqual([4, ["b", "a"]])
+      expect(updates.map(({ task }) => artifactIds(task))).toEqual([["b"], ["b", "a"], ["b", "a"]])
+    }))
 
   it.effect("resolves awaitSettled at the next terminal or interrupted state", () =>
     withStore((store) =>
@@ -95,26 +154,6 @@ describe("TaskStore", () => {
       })
     ))
 
-  it.effect("lists newest status first in pages that do not overlap", () =>
-    withStore((store) =>
-      Effect.gen(function*() {
-        for (const [id, second] of [["a", 1], ["b", 3], ["c", 2], ["d", 3]] as const) {
-          yield* store.create(task(id, "TASK_STATE_COMPLETED", `2026-01-01T00:00:0${second}.000Z`))
-        }
-        const first = yield* store.list({ pageSize: 3 })
-        expect(first.tasks.map((t) => t.id)).toEqual(["d", "b", "c"])
-        expect(first.totalSize).toBe(4)
-        const second = yield* store.list({ pageSize: 3, after: first.next })
-        expect(second.tasks.map((t) => t.id)).toEqual(["a"])
-        expect(second.next).toBeUndefined()
-        // At or after the time, as the proto's status_timestamp_after says.
-        const recent = yield* store.list({ pageSize: 10, statusTimestampAfter: "2026-01-01T00:00:02.000Z" })
-        expect(recent.tasks.map((t) => t.id)).toEqual(["d", "b", "c"])
-        const later = yield* store.list({ pageSize: 10, statusTimestampAfter: "2026-01-01T00:00:02.001Z" })
-        expect(later.tasks.map((t) => t.id)).toEqual(["d", "b"])
-      })
-    ))
-
   it.effect("past its bound forgets finished tasks first, then tasks left waiting for input, never working ones", () =>
     withStore(
       (store) =>
@@ -125,7 +164,7 @@ describe("TaskStore", () => {
           for (let i = 0; i < 5; i++) yield* store.create(task(`done-${i}`, "TASK_STATE_COMPLETED", at))
           // The 11th task goes past the bound of 10: two finished tasks make room, no waiting one.
           yield* store.create(task("asks-4", "TASK_STATE_AUTH_REQUIRED", at))
-          const present = (id: string) => Effect.map(store.get(id), Option.isSome)
+          const present = (id: string) => Effect.map(store.storage.get(id), Option.isSome)
           expect(yield* Effect.forEach(["done-0", "done-1", "done-2"], present)).toEqual([false, false, true])
           expect(yield* Effect.forEach(["asks-0", "asks-4", "running"], present)).toEqual([true, true, true])
           // A conversation that just went on is recent again, however old the task.
@@ -152,8 +191,8 @@ describe("TaskStore", () => {
           const delivered = yield* Effect.fork(Stream.runCollect(delivery.updates))
           const followed = yield* Effect.fork(Stream.runCollect(client.updates))
           for (let i = 0; i < 10; i++) yield* store.create(task(`new-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
-          expect(Option.isNone(yield* store.get("pushed"))).toBe(true)
-          expect(Option.isSome(yield* store.get("watched"))).toBe(true)
+          expect(Option.isNone(yield* store.storage.get("pushed"))).toBe(true)
+          expect(Option.isSome(yield* store.storage.get("watched"))).toBe(true)
           // The delivery's stream ended with the task; the client's goes on.
           expect(Chunk.size(yield* Fiber.join(delivered).pipe(Effect.timeout("2 seconds")))).toBe(0)
           expect(yield* Fiber.poll(followed)).toEqual(Option.none())
@@ -174,21 +213,21 @@ describe("TaskStore", () => {
         const finished = Option.getOrThrow(yield* store.publish("old", status("old", "TASK_STATE_COMPLETED")))
         const asStored = JSON.stringify(finished)
         // Newer tasks finish, in another conversation: "old" is now kept packed.
-        for (let i = 0; i < 2 * TaskStore.RECENTLY_FINISHED; i++) {
+        for (let i = 0; i < 2 * TaskStorage.RECENTLY_FINISHED; i++) {
           yield* store.create(task(`new-${i}`, "TASK_STATE_SUBMITTED", at, "other"))
           yield* store.publish(`new-${i}`, status(`new-${i}`, "TASK_STATE_COMPLETED"))
         }
-        const got = Option.getOrThrow(yield* store.get("old"))
+        const got = Option.getOrThrow(yield* store.storage.get("old")).task
         expect(got).toEqual(finished)
         expect(JSON.stringify(got)).toBe(asStored)
         // Read back from its text (what keeping it packed means): a copy, not the object stored.
         expect(got).not.toBe(finished)
-        const listed = yield* store.list({ contextId: "talk", pageSize: 10 })
+        const listed = yield* store.storage.list({ contextId: "talk", pageSize: 10 })
         expect(listed.tasks.map((listedTask) => JSON.stringify(listedTask))).toEqual([asStored])
-        const byStatus = yield* store.list({ status: "TASK_STATE_COMPLETED", pageSize: 1000 })
-        expect(byStatus.totalSize).toBe(1 + 2 * TaskStore.RECENTLY_FINISHED)
+        const byStatus = yield* store.storage.list({ status: "TASK_STATE_COMPLETED", pageSize: 1000 })
+        expect(byStatus.totalSize).toBe(1 + 2 * TaskStorage.RECENTLY_FINISHED)
         expect(byStatus.tasks.map((listedTask) => listedTask.id)).toContain("old")
-        expect((yield* store.contextTasks("talk")).map((contextTask) => JSON.stringify(contextTask))).toEqual([asStored])
+        expect((yield* store.storage.contextTasks("talk")).map((contextTask) => JSON.stringify(contextTask))).toEqual([asStored])
         const subscription = Option.getOrThrow(yield* store.subscribe("old"))
         expect(JSON.stringify(subscription.task)).toBe(asStored)
         expect(Chunk.size(yield* Stream.runCollect(subscription.updates))).toBe(0)
@@ -197,7 +236,7 @@ describe("TaskStore", () => {
         expect(Option.isNone(yield* store.publish("old", status("old", "TASK_STATE_WORKING")))).toBe(true)
         const changed = yield* store.modify("old", (stored) => Either.right({ task: { ...stored, metadata: { seen: true } } }))
         expect(Option.getOrThrow(changed)).toEqual({ ...finished, metadata: { seen: true } })
-        expect(Option.getOrThrow(yield* store.get("old"))).toEqual({ ...finished, metadata: { seen: true } })
+        expect(Option.getOrThrow(yield* store.storage.get("old")).task).toEqual({ ...finished, metadata: { seen: true } })
       })
     ))
 
@@ -207,14 +246,14 @@ describe("TaskStore", () => {
         Effect.gen(function*() {
           yield* store.create(task("running", "TASK_STATE_WORKING", "2026-01-01T00:00:00.000Z", "keep"))
           for (let i = 0; i < 12; i++) yield* store.create(task(`done-${i}`, "TASK_STATE_COMPLETED", "2026-01-01T00:00:00.000Z"))
-          expect(Option.isSome(yield* store.get("running"))).toBe(true)
-          expect(Option.isNone(yield* store.get("done-0"))).toBe(true)
-          expect(Option.isSome(yield* store.get("done-11"))).toBe(true)
+          expect(Option.isSome(yield* store.storage.get("running"))).toBe(true)
+          expect(Option.isNone(yield* store.storage.get("done-0"))).toBe(true)
+          expect(Option.isSome(yield* store.storage.get("done-11"))).toBe(true)
           for (let i = 0; i < 5; i++) {
             const message: V1.Message = { messageId: `x${i}`, role: "ROLE_AGENT", parts: [{ text: `${i}` }] }
             yield* store.publish("running", { message })
           }
-          const kept = Option.getOrThrow(yield* store.get("running")).history ?? []
+          const kept = Option.getOrThrow(yield* store.storage.get("running")).task.history ?? []
           expect(kept.map((message) => message.messageId)).toEqual(["x2", "x3", "x4"])
         }),
       { maxTasks: 10, maxHistory: 3 }
@@ -225,7 +264,7 @@ describe("TaskStore", () => {
       (store) =>
         Effect.gen(function*() {
           const at = "2026-01-01T00:00:00.000Z"
-          const ids = (contextId: string) => Effect.map(store.contextTasks(contextId), (tasks) => tasks.map((t) => t.id))
+          const ids = (contextId: string) => Effect.map(store.storage.contextTasks(contextId), (tasks) => tasks.map((t) => t.id))
           yield* store.create(task("alone", "TASK_STATE_COMPLETED", at, "solo"))
           expect(yield* ids("solo")).toEqual(["alone"])
           for (const id of ["t1", "t2", "t3"]) yield* store.create(task(id, "TASK_STATE_COMPLETED", at, "talk"))

@@ -7,7 +7,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -16,7 +16,7 @@ import { formatNotification } from "../../src/cli/notificationCommands.js"
 import { makeStyle } from "../../src/cli/output.js"
 import { isBase64 } from "../../src/a2a/parts.js"
 import { filePartView } from "../../src/domain/fileParts.js"
-import { answerFiles, MAX_FILES_RECORDED, type NotificationRecord } from "../../src/domain/notification.js"
+import { answerFiles, MAX_FILES_RECORDED, NotificationRecord } from "../../src/domain/notification.js"
 import { webhookBaseUrl, webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
 import * as StateDir from "../../src/services/StateDir.js"
@@ -131,6 +131,9 @@ describe("answerFiles", () => {
   })
 })
 
+/** The keys a recorded file shares with an answer's parts (answerParts.ts), beside what it says of the file. */
+const AS_PART = { kind: "file", text: null, data: null, artifact_id: null } as const
+
 const filesState = freshStateDir()
 const filesDir = Path.join(filesState, NotificationLog.NOTIFICATION_FILES_DIR)
 
@@ -141,6 +144,8 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
       const record = yield* pushed(body)
       const path = Path.join(filesDir, sha256(BINARY))
       expect(record.files).toEqual([{
+        ...AS_PART,
+        artifact_id: "a1",
         name: "noise.bin", media_type: "application/octet-stream", size: BINARY.length, sha256: sha256(BINARY), path, url: null, note: null
       }])
       expect(record.body).toEqual(body)
@@ -171,9 +176,9 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
       })
       expect(record).toMatchObject({ protocol: "0.3", kind: "task", state: "completed" })
       expect(record.files).toEqual([
-        { name: "dot.png", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path: Path.join(filesDir, sha256(PNG)), url: null, note: null },
-        { name: "report.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://files.example/report.pdf", note: null },
-        { name: "hi.txt", media_type: "text/plain", size: 2, sha256: sha256(Buffer.from("hi")), path: Path.join(filesDir, sha256(Buffer.from("hi"))), url: null, note: null }
+        { ...AS_PART, name: "dot.png", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path: Path.join(filesDir, sha256(PNG)), url: null, note: null },
+        { ...AS_PART, artifact_id: "a", name: "report.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://files.example/report.pdf", note: null },
+        { ...AS_PART, name: "hi.txt", media_type: "text/plain", size: 2, sha256: sha256(Buffer.from("hi")), path: Path.join(filesDir, sha256(Buffer.from("hi"))), url: null, note: null }
       ])
       expect(Fs.readFileSync(Path.join(filesDir, sha256(PNG)))).toEqual(PNG)
     }))
@@ -259,13 +264,19 @@ describe("file parts shown", () => {
     state: null,
     text: null,
     files: [
-      { name: "hello.txt", media_type: "text/plain", size: 31, sha256: "ab".repeat(32), path: "/s/notifications-files/abab", url: null, note: null },
-      { name: "evil\u001b[2J\nname", media_type: null, size: null, sha256: null, path: null, url: null, note: "not saved: raw is not base64" },
-      { name: null, media_type: "image/png", size: null, sha256: null, path: null, url: "https://x.example/a.png", note: null }
+      { ...AS_PART, name: "hello.txt", media_type: "text/plain", size: 31, sha256: "ab".repeat(32), path: "/s/notifications-files/abab", url: null, note: null },
+      { ...AS_PART, name: "evil\u001b[2J\nname", media_type: null, size: null, sha256: null, path: null, url: null, note: "not saved: raw is not base64" },
+      { ...AS_PART, name: null, media_type: "image/png", size: null, sha256: null, path: null, url: "https://x.example/a.png", note: null }
     ],
     files_omitted: 3,
     body: {}
   } satisfies NotificationRecord
+
+  it("a record written before files had the keys of an answer's parts reads with them filled in", () => {
+    const { kind: _kind, text: _text, data: _data, artifact_id: _artifact, ...older } = record.files![0]!
+    const read = Schema.decodeUnknownSync(NotificationRecord)({ ...record, files: [older] })
+    expect(read.files).toEqual([record.files![0]])
+  })
 
   it("one line per file in the terminal, escaped", () => {
     const lines = formatNotification(record, makeStyle({ isTTY: false } as NodeJS.WriteStream)).split("\n")
@@ -297,7 +308,7 @@ describe("get_push_notifications", () => {
         const content = result.structuredContent as { notifications: Array<{ files?: unknown }> }
         const path = Path.join(stateDir, NotificationLog.NOTIFICATION_FILES_DIR, sha256(PNG))
         expect(content.notifications[0]?.files).toEqual([
-          { name: "dot.png", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path, url: null, note: null }
+          { ...AS_PART, artifact_id: "a1", name: "dot.png", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path, url: null, note: null }
         ])
         expect(textOf(result)).toContain(`\n  file dot.png (image/png, ${PNG.length} bytes) → ${path}`)
         const plain = await toolOk(client, "get_push_notifications", { limit: 1 })

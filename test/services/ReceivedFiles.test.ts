@@ -61,16 +61,28 @@ describe("ReceivedFiles.save", () => {
     expect(Fs.readFileSync(Path.join(saveDir, "hello (2).txt"), "utf8")).toBe("two")
   })
 
+  it("reuses a file already saved with the same bytes: an answer fetched again is not copied again", async () => {
+    const state = freshDir()
+    const files = [file("a.txt", "same"), file("a.txt", "other"), file(null, "png", "image/png")]
+    const first = (await saveIn(state, files)).map(pathOf)
+    const second = (await saveIn(state, files)).map(pathOf)
+    expect(second).toEqual(first)
+    expect(tree(state)).toEqual(["files/task-1/a (1).txt", "files/task-1/a.txt", "files/task-1/file-3.png"])
+    const changed = await saveIn(state, [file("a.txt", "changed")])
+    expect(Path.basename(pathOf(changed[0]))).toBe("a (2).txt")
+  })
+
   it("does not follow a symlink planted where a file would go", async () => {
     const state = freshDir()
     const saveDir = Path.join(state, "out")
     Fs.mkdirSync(saveDir)
     const victim = Path.join(state, "victim")
-    Fs.writeFileSync(victim, "untouched")
+    // The same bytes as the answer's file: a symlink is still not taken for it.
+    Fs.writeFileSync(victim, "payload")
     Fs.symlinkSync(victim, Path.join(saveDir, "x"))
     const [saved] = await saveIn(state, [file("x", "payload")], saveDir)
     expect(Path.basename(pathOf(saved))).toBe("x (1)")
-    expect(Fs.readFileSync(victim, "utf8")).toBe("untouched")
+    expect(Fs.lstatSync(Path.join(saveDir, "x")).isSymbolicLink()).toBe(true)
   })
 
   it("keeps hostile names and a hostile task id inside the folder", async () => {

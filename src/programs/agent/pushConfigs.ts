@@ -9,7 +9,8 @@ import { AgentRequestError, invalidParams, shown, taskNotFound } from "../../dom
 import { MAX_URL_CHARS } from "../../domain/limits.js"
 import { PushSender } from "../../services/PushSender.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
-import { type StoredPushConfig, TaskStore, type TaskUpdate } from "../../services/TaskStore.js"
+import type { StoredPushConfig } from "../../services/TaskStorage.js"
+import { TaskStore, type TaskUpdate } from "../../services/TaskStore.js"
 import { idProblem, lengthProblem, pageSizeOf, requireTask } from "./shared.js"
 
 /** Shown instead of secrets when a push config is read back. */
@@ -66,7 +67,7 @@ export const storePushConfig = (taskId: string, config: V1.TaskPushNotificationC
       config: { ...fields, id: config.id ?? defaultConfigId(taskId, generation), taskId },
       generation
     }
-    const saved = yield* store.putPushConfig(taskId, stored)
+    const saved = yield* store.storage.putPushConfig(taskId, stored)
     if (Option.isNone(saved)) return yield* taskNotFound(taskId)
     return stored
   })
@@ -83,7 +84,7 @@ export const createPushConfig = (config: V1.TaskPushNotificationConfig, generati
 
 const configsOf = (taskId: string) =>
   Effect.flatMap(TaskStore, (store) =>
-    Effect.flatMap(store.pushConfigs(taskId), Option.match({
+    Effect.flatMap(store.storage.pushConfigs(taskId), Option.match({
       onNone: () => Effect.fail(taskNotFound(taskId)),
       onSome: Effect.succeed
     })))
@@ -133,7 +134,7 @@ export const deletePushConfig = (request: { readonly taskId: string; readonly id
   Effect.gen(function*() {
     const store = yield* TaskStore
     const sender = yield* PushSender
-    const removed = yield* store.removePushConfig(request.taskId, request.id)
+    const removed = yield* store.storage.removePushConfig(request.taskId, request.id)
     if (Option.isNone(removed)) return yield* taskNotFound(request.taskId)
     if (!removed.value) return yield* configNotFound(request.taskId, request.id)
     yield* sender.stop(request.taskId, request.id)

@@ -79,9 +79,9 @@ export const idProblem = (field: string, value: string | undefined) => lengthPro
 
 export const requireTask = (taskId: string) =>
   Effect.flatMap(TaskStore, (store) =>
-    Effect.flatMap(store.get(taskId), Option.match({
+    Effect.flatMap(store.storage.get(taskId), Option.match({
       onNone: () => Effect.fail(taskNotFound(taskId)),
-      onSome: Effect.succeed
+      onSome: (stored) => Effect.succeed(stored.task)
     })))
 
 /**

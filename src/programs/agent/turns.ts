@@ -178,11 +178,11 @@ const failureReason = (cause: Cause.Cause<unknown>): string => {
 
 /** Ends the task as failed with the reason, unless it was interrupted (canceled: that status is already published). */
 const failTurn = ({ clock, store }: TurnServices, taskId: string, cause: Cause.Cause<unknown>) =>
-  Cause.isInterruptedOnly(cause) ? Effect.void : Effect.flatMap(store.get(taskId), (task) =>
-    Option.isNone(task) ? Effect.void : store.publish(
-      taskId,
-      statusEvent(task.value, outcomeStatus(endTurn("TASK_STATE_FAILED", failureReason(cause)), task.value, isoTime(clock)))
-    ))
+  Cause.isInterruptedOnly(cause) ? Effect.void : Effect.flatMap(store.storage.get(taskId), (stored) => {
+    if (Option.isNone(stored)) return Effect.void
+    const task = stored.value.task
+    return store.publish(taskId, statusEvent(task, outcomeStatus(endTurn("TASK_STATE_FAILED", failureReason(cause)), task, isoTime(clock))))
+  })
 
 const ANSWER = { _tag: "Answer" } as const
 
@@ -196,7 +196,7 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
   if (decision._tag === "AskForInput") return Effect.succeed(endTurn("TASK_STATE_INPUT_REQUIRED", decision.question))
   const parts = message?.parts ?? []
   const play = (earlier: ReadonlyArray<V1.Task>) => playTurn(services, task, promptFor(services, earlier, task), parts, streaming)
-  return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.contextTasks(task.contextId), play)
+  return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.storage.contextTasks(task.contextId), play)
 }
 
 /** Messages a task keeps when a request or a turn's end changes it (the store's events keep its own bound). */
@@ -309,8 +309,9 @@ const continueTask = (store: TaskStore["Type"], message: V1.Message, taskId: str
       const problem = followUpProblem(task, message, waiting)
       if (problem !== undefined) return Either.left(problem)
       const withIds: V1.Message = { ...message, taskId, ...(task.contextId === undefined ? {} : { contextId: task.contextId }) }
-      if (!V1.isInterruptedState(task.status.state)) {
-        queued = true
+      // Set at each call: the store calls `change` again when the task changed meanwhile.
+      queued = !V1.isInterruptedState(task.status.state)
+      if (queued) {
         // It joins the history when its turn begins, so the history keeps each reply after its message.
         return Either.right({ task, queued: [...waiting, withIds] })
       }

@@ -103,23 +103,6 @@ export const subscribeToTask = (request: { readonly id: string }) =>
     return eventsOf(subscription.value, undefined)
   })
 
-const encodeCursor = (cursor: { readonly timestamp: string; readonly seq: number }) =>
-  Buffer.from(JSON.stringify([cursor.timestamp, cursor.seq]), "utf8").toString("base64url")
-
-const decodeCursor = (token: string | undefined) =>
-  Effect.suspend(() => {
-    if (token === undefined) return Effect.succeed(undefined)
-    try {
-      const parsed: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
-      if (Array.isArray(parsed) && typeof parsed[0] === "string" && Number.isInteger(parsed[1])) {
-        return Effect.succeed({ timestamp: parsed[0], seq: Number(parsed[1]) })
-      }
-    } catch {
-      // fall through
-    }
-    return Effect.fail(invalidParams("invalid pageToken"))
-  })
-
 /** RFC 3339 only (ProtoJSON's Timestamp), as the store's ISO form; tasks at or after it match. */
 const timestampAfter = (value: string | undefined) => {
   if (value === undefined) return Effect.succeed(undefined)
@@ -135,19 +118,18 @@ export const listTasks = (request: V1.ListTasksRequest) =>
     const store = yield* TaskStore
     const pageSize = yield* pageSizeOf(request.pageSize)
     yield* checkHistoryLength(request.historyLength)
-    const after = yield* decodeCursor(request.pageToken)
     const since = yield* timestampAfter(request.statusTimestampAfter)
-    const page = yield* store.list({
+    const page = yield* store.storage.list({
       contextId: request.contextId,
       status: request.status === "TASK_STATE_UNSPECIFIED" ? undefined : request.status,
       statusTimestampAfter: since,
       pageSize,
-      after
-    })
+      pageToken: request.pageToken
+    }).pipe(Effect.catchTag("InvalidPageToken", (invalid) => Effect.fail(invalidParams(invalid.message))))
     const includeArtifacts = request.includeArtifacts === true
     return {
       tasks: page.tasks.map((task) => presentTask(task, request.historyLength, includeArtifacts)),
-      nextPageToken: page.next === undefined ? "" : encodeCursor(page.next),
+      nextPageToken: page.nextPageToken ?? "",
       pageSize,
       totalSize: page.totalSize
     } satisfies V1.ListTasksResponse

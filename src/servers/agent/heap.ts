@@ -1,13 +1,12 @@
 /**
  * How far V8 lets the agent server's heap grow. After each full GC, V8 sets the next one at up to
  * 4× what survived it (on machines with a large heap limit, which is most), so after a burst of
- * requests the server held ~220 MB for ~30 MB of live objects, and keeps it: a server that idles
- * after the burst never reaches the next full GC. Growing by at most 2× holds it to ~160 MB after
- * the same load, for twice as many full GCs (measured: ~2 % more CPU per request; the young
- * generation, where request garbage dies, is left as it is: shrinking it cost 20-50 %).
- * Figures: bench/agent-server.mjs, echo model, 64 connections. (A V8 flag set at run time also
- * makes V8 refuse the code cache of chunks loaded afterwards, src/bundleLoader.ts: the few the
- * server loads later compile as they would without a cache.)
+ * requests the server held several times its live objects, and keeps it: a server that idles
+ * after the burst never reaches the next full GC. Growing by at most 2× holds less after the same
+ * load, for twice as many full GCs and a little more CPU per request; the young generation, where
+ * request garbage dies, is left as it is: shrinking it cost far more CPU (figures: bench/README.md).
+ * (A V8 flag set at run time also makes V8 refuse the code caches of chunks loaded afterwards,
+ * src/codeCacheLoader.ts's and Node's: the few the server loads later compile as without a cache.)
  */
 import { setFlagsFromString } from "node:v8"
 

@@ -95,10 +95,9 @@ export interface AgentServerStarted {
 
 /**
  * Effect's default scheduler yields with setTimeout (>= 1 ms) after 2048 microtask drains; under
- * load the server then idles waiting for timers (15% idle in CPU profiles). Yielding with
- * setImmediate keeps the loop busy and lets sockets in between: SendMessage with the echo model
- * went from 3.1–3.4k to 3.5–4.0k req/s (bench/agent-server.mjs, back-to-back runs on one machine;
- * a microtask-first variant measured 3.1k).
+ * load the server then idles waiting for timers. Yielding with setImmediate keeps the loop busy
+ * and lets sockets in between, which raised SendMessage's rate more than a microtask-first
+ * variant did (bench/README.md).
  */
 const serverScheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
 

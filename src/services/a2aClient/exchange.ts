@@ -3,9 +3,10 @@
  * state's HttpClient, bounded in time (the target's response timeout) and in size (the body is
  * read only up to the target's limit).
  */
-import type { HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { HttpBody, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Predicate, Stream } from "effect"
 import { AgentUnreachable, InterfaceHostRefused, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
+import { isBase64 } from "../../a2a/parts.js"
 import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
 import { refusalIn } from "../connectGuard.js"
 import type { ClientState } from "./state.js"
@@ -23,6 +24,49 @@ export const baseHeaders = (target: Target, endpoint: Endpoint, url: string, acc
   "a2a-version": endpoint.version,
   ...credentialHeaders(credentialsFor(target, url))
 })
+
+/** Strings this long or longer, when base64, go into a request's body as they are. */
+const SPLICED_LENGTH = 64 * 1024
+
+/** Characters of a spliced string sent at a time. */
+const SENT_PIECE = 1024 * 1024
+
+/**
+ * A request's JSON in pieces: JSON text as bytes, and each file's base64 as it is. A file's base64
+ * goes out straight from the string, not through a JSON text of the request and its encoding
+ * (two more copies of a file of megabytes): the JSON is written with a mark in each such string's
+ * place, and split around the marks. Base64 needs no escaping in JSON, so the pieces, one after
+ * the other, are the bytes of JSON.stringify(value).
+ */
+const jsonPieces = (value: unknown): ReadonlyArray<Uint8Array | string> => {
+  const spliced: Array<string> = []
+  const mark = `relay-spliced-${crypto.randomUUID()}-`
+  const json = JSON.stringify(value, (_key, field: unknown) =>
+    typeof field === "string" && field.length >= SPLICED_LENGTH && isBase64(field) ? `${mark}${spliced.push(field) - 1}` : field)
+  if (spliced.length === 0) return [new TextEncoder().encode(json)]
+  // JSON text, a spliced string's index, JSON text, …; the marks' quotes stay with the text.
+  return json.split(new RegExp(`(?<=")${mark}(\\d+)(?=")`))
+    .map((piece, index) => (index % 2 === 0 ? Buffer.from(piece) : spliced[Number(piece)]!))
+}
+
+/** The bytes of `value`'s JSON as they are sent: a file's base64 a megabyte at a time. */
+export async function* jsonBodyChunks(pieces: ReadonlyArray<Uint8Array | string>): AsyncGenerator<Uint8Array> {
+  for (const piece of pieces) {
+    if (typeof piece !== "string") yield piece
+    else for (let start = 0; start < piece.length; start += SENT_PIECE) yield Buffer.from(piece.slice(start, start + SENT_PIECE), "latin1")
+  }
+}
+
+/**
+ * The body of a request with `value` as JSON. One that carries a file is sent in pieces
+ * (jsonBodyChunks), never whole: no copy of the file is made for it.
+ */
+export const jsonBody = (value: unknown, contentType: string): HttpBody.HttpBody => {
+  const pieces = jsonPieces(value)
+  if (pieces.length === 1 && typeof pieces[0] !== "string") return HttpBody.uint8Array(pieces[0]!, contentType)
+  const contentLength = pieces.reduce((size, piece) => size + piece.length, 0)
+  return HttpBody.raw({ [Symbol.asyncIterator]: () => jsonBodyChunks(pieces) }, { contentType, contentLength })
+}
 
 const describeTransport = (error: HttpClientError.RequestError) => {
   const cause = error.cause
@@ -62,7 +106,7 @@ const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRe
  * agent cannot make the client hold more than the limit. A body whose Content-Length is within
  * the limit is read whole (`whole`): HTTP/1.1 framing ends it at that length (undici never reads
  * past it into this body), and reading it in one piece skips the stream machinery and the abort
- * that ends every streamed read (~0.1 ms of each answer).
+ * that ends every streamed read (a cost to each answer: bench/README.md).
  */
 const readLimited = <A>(
   target: Target,

@@ -3,7 +3,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { Effect, Option, Predicate } from "effect"
 import { type A2aClientError, InvalidResponse } from "../../domain/clientErrors.js"
 import { authRequired, decodeWith, failureOf, isAuthStatus, isHttpSuccess, parseJson, protocolErrorOf, unreadable } from "./answers.js"
-import { baseHeaders, EVENT_STREAM, exchange, JSON_CONTENT_TYPE } from "./exchange.js"
+import { baseHeaders, EVENT_STREAM, exchange, JSON_CONTENT_TYPE, jsonBody } from "./exchange.js"
 import { streamEvents } from "./sse.js"
 import type { Transport } from "./transport.js"
 import type { Endpoint, Target } from "./target.js"
@@ -16,7 +16,7 @@ const jsonRpcRequest = (target: Target, endpoint: Endpoint, method: string, para
   const envelope = { jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }
   const request = HttpClientRequest.post(endpoint.url).pipe(
     HttpClientRequest.setHeaders(baseHeaders(target, endpoint, endpoint.url, accept)),
-    HttpClientRequest.bodyUnsafeJson(envelope)
+    HttpClientRequest.setBody(jsonBody(envelope, JSON_CONTENT_TYPE))
   )
   return { id, request }
 }

@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import type { HttpVerb } from "../../a2a/dialects.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
 import { decodeWith, failureOf, isHttpSuccess, isUnrouted, parseJson, unreadable } from "./answers.js"
-import { A2A_CONTENT_TYPE, baseHeaders, EVENT_STREAM, exchange, JSON_CONTENT_TYPE } from "./exchange.js"
+import { A2A_CONTENT_TYPE, baseHeaders, EVENT_STREAM, exchange, JSON_CONTENT_TYPE, jsonBody } from "./exchange.js"
 import { streamEvents } from "./sse.js"
 import type { Endpoint, Target } from "./target.js"
 import type { Transport, WireOf } from "./transport.js"
@@ -24,9 +24,7 @@ const restRequest = <A>(target: Target, endpoint: Endpoint, wire: RestWire<A>, v
     HttpClientRequest.setHeaders(baseHeaders(target, endpoint, url, accept)),
     HttpClientRequest.setUrlParams(wire.query ?? {})
   )
-  return wire.body === undefined ? request : HttpClientRequest.bodyUnsafeJson(request, wire.body).pipe(
-    HttpClientRequest.setHeader("content-type", restContentType(endpoint))
-  )
+  return wire.body === undefined ? request : HttpClientRequest.setBody(request, jsonBody(wire.body, restContentType(endpoint)))
 }
 
 /** Sends with the wire's verb, and again with its fallback verb when the first is not routed. */

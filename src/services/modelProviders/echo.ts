@@ -100,9 +100,8 @@ export const make = (options: EchoOptions = {}) => {
 }
 
 /**
- * The echo answers without @effect/ai: through LanguageModel each call cost ~230 µs (its
- * response schema is built per call), direct it is ~2 µs, which `relay server agent`'s request
- * rate shows (bench/agent-server.mjs).
+ * The echo answers without @effect/ai: through LanguageModel each call builds its response
+ * schema, which `relay server agent`'s request rate shows (bench/README.md).
  */
 export const answers = (options: EchoOptions = {}) => {
   const pause = pauseOf(options)

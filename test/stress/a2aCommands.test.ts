@@ -120,7 +120,7 @@ const expectNoSecret = (result: CliResult, ...secrets: ReadonlyArray<string>) =>
   for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret)
 }
 
-const MESSAGE_RESULT_KEYS = ["context_id", "kind", "needs_auth", "needs_input", "state", "task_id", "text", "updated_at"]
+const MESSAGE_RESULT_KEYS = ["context_id", "kind", "needs_auth", "needs_input", "parts", "state", "task_id", "text", "updated_at"]
 
 // ---------------------------------------------------------------------------
 
@@ -210,12 +210,11 @@ describe("relay message send / stream", () => {
     expect(error["hint"]).toContain(`relay task resubscribe --url ${sdk.baseUrl} ${saved!["task_id"]}`)
   })
 
-  it("data and file parts are summarised in the text, not dropped", async () => {
+  it("data parts are shown whole and file parts saved, one line each, not dropped", async () => {
     const result = await relay(["message", "send", "--url", sdk.baseUrl, withBehaviour("data-and-file", "xyz")])
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain(
-      `${echoText("xyz")}\n[data: ${JSON.stringify(dataPartFor("xyz"))}]\n[file: echo.txt (text/plain), 3 bytes]`
-    )
+    expect(result.stdout).toContain(`${echoText("xyz")}\n${JSON.stringify(dataPartFor("xyz"), null, 2)}\nsaved echo.txt (text/plain, 3 bytes) → `)
+    expect(result.stdout).toMatch(/→ .*[/\\]files[/\\][^/\\]+[/\\]echo\.txt\n/)
   })
 
   it("--push-url registers a webhook that then receives the task's notifications; the push token is never printed", async () => {
@@ -318,6 +317,7 @@ describe("relay task", () => {
       context_id: finished.contextId,
       state: "completed",
       text: combinedText(["one", "two"]),
+      parts: [expect.objectContaining({ kind: "text", text: combinedText(["one", "two"]) })],
       needs_input: false,
       needs_auth: false,
       kind: "task",

@@ -1,13 +1,17 @@
 /**
  * What README.md says relay does, done with the built CLI (`npm run build` first) against relay's own
  * servers on loopback (issue 28, "the README and the behaviour agree"): the Quick start as written,
- * the examples it gives, the JSON rules it states, the `relay check` sample, the model forms, and
- * `relay task list` as a table. test/cli/namedFlags.test.ts holds the README to the commands and
+ * the examples it gives, the JSON rules it states, the `relay check` sample, the model forms,
+ * `relay task list` as a table, and the examples of "Files and data" at the terminal and over MCP. test/cli/namedFlags.test.ts holds the README to the commands and
  * options that exist; this holds it to what they do.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { type CallToolResult, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -252,14 +256,15 @@ describe("--json, as the README states it", () => {
     const lines = streamed.stdout.trim().split("\n").map((line) => JSON.parse(line) as unknown)
     expect(lines.length).toBeGreaterThan(1)
     for (const line of lines) expect(emptyStrings(line), "message stream").toEqual([])
-  })
+    // Fifteen runs of the CLI: about 15 s on a quiet machine, twice that when it is busy.
+  }, 90_000)
 
   it("message send --json and task get --json have the same keys, in the same order", async () => {
     expect(README).toContain("`message send --json` and `task get --json` have the same keys")
     const sent = json(await relay(["message", "send", "--url", agentUrl, "same keys", "--json"]))
     const got = json(await relay(["task", "get", "--url", agentUrl, sent["task_id"] as string, "--json"]))
     expect(Object.keys(sent)).toEqual(Object.keys(got))
-    expect(Object.keys(got)).toEqual(["task_id", "context_id", "state", "text", "needs_input", "needs_auth", "kind", "updated_at"])
+    expect(Object.keys(got)).toEqual(["task_id", "context_id", "state", "text", "parts", "needs_input", "needs_auth", "kind", "updated_at"])
     expect(got).toEqual({ ...sent, updated_at: got["updated_at"] })
   })
 
@@ -342,4 +347,79 @@ describe("relay task list", () => {
     const paged = await relay(["task", "list", "--url", agentUrl, "--page-size", "1"])
     expect(paged.stdout).toMatch(/^TASK ID .*\n\S+ .*\n\n1 of \d+ tasks\. More: --page-token \S+\n$/)
   })
+})
+
+describe("Files and data, as the README shows them", () => {
+  /** The folder the examples run in, holding the files they name. */
+  const folder = Path.join(home.parent, "files-and-data")
+  const inFolder = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir, cwd: folder })
+  const taskFiles = (taskId: string) => Path.join(home.stateDir, "files", taskId)
+
+  beforeAll(() => {
+    Fs.mkdirSync(folder, { recursive: true })
+    Fs.writeFileSync(Path.join(folder, "report.pdf"), "%PDF-1.4\n% demo\n%%EOF\n")
+    Fs.writeFileSync(Path.join(folder, "form.json"), JSON.stringify({ name: "Ada", languages: ["en", "fr"] }))
+  })
+
+  it("every terminal example works against the Quick start's echo agent, each doing what its comment says", async () => {
+    const lines = blockAfter("## Files and data").filter((line) => line.startsWith("relay "))
+    const [first] = lines
+    const sent = json<{ task_id: string; parts: Array<Record<string, unknown>> }>(
+      await inFolder([...wordsOf(first!).slice(1).map((word) => word.replaceAll("$A", agentUrl)), "--json"])
+    )
+    const said = /# (saved .*)$/.exec(first!)![1]!
+    expect(said.replace("~/.local/state/a2a-relay", home.stateDir).replace("<task id>", sent.task_id))
+      .toBe(`saved report.pdf (application/pdf, 22 bytes) → ${Path.join(taskFiles(sent.task_id), "report.pdf")}`)
+    expect(sent.parts.find((part) => part["kind"] === "file")).toMatchObject({ size: 22, path: Path.join(taskFiles(sent.task_id), "report.pdf") })
+
+    const outputs = new Map<string, string>()
+    for (const line of lines) {
+      const words = wordsOf(line).slice(1).map((word) => (word === "T" ? sent.task_id : word.replaceAll("$A", agentUrl)))
+      const result = await inFolder(words)
+      expect(result.code, `${line}\n${result.stderr}`).toBe(0)
+      outputs.set(line, result.stdout)
+    }
+    const output = (start: string) => [...outputs].find(([line]) => line.includes(start))![1]
+    expect(output("--file report.pdf \"Summarise")).toMatch(/^saved report\.pdf \(application\/pdf, 22 bytes\) → .*\/files\/[^/]+\/report\.pdf$/m)
+    expect(output("--data @form.json")).toContain("q3.csv (text/csv) at https://example.com/q3.csv")
+    expect(output("--data @form.json")).toContain(JSON.stringify({ name: "Ada", languages: ["en", "fr"] }, null, 2))
+    expect(output("--data \"[1, 2, 3]\"")).toContain(JSON.stringify([1, 2, 3], null, 2))
+    expect(Fs.readdirSync(Path.join(folder, "answers"))).toEqual(["report.pdf"])
+    expect(output("--no-save")).not.toContain("saved ")
+    expect(output("--download")).toMatch(/^saved agent-card\.json \(application\/json, \d+ bytes\) → /m)
+    expect(Fs.readdirSync(Path.join(folder, "later"))).toEqual(["report.pdf"])
+    const parts = (JSON.parse(output("--json")) as { parts: Array<{ kind: string }> }).parts
+    expect(parts.map((part) => part.kind)).toEqual(["text", "file"])
+  }, 60_000)
+
+  it("the MCP example: send_message with the files and data shown, a path inside the client's root, comes back as the section says", async () => {
+    const example = JSON.parse(blockAfter("**Over MCP**").join("\n")) as { agent_url: string; files: Array<{ path?: string }> }
+    const reports = Path.join(home.parent, "reports")
+    Fs.mkdirSync(reports, { recursive: true })
+    const pdf = Path.join(reports, Path.basename(example.files[0]!.path!))
+    Fs.copyFileSync(Path.join(folder, "report.pdf"), pdf)
+    const client = new Client({ name: "readme", version: "1.0.0" }, { capabilities: { roots: {} } })
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(reports).href }] }))
+    await client.connect(new StdioClientTransport({
+      command: process.execPath,
+      args: [relayBin, "mcp"],
+      env: { ...(process.env as Record<string, string>), RELAY_HOME: home.stateDir },
+      stderr: "ignore"
+    }))
+    try {
+      const args = { ...example, agent_url: agentUrl, files: example.files.map((file) => (file.path === undefined ? file : { path: pdf })) }
+      const result = (await client.callTool({ name: "send_message", arguments: args }, undefined, { timeout: 20_000 })) as CallToolResult
+      expect(result.isError, JSON.stringify(result.content)).not.toBe(true)
+      const parts = (result.structuredContent as { parts: Array<Record<string, unknown>> }).parts
+      expect(parts.map((part) => part["kind"])).toEqual(["text", "file", "file", "file", "data"])
+      expect(result.content).toEqual(expect.arrayContaining([
+        expect.objectContaining({ type: "resource_link", uri: pathToFileURL(String(parts[1]!["path"])).href, mimeType: "application/pdf" }),
+        expect.objectContaining({ type: "resource_link", uri: "https://example.com/q3.csv" }),
+        expect.objectContaining({ type: "resource", resource: expect.objectContaining({ text: "hello\n", mimeType: "text/plain" }) }),
+        { type: "text", text: JSON.stringify({ quarter: 3 }) }
+      ]))
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
 })

@@ -122,12 +122,16 @@ describe("exit codes", () => {
   })
 
   it("2 for a usage error, as a JSON error with --json (and nothing else on stderr)", async () => {
-    const result = await relay(["message", "send", "--json", "hello"])
+    const result = await relay(["task", "get", "--url", "http://127.0.0.1:9", "--json"])
     expect(result.code).toBe(2)
     expect(result.stdout).toBe("")
     const error = jsonError(result)
-    expect(error).toMatchObject({ code: "usage", message: expect.stringContaining("--url") })
+    expect(error).toMatchObject({ code: "usage", message: expect.stringContaining("TASK_ID") })
     expect(error.hint).toContain("--help")
+    // No agent at all (no --url, no RELAY_AGENT, no default) is one too.
+    const noAgent = await relay(["message", "send", "--json", "hello"])
+    expect(noAgent.code).toBe(2)
+    expect(jsonError(noAgent)).toMatchObject({ code: "invalid_input", message: "No agent given", hint: expect.stringContaining("--url") })
   })
 
   it("3 when the agent wants authentication (HTTP 401)", async () => {

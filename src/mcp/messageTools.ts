@@ -1,0 +1,208 @@
+/**
+ * The tools of messages and tasks: send_message (text, files and data), get_task, wait_for_task,
+ * cancel_task and list_tasks, each result with the next step an assistant can take.
+ */
+import { Effect } from "effect"
+import * as z from "zod"
+import { InvalidInput } from "../domain/errors.js"
+import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
+import type { AnswerPart } from "../domain/answerParts.js"
+import type { MessageResult, TaskView } from "../domain/results.js"
+import type { PartSource } from "../programs/outgoingParts.js"
+import type { TaskDetails, TaskList } from "../programs/tasks.js"
+import { answerContent } from "./answerContent.js"
+import { clientRoots } from "./clientRoots.js"
+import { withProgress } from "./progress.js"
+import { historyShape, messageResultShape, nextStep, type NextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
+import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
+
+const timeoutSeconds = z.number().int().min(1).max(3600).optional()
+  .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
+
+// ---------------------------------------------------------------------------
+// What to do next, so an assistant can act on a result
+
+const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | "needs_auth">): string => {
+  if (view.needs_auth) return "The agent needs authentication: save credentials with set_agent_credentials, then send_message with use_session=true."
+  if (view.needs_input) return "The agent is waiting for input: answer with send_message (use_session=true, or the same task_id)."
+  if (view.state === "working" || view.state === "submitted") {
+    return `The task is still running: call wait_for_task with task_id ${view.task_id} to keep waiting, or cancel_task to stop it.`
+  }
+  return "Done. send_message with use_session=true continues the conversation."
+}
+
+const withNextStep = (result: MessageResult): MessageResult & NextStep =>
+  ({ ...result, next_step: result.task_id === null ? "Done. send_message with use_session=true continues the conversation." : nextStepFor({ ...result, task_id: result.task_id }) })
+
+const viewWithNextStep = <V extends TaskView>(view: V): V & NextStep => ({ ...view, next_step: nextStepFor(view) })
+
+/** An answer's files and data as content after the summary (answerContent.ts). */
+const partsContent = (result: { readonly parts: ReadonlyArray<AnswerPart> }) => answerContent(result.parts)
+
+const summarizeMessage = (result: MessageResult & NextStep) =>
+  `${result.state}${result.task_id ? ` (task ${result.task_id})` : ""}: ${result.text || "(no text)"}\n${result.next_step}`
+
+const summarizeTask = (view: TaskView & Partial<NextStep>) =>
+  `Task ${view.task_id} is ${view.state}${view.text ? `: ${view.text}` : ""}${view.next_step ? `\n${view.next_step}` : ""}`
+
+/** A file send_message sends: exactly one of path, url and content_base64. */
+const fileToSend = z.object({
+  path: z.string().optional().describe(
+    "Absolute path of a file to send by its bytes; it must lie inside one of your roots or a directory the user allowed (relay mcp --allow-read)"
+  ),
+  url: z.string().optional().describe("URL of a file the agent fetches itself"),
+  content_base64: z.string().optional().describe("The file's bytes in base64 (needs name)"),
+  name: z.string().optional().describe("The file's name (default: the last part of the path or URL)"),
+  media_type: z.string().optional().describe("The file's media type, e.g. application/pdf (default: from the name's extension)")
+})
+type FileToSend = z.infer<typeof fileToSend>
+
+/** A file of send_message's `files` as a part source, or why it is none. */
+const sourceOfFile = (file: FileToSend, index: number): Effect.Effect<PartSource, InvalidInput> => {
+  const where = `files[${index}]`
+  const contents = [file.path, file.url, file.content_base64].filter((content) => content !== undefined)
+  if (contents.length !== 1) {
+    return Effect.fail(new InvalidInput({ reason: `${where} needs exactly one of path, url and content_base64`, suggestion: "Give each file as {path}, {url} or {content_base64, name}" }))
+  }
+  const given = { name: file.name, mediaType: file.media_type }
+  if (file.path !== undefined) return Effect.succeed({ _tag: "FilePath", path: file.path, ...given })
+  if (file.url !== undefined) return Effect.succeed({ _tag: "FileUrl", url: file.url, ...given })
+  return file.name === undefined
+    ? Effect.fail(new InvalidInput({ reason: `${where} has content_base64 but no name`, suggestion: "Give the file's name with its content" }))
+    : Effect.succeed({ _tag: "FileContent", base64: file.content_base64!, name: file.name, mediaType: file.media_type })
+}
+
+/** send_message's files, then its data (they follow the text in the message). */
+const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; data?: unknown }) =>
+  Effect.map(Effect.forEach(args.files ?? [], sourceOfFile), (files): ReadonlyArray<PartSource> =>
+    args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }])
+
+export const registerMessageTools = ({ server, context, handle, atAgent, waitFor, heartbeat }: ToolKit) => {
+  // Files send_message may read: inside the client's roots or the directories the user allowed.
+  const roots = clientRoots(server)
+  const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
+
+  server.registerTool("send_message", {
+    title: "Send a message to an agent",
+    description: "Send a message to an A2A agent (text, files and data) and return its answer. Use to ask an agent to do " +
+      "something or to answer its question; use_session=true continues the saved conversation with that agent (and the task " +
+      "waiting for input). Waits at most timeout_seconds; if the task is still running the result says state 'working': then " +
+      "call wait_for_task with its task_id. needs_input means answer with send_message; needs_auth means " +
+      "set_agent_credentials first.",
+    inputSchema: {
+      ...contacting,
+      message: z.string().optional().describe("The text to send (required unless files or data are given; 'text' is accepted too)"),
+      text: z.string().optional().describe("Alternate name of message"),
+      files: z.array(fileToSend).optional().describe("Files to send after the text: each {path}, {url} or {content_base64, name}"),
+      data: z.unknown().optional().describe("Any JSON value to send as a data part, after the files"),
+      context_id: z.string().optional().describe("Conversation context to send in"),
+      task_id: z.string().optional().describe("Task to continue (one waiting for input)"),
+      use_session: z.boolean().optional().describe("Continue the saved conversation with this agent"),
+      stream: z.boolean().optional().describe("Use the agent's stream; progress is reported as it arrives"),
+      push_url: z.string().optional().describe("Webhook URL for push notifications (e.g. from relay server push)"),
+      push_token: z.string().optional().describe("Token the agent sends with each notification"),
+      timeout_seconds: timeoutSeconds
+    },
+    outputSchema: messageResultShape,
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true }
+  }, (args, extra) => {
+    const wait = waitFor(args.timeout_seconds)
+    const content = Effect.flatMap(partSourcesOf(args), (sources) =>
+      sources.length === 0
+        ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
+        : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
+    const send = Effect.flatMap(content, ({ text, sources }) =>
+      atAgent(args, (access) =>
+        withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+          Effect.flatMap(
+            outgoingParts({
+              text,
+              sources,
+              maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+              mayRead: insideDirectories(readableDirectories)
+            }),
+            (parts) =>
+              withProgress(extra, "Sending the message", (onUpdate) =>
+                sendMessage({
+                  ...access,
+                  text,
+                  parts,
+                  contextId: args.context_id,
+                  taskId: args.task_id,
+                  useSession: args.use_session,
+                  stream: args.stream,
+                  pushUrl: args.push_url,
+                  pushToken: args.push_token,
+                  maxWait: wait,
+                  maxAnswerBytes: context.maxAnswerBytes,
+                  onUpdate
+                }), heartbeat)
+          ))))
+    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
+  })
+
+  server.registerTool("get_task", {
+    title: "Get a task",
+    description: "Get the current state and answer of an agent's task, without waiting. Use to check on a task " +
+      "(history_length adds its messages). Next: wait_for_task to wait for it to finish, cancel_task to stop it, " +
+      "send_message to answer it when it needs input.",
+    inputSchema: { ...contacting, task_id: taskId, history_length: z.number().int().min(0).optional().describe("How many history messages the agent includes") },
+    outputSchema: shapeOf<TaskDetails & NextStep>()({ ...taskViewShape, ...nextStep, ...historyShape }),
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, args, atAgent(args, (access) =>
+      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask, partsContent))
+
+  server.registerTool("wait_for_task", {
+    title: "Wait for a task",
+    description: "Wait until an agent's task finishes or needs input, at most timeout_seconds (progress with the agent's " +
+      "latest status is reported meanwhile). Use after send_message returned state 'working'. Next: call it again " +
+      "while the state is still 'working'; send_message when it needs input.",
+    inputSchema: { ...contacting, task_id: taskId, timeout_seconds: timeoutSeconds },
+    outputSchema: shapeOf<TaskView & NextStep>()({ ...taskViewShape, ...nextStep }),
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) => {
+    const wait = waitFor(args.timeout_seconds)
+    const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
+      withPrograms(({ waitForTask }) =>
+        waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
+    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask, partsContent)
+  })
+
+  server.registerTool("cancel_task", {
+    title: "Cancel a task",
+    description: "Cancel a running task of an agent; returns the task's state after cancellation. Use when a task is no " +
+      "longer wanted or runs too long. Next: get_task to confirm, or send_message to start over.",
+    inputSchema: { ...contacting, task_id: taskId },
+    outputSchema: taskViewShape,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
+  }, (args, extra) => handle(extra, args, atAgent(args, (access) => withPrograms(({ cancelTask }) => cancelTask({ ...access, taskId: args.task_id }))), summarizeTask))
+
+  server.registerTool("list_tasks", {
+    title: "List an agent's tasks",
+    description: "List an agent's tasks, newest first (A2A 1.0 agents). Use to find a task id you lost; filter by " +
+      "context or state, page with page_token. Next: get_task or wait_for_task with a task_id from the list.",
+    inputSchema: {
+      ...contacting,
+      context_id: z.string().optional(),
+      status: z.string().optional().describe("Only tasks in this state, e.g. working"),
+      page_size: z.number().int().min(1).max(100).optional(),
+      page_token: z.string().optional().describe("next_page_token of the previous page")
+    },
+    outputSchema: shapeOf<TaskList>()({
+      count: z.number(),
+      tasks: z.array(z.object(taskViewShape)),
+      next_page_token: nullableString,
+      total_size: z.number().nullable()
+    }),
+    annotations: READ_ONLY_REMOTE
+  }, (args, extra) =>
+    handle(extra, args, atAgent(args, (access) => withPrograms(({ listTasks }) => listTasks({
+      ...access,
+      contextId: args.context_id,
+      status: args.status,
+      pageSize: args.page_size,
+      pageToken: args.page_token
+    }))), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
+
+}
