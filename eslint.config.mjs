@@ -14,6 +14,8 @@ export default tseslint.config(
       // tsc checks unused names (noUnusedLocals, noUnusedParameters), with the `_` convention.
       "@typescript-eslint/no-unused-vars": "off",
       // `interface Task extends Schema.Schema.Type<typeof Task> {}`: Effect's opaque schema types.
+      // A timer assigned after the closures that clear it are made.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
       "@effect/dprint": ["error", {
         config: {

@@ -62,6 +62,8 @@ export type ActionTag = Action["_tag"]
 /** Builds an action: `act("GetTask", { agentUrl, taskId })`. */
 export const act = <Tag extends ActionTag>(
   _tag: Tag,
+  // `{} extends X`: whether X has no required keys, so its argument may be left out.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   ...args: {} extends Omit<Extract<Action, { readonly _tag: Tag }>, "_tag"> ? [Omit<Extract<Action, { readonly _tag: Tag }>, "_tag">?]
     : [Omit<Extract<Action, { readonly _tag: Tag }>, "_tag">]
 ): Extract<Action, { readonly _tag: Tag }> => ({ ...args[0], _tag }) as Extract<Action, { readonly _tag: Tag }>

@@ -15,15 +15,9 @@ import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { Config, Context, Duration, Effect, Either, Layer, Option, Redacted, Ref, Schema, Stream } from "effect"
-import {
-  InvalidModelSetting,
-  InvalidModelSpec,
-  ModelError,
-  ModelSettingMissing,
-  type ModelSpecError
-} from "../domain/modelErrors.js"
 import type * as V1 from "../a2a/v1.js"
 import { type ModelModes, textTurn, type TurnIo, type TurnOutcome } from "../domain/agentTurn.js"
+import { InvalidModelSetting, InvalidModelSpec, ModelError, ModelSettingMissing, type ModelSpecError } from "../domain/modelErrors.js"
 import { redactUrl } from "../domain/secrets.js"
 import * as ChatCompletionsModel from "./modelProviders/chatCompletions.js"
 import * as EchoModel from "./modelProviders/echo.js"
@@ -77,8 +71,7 @@ const isServerProvider = (prefix: string): prefix is ServerProvider => prefix in
 /** Parses "echo", "mock", "ollama:<name>", "openai:<name>" or "gateway:<name>" (names may contain colons). */
 export const parseModelSpec = (text: string): Either.Either<ModelSpec, InvalidModelSpec> => {
   const spec = text.trim()
-  const invalid = (reason: string, suggestion: string) =>
-    Either.left(new InvalidModelSpec({ spec: text, reason, suggestion }))
+  const invalid = (reason: string, suggestion: string) => Either.left(new InvalidModelSpec({ spec: text, reason, suggestion }))
   if (spec === "") return invalid("it is empty", "Give a model, for example --model echo.")
   if (isBuiltIn(spec)) return Either.right(builtInSpecs[spec])
   const colon = spec.indexOf(":")
@@ -307,13 +300,17 @@ const textModel = (model: LanguageModel.Service, options: { readonly requireAnsw
       const noAnswer = Stream.suspend(() =>
         answered || !options.requireAnswer
           ? Stream.empty
-          : Stream.fail(new AiError.UnknownError({
-            module: "ModelAccess",
-            method: "stream",
-            description: "the stream ended without an answer; is this an OpenAI-compatible server?"
-          }))
+          : Stream.fail(
+            new AiError.UnknownError({
+              module: "ModelAccess",
+              method: "stream",
+              description: "the stream ended without an answer; is this an OpenAI-compatible server?"
+            })
+          )
       )
       return model.streamText({ prompt }).pipe(
+        // @effect/ai's parts of a model called without tools: its toolkit type is `{}`.
+        // eslint-disable-next-line @typescript-eslint/no-empty-object-type
         Stream.mapConcatEffect((part: Response.StreamPart<{}>) => {
           if (part.type === "text-delta" || part.type === "finish") answered = true
           if (part.type === "text-delta") return Effect.succeed(part.delta === "" ? [] : [part.delta])
@@ -430,9 +427,7 @@ const describeAiError = (error: AiError.AiError): string => {
       return `${where} answered HTTP ${error.response.status}${summary === "" ? "" : `: ${oneLine(summary)}`}`
     }
     case "MalformedOutput":
-      return `the model server's answer does not match the API: ${
-        oneLine(error.description ?? rootMessage(error.cause) ?? "")
-      }`
+      return `the model server's answer does not match the API: ${oneLine(error.description ?? rootMessage(error.cause) ?? "")}`
     case "MalformedInput":
       return `the prompt cannot be sent: ${error.description ?? "unsupported content"}`
     case "UnknownError":
