@@ -52,7 +52,11 @@ const checkAnswer = async ({ url, headers, body }) => {
 }
 
 const load = ({ url, headers, body }, seconds) =>
-  withTimeout(autocannon({ url, method: "POST", headers, body, connections, duration: seconds }), (seconds + 30) * 1000, `autocannon ${url}`)
+  withTimeout(
+    autocannon({ url, method: "POST", headers, body, connections, duration: seconds }),
+    (seconds + 30) * 1000,
+    `autocannon ${url}`
+  )
 
 const runScenario = async (scenario) => {
   const result = await load(scenario, duration)
@@ -72,7 +76,13 @@ export const measure = async () => {
     { id: "agent.floor", label: "node:http canned Task (floor)", url: `${floor.url}/`, headers: v1, body: v1Send },
     { id: "agent.sdk", label: "@a2a-js/sdk 1.3.0 JSON-RPC SendMessage", url: `${sdk.url}/`, headers: v1, body: v1Send },
     { id: "agent.jsonrpc_v1", label: "relay JSON-RPC SendMessage (1.0)", url: `${relay.url}/`, headers: v1, body: v1Send },
-    { id: "agent.rest_v1", label: "relay HTTP+JSON POST /message:send (1.0)", url: `${relay.url}/message:send`, headers: v1, body: restSend },
+    {
+      id: "agent.rest_v1",
+      label: "relay HTTP+JSON POST /message:send (1.0)",
+      url: `${relay.url}/message:send`,
+      headers: v1,
+      body: restSend
+    },
     { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send }
   ]
   await sleep(SETTLE_MS)
@@ -135,7 +145,9 @@ export const measure = async () => {
       ]
     }),
     memoryRow("memory.sdk_after_load", "@a2a-js/sdk server, after the same run (reference)", afterLoad.sdk, "VmRSS", { goal: false }),
-    memoryRow("memory.floor_after_load", "node:http floor server, after the same run (reference)", afterLoad.floor, "VmRSS", { goal: false })
+    memoryRow("memory.floor_after_load", "node:http floor server, after the same run (reference)", afterLoad.floor, "VmRSS", {
+      goal: false
+    })
   ]
 }
 

@@ -36,14 +36,21 @@ const directSend = (agentUrl) => async () => {
 }
 
 const toolSend = (client, agentUrl) => async () => {
-  const result = await client.callTool({ name: "send_message", arguments: { agent_url: agentUrl, text: "hello" } }, undefined, { timeout: TIMEOUT_MS })
+  const result = await client.callTool({ name: "send_message", arguments: { agent_url: agentUrl, text: "hello" } }, undefined, {
+    timeout: TIMEOUT_MS
+  })
   if (result.isError || result.structuredContent?.state !== "completed") throw new Error(`send_message: ${JSON.stringify(result)}`)
 }
 
 export const measure = async () => {
   progress("MCP overhead: starting relay (echo) and relay mcp")
   const agent = await startRelayAgent("echo")
-  const transport = new StdioClientTransport({ command: process.execPath, args: [relayBin, "mcp"], env: relayEnv(tempRelayHome()), stderr: "ignore" })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [relayBin, "mcp"],
+    env: relayEnv(tempRelayHome()),
+    stderr: "ignore"
+  })
   const client = new Client({ name: "relay-bench", version: "1.0.0" })
   try {
     await withTimeout(client.connect(transport), TIMEOUT_MS, "connecting to relay mcp")

@@ -62,8 +62,10 @@ const main = async () => {
   rows.sort((a, b) => GROUP_ORDER.indexOf(a.group) - GROUP_ORDER.indexOf(b.group))
   const goals = goalsOf(rows)
   process.stdout.write(`\n${renderTable(rows)}\n\n`)
-  process.stdout.write(`${goals.filter((goal) => goal.pass).length} of ${goals.length} goals met; ` +
-    `${about.cores} × ${about.cpu_model}, Node ${about.node}, ${about.date}\n`)
+  process.stdout.write(
+    `${goals.filter((goal) => goal.pass).length} of ${goals.length} goals met; ` +
+      `${about.cores} × ${about.cpu_model}, Node ${about.node}, ${about.date}\n`
+  )
   for (const failure of failures) process.stdout.write(`FAILED: ${failure.measurement} (see stderr)\n`)
   const totalSeconds = (performance.now() - startedAt) / 1000
   process.stdout.write(`bench run took ${totalSeconds.toFixed(0)} s (after the build)\n`)
@@ -72,7 +74,9 @@ const main = async () => {
     machine: about,
     settings: Object.fromEntries(measurements.map(([name, module]) => [name, module.settings ?? {}])),
     figures: rows.map(({ ratios, goal, ...figure }) => figure),
-    ratios: rows.flatMap((row) => (row.ratios ?? []).map((ratio) => ({ id: `${row.id}/${ratio.to}`, of: row.id, to: ratio.to, value: ratio.value }))),
+    ratios: rows.flatMap((row) =>
+      (row.ratios ?? []).map((ratio) => ({ id: `${row.id}/${ratio.to}`, of: row.id, to: ratio.to, value: ratio.value }))
+    ),
     goals,
     failures,
     run_seconds: Number(totalSeconds.toFixed(1))

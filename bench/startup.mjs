@@ -47,7 +47,7 @@ export const measure = async () => {
   const env = relayEnv(tempRelayHome())
   const minimalCli = await buildMinimalCli()
   const commands = [
-    { id: "startup.floor", label: 'node -e ""', time: () => timeCommand(["-e", ""], env) },
+    { id: "startup.floor", label: "node -e \"\"", time: () => timeCommand(["-e", ""], env) },
     { id: "startup.minimal_effect", label: "minimal Effect CLI (reference)", time: () => timeCommand([minimalCli], env) },
     { id: "startup.version", label: "relay --version", goal: 2.0, time: () => timeCommand([relayBin, "--version"], env) },
     { id: "startup.session_list", label: "relay session list", goal: 2.0, time: () => timeCommand([relayBin, "session", "list"], env) },
@@ -93,7 +93,9 @@ export const measure = async () => {
         : [
           toFloor,
           { to: "minimal Effect CLI", value: value / minimal },
-          ...(command.versionGoal === undefined ? [] : [{ to: "relay --version", value: value / version, goal: { op: "<=", limit: command.versionGoal } }])
+          ...(command.versionGoal === undefined
+            ? []
+            : [{ to: "relay --version", value: value / version, goal: { op: "<=", limit: command.versionGoal } }])
         ]
     }
   })

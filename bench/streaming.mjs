@@ -12,8 +12,8 @@
 // The same is measured on a bare node:http SSE server writing the same events (the floor).
 //
 //   BENCH_STREAM_RUNS  streams per server (default 20)
-import { request } from "node:http"
 import { randomUUID } from "node:crypto"
+import { request } from "node:http"
 import { join } from "node:path"
 import { benchDir, progress, startRelayAgent, startServer, withTimeout } from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
@@ -22,12 +22,13 @@ const runs = Number(process.env.BENCH_STREAM_RUNS ?? 20)
 const CHUNKS = 200
 const TIMEOUT_MS = 30_000
 
-const streamRequest = () => JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "SendStreamingMessage",
-  params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: `stream ${CHUNKS} every 0ms` }] } }
-})
+const streamRequest = () =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "SendStreamingMessage",
+    params: { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: `stream ${CHUNKS} every 0ms` }] } }
+  })
 
 /** Posts `body` to `url` and resolves with the arrival time (ms since sending) of every SSE event. */
 const readStream = (url, body) =>
@@ -71,8 +72,7 @@ const measureStream = async (url) => {
   return { firstEvent: events[0].at, perChunk: (chunks.at(-1).at - chunks[0].at) / (CHUNKS - 1), gapMedian: median(gaps) }
 }
 
-const row = (id, label, value, detail, ratios = [], goal) =>
-  ({ id, group: "Streaming", label, value, unit: "ms", detail, ratios, goal })
+const row = (id, label, value, detail, ratios = [], goal) => ({ id, group: "Streaming", label, value, unit: "ms", detail, ratios, goal })
 
 export const measure = async () => {
   progress("streaming: starting relay (mock) and the floor")
@@ -96,11 +96,14 @@ export const measure = async () => {
   const detail = (name) => `median of ${runs}; single gaps p50 ${figure(name, "gapMedian").toFixed(3)} ms`
   return [
     row("streaming.first_event.floor", "node:http SSE, first event (floor)", figure("floor", "firstEvent"), `median of ${runs}`),
-    row("streaming.first_event", "relay server agent -m mock, first SSE event", figure("relay", "firstEvent"), `median of ${runs}`,
-      [{ to: "floor", value: figure("relay", "firstEvent") / figure("floor", "firstEvent") }]),
+    row("streaming.first_event", "relay server agent -m mock, first SSE event", figure("relay", "firstEvent"), `median of ${runs}`, [{
+      to: "floor",
+      value: figure("relay", "firstEvent") / figure("floor", "firstEvent")
+    }]),
     row("streaming.per_chunk.floor", `node:http SSE, per chunk of ${CHUNKS} (floor)`, figure("floor", "perChunk"), detail("floor")),
-    row("streaming.per_chunk", `relay server agent -m mock, per chunk of ${CHUNKS}, pace 0`, figure("relay", "perChunk"), detail("relay"),
-      [{ to: "floor", value: figure("relay", "perChunk") / figure("floor", "perChunk") }], { op: "<", limit: 1 })
+    row("streaming.per_chunk", `relay server agent -m mock, per chunk of ${CHUNKS}, pace 0`, figure("relay", "perChunk"), detail("relay"), [
+      { to: "floor", value: figure("relay", "perChunk") / figure("floor", "perChunk") }
+    ], { op: "<", limit: 1 })
   ]
 }
 

@@ -15,7 +15,17 @@
 import autocannon from "autocannon"
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { benchDir, listeningUrl, progress, relayBin, relayEnv, startServer, stop, tempRelayHome, withTimeout } from "./support/processes.mjs"
+import {
+  benchDir,
+  listeningUrl,
+  progress,
+  relayBin,
+  relayEnv,
+  startServer,
+  stop,
+  tempRelayHome,
+  withTimeout
+} from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
 
 const connections = Number(process.env.BENCH_PUSH_CONNECTIONS ?? 32)
@@ -62,7 +72,10 @@ const SUBJECTS = [
     id: "webhook.floor",
     label: "node:http appending lines to a file (floor)",
     start: (dir) =>
-      startServer("webhook floor server", process.execPath, [join(benchDir, "support", "webhook-floor-server.mjs"), join(dir, "floor.ndjson")], {
+      startServer("webhook floor server", process.execPath, [
+        join(benchDir, "support", "webhook-floor-server.mjs"),
+        join(dir, "floor.ndjson")
+      ], {
         findUrl: firstLine
       }),
     logged: (dir) => linesIn(join(dir, "floor.ndjson"))
@@ -92,15 +105,22 @@ const round = async (subject, label) => {
   try {
     const url = `${receiver.url}/notifications`
     const first = await fetch(url, { method: "POST", headers, body: notification, signal: AbortSignal.timeout(10_000) })
-    if (first.status !== 200 || subject.logged(dir) !== 1) throw new Error(`${subject.label}: first notification ${first.status}, ${subject.logged(dir)} logged`)
-    amount ??= Math.min(MAX_NOTIFICATIONS, Math.floor(LOG_BUDGET_BYTES / statSync(join(dir, "notifications.ndjson")).size) - WARM_UP_NOTIFICATIONS)
+    if (first.status !== 200 || subject.logged(dir) !== 1) {
+      throw new Error(`${subject.label}: first notification ${first.status}, ${subject.logged(dir)} logged`)
+    }
+    amount ??= Math.min(
+      MAX_NOTIFICATIONS,
+      Math.floor(LOG_BUDGET_BYTES / statSync(join(dir, "notifications.ndjson")).size) - WARM_UP_NOTIFICATIONS
+    )
     progress(`webhook: ${label}, ${subject.label}: ${amount} notifications from ${connections} senders`)
     await send(url, WARM_UP_NOTIFICATIONS)
     const { result, seconds } = await send(url, amount)
     const answered = result["2xx"]
     const logged = subject.logged(dir) - 1 - WARM_UP_NOTIFICATIONS
     if (answered !== amount || result.errors + result.timeouts + result.non2xx > 0 || logged !== answered) {
-      throw new Error(`${subject.label}: ${amount} sent, ${answered} answered 200, ${logged} logged, ${result.errors} errors, ${result.non2xx} non-2xx`)
+      throw new Error(
+        `${subject.label}: ${amount} sent, ${answered} answered 200, ${logged} logged, ${result.errors} errors, ${result.non2xx} non-2xx`
+      )
     }
     return logged / seconds
   } finally {

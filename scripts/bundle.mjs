@@ -6,10 +6,10 @@
 // heavy dependencies into dist/chunks/: a command loads only the chunks it uses. The chunks are
 // plain CommonJS modules, and each gets V8's code cache, trained by running a few commands with
 // the Node that builds the package (src/codeCacheLoader.ts says why, and where it is used).
-import { spawnSync } from "node:child_process"
+import * as AnsiDoc from "@effect/printer-ansi/AnsiDoc"
 import { decode, encode } from "@jridgewell/sourcemap-codec"
 import { build, transform } from "esbuild"
-import * as AnsiDoc from "@effect/printer-ansi/AnsiDoc"
+import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -27,8 +27,10 @@ rmSync("dist/completions", { recursive: true, force: true })
 const withoutConfigFileParsers = {
   name: "without-config-file-parsers",
   setup(build) {
-    build.onResolve({ filter: /^(yaml|toml|ini)$/ }, (args) =>
-      args.importer.includes("@effect/cli") ? { path: args.path, namespace: "unused-parser" } : undefined)
+    build.onResolve(
+      { filter: /^(yaml|toml|ini)$/ },
+      (args) => args.importer.includes("@effect/cli") ? { path: args.path, namespace: "unused-parser" } : undefined
+    )
     build.onLoad({ filter: /.*/, namespace: "unused-parser" }, (args) => ({
       contents: `export const parse = () => { throw new Error("relay reads no ${args.path} option files") }`,
       loader: "js"
@@ -46,10 +48,15 @@ const CRYPTO_ON_FIRST_USE = "crypto-on-first-use"
 const cryptoOnFirstUse = {
   name: CRYPTO_ON_FIRST_USE,
   setup(build) {
-    build.onResolve({ filter: /^node:crypto$/ }, (args) =>
-      /@effect[\\/]platform-node-shared[\\/].*[\\/]fileSystem\.js$/.test(args.importer) ? { path: args.path, namespace: CRYPTO_ON_FIRST_USE } : undefined)
+    build.onResolve(
+      { filter: /^node:crypto$/ },
+      (args) =>
+        /@effect[\\/]platform-node-shared[\\/].*[\\/]fileSystem\.js$/.test(args.importer)
+          ? { path: args.path, namespace: CRYPTO_ON_FIRST_USE }
+          : undefined
+    )
     build.onLoad({ filter: /.*/, namespace: CRYPTO_ON_FIRST_USE }, () => ({
-      contents: 'export const randomBytes = (size) => process.getBuiltinModule("node:crypto").randomBytes(size)',
+      contents: "export const randomBytes = (size) => process.getBuiltinModule(\"node:crypto\").randomBytes(size)",
       loader: "js"
     }))
   }
@@ -118,12 +125,24 @@ const EXPORTS_COPY = /^module\.exports = __toCommonJS\((\w+)\);$/m
  * reads the map inline at the end of its input).
  */
 const asCommonJs = async (esm) => {
-  const { code, warnings } = await transform(esm, { format: "cjs", loader: "js", target: "node20", supported: { "dynamic-import": false }, sourcemap: "inline" })
+  const { code, warnings } = await transform(esm, {
+    format: "cjs",
+    loader: "js",
+    target: "node20",
+    supported: { "dynamic-import": false },
+    sourcemap: "inline"
+  })
   if (warnings.length > 0) throw new Error(`a chunk does not convert to CommonJS: ${warnings.map((warning) => warning.text).join("; ")}`)
   if (!EXPORTS_COPY.test(code)) throw new Error("a chunk's CommonJS exports are not in the form esbuild wrote them before")
   // One line, with nothing of the sources on it, so the map is still right.
-  const commonJs = code.replace(EXPORTS_COPY, 'module.exports = __defProp($1, "__esModule", { value: true });')
-  const minified = await transform(commonJs, { loader: "js", target: "node20", minifyWhitespace: true, sourcemap: "external", sourcesContent: false })
+  const commonJs = code.replace(EXPORTS_COPY, "module.exports = __defProp($1, \"__esModule\", { value: true });")
+  const minified = await transform(commonJs, {
+    loader: "js",
+    target: "node20",
+    minifyWhitespace: true,
+    sourcemap: "external",
+    sourcesContent: false
+  })
   return { code: minified.code.replace(/\n$/, ""), map: JSON.parse(minified.map) }
 }
 
@@ -150,17 +169,29 @@ const joinedWithMaps = (pieces) => {
       const segments = []
       for (const [column, source, sourceLine, sourceColumn, name] of decoded[line] ?? [[0]]) {
         const own = source !== undefined && isOwnSource(map.sources[source])
-        if (own) segments.push([column, indexIn(sources, map.sources[source]), sourceLine, sourceColumn, ...(name === undefined ? [] : [indexIn(names, map.names[name])])])
-        else if (segments.length === 0 || segments.at(-1).length > 1) segments.push([column])
+        if (own) {
+          segments.push([
+            column,
+            indexIn(sources, map.sources[source]),
+            sourceLine,
+            sourceColumn,
+            ...(name === undefined ? [] : [indexIn(names, map.names[name])])
+          ])
+        } else if (segments.length === 0 || segments.at(-1).length > 1) segments.push([column])
       }
       lines.push(segments)
     }
   }
-  return { code: pieces.map(({ code }) => code).join("\n"), map: { version: 3, sources: [...sources.keys()], names: [...names.keys()], mappings: encode(lines) } }
+  return {
+    code: pieces.map(({ code }) => code).join("\n"),
+    map: { version: 3, sources: [...sources.keys()], names: [...names.keys()], mappings: encode(lines) }
+  }
 }
 
 const missingImports = cli.warnings.filter((warning) => warning.text.includes("will always be undefined"))
-if (missingImports.length > 0) throw new Error(`the bundle imports names nothing exports: ${missingImports.map((warning) => warning.text).join("; ")}`)
+if (missingImports.length > 0) {
+  throw new Error(`the bundle imports names nothing exports: ${missingImports.map((warning) => warning.text).join("; ")}`)
+}
 
 /**
  * The chunks every command loads, the CLI's entry and all it imports statically (17 of them), are
@@ -178,7 +209,9 @@ const staticImportsOf = (outputs, entry) => {
   const visit = (path) => {
     if (found.has(path)) return
     found.add(path)
-    for (const { path: imported, kind } of outputs[path].imports) if (kind === "import-statement" && imported.startsWith("dist/chunks/")) visit(imported)
+    for (const { path: imported, kind } of outputs[path].imports) {
+      if (kind === "import-statement" && imported.startsWith("dist/chunks/")) visit(imported)
+    }
   }
   visit(entry)
   return found
@@ -215,12 +248,14 @@ const packedEntry = () => [
   ]),
   { code: `};\n${REQUIRE_PACKED}\n(function (require) {` },
   commonJsOf.get(ENTRY_CHUNK),
-  { code: '})(__requirePacked);\nObject.defineProperty(module.exports, "__requirePacked", { value: __requirePacked });' }
+  { code: "})(__requirePacked);\nObject.defineProperty(module.exports, \"__requirePacked\", { value: __requirePacked });" }
 ]
 
 /** A chunk that imports packed ones requires every chunk through the entry. */
 const importsPacked = (path) => cli.metafile.outputs[path].imports.some(({ path: imported }) => packedWithEntry.includes(imported))
-const chunkFile = (path) => [...(importsPacked(path) ? [{ code: 'var require = require("./app.cjs").__requirePacked;' }] : []), commonJsOf.get(path)]
+const chunkFile = (
+  path
+) => [...(importsPacked(path) ? [{ code: "var require = require(\"./app.cjs\").__requirePacked;" }] : []), commonJsOf.get(path)]
 
 /** Writes a chunk and, beside it, its source map (`<chunk>.map`), which the chunk names at its end. */
 const writeChunk = (path, pieces) => {
@@ -257,15 +292,18 @@ const entry = await build({
   sourcemap: "linked",
   sourcesContent: false,
   define: { "import.meta.url": "__entryUrl" },
-  banner: { js: '"use strict"; const __entryUrl = require("node:url").pathToFileURL(__filename).href;' }
+  banner: { js: "\"use strict\"; const __entryUrl = require(\"node:url\").pathToFileURL(__filename).href;" }
 })
 
 // Which sources each output holds, for test/cli/lazyLoading.test.ts and for anyone asking why a
 // command loads what it loads (`npx esbuild-visualizer`-style tools read it too).
-writeFileSync("dist/meta.json", JSON.stringify({
-  inputs: { ...cli.metafile.inputs, ...entry.metafile.inputs },
-  outputs: { ...asWritten(cli.metafile.outputs), ...entry.metafile.outputs }
-}))
+writeFileSync(
+  "dist/meta.json",
+  JSON.stringify({
+    inputs: { ...cli.metafile.inputs, ...entry.metafile.inputs },
+    outputs: { ...asWritten(cli.metafile.outputs), ...entry.metafile.outputs }
+  })
+)
 
 /**
  * Training: the commands whose start-up matters most run once with RELAY_WRITE_CODE_CACHE, each
@@ -273,7 +311,12 @@ writeFileSync("dist/meta.json", JSON.stringify({
  * MCP server's answering initialize and tools/list); the last caches every other chunk too.
  */
 const MCP_HANDSHAKE = [
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "build", version: "0" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "build", version: "0" } }
+  },
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", id: 2, method: "tools/list" }
 ].map((message) => JSON.stringify(message)).join("\n") + "\n"
@@ -304,7 +347,11 @@ try {
    */
   mkdirSync("dist/completions")
   for (const shell of ["bash", "zsh", "fish"]) {
-    const run = spawnSync(process.execPath, ["dist/main.cjs", "completions", shell], { encoding: "utf8", timeout: 60_000, env: { ...process.env, RELAY_HOME: home } })
+    const run = spawnSync(process.execPath, ["dist/main.cjs", "completions", shell], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, RELAY_HOME: home }
+    })
     if (run.status !== 0) throw new Error(`relay completions ${shell} exited ${run.status}: ${run.stderr}`)
     writeFileSync(`dist/completions/relay.${shell}`, run.stdout)
   }

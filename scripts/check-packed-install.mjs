@@ -25,7 +25,16 @@ const nodeBinary = (version) => {
   const prefix = Path.join(nodeCache, version)
   const binary = Path.join(prefix, "node_modules", packageName, "bin", "node")
   if (!Fs.existsSync(binary)) {
-    execFileSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", `${packageName}@${version}`], {
+    execFileSync("npm", [
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      `${packageName}@${version}`
+    ], {
       stdio: ["ignore", "ignore", "inherit"]
     })
   }
@@ -53,17 +62,28 @@ const listToolsOverStdio = (relay, env) =>
         }
       }
     })
-    child.stdin.write([
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ci", version: "1" } } },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: 2, method: "tools/list" }
-    ].map((message) => JSON.stringify(message)).join("\n") + "\n")
+    child.stdin.write(
+      [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ci", version: "1" } }
+        },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" }
+      ].map((message) => JSON.stringify(message)).join("\n") + "\n"
+    )
   })
 
 /** Starts `relay server agent` (echo model, port 0) and resolves with the child and the URL it prints first. */
 const startAgent = (relay, env) =>
   new Promise((resolve, reject) => {
-    const child = spawn(relay, ["server", "agent", "--host", "127.0.0.1", "--port", "0", "-m", "echo", "--json"], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(relay, ["server", "agent", "--host", "127.0.0.1", "--port", "0", "-m", "echo", "--json"], {
+      cwd: work,
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stderr = ""
     const timer = setTimeout(() => (child.kill(), reject(new Error(`relay server agent printed no URL within 30 s: ${stderr}`))), 30_000)
     child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk))
@@ -94,10 +114,14 @@ const smoke = async (prefix, node, expectedVersion) => {
   const under = `under Node ${nodeVersion}`
 
   const version = run(["--version"])
-  if (version.status !== 0 || !version.stdout.includes(expectedVersion)) fail(`--version ${under}: ${version.status} ${version.stdout}${version.stderr}`)
+  if (version.status !== 0 || !version.stdout.includes(expectedVersion)) {
+    fail(`--version ${under}: ${version.status} ${version.stdout}${version.stderr}`)
+  }
 
   const empty = run(["session", "list", "--json"])
-  if (empty.status !== 0 || JSON.parse(empty.stdout).count !== 0) fail(`session list ${under}: ${empty.status} ${empty.stdout}${empty.stderr}`)
+  if (empty.status !== 0 || JSON.parse(empty.stdout).count !== 0) {
+    fail(`session list ${under}: ${empty.status} ${empty.stdout}${empty.stderr}`)
+  }
 
   const doctor = run(["doctor", "--json"])
   if (doctor.status !== 0 && doctor.status !== 1) fail(`doctor ${under} exited ${doctor.status}: ${doctor.stderr}`)
@@ -125,10 +149,14 @@ const smoke = async (prefix, node, expectedVersion) => {
     agent.child.kill("SIGINT")
   }
   const sessions = JSON.parse(run(["session", "list", "--json"]).stdout).sessions
-  if (sessions.length !== 1 || sessions[0].agent_url !== agent.url) fail(`session list ${under} after the send: ${JSON.stringify(sessions)}`)
+  if (sessions.length !== 1 || sessions[0].agent_url !== agent.url) {
+    fail(`session list ${under} after the send: ${JSON.stringify(sessions)}`)
+  }
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
-  console.error(`packed install OK ${under}: relay ${expectedVersion}, doctor exit ${doctor.status}, ${tools.length} MCP tools, a message sent to relay server agent (${seconds} s)`)
+  console.error(
+    `packed install OK ${under}: relay ${expectedVersion}, doctor exit ${doctor.status}, ${tools.length} MCP tools, a message sent to relay server agent (${seconds} s)`
+  )
 }
 
 try {

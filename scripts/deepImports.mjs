@@ -10,7 +10,15 @@ import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 
-const BARRELS = ["effect", "@effect/cli", "@effect/platform", "@effect/platform-node", "@effect/ai", "@effect/ai-openai", "@effect/experimental"]
+const BARRELS = [
+  "effect",
+  "@effect/cli",
+  "@effect/platform",
+  "@effect/platform-node",
+  "@effect/ai",
+  "@effect/ai-openai",
+  "@effect/experimental"
+]
 const require = createRequire(import.meta.url)
 
 /** The directory of a package's ES modules, where `<pkg>/<Name>` resolves to `<Name>.js`. */

@@ -9,10 +9,18 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Layer, Logger } from "effect"
-import { alreadyReported, endQuietlyOnClosedStdout, exitWhenWritten, finish, jsonRequested, quietUsageErrors, watchStopSignals } from "./cli/ending.js"
+import {
+  alreadyReported,
+  endQuietlyOnClosedStdout,
+  exitWhenWritten,
+  finish,
+  jsonRequested,
+  quietUsageErrors,
+  watchStopSignals
+} from "./cli/ending.js"
+import * as LazyTerminal from "./cli/lazyTerminal.js"
 import { plainWhenNotColored, takeLogLevel } from "./cli/output.js"
 import { runCli } from "./cli/root.js"
-import * as LazyTerminal from "./cli/lazyTerminal.js"
 import { escapeForTerminal } from "./cli/terminalText.js"
 import * as StateDir from "./services/StateDir.js"
 
@@ -56,7 +64,8 @@ export const run = (argv: ReadonlyArray<string>) => {
     Effect.provide(BaseLayer),
     // Anything else (a layer that failed to build, a defect) is logged to stderr, never lost.
     Effect.tapErrorCause((cause) =>
-      alreadyReported(cause) || Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("Unexpected failure", cause)),
+      alreadyReported(cause) || Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("Unexpected failure", cause)
+    ),
     Effect.provide(StderrLogger),
     NodeRuntime.runMain({
       disableErrorReporting: true,

@@ -59,8 +59,7 @@ const readIfPresent = (file: string): Buffer | undefined => {
 }
 
 /** Node's CommonJS wrapper, the same at build and at run time (the cache is of this exact source). */
-const asScriptSource = (chunkSource: string) =>
-  `(function (exports, require, module, __filename, __dirname) {${chunkSource}\n})`
+const asScriptSource = (chunkSource: string) => `(function (exports, require, module, __filename, __dirname) {${chunkSource}\n})`
 
 /**
  * The name stack traces give a chunk: the same wherever the package lies, because a Script built

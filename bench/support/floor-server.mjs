@@ -10,7 +10,10 @@ const contextId = "3f0c6a2e-6f55-4f1b-9a55-2f7bb1f2a002"
 const artifactId = "3f0c6a2e-6f55-4f1b-9a55-2f7bb1f2a003"
 const message = { messageId: "m", role: "ROLE_USER", parts: [{ text: "hello" }], taskId, contextId }
 const task = (state) => ({ id: taskId, contextId, status: { state, timestamp: new Date().toISOString() }, history: [message] })
-const completedTask = JSON.stringify({ ...task("TASK_STATE_COMPLETED"), artifacts: [{ artifactId, name: "answer", parts: [{ text: "hello" }] }] })
+const completedTask = JSON.stringify({
+  ...task("TASK_STATE_COMPLETED"),
+  artifacts: [{ artifactId, name: "answer", parts: [{ text: "hello" }] }]
+})
 
 const event = (id, result) => `data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`
 const chunk = (index) => ({

@@ -52,7 +52,12 @@ export const exitOf = (child, ms, what) =>
  * Starts a long-running server and resolves with `{ child, url }` once `findUrl` finds its
  * address in what it printed so far (stdout or stderr, whichever `stream` names).
  */
-export const startServer = (label, command, args, { env = process.env, stream = "stdout", stdout = "pipe", findUrl, timeoutMs = 30_000 } = {}) =>
+export const startServer = (
+  label,
+  command,
+  args,
+  { env = process.env, stream = "stdout", stdout = "pipe", findUrl, timeoutMs = 30_000 } = {}
+) =>
   new Promise((resolve, reject) => {
     const child = track(command, args, { stdio: ["ignore", stdout, "pipe"], env })
     let seen = ""
@@ -90,9 +95,18 @@ export const listeningUrl = (text) => /listening on (http:\/\/[^\s]+)/.exec(text
 
 /** Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port. */
 export const startRelayAgent = (model) =>
-  startServer(`relay server agent -m ${model}`, process.execPath,
-    [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", "--json", "--model", model],
-    { env: relayEnv(tempRelayHome()), findUrl: jsonLineUrl })
+  startServer(`relay server agent -m ${model}`, process.execPath, [
+    relayBin,
+    "server",
+    "agent",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--json",
+    "--model",
+    model
+  ], { env: relayEnv(tempRelayHome()), findUrl: jsonLineUrl })
 
 /** Remembers a process spawned elsewhere (by an SDK's transport), so stopAll ends it too. */
 export const adopt = (pid) => {

@@ -1,17 +1,26 @@
 // The reference point for bench/agent-server.mjs: the official @a2a-js/sdk 1.3.0 on express 5
 // with an echo executor that answers like relay's echo model (task → working → artifact →
 // completed). Binds 127.0.0.1:0 and prints its base URL on stdout.
-import express from "express"
-import { randomUUID } from "node:crypto"
 import { TaskState } from "@a2a-js/sdk"
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
+import express from "express"
+import { randomUUID } from "node:crypto"
 
 const status = (state) => ({ state, message: undefined, timestamp: new Date().toISOString() })
 
 const executor = {
   async execute({ taskId, contextId, userMessage }, bus) {
-    bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [userMessage], metadata: undefined }))
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: status(TaskState.TASK_STATE_SUBMITTED),
+        artifacts: [],
+        history: [userMessage],
+        metadata: undefined
+      })
+    )
     bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }))
     const text = userMessage.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("")
     const artifact = {
@@ -40,7 +49,16 @@ const server = app.listen(0, "127.0.0.1", () => {
     capabilities: { streaming: true, pushNotifications: false, extensions: [] },
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
-    skills: [{ id: "echo", name: "Echo", description: "Echoes", tags: ["echo"], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [{
+      id: "echo",
+      name: "Echo",
+      description: "Echoes",
+      tags: ["echo"],
+      examples: [],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: []
+    }],
     securitySchemes: {},
     securityRequirements: [],
     signatures: []

@@ -6,9 +6,9 @@
  * body) plus a decoder into the v1.0 domain model. The A2aClient service does the I/O.
  */
 import { Effect, type ParseResult, Schema } from "effect"
+import { type ProtocolVersion, SUPPORTED_VERSIONS } from "./protocolVersion.js"
 import * as ProtoJson from "./protoJson.js"
 import { repeated } from "./schemaFields.js"
-import { type ProtocolVersion, SUPPORTED_VERSIONS } from "./protocolVersion.js"
 import * as T from "./translate.js"
 import * as V1 from "./v1.js"
 
@@ -141,8 +141,10 @@ const jsonRpcV1 = (tenant: string | undefined): Dialect => {
     getPushConfig: call("GetTaskPushNotificationConfig", V1.TaskPushNotificationConfigRequest, decoderOf(V1.TaskPushNotificationConfig)),
     listPushConfigs: call("ListTaskPushNotificationConfigs", V1.ListTaskPushNotificationConfigsRequest, decoderOf(PushConfigList)),
     deletePushConfig: (request) =>
-      Effect.map(encode(V1.TaskPushNotificationConfigRequest)(request), (params) =>
-        rpc("DeleteTaskPushNotificationConfig", withTenant(params), ignoreResult)),
+      Effect.map(
+        encode(V1.TaskPushNotificationConfigRequest)(request),
+        (params) => rpc("DeleteTaskPushNotificationConfig", withTenant(params), ignoreResult)
+      ),
     extendedCard: () => Effect.succeed(rpc("GetExtendedAgentCard", withTenant({}), passThrough))
   }
 }
@@ -153,16 +155,17 @@ const jsonRpcV03: Dialect = {
   send: (request) =>
     Effect.map(encode(T.SendRequestAsV03)(request), (params) => rpc("message/send", params, decoderOf(T.SendResponseAsV03))),
   stream: (request) =>
-    Effect.map(encode(T.SendRequestAsV03)(request), (params) =>
-      rpc("message/stream", params, decoderOf(T.StreamResponseAsV03))),
+    Effect.map(encode(T.SendRequestAsV03)(request), (params) => rpc("message/stream", params, decoderOf(T.StreamResponseAsV03))),
   getTask: (request) =>
     Effect.succeed(rpc("tasks/get", definedOnly({ id: request.id, historyLength: request.historyLength }), decoderOf(T.TaskAsV03))),
   listTasks: undefined,
   cancelTask: (request) => Effect.succeed(rpc("tasks/cancel", { id: request.id }, decoderOf(T.TaskAsV03))),
   subscribe: (request) => Effect.succeed(rpc("tasks/resubscribe", { id: request.id }, decoderOf(T.StreamResponseAsV03))),
   createPushConfig: (config) =>
-    Effect.map(encode(T.PushConfigAsV03)(config), (params) =>
-      rpc("tasks/pushNotificationConfig/set", params, decoderOf(T.PushConfigAsV03))),
+    Effect.map(
+      encode(T.PushConfigAsV03)(config),
+      (params) => rpc("tasks/pushNotificationConfig/set", params, decoderOf(T.PushConfigAsV03))
+    ),
   getPushConfig: (request) =>
     Effect.succeed(rpc(
       "tasks/pushNotificationConfig/get",
@@ -187,11 +190,12 @@ const restV1 = (tenant: string | undefined): Dialect => {
     binding: "HTTP+JSON",
     version: "1.0",
     send: (request) =>
-      Effect.map(encode(V1.SendMessageRequest)(request), (body) =>
-        rest("POST", `${prefix}/message:send`, decodeSendResponse, { body })),
+      Effect.map(encode(V1.SendMessageRequest)(request), (body) => rest("POST", `${prefix}/message:send`, decodeSendResponse, { body })),
     stream: (request) =>
-      Effect.map(encode(V1.SendMessageRequest)(request), (body) =>
-        rest("POST", `${prefix}/message:stream`, decodeStreamResponse, { body })),
+      Effect.map(
+        encode(V1.SendMessageRequest)(request),
+        (body) => rest("POST", `${prefix}/message:stream`, decodeStreamResponse, { body })
+      ),
     getTask: (request) =>
       Effect.succeed(rest("GET", `${prefix}/tasks/${segment(request.id)}`, decodeTask, {
         query: queryOf({ historyLength: request.historyLength })
@@ -203,23 +207,23 @@ const restV1 = (tenant: string | undefined): Dialect => {
           query: queryOf(params as Record<string, Scalar>)
         })
       }),
-    cancelTask: (request) =>
-      Effect.succeed(rest("POST", `${prefix}/tasks/${segment(request.id)}:cancel`, decodeTask, { body: {} })),
+    cancelTask: (request) => Effect.succeed(rest("POST", `${prefix}/tasks/${segment(request.id)}:cancel`, decodeTask, { body: {} })),
     subscribe: (request) =>
       Effect.succeed(rest("POST", `${prefix}/tasks/${segment(request.id)}:subscribe`, decodeStreamResponse, {
         fallbackVerb: "GET"
       })),
     createPushConfig: (config) =>
-      Effect.map(encode(V1.TaskPushNotificationConfig)(config), (body) =>
-        rest("POST", configsOf(config.taskId ?? ""), decoderOf(V1.TaskPushNotificationConfig), { body })),
+      Effect.map(
+        encode(V1.TaskPushNotificationConfig)(config),
+        (body) => rest("POST", configsOf(config.taskId ?? ""), decoderOf(V1.TaskPushNotificationConfig), { body })
+      ),
     getPushConfig: (request) =>
       Effect.succeed(rest("GET", `${configsOf(request.taskId)}/${segment(request.id)}`, decoderOf(V1.TaskPushNotificationConfig))),
     listPushConfigs: (request) =>
       Effect.succeed(rest("GET", configsOf(request.taskId), decoderOf(PushConfigList), {
         query: queryOf({ pageSize: request.pageSize, pageToken: request.pageToken })
       })),
-    deletePushConfig: (request) =>
-      Effect.succeed(rest("DELETE", `${configsOf(request.taskId)}/${segment(request.id)}`, ignoreResult)),
+    deletePushConfig: (request) => Effect.succeed(rest("DELETE", `${configsOf(request.taskId)}/${segment(request.id)}`, ignoreResult)),
     extendedCard: () => Effect.succeed(rest("GET", `${prefix}/extendedAgentCard`, passThrough))
   }
 }
@@ -229,11 +233,15 @@ const restV03: Dialect = {
   binding: "HTTP+JSON",
   version: "0.3",
   send: (request) =>
-    Effect.map(encode(T.SendRequestAsV03Rest)(request), (body) =>
-      rest("POST", "/v1/message:send", decoderOf(T.SendResponseAsV03Rest), { body })),
+    Effect.map(
+      encode(T.SendRequestAsV03Rest)(request),
+      (body) => rest("POST", "/v1/message:send", decoderOf(T.SendResponseAsV03Rest), { body })
+    ),
   stream: (request) =>
-    Effect.map(encode(T.SendRequestAsV03Rest)(request), (body) =>
-      rest("POST", "/v1/message:stream", decoderOf(T.StreamResponseAsV03Rest), { body })),
+    Effect.map(
+      encode(T.SendRequestAsV03Rest)(request),
+      (body) => rest("POST", "/v1/message:stream", decoderOf(T.StreamResponseAsV03Rest), { body })
+    ),
   getTask: (request) =>
     Effect.succeed(rest("GET", `/v1/tasks/${segment(request.id)}`, decoderOf(T.TaskAsV03Rest), {
       query: queryOf({ historyLength: request.historyLength })

@@ -76,5 +76,4 @@ export const standardBase64 = (text: string): string =>
 export const bytesOf = (part: V1.RawPart): Buffer => Buffer.from(part.raw, "base64")
 
 /** A media type without its parameters, lower case: `Text/Plain; charset=utf-8` is `text/plain`. */
-export const mediaTypeEssence = (mediaType: string | undefined): string =>
-  (mediaType ?? "").split(";")[0]!.trim().toLowerCase()
+export const mediaTypeEssence = (mediaType: string | undefined): string => (mediaType ?? "").split(";")[0]!.trim().toLowerCase()

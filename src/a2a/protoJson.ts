@@ -86,8 +86,7 @@ const normalizerOfAst = (ast: AST.AST): Normalize => {
 }
 
 /** One normalizer for a value that may be any of `asts` (the members of a union, the fields of that name). */
-const normalizerOfAsts = (asts: ReadonlyArray<AST.AST>): Normalize =>
-  asts.length === 1 ? normalizerOfAst(asts[0]!) : compileAsts(asts)
+const normalizerOfAsts = (asts: ReadonlyArray<AST.AST>): Normalize => asts.length === 1 ? normalizerOfAst(asts[0]!) : compileAsts(asts)
 
 const compileAsts = (asts: ReadonlyArray<AST.AST>): Normalize => {
   const shapes: Shapes = { objects: [], elements: [] }

@@ -5,8 +5,7 @@
 import { Option, Schema } from "effect"
 
 /** Optional field: `null` and absence both decode to absent; encode omits it. */
-export const optional = <S extends Schema.Schema.All>(schema: S) =>
-  Schema.optionalWith(schema, { exact: true, nullable: true })
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true, nullable: true })
 
 /** Field that ProtoJSON may omit (or a peer may write as `null`): absent decodes to `fallback()`; always encoded. */
 export const withDefault = <S extends Schema.Schema.All>(schema: S, fallback: () => Schema.Schema.Type<S>) =>

@@ -10,9 +10,9 @@ import type { ParseResult } from "effect"
 import { Effect, Either, Predicate, Schema } from "effect"
 import { cardGeneration, type ClientCardGeneration } from "./cardGeneration.js"
 import { isOptionalBoolean, isOptionalId, isOptionalSafeInteger, isOptionalTextList, isRecord, isText, keysWithin } from "./plainShapes.js"
+import type { ProtocolVersion } from "./protocolVersion.js"
 import * as ProtoJson from "./protoJson.js"
 import { optional } from "./schemaFields.js"
-import type { ProtocolVersion } from "./protocolVersion.js"
 import * as V03 from "./v03.js"
 import * as V1 from "./v1.js"
 
@@ -24,9 +24,11 @@ import * as V1 from "./v1.js"
 type OptionalKeys<T> = {
   [K in keyof T]: undefined extends T[K] ? (unknown extends T[K] ? never : K) : never
 }[keyof T]
-type Compact<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: T[K] } & {
-  [K in OptionalKeys<T>]?: Exclude<T[K], undefined>
-}
+type Compact<T> =
+  & { [K in Exclude<keyof T, OptionalKeys<T>>]: T[K] }
+  & {
+    [K in OptionalKeys<T>]?: Exclude<T[K], undefined>
+  }
 
 /** Drops `undefined` values so optional fields stay absent (exactOptionalPropertyTypes). */
 /**
@@ -150,11 +152,9 @@ export const messageFromV03 = (message: V03.Message): V1.Message =>
     referenceTaskIds: message.referenceTaskIds
   })
 
-export const artifactToV03 = (artifact: V1.Artifact): V03.Artifact =>
-  compact({ ...artifact, parts: artifact.parts.map(partToV03) })
+export const artifactToV03 = (artifact: V1.Artifact): V03.Artifact => compact({ ...artifact, parts: artifact.parts.map(partToV03) })
 
-export const artifactFromV03 = (artifact: V03.Artifact): V1.Artifact =>
-  compact({ ...artifact, parts: artifact.parts.map(partFromV03) })
+export const artifactFromV03 = (artifact: V03.Artifact): V1.Artifact => compact({ ...artifact, parts: artifact.parts.map(partFromV03) })
 
 export const statusToV03 = (status: V1.TaskStatus): V03.TaskStatus =>
   compact({
@@ -408,8 +408,7 @@ export const messageFromV03Rest = (message: V03.RestMessage): V1.Message =>
     extensions: message.extensions
   })
 
-const artifactToV03Rest = (artifact: V1.Artifact): V03.RestArtifact =>
-  compact({ ...artifact, parts: artifact.parts.map(partToV03Rest) })
+const artifactToV03Rest = (artifact: V1.Artifact): V03.RestArtifact => compact({ ...artifact, parts: artifact.parts.map(partToV03Rest) })
 
 const artifactFromV03Rest = (artifact: V03.RestArtifact): V1.Artifact =>
   compact({ ...artifact, parts: artifact.parts.map(partFromV03Rest) })
@@ -649,8 +648,7 @@ export const decodePushPayload = (json: unknown): Either.Either<PushPayload, Par
       })
   )
 
-export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, ParseResult.ParseError> =>
-  decodePushPayload(json)
+export const pushPayloadFromWire = (json: unknown): Effect.Effect<PushPayload, ParseResult.ParseError> => decodePushPayload(json)
 
 // ---------------------------------------------------------------------------
 // Agent cards
@@ -685,8 +683,7 @@ const interfacesFromV03 = (shape: CardShape): ReadonlyArray<V1.AgentInterface> =
   const additional = (shape.additionalInterfaces ?? []).map((i) => interfaceFromV03(i.url, i.transport))
   const all = [...main, ...additional]
   return all.filter(
-    (candidate, index) =>
-      all.findIndex((i) => i.url === candidate.url && i.protocolBinding === candidate.protocolBinding) === index
+    (candidate, index) => all.findIndex((i) => i.url === candidate.url && i.protocolBinding === candidate.protocolBinding) === index
   )
 }
 
@@ -700,7 +697,7 @@ const decodeCard = ProtoJson.decoder(V1.AgentCard)
  * empty, stays reachable.
  */
 export const cardFromWire = (json: unknown): Effect.Effect<WireCard, ParseResult.ParseError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const shape = yield* decodeCardShape(json)
     const card = yield* decodeCard(json)
     const generation = cardGeneration(json)
@@ -786,10 +783,9 @@ export const cardToV03 = (card: V1.AgentCard, jsonRpcUrl?: string): V03.AgentCar
     .filter((i) => isLegacyVersion(i.protocolVersion))
     .map((i): V03.AgentInterface => ({ url: i.url, transport: i.protocolBinding }))
   const fallback = card.supportedInterfaces[0]
-  const main: V03.AgentInterface =
-    jsonRpcUrl !== undefined
-      ? { url: jsonRpcUrl, transport: "JSONRPC" }
-      : (legacy[0] ?? { url: fallback?.url ?? "", transport: fallback?.protocolBinding ?? "JSONRPC" })
+  const main: V03.AgentInterface = jsonRpcUrl !== undefined
+    ? { url: jsonRpcUrl, transport: "JSONRPC" }
+    : (legacy[0] ?? { url: fallback?.url ?? "", transport: fallback?.protocolBinding ?? "JSONRPC" })
   const additional = legacy.filter((i) => !(i.url === main.url && i.transport === main.transport))
   const capabilities = card.capabilities
   return compact({
@@ -880,7 +876,7 @@ export const hybridCard = (
   card: V1.AgentCard,
   jsonRpcUrl?: string
 ): Effect.Effect<Record<string, unknown>, ParseResult.ParseError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const current = asRecord(yield* Schema.encode(V1.AgentCard)(card))
     const legacy = asRecord(yield* Schema.encode(V03.AgentCard)(cardToV03(card, jsonRpcUrl)))
     return {

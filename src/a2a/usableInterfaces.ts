@@ -44,11 +44,15 @@ export const interfaceUse = (entry: V1.AgentInterface, cardUrl?: string): Either
   }
   const version = protocolVersionOf(entry.protocolVersion)
   if (version === undefined) {
-    return Either.left(`protocol version ${JSON.stringify(entry.protocolVersion)} is not one relay speaks (${SUPPORTED_VERSIONS.join(", ")})`)
+    return Either.left(
+      `protocol version ${JSON.stringify(entry.protocolVersion)} is not one relay speaks (${SUPPORTED_VERSIONS.join(", ")})`
+    )
   }
   const url = httpUrl(entry.url, cardUrl)
   if (url === undefined) return Either.left(`URL ${JSON.stringify(entry.url)} is not an absolute http(s) URL`)
-  if (hasQueryOrFragment(url)) return Either.left(`URL ${JSON.stringify(entry.url)} has a query or fragment, under which no operation path can go`)
+  if (hasQueryOrFragment(url)) {
+    return Either.left(`URL ${JSON.stringify(entry.url)} has a query or fragment, under which no operation path can go`)
+  }
   return Either.right({ url: url.toString(), binding, version, tenant: entry.tenant || undefined })
 }
 

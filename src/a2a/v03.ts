@@ -148,7 +148,11 @@ export const Part = Schema.Union(TextPart, FilePart, DataPart).annotations({ ide
 export type Part = typeof Part.Type
 
 /** A Part in a request to relay's agent: its `kind` is required (§6.5; a missing one is -32602). */
-export const RequestPart = Schema.Union(textPart(requiredKind("text")), filePart(requiredKind("file"), RequestFile), dataPart(requiredKind("data")))
+export const RequestPart = Schema.Union(
+  textPart(requiredKind("text")),
+  filePart(requiredKind("file"), RequestFile),
+  dataPart(requiredKind("data"))
+)
   .annotations({ identifier: "v0.3 Part" })
 
 const messageOf = <P extends Schema.Schema.Any>(part: P) =>
@@ -230,8 +234,7 @@ export const PushNotificationAuthenticationInfo = Schema.Struct({
   schemes: repeated(Schema.String),
   credentials: optionalText
 }).annotations({ identifier: "v0.3 PushNotificationAuthenticationInfo" })
-export interface PushNotificationAuthenticationInfo
-  extends Schema.Schema.Type<typeof PushNotificationAuthenticationInfo> {}
+export interface PushNotificationAuthenticationInfo extends Schema.Schema.Type<typeof PushNotificationAuthenticationInfo> {}
 
 export const PushNotificationConfig = Schema.Struct({
   id: optionalText,
@@ -284,8 +287,7 @@ export const GetTaskPushNotificationConfigParams = Schema.Struct({
   pushNotificationConfigId: optionalText,
   metadata: optional(Metadata)
 }).annotations({ identifier: "v0.3 GetTaskPushNotificationConfigParams" })
-export interface GetTaskPushNotificationConfigParams
-  extends Schema.Schema.Type<typeof GetTaskPushNotificationConfigParams> {}
+export interface GetTaskPushNotificationConfigParams extends Schema.Schema.Type<typeof GetTaskPushNotificationConfigParams> {}
 
 /** `tasks/pushNotificationConfig/delete` params. */
 export const DeleteTaskPushNotificationConfigParams = Schema.Struct({
@@ -293,8 +295,7 @@ export const DeleteTaskPushNotificationConfigParams = Schema.Struct({
   pushNotificationConfigId: Schema.String,
   metadata: optional(Metadata)
 }).annotations({ identifier: "v0.3 DeleteTaskPushNotificationConfigParams" })
-export interface DeleteTaskPushNotificationConfigParams
-  extends Schema.Schema.Type<typeof DeleteTaskPushNotificationConfigParams> {}
+export interface DeleteTaskPushNotificationConfigParams extends Schema.Schema.Type<typeof DeleteTaskPushNotificationConfigParams> {}
 
 // ---------------------------------------------------------------------------
 // Agent card (v0.3)
@@ -411,8 +412,7 @@ export const REST_TASK_STATES = [
 export type RestTaskState = (typeof REST_TASK_STATES)[number]
 
 /** The v0.3 proto spelling of a v1 state. */
-export const restStateName = (state: V1.TaskState): RestTaskState =>
-  state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : state
+export const restStateName = (state: V1.TaskState): RestTaskState => state === "TASK_STATE_CANCELED" ? "TASK_STATE_CANCELLED" : state
 
 const restFileCommon = { mimeType: optionalText, name: optionalText }
 export const RestFile = Schema.Union(
@@ -548,8 +548,7 @@ export const RestListTaskPushNotificationConfigResponse = Schema.Struct({
   configs: repeated(RestTaskPushNotificationConfig),
   nextPageToken: optionalText
 }).annotations({ identifier: "v0.3 RestListTaskPushNotificationConfigResponse" })
-export interface RestListTaskPushNotificationConfigResponse
-  extends Schema.Schema.Type<typeof RestListTaskPushNotificationConfigResponse> {}
+export interface RestListTaskPushNotificationConfigResponse extends Schema.Schema.Type<typeof RestListTaskPushNotificationConfigResponse> {}
 
 /**
  * `POST /v1/tasks/{id}/pushNotificationConfigs` body. @a2a-js 0.3.x reads the proto request

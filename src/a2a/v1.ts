@@ -398,8 +398,7 @@ export const ListTaskPushNotificationConfigsResponse = Schema.Struct({
   configs: repeated(TaskPushNotificationConfig),
   nextPageToken: optionalText
 }).annotations({ identifier: "ListTaskPushNotificationConfigsResponse" })
-export interface ListTaskPushNotificationConfigsResponse
-  extends Schema.Schema.Type<typeof ListTaskPushNotificationConfigsResponse> {}
+export interface ListTaskPushNotificationConfigsResponse extends Schema.Schema.Type<typeof ListTaskPushNotificationConfigsResponse> {}
 
 // ---------------------------------------------------------------------------
 // Requests and responses
@@ -562,8 +561,7 @@ export const TaskPushNotificationConfigRequest = Schema.Struct({
   taskId: Schema.String,
   id: Schema.String
 }).annotations({ identifier: "TaskPushNotificationConfigRequest" })
-export interface TaskPushNotificationConfigRequest
-  extends Schema.Schema.Type<typeof TaskPushNotificationConfigRequest> {}
+export interface TaskPushNotificationConfigRequest extends Schema.Schema.Type<typeof TaskPushNotificationConfigRequest> {}
 
 export const ListTaskPushNotificationConfigsRequest = Schema.Struct({
   tenant: optionalText,
@@ -571,8 +569,7 @@ export const ListTaskPushNotificationConfigsRequest = Schema.Struct({
   pageSize: optional(Int32),
   pageToken: optionalText
 }).annotations({ identifier: "ListTaskPushNotificationConfigsRequest" })
-export interface ListTaskPushNotificationConfigsRequest
-  extends Schema.Schema.Type<typeof ListTaskPushNotificationConfigsRequest> {}
+export interface ListTaskPushNotificationConfigsRequest extends Schema.Schema.Type<typeof ListTaskPushNotificationConfigsRequest> {}
 
 export const GetExtendedAgentCardRequest = Schema.Struct({ tenant: optionalText }).annotations({
   identifier: "GetExtendedAgentCardRequest"
@@ -677,8 +674,7 @@ const V03_SCHEME_TYPES: Record<string, SchemeMember> = {
 const FLOW_MEMBERS = ["authorizationCode", "clientCredentials", "deviceCode", "implicit", "password"] as const
 
 /** Unwraps the ts-proto `{ $case, value }` oneof form into `{ [$case]: value }`. */
-const unwrapCase = (u: unknown): unknown =>
-  Predicate.isRecord(u) && typeof u["$case"] === "string" ? { [u["$case"]]: u["value"] } : u
+const unwrapCase = (u: unknown): unknown => Predicate.isRecord(u) && typeof u["$case"] === "string" ? { [u["$case"]]: u["value"] } : u
 
 /**
  * OAuth flows in any shape: the v1.0 oneof, the ts-proto `{flow:{$case,value}}` form, or the v0.3

@@ -20,7 +20,10 @@ import { escapeForTerminal } from "./terminalText.js"
 const NAME_RULE = "letters, digits, '.', '_' or '-' (lower-cased)"
 
 /** A saved agent's name: completions offer them. */
-const nameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription(`The agent's name: ${NAME_RULE}`), withValuesFrom(AGENT_NAMES_COMMAND))
+const nameArg = Args.text({ name: "NAME" }).pipe(
+  Args.withDescription(`The agent's name: ${NAME_RULE}`),
+  withValuesFrom(AGENT_NAMES_COMMAND)
+)
 
 /** The name `add` gives: a new one, so completions offer none. */
 const newNameArg = Args.text({ name: "NAME" }).pipe(Args.withDescription(`The name to give the agent: ${NAME_RULE}`))
@@ -55,8 +58,7 @@ const skillLine = (agent: Pick<AgentView, "skills" | "skills_omitted">) => {
 const shortened = (text: string | null) =>
   text === null ? null : text.length > LISTED_DESCRIPTION_CHARS ? `${text.slice(0, LISTED_DESCRIPTION_CHARS - 1)}…` : text
 
-const heading = (style: Style, agent: AgentView) =>
-  `${style.cyan(agent.name)}${agent.is_default ? style.dim(" (default)") : ""}`
+const heading = (style: Style, agent: AgentView) => `${style.cyan(agent.name)}${agent.is_default ? style.dim(" (default)") : ""}`
 
 const agentFields = (style: Style, agent: AgentView, indent: string, description: string | null) =>
   fields(style, [
@@ -79,7 +81,9 @@ const listView = (list: AgentList, style: Style) =>
 
 const skillView = (style: Style, skill: AgentView["skills"][number]) => {
   const tags = skill.tags.length === 0 ? "" : style.dim(` [${escapeForTerminal(skill.tags.join(", "))}]`)
-  const modes = style.dim(` (in: ${escapeForTerminal(skill.input_modes.join(", ") || "any")}; out: ${escapeForTerminal(skill.output_modes.join(", ") || "any")})`)
+  const modes = style.dim(
+    ` (in: ${escapeForTerminal(skill.input_modes.join(", ") || "any")}; out: ${escapeForTerminal(skill.output_modes.join(", ") || "any")})`
+  )
   const about = skill.description === "" ? "" : `: ${escapeForTerminal(skill.description)}`
   return `  - ${style.bold(escapeForTerminal(skill.name || skill.id))}${about}${tags}${modes}`
 }
@@ -98,7 +102,9 @@ const warnAboutCard = (name: string, check: CardCheck) =>
     ? Effect.void
     : writeErr([
       `warning: the card has ${check.error_count} error(s) and ${check.warning_count} warning(s); relay card validate ${name} lists them all`,
-      ...check.issues.map((issue) => `  ${issue.severity} ${issue.code} at ${escapeForTerminal(issue.path || "/")}: ${escapeForTerminal(issue.message)}`)
+      ...check.issues.map((issue) =>
+        `  ${issue.severity} ${issue.code} at ${escapeForTerminal(issue.path || "/")}: ${escapeForTerminal(issue.message)}`
+      )
     ].join("\n"))
 
 // ---------------------------------------------------------------------------
@@ -110,17 +116,22 @@ const description = Options.text("description").pipe(
   Options.optional
 )
 
-const add = Command.make("add", { ...outputOptions, name: newNameArg, url: urlArg, cardUrl, description }, (values) =>
-  Effect.flatMap(agentOfUrl(values, values.url), (agentUrl) =>
-    withCards(values, (cards) =>
-      cards.addAgent({
-        name: values.name,
-        agentUrl,
-        cardUrl: Option.getOrUndefined(values.cardUrl),
-        description: Option.getOrUndefined(values.description)
-      }).pipe(Effect.tap((added) => warnAboutCard(added.agent.name, added.card_check))), ({ agent }, style) =>
-      `${style.green(`Added ${agent.name}`)}: ${escapeForTerminal(agent.url)}${agent.card_name === null ? "" : ` (${escapeForTerminal(agent.card_name)})`}\n` +
-      style.dim(`Use it as --url ${agent.name}, or make it the default with relay agent use ${agent.name}`)))
+const add = Command.make(
+  "add",
+  { ...outputOptions, name: newNameArg, url: urlArg, cardUrl, description },
+  (values) =>
+    Effect.flatMap(agentOfUrl(values, values.url), (agentUrl) =>
+      withCards(values, (cards) =>
+        cards.addAgent({
+          name: values.name,
+          agentUrl,
+          cardUrl: Option.getOrUndefined(values.cardUrl),
+          description: Option.getOrUndefined(values.description)
+        }).pipe(Effect.tap((added) => warnAboutCard(added.agent.name, added.card_check))), ({ agent }, style) =>
+        `${style.green(`Added ${agent.name}`)}: ${escapeForTerminal(agent.url)}${
+          agent.card_name === null ? "" : ` (${escapeForTerminal(agent.card_name)})`
+        }\n` +
+        style.dim(`Use it as --url ${agent.name}, or make it the default with relay agent use ${agent.name}`)))
 ).pipe(Command.withDescription("Save an agent under a name: its card is read, checked (issues warn) and summarised"))
 
 /** The URL argument of add and discover, decoded here, once: a URL, never a name. */
@@ -136,30 +147,48 @@ const names = Options.boolean("names").pipe(
 
 const list = Command.make("list", { ...outputOptions, names }, (values) =>
   values.names && !values.json
-    ? Effect.flatMap(listAgents(), (list) => (list.count === 0 ? Effect.void : Effect.sync(() => void process.stdout.write(nameLines(list))))).pipe(
+    ? Effect.flatMap(
+      listAgents(),
+      (list) => (list.count === 0 ? Effect.void : Effect.sync(() => void process.stdout.write(nameLines(list))))
+    ).pipe(
       Effect.catchAll((error) => render(values, Effect.fail(error), absurd))
     )
-    : render(values, listAgents(), listView)
-).pipe(Command.withDescription("List the saved agents: name, URL, the card's name, description and skills, when the card was read"))
+    : render(values, listAgents(), listView)).pipe(
+    Command.withDescription("List the saved agents: name, URL, the card's name, description and skills, when the card was read")
+  )
 
 const show = Command.make("show", { ...outputOptions, name: nameArg }, (values) => render(values, showAgent(values.name), showView)).pipe(
   Command.withDescription("Show one saved agent, with each skill's description, tags and modes")
 )
 
-const use = Command.make("use", { ...outputOptions, name: nameArg }, (values) =>
-  render(values, useAgent(values.name), (agent, style) =>
-    `${style.green(`${agent.name} is the default agent`)}: ${escapeForTerminal(agent.url)}\n` +
-    style.dim("Commands given no --url use it (RELAY_AGENT, when set, comes first)"))).pipe(
-    Command.withDescription("Make a saved agent the default of commands given no --url")
-  )
+const use = Command.make(
+  "use",
+  { ...outputOptions, name: nameArg },
+  (values) =>
+    render(
+      values,
+      useAgent(values.name),
+      (agent, style) =>
+        `${style.green(`${agent.name} is the default agent`)}: ${escapeForTerminal(agent.url)}\n` +
+        style.dim("Commands given no --url use it (RELAY_AGENT, when set, comes first)")
+    )
+).pipe(
+  Command.withDescription("Make a saved agent the default of commands given no --url")
+)
 
-const remove = Command.make("remove", { ...outputOptions, name: nameArg }, (values) =>
-  render(values, removeAgent(values.name), (result, style) =>
-    result.removed
-      ? `${style.green(`Removed ${result.name}`)} (${escapeForTerminal(result.url ?? "")}); ${style.dim("the URL's session and credentials are kept")}`
-      : style.dim(`No agent is named ${result.name}`))).pipe(
-    Command.withDescription("Forget a name (and the default, if it was); the URL's session and credentials stay")
-  )
+const remove = Command.make(
+  "remove",
+  { ...outputOptions, name: nameArg },
+  (values) =>
+    render(values, removeAgent(values.name), (result, style) =>
+      result.removed
+        ? `${style.green(`Removed ${result.name}`)} (${escapeForTerminal(result.url ?? "")}); ${
+          style.dim("the URL's session and credentials are kept")
+        }`
+        : style.dim(`No agent is named ${result.name}`))
+).pipe(
+  Command.withDescription("Forget a name (and the default, if it was); the URL's session and credentials stay")
+)
 
 const refreshView = (result: RefreshResult, style: Style) =>
   result.count === 0
@@ -170,18 +199,28 @@ const refreshView = (result: RefreshResult, style: Style) =>
         : `${style.red("✗")} ${outcome.name}: ${escapeForTerminal(outcome.error?.message ?? "", "lines").split("\n").join("\n    ")}`
     ).join("\n")
 
-const refresh = Command.make("refresh", { ...outputOptions, name: Args.optional(nameArg) }, (values) =>
-  withCards(values, (cards) => cards.refreshAgents(Option.getOrUndefined(values.name)), refreshView).pipe(
-    // A card that could not be read is shown above, and fails the command for scripts.
-    Effect.flatMap((result) => (result.failed === 0 ? Effect.void : Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE }))))
-  )).pipe(Command.withDescription("Read the cards of every saved agent (or of NAME) again; exit 1 when one cannot be read"))
+const refresh = Command.make(
+  "refresh",
+  { ...outputOptions, name: Args.optional(nameArg) },
+  (values) =>
+    withCards(values, (cards) => cards.refreshAgents(Option.getOrUndefined(values.name)), refreshView).pipe(
+      // A card that could not be read is shown above, and fails the command for scripts.
+      Effect.flatMap((result) => (result.failed === 0 ? Effect.void : Effect.fail(new CommandFailed({ exitCode: EXIT_FAILURE }))))
+    )
+).pipe(Command.withDescription("Read the cards of every saved agent (or of NAME) again; exit 1 when one cannot be read"))
 
 const discoveredLine = (style: Style, agent: DiscoveredAgent) => {
   const title = escapeForTerminal(agent.card_name ?? agent.identifier ?? "unnamed")
   const where = agent.agent_url === null ? "" : ` ${escapeForTerminal(agent.agent_url)}`
   if (agent.error !== null) return `${style.red("✗")} ${title}${where}\n    ${style.dim(escapeForTerminal(agent.error))}`
   const name = agent.name === null ? "" : agent.added ? style.green(` added as ${agent.name}`) : style.dim(` saved as ${agent.name}`)
-  const skills = agent.skills.length === 0 ? "" : `\n    ${style.dim(`skills: ${escapeForTerminal(agent.skills.slice(0, SKILLS_SHOWN).join(", "))}${agent.skills.length > SKILLS_SHOWN ? " …" : ""}`)}`
+  const skills = agent.skills.length === 0
+    ? ""
+    : `\n    ${
+      style.dim(
+        `skills: ${escapeForTerminal(agent.skills.slice(0, SKILLS_SHOWN).join(", "))}${agent.skills.length > SKILLS_SHOWN ? " …" : ""}`
+      )
+    }`
   return `${style.green("✓")} ${title}${where}${name}${skills}`
 }
 
@@ -199,11 +238,17 @@ const addAll = Options.boolean("add").pipe(
   Options.withDescription("Save every agent the catalog names under its card's name, slugged (a name already taken gets -2, -3, …)")
 )
 
-const discover = Command.make("discover", { ...outputOptions, url: Args.text({ name: "URL" }).pipe(Args.withDescription("The domain, or the catalog's own URL")), add: addAll }, (values) =>
-  Effect.flatMap(agentOfUrl(values, values.url), (url) =>
-    withCards(values, (cards) => cards.discoverAgents({ url, add: values.add }), discoveryView(values.add)))).pipe(
-    Command.withDescription("List the agents a domain's AI catalog (/.well-known/ai-catalog.json, a proposal) names; --add saves them")
-  )
+const discover = Command.make(
+  "discover",
+  { ...outputOptions, url: Args.text({ name: "URL" }).pipe(Args.withDescription("The domain, or the catalog's own URL")), add: addAll },
+  (values) =>
+    Effect.flatMap(
+      agentOfUrl(values, values.url),
+      (url) => withCards(values, (cards) => cards.discoverAgents({ url, add: values.add }), discoveryView(values.add))
+    )
+).pipe(
+  Command.withDescription("List the agents a domain's AI catalog (/.well-known/ai-catalog.json, a proposal) names; --add saves them")
+)
 
 export const agentCommand = Command.make("agent").pipe(
   Command.withDescription("Agents by name: --url NAME, a default agent, and a catalog an assistant can choose from"),

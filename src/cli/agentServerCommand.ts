@@ -6,17 +6,17 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Duration, Effect, Option, Redacted } from "effect"
-import { InvalidInput } from "../domain/errors.js"
 import { isAllInterfaces } from "../a2a/hosts.js"
+import { InvalidInput } from "../domain/errors.js"
 import { parseDuration } from "../domain/units.js"
 import { DEFAULT_AGENT_HOST, DEFAULT_AGENT_PORT, DEFAULT_MAX_BODY_BYTES } from "../servers/agent/defaults.js"
 import type { AgentServerConfig, AgentServerStarted } from "../servers/agent/layer.js"
 import type { ModelProvider } from "../services/ModelAccess.js"
 import { withSuggestions } from "./commandTree.js"
 import { untilStopped } from "./ending.js"
+import { optional } from "./optional.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
-import { optional } from "./optional.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
@@ -116,7 +116,9 @@ const serveAgent = (config: AgentConfig) =>
     return yield* runAgentServer(config, (started) =>
       Effect.zipRight(writeErr(startupLines(config, started)), config.json ? writeOut(startupJson(started)) : Effect.void))
   })).pipe(
-    Effect.catchAll((error) => reportError(error, config.json)),
+    Effect.catchAll((error) =>
+      reportError(error, config.json)
+    ),
     withLogLevel(config)
   )
 

@@ -5,20 +5,23 @@ import { InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
-import { withSuggestions } from "./commandTree.js"
-import { agentOf, agentUrl, cardUrl, outputOptions, wholeNumber } from "./options.js"
 import type { LoginPrompt } from "../services/OAuth.js"
-import { fields, render, type Style, writeErr } from "./output.js"
-import { ClientServices } from "./services.js"
+import { withSuggestions } from "./commandTree.js"
 import { optional } from "./optional.js"
+import { agentOf, agentUrl, cardUrl, outputOptions, wholeNumber } from "./options.js"
+import { fields, render, type Style, writeErr } from "./output.js"
 import { readSecretInput } from "./secretInput.js"
+import { ClientServices } from "./services.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 const bearerToken = optional(
   Options.redacted("bearer-token"),
   "Bearer token to send as Authorization: Bearer …; '-' asks for it (not echoed) or reads it from stdin"
 )
-const apiKey = optional(Options.redacted("api-key"), "API key to send in the API key header; '-' asks for it (not echoed) or reads it from stdin")
+const apiKey = optional(
+  Options.redacted("api-key"),
+  "API key to send in the API key header; '-' asks for it (not echoed) or reads it from stdin"
+)
 const apiKeyHeader = optional(Options.text("api-key-header"), `Header that carries the API key (default ${DEFAULT_API_KEY_HEADER})`)
 
 /** A secret from its option; "-" reads it from a prompt or stdin (secretInput.ts), out of shell history and `ps`. */
@@ -28,8 +31,7 @@ const readSecret = (option: Option.Option<Redacted.Redacted<string>>, label: str
     onSome: (secret) => Redacted.value(secret) === "-" ? readSecretInput(label) : Effect.succeed(Redacted.value(secret))
   })
 
-const fromStdin = (option: Option.Option<Redacted.Redacted<string>>) =>
-  Option.exists(option, (secret) => Redacted.value(secret) === "-")
+const fromStdin = (option: Option.Option<Redacted.Redacted<string>>) => Option.exists(option, (secret) => Redacted.value(secret) === "-")
 
 /** Bearer wins when both are given (SPEC §4.1 rule 4), so only the secret that is used is read. */
 const secretsOf = (
@@ -37,10 +39,12 @@ const secretsOf = (
   apiKey: Option.Option<Redacted.Redacted<string>>
 ): Effect.Effect<{ readonly bearerToken: string | undefined; readonly apiKey: string | undefined }, InvalidInput> =>
   fromStdin(bearerToken) && fromStdin(apiKey)
-    ? Effect.fail(new InvalidInput({
-      reason: "Only one secret can be read from stdin",
-      suggestion: "Pass --bearer-token - or --api-key -, not both"
-    }))
+    ? Effect.fail(
+      new InvalidInput({
+        reason: "Only one secret can be read from stdin",
+        suggestion: "Pass --bearer-token - or --api-key -, not both"
+      })
+    )
     : Option.isSome(bearerToken)
     ? Effect.map(readSecret(bearerToken, "Bearer token"), (token) => ({ bearerToken: token, apiKey: undefined }))
     : Effect.map(readSecret(apiKey, "API key"), (key) => ({ bearerToken: undefined, apiKey: key }))
@@ -69,17 +73,25 @@ const oauthFields = (credentials: MaskedCredentials): ReadonlyArray<readonly [st
     ["Issuer", credentials.issuer ?? ""]
   ]
 
-const show = Command.make("show", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(agentOf(url), showCredentials), ({ agent_url, credentials }, style) =>
-    `${style.bold("Credentials for")} ${style.cyan(agent_url)}\n` +
-    (credentials === null
-      ? style.dim("No credentials saved")
-      : fields(style, [
-        ["Type", credentials.auth_type],
-        ["Header", credentials.header],
-        ["Value", credentials.masked],
-        ...oauthFields(credentials)
-      ])))).pipe(Command.withDescription("Show the saved credentials of an agent, masked (OAuth: flow, scopes, expiry)"))
+const show = Command.make(
+  "show",
+  { ...outputOptions, url: agentUrl },
+  ({ url, ...flags }) =>
+    render(
+      flags,
+      Effect.flatMap(agentOf(url), showCredentials),
+      ({ agent_url, credentials }, style) =>
+        `${style.bold("Credentials for")} ${style.cyan(agent_url)}\n` +
+        (credentials === null
+          ? style.dim("No credentials saved")
+          : fields(style, [
+            ["Type", credentials.auth_type],
+            ["Header", credentials.header],
+            ["Value", credentials.masked],
+            ...oauthFields(credentials)
+          ]))
+    )
+).pipe(Command.withDescription("Show the saved credentials of an agent, masked (OAuth: flow, scopes, expiry)"))
 
 // ---------------------------------------------------------------------------
 // OAuth login and logout
@@ -131,16 +143,31 @@ const saveClientSecret = Options.boolean("save-client-secret").pipe(
  */
 const clientSecretOf = (option: Option.Option<Redacted.Redacted<string>>) =>
   Option.isSome(option) && !fromStdin(option)
-    ? Effect.fail(new InvalidInput({
-      reason: "--client-secret takes no value on the command line: any user of this machine could read it in `ps` while the login runs",
-      suggestion: "Pass --client-secret - and type the secret on stdin, or set it in the RELAY_CLIENT_SECRET environment variable"
-    }))
+    ? Effect.fail(
+      new InvalidInput({
+        reason: "--client-secret takes no value on the command line: any user of this machine could read it in `ps` while the login runs",
+        suggestion: "Pass --client-secret - and type the secret on stdin, or set it in the RELAY_CLIENT_SECRET environment variable"
+      })
+    )
     : Effect.flatMap(readSecret(option, "Client secret"), (secret) =>
       secret !== undefined
         ? Effect.succeed(secret)
-        : Config.string("RELAY_CLIENT_SECRET").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)))
+        : Config.string("RELAY_CLIENT_SECRET").pipe(
+          Config.option,
+          Effect.map(Option.getOrUndefined),
+          Effect.orElseSucceed(() => undefined)
+        ))
 
-const loginView = (result: { readonly agent_url: string; readonly flow: string; readonly scopes: ReadonlyArray<string>; readonly expires_at: string | null; readonly refreshable: boolean }, style: Style) =>
+const loginView = (
+  result: {
+    readonly agent_url: string
+    readonly flow: string
+    readonly scopes: ReadonlyArray<string>
+    readonly expires_at: string | null
+    readonly refreshable: boolean
+  },
+  style: Style
+) =>
   style.green(`Logged in to ${result.agent_url} (${result.flow})`) + "\n" +
   fields(style, [
     ["Scopes", result.scopes.length === 0 ? "(the server's default)" : result.scopes.join(" ")],
@@ -164,44 +191,58 @@ const loginCommand = Command.make(
     noBrowser,
     loginTimeout
   },
-  ({ url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret: _alwaysKept, cardUrl, noBrowser, loginTimeout, ...flags }) =>
+  (
+    { url, clientId, clientSecret, flow, scope, scheme, issuer, saveClientSecret: _alwaysKept, cardUrl, noBrowser, loginTimeout, ...flags }
+  ) =>
     render(
-        flags,
-        Effect.gen(function*() {
-          const secret = yield* clientSecretOf(clientSecret)
-          const chosen = Option.getOrElse(flow, () => secret === undefined ? "authorization_code" as const : "client_credentials" as const)
-          if (chosen === "client_credentials" && secret === undefined) {
-            return yield* new InvalidInput({
-              reason: "Client credentials need the client secret",
-              suggestion: "Pass --client-secret - and type it on stdin, or set RELAY_CLIENT_SECRET"
-            })
-          }
-          return yield* login({
-            agentUrl: yield* agentOf(url),
-            cardUrl: Option.getOrUndefined(cardUrl),
-            flow: chosen,
-            clientId,
-            clientSecret: secret,
-            scopes: Option.getOrUndefined(Option.map(scope, (text) => text.split(/[\s,]+/).filter((word) => word !== ""))),
-            scheme: Option.getOrUndefined(scheme),
-            issuer: Option.getOrUndefined(issuer),
-            interaction: { prompt: showPrompt, openBrowser: !noBrowser, timeout: Duration.seconds(loginTimeout) }
+      flags,
+      Effect.gen(function*() {
+        const secret = yield* clientSecretOf(clientSecret)
+        const chosen = Option.getOrElse(flow, () => secret === undefined ? "authorization_code" as const : "client_credentials" as const)
+        if (chosen === "client_credentials" && secret === undefined) {
+          return yield* new InvalidInput({
+            reason: "Client credentials need the client secret",
+            suggestion: "Pass --client-secret - and type it on stdin, or set RELAY_CLIENT_SECRET"
           })
-        }),
-        loginView
-      )
+        }
+        return yield* login({
+          agentUrl: yield* agentOf(url),
+          cardUrl: Option.getOrUndefined(cardUrl),
+          flow: chosen,
+          clientId,
+          clientSecret: secret,
+          scopes: Option.getOrUndefined(Option.map(scope, (text) => text.split(/[\s,]+/).filter((word) => word !== ""))),
+          scheme: Option.getOrUndefined(scheme),
+          issuer: Option.getOrUndefined(issuer),
+          interaction: { prompt: showPrompt, openBrowser: !noBrowser, timeout: Duration.seconds(loginTimeout) }
+        })
+      }),
+      loginView
+    )
 ).pipe(Command.withDescription("Log in to an agent with OAuth 2.0 / OpenID Connect as its card declares, and save the tokens"))
 
-const logoutCommand = Command.make("logout", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(agentOf(url), logout), ({ agent_url, removed, revoked }, style) =>
-    !removed
-      ? style.dim(`No credentials were saved for ${agent_url}`)
-      : style.green(`Logged out of ${agent_url}${revoked ? " (tokens revoked at the server)" : ""}`)))
+const logoutCommand = Command.make(
+  "logout",
+  { ...outputOptions, url: agentUrl },
+  ({ url, ...flags }) =>
+    render(flags, Effect.flatMap(agentOf(url), logout), ({ agent_url, removed, revoked }, style) =>
+      !removed
+        ? style.dim(`No credentials were saved for ${agent_url}`)
+        : style.green(`Logged out of ${agent_url}${revoked ? " (tokens revoked at the server)" : ""}`))
+)
   .pipe(Command.withDescription("Forget the saved credentials of an agent, revoking OAuth tokens when the server offers it"))
 
-const clear = Command.make("clear", { ...outputOptions, url: agentUrl }, ({ url, ...flags }) =>
-  render(flags, Effect.flatMap(agentOf(url), clearCredentials), ({ agent_url, cleared }, style) =>
-    cleared ? style.green(`Cleared credentials for ${agent_url}`) : style.dim(`No credentials were saved for ${agent_url}`)))
+const clear = Command.make(
+  "clear",
+  { ...outputOptions, url: agentUrl },
+  ({ url, ...flags }) =>
+    render(
+      flags,
+      Effect.flatMap(agentOf(url), clearCredentials),
+      ({ agent_url, cleared }, style) =>
+        cleared ? style.green(`Cleared credentials for ${agent_url}`) : style.dim(`No credentials were saved for ${agent_url}`)
+    )
+)
   .pipe(Command.withDescription("Remove the saved credentials of an agent"))
 
 export const authCommand = Command.make("auth").pipe(

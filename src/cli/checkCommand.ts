@@ -22,6 +22,8 @@ import { InvalidInput } from "../domain/errors.js"
 import { checkAgent, type CheckPlanInput, planChecks } from "../programs/check/checkAgent.js"
 import { saveJunit } from "../programs/check/saveJunit.js"
 import { checkRunLayer } from "../servers/webhook/checkReceiver.js"
+import { withSuggestions, withValuesFrom } from "./commandTree.js"
+import { optional } from "./optional.js"
 import {
   AGENT_NAMES_COMMAND,
   agentOf,
@@ -35,10 +37,8 @@ import {
   wholeNumber
 } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, makeStyle, reportError, type Style, writeOut } from "./output.js"
-import { escapeForTerminal } from "./terminalText.js"
 import { ClientServices } from "./services.js"
-import { withSuggestions, withValuesFrom } from "./commandTree.js"
-import { optional } from "./optional.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 export const EXIT_UNREACHABLE = 4
 
@@ -78,7 +78,9 @@ const timeout = wholeNumber("timeout", "seconds", 1, 3600).pipe(
 )
 const junit = optional(Options.file("junit"), "Also write the report as JUnit XML to this file")
 const failOn = Options.choice("fail-on", ["must", "should"]).pipe(
-  Options.withDescription("Fail the run (exit 1, JUnit failures) on failed MUST checks only (default), or on SHOULD checks and warnings too"),
+  Options.withDescription(
+    "Fail the run (exit 1, JUnit failures) on failed MUST checks only (default), or on SHOULD checks and warnings too"
+  ),
   Options.withDefault(DEFAULT_FAIL_ON),
   withSuggestions([["must", "Only failed MUST checks (the default)"], ["should", "Failed SHOULD checks and warnings too"]])
 )
@@ -86,7 +88,8 @@ const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for the agent")
 const apiKey = optional(Options.redacted("api-key"), "API key for the agent, sent in X-API-Key")
 
-const splitNames = (values: ReadonlyArray<string>) => values.flatMap((value) => value.split(",")).map((name) => name.trim()).filter((name) => name !== "")
+const splitNames = (values: ReadonlyArray<string>) =>
+  values.flatMap((value) => value.split(",")).map((name) => name.trim()).filter((name) => name !== "")
 
 const protocolsOf = (value: "1.0" | "0.3" | "all"): ReadonlyArray<ProtocolVersion> => (value === "all" ? ["1.0", "0.3"] : [value])
 const bindingsOf = (value: "jsonrpc" | "rest" | "all"): ReadonlyArray<Binding> =>
@@ -105,7 +108,11 @@ const resultLine = (style: Style, failOn: FailOn, result: CheckResult) => {
   const severity = result.severity === "should" ? style.dim(" (should)") : ""
   const head = `  ${mark} ${result.id}${severity}  ${escapeForTerminal(result.title)}`
   if (result.status === "passed" || result.detail === "") return head
-  const why = result.status === "skipped" ? `skipped: ${result.detail}` : result.status === "warning" ? `warning: ${result.detail}` : result.detail
+  const why = result.status === "skipped"
+    ? `skipped: ${result.detail}`
+    : result.status === "warning"
+    ? `warning: ${result.detail}`
+    : result.detail
   const cite = result.status !== "skipped" && result.spec !== null ? ` [${result.spec}]` : ""
   return `${head}\n      ${paint(escapeForTerminal(why) + cite)}`
 }
@@ -126,12 +133,22 @@ export const terminalReport = (report: CheckReport, style: Style, failOn: FailOn
   const title = report.dry_run
     ? `Checks relay would run against ${report.agent_url} (dry run: nothing sent)`
     : `Conformance of ${report.agent_url}${report.card_url === null ? "" : ` (card ${report.card_url})`}`
-  const body = sections(report.results).map((run) => [style.bold(run.heading), ...run.results.map((r) => resultLine(style, failOn, r))].join("\n"))
+  const body = sections(report.results).map((run) =>
+    [style.bold(run.heading), ...run.results.map((r) => resultLine(style, failOn, r))].join("\n")
+  )
   const tasks = report.tasks_created.length === 0
     ? []
-    : [style.dim(`Tasks created on the agent (${report.tasks_created.length}): ${report.tasks_created.map((t) => escapeForTerminal(t.task_id)).join(", ")}`)]
+    : [
+      style.dim(
+        `Tasks created on the agent (${report.tasks_created.length}): ${
+          report.tasks_created.map((t) => escapeForTerminal(t.task_id)).join(", ")
+        }`
+      )
+    ]
   const lenient = report.results.filter((r) => (r.status === "failed" || r.status === "warning") && !failsRun(r, failOn)).length
-  const note = lenient === 0 ? [] : [style.dim(`${lenient} SHOULD-level finding(s) marked ! do not fail the run (--fail-on should fails on them)`)]
+  const note = lenient === 0
+    ? []
+    : [style.dim(`${lenient} SHOULD-level finding(s) marked ! do not fail the run (--fail-on should fails on them)`)]
   return [escapeForTerminal(title), "", ...body, "", ...tasks, ...note, summaryLine(report.summary)].join("\n")
 }
 
@@ -188,7 +205,24 @@ const publish = (values: { readonly json: boolean; readonly junit: Option.Option
 
 export const checkCommand = Command.make(
   "check",
-  { urlArg, url, cardUrl, protocol, binding, only, skip, json, verbose, timeout, junit, failOn, dryRun, bearerToken, apiKey, allowInterfaceHost },
+  {
+    urlArg,
+    url,
+    cardUrl,
+    protocol,
+    binding,
+    only,
+    skip,
+    json,
+    verbose,
+    timeout,
+    junit,
+    failOn,
+    dryRun,
+    bearerToken,
+    apiKey,
+    allowInterfaceHost
+  },
   (values) =>
     runOf(values).pipe(
       // The receiver of push.delivery listens on loopback for the length of the run.
@@ -199,8 +233,11 @@ export const checkCommand = Command.make(
       Effect.catchAll((error) =>
         error instanceof CommandFailed
           ? Effect.fail(error)
-          : Effect.mapError(reportError(error, values.json), (reported) =>
-            isUnreachable(error) ? new CommandFailed({ exitCode: EXIT_UNREACHABLE }) : reported)),
+          : Effect.mapError(
+            reportError(error, values.json),
+            (reported) => isUnreachable(error) ? new CommandFailed({ exitCode: EXIT_UNREACHABLE }) : reported
+          )
+      ),
       Logger.withMinimumLogLevel(values.verbose ? LogLevel.Debug : LogLevel.Warning)
     )
 ).pipe(Command.withDescription(

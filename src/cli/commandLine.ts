@@ -66,7 +66,10 @@ export const numberNeeded = (unit: string) =>
 
 const badValue = (option: OptionSpec, flag: string, value: string | undefined): UsageProblem | undefined => {
   if (value === undefined) {
-    return { message: `${flag} needs a value`, hint: `Give it as ${flag} ${option.valueType.toUpperCase()} or ${flag}=${option.valueType.toUpperCase()}.` }
+    return {
+      message: `${flag} needs a value`,
+      hint: `Give it as ${flag} ${option.valueType.toUpperCase()} or ${flag}=${option.valueType.toUpperCase()}.`
+    }
   }
   if (option.integer && !/^[+-]?\d+$/.test(value.trim())) {
     return { message: `${flag} needs ${numberNeeded(option.valueType)}, not '${value}'`, hint: option.description }

@@ -141,20 +141,20 @@ const declareIn = (node: unknown, declare: (single: object) => void): void => {
  * after withDescription and withAlias in the pipe: they make a new descriptor, which would not
  * carry the declaration.
  */
-export const withSuggestions = (values: ReadonlyArray<readonly [value: string, description: string]>) =>
-<A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
-  const suggestions = values.map(([value, description]) => ({ value, description }))
-  declareIn(self, (single) => declared.set(single, suggestions))
-  return self
-}
+export const withSuggestions =
+  (values: ReadonlyArray<readonly [value: string, description: string]>) =>
+  <A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
+    const suggestions = values.map(([value, description]) => ({ value, description }))
+    declareIn(self, (single) => declared.set(single, suggestions))
+    return self
+  }
 
 /**
  * Declares that the values completions offer are the user's own, printed at completion time by a
  * relay command (`agent list --names`: one value a line, a tab, its description): the saved agent
  * names after `--url`. Put it after withDescription and withAlias, as withSuggestions.
  */
-export const withValuesFrom = (command: string) =>
-<A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
+export const withValuesFrom = (command: string) => <A extends Options.Options<unknown> | Args.Args<unknown>>(self: A): A => {
   declareIn(self, (single) => sourced.set(single, command))
   return self
 }
@@ -170,7 +170,9 @@ const suggestionsOf = (single: Node): ReadonlyArray<Suggestion> => {
   const choices = choicesOf(single)
   if (choices.length === 0) return values
   const stray = values.filter((value) => !choices.includes(value.value))
-  if (stray.length > 0) throw new Error(`${stray.map((value) => value.value).join(", ")}: suggested but not among the choices ${choices.join(", ")}`)
+  if (stray.length > 0) {
+    throw new Error(`${stray.map((value) => value.value).join(", ")}: suggested but not among the choices ${choices.join(", ")}`)
+  }
   return choices.map((choice) => values.find((value) => value.value === choice) ?? { value: choice, description: "" })
 }
 
@@ -323,27 +325,31 @@ export const levels = (spec: CommandSpec, path = spec.name): Array<Level> => [
 ]
 
 /** The options @effect/cli gives every command that help lists (once, in the root's help). */
-export const GLOBAL_OPTIONS = optionsOf(Options.all([
-  Options.boolean("help").pipe(Options.withAlias("h"), Options.withDescription("Show help for a command (also: relay help COMMAND)")),
-  Options.boolean("version").pipe(Options.withDescription("Print relay's version")),
-  Options.choice("log-level", LogLevel.allLevels.map((level) => level._tag.toLowerCase())).pipe(
-    Options.withDescription("Least severe log messages shown on stderr (default warning, relay mcp: info; --verbose means debug)"),
-    Options.optional,
-    withSuggestions([
-      ["all", "Every message"],
-      ["trace", "The finest detail"],
-      ["debug", "Each HTTP request to the agent too (as --verbose)"],
-      ["info", "What servers do (the default of relay mcp)"],
-      ["warning", "Problems that did not stop the command (the default)"],
-      ["error", "Errors only"],
-      ["fatal", "Only what ends relay"],
-      ["none", "Nothing"]
-    ])
-  )
-] as const))
+export const GLOBAL_OPTIONS = optionsOf(Options.all(
+  [
+    Options.boolean("help").pipe(Options.withAlias("h"), Options.withDescription("Show help for a command (also: relay help COMMAND)")),
+    Options.boolean("version").pipe(Options.withDescription("Print relay's version")),
+    Options.choice("log-level", LogLevel.allLevels.map((level) => level._tag.toLowerCase())).pipe(
+      Options.withDescription("Least severe log messages shown on stderr (default warning, relay mcp: info; --verbose means debug)"),
+      Options.optional,
+      withSuggestions([
+        ["all", "Every message"],
+        ["trace", "The finest detail"],
+        ["debug", "Each HTTP request to the agent too (as --verbose)"],
+        ["info", "What servers do (the default of relay mcp)"],
+        ["warning", "Problems that did not stop the command (the default)"],
+        ["error", "Errors only"],
+        ["fatal", "Only what ends relay"],
+        ["none", "Nothing"]
+      ])
+    )
+  ] as const
+))
 
 /** Built-ins help leaves out: @effect/cli's own wizard and completions (`relay completions` replaces them). */
-export const UNLISTED_OPTIONS = optionsOf(Options.all([
-  Options.boolean("wizard"),
-  Options.choice("completions", ["sh", "bash", "fish", "zsh"])
-] as const))
+export const UNLISTED_OPTIONS = optionsOf(Options.all(
+  [
+    Options.boolean("wizard"),
+    Options.choice("completions", ["sh", "bash", "fish", "zsh"])
+  ] as const
+))

@@ -11,7 +11,16 @@
  */
 import { Args, Command } from "@effect/cli"
 import { Effect } from "effect"
-import { type CommandSpec, commandSpec, GLOBAL_OPTIONS, type Level, levels, type OptionSpec, type Suggestion, withSuggestions } from "./commandTree.js"
+import {
+  type CommandSpec,
+  commandSpec,
+  GLOBAL_OPTIONS,
+  type Level,
+  levels,
+  type OptionSpec,
+  type Suggestion,
+  withSuggestions
+} from "./commandTree.js"
 import { writeOut } from "./output.js"
 
 /** A word to offer and its description ("" for none). */
@@ -71,7 +80,11 @@ const tables = (all: ReadonlyArray<Level>): ReadonlyArray<Table> => [
     rows: all.map(({ path, spec }) => [path, spec.subcommands.map((sub) => [sub.name, oneLine(sub.description)] as const)] as const),
     everywhere: []
   },
-  { name: "options", rows: all.map(({ path, spec }) => [path, optionCandidates(spec.options)] as const), everywhere: optionCandidates(GLOBAL_OPTIONS) },
+  {
+    name: "options",
+    rows: all.map(({ path, spec }) => [path, optionCandidates(spec.options)] as const),
+    everywhere: optionCandidates(GLOBAL_OPTIONS)
+  },
   {
     name: "value_options",
     rows: all.map(({ path, spec }) => [path, valueOptionCandidates(spec.options)] as const),
@@ -104,7 +117,9 @@ const trailer = (table: Table, quote: Quote, indent: string) =>
 const bashLikeTables = (prefix: string, spec: CommandSpec) =>
   tables(levels(spec)).map((table) =>
     `${prefix}_${table.name}() {\n  case "$1" in\n${
-      withCandidates(table.rows).map(([key, offer]) => `    ${quoteFor.bash(key)}) ${printOffer(offer, quoteFor.bash, spec.name)} ;;`).join("\n")
+      withCandidates(table.rows).map(([key, offer]) => `    ${quoteFor.bash(key)}) ${printOffer(offer, quoteFor.bash, spec.name)} ;;`).join(
+        "\n"
+      )
     }\n  esac${trailer(table, quoteFor.bash, "  ")}\n}`
   ).join("\n\n")
 
@@ -113,7 +128,8 @@ const bashLikeTables = (prefix: string, spec: CommandSpec) =>
  * that takes a value skips that value, anything else is an argument. Sets cmdpath, expecting (the
  * option whose value is being typed, if any) and position (how many arguments came before).
  */
-const bashLikeWalk = (prefix: string, root: string) => `${prefix}_has() {
+const bashLikeWalk = (prefix: string, root: string) =>
+  `${prefix}_has() {
   [[ $'\\n'"$(${prefix}_$1 "$2")"$'\\n' == *$'\\n'"$3"$'\\t'* ]]
 }
 
@@ -161,8 +177,7 @@ const BASH: BashLikeShell = {
 }
 
 const ZSH: BashLikeShell = {
-  header: (name) =>
-    `#compdef ${name}\n# zsh completion for ${name}; load with: source <(${name} completions zsh)  (after compinit)`,
+  header: (name) => `#compdef ${name}\n# zsh completion for ${name}; load with: source <(${name} completions zsh)  (after compinit)`,
   current: "\${words[CURRENT]}",
   typedBefore: "\${(@)words[2,CURRENT-1]}",
   // One word per line with its description beside it, aligned as _describe does; no space after a word ending in ':'.
@@ -180,7 +195,8 @@ const ZSH: BashLikeShell = {
 }
 
 /** bash and zsh run the same script but for how they read and offer words. */
-const bashLikeScript = (shell: BashLikeShell, spec: CommandSpec, prefix: string) => `${shell.header(spec.name)}
+const bashLikeScript = (shell: BashLikeShell, spec: CommandSpec, prefix: string) =>
+  `${shell.header(spec.name)}
 ${bashLikeTables(prefix, spec)}
 
 ${bashLikeWalk(prefix, spec.name)}
@@ -209,7 +225,9 @@ ${shell.register(prefix, spec.name)}
 const fishScript = (spec: CommandSpec, prefix: string) => {
   const table = (table: Table) =>
     `function ${prefix}_${table.name}\n  switch $argv[1]\n${
-      withCandidates(table.rows).map(([key, offer]) => `    case ${quoteFor.fish(key)}\n      ${printOffer(offer, quoteFor.fish, spec.name)}`).join("\n")
+      withCandidates(table.rows).map(([key, offer]) =>
+        `    case ${quoteFor.fish(key)}\n      ${printOffer(offer, quoteFor.fish, spec.name)}`
+      ).join("\n")
     }\n  end${trailer(table, quoteFor.fish, "  ")}\nend`
   const words = (name: string, key: string) => `(${prefix}_${name} ${key} | string replace -r '\\t.*' '')`
   return `# fish completion for ${spec.name}; load with: ${spec.name} completions fish | source

@@ -7,7 +7,7 @@
  */
 import { HelpDoc, ValidationError } from "@effect/cli"
 import { Cause, Data, Effect, Exit } from "effect"
-import { EXIT_FAILURE, EXIT_ON_SIGNAL, EXIT_OK, EXIT_USAGE, type StopSignal } from "./exitCodes.js"
+import { EXIT_FAILURE, EXIT_OK, EXIT_ON_SIGNAL, EXIT_USAGE, type StopSignal } from "./exitCodes.js"
 import { CommandFailed, errorReport, makeStyle, type TaskLeft } from "./output.js"
 
 /** `--json` anywhere before a `--` (every command spells it the same, options.ts). */
@@ -94,8 +94,9 @@ export const interruptedWhileFollowing = (task: TaskLeft | undefined) => Effect.
 
 const reportInterrupted = (signal: StopSignal, json: boolean) => {
   const message = `interrupted by ${signal}`
-  if (interruptedTask !== undefined) process.stderr.write(`${errorReport({ code: "interrupted", message, hint: "" }, json, interruptedTask)}\n`)
-  else if (json) writeJsonError("interrupted", message, "Run the command again; a task the agent had started may still be running.")
+  if (interruptedTask !== undefined) {
+    process.stderr.write(`${errorReport({ code: "interrupted", message, hint: "" }, json, interruptedTask)}\n`)
+  } else if (json) writeJsonError("interrupted", message, "Run the command again; a task the agent had started may still be running.")
   else process.stderr.write(`${makeStyle(process.stderr).red(`error: ${message}`)}\n`)
 }
 

@@ -41,7 +41,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   "relay message send": [
     ["Ask once and print the answer", `relay message send --url ${AGENT} "What can you do?"`],
     ["Go on with the saved conversation", `relay message send --url ${AGENT} --continue "And in French?"`],
-    ["Have updates pushed to a webhook; give up waiting after 60 s", `relay message send --url ${AGENT} --push-url http://127.0.0.1:9000/hook --wait 60 "Build the report"`]
+    [
+      "Have updates pushed to a webhook; give up waiting after 60 s",
+      `relay message send --url ${AGENT} --push-url http://127.0.0.1:9000/hook --wait 60 "Build the report"`
+    ]
   ],
   "relay message stream": [
     ["Print the answer as it streams", `relay message stream --url ${AGENT} "Write a haiku"`],
@@ -57,7 +60,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   ],
   "relay task list": [
     ["The agent's tasks, newest first", `relay task list --url ${AGENT}`],
-    ["Working tasks of one conversation, 10 a page", `relay task list --url ${AGENT} --context-id CONTEXT_ID --status working --page-size 10`]
+    [
+      "Working tasks of one conversation, 10 a page",
+      `relay task list --url ${AGENT} --context-id CONTEXT_ID --status working --page-size 10`
+    ]
   ],
   "relay task cancel": [
     ["Cancel a task", `relay task cancel --url ${AGENT} TASK_ID`],
@@ -73,7 +79,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<Example>>> = {
   ],
   "relay task notification set": [
     ["Send a task's updates to a webhook", `relay task notification set --url ${AGENT} --webhook-url http://127.0.0.1:9000/hook TASK_ID`],
-    ["With a token the webhook checks", `relay task notification set --url ${AGENT} --webhook-url http://127.0.0.1:9000/hook --webhook-token "$HOOK_TOKEN" TASK_ID`]
+    [
+      "With a token the webhook checks",
+      `relay task notification set --url ${AGENT} --webhook-url http://127.0.0.1:9000/hook --webhook-token "$HOOK_TOKEN" TASK_ID`
+    ]
   ],
   "relay task notification get": [
     ["Show a task's newest push config", `relay task notification get --url ${AGENT} TASK_ID`],

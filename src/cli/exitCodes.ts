@@ -56,4 +56,3 @@ export const EXIT_CODE_ROWS: ReadonlyArray<readonly [code: string, meaning: stri
   [`${EXIT_UNREACHABLE}`, "agent unreachable (connection refused, DNS, no answer before the timeout)"],
   [`${EXIT_ON_SIGNAL.SIGINT}`, `interrupted by SIGINT (Ctrl-C); ${EXIT_ON_SIGNAL.SIGTERM} by SIGTERM`]
 ]
-

@@ -10,10 +10,19 @@
 import type { Command } from "@effect/cli"
 import type { Effect } from "effect"
 import { readCommandLine, unknownCommand } from "./commandLine.js"
-import { type ArgSpec, type CommandSpec, commandSpec, GLOBAL_OPTIONS, type Level, levels, type OptionSpec, UNLISTED_OPTIONS } from "./commandTree.js"
+import {
+  type ArgSpec,
+  type CommandSpec,
+  commandSpec,
+  GLOBAL_OPTIONS,
+  type Level,
+  levels,
+  type OptionSpec,
+  UNLISTED_OPTIONS
+} from "./commandTree.js"
+import { jsonRequested, UsageError } from "./ending.js"
 import { EXAMPLES } from "./examples.js"
 import { EXIT_CODE_ROWS } from "./exitCodes.js"
-import { jsonRequested, UsageError } from "./ending.js"
 import { type CommandFailed, makeStyle, reportError, writeOut } from "./output.js"
 
 const INDENT = 2
@@ -113,7 +122,8 @@ const optionLabel = (option: OptionSpec, alignLong: boolean) => {
   return alignLong && shorts.length === 0 ? `    ${label}` : label
 }
 
-const mentions = (text: string, word: string) => new RegExp(`(^|[^\\w-])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\w-])`).test(text)
+const mentions = (text: string, word: string) =>
+  new RegExp(`(^|[^\\w-])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\w-])`).test(text)
 
 /** What an option's description leaves unsaid: choices, default, variable, required, repeatable. */
 const optionText = (option: OptionSpec) => {
@@ -179,13 +189,19 @@ export const renderHelp = (level: Level, width: number, style = makeStyle(proces
   return [
     ...wrap(spec.description, width),
     ...section("USAGE", usageLines(level).flatMap((line) => commandLines(line, width, spaces(INDENT), false))),
-    ...section("COMMANDS", below.length === 0 ? [] : table(below.map((sub) => [withoutRoot(sub.path), firstParagraph(sub.spec.description)]), width)),
+    ...section(
+      "COMMANDS",
+      below.length === 0 ? [] : table(below.map((sub) => [withoutRoot(sub.path), firstParagraph(sub.spec.description)]), width)
+    ),
     ...section("ARGUMENTS", spec.args.length === 0 ? [] : table(spec.args.map((arg) => [argLabel(arg), argText(arg)]), width)),
     ...section("OPTIONS", spec.options.length === 0 ? [] : table(optionRows(spec.options), width)),
     ...section("GLOBAL OPTIONS", isRoot ? table(optionRows(GLOBAL_OPTIONS), width) : []),
     ...section("EXAMPLES", examples),
     ...section("EXIT CODES", isRoot ? table(EXIT_CODE_ROWS, width) : []),
-    ...section("LEARN MORE", below.length === 0 ? [] : indented(`Run '${path} <command> --help' for a command's options and examples.`, width))
+    ...section(
+      "LEARN MORE",
+      below.length === 0 ? [] : indented(`Run '${path} <command> --help' for a command's options and examples.`, width)
+    )
   ].join("\n") + "\n"
 }
 

@@ -1,6 +1,6 @@
 /** The terminal's names for the actions hints suggest: relay commands and their flags. */
-import { act, cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 import { loginCommand } from "../domain/authNeeded.js"
+import { act, cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /**

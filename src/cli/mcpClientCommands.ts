@@ -1,7 +1,7 @@
 /** `relay mcp install|uninstall|config`: connect an MCP client to relay without editing its files by hand. */
 import { Command, Options } from "@effect/cli"
-import { DEFAULT_SERVER_NAME, MCP_CLIENTS, mcpClients, SCOPES } from "../domain/mcpClients.js"
 import { Effect } from "effect"
+import { DEFAULT_SERVER_NAME, MCP_CLIENTS, mcpClients, SCOPES } from "../domain/mcpClients.js"
 import type { ClientTarget, InstallResult } from "../programs/mcpClients.js"
 import * as ClientConfigFiles from "../services/ClientConfigFiles.js"
 import { withSuggestions } from "./commandTree.js"
@@ -51,17 +51,23 @@ const describeChange = (result: InstallResult, style: Style) => {
 
 const targetOf = ({ client, name, scope }: ClientTarget): ClientTarget => ({ client, scope, name })
 
-const install = Command.make("install", { ...outputOptions, client, scope, name, dryRun }, (values) =>
-  render(values, Effect.flatMap(programs, (run) => run.installMcpClient(targetOf(values), values.dryRun)), describeChange)).pipe(
-    Command.withDescription("Add relay to an MCP client's configuration (keeps a backup; changes nothing else)"),
-    Command.provide(ClientConfigFiles.layer)
-  )
+const install = Command.make(
+  "install",
+  { ...outputOptions, client, scope, name, dryRun },
+  (values) => render(values, Effect.flatMap(programs, (run) => run.installMcpClient(targetOf(values), values.dryRun)), describeChange)
+).pipe(
+  Command.withDescription("Add relay to an MCP client's configuration (keeps a backup; changes nothing else)"),
+  Command.provide(ClientConfigFiles.layer)
+)
 
-const uninstall = Command.make("uninstall", { ...outputOptions, client, scope, name, dryRun }, (values) =>
-  render(values, Effect.flatMap(programs, (run) => run.uninstallMcpClient(targetOf(values), values.dryRun)), describeChange)).pipe(
-    Command.withDescription("Remove relay's entry from an MCP client's configuration"),
-    Command.provide(ClientConfigFiles.layer)
-  )
+const uninstall = Command.make(
+  "uninstall",
+  { ...outputOptions, client, scope, name, dryRun },
+  (values) => render(values, Effect.flatMap(programs, (run) => run.uninstallMcpClient(targetOf(values), values.dryRun)), describeChange)
+).pipe(
+  Command.withDescription("Remove relay's entry from an MCP client's configuration"),
+  Command.provide(ClientConfigFiles.layer)
+)
 
 const config = Command.make("config", { ...outputOptions, client: Options.optional(client), name }, (values) =>
   render(

@@ -1,9 +1,9 @@
 /** `relay mcp`: the MCP server for AI assistants, on stdio (default), streamable HTTP or SSE. */
 import { Command, Options } from "@effect/cli"
 import type { FileSystem } from "@effect/platform"
+import { Config, Duration, Effect, Layer, LogLevel, Option, Runtime } from "effect"
 import { Console } from "node:console"
 import * as Path from "node:path"
-import { Config, Duration, Effect, Layer, LogLevel, Option, Runtime } from "effect"
 import { isLoopbackHost } from "../a2a/hosts.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { parseOrigin } from "../mcp/origins.js"
@@ -101,7 +101,8 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
     const runtime = yield* Effect.runtime<FileSystem.FileSystem | StateDir>()
     const toolServices = yield* toolServicesOnFirstCall
     const context: ToolContext = {
-      run: (effect, signal) => Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
+      run: (effect, signal) =>
+        Runtime.runPromise(runtime)(Effect.flatMap(toolServices, (services) => Effect.provide(effect, services)), { signal }),
       defaultWait: Duration.seconds(options.waitSeconds),
       allowInterfaceHosts: options.allowInterfaceHost,
       maxAnswerBytes: options.maxAnswerBytes,
@@ -131,6 +132,6 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
     }),
     withLogLevel(options, LogLevel.Info)
   )).pipe(
-  Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),
-  Command.withSubcommands(mcpClientCommands)
-)
+    Command.withDescription("Run the MCP server that lets AI assistants use A2A agents"),
+    Command.withSubcommands(mcpClientCommands)
+  )

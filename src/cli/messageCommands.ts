@@ -7,9 +7,10 @@ import type { MessageResult } from "../domain/results.js"
 import { outgoingParts, type PartSource } from "../programs/outgoingParts.js"
 import { anyFile } from "../programs/readPermission.js"
 import { sendMessage } from "../programs/sendMessage.js"
+import { optional } from "./optional.js"
 import {
-  type AgentOptionValues,
   agentOptions,
+  type AgentOptionValues,
   answerFileOptions,
   type AnswerFileValues,
   maxAnswerBytes,
@@ -19,10 +20,9 @@ import {
 } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, type OutputFlags, render } from "./output.js"
 import { leavesTaskHandle, progressPrinter } from "./progress.js"
-import { failWhenCut, messageView } from "./views.js"
 import { ClientServices } from "./services.js"
-import { optional } from "./optional.js"
 import { readStdin } from "./stdinInput.js"
+import { failWhenCut, messageView } from "./views.js"
 
 const text = Args.text({ name: "TEXT" }).pipe(
   Args.withDescription("The message to send; '-' (or none, with stdin not a terminal) reads it from stdin"),
@@ -47,7 +47,10 @@ const fileUrl = Options.text("file-url").pipe(
   Options.withDescription("Send a file by reference: its URL, for the agent to fetch; repeatable"),
   Options.repeated
 )
-const data = optional(Options.text("data").pipe(Options.withPseudoName("json")), "Send a data part: a JSON value, or @FILE to read it from a file")
+const data = optional(
+  Options.text("data").pipe(Options.withPseudoName("json")),
+  "Send a data part: a JSON value, or @FILE to read it from a file"
+)
 const maxRequestBytes = wholeNumber("max-request-bytes", "bytes", 1).pipe(
   Options.withDescription(
     `Largest request sent, files and data encoded (default ${MAX_AGENT_BODY_BYTES}, 10 MiB, relay's agent server's limit); a file past it is refused, nothing sent`
@@ -55,7 +58,9 @@ const maxRequestBytes = wholeNumber("max-request-bytes", "bytes", 1).pipe(
   Options.withDefault(MAX_AGENT_BODY_BYTES)
 )
 const wait = wholeNumber("wait", "seconds", 1, 7 * 24 * 3600).pipe(
-  Options.withDescription("Give up waiting after this many seconds in all, leaving the task running (default: until it finishes or needs input)"),
+  Options.withDescription(
+    "Give up waiting after this many seconds in all, leaving the task running (default: until it finishes or needs input)"
+  ),
   Options.optional
 )
 
@@ -113,45 +118,60 @@ const messageText = (words: ReadonlyArray<string>, hasParts: boolean): Effect.Ef
 const partSources = (values: MessageValues): ReadonlyArray<PartSource> => [
   ...values.file.map((path): PartSource => ({ _tag: "FilePath", path })),
   ...values.fileUrl.map((url): PartSource => ({ _tag: "FileUrl", url })),
-  ...Option.toArray(Option.map(values.data, (data): PartSource =>
-    data.startsWith("@") ? { _tag: "DataFile", path: data.slice(1) } : { _tag: "DataText", text: data }))
+  ...Option.toArray(
+    Option.map(
+      values.data,
+      (data): PartSource => data.startsWith("@") ? { _tag: "DataFile", path: data.slice(1) } : { _tag: "DataText", text: data }
+    )
+  )
 ]
 
 /** The message's text and the parts after it; the terminal reads any file its user names. */
 const messageContent = (values: MessageValues) => {
   const sources = partSources(values)
-  return Effect.flatMap(messageText(values.text, sources.length > 0), (text) =>
-    Effect.map(outgoingParts({ text, sources, maxRequestBytes: values.maxRequestBytes, mayRead: anyFile }), (parts) => ({ text, parts })))
+  return Effect.flatMap(
+    messageText(values.text, sources.length > 0),
+    (text) =>
+      Effect.map(outgoingParts({ text, sources, maxRequestBytes: values.maxRequestBytes, mayRead: anyFile }), (parts) => ({ text, parts }))
+  )
 }
 
-const run = (values: MessageValues, streaming: boolean) => withAgentAccess(values, (access) => {
-  // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
-  const events = streaming && values.json
-  const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
-  const handle = leavesTaskHandle(access.agentUrl)
-  const usage = conflicting(values)
-  const program = usage !== undefined ? Effect.fail(usage) : withAnswerFiles(values, (answerFiles) =>
-    Effect.flatMap(messageContent(values), ({ text, parts }) => progress.whileWaiting(sendMessage({
-    ...access,
-    text,
-    parts,
-    contextId: Option.getOrUndefined(values.contextId),
-    taskId: Option.getOrUndefined(values.taskId),
-    useSession: values.continueSession,
-    stream: streaming,
-    pushUrl: Option.getOrUndefined(values.pushUrl),
-    pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
-    maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
-    maxAnswerBytes: values.maxAnswerBytes,
-    onUpdate: (update) => Effect.zipRight(handle.onUpdate(update), progress.onUpdate(update)),
-    answerFiles
-  }))))
-  return render(values, handle.around(values.json)(program), (result, style) => {
-    // Streamed text is already on screen; end its line and show the summary.
-    const streamedText = progress.printedText()
-    return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
-  }, events ? "line" : "indented").pipe(Effect.tap(failWhenCut(values.json)), Effect.tap(failWhenTaskFailed), Effect.flatMap(failWhenWaitRanOut(values)))
-})
+const run = (values: MessageValues, streaming: boolean) =>
+  withAgentAccess(values, (access) => {
+    // Streaming with --json: NDJSON, one line per event as it arrives, then the result on one line.
+    const events = streaming && values.json
+    const progress = progressPrinter({ streamText: streaming && !values.json, showStates: !values.json, events })
+    const handle = leavesTaskHandle(access.agentUrl)
+    const usage = conflicting(values)
+    const program = usage !== undefined ?
+      Effect.fail(usage) :
+      withAnswerFiles(values, (answerFiles) =>
+        Effect.flatMap(messageContent(values), ({ text, parts }) =>
+          progress.whileWaiting(sendMessage({
+            ...access,
+            text,
+            parts,
+            contextId: Option.getOrUndefined(values.contextId),
+            taskId: Option.getOrUndefined(values.taskId),
+            useSession: values.continueSession,
+            stream: streaming,
+            pushUrl: Option.getOrUndefined(values.pushUrl),
+            pushToken: Option.getOrUndefined(Option.map(values.pushToken, Redacted.value)),
+            maxWait: Option.getOrUndefined(Option.map(values.wait, Duration.seconds)),
+            maxAnswerBytes: values.maxAnswerBytes,
+            onUpdate: (update) => Effect.zipRight(handle.onUpdate(update), progress.onUpdate(update)),
+            answerFiles
+          }))))
+    return render(values, handle.around(values.json)(program), (result, style) => {
+      // Streamed text is already on screen; end its line and show the summary.
+      const streamedText = progress.printedText()
+      return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
+    }, events ? "line" : "indented").pipe(
+      Effect.tap(failWhenCut(values.json)),
+      Effect.tap(failWhenTaskFailed),
+      Effect.flatMap(failWhenWaitRanOut(values))
+    )
+  })
 
 /**
  * A turn that ends `failed` or `rejected` is shown like any answer, then exits 1, so a script can

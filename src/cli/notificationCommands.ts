@@ -4,13 +4,13 @@ import { Effect, Option, Stream } from "effect"
 import { fileSummaries } from "../domain/fileParts.js"
 import type { NotificationRecord } from "../domain/notification.js"
 import { followNotifications, listNotifications, type NotificationQuery } from "../programs/notifications.js"
+import * as NotificationLog from "../services/NotificationLog.js"
 import { untilStopped } from "./ending.js"
+import { optional } from "./optional.js"
 import { outputOptions, wholeNumber } from "./options.js"
 import { makeStyle, render, reportError, type Style, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 import { stateColor } from "./views.js"
-import * as NotificationLog from "../services/NotificationLog.js"
-import { optional } from "./optional.js"
 
 /**
  * One notification for people: when, where, what it says; never the token, only whether one came.
@@ -46,8 +46,12 @@ const follow = Options.boolean("follow").pipe(
 const followToStdout = (query: NotificationQuery, json: boolean) => {
   const style = makeStyle(process.stdout)
   return untilStopped(writeErr("Following notifications; press Ctrl+C to stop.")).pipe(
-    Effect.zipRight(Stream.runForEach(followNotifications(query), (record) =>
-      writeOut(json ? JSON.stringify(record) : `${formatNotification(record, style)}\n`))),
+    Effect.zipRight(
+      Stream.runForEach(
+        followNotifications(query),
+        (record) => writeOut(json ? JSON.stringify(record) : `${formatNotification(record, style)}\n`)
+      )
+    ),
     Effect.catchAll((error) => reportError(error, json))
   )
 }

@@ -3,10 +3,10 @@ import { Args, Options } from "@effect/cli"
 import { Config, Effect, Either, Option, Redacted } from "effect"
 import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
-import type { AgentUrl } from "../domain/agentUrl.js"
 import { canonicalHostName } from "../a2a/hosts.js"
-import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../domain/limits.js"
+import type { AgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
+import { MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from "../domain/limits.js"
 import { resolveAgentUrl } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import type { FileHandling } from "../programs/answerFiles.js"
@@ -45,9 +45,15 @@ export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent
 /** The protocol generations and bindings, as completions describe them. */
 export const PROTOCOL_VALUES = [["1.0", "A2A 1.0"], ["0.3", "A2A 0.3"]] as const
 export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"]] as const
-const protocol = optional(Options.choice("protocol", ["1.0", "0.3"]), "Pin the A2A protocol version (default: the card's first, falling back to 0.3)")
+const protocol = optional(
+  Options.choice("protocol", ["1.0", "0.3"]),
+  "Pin the A2A protocol version (default: the card's first, falling back to 0.3)"
+)
   .pipe(withSuggestions(PROTOCOL_VALUES))
-const binding = optional(Options.choice("binding", ["jsonrpc", "rest"]), "Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)")
+const binding = optional(
+  Options.choice("binding", ["jsonrpc", "rest"]),
+  "Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)"
+)
   .pipe(withSuggestions(BINDING_VALUES))
 const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
   Options.withDescription("Send credentials to interface URLs on another origin than --url")
@@ -73,8 +79,7 @@ export const allowInterfaceHost = Options.text("allow-interface-host").pipe(
 export const within = (low: number, high: number) => (value: number) =>
   Number.isInteger(value) && value >= low && value <= high ? Option.some(value) : Option.none()
 
-const rangeText = (low: number, high: number) =>
-  high === Number.MAX_SAFE_INTEGER ? `at least ${low}` : `between ${low} and ${high}`
+const rangeText = (low: number, high: number) => high === Number.MAX_SAFE_INTEGER ? `at least ${low}` : `between ${low} and ${high}`
 
 /**
  * A whole-number option, checked at the door: `unit` names what it counts ("seconds", "bytes"), in
@@ -88,7 +93,10 @@ export const wholeNumber = (name: string, unit: string, low: number, high = Numb
 
 const DAY_SECONDS = 24 * 3600
 
-const timeout = optional(wholeNumber("timeout", "seconds", 1, DAY_SECONDS), "Seconds to wait for each HTTP request to the agent (default 30)")
+const timeout = optional(
+  wholeNumber("timeout", "seconds", 1, DAY_SECONDS),
+  "Seconds to wait for each HTTP request to the agent (default 30)"
+)
 
 const streamIdle = optional(
   wholeNumber("stream-idle-timeout", "seconds", 1, DAY_SECONDS),
@@ -97,7 +105,9 @@ const streamIdle = optional(
 
 /** `--max-response-bytes`: the client reads no card, JSON answer or stream event larger than this. */
 export const maxResponseBytes = wholeNumber("max-response-bytes", "bytes", 1).pipe(
-  Options.withDescription(`Largest card, JSON answer or stream event read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`),
+  Options.withDescription(
+    `Largest card, JSON answer or stream event read from the agent (default ${MAX_RESPONSE_BYTES}, 10 MiB); larger ones fail`
+  ),
   Options.withDefault(MAX_RESPONSE_BYTES)
 )
 
@@ -113,7 +123,10 @@ export const maxAnswerBytes = Options.integer("max-answer-bytes").pipe(
   ),
   Options.withFallbackConfig(Config.integer("RELAY_MAX_ANSWER_BYTES")),
   Options.withDefault(MAX_ANSWER_BYTES),
-  Options.filterMap(within(1, Number.MAX_SAFE_INTEGER), "--max-answer-bytes (or RELAY_MAX_ANSWER_BYTES) needs a whole number of bytes, at least 1")
+  Options.filterMap(
+    within(1, Number.MAX_SAFE_INTEGER),
+    "--max-answer-bytes (or RELAY_MAX_ANSWER_BYTES) needs a whole number of bytes, at least 1"
+  )
 )
 
 /** Options of every command that contacts an agent; `withAgentAccess` turns them into program input. */
@@ -198,10 +211,17 @@ export const withAgentAccess = <A, R>(
 
 /** `--save-dir`, `--no-save`, `--download`: what becomes of the files an answer carries (README: Files and data). */
 export const answerFileOptions = {
-  saveDir: optional(Options.text("save-dir").pipe(Options.withPseudoName("DIR")), "Save the files the answer carries in DIR (default: the state directory's files/<task id>/)"),
-  noSave: Options.boolean("no-save").pipe(Options.withDescription("Do not save the files the answer carries (they are listed, not written)")),
+  saveDir: optional(
+    Options.text("save-dir").pipe(Options.withPseudoName("DIR")),
+    "Save the files the answer carries in DIR (default: the state directory's files/<task id>/)"
+  ),
+  noSave: Options.boolean("no-save").pipe(
+    Options.withDescription("Do not save the files the answer carries (they are listed, not written)")
+  ),
   download: Options.boolean("download").pipe(
-    Options.withDescription("Also fetch the files the answer gives by URL, with the limits, address rule and credential rule of every request to the agent, and save them")
+    Options.withDescription(
+      "Also fetch the files the answer gives by URL, with the limits, address rule and credential rule of every request to the agent, and save them"
+    )
   )
 } as const
 
@@ -213,12 +233,16 @@ export interface AnswerFileValues {
 
 /** The program input of the answer file options, or the usage error of two that contradict each other. */
 const answerFilesOf = (values: AnswerFileValues): Either.Either<FileHandling, InvalidInput> => {
-  const contradicting = values.noSave ? (Option.isSome(values.saveDir) ? "--save-dir" : values.download ? "--download" : undefined) : undefined
+  const contradicting = values.noSave
+    ? (Option.isSome(values.saveDir) ? "--save-dir" : values.download ? "--download" : undefined)
+    : undefined
   if (contradicting !== undefined) {
-    return Either.left(new InvalidInput({
-      reason: `--no-save and ${contradicting} do not go together: ${contradicting} saves the answer's files`,
-      suggestion: `Give one of them: --no-save to only list the files, or ${contradicting}.`
-    }))
+    return Either.left(
+      new InvalidInput({
+        reason: `--no-save and ${contradicting} do not go together: ${contradicting} saves the answer's files`,
+        suggestion: `Give one of them: --no-save to only list the files, or ${contradicting}.`
+      })
+    )
   }
   return Either.right({ save: !values.noSave, saveDir: Option.getOrUndefined(values.saveDir), download: values.download })
 }

@@ -51,7 +51,9 @@ const requestedLevel = takeLogLevel(process.argv).level
 export const withLogLevel = (flags: { readonly verbose: boolean }, quiet: LogLevel.LogLevel = LogLevel.Warning) => {
   const chosen = requestedLevel === undefined
     ? (flags.verbose ? LogLevel.Debug : quiet)
-    : flags.verbose && LogLevel.greaterThan(requestedLevel, LogLevel.Debug) ? LogLevel.Debug : requestedLevel
+    : flags.verbose && LogLevel.greaterThan(requestedLevel, LogLevel.Debug)
+    ? LogLevel.Debug
+    : requestedLevel
   return <A, E, R>(effect: Effect.Effect<A, E, R>) => Logger.withMinimumLogLevel(effect, chosen)
 }
 
@@ -63,8 +65,7 @@ export { EXIT_FAILURE, EXIT_USAGE } from "./exitCodes.js"
 const colorEnabled = (stream: NodeJS.WriteStream) =>
   stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
 
-const paint = (enabled: boolean, open: number, close: number) => (text: string) =>
-  enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text
+const paint = (enabled: boolean, open: number, close: number) => (text: string) => enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text
 
 /** ANSI styles that collapse to plain text off a TTY or with NO_COLOR. */
 export const makeStyle = (stream: NodeJS.WriteStream) => {
@@ -89,8 +90,9 @@ const ANSI_SEQUENCE = /\u001b\[[0-9;]*m/g
 export const plainWhenNotColored = (stream: NodeJS.WriteStream) => {
   if (colorEnabled(stream)) return
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: Array<unknown>) => boolean
-  stream.write = ((chunk: unknown, ...rest: Array<unknown>) =>
-    write(typeof chunk === "string" ? chunk.replace(ANSI_SEQUENCE, "") : chunk, ...rest)) as typeof stream.write
+  stream.write =
+    ((chunk: unknown, ...rest: Array<unknown>) =>
+      write(typeof chunk === "string" ? chunk.replace(ANSI_SEQUENCE, "") : chunk, ...rest)) as typeof stream.write
 }
 
 export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
@@ -106,13 +108,18 @@ export type Field = readonly [label: string, value: string | null, paint?: (text
 export const fields = (style: Style, rows: ReadonlyArray<Field>, indent = "") => {
   const width = Math.max(...rows.map(([label]) => label.length))
   return rows.map(([label, value, paint = (text: string) => text]) =>
-    `${indent}${style.bold(label.padEnd(width))}  ${value === null ? style.dim("none") : paint(escapeForTerminal(value))}`).join("\n")
+    `${indent}${style.bold(label.padEnd(width))}  ${value === null ? style.dim("none") : paint(escapeForTerminal(value))}`
+  ).join("\n")
 }
 
 const describe = (error: unknown): Described =>
   isDescribed(error)
     ? error
-    : { code: "internal_error", message: error instanceof Error ? error.message : String(error), hint: ["Run again with ", act("ShowDetails"), " for details."] }
+    : {
+      code: "internal_error",
+      message: error instanceof Error ? error.message : String(error),
+      hint: ["Run again with ", act("ShowDetails"), " for details."]
+    }
 
 /**
  * An error's text for people: escaped, and every line after the first indented, so text an agent

@@ -44,8 +44,7 @@ const treeOf = (groups: ReadonlyArray<AnyCommand>): AnyCommand =>
   rootCommand.pipe(Command.withSubcommands(groups as [AnyCommand, ...Array<AnyCommand>]))
 
 /** The whole tree: for root help, completions and any command line naming no known group. */
-export const loadWholeTree = (): Promise<AnyCommand> =>
-  Promise.all(GROUPS.map(([, load]) => load())).then(treeOf)
+export const loadWholeTree = (): Promise<AnyCommand> => Promise.all(GROUPS.map(([, load]) => load())).then(treeOf)
 
 /**
  * The tree a command line needs: its group alone when the first word names one, else the whole

@@ -7,6 +7,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
+import { isLoopbackHost } from "../a2a/hosts.js"
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_WEBHOOK_HOST,
@@ -15,12 +16,11 @@ import {
   type WebhookHooks,
   webhookServerLayer
 } from "../servers/webhook/WebhookServer.js"
-import { isLoopbackHost } from "../a2a/hosts.js"
 import * as HttpClient from "../services/HttpClient.js"
 import * as NotificationLog from "../services/NotificationLog.js"
 import { agentCommand } from "./agentServerCommand.js"
-import { formatNotification } from "./notificationCommands.js"
 import { untilStopped } from "./ending.js"
+import { formatNotification } from "./notificationCommands.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -90,7 +90,9 @@ const printingHooks = (config: PushConfig): WebhookHooks => {
     onNotification: (record) =>
       config.quiet ? Effect.void : writeOut(config.json ? JSON.stringify(record) : `${formatNotification(record, out)}\n`),
     onRejected: (rejection) =>
-      writeErr(err.yellow(escapeForTerminal(`Rejected POST ${rejection.path}: ${rejection.status} ${rejection.code}: ${rejection.message}`)))
+      writeErr(
+        err.yellow(escapeForTerminal(`Rejected POST ${rejection.path}: ${rejection.status} ${rejection.code}: ${rejection.message}`))
+      )
   }
 }
 

@@ -14,10 +14,12 @@ export const readStdin = (limit: number, what: string): Effect.Effect<string, In
       size += chunk.length
       if (size > limit) {
         done()
-        resume(Effect.fail(new InvalidInput({
-          reason: `${what} on stdin is larger than ${limit} bytes`,
-          suggestion: "Send a shorter text, or a file as a file part."
-        })))
+        resume(Effect.fail(
+          new InvalidInput({
+            reason: `${what} on stdin is larger than ${limit} bytes`,
+            suggestion: "Send a shorter text, or a file as a file part."
+          })
+        ))
         return
       }
       chunks.push(chunk)

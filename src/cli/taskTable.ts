@@ -44,6 +44,7 @@ export const taskTable = (tasks: ReadonlyArray<TaskView>, style: Style, now = Da
   const pad = (text: string, column: number) => text + " ".repeat(widths[column]! - [...text].length)
   const header = style.bold([...HEADER.slice(0, 3).map(pad), HEADER[3]].join(GAP))
   const lines = rows.map(({ cells: [id, state, age], text, paint }) =>
-    [pad(id, 0), paint(state) + " ".repeat(widths[1]! - [...state].length), pad(age, 2), cut(text, textWidth)].join(GAP).trimEnd())
+    [pad(id, 0), paint(state) + " ".repeat(widths[1]! - [...state].length), pad(age, 2), cut(text, textWidth)].join(GAP).trimEnd()
+  )
   return [header, ...lines].join("\n")
 }

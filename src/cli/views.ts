@@ -32,10 +32,16 @@ const nextStep = (
 ) => {
   if (view.needs_auth) {
     return `\n${style.yellow("The agent needs authentication.")} ` +
-      terminalHint(["Save credentials with:\n  ", act("SaveCredentials", { agentUrl }), "\nthen reply with: ", act("ReplyInSession", { agentUrl })])
+      terminalHint([
+        "Save credentials with:\n  ",
+        act("SaveCredentials", { agentUrl }),
+        "\nthen reply with: ",
+        act("ReplyInSession", { agentUrl })
+      ])
   }
   if (view.needs_input) {
-    return `\n${style.yellow("The agent is waiting for your answer.")} ` + terminalHint(["Reply with:\n  ", act("ReplyInSession", { agentUrl })])
+    return `\n${style.yellow("The agent is waiting for your answer.")} ` +
+      terminalHint(["Reply with:\n  ", act("ReplyInSession", { agentUrl })])
   }
   if ((view.state === "working" || view.state === "submitted") && view.task_id !== null) {
     return `\n${style.yellow("The task is still running.")} ` +
@@ -100,7 +106,8 @@ export const answerBody = (parts: ReadonlyArray<AnswerPart>, filesOnly = false):
       continue
     }
     const piece = part.kind === "file" ? fileLine(part) : answerText(part.kind === "text" ? part.text ?? "" : partText({ data: part.data }))
-    const joins = part.kind === "text" && previous?.kind === "text" && part.artifact_id !== null && part.artifact_id === previous.artifact_id
+    const joins = part.kind === "text" && previous?.kind === "text" && part.artifact_id !== null &&
+      part.artifact_id === previous.artifact_id
     body += previous === undefined ? piece : `${joins ? "" : "\n"}${piece}`
     previous = part
   }
@@ -114,13 +121,16 @@ const historyText = (style: Style, history: HistoryLines | undefined) => {
   if (history === undefined) return ""
   if (history.length === 0) return `\n\n${style.dim("(no history)")}`
   const entries = history.map((entry) =>
-    `  ${style.dim(`${escapeForTerminal(entry.role)}:`)} ${answerText(entry.text).split("\n").join("\n    ")}`)
+    `  ${style.dim(`${escapeForTerminal(entry.role)}:`)} ${answerText(entry.text).split("\n").join("\n    ")}`
+  )
   return `\n\n${style.bold(`History (${history.length}):`)}\n${entries.join("\n")}`
 }
 
 export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly history?: HistoryLines }, style: Style) => {
   const answer = answerBody(view.parts)
-  return `${taskLines(style, view)}${answer === "" ? "" : `\n\n${answer}`}${historyText(style, view.history)}${nextStep(style, agentUrl, view)}`
+  return `${taskLines(style, view)}${answer === "" ? "" : `\n\n${answer}`}${historyText(style, view.history)}${
+    nextStep(style, agentUrl, view)
+  }`
 }
 
 /**

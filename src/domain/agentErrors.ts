@@ -5,13 +5,7 @@
  * whichever binding or protocol version the caller spoke.
  */
 import { Schema } from "effect"
-import {
-  A2A_ERRORS,
-  type A2aErrorName,
-  type ErrorSpec,
-  JSON_RPC_ERRORS,
-  type JsonRpcErrorName
-} from "../a2a/errors.js"
+import { A2A_ERRORS, type A2aErrorName, type ErrorSpec, JSON_RPC_ERRORS, type JsonRpcErrorName } from "../a2a/errors.js"
 
 export type AgentErrorKind = A2aErrorName | JsonRpcErrorName
 

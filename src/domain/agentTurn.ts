@@ -69,8 +69,7 @@ export const artifactChunk = (
 
 export const completed: TurnOutcome = { state: "TASK_STATE_COMPLETED" }
 
-export const endTurn = (state: TurnEndState, message?: string): TurnOutcome =>
-  message === undefined ? { state } : { state, message }
+export const endTurn = (state: TurnEndState, message?: string): TurnOutcome => message === undefined ? { state } : { state, message }
 
 /**
  * The media types a model takes and gives (the card's defaultInputModes and defaultOutputModes).

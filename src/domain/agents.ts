@@ -33,7 +33,7 @@ export const slugOf = (text: string): string => {
 /** The first of `base`, `base-2`, `base-3`, … that `taken` does not hold (never overwriting a name). */
 export const freeName = (base: string, taken: (name: string) => boolean): string => {
   if (!taken(base)) return base
-  for (let n = 2; ; n++) {
+  for (let n = 2;; n++) {
     const suffix = `-${n}`
     const candidate = `${base.slice(0, 64 - suffix.length)}${suffix}`
     if (!taken(candidate)) return candidate
@@ -169,8 +169,13 @@ export class UnknownAgent extends Schema.TaggedError<UnknownAgent>()("UnknownAge
   }
   get hint() {
     return [
-      "See the saved names with ", act("ListAgents"), ", or save this one with ", act("AddAgent", { name: this.name }),
-      ". A URL needs its scheme, as in http://", this.name, "."
+      "See the saved names with ",
+      act("ListAgents"),
+      ", or save this one with ",
+      act("AddAgent", { name: this.name }),
+      ". A URL needs its scheme, as in http://",
+      this.name,
+      "."
     ]
   }
 }
@@ -199,6 +204,9 @@ export class InvalidCatalog extends Schema.TaggedError<InvalidCatalog>()("Invali
     return `No usable AI catalog at ${this.url}: ${this.reason}`
   }
   get hint() {
-    return ["An AI catalog is JSON with specVersion and entries (a proposal, not yet final); add an agent by its URL instead: ", act("AddAgent", {})]
+    return [
+      "An AI catalog is JSON with specVersion and entries (a proposal, not yet final); add an agent by its URL instead: ",
+      act("AddAgent", {})
+    ]
   }
 }

@@ -145,7 +145,14 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
     entries = nextEntries
     positions = new Map(nextEntries.map((entry, index) => [entry.header.artifactId, index]))
     artifactBytes = nextArtifactBytes
-    return changed(nextEntries.map((entry) => ({ artifactId: entry.header.artifactId, text: artifactText(entry.parts), whole: true, parts: entry.parts.slice() })))
+    return changed(
+      nextEntries.map((entry) => ({
+        artifactId: entry.header.artifactId,
+        text: artifactText(entry.parts),
+        whole: true,
+        parts: entry.parts.slice()
+      }))
+    )
   }
 
   const takeStatus = (update: V1.TaskStatusUpdateEvent): FoldStep | undefined => {
@@ -203,7 +210,9 @@ export const makeAnswerFold = (maxBytes: number = MAX_ANSWER_BYTES): AnswerFold 
 
   const task = () => {
     if (head === undefined) return undefined
-    built ??= entries.length === 0 ? head : { ...head, artifacts: entries.map((entry) => ({ ...entry.header, parts: entry.parts.slice() })) }
+    built ??= entries.length === 0
+      ? head
+      : { ...head, artifacts: entries.map((entry) => ({ ...entry.header, parts: entry.parts.slice() })) }
     return built
   }
 

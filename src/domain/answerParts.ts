@@ -101,7 +101,9 @@ const SIGNATURE_BYTES = 12
 export const mediaTypeLie = (mediaType: string | undefined, bytes: Uint8Array): string | undefined => {
   const essence = mediaTypeEssence(mediaType)
   const format = imageFormatName(essence)
-  return format === undefined || imageTypeOf(bytes) === essence ? undefined : `its media type says ${essence}, but the bytes are not a ${format} image`
+  return format === undefined || imageTypeOf(bytes) === essence
+    ? undefined
+    : `its media type says ${essence}, but the bytes are not a ${format} image`
 }
 
 const fileView = (part: V1.RawPart | V1.UrlPart, file: AnswerPart): AnswerPart => {

@@ -15,6 +15,8 @@ const FLOW_FLAGS: Readonly<Record<string, string>> = {
 }
 
 /** The exact `relay auth login` command that repeats a login: also what an assistant tells its user. */
-export const loginCommand = (a: { readonly agentUrl: string; readonly flow?: string | undefined; readonly clientId?: string | undefined }) =>
+export const loginCommand = (
+  a: { readonly agentUrl: string; readonly flow?: string | undefined; readonly clientId?: string | undefined }
+) =>
   `relay auth login --url ${a.agentUrl}${a.clientId === undefined ? " --client-id <CLIENT_ID>" : ` --client-id ${a.clientId}`}` +
   (a.flow === undefined ? "" : FLOW_FLAGS[a.flow] ?? "")

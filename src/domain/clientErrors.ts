@@ -4,9 +4,9 @@
  */
 import { Schema } from "effect"
 import { a2aErrorByCode } from "../a2a/errors.js"
+import { hostOfUrl } from "../a2a/hosts.js"
 import { leavingSavedTask } from "./errors.js"
 import { act, type Action, type Hint, HintSchema } from "./hints.js"
-import { hostOfUrl } from "../a2a/hosts.js"
 
 /** Nothing answered at the agent's address (refused, DNS, reset). */
 export class AgentUnreachable extends Schema.TaggedError<AgentUnreachable>()("AgentUnreachable", {
@@ -104,7 +104,11 @@ export class ProtocolError extends Schema.TaggedError<ProtocolError>()("Protocol
       case "TASK_NOT_CANCELABLE":
         return ["The task already finished; ", act("GetTask", { agentUrl: this.agentUrl }), " shows its final state."]
       case "PUSH_NOTIFICATION_NOT_SUPPORTED":
-        return ["This agent does not support push notifications; follow the task with ", act("GetTask", { agentUrl: this.agentUrl }), " instead."]
+        return [
+          "This agent does not support push notifications; follow the task with ",
+          act("GetTask", { agentUrl: this.agentUrl }),
+          " instead."
+        ]
       case "UNSUPPORTED_OPERATION":
         return "The agent does not offer this operation for this task (it may already be finished)."
       case "VERSION_NOT_SUPPORTED":
@@ -209,7 +213,9 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
   readonly code = "auth_required"
   override get message() {
     return this.credentials === "given" || this.credentials === "saved"
-      ? `The agent at ${this.url} rejected the ${this.credentials === "given" ? "credentials given" : "saved credentials"} (HTTP ${this.status})`
+      ? `The agent at ${this.url} rejected the ${
+        this.credentials === "given" ? "credentials given" : "saved credentials"
+      } (HTTP ${this.status})`
       : `The agent at ${this.url} requires authentication (HTTP ${this.status}${this.challenge ? `, ${this.challenge}` : ""})`
   }
   get hint(): Hint {
@@ -229,7 +235,13 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
           : ["The saved credentials were refused; the agent's card declares OAuth: log in with ", this.loginAction(), "."]
       case "none":
         return this.oauthLogin === undefined
-          ? ["Save credentials with ", act("SaveCredentials", { agentUrl: this.agentUrl }), ", or give them with ", act("GiveCredentials"), "."]
+          ? [
+            "Save credentials with ",
+            act("SaveCredentials", { agentUrl: this.agentUrl }),
+            ", or give them with ",
+            act("GiveCredentials"),
+            "."
+          ]
           : ["The agent's card declares OAuth: log in with ", this.loginAction(), "."]
     }
   }
@@ -248,7 +260,13 @@ export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("Inva
     return `The agent at ${this.url} sent an invalid response: ${this.reason}`
   }
   get hint(): Hint {
-    return ["The agent may speak another A2A version than its card says; ", act("ValidateCard", { source: this.url }), " checks the card, and ", act("ShowDetails"), " shows the raw exchange."]
+    return [
+      "The agent may speak another A2A version than its card says; ",
+      act("ValidateCard", { source: this.url }),
+      " checks the card, and ",
+      act("ShowDetails"),
+      " shows the raw exchange."
+    ]
   }
 }
 
@@ -266,7 +284,9 @@ export class UnsupportedOperation extends Schema.TaggedError<UnsupportedOperatio
   }
   get hint(): Hint {
     if (this.instead !== undefined) return this.instead
-    return this.agentUrl === undefined ? "The agent's card lists what it supports." : [act("GetCard", { agentUrl: this.agentUrl }), " shows what the agent supports."]
+    return this.agentUrl === undefined
+      ? "The agent's card lists what it supports."
+      : [act("GetCard", { agentUrl: this.agentUrl }), " shows what the agent supports."]
   }
 }
 

@@ -52,61 +52,374 @@ const REST_ONLY: ReadonlyArray<Binding> = ["HTTP+JSON"]
 /** Every check, in the order they run and are reported. */
 export const CHECKS: ReadonlyArray<CheckSpec> = [
   // card: once per agent
-  check({ id: "card.served", group: "card", severity: "must", scope: "agent", title: "The card is served as JSON at the well-known path", spec: { "1.0": "§8.2", "0.3": "§5.3" } }),
-  check({ id: "card.valid", group: "card", severity: "must", scope: "agent", title: "The card has every required field, well formed", spec: { "1.0": "§4.4.1", "0.3": "§5.5" } }),
-  check({ id: "card.interfaces", group: "card", severity: "must", scope: "agent", title: "The card declares an interface with a URL, a binding and a protocol version", spec: { "1.0": "§8.3.1", "0.3": "§5.6" } }),
-  check({ id: "card.caching", group: "card", severity: "should", scope: "agent", title: "The card is served with Cache-Control or ETag", spec: { "1.0": "§8.6.1" } }),
+  check({
+    id: "card.served",
+    group: "card",
+    severity: "must",
+    scope: "agent",
+    title: "The card is served as JSON at the well-known path",
+    spec: { "1.0": "§8.2", "0.3": "§5.3" }
+  }),
+  check({
+    id: "card.valid",
+    group: "card",
+    severity: "must",
+    scope: "agent",
+    title: "The card has every required field, well formed",
+    spec: { "1.0": "§4.4.1", "0.3": "§5.5" }
+  }),
+  check({
+    id: "card.interfaces",
+    group: "card",
+    severity: "must",
+    scope: "agent",
+    title: "The card declares an interface with a URL, a binding and a protocol version",
+    spec: { "1.0": "§8.3.1", "0.3": "§5.6" }
+  }),
+  check({
+    id: "card.caching",
+    group: "card",
+    severity: "should",
+    scope: "agent",
+    title: "The card is served with Cache-Control or ETag",
+    spec: { "1.0": "§8.6.1" }
+  }),
   // relay's own rule, not the spec's: a check sends nothing to a host the card alone names.
-  check({ id: "card.interface-hosts", group: "card", severity: "must", scope: "agent", title: "Every interface checked is on the card's origin, or on a host the user allowed", spec: {} }),
+  check({
+    id: "card.interface-hosts",
+    group: "card",
+    severity: "must",
+    scope: "agent",
+    title: "Every interface checked is on the card's origin, or on a host the user allowed",
+    spec: {}
+  }),
   // transport: the envelope, per interface
-  check({ id: "transport.parse-error", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "Malformed JSON is answered with -32700", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
-  check({ id: "transport.invalid-request", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "A request without a method is answered with -32600", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
-  check({ id: "transport.method-not-found", group: "transport", severity: "must", bindings: JSONRPC_ONLY, title: "An unknown method is answered with -32601 and the request's id", spec: { "1.0": "§9.5", "0.3": "§8.1" } }),
-  check({ id: "transport.json-content-type", group: "transport", severity: "must", title: "Answers are JSON with a JSON content type", spec: { "1.0": "§9.1, §11.1", "0.3": "§3.2.1, §3.2.3" } }),
-  check({ id: "transport.version-refused", group: "transport", severity: "must", versions: ["1.0"], title: "An A2A-Version the interface does not declare is refused with VersionNotSupported", spec: { "1.0": "§3.6.2" } }),
-  check({ id: "transport.rest-error-status", group: "transport", severity: "must", bindings: REST_ONLY, title: "A REST error has a 4xx status and an error body", spec: { "1.0": "§11.6", "0.3": "§3.2.3" } }),
+  check({
+    id: "transport.parse-error",
+    group: "transport",
+    severity: "must",
+    bindings: JSONRPC_ONLY,
+    title: "Malformed JSON is answered with -32700",
+    spec: { "1.0": "§9.5", "0.3": "§8.1" }
+  }),
+  check({
+    id: "transport.invalid-request",
+    group: "transport",
+    severity: "must",
+    bindings: JSONRPC_ONLY,
+    title: "A request without a method is answered with -32600",
+    spec: { "1.0": "§9.5", "0.3": "§8.1" }
+  }),
+  check({
+    id: "transport.method-not-found",
+    group: "transport",
+    severity: "must",
+    bindings: JSONRPC_ONLY,
+    title: "An unknown method is answered with -32601 and the request's id",
+    spec: { "1.0": "§9.5", "0.3": "§8.1" }
+  }),
+  check({
+    id: "transport.json-content-type",
+    group: "transport",
+    severity: "must",
+    title: "Answers are JSON with a JSON content type",
+    spec: { "1.0": "§9.1, §11.1", "0.3": "§3.2.1, §3.2.3" }
+  }),
+  check({
+    id: "transport.version-refused",
+    group: "transport",
+    severity: "must",
+    versions: ["1.0"],
+    title: "An A2A-Version the interface does not declare is refused with VersionNotSupported",
+    spec: { "1.0": "§3.6.2" }
+  }),
+  check({
+    id: "transport.rest-error-status",
+    group: "transport",
+    severity: "must",
+    bindings: REST_ONLY,
+    title: "A REST error has a 4xx status and an error body",
+    spec: { "1.0": "§11.6", "0.3": "§3.2.3" }
+  }),
   // messaging
-  check({ id: "messaging.send", group: "messaging", severity: "must", title: "A text message is answered with a Task or a Message", spec: { "1.0": "§3.1.1", "0.3": "§7.1" } }),
-  check({ id: "messaging.task-shape", group: "messaging", severity: "must", title: "A returned Task has an id, a context id and a known state", spec: { "1.0": "§4.1.1", "0.3": "§6.1" } }),
-  check({ id: "messaging.unknown-task", group: "messaging", severity: "must", title: "A message naming an unknown task is refused with TaskNotFound", spec: { "1.0": "§3.1.1", "0.3": "§7.1" } }),
-  check({ id: "messaging.invalid-params", group: "messaging", severity: "should", title: "A message without parts is refused as invalid parameters", spec: { "1.0": "§3.3.2, §4.1.4", "0.3": "§8.1" } }),
-  check({ id: "messaging.part-without-kind", group: "messaging", severity: "must", versions: ["0.3"], bindings: JSONRPC_ONLY, title: "A part without kind is refused with -32602", spec: { "0.3": "§6.5, §8.1" } }),
-  check({ id: "messaging.context-kept", group: "messaging", severity: "should", title: "A follow-up in the same context keeps its context id", spec: { "1.0": "§3.4.1", "0.3": "§6.1" } }),
-  check({ id: "messaging.follow-up-input-required", group: "messaging", severity: "must", needs: ["input-required-task"], title: "A message with the taskId of a task waiting for input continues that task", spec: { "1.0": "§3.4.3", "0.3": "§7.1, §9.4" } }),
-  check({ id: "messaging.follow-up-working", group: "messaging", severity: "should", needs: ["working-task"], title: "A message with the taskId of a working task is accepted for that task", spec: { "1.0": "§3.3.3, §3.4.3", "0.3": "§7.1" } }),
+  check({
+    id: "messaging.send",
+    group: "messaging",
+    severity: "must",
+    title: "A text message is answered with a Task or a Message",
+    spec: { "1.0": "§3.1.1", "0.3": "§7.1" }
+  }),
+  check({
+    id: "messaging.task-shape",
+    group: "messaging",
+    severity: "must",
+    title: "A returned Task has an id, a context id and a known state",
+    spec: { "1.0": "§4.1.1", "0.3": "§6.1" }
+  }),
+  check({
+    id: "messaging.unknown-task",
+    group: "messaging",
+    severity: "must",
+    title: "A message naming an unknown task is refused with TaskNotFound",
+    spec: { "1.0": "§3.1.1", "0.3": "§7.1" }
+  }),
+  check({
+    id: "messaging.invalid-params",
+    group: "messaging",
+    severity: "should",
+    title: "A message without parts is refused as invalid parameters",
+    spec: { "1.0": "§3.3.2, §4.1.4", "0.3": "§8.1" }
+  }),
+  check({
+    id: "messaging.part-without-kind",
+    group: "messaging",
+    severity: "must",
+    versions: ["0.3"],
+    bindings: JSONRPC_ONLY,
+    title: "A part without kind is refused with -32602",
+    spec: { "0.3": "§6.5, §8.1" }
+  }),
+  check({
+    id: "messaging.context-kept",
+    group: "messaging",
+    severity: "should",
+    title: "A follow-up in the same context keeps its context id",
+    spec: { "1.0": "§3.4.1", "0.3": "§6.1" }
+  }),
+  check({
+    id: "messaging.follow-up-input-required",
+    group: "messaging",
+    severity: "must",
+    needs: ["input-required-task"],
+    title: "A message with the taskId of a task waiting for input continues that task",
+    spec: { "1.0": "§3.4.3", "0.3": "§7.1, §9.4" }
+  }),
+  check({
+    id: "messaging.follow-up-working",
+    group: "messaging",
+    severity: "should",
+    needs: ["working-task"],
+    title: "A message with the taskId of a working task is accepted for that task",
+    spec: { "1.0": "§3.3.3, §3.4.3", "0.3": "§7.1" }
+  }),
   // files and structured data: what the card's input modes allow is taken, and answers' file parts are well formed
-  check({ id: "messaging.file-part", group: "messaging", severity: "should", title: "A message with a file part is accepted when the card's input modes allow its media type", spec: { "1.0": "§3.3.2, §4.1.6, §4.4.1", "0.3": "§5.5, §6.5.2, §8.2" } }),
-  check({ id: "messaging.data-part", group: "messaging", severity: "should", title: "A message with a data part is accepted when the card's input modes allow application/json", spec: { "1.0": "§3.3.2, §4.1.6, §4.4.1", "0.3": "§5.5, §6.5.3, §8.2" } }),
-  check({ id: "messaging.answer-file-parts", group: "messaging", severity: "should", title: "File parts in answers have exactly one of bytes and a URL, and a media type", spec: { "1.0": "§4.1.6", "0.3": "§6.5.2, §6.6" } }),
+  check({
+    id: "messaging.file-part",
+    group: "messaging",
+    severity: "should",
+    title: "A message with a file part is accepted when the card's input modes allow its media type",
+    spec: { "1.0": "§3.3.2, §4.1.6, §4.4.1", "0.3": "§5.5, §6.5.2, §8.2" }
+  }),
+  check({
+    id: "messaging.data-part",
+    group: "messaging",
+    severity: "should",
+    title: "A message with a data part is accepted when the card's input modes allow application/json",
+    spec: { "1.0": "§3.3.2, §4.1.6, §4.4.1", "0.3": "§5.5, §6.5.3, §8.2" }
+  }),
+  check({
+    id: "messaging.answer-file-parts",
+    group: "messaging",
+    severity: "should",
+    title: "File parts in answers have exactly one of bytes and a URL, and a media type",
+    spec: { "1.0": "§4.1.6", "0.3": "§6.5.2, §6.6" }
+  }),
   // tasks
-  check({ id: "tasks.get", group: "tasks", severity: "must", title: "GetTask returns the task just created", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
-  check({ id: "tasks.get-unknown", group: "tasks", severity: "must", title: "GetTask of an unknown id fails with TaskNotFound", spec: { "1.0": "§3.1.3", "0.3": "§7.3" } }),
-  check({ id: "tasks.history-length", group: "tasks", severity: "should", title: "GetTask with historyLength 0 returns no history", spec: { "1.0": "§3.2.4", "0.3": "§7.3.1" } }),
-  check({ id: "tasks.negative-history-length", group: "tasks", severity: "must", versions: ["1.0"], title: "GetTask and ListTasks refuse a negative historyLength as invalid parameters", spec: { "1.0": "§3.3.2, §6.5" } }),
-  check({ id: "tasks.list", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks returns tasks and a nextPageToken", spec: { "1.0": "§3.1.4" } }),
-  check({ id: "tasks.list-filters", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks keeps only the tasks its contextId, status and statusTimestampAfter filters match", spec: { "1.0": "§3.1.4" } }),
-  check({ id: "tasks.list-pages", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks pages by pageSize and pageToken, with pageSize and totalSize in the answer", spec: { "1.0": "§3.1.4" } }),
-  check({ id: "tasks.list-history-length", group: "tasks", severity: "should", versions: ["1.0"], title: "ListTasks with historyLength 0 returns tasks without history", spec: { "1.0": "§3.1.4, §3.2.4" } }),
-  check({ id: "tasks.list-artifacts", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks leaves artifacts out unless includeArtifacts is true", spec: { "1.0": "§3.1.4" } }),
-  check({ id: "tasks.list-invalid-timestamp", group: "tasks", severity: "must", versions: ["1.0"], title: "ListTasks refuses a statusTimestampAfter that is not a timestamp", spec: { "1.0": "§3.3.2, §5.6.1" } }),
-  check({ id: "tasks.cancel-terminal", group: "tasks", severity: "must", title: "Cancelling a finished task fails with TaskNotCancelable", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
-  check({ id: "tasks.cancel-working", group: "tasks", severity: "should", needs: ["working-task"], title: "Cancelling a working task returns it canceled", spec: { "1.0": "§3.1.5", "0.3": "§7.4" } }),
+  check({
+    id: "tasks.get",
+    group: "tasks",
+    severity: "must",
+    title: "GetTask returns the task just created",
+    spec: { "1.0": "§3.1.3", "0.3": "§7.3" }
+  }),
+  check({
+    id: "tasks.get-unknown",
+    group: "tasks",
+    severity: "must",
+    title: "GetTask of an unknown id fails with TaskNotFound",
+    spec: { "1.0": "§3.1.3", "0.3": "§7.3" }
+  }),
+  check({
+    id: "tasks.history-length",
+    group: "tasks",
+    severity: "should",
+    title: "GetTask with historyLength 0 returns no history",
+    spec: { "1.0": "§3.2.4", "0.3": "§7.3.1" }
+  }),
+  check({
+    id: "tasks.negative-history-length",
+    group: "tasks",
+    severity: "must",
+    versions: ["1.0"],
+    title: "GetTask and ListTasks refuse a negative historyLength as invalid parameters",
+    spec: { "1.0": "§3.3.2, §6.5" }
+  }),
+  check({
+    id: "tasks.list",
+    group: "tasks",
+    severity: "must",
+    versions: ["1.0"],
+    title: "ListTasks returns tasks and a nextPageToken",
+    spec: { "1.0": "§3.1.4" }
+  }),
+  check({
+    id: "tasks.list-filters",
+    group: "tasks",
+    severity: "must",
+    versions: ["1.0"],
+    title: "ListTasks keeps only the tasks its contextId, status and statusTimestampAfter filters match",
+    spec: { "1.0": "§3.1.4" }
+  }),
+  check({
+    id: "tasks.list-pages",
+    group: "tasks",
+    severity: "must",
+    versions: ["1.0"],
+    title: "ListTasks pages by pageSize and pageToken, with pageSize and totalSize in the answer",
+    spec: { "1.0": "§3.1.4" }
+  }),
+  check({
+    id: "tasks.list-history-length",
+    group: "tasks",
+    severity: "should",
+    versions: ["1.0"],
+    title: "ListTasks with historyLength 0 returns tasks without history",
+    spec: { "1.0": "§3.1.4, §3.2.4" }
+  }),
+  check({
+    id: "tasks.list-artifacts",
+    group: "tasks",
+    severity: "must",
+    versions: ["1.0"],
+    title: "ListTasks leaves artifacts out unless includeArtifacts is true",
+    spec: { "1.0": "§3.1.4" }
+  }),
+  check({
+    id: "tasks.list-invalid-timestamp",
+    group: "tasks",
+    severity: "must",
+    versions: ["1.0"],
+    title: "ListTasks refuses a statusTimestampAfter that is not a timestamp",
+    spec: { "1.0": "§3.3.2, §5.6.1" }
+  }),
+  check({
+    id: "tasks.cancel-terminal",
+    group: "tasks",
+    severity: "must",
+    title: "Cancelling a finished task fails with TaskNotCancelable",
+    spec: { "1.0": "§3.1.5", "0.3": "§7.4" }
+  }),
+  check({
+    id: "tasks.cancel-working",
+    group: "tasks",
+    severity: "should",
+    needs: ["working-task"],
+    title: "Cancelling a working task returns it canceled",
+    spec: { "1.0": "§3.1.5", "0.3": "§7.4" }
+  }),
   // streaming
-  check({ id: "streaming.content-type", group: "streaming", severity: "must", needs: ["streaming"], title: "A streaming message is answered with text/event-stream", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
-  check({ id: "streaming.framing", group: "streaming", severity: "must", needs: ["streaming"], title: "Every SSE event is data: lines of one JSON value, ended by a blank line", spec: { "1.0": "§9.4.2, §11.7", "0.3": "§3.3" } }),
-  check({ id: "streaming.first-event", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream starts with a Task, or is one Message alone", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
-  check({ id: "streaming.closes", group: "streaming", severity: "must", needs: ["streaming"], title: "The stream closes once the task is finished or interrupted", spec: { "1.0": "§3.1.2", "0.3": "§7.2" } }),
-  check({ id: "streaming.subscribe-unknown", group: "streaming", severity: "must", needs: ["streaming"], title: "Subscribing to an unknown task fails with TaskNotFound", spec: { "1.0": "§3.1.6", "0.3": "§7.9" } }),
-  check({ id: "streaming.subscribe-live", group: "streaming", severity: "must", needs: ["streaming", "working-task"], versions: ["1.0"], title: "Subscribing to a working task sends the task first, then each update once, in order", spec: { "1.0": "§3.1.6" } }),
+  check({
+    id: "streaming.content-type",
+    group: "streaming",
+    severity: "must",
+    needs: ["streaming"],
+    title: "A streaming message is answered with text/event-stream",
+    spec: { "1.0": "§3.1.2", "0.3": "§7.2" }
+  }),
+  check({
+    id: "streaming.framing",
+    group: "streaming",
+    severity: "must",
+    needs: ["streaming"],
+    title: "Every SSE event is data: lines of one JSON value, ended by a blank line",
+    spec: { "1.0": "§9.4.2, §11.7", "0.3": "§3.3" }
+  }),
+  check({
+    id: "streaming.first-event",
+    group: "streaming",
+    severity: "must",
+    needs: ["streaming"],
+    title: "The stream starts with a Task, or is one Message alone",
+    spec: { "1.0": "§3.1.2", "0.3": "§7.2" }
+  }),
+  check({
+    id: "streaming.closes",
+    group: "streaming",
+    severity: "must",
+    needs: ["streaming"],
+    title: "The stream closes once the task is finished or interrupted",
+    spec: { "1.0": "§3.1.2", "0.3": "§7.2" }
+  }),
+  check({
+    id: "streaming.subscribe-unknown",
+    group: "streaming",
+    severity: "must",
+    needs: ["streaming"],
+    title: "Subscribing to an unknown task fails with TaskNotFound",
+    spec: { "1.0": "§3.1.6", "0.3": "§7.9" }
+  }),
+  check({
+    id: "streaming.subscribe-live",
+    group: "streaming",
+    severity: "must",
+    needs: ["streaming", "working-task"],
+    versions: ["1.0"],
+    title: "Subscribing to a working task sends the task first, then each update once, in order",
+    spec: { "1.0": "§3.1.6" }
+  }),
   // push
-  check({ id: "push.config-roundtrip", group: "push", severity: "must", needs: ["push"], title: "A push config can be created, read, listed and deleted", spec: { "1.0": "§3.1.7–§3.1.10", "0.3": "§7.5–§7.8" } }),
-  check({ id: "push.rest-proto-fields", group: "push", severity: "must", needs: ["push"], versions: ["0.3"], bindings: REST_ONLY, title: "A push config created with the proto's field names (config_id, push_notification_config) is kept", spec: { "0.3": "§3.2.3, §7.5" } }),
-  check({ id: "push.delivery", group: "push", severity: "should", needs: ["push"], title: "A task registered with a push config posts its updates to the webhook", spec: { "1.0": "§3.5.3", "0.3": "§9.5" } }),
+  check({
+    id: "push.config-roundtrip",
+    group: "push",
+    severity: "must",
+    needs: ["push"],
+    title: "A push config can be created, read, listed and deleted",
+    spec: { "1.0": "§3.1.7–§3.1.10", "0.3": "§7.5–§7.8" }
+  }),
+  check({
+    id: "push.rest-proto-fields",
+    group: "push",
+    severity: "must",
+    needs: ["push"],
+    versions: ["0.3"],
+    bindings: REST_ONLY,
+    title: "A push config created with the proto's field names (config_id, push_notification_config) is kept",
+    spec: { "0.3": "§3.2.3, §7.5" }
+  }),
+  check({
+    id: "push.delivery",
+    group: "push",
+    severity: "should",
+    needs: ["push"],
+    title: "A task registered with a push config posts its updates to the webhook",
+    spec: { "1.0": "§3.5.3", "0.3": "§9.5" }
+  }),
   // auth
-  check({ id: "auth.refused-without-credentials", group: "auth", severity: "must", needs: ["auth"], title: "A request without credentials is refused with 401 or 403", spec: { "1.0": "§7.4", "0.3": "§4.4" } }),
-  check({ id: "auth.challenge", group: "auth", severity: "should", needs: ["auth"], title: "A 401 names the scheme in WWW-Authenticate", spec: { "1.0": "§7.4", "0.3": "§4.4" } }),
+  check({
+    id: "auth.refused-without-credentials",
+    group: "auth",
+    severity: "must",
+    needs: ["auth"],
+    title: "A request without credentials is refused with 401 or 403",
+    spec: { "1.0": "§7.4", "0.3": "§4.4" }
+  }),
+  check({
+    id: "auth.challenge",
+    group: "auth",
+    severity: "should",
+    needs: ["auth"],
+    title: "A 401 names the scheme in WWW-Authenticate",
+    spec: { "1.0": "§7.4", "0.3": "§4.4" }
+  }),
   // equivalence: across the interfaces of one agent
-  check({ id: "equivalence.task-visible", group: "equivalence", severity: "must", scope: "across", title: "A task created over one interface is found, in the same state, over every other", spec: { "1.0": "§5.1", "0.3": "§3.4.1" } })
+  check({
+    id: "equivalence.task-visible",
+    group: "equivalence",
+    severity: "must",
+    scope: "across",
+    title: "A task created over one interface is found, in the same state, over every other",
+    spec: { "1.0": "§5.1", "0.3": "§3.4.1" }
+  })
 ]
 
 export const checkById = (id: string): CheckSpec | undefined => CHECKS.find((spec) => spec.id === id)

@@ -147,7 +147,9 @@ export class McpClientNotReading extends Schema.TaggedError<McpClientNotReading>
 }) {
   readonly code = "mcp_client_not_reading"
   override get message() {
-    return `The MCP client left ${this.unreadBytes} bytes of answers unread (at most ${this.maxBytes} may wait) and read nothing for ${this.stalledMs / 1000} s; its session was closed`
+    return `The MCP client left ${this.unreadBytes} bytes of answers unread (at most ${this.maxBytes} may wait) and read nothing for ${
+      this.stalledMs / 1000
+    } s; its session was closed`
   }
   get hint() {
     return "The MCP client must read relay's messages as they come: restart it, and ask for fewer or smaller answers at once."

@@ -125,7 +125,9 @@ export interface RecordedFile {
 export const fileSummary = (file: RecordedFile): string => {
   const facts = [file.media_type, file.size === null ? null : `${file.size} bytes`].filter((fact) => fact !== null)
   const where = file.path !== null ? ` → ${file.path}` : file.url !== null ? ` at ${file.url}` : ""
-  return `${file.name ?? "(no name)"}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}${where}${file.note === null ? "" : `: ${file.note}`}`
+  return `${file.name ?? "(no name)"}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}${where}${
+    file.note === null ? "" : `: ${file.note}`
+  }`
 }
 
 /** The file lines of a record: one per file, then how many more were not recorded. */

@@ -33,8 +33,7 @@ const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
   "fd00:ec2::23"
 ])
 
-const ipv4From = (high: number, low: number): ipaddr.IPv4 =>
-  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+const ipv4From = (high: number, low: number): ipaddr.IPv4 => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
 
 const isZero = (parts: ReadonlyArray<number>) => parts.every((part) => part === 0)
 

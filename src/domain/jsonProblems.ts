@@ -12,8 +12,7 @@ export const lineAndColumn = (text: string, offset: number) => {
 }
 
 /** jsonc-parser's "CommaExpected" as "comma expected". */
-const inWords = (error: Jsonc.ParseError) =>
-  Jsonc.printParseErrorCode(error.error).replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase()
+const inWords = (error: Jsonc.ParseError) => Jsonc.printParseErrorCode(error.error).replace(/(?<=[a-z])(?=[A-Z])/g, " ").toLowerCase()
 
 export interface JsonDialect {
   readonly comments: boolean

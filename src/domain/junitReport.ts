@@ -18,7 +18,9 @@ const suiteName = (result: CheckResult) =>
   result.interface === null ? result.group : `${result.group} (${result.interface.protocol} ${result.interface.binding})`
 
 const testcase = (result: CheckResult, failOn: FailOn) => {
-  const head = `    <testcase classname="${escapeXml(`relay.check.${suiteName(result)}`)}" name="${escapeXml(`${result.id}: ${result.title}`)}" time="${seconds(result.duration_ms)}"`
+  const head = `    <testcase classname="${escapeXml(`relay.check.${suiteName(result)}`)}" name="${
+    escapeXml(`${result.id}: ${result.title}`)
+  }" time="${seconds(result.duration_ms)}"`
   const cite = result.spec === null ? "" : ` (${result.spec}, ${result.severity.toUpperCase()})`
   const body = (element: string) => `${head}>\n      ${element}\n    </testcase>`
   if (result.status === "passed") return `${head} />`
@@ -26,7 +28,13 @@ const testcase = (result: CheckResult, failOn: FailOn) => {
   const type = result.status === "warning" ? "warning" : result.severity
   return failsRun(result, failOn)
     ? body(`<failure message="${escapeXml(result.detail)}" type="${type}">${escapeXml(`${result.detail}${cite}`)}</failure>`)
-    : body(`<system-out>${escapeXml(`${type === "warning" ? "warning" : "failed SHOULD check"} (not failing with --fail-on ${failOn}): ${result.detail}${cite}`)}</system-out>`)
+    : body(
+      `<system-out>${
+        escapeXml(
+          `${type === "warning" ? "warning" : "failed SHOULD check"} (not failing with --fail-on ${failOn}): ${result.detail}${cite}`
+        )
+      }</system-out>`
+    )
 }
 
 export const junitXml = (report: CheckReport, failOn: FailOn = DEFAULT_FAIL_ON): string => {
@@ -36,14 +44,18 @@ export const junitXml = (report: CheckReport, failOn: FailOn = DEFAULT_FAIL_ON):
   const failuresIn = (results: ReadonlyArray<CheckResult>) => results.filter((r) => failsRun(r, failOn)).length
   const body = [...suites].map(([name, results]) =>
     [
-      `  <testsuite name="${escapeXml(name)}" tests="${results.length}" failures="${failuresIn(results)}" errors="0" skipped="${skippedIn(results)}" time="${seconds(results.reduce((sum, r) => sum + r.duration_ms, 0))}">`,
+      `  <testsuite name="${escapeXml(name)}" tests="${results.length}" failures="${failuresIn(results)}" errors="0" skipped="${
+        skippedIn(results)
+      }" time="${seconds(results.reduce((sum, r) => sum + r.duration_ms, 0))}">`,
       ...results.map((result) => testcase(result, failOn)),
       "  </testsuite>"
     ].join("\n")
   )
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="${escapeXml(`relay check ${report.agent_url}`)}" tests="${report.results.length}" failures="${failuresIn(report.results)}" errors="0" skipped="${report.summary.skipped}" time="${seconds(report.duration_ms)}">`,
+    `<testsuites name="${escapeXml(`relay check ${report.agent_url}`)}" tests="${report.results.length}" failures="${
+      failuresIn(report.results)
+    }" errors="0" skipped="${report.summary.skipped}" time="${seconds(report.duration_ms)}">`,
     ...body,
     "</testsuites>",
     ""

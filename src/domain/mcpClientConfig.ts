@@ -13,8 +13,7 @@ type Servers = Readonly<Record<string, unknown>>
 /** Why the text cannot be used; the caller names the file. */
 type Unparsable = string
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const parseJson = (text: string, client: McpClient): Either.Either<Record<string, unknown>, Unparsable> => {
   if (text.trim() === "") return Either.right({})
@@ -36,8 +35,7 @@ const parseToml = (text: string): Either.Either<Record<string, unknown>, Unparsa
     catch: (error) => tomlProblem(error instanceof Error ? error.message : String(error))
   })
 
-const parseDocument = (text: string, client: McpClient) =>
-  client.format === "toml" ? parseToml(text) : parseJson(text, client)
+const parseDocument = (text: string, client: McpClient) => client.format === "toml" ? parseToml(text) : parseJson(text, client)
 
 /** The servers the file configures, by name; a servers key that is not a table is unparsable for us. */
 export const serversIn = (text: string, client: McpClient): Either.Either<Servers, Unparsable> =>
@@ -133,12 +131,13 @@ const editToml = (text: string, client: McpClient, name: string, entry: unknown)
 }
 
 const edit = (text: string, client: McpClient, name: string, entry: unknown) =>
-  Either.map(serversIn(text, client), () =>
-    client.format === "toml" ? editToml(text, client, name, entry) : editJson(text, client, name, entry))
+  Either.map(
+    serversIn(text, client),
+    () => client.format === "toml" ? editToml(text, client, name, entry) : editJson(text, client, name, entry)
+  )
 
 /** The text with `name` set to `entry` under the client's servers key. */
-export const withServer = (text: string, client: McpClient, name: string, entry: unknown) =>
-  edit(text, client, name, entry)
+export const withServer = (text: string, client: McpClient, name: string, entry: unknown) => edit(text, client, name, entry)
 
 /** The text without the server `name` (unchanged when it is not there). */
 export const withoutServer = (text: string, client: McpClient, name: string) => edit(text, client, name, undefined)

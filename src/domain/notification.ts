@@ -7,14 +7,14 @@
  * The summariser only looks at a few known paths, so hostile nesting costs it nothing.
  */
 import { Either, Schema } from "effect"
-import * as ProtoJson from "../a2a/protoJson.js"
 import { ProtocolVersion } from "../a2a/protocolVersion.js"
+import * as ProtoJson from "../a2a/protoJson.js"
 import { eventText } from "../a2a/text.js"
 import { decodePushPayload } from "../a2a/translate.js"
 import * as V03 from "../a2a/v03.js"
 import * as V1 from "../a2a/v1.js"
-import { InvalidInput } from "./errors.js"
 import { fileFacts } from "./answerParts.js"
+import { InvalidInput } from "./errors.js"
 import { type FilePartView, filePartView } from "./fileParts.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
@@ -96,8 +96,7 @@ const asObject = (value: unknown): JsonObject | undefined =>
 
 const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 
-const shortString = (value: unknown): string | null =>
-  typeof value === "string" && value !== "" ? value.slice(0, SUMMARY_FIELD_MAX) : null
+const shortString = (value: unknown): string | null => typeof value === "string" && value !== "" ? value.slice(0, SUMMARY_FIELD_MAX) : null
 
 const V1_STATE_PREFIX = "TASK_STATE_"
 
@@ -397,9 +396,11 @@ export const parseSince = (input: string, nowMs: number): Either.Either<Date, In
   }
   const absolute = ISO_DATE.test(text) ? Date.parse(text) : Number.NaN
   return Number.isNaN(absolute)
-    ? Either.left(new InvalidInput({
-      reason: `Cannot read "${input}" as a time`,
-      suggestion: "Give an ISO time such as 2025-01-31T10:00:00Z, or a duration back from now such as 10m, 2h or 1d"
-    }))
+    ? Either.left(
+      new InvalidInput({
+        reason: `Cannot read "${input}" as a time`,
+        suggestion: "Give an ISO time such as 2025-01-31T10:00:00Z, or a duration back from now such as 10m, 2h or 1d"
+      })
+    )
     : Either.right(new Date(absolute))
 }

@@ -6,8 +6,8 @@
  * `{scheme: {$case, value}}` form one SDK serialises; all are read here.
  */
 import { Schema } from "effect"
-import { act, type Hint } from "./hints.js"
 import { isLoopbackHost } from "../a2a/hosts.js"
+import { act, type Hint } from "./hints.js"
 import type { OAuthFlow } from "./session.js"
 
 export interface FlowEndpoints {

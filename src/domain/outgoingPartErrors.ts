@@ -56,7 +56,13 @@ export class RequestTooLarge extends Schema.TaggedError<RequestTooLarge>()("Requ
   }
   get hint(): Hint {
     return this.isFile
-      ? ["Raise the limit with ", act("RaiseRequestLimit"), " if the agent takes larger requests, or send the file by reference: ", act("SendFileByUrl"), "."]
+      ? [
+        "Raise the limit with ",
+        act("RaiseRequestLimit"),
+        " if the agent takes larger requests, or send the file by reference: ",
+        act("SendFileByUrl"),
+        "."
+      ]
       : ["Raise the limit with ", act("RaiseRequestLimit"), " if the agent takes larger requests."]
   }
 }

@@ -14,30 +14,34 @@ import { type AgentList, type AgentView, listAgents, removeAgent, type RemoveRes
 import { nullableString, shapeOf } from "./resultShapes.js"
 import { READ_ONLY_LOCAL, type ToolKit } from "./toolKit.js"
 
-const skillShape = z.object(shapeOf<AgentView["skills"][number]>()({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  tags: z.array(z.string()),
-  input_modes: z.array(z.string()).describe("Media types the skill takes (the agent's defaults when it names none)"),
-  output_modes: z.array(z.string())
-}))
+const skillShape = z.object(
+  shapeOf<AgentView["skills"][number]>()({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    tags: z.array(z.string()),
+    input_modes: z.array(z.string()).describe("Media types the skill takes (the agent's defaults when it names none)"),
+    output_modes: z.array(z.string())
+  })
+)
 
-const agentShape = z.object(shapeOf<AgentView>()({
-  name: z.string().describe("Pass it as agent_url to any tool"),
-  url: z.string(),
-  is_default: z.boolean().describe("The default of the relay terminal commands"),
-  description: nullableString.describe("The user's description, else the card's"),
-  card_name: nullableString,
-  skills: z.array(skillShape),
-  skills_omitted: z.number().describe("Skills the card listed past the 64 relay keeps"),
-  default_input_modes: z.array(z.string()),
-  default_output_modes: z.array(z.string()),
-  card_url: nullableString.describe("Where the card is, when off the well-known path"),
-  has_credentials: z.boolean(),
-  card_read_at: nullableString,
-  added_at: z.string()
-}))
+const agentShape = z.object(
+  shapeOf<AgentView>()({
+    name: z.string().describe("Pass it as agent_url to any tool"),
+    url: z.string(),
+    is_default: z.boolean().describe("The default of the relay terminal commands"),
+    description: nullableString.describe("The user's description, else the card's"),
+    card_name: nullableString,
+    skills: z.array(skillShape),
+    skills_omitted: z.number().describe("Skills the card listed past the 64 relay keeps"),
+    default_input_modes: z.array(z.string()),
+    default_output_modes: z.array(z.string()),
+    card_url: nullableString.describe("Where the card is, when off the well-known path"),
+    has_credentials: z.boolean(),
+    card_read_at: nullableString,
+    added_at: z.string()
+  })
+)
 
 const listShape = shapeOf<AgentList>()({ count: z.number(), default_agent: nullableString, agents: z.array(agentShape) })
 
@@ -45,7 +49,9 @@ const cardCheckShape = z.object({
   valid: z.boolean(),
   error_count: z.number(),
   warning_count: z.number(),
-  issues: z.array(z.object({ code: z.string(), severity: z.string(), path: z.string(), message: z.string() })).describe("The first few; validate_agent_card lists all")
+  issues: z.array(z.object({ code: z.string(), severity: z.string(), path: z.string(), message: z.string() })).describe(
+    "The first few; validate_agent_card lists all"
+  )
 })
 const addedShape = shapeOf<AddedAgent>()({ agent: agentShape, card_check: cardCheckShape })
 
@@ -75,17 +81,25 @@ const cardPrograms = Effect.promise(() => import("../programs/agentCards.js"))
 const LOCAL_CHANGE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
 
 export const registerAgentTools = ({ server, context, handle }: ToolKit) => {
-  server.registerTool("list_agents", {
-    title: "List the agents saved by name",
-    description: "List the A2A agents saved by name (shared with the relay terminal): each one's name, URL, description, " +
-      "skills with their descriptions, tags and input/output modes, and whether credentials are saved. Use to pick the " +
-      "agent for a job, then pass its name as agent_url to send_message (or any tool). Next: send_message; add_agent to save another.",
-    inputSchema: {},
-    outputSchema: listShape,
-    annotations: READ_ONLY_LOCAL
-  }, (args, extra) =>
-    handle(extra, args, listAgents(), (list) =>
-      list.count === 0 ? "No agents saved by name (add_agent saves one)" : list.agents.map(summarizeAgent).join("\n")))
+  server.registerTool(
+    "list_agents",
+    {
+      title: "List the agents saved by name",
+      description: "List the A2A agents saved by name (shared with the relay terminal): each one's name, URL, description, " +
+        "skills with their descriptions, tags and input/output modes, and whether credentials are saved. Use to pick the " +
+        "agent for a job, then pass its name as agent_url to send_message (or any tool). Next: send_message; add_agent to save another.",
+      inputSchema: {},
+      outputSchema: listShape,
+      annotations: READ_ONLY_LOCAL
+    },
+    (args, extra) =>
+      handle(
+        extra,
+        args,
+        listAgents(),
+        (list) => list.count === 0 ? "No agents saved by name (add_agent saves one)" : list.agents.map(summarizeAgent).join("\n")
+      )
+  )
 
   server.registerTool("add_agent", {
     title: "Save an agent under a name",
@@ -107,7 +121,13 @@ export const registerAgentTools = ({ server, context, handle }: ToolKit) => {
       args,
       Effect.flatMap(canonicalAgentUrl(args.url), (agentUrl) =>
         Effect.flatMap(cardPrograms, ({ addAgent }) =>
-          addAgent({ name: args.name, agentUrl, cardUrl: args.card_url, description: args.description, allowInterfaceHosts: context.allowInterfaceHosts }))),
+          addAgent({
+            name: args.name,
+            agentUrl,
+            cardUrl: args.card_url,
+            description: args.description,
+            allowInterfaceHosts: context.allowInterfaceHosts
+          }))),
       ({ agent, card_check }) =>
         `Added ${summarizeAgent(agent)}` +
         (card_check.error_count + card_check.warning_count === 0
@@ -115,14 +135,22 @@ export const registerAgentTools = ({ server, context, handle }: ToolKit) => {
           : `\nThe card has ${card_check.error_count} error(s) and ${card_check.warning_count} warning(s); validate_agent_card lists them`)
     ))
 
-  server.registerTool("remove_agent", {
-    title: "Forget an agent's name",
-    description: "Remove a name saved with add_agent (the URL's session and saved credentials stay). Use when the user " +
-      "no longer wants the name. Removing a name that is not saved changes nothing. Next: list_agents.",
-    inputSchema: { name: z.string().describe("The name, as list_agents shows it") },
-    outputSchema: removeShape,
-    annotations: LOCAL_CHANGE
-  }, (args, extra) =>
-    handle(extra, args, removeAgent(args.name), (result) =>
-      result.removed ? `Removed ${result.name} (${excerpt(result.url ?? "")})` : `No agent is named ${excerpt(result.name)}`))
+  server.registerTool(
+    "remove_agent",
+    {
+      title: "Forget an agent's name",
+      description: "Remove a name saved with add_agent (the URL's session and saved credentials stay). Use when the user " +
+        "no longer wants the name. Removing a name that is not saved changes nothing. Next: list_agents.",
+      inputSchema: { name: z.string().describe("The name, as list_agents shows it") },
+      outputSchema: removeShape,
+      annotations: LOCAL_CHANGE
+    },
+    (args, extra) =>
+      handle(
+        extra,
+        args,
+        removeAgent(args.name),
+        (result) => result.removed ? `Removed ${result.name} (${excerpt(result.url ?? "")})` : `No agent is named ${excerpt(result.name)}`
+      )
+  )
 }

@@ -11,8 +11,8 @@
  * cap), and at most 100 blocks; past any of these a file is linked instead, and past the last the
  * rest are counted in one line.
  */
-import type { ContentBlock, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
 import { FileSystem } from "@effect/platform"
+import type { ContentBlock, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -155,8 +155,13 @@ export const answerContent = (
   })
 
 /** Links to files already described elsewhere (push notifications' files): at most `blocks`, the rest counted. */
-export const fileLinks = (files: ReadonlyArray<LinkedFile>, limits: Pick<ContentLimits, "blocks"> = MCP_ANSWER_CONTENT): Array<ContentBlock> => {
+export const fileLinks = (
+  files: ReadonlyArray<LinkedFile>,
+  limits: Pick<ContentLimits, "blocks"> = MCP_ANSWER_CONTENT
+): Array<ContentBlock> => {
   const links = files.flatMap((file) => fileLink(file) ?? [])
   const left = links.length - limits.blocks
-  return left > 0 ? [...links.slice(0, limits.blocks), { type: "text", text: `[… and ${left} more files, in the structured result]` }] : links
+  return left > 0
+    ? [...links.slice(0, limits.blocks), { type: "text", text: `[… and ${left} more files, in the structured result]` }]
+    : links
 }

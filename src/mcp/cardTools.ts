@@ -21,7 +21,9 @@ const summarizeCard = (result: { agent_url: string; generation: string; card: un
     `${text(card["name"]) || "Unnamed agent"} (A2A ${result.generation}) at ${result.agent_url}`,
     text(card["description"]),
     `Skills: ${skills.map((skill) => `${text(skill["id"])} (${text(skill["name"])})`).join(", ") || "none listed"}`,
-    `Streaming: ${capabilities["streaming"] === true ? "yes" : "no"}; push notifications: ${capabilities["pushNotifications"] === true ? "yes" : "no"}`,
+    `Streaming: ${capabilities["streaming"] === true ? "yes" : "no"}; push notifications: ${
+      capabilities["pushNotifications"] === true ? "yes" : "no"
+    }`,
     "The full card is in the structured result. Next: send_message."
   ].filter((line) => line !== "").join("\n")
 }
@@ -50,15 +52,21 @@ export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
     }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, Effect.flatMap(cardPrograms, ({ validateCard }) => validateCard({
-      source: args.source,
-      fromFile: args.from_file,
-      bearerToken: args.bearer_token,
-      apiKey: args.api_key
-    })), (r) =>
-      `${r.valid ? "Valid" : "Invalid"} agent card${r.agent_name ? ` "${r.agent_name}"` : ""} (${r.generation}): ` +
-      `${r.error_count} error(s), ${r.warning_count} warning(s)` +
-      r.issues.slice(0, 5).map((issue) => `\n- ${issue.severity} ${issue.code} at ${issue.path}: ${issue.message}`).join("")))
+    handle(
+      extra,
+      args,
+      Effect.flatMap(cardPrograms, ({ validateCard }) =>
+        validateCard({
+          source: args.source,
+          fromFile: args.from_file,
+          bearerToken: args.bearer_token,
+          apiKey: args.api_key
+        })),
+      (r) =>
+        `${r.valid ? "Valid" : "Invalid"} agent card${r.agent_name ? ` "${r.agent_name}"` : ""} (${r.generation}): ` +
+        `${r.error_count} error(s), ${r.warning_count} warning(s)` +
+        r.issues.slice(0, 5).map((issue) => `\n- ${issue.severity} ${issue.code} at ${issue.path}: ${issue.message}`).join("")
+    ))
 
   server.registerTool("get_agent_card", {
     title: "Get an agent's card",

@@ -15,7 +15,8 @@ const CHECK_WAIT_LIMIT = Duration.minutes(3)
 const summarizeCheck = (report: CheckReport) =>
   [
     ...report.results.filter((r) => r.status === "failed" || r.status === "warning").slice(0, 10).map((r) =>
-      `${r.status === "failed" ? "✘" : "!"} ${r.id}${r.interface ? ` (${r.interface.protocol} ${r.interface.binding})` : ""}: ${r.detail}`),
+      `${r.status === "failed" ? "✘" : "!"} ${r.id}${r.interface ? ` (${r.interface.protocol} ${r.interface.binding})` : ""}: ${r.detail}`
+    ),
     summaryLine(report.summary)
   ].join("\n")
 
@@ -44,31 +45,38 @@ export const registerCheckTools = ({ server, context, handle, atAgent, heartbeat
       extra,
       args,
       // The checks and their push receiver load on the first check_agent call, not with the server.
-      withPrograms(({ RequestTimeout }) => Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, checkRunLayer]) =>
-      withProgressMessages(extra, "Checking the agent", (say) => {
-        const plan = { agentUrl: args.agent_url, only: args.only ?? [], skip: args.skip ?? [] }
-        // A dry run names the URL as given and sends nothing; a real run decodes it here, once.
-        return args.dry_run === true ? planChecks(plan) : atAgent(args, (access) =>
-          checkAgent({
-            ...plan,
-            ...access,
-            protocols: args.protocol === undefined || args.protocol === "all" ? ["1.0", "0.3"] : [args.protocol],
-            bindings: args.binding === undefined || args.binding === "all"
-              ? ["JSONRPC", "HTTP+JSON"]
-              : [args.binding === "rest" ? "HTTP+JSON" : "JSONRPC"],
-            timeoutSeconds: args.timeout_seconds,
-            onGroupDone: (group, results) =>
-              say(`${group}${results[0]?.interface ? ` (${results[0].interface.protocol} ${results[0].interface.binding})` : ""}: ` +
-                `${results.filter((r) => r.status === "passed").length}/${results.length} passed`)
-          }))
-      }, heartbeat).pipe(
-        // As in relay check: push.delivery's receiver listens on loopback for the length of the run.
-        Effect.provide(checkRunLayer))).pipe(
-        Effect.timeoutFail({
-          duration: CHECK_WAIT_LIMIT,
-          onTimeout: () => new RequestTimeout({ url: args.agent_url, after: Duration.format(CHECK_WAIT_LIMIT), limit: "wait" })
-        })
-      )),
+      withPrograms(({ RequestTimeout }) =>
+        Effect.flatMap(checkModules, ([{ checkAgent, planChecks }, checkRunLayer]) =>
+          withProgressMessages(extra, "Checking the agent", (say) => {
+            const plan = { agentUrl: args.agent_url, only: args.only ?? [], skip: args.skip ?? [] }
+            // A dry run names the URL as given and sends nothing; a real run decodes it here, once.
+            return args.dry_run === true ? planChecks(plan) : atAgent(args, (access) =>
+              checkAgent({
+                ...plan,
+                ...access,
+                protocols: args.protocol === undefined || args.protocol === "all" ? ["1.0", "0.3"] : [args.protocol],
+                bindings: args.binding === undefined || args.binding === "all"
+                  ? ["JSONRPC", "HTTP+JSON"]
+                  : [args.binding === "rest" ? "HTTP+JSON" : "JSONRPC"],
+                timeoutSeconds: args.timeout_seconds,
+                onGroupDone: (group, results) =>
+                  say(
+                    `${group}${results[0]?.interface ? ` (${results[0].interface.protocol} ${results[0].interface.binding})` : ""}: ` +
+                      `${
+                        results.filter((r) => r.status === "passed").length
+                      }/${results.length} passed`
+                  )
+              }))
+          }, heartbeat).pipe(
+            // As in relay check: push.delivery's receiver listens on loopback for the length of the run.
+            Effect.provide(checkRunLayer)
+          )).pipe(
+            Effect.timeoutFail({
+              duration: CHECK_WAIT_LIMIT,
+              onTimeout: () => new RequestTimeout({ url: args.agent_url, after: Duration.format(CHECK_WAIT_LIMIT), limit: "wait" })
+            })
+          )
+      ),
       summarizeCheck
     ))
 }

@@ -2,8 +2,8 @@
  * The MCP door's names for the actions hints suggest: tools and their parameters, written as
  * `tool (parameter value, …)`. What no tool can do is said as what comes closest.
  */
-import { cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 import { loginCommand } from "../domain/authNeeded.js"
+import { cardOffers, type Hint, renderHint, type Vocabulary } from "../domain/hints.js"
 
 const agent = (url: string | undefined) => (url === undefined ? "agent_url" : `agent_url ${url}`)
 
@@ -26,8 +26,7 @@ export const ASSISTANT_WORDS: Vocabulary = {
   ClearSession: (a) => `clear_session_data (agent_url ${a.agentUrl})`,
   ReplyInSession: (a) => `send_message (agent_url ${a.agentUrl}, use_session true)`,
   SendNewMessage: (a) => `send_message (agent_url ${a.agentUrl}) without task_id or use_session`,
-  PinInterface: (a) =>
-    `an agent that offers what relay speaks${cardOffers(a.offered)}; validate_agent_card shows the card`,
+  PinInterface: (a) => `an agent that offers what relay speaks${cardOffers(a.offered)}; validate_agent_card shows the card`,
   RaiseRequestTimeout: () => "a later retry (the agent was slow to answer one request)",
   RaiseStreamIdleTimeout: () => "wait_for_task, which follows the task without a stream",
   RaiseWait: () => "a larger timeout_seconds",

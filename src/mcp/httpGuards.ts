@@ -4,8 +4,8 @@
  * the message gate), and last the answers for everything that went wrong. Every answer is a
  * JSON-RPC error in JSON: never an HTML page, a stack trace or a file path.
  */
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express"
 import { Predicate } from "effect"
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express"
 import { MAX_MCP_MESSAGE_BYTES } from "../domain/limits.js"
 import { admitJson, errorAnswer, INVALID_REQUEST, oversized, PARSE_ERROR, type Refused } from "./messageGate.js"
 import { isAllowedOrigin } from "./origins.js"
@@ -32,8 +32,8 @@ const CORS_HEADERS = {
  * Refuses a foreign Origin (403, before anything else, preflights included). An allowed browser
  * origin gets CORS headers naming it, and its preflight (OPTIONS) is answered here with 204.
  */
-export const originCheck = (servedHosts: ReadonlyArray<string>, allowedOrigins: ReadonlyArray<string>): RequestHandler =>
-  (req, res, next) => {
+export const originCheck =
+  (servedHosts: ReadonlyArray<string>, allowedOrigins: ReadonlyArray<string>): RequestHandler => (req, res, next) => {
     const origin = req.headers.origin
     if (!isAllowedOrigin(origin, servedHosts, req.socket.localPort, allowedOrigins)) {
       return jsonRpcError(res, 403, `Origin not allowed: ${origin}; relay mcp --allow-origin allows more origins`)
@@ -85,27 +85,32 @@ const bodyErrorOf = (error: unknown) =>
  * details go to the log, never into the answer.
  */
 export const jsonRpcFailures = (maxBytes: number, log: (line: string, error: unknown) => void) =>
-  (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const body = bodyErrorOf(error)
-    if (res.headersSent) {
-      log("MCP HTTP request failed after its answer began", error)
-      return void res.end()
-    }
-    switch (body?.type) {
-      case "entity.too.large":
-        return void res.status(413).json(oversized(maxBytes, body.length, null).answer)
-      case "entity.parse.failed":
-        return jsonRpcError(res, 400, "Parse error: the body is not JSON", PARSE_ERROR)
-      case "encoding.unsupported":
-      case "charset.unsupported":
-        return jsonRpcError(res, 415, "Unsupported Media Type: send UTF-8 JSON", INVALID_REQUEST)
-      case "request.aborted":
-        return void res.end()
-    }
-    const status = typeof body?.status === "number" && body.status >= 400 && body.status < 500 ? body.status : 500
-    if (status === 500) log("MCP HTTP request failed", error)
-    jsonRpcError(res, status, status === 500 ? "Internal error" : "Bad request", status === 500 ? INTERNAL_ERROR : INVALID_REQUEST)
+(
+  error: unknown,
+  _req: Request,
+  res: Response,
+  _next: NextFunction
+) => {
+  const body = bodyErrorOf(error)
+  if (res.headersSent) {
+    log("MCP HTTP request failed after its answer began", error)
+    return void res.end()
   }
+  switch (body?.type) {
+    case "entity.too.large":
+      return void res.status(413).json(oversized(maxBytes, body.length, null).answer)
+    case "entity.parse.failed":
+      return jsonRpcError(res, 400, "Parse error: the body is not JSON", PARSE_ERROR)
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return jsonRpcError(res, 415, "Unsupported Media Type: send UTF-8 JSON", INVALID_REQUEST)
+    case "request.aborted":
+      return void res.end()
+  }
+  const status = typeof body?.status === "number" && body.status >= 400 && body.status < 500 ? body.status : 500
+  if (status === 500) log("MCP HTTP request failed", error)
+  jsonRpcError(res, status, status === 500 ? "Internal error" : "Bad request", status === 500 ? INTERNAL_ERROR : INVALID_REQUEST)
+}
 
 /** Paths the server does not serve: JSON, not Express's HTML page. */
 export const notServed = (served: string): RequestHandler => (req, res) =>

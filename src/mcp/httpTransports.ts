@@ -11,20 +11,19 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Runtime } from "effect"
-import { ListenFailed } from "../domain/errors.js"
-import { isAllInterfaces, isLoopbackHost } from "../a2a/hosts.js"
-import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
-import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
-import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
-import { makeEventStore } from "./eventStore.js"
-import { makeSessionTable, type SessionTable } from "./sessionTable.js"
-import { sendWebResponse, webRequestOf } from "./webExchange.js"
 import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
 import type { Server, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { hostname, networkInterfaces } from "node:os"
-
+import { isAllInterfaces, isLoopbackHost } from "../a2a/hosts.js"
+import { ListenFailed } from "../domain/errors.js"
+import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
+import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
+import { makeEventStore } from "./eventStore.js"
+import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
+import { makeSessionTable, type SessionTable } from "./sessionTable.js"
+import { sendWebResponse, webRequestOf } from "./webExchange.js"
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
 
@@ -225,7 +224,9 @@ export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
         Effect.promise(async () => {
           await sessions.closeAll()
           listener.closeAllConnections()
-          await new Promise<void>((resolve) => listener.close(() => resolve()))
+          await new Promise<void>((resolve) =>
+            listener.close(() => resolve())
+          )
         })
     )
     const address = server.address() as AddressInfo

@@ -45,8 +45,7 @@ const isRequestId = (value: unknown): value is RequestId =>
   typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value))
 
 /** The id of something shaped like a request, when it has a usable one. */
-const idOf = (json: unknown): RequestId | null =>
-  Predicate.isRecord(json) && isRequestId(json["id"]) ? json["id"] : null
+const idOf = (json: unknown): RequestId | null => Predicate.isRecord(json) && isRequestId(json["id"]) ? json["id"] : null
 
 const refused = (answer: ErrorAnswer, silent = false): Refused => ({ _tag: "Refused", answer, silent, reason: answer.error.message })
 

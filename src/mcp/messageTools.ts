@@ -4,16 +4,16 @@
  */
 import { Effect } from "effect"
 import * as z from "zod"
+import type { AnswerPart } from "../domain/answerParts.js"
 import { InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
-import type { AnswerPart } from "../domain/answerParts.js"
 import type { MessageResult, TaskView } from "../domain/results.js"
 import type { PartSource } from "../programs/outgoingParts.js"
 import type { TaskDetails, TaskList } from "../programs/tasks.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
 import { withProgress } from "./progress.js"
-import { historyShape, messageResultShape, nextStep, type NextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
+import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
 import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
@@ -23,7 +23,9 @@ const timeoutSeconds = z.number().int().min(1).max(3600).optional()
 // What to do next, so an assistant can act on a result
 
 const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | "needs_auth">): string => {
-  if (view.needs_auth) return "The agent needs authentication: save credentials with set_agent_credentials, then send_message with use_session=true."
+  if (view.needs_auth) {
+    return "The agent needs authentication: save credentials with set_agent_credentials, then send_message with use_session=true."
+  }
   if (view.needs_input) return "The agent is waiting for input: answer with send_message (use_session=true, or the same task_id)."
   if (view.state === "working" || view.state === "submitted") {
     return `The task is still running: call wait_for_task with task_id ${view.task_id} to keep waiting, or cancel_task to stop it.`
@@ -31,8 +33,12 @@ const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | 
   return "Done. send_message with use_session=true continues the conversation."
 }
 
-const withNextStep = (result: MessageResult): MessageResult & NextStep =>
-  ({ ...result, next_step: result.task_id === null ? "Done. send_message with use_session=true continues the conversation." : nextStepFor({ ...result, task_id: result.task_id }) })
+const withNextStep = (result: MessageResult): MessageResult & NextStep => ({
+  ...result,
+  next_step: result.task_id === null
+    ? "Done. send_message with use_session=true continues the conversation."
+    : nextStepFor({ ...result, task_id: result.task_id })
+})
 
 const viewWithNextStep = <V extends TaskView>(view: V): V & NextStep => ({ ...view, next_step: nextStepFor(view) })
 
@@ -62,20 +68,29 @@ const sourceOfFile = (file: FileToSend, index: number): Effect.Effect<PartSource
   const where = `files[${index}]`
   const contents = [file.path, file.url, file.content_base64].filter((content) => content !== undefined)
   if (contents.length !== 1) {
-    return Effect.fail(new InvalidInput({ reason: `${where} needs exactly one of path, url and content_base64`, suggestion: "Give each file as {path}, {url} or {content_base64, name}" }))
+    return Effect.fail(
+      new InvalidInput({
+        reason: `${where} needs exactly one of path, url and content_base64`,
+        suggestion: "Give each file as {path}, {url} or {content_base64, name}"
+      })
+    )
   }
   const given = { name: file.name, mediaType: file.media_type }
   if (file.path !== undefined) return Effect.succeed({ _tag: "FilePath", path: file.path, ...given })
   if (file.url !== undefined) return Effect.succeed({ _tag: "FileUrl", url: file.url, ...given })
   return file.name === undefined
-    ? Effect.fail(new InvalidInput({ reason: `${where} has content_base64 but no name`, suggestion: "Give the file's name with its content" }))
+    ? Effect.fail(
+      new InvalidInput({ reason: `${where} has content_base64 but no name`, suggestion: "Give the file's name with its content" })
+    )
     : Effect.succeed({ _tag: "FileContent", base64: file.content_base64!, name: file.name, mediaType: file.media_type })
 }
 
 /** send_message's files, then its data (they follow the text in the message). */
 const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; data?: unknown }) =>
-  Effect.map(Effect.forEach(args.files ?? [], sourceOfFile), (files): ReadonlyArray<PartSource> =>
-    args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }])
+  Effect.map(
+    Effect.forEach(args.files ?? [], sourceOfFile),
+    (files): ReadonlyArray<PartSource> => args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }]
+  )
 
 export const registerMessageTools = ({ server, context, handle, atAgent, waitFor, heartbeat }: ToolKit) => {
   // Files send_message may read: inside the client's roots or the directories the user allowed.
@@ -111,47 +126,70 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
       sources.length === 0
         ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
         : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
-    const send = Effect.flatMap(content, ({ text, sources }) =>
-      atAgent(args, (access) =>
-        withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
-          Effect.flatMap(
-            outgoingParts({
-              text,
-              sources,
-              maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
-              mayRead: insideDirectories(readableDirectories)
-            }),
-            (parts) =>
-              withProgress(extra, "Sending the message", (onUpdate) =>
-                sendMessage({
-                  ...access,
-                  text,
-                  parts,
-                  contextId: args.context_id,
-                  taskId: args.task_id,
-                  useSession: args.use_session,
-                  stream: args.stream,
-                  pushUrl: args.push_url,
-                  pushToken: args.push_token,
-                  maxWait: wait,
-                  maxAnswerBytes: context.maxAnswerBytes,
-                  onUpdate
-                }), heartbeat)
-          ))))
+    const send = Effect.flatMap(
+      content,
+      ({ text, sources }) =>
+        atAgent(args, (access) =>
+          withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+            Effect.flatMap(
+              outgoingParts({
+                text,
+                sources,
+                maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+                mayRead: insideDirectories(readableDirectories)
+              }),
+              (parts) =>
+                withProgress(extra, "Sending the message", (onUpdate) =>
+                  sendMessage({
+                    ...access,
+                    text,
+                    parts,
+                    contextId: args.context_id,
+                    taskId: args.task_id,
+                    useSession: args.use_session,
+                    stream: args.stream,
+                    pushUrl: args.push_url,
+                    pushToken: args.push_token,
+                    maxWait: wait,
+                    maxAnswerBytes: context.maxAnswerBytes,
+                    onUpdate
+                  }), heartbeat)
+            )
+          ))
+    )
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
   })
 
-  server.registerTool("get_task", {
-    title: "Get a task",
-    description: "Get the current state and answer of an agent's task, without waiting. Use to check on a task " +
-      "(history_length adds its messages). Next: wait_for_task to wait for it to finish, cancel_task to stop it, " +
-      "send_message to answer it when it needs input.",
-    inputSchema: { ...contacting, task_id: taskId, history_length: z.number().int().min(0).optional().describe("How many history messages the agent includes") },
-    outputSchema: shapeOf<TaskDetails & NextStep>()({ ...taskViewShape, ...nextStep, ...historyShape }),
-    annotations: READ_ONLY_REMOTE
-  }, (args, extra) =>
-    handle(extra, args, atAgent(args, (access) =>
-      withPrograms(({ getTask }) => Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep))), summarizeTask, partsContent))
+  server.registerTool(
+    "get_task",
+    {
+      title: "Get a task",
+      description: "Get the current state and answer of an agent's task, without waiting. Use to check on a task " +
+        "(history_length adds its messages). Next: wait_for_task to wait for it to finish, cancel_task to stop it, " +
+        "send_message to answer it when it needs input.",
+      inputSchema: {
+        ...contacting,
+        task_id: taskId,
+        history_length: z.number().int().min(0).optional().describe("How many history messages the agent includes")
+      },
+      outputSchema: shapeOf<TaskDetails & NextStep>()({ ...taskViewShape, ...nextStep, ...historyShape }),
+      annotations: READ_ONLY_REMOTE
+    },
+    (args, extra) =>
+      handle(
+        extra,
+        args,
+        atAgent(
+          args,
+          (access) =>
+            withPrograms(({ getTask }) =>
+              Effect.map(getTask({ ...access, taskId: args.task_id, historyLength: args.history_length }), viewWithNextStep)
+            )
+        ),
+        summarizeTask,
+        partsContent
+      )
+  )
 
   server.registerTool("wait_for_task", {
     title: "Wait for a task",
@@ -163,20 +201,40 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
     annotations: READ_ONLY_REMOTE
   }, (args, extra) => {
     const wait = waitFor(args.timeout_seconds)
-    const waiting = atAgent(args, (access) => withProgress(extra, "Waiting for the task", (onUpdate) =>
-      withPrograms(({ waitForTask }) =>
-        waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })), heartbeat))
+    const waiting = atAgent(
+      args,
+      (access) =>
+        withProgress(
+          extra,
+          "Waiting for the task",
+          (onUpdate) =>
+            withPrograms(({ waitForTask }) =>
+              waitForTask({ ...access, taskId: args.task_id, maxWait: wait, maxAnswerBytes: context.maxAnswerBytes, onUpdate })
+            ),
+          heartbeat
+        )
+    )
     return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask, partsContent)
   })
 
-  server.registerTool("cancel_task", {
-    title: "Cancel a task",
-    description: "Cancel a running task of an agent; returns the task's state after cancellation. Use when a task is no " +
-      "longer wanted or runs too long. Next: get_task to confirm, or send_message to start over.",
-    inputSchema: { ...contacting, task_id: taskId },
-    outputSchema: taskViewShape,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
-  }, (args, extra) => handle(extra, args, atAgent(args, (access) => withPrograms(({ cancelTask }) => cancelTask({ ...access, taskId: args.task_id }))), summarizeTask))
+  server.registerTool(
+    "cancel_task",
+    {
+      title: "Cancel a task",
+      description: "Cancel a running task of an agent; returns the task's state after cancellation. Use when a task is no " +
+        "longer wanted or runs too long. Next: get_task to confirm, or send_message to start over.",
+      inputSchema: { ...contacting, task_id: taskId },
+      outputSchema: taskViewShape,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true }
+    },
+    (args, extra) =>
+      handle(
+        extra,
+        args,
+        atAgent(args, (access) => withPrograms(({ cancelTask }) => cancelTask({ ...access, taskId: args.task_id }))),
+        summarizeTask
+      )
+  )
 
   server.registerTool("list_tasks", {
     title: "List an agent's tasks",
@@ -197,12 +255,19 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
     }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>
-    handle(extra, args, atAgent(args, (access) => withPrograms(({ listTasks }) => listTasks({
-      ...access,
-      contextId: args.context_id,
-      status: args.status,
-      pageSize: args.page_size,
-      pageToken: args.page_token
-    }))), (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")))
-
+    handle(
+      extra,
+      args,
+      atAgent(args, (access) =>
+        withPrograms(({ listTasks }) =>
+          listTasks({
+            ...access,
+            contextId: args.context_id,
+            status: args.status,
+            pageSize: args.page_size,
+            pageToken: args.page_token
+          })
+        )),
+      (r) => r.count === 0 ? "No tasks" : r.tasks.map((t) => `${t.task_id}: ${t.state}`).join("\n")
+    ))
 }

@@ -12,8 +12,9 @@ import { answerPart, nullableString, shapeOf } from "./resultShapes.js"
 import { READ_ONLY_LOCAL, type ToolKit, withPrograms } from "./toolKit.js"
 
 /** A notification as get_push_notifications lists it: the record without its body, path and headers, its files as answer parts. */
-interface ListedNotification extends
-  Pick<NotificationRecord, "id" | "received_at" | "task_id" | "context_id" | "kind" | "state" | "text" | "protocol" | "files_omitted">
+interface ListedNotification
+  extends
+    Pick<NotificationRecord, "id" | "received_at" | "task_id" | "context_id" | "kind" | "state" | "text" | "protocol" | "files_omitted">
 {
   readonly files?: ReadonlyArray<AnswerPart>
 }
@@ -37,39 +38,55 @@ const listed = (r: NotificationRecord): ListedNotification => ({
 })
 
 export const registerNotificationTools = ({ server, handle }: ToolKit) => {
-  server.registerTool("get_push_notifications", {
-    title: "Read received push notifications",
-    description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
-      "files each carried (files[].path: where their bytes were saved; each also as a resource_link). Use after send_message with push_url or " +
-      "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
-    inputSchema: {
-      task_id: z.string().optional(),
-      since: z.string().optional().describe("ISO time, or a duration such as 10m or 2h"),
-      limit: z.number().int().min(1).max(1000).optional().describe("Keep only the newest N")
+  server.registerTool(
+    "get_push_notifications",
+    {
+      title: "Read received push notifications",
+      description: "Read the push notifications received by relay server push (oldest first, newest last), with the " +
+        "files each carried (files[].path: where their bytes were saved; each also as a resource_link). Use after send_message with push_url or " +
+        "set_task_notification; filter by task, time or count. Next: get_task for the task's full answer.",
+      inputSchema: {
+        task_id: z.string().optional(),
+        since: z.string().optional().describe("ISO time, or a duration such as 10m or 2h"),
+        limit: z.number().int().min(1).max(1000).optional().describe("Keep only the newest N")
+      },
+      outputSchema: shapeOf<NotificationList>()({
+        count: z.number(),
+        notifications: z.array(z.object({
+          id: z.string(),
+          received_at: z.string(),
+          task_id: nullableString,
+          context_id: nullableString,
+          kind: z.string(),
+          state: nullableString,
+          text: nullableString,
+          protocol: z.string(),
+          files: z.array(answerPart).optional().describe("The file parts it carried, shaped as an answer's parts (absent when none)"),
+          files_omitted: z.number().optional()
+        }))
+      }),
+      annotations: READ_ONLY_LOCAL
     },
-    outputSchema: shapeOf<NotificationList>()({
-      count: z.number(),
-      notifications: z.array(z.object({
-        id: z.string(),
-        received_at: z.string(),
-        task_id: nullableString,
-        context_id: nullableString,
-        kind: z.string(),
-        state: nullableString,
-        text: nullableString,
-        protocol: z.string(),
-        files: z.array(answerPart).optional().describe("The file parts it carried, shaped as an answer's parts (absent when none)"),
-        files_omitted: z.number().optional()
-      }))
-    }),
-    annotations: READ_ONLY_LOCAL
-  }, (args, extra) =>
-    handle(extra, args, withPrograms(({ listNotifications }) => Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records): NotificationList => ({
-      count: records.length,
-      notifications: records.map(listed)
-    }))), (r) => r.count === 0
-      ? "No push notifications received (is relay server push running, and was push_url given?)"
-      : r.notifications.map((n) =>
-        [`${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`, ...fileSummaries(n).map((line) => `  ${line}`)].join("\n")
-      ).join("\n"), (r) => Effect.succeed(fileLinks(r.notifications.flatMap((n) => n.files ?? [])))))
+    (args, extra) =>
+      handle(
+        extra,
+        args,
+        withPrograms(({ listNotifications }) =>
+          Effect.map(listNotifications({ taskId: args.task_id, since: args.since, limit: args.limit }), (records): NotificationList => ({
+            count: records.length,
+            notifications: records.map(listed)
+          }))
+        ),
+        (r) =>
+          r.count === 0
+            ? "No push notifications received (is relay server push running, and was push_url given?)"
+            : r.notifications.map((n) =>
+              [
+                `${n.received_at} task ${n.task_id ?? "?"}: ${n.state ?? n.kind}${n.text ? ` — ${n.text}` : ""}`,
+                ...fileSummaries(n).map((line) => `  ${line}`)
+              ].join("\n")
+            ).join("\n"),
+        (r) => Effect.succeed(fileLinks(r.notifications.flatMap((n) => n.files ?? [])))
+      )
+  )
 }

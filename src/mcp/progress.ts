@@ -22,7 +22,7 @@ const lastLine = (text: string) => text.trim().split("\n").at(-1) ?? ""
  * for each update in turn. Only the answer's end is kept, from the updates' pieces, so a long
  * answer costs no more per update than a short one.
  */
-export const makeProgressMessages = (): ((update: TaskUpdate) => string) => {
+export const makeProgressMessages = (): (update: TaskUpdate) => string => {
   let tail = ""
   return (update) => {
     tail = `${update.replaced ? "" : tail}${update.delta.slice(-TAIL_LIMIT)}`.slice(-TAIL_LIMIT)

@@ -70,7 +70,9 @@ export interface NextStep {
 // The shapes several tools share
 
 export const nullableString = z.string().nullable()
-const stateName = z.string().describe("Task state: submitted, working, input-required, auth-required, completed, failed, canceled, rejected")
+const stateName = z.string().describe(
+  "Task state: submitted, working, input-required, auth-required, completed, failed, canceled, rejected"
+)
 
 /** Present only on an answer cut at relay's limit for a whole answer (then the result is also an error, response_too_large). */
 const truncationShape = {
@@ -80,19 +82,21 @@ const truncationShape = {
 }
 
 /** One part of an answer (domain/answerParts.ts AnswerPart). */
-export const answerPart = z.object(shapeOf<AnswerPart>()({
-  kind: z.enum(["text", "file", "data"]),
-  text: nullableString.describe("A text part's text"),
-  name: nullableString.describe("A file's name, as the agent gave it"),
-  media_type: nullableString,
-  size: z.number().nullable().describe("A file's size in bytes"),
-  sha256: nullableString,
-  path: nullableString.describe("Where relay saved the file's bytes (also in the content: image, audio, resource or resource_link)"),
-  url: nullableString.describe("A file given by reference"),
-  note: nullableString.describe("What is odd about the file, or why it was not saved"),
-  data: z.unknown().describe("A data part's JSON value"),
-  artifact_id: nullableString
-}))
+export const answerPart = z.object(
+  shapeOf<AnswerPart>()({
+    kind: z.enum(["text", "file", "data"]),
+    text: nullableString.describe("A text part's text"),
+    name: nullableString.describe("A file's name, as the agent gave it"),
+    media_type: nullableString,
+    size: z.number().nullable().describe("A file's size in bytes"),
+    sha256: nullableString,
+    path: nullableString.describe("Where relay saved the file's bytes (also in the content: image, audio, resource or resource_link)"),
+    url: nullableString.describe("A file given by reference"),
+    note: nullableString.describe("What is odd about the file, or why it was not saved"),
+    data: z.unknown().describe("A data part's JSON value"),
+    artifact_id: nullableString
+  })
+)
 
 const answerParts = z.array(answerPart).describe("The answer's parts in order: text, files (saved to path, or by url) and data")
 

@@ -1,7 +1,7 @@
 /** The MCP server: fixed name, our version, instructions (SPEC §1.3), and the tools. */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { PACKAGE_NAME, VERSION } from "../version.js"
 import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"

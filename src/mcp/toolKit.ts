@@ -3,9 +3,9 @@
  * parameters many tools take, the door for the agent URL, the programs loaded on first use, and
  * `handle`, which runs a tool's program and answers with its result, never echoing a secret.
  */
+import type { FileSystem, HttpClient } from "@effect/platform"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
-import type { FileSystem, HttpClient } from "@effect/platform"
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
@@ -109,7 +109,8 @@ export const withPrograms = <A, E, R>(use: (programs: typeof import("./toolProgr
  * unknown_agent), and the program gets the canonical AgentUrl with the call's secrets and card URL
  * and the interface hosts the server's user allowed.
  */
-const atAgentOf = (context: ToolContext) => <A, E, R>(
+const atAgentOf = (context: ToolContext) =>
+<A, E, R>(
   args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined; card_url?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
 ) =>

@@ -37,7 +37,11 @@ export const errorResult = (error: Described): CallToolResult => {
  */
 const cutResult = (cut: Described, structured: object, summary: string, more: ReadonlyArray<ContentBlock>): CallToolResult => {
   const error = errorResult(cut)
-  return { ...error, content: [...error.content, { type: "text", text: summary }, ...more], structuredContent: structured as Record<string, unknown> }
+  return {
+    ...error,
+    content: [...error.content, { type: "text", text: summary }, ...more],
+    structuredContent: structured as Record<string, unknown>
+  }
 }
 
 // ---------------------------------------------------------------------------

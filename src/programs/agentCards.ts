@@ -5,9 +5,9 @@
  * the card validator; agentNames.ts is the part every door loads.
  */
 import { Clock, Effect, Either } from "effect"
+import { hostOfUrl } from "../a2a/hosts.js"
 import { validateCard } from "../a2a/validation/cardValidation.js"
 import { isObject, type JsonObject } from "../a2a/validation/context.js"
-import { hostOfUrl } from "../a2a/hosts.js"
 import {
   type AgentBook,
   AgentNameTaken,
@@ -106,7 +106,10 @@ const ensureFree = (book: AgentBook, name: string) => {
   return taken === undefined ? Effect.void : Effect.fail(new AgentNameTaken({ name, url: taken.url }))
 }
 
-const withAgent = (book: AgentBook, name: string, record: AgentRecord): AgentBook => ({ ...book, agents: { ...book.agents, [name]: record } })
+const withAgent = (book: AgentBook, name: string, record: AgentRecord): AgentBook => ({
+  ...book,
+  agents: { ...book.agents, [name]: record }
+})
 
 export interface AddedAgent {
   readonly agent: AgentView
@@ -170,11 +173,29 @@ const refreshOne = (name: string, record: AgentRecord) =>
     const store = yield* SessionStore
     yield* store.updateAgents((book) => {
       const current = book.agents[name]
-      return Effect.succeed([undefined, current?.url === record.url ? withAgent(book, name, { ...current, card, card_read_at: now }) : book] as const)
+      return Effect.succeed(
+        [undefined, current?.url === record.url ? withAgent(book, name, { ...current, card, card_read_at: now }) : book] as const
+      )
     })
-    return { name, url: record.url, ok: true, card_name: card.name, skill_count: card.skills.length + card.skills_omitted, error: null } satisfies RefreshOutcome
+    return {
+      name,
+      url: record.url,
+      ok: true,
+      card_name: card.name,
+      skill_count: card.skills.length + card.skills_omitted,
+      error: null
+    } satisfies RefreshOutcome
   }).pipe(Effect.catchAll((error) =>
-    Effect.succeed({ name, url: record.url, ok: false, card_name: record.card?.name ?? null, skill_count: 0, error: failureOf(error) } satisfies RefreshOutcome)
+    Effect.succeed(
+      {
+        name,
+        url: record.url,
+        ok: false,
+        card_name: record.card?.name ?? null,
+        skill_count: 0,
+        error: failureOf(error)
+      } satisfies RefreshOutcome
+    )
   ))
 
 /** Reads the card of one name, or of every one, again; a card that cannot be read keeps its old summary. */
@@ -232,7 +253,9 @@ const entriesOf = (catalogUrl: string, json: unknown) => {
   if (!isObject(json)) return invalid("it is not a JSON object")
   const version = text(json["specVersion"])
   if (version === null) return invalid("it has no specVersion")
-  if (Number.parseInt(version, 10) > CATALOG_MAJOR) return invalid(`specVersion ${answerExcerpt(version)} is newer than relay reads (${CATALOG_MAJOR}.x)`)
+  if (Number.parseInt(version, 10) > CATALOG_MAJOR) {
+    return invalid(`specVersion ${answerExcerpt(version)} is newer than relay reads (${CATALOG_MAJOR}.x)`)
+  }
   const entries = json["entries"]
   if (!Array.isArray(entries)) return invalid("it has no entries list")
   const agents = entries.filter((entry): entry is Json => isObject(entry) && entry["type"] === A2A_CARD_TYPE)
@@ -277,7 +300,10 @@ const entryCard = (target: Target, catalogUrl: string, entry: Json) =>
     if (refused !== undefined) return Either.left(refused)
     const client = yield* A2aClient
     const fetched = yield* Effect.either(client.fetchCardJson({ ...target, cardUrl: cardUrl.href }))
-    return Either.map(Either.mapLeft(fetched, (error) => error.message), (found) => ({ json: found.json, cardUrl: found.cardUrl as string | null }))
+    return Either.map(
+      Either.mapLeft(fetched, (error) => error.message),
+      (found) => ({ json: found.json, cardUrl: found.cardUrl as string | null })
+    )
   })
 
 /** The last segment of an identifier (`urn:air:example.com:a2a:research` is research), the name of last resort. */

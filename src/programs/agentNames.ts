@@ -60,12 +60,17 @@ export const recordOf = (book: AgentBook, name: string): Effect.Effect<AgentReco
 }
 
 /** Each saved session by its agent URL, for the views. */
-const sessionsByUrl = Effect.flatMap(SessionStore, (store) => Effect.map(store.list, (records) => new Map(records.map((record) => [record.agent_url, record] as const))))
+const sessionsByUrl = Effect.flatMap(
+  SessionStore,
+  (store) => Effect.map(store.list, (records) => new Map(records.map((record) => [record.agent_url, record] as const)))
+)
 
 /** The view of one name, with what the store keeps for its URL. */
 const viewIn = (book: AgentBook, name: string) =>
-  Effect.flatMap(recordOf(book, name), (record) =>
-    Effect.map(sessionsByUrl, (sessions) => viewOf(canonicalName(name), record, book, sessions.get(record.url))))
+  Effect.flatMap(
+    recordOf(book, name),
+    (record) => Effect.map(sessionsByUrl, (sessions) => viewOf(canonicalName(name), record, book, sessions.get(record.url)))
+  )
 
 /**
  * Listings in code-unit order of the name (the same in every locale; no localeCompare, whose first
@@ -76,7 +81,9 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 export const listAgents = Effect.fn("listAgents")(function*() {
   const book = yield* Effect.flatMap(SessionStore, (store) => store.agents)
   const sessions = yield* sessionsByUrl
-  const agents = Object.keys(book.agents).sort(byName).map((name) => viewOf(name, book.agents[name]!, book, sessions.get(book.agents[name]!.url)))
+  const agents = Object.keys(book.agents).sort(byName).map((name) =>
+    viewOf(name, book.agents[name]!, book, sessions.get(book.agents[name]!.url))
+  )
   return { count: agents.length, default_agent: book.default_agent ?? null, agents } satisfies AgentList
 })
 
@@ -90,7 +97,8 @@ export const useAgent = Effect.fn("useAgent")(function*(name: string) {
   const store = yield* SessionStore
   const chosen = canonicalName(name)
   yield* store.updateAgents((book) =>
-    Effect.as(recordOf(book, chosen), [undefined, book.default_agent === chosen ? book : { ...book, default_agent: chosen }] as const))
+    Effect.as(recordOf(book, chosen), [undefined, book.default_agent === chosen ? book : { ...book, default_agent: chosen }] as const)
+  )
   return yield* viewIn(yield* store.agents, chosen)
 })
 
@@ -123,14 +131,17 @@ export const removeAgent = Effect.fn("removeAgent")(function*(name: string) {
 export const agentUrlOf = (given: string) => {
   const text = given.trim()
   if (!looksLikeName(text)) return canonicalAgentUrl(given)
-  return Effect.flatMap(Effect.flatMap(SessionStore, (store) => store.agents), (book) =>
-    Effect.flatMap(recordOf(book, text), (record) => canonicalAgentUrl(record.url)))
+  return Effect.flatMap(
+    Effect.flatMap(SessionStore, (store) => store.agents),
+    (book) => Effect.flatMap(recordOf(book, text), (record) => canonicalAgentUrl(record.url))
+  )
 }
 
 /** The URL of `text` when it is a saved name; none when it is anything else (a URL, a file, a name never saved). */
 export const savedAgentUrl = (text: string) =>
   looksLikeName(text.trim())
-    ? Effect.map(Effect.flatMap(SessionStore, (store) => store.agents), (book) => Option.fromNullable(book.agents[canonicalName(text.trim())]?.url))
+    ? Effect.map(Effect.flatMap(SessionStore, (store) => store.agents), (book) =>
+      Option.fromNullable(book.agents[canonicalName(text.trim())]?.url))
     : Effect.succeed(Option.none<string>())
 
 const noAgentGiven = () =>

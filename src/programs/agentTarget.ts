@@ -35,13 +35,16 @@ export const retryWithRenewedToken = <A, E, R>(
   use(target).pipe(
     Effect.map((result) => ({ target, result })),
     Effect.catchIf((error) => refusedSavedToken(error) && repeatable(), (error) =>
-      Effect.flatMap(Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)), (saved) => {
-        if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
-        return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
-          const renewed = { ...target, credentials }
-          return Effect.map(use(renewed), (result) => ({ target: renewed, result }))
-        })
-      }))
+      Effect.flatMap(
+        Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)),
+        (saved) => {
+          if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
+          return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
+            const renewed = { ...target, credentials }
+            return Effect.map(use(renewed), (result) => ({ target: renewed, result }))
+          })
+        }
+      ))
   )
 
 /** The agent refused the saved credentials as no longer valid (401, not 403's "not allowed"). */

@@ -5,9 +5,9 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Stream } from "effect"
+import { type CardIssue, validateCard as checkCard } from "../a2a/validation/cardValidation.js"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
-import { type CardIssue, validateCard as checkCard } from "../a2a/validation/cardValidation.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import { withoutNulls } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
@@ -26,8 +26,10 @@ export interface CardResult {
 /** The card as the agent serves it (null fields omitted); the extended card with `authenticated`. */
 export const getCard = Effect.fn("getCard")(function*(input: AgentAccess & { readonly authenticated?: boolean | undefined }) {
   const client = yield* A2aClient
-  const { target, result: found } = yield* withAgentTarget(input, (target) =>
-    input.authenticated === true ? client.extendedCard(target) : client.discover(target))
+  const { target, result: found } = yield* withAgentTarget(
+    input,
+    (target) => input.authenticated === true ? client.extendedCard(target) : client.discover(target)
+  )
   return {
     agent_url: target.agentUrl,
     card_url: found.cardUrl,
@@ -90,7 +92,9 @@ const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
     } catch {
       return yield* new InvalidCard({ url: path, reason: "the file is not JSON (its content is not shown)" })
     }
-    if (exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)) return yield* new InvalidCard({ url: path, reason: `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels` })
+    if (exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)) {
+      return yield* new InvalidCard({ url: path, reason: `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels` })
+    }
     return json
   })
 

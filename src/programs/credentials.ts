@@ -5,12 +5,7 @@ import { Effect, Option } from "effect"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { InvalidInput } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
-import {
-  type Credentials,
-  DEFAULT_API_KEY_HEADER,
-  maskCredentials,
-  type MaskedCredentials
-} from "../domain/session.js"
+import { type Credentials, DEFAULT_API_KEY_HEADER, maskCredentials, type MaskedCredentials } from "../domain/session.js"
 import { SessionStore } from "../services/SessionStore.js"
 
 export interface SetCredentialsInput {
@@ -33,18 +28,22 @@ const HEADER_VALUE = /^[^\r\n\0]+$/
 const checkSecret = (what: string, value: string) =>
   HEADER_VALUE.test(value) && value.trim() === value
     ? Effect.succeed(value)
-    : Effect.fail(new InvalidInput({
-      reason: `The ${what} is empty, has surrounding spaces or contains a line break`,
-      suggestion: `Pass the ${what} exactly as the agent issued it`
-    }))
+    : Effect.fail(
+      new InvalidInput({
+        reason: `The ${what} is empty, has surrounding spaces or contains a line break`,
+        suggestion: `Pass the ${what} exactly as the agent issued it`
+      })
+    )
 
 const checkHeaderName = (header: string) =>
   HEADER_NAME.test(header)
     ? Effect.succeed(header)
-    : Effect.fail(new InvalidInput({
-      reason: `"${header}" is not a valid HTTP header name`,
-      suggestion: `Use letters, digits and dashes, for example ${DEFAULT_API_KEY_HEADER}`
-    }))
+    : Effect.fail(
+      new InvalidInput({
+        reason: `"${header}" is not a valid HTTP header name`,
+        suggestion: `Use letters, digits and dashes, for example ${DEFAULT_API_KEY_HEADER}`
+      })
+    )
 
 /** Builds credentials from optional inputs: bearer wins when both are given (SPEC §4.1 rule 4). */
 export const credentialsFrom = (input: Omit<SetCredentialsInput, "agentUrl">) => {
@@ -57,10 +56,12 @@ export const credentialsFrom = (input: Omit<SetCredentialsInput, "agentUrl">) =>
       ([key, header]): Credentials => ({ kind: "api_key", key, header })
     )
   }
-  return Effect.fail(new InvalidInput({
-    reason: "A bearer token or an API key is required",
-    suggestion: ["Give one: ", act("GiveCredentials"), "."]
-  }))
+  return Effect.fail(
+    new InvalidInput({
+      reason: "A bearer token or an API key is required",
+      suggestion: ["Give one: ", act("GiveCredentials"), "."]
+    })
+  )
 }
 
 export const setCredentials = Effect.fn("setCredentials")(function*(input: SetCredentialsInput) {

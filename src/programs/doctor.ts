@@ -11,7 +11,7 @@ import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
 import { defaultStateDir, resolveStateDir } from "../services/StateDir.js"
 import { SystemProbes } from "../services/SystemProbes.js"
-import { type RelayEntry, relayEntries } from "./mcpClients.js"
+import { relayEntries, type RelayEntry } from "./mcpClients.js"
 
 export interface Check {
   readonly name: string
@@ -66,7 +66,11 @@ const checkStateDir = Effect.gen(function*() {
   }
   const used = yield* Effect.either(probes.useStateDir(dir, (yield* Path.Path).join(dir, SESSIONS_FILE)))
   if (used._tag === "Left") {
-    return failed("state directory", `${dir}: ${used.left}`, `Fix the permissions of ${dir}, or point RELAY_HOME at a writable directory: export ${elsewhere}`)
+    return failed(
+      "state directory",
+      `${dir}: ${used.left}`,
+      `Fix the permissions of ${dir}, or point RELAY_HOME at a writable directory: export ${elsewhere}`
+    )
   }
   const [top, ...files] = yield* probes.modes(dir)
   const mode = octal(top!.mode)
@@ -79,7 +83,12 @@ const checkStateDir = Effect.gen(function*() {
     return failed("state directory", `readable by other users: ${paths.join(", ")}`, `chmod 600 ${paths.join(" ")}`)
   }
   const created = before === undefined ? ", created now" : ""
-  return passed("state directory", `${dir} (mode ${mode}${created}, writable, store lock taken and released; ${files.length} file${files.length === 1 ? "" : "s"}, none open to others)`)
+  return passed(
+    "state directory",
+    `${dir} (mode ${mode}${created}, writable, store lock taken and released; ${files.length} file${
+      files.length === 1 ? "" : "s"
+    }, none open to others)`
+  )
 })
 
 const checkStore = Effect.gen(function*() {
@@ -141,7 +150,9 @@ const checkClient = (entry: RelayEntry, terminalStore: string) =>
   Effect.map(storeOf(entry), (clientStore): Check => {
     const name = `mcp client ${entry.client}`
     const where = `${mcpClients[entry.client].title} (${entry.scope}) "${entry.name}" in ${entry.file}`
-    const reinstall = `relay mcp install --client ${entry.client}${entry.scope === "project" ? " --scope project" : ""} --name ${entry.name}`
+    const reinstall = `relay mcp install --client ${entry.client}${
+      entry.scope === "project" ? " --scope project" : ""
+    } --name ${entry.name}`
     if (entry.missing.length > 0) return failed(name, `${where} names missing ${entry.missing.join(", ")}`, reinstall)
     if (clientStore !== terminalStore) {
       return failed(
@@ -171,4 +182,3 @@ export const runDoctor = Effect.gen(function*() {
   const checks = [checkNode(probes.nodeVersion), stateDir, store, mcp, model, ...ports, ...clients]
   return { ok: checks.every((check) => check.ok), checks } satisfies DoctorReport
 }).pipe(Effect.withSpan("runDoctor"))
-

@@ -92,7 +92,8 @@ const describedFile = (view: FoundFile, note: string | null): NotificationFile =
   sha256: null,
   path: null,
   url: cut(view.url, FILE_URL_MAX),
-  note: note ?? (view.url !== undefined && view.url.length > FILE_URL_MAX ? `URL cut to ${FILE_URL_MAX} characters (the body has it whole)` : null),
+  note: note ??
+    (view.url !== undefined && view.url.length > FILE_URL_MAX ? `URL cut to ${FILE_URL_MAX} characters (the body has it whole)` : null),
   data: null,
   artifact_id: view.artifactId
 })
@@ -125,7 +126,9 @@ const recordFiles = (log: NotificationLog["Type"], found: FoundFiles): Effect.Ef
  * bench/README.md), and a body
  * without file parts takes no step more than before.
  */
-export const recordNotification = (incoming: IncomingNotification): Effect.Effect<NotificationRecord, StateFileUnavailable, NotificationLog> =>
+export const recordNotification = (
+  incoming: IncomingNotification
+): Effect.Effect<NotificationRecord, StateFileUnavailable, NotificationLog> =>
   Effect.flatMap(NotificationLog, (log) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const reading = describeNotification(incoming.body)

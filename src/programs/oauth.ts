@@ -5,15 +5,8 @@
  * as a bearer token.
  */
 import { Clock, Effect, Option } from "effect"
-import {
-  chooseScheme,
-  type LoginCommand,
-  LoginRequired,
-  oauthSchemesOf,
-  OAuthSchemeUnknown,
-  scopesFor
-} from "../domain/oauth.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
+import { chooseScheme, type LoginCommand, LoginRequired, oauthSchemesOf, OAuthSchemeUnknown, scopesFor } from "../domain/oauth.js"
 import { type Credentials, isRenewable, type OAuthCredentials, type OAuthFlow, type SavedCredentials } from "../domain/session.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { type AuthServer, type Interaction, OAuth, type OAuthClientId, type Tokens } from "../services/OAuth.js"

@@ -78,7 +78,9 @@ const measure = (path: string, mayRead: ReadPermission) =>
       return yield* new FileUnreadable({ path, reason: refusal, suggestion })
     }
     const size = Number(info.size)
-    const read = readFileOfSize(realPath, size).pipe(Effect.mapError((error) => new FileUnreadable({ path, reason: unreadableReason(error) })))
+    const read = readFileOfSize(realPath, size).pipe(
+      Effect.mapError((error) => new FileUnreadable({ path, reason: unreadableReason(error) }))
+    )
     return { size, read }
   })
 
@@ -116,12 +118,25 @@ const urlFileName = (url: URL): string | undefined => {
 const planUrl = (source: Extract<PartSource, { _tag: "FileUrl" }>) =>
   Effect.gen(function*() {
     if (!URL.canParse(source.url)) {
-      return yield* new InvalidInput({ reason: `${source.url} is not an absolute URL`, suggestion: "Give the file's URL with its scheme, e.g. https://example.com/report.pdf" })
+      return yield* new InvalidInput({
+        reason: `${source.url} is not an absolute URL`,
+        suggestion: "Give the file's URL with its scheme, e.g. https://example.com/report.pdf"
+      })
     }
     const name = source.name ?? urlFileName(new URL(source.url))
     const mediaType = source.mediaType ?? (name === undefined ? undefined : yield* mediaTypeOfName(name))
-    const part: V1.UrlPart = { url: source.url, ...(name === undefined ? {} : { filename: name }), ...(mediaType === undefined ? {} : { mediaType }) }
-    return { what: `The file URL ${source.url}`, size: jsonBytes(part), requestBytes: jsonBytes(part) + PART_BYTES, isFile: false, make: Effect.succeed(part) } satisfies Planned
+    const part: V1.UrlPart = {
+      url: source.url,
+      ...(name === undefined ? {} : { filename: name }),
+      ...(mediaType === undefined ? {} : { mediaType })
+    }
+    return {
+      what: `The file URL ${source.url}`,
+      size: jsonBytes(part),
+      requestBytes: jsonBytes(part) + PART_BYTES,
+      isFile: false,
+      make: Effect.succeed(part)
+    } satisfies Planned
   })
 
 const planContent = (source: Extract<PartSource, { _tag: "FileContent" }>) =>
@@ -154,7 +169,9 @@ const parseData = (text: string, where: string) =>
   Effect.flatMap(Effect.promise(() => import("../domain/jsonProblems.js")), ({ parseJsonText }) => {
     const parsed = parseJsonText(text, { comments: false, trailingCommas: false })
     return "problem" in parsed
-      ? Effect.fail(new InvalidInput({ reason: `${where} is not JSON: ${parsed.problem}`, suggestion: "Give a JSON value, e.g. {\"name\": \"Ada\"}" }))
+      ? Effect.fail(
+        new InvalidInput({ reason: `${where} is not JSON: ${parsed.problem}`, suggestion: "Give a JSON value, e.g. {\"name\": \"Ada\"}" })
+      )
       : dataPart(parsed.value, where)
   })
 
@@ -200,7 +217,13 @@ const pastTheLimit = (text: string, planned: ReadonlyArray<Planned>, limit: numb
   const textBytes = text === "" ? 0 : jsonBytes(text) + PART_BYTES
   let requestBytes = ENVELOPE_BYTES + textBytes
   if (requestBytes > limit) {
-    return new RequestTooLarge({ what: text === "" ? "The message" : "The text", size: Buffer.byteLength(text), requestBytes, limit, isFile: false })
+    return new RequestTooLarge({
+      what: text === "" ? "The message" : "The text",
+      size: Buffer.byteLength(text),
+      requestBytes,
+      limit,
+      isFile: false
+    })
   }
   for (const part of planned) {
     requestBytes += part.requestBytes

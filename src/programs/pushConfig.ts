@@ -23,10 +23,12 @@ export const webhookUrl = (url: string) => {
   } catch {
     // reported below
   }
-  return Effect.fail(new InvalidInput({
-    reason: `The webhook URL "${url}" is not an absolute http(s) URL`,
-    suggestion: "Start relay server push and use the URL it prints, e.g. http://127.0.0.1:9000/"
-  }))
+  return Effect.fail(
+    new InvalidInput({
+      reason: `The webhook URL "${url}" is not an absolute http(s) URL`,
+      suggestion: "Start relay server push and use the URL it prints, e.g. http://127.0.0.1:9000/"
+    })
+  )
 }
 
 export const setPushConfig = Effect.fn("setPushConfig")(function*(
@@ -49,15 +51,19 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
   const client = yield* A2aClient
   const target = yield* resolveTarget(input)
   if (input.configId !== undefined) {
-    const { result: config } = yield* retryWithRenewedToken(target, (target) =>
-      client.getPushConfig(target, { taskId: input.taskId, id: input.configId! })).pipe(
-        Effect.catchTag("ProtocolError", configNotFound(target.agentUrl, input.taskId, input.configId))
-      )
+    const { result: config } = yield* retryWithRenewedToken(
+      target,
+      (target) => client.getPushConfig(target, { taskId: input.taskId, id: input.configId! })
+    ).pipe(
+      Effect.catchTag("ProtocolError", configNotFound(target.agentUrl, input.taskId, input.configId))
+    )
     return pushConfigView(config)
   }
   // Without an id, the task's newest config: agents list them in the order they were set.
-  const { result: configs } = yield* retryWithRenewedToken(target, (target) =>
-    client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
+  const { result: configs } = yield* retryWithRenewedToken(
+    target,
+    (target) => client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId))
+  )
   const newest = configs.at(-1)
   if (newest === undefined) {
     return yield* new NotFound({
@@ -70,8 +76,10 @@ export const getPushConfig = Effect.fn("getPushConfig")(function*(
 
 export const listPushConfigs = Effect.fn("listPushConfigs")(function*(input: PushConfigInput) {
   const client = yield* A2aClient
-  const { result: configs } = yield* withAgentTarget(input, (target) =>
-    client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
+  const { result: configs } = yield* withAgentTarget(
+    input,
+    (target) => client.listPushConfigs(target, { taskId: input.taskId }).pipe(reportMissingTask(target, input.taskId))
+  )
   return { count: configs.length, configs: configs.map(pushConfigView) }
 })
 
@@ -90,11 +98,17 @@ export const deletePushConfig = Effect.fn("deletePushConfig")(function*(
  * Agents answer a missing config with TaskNotFound too (the task exists, its config does not),
  * so the error names both and points at the configs the task has.
  */
-const configNotFound = (agentUrl: string, taskId: string, configId: string) =>
-(error: ProtocolError): Effect.Effect<never, ProtocolError | NotFound> =>
-  isTaskNotFound(error)
-    ? Effect.fail(new NotFound({
-      what: `Push notification config ${configId} of task ${taskId}`,
-      suggestion: ["The config (or the task) does not exist; ", act("ListPushConfigs", { agentUrl, taskId }), " lists the task's configs."]
-    }))
-    : Effect.fail(error)
+const configNotFound =
+  (agentUrl: string, taskId: string, configId: string) => (error: ProtocolError): Effect.Effect<never, ProtocolError | NotFound> =>
+    isTaskNotFound(error)
+      ? Effect.fail(
+        new NotFound({
+          what: `Push notification config ${configId} of task ${taskId}`,
+          suggestion: [
+            "The config (or the task) does not exist; ",
+            act("ListPushConfigs", { agentUrl, taskId }),
+            " lists the task's configs."
+          ]
+        })
+      )
+      : Effect.fail(error)

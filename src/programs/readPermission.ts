@@ -48,7 +48,10 @@ export const insideDirectories = (directories: Effect.Effect<ReadonlyArray<strin
     const notAllowed = (reason: string) => new FileNotAllowed({ path, reason })
     // A file that cannot be found is named so only where it may be read: elsewhere, whether it exists is nobody's business.
     const realPath = yield* realPathOf(path).pipe(
-      Effect.mapError((unreadable) => (allowed.some((dir) => isWithin(dir, Path.resolve(path))) ? unreadable : notAllowed(outsideReason(allowed))))
+      Effect.mapError((unreadable) => (allowed.some((dir) => isWithin(dir, Path.resolve(path)))
+        ? unreadable
+        : notAllowed(outsideReason(allowed)))
+      )
     )
     if (isWithin(stateDir, realPath)) return yield* notAllowed("it is inside relay's state directory, which holds sessions and credentials")
     if (!allowed.some((dir) => isWithin(dir, realPath))) return yield* notAllowed(outsideReason(allowed))

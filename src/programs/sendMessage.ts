@@ -4,9 +4,9 @@
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import * as V1 from "../a2a/v1.js"
+import { type AnswerFold, makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { type ProtocolError, type TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput, SavedTaskRefused } from "../domain/errors.js"
-import { type AnswerFold, makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { type MessageResult, messageResult, taskHead } from "../domain/results.js"
 import type { SessionPatch, SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
@@ -148,7 +148,12 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
   const request = buildRequest(input, conversationIds(input, saved), crypto.randomUUID())
   const turn = yield* Ref.make<Turn>({ before: undefined, sentAt: 0 })
   const answer = makeAnswerFold(input.maxAnswerBytes)
-  const waited = yield* withinWait(target.agentUrl, input.maxWait ?? Duration.infinity, answer, converse(target, request, input, turn, answer))
+  const waited = yield* withinWait(
+    target.agentUrl,
+    input.maxWait ?? Duration.infinity,
+    answer,
+    converse(target, request, input, turn, answer)
+  )
   if (waited.finished) return waited.value
   // Out of time while the task runs: say so (working), with the task id to wait on.
   const task = presentForTurn(yield* Ref.get(turn), waited.task)
@@ -203,9 +208,10 @@ const converse = (
       const answered = answer.cut() || answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
       const final = answered
         ? yield* withAnswerHistory(target, follower, input.historyLength)(response.task)
-        : yield* followTask(target, response.task.id, follower, { historyLength: input.historyLength, subscribe: !sendsFileBytes(request) }).pipe(
-          reportMissingTask(target, response.task.id)
-        )
+        : yield* followTask(target, response.task.id, follower, { historyLength: input.historyLength, subscribe: !sendsFileBytes(request) })
+          .pipe(
+            reportMissingTask(target, response.task.id)
+          )
       const result = { ...messageResult({ task: final }), ...truncation(answer) }
       yield* session.last(turnPatch(request, result))
       return { ...result, parts: yield* keepAnswerFiles(target, final, result.parts, input.answerFiles) }
@@ -216,15 +222,16 @@ const converse = (
  * A task the agent does not have (never had, or forgot) is not found, whether given or saved; a
  * refusal of the task the session continued says how to get unstuck; other refusals pass.
  */
-const refusedTask = (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>
-(error: ProtocolError): Effect.Effect<never, ProtocolError | SavedTaskRefused | TaskNotFound, A2aClient | SessionStore> => {
-  const taskId = request.message.taskId
-  if (taskId === undefined) return Effect.fail(error)
-  if (isTaskNotFound(error)) return Effect.flatMap(taskNotFound(target, taskId, error.detail), Effect.fail)
-  return input.taskId === undefined
-    ? Effect.fail(new SavedTaskRefused({ agentUrl: target.agentUrl, taskId, detail: error.detail }))
-    : Effect.fail(error)
-}
+const refusedTask =
+  (target: Target, request: V1.SendMessageRequest, input: SendMessageInput) =>
+  (error: ProtocolError): Effect.Effect<never, ProtocolError | SavedTaskRefused | TaskNotFound, A2aClient | SessionStore> => {
+    const taskId = request.message.taskId
+    if (taskId === undefined) return Effect.fail(error)
+    if (isTaskNotFound(error)) return Effect.flatMap(taskNotFound(target, taskId, error.detail), Effect.fail)
+    return input.taskId === undefined
+      ? Effect.fail(new SavedTaskRefused({ agentUrl: target.agentUrl, taskId, detail: error.detail }))
+      : Effect.fail(error)
+  }
 
 const requirePushSupport = (target: Target) =>
   Effect.flatMap(A2aClient, (client) => client.discover(target)).pipe(

@@ -27,16 +27,18 @@ export const showSession = Effect.fn("showSession")(function*(agentUrl: AgentUrl
 })
 
 /** Clearing all sessions names no agent: the field is left out, not null (README, JSON shapes). */
-export type ClearResult = ({ readonly all: true } | {
-  readonly all: false
-  /** The agent whose session was cleared. */
-  readonly agent_url: string
-}) & {
-  /** How many sessions had state that is now gone. */
-  readonly cleared: number
-  /** Whether saved credentials remain (of that agent, or of any with --all): false when there were none. */
-  readonly credentials_kept: boolean
-}
+export type ClearResult =
+  & ({ readonly all: true } | {
+    readonly all: false
+    /** The agent whose session was cleared. */
+    readonly agent_url: string
+  })
+  & {
+    /** How many sessions had state that is now gone. */
+    readonly cleared: number
+    /** Whether saved credentials remain (of that agent, or of any with --all): false when there were none. */
+    readonly credentials_kept: boolean
+  }
 
 export const clearSessions = Effect.fn("clearSessions")(function*(agentUrl: AgentUrl | undefined) {
   const store = yield* SessionStore

@@ -117,7 +117,10 @@ export const presentForTurn = (turn: Turn | undefined, task: V1.Task): V1.Task =
   if (turn === undefined || !isSettled(task) || compareStatus(task, turn.before) === "new") return task
   // The history holds the old question too, and the text would fall back to it.
   const { history: _oldQuestion, ...rest } = task
-  return { ...rest, status: { state: "TASK_STATE_WORKING", ...(task.status.timestamp === undefined ? {} : { timestamp: task.status.timestamp }) } }
+  return {
+    ...rest,
+    status: { state: "TASK_STATE_WORKING", ...(task.status.timestamp === undefined ? {} : { timestamp: task.status.timestamp }) }
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -206,8 +209,11 @@ const makeReporter = (onUpdate: OnUpdate): Effect.Effect<Reporter> =>
         reportedStatus = statusText
         const view = taskHead(step.head)
         // The parts go with the first update of the step.
-        return Effect.forEach(updates.length === 0 ? [{ delta: "", replaced: false }] : updates, (update, index) =>
-          onUpdate({ view, ...update, status: statusText, parts: index === 0 ? parts : [] }), { discard: true })
+        return Effect.forEach(
+          updates.length === 0 ? [{ delta: "", replaced: false }] : updates,
+          (update, index) => onUpdate({ view, ...update, status: statusText, parts: index === 0 ? parts : [] }),
+          { discard: true }
+        )
       })
   })
 

@@ -6,9 +6,9 @@ import { Duration, Effect, Option } from "effect"
 import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
+import { makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { findingTasks, ProtocolError, TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
-import { makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { taskHead, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
@@ -84,15 +84,18 @@ export const isTaskNotFound = (error: ProtocolError) => error.a2aReason === "TAS
  * Reports an unknown (or forgotten) task as TaskNotFound, `not_found` at every door, in whichever
  * binding and generation the agent said so; other errors pass as they are.
  */
-export const reportMissingTask = (target: Target, taskId: string) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TaskNotFound, R | A2aClient | SessionStore> =>
-  Effect.catchAll(effect, (error): Effect.Effect<never, E | TaskNotFound, A2aClient | SessionStore> =>
-    error instanceof ProtocolError && isTaskNotFound(error)
-      ? Effect.flatMap(taskNotFound(target, taskId, error.detail), Effect.fail)
-      : Effect.fail(error))
+export const reportMissingTask =
+  (target: Target, taskId: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TaskNotFound, R | A2aClient | SessionStore> =>
+    Effect.catchAll(
+      effect,
+      (error): Effect.Effect<never, E | TaskNotFound, A2aClient | SessionStore> =>
+        error instanceof ProtocolError && isTaskNotFound(error)
+          ? Effect.flatMap(taskNotFound(target, taskId, error.detail), Effect.fail)
+          : Effect.fail(error)
+    )
 
-const withHistory = (historyLength: number | undefined) =>
-  historyLength === undefined ? {} : { historyLength }
+const withHistory = (historyLength: number | undefined) => historyLength === undefined ? {} : { historyLength }
 
 /** One message of a task's history, as text (data and file parts summarised). */
 export interface HistoryEntry {
@@ -113,8 +116,11 @@ const historyEntry = (message: V1.Message): HistoryEntry => ({
 export const getTask = Effect.fn("getTask")(function*(input: TaskAnswerInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const { target, result: task } = yield* withAgentTarget(input, (target) =>
-    client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }).pipe(reportMissingTask(target, input.taskId)))
+  const { target, result: task } = yield* withAgentTarget(
+    input,
+    (target) =>
+      client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }).pipe(reportMissingTask(target, input.taskId))
+  )
   yield* rememberTask(target, task)
   const view: TaskDetails = yield* viewWithFiles(target, task, input.answerFiles)
   // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
@@ -124,8 +130,10 @@ export const getTask = Effect.fn("getTask")(function*(input: TaskAnswerInput) {
 export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
   yield* requireTaskId(input.taskId)
   const client = yield* A2aClient
-  const { target, result: task } = yield* withAgentTarget(input, (target) =>
-    client.cancelTask(target, { id: input.taskId }).pipe(reportMissingTask(target, input.taskId)))
+  const { target, result: task } = yield* withAgentTarget(
+    input,
+    (target) => client.cancelTask(target, { id: input.taskId }).pipe(reportMissingTask(target, input.taskId))
+  )
   yield* rememberTask(target, task)
   return taskView(task)
 })
@@ -157,7 +165,10 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
     })
   }
   if (input.pageSize !== undefined && (input.pageSize < 1 || input.pageSize > 100)) {
-    return yield* new InvalidInput({ reason: "The page size must be between 1 and 100", suggestion: "Give a page size from 1 to 100 (50 when none is given)" })
+    return yield* new InvalidInput({
+      reason: "The page size must be between 1 and 100",
+      suggestion: "Give a page size from 1 to 100 (50 when none is given)"
+    })
   }
   const { result: response } = yield* retryWithRenewedToken(target, (target) =>
     client.listTasks(target, {

@@ -7,8 +7,8 @@
  * HttpServerRequest wrapper, middleware, a scope per request, the response conversion) cost the
  * agent server a good part of its SendMessage throughput (bench/README.md).
  */
-import * as HttpServer from "@effect/platform/HttpServer"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { Cause, Effect, FiberId, FiberSet, Layer } from "effect"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import { ListenFailed } from "../domain/errors.js"
@@ -86,10 +86,12 @@ export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (re
     else if (size > limits.cutOffBytes) finish({ _tag: "TooLarge", bytes: size, limit: limits.maxBytes })
   })
   request.on("end", () =>
-    finish(size > limits.maxBytes ? { _tag: "TooLarge", bytes: size, limit: limits.maxBytes } : {
-      _tag: "Complete",
-      bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-    }))
+    finish(
+      size > limits.maxBytes ? { _tag: "TooLarge", bytes: size, limit: limits.maxBytes } : {
+        _tag: "Complete",
+        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      }
+    ))
   const onBroken = () => finish({ _tag: "Broken" })
   request.on("error", onBroken)
   request.on("close", onBroken)

@@ -17,12 +17,12 @@ import { HttpClient } from "@effect/platform"
 import { Context, Effect, Layer, Ref, type Scope, Stream } from "effect"
 import type * as V1 from "../a2a/v1.js"
 import type { A2aClientError } from "../domain/clientErrors.js"
-import { type CardJson, type DiscoveredCard, discover, fetchCardJson } from "./a2aClient/discovery.js"
+import { makeCardCache } from "./a2aClient/cardCache.js"
+import { type CardJson, discover, type DiscoveredCard, fetchCardJson } from "./a2aClient/discovery.js"
 import { download } from "./a2aClient/downloads.js"
 import { endpointsOf } from "./a2aClient/endpoints.js"
-import { call, extendedCard, limitHistory, pushCall, streamCall } from "./a2aClient/operations.js"
-import { makeCardCache } from "./a2aClient/cardCache.js"
 import { HostAddressing } from "./a2aClient/interfaceHosts.js"
+import { call, extendedCard, limitHistory, pushCall, streamCall } from "./a2aClient/operations.js"
 import type { ClientState } from "./a2aClient/state.js"
 import type { Endpoint, Target } from "./a2aClient/target.js"
 
@@ -80,25 +80,28 @@ const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient |
   }
 })
 
-export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> = Effect.map(makeClientState, (state) =>
-  A2aClient.of({
-    discover: (target) => discover(state, target),
-    fetchCardJson: (target) => fetchCardJson(state, target),
-    endpoint: (target) => Effect.map(endpointsOf(state, target), (endpoints) => endpoints[0]!),
-    send: (target, request) => call(state, target, (d) => d.send, request, "send"),
-    stream: (target, request) => streamCall(state, target, (d) => d.stream, request, "stream"),
-    getTask: (target, request) =>
-      Effect.map(call(state, target, (d) => d.getTask, request, "getTask"), (task) => limitHistory(task, request.historyLength)),
-    listTasks: (target, request) => call(state, target, (d) => d.listTasks, request, "listTasks"),
-    cancelTask: (target, request) => call(state, target, (d) => d.cancelTask, request, "cancelTask"),
-    subscribe: (target, request) => streamCall(state, target, (d) => d.subscribe, request, "subscribe"),
-    createPushConfig: (target, config) => pushCall(state, target, (d) => d.createPushConfig, config, "createPushConfig"),
-    getPushConfig: (target, request) => pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig"),
-    listPushConfigs: (target, request) => pushCall(state, target, (d) => d.listPushConfigs, request, "listPushConfigs"),
-    deletePushConfig: (target, request) => pushCall(state, target, (d) => d.deletePushConfig, request, "deletePushConfig"),
-    extendedCard: (target) => extendedCard(state, target),
-    download: (target, url) => download(state, target, url)
-  }))
+export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> = Effect.map(
+  makeClientState,
+  (state) =>
+    A2aClient.of({
+      discover: (target) => discover(state, target),
+      fetchCardJson: (target) => fetchCardJson(state, target),
+      endpoint: (target) => Effect.map(endpointsOf(state, target), (endpoints) => endpoints[0]!),
+      send: (target, request) => call(state, target, (d) => d.send, request, "send"),
+      stream: (target, request) => streamCall(state, target, (d) => d.stream, request, "stream"),
+      getTask: (target, request) =>
+        Effect.map(call(state, target, (d) => d.getTask, request, "getTask"), (task) => limitHistory(task, request.historyLength)),
+      listTasks: (target, request) => call(state, target, (d) => d.listTasks, request, "listTasks"),
+      cancelTask: (target, request) => call(state, target, (d) => d.cancelTask, request, "cancelTask"),
+      subscribe: (target, request) => streamCall(state, target, (d) => d.subscribe, request, "subscribe"),
+      createPushConfig: (target, config) => pushCall(state, target, (d) => d.createPushConfig, config, "createPushConfig"),
+      getPushConfig: (target, request) => pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig"),
+      listPushConfigs: (target, request) => pushCall(state, target, (d) => d.listPushConfigs, request, "listPushConfigs"),
+      deletePushConfig: (target, request) => pushCall(state, target, (d) => d.deletePushConfig, request, "deletePushConfig"),
+      extendedCard: (target) => extendedCard(state, target),
+      download: (target, url) => download(state, target, url)
+    })
+)
 
 /** The client over whatever HttpClient the context provides; each build has its own caches. */
 export const layer: Layer.Layer<A2aClient, never, HttpClient.HttpClient> = Layer.scoped(A2aClient, make)

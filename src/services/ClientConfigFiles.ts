@@ -54,39 +54,39 @@ const findLauncher = (fs: FileSystem.FileSystem, path: Path.Path) =>
   Effect.map(findProgram(fs, path), (program): Launcher => ({ ...program, ...storeEnv(path) }))
 
 const make = Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const unavailable = (file: string, operation: string) => (error: { readonly message: string }) =>
-      new ClientConfigUnavailable({ file, operation, reason: error.message })
-    const read = (file: string) =>
-      fs.exists(file).pipe(
-        Effect.flatMap((exists) => exists ? Effect.map(fs.readFileString(file), Option.some) : Effect.succeed(Option.none())),
-        Effect.mapError(unavailable(file, "read"))
-      )
-    const write = (file: string, text: string) =>
-      Effect.gen(function*() {
-        yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-        const temporary = `${file}.${process.pid}.tmp`
-        yield* fs.writeFileString(temporary, text)
-        // Keep the permissions of the file it replaces (some hold tokens of other servers).
-        const mode = yield* fs.stat(file).pipe(Effect.map((info) => info.mode & 0o777), Effect.option)
-        if (Option.isSome(mode)) yield* fs.chmod(temporary, mode.value)
-        yield* fs.rename(temporary, file)
-      }).pipe(Effect.mapError(unavailable(file, "write")))
-    const backup = (file: string) => {
-      const copy = `${file}.${backupStamp(new Date())}.bak`
-      return fs.copyFile(file, copy).pipe(Effect.as(copy), Effect.mapError(unavailable(file, "back up")))
-    }
-    const exists = (file: string) => fs.exists(file).pipe(Effect.orElseSucceed(() => false))
-    return ClientConfigFiles.of({
-      where: { platform: platformOf(process.platform), home: Os.homedir(), cwd: process.cwd(), env: process.env },
-      launcher: yield* findLauncher(fs, path),
-      read,
-      write,
-      backup,
-      exists
-    })
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const unavailable = (file: string, operation: string) => (error: { readonly message: string }) =>
+    new ClientConfigUnavailable({ file, operation, reason: error.message })
+  const read = (file: string) =>
+    fs.exists(file).pipe(
+      Effect.flatMap((exists) => exists ? Effect.map(fs.readFileString(file), Option.some) : Effect.succeed(Option.none())),
+      Effect.mapError(unavailable(file, "read"))
+    )
+  const write = (file: string, text: string) =>
+    Effect.gen(function*() {
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+      const temporary = `${file}.${process.pid}.tmp`
+      yield* fs.writeFileString(temporary, text)
+      // Keep the permissions of the file it replaces (some hold tokens of other servers).
+      const mode = yield* fs.stat(file).pipe(Effect.map((info) => info.mode & 0o777), Effect.option)
+      if (Option.isSome(mode)) yield* fs.chmod(temporary, mode.value)
+      yield* fs.rename(temporary, file)
+    }).pipe(Effect.mapError(unavailable(file, "write")))
+  const backup = (file: string) => {
+    const copy = `${file}.${backupStamp(new Date())}.bak`
+    return fs.copyFile(file, copy).pipe(Effect.as(copy), Effect.mapError(unavailable(file, "back up")))
+  }
+  const exists = (file: string) => fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+  return ClientConfigFiles.of({
+    where: { platform: platformOf(process.platform), home: Os.homedir(), cwd: process.cwd(), env: process.env },
+    launcher: yield* findLauncher(fs, path),
+    read,
+    write,
+    backup,
+    exists
   })
+})
 
 export const layer = Layer.effect(ClientConfigFiles, make)
 

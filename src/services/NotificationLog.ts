@@ -23,12 +23,7 @@ import { Context, Duration, Effect, Layer, Option, Schedule, Schema, Stream } fr
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { StateFileUnavailable } from "../domain/errors.js"
-import {
-  matchesFilter,
-  type NotificationFilter,
-  NotificationRecord,
-  selectNotifications
-} from "../domain/notification.js"
+import { matchesFilter, type NotificationFilter, NotificationRecord, selectNotifications } from "../domain/notification.js"
 import { StateDir } from "./StateDir.js"
 
 export const NOTIFICATIONS_FILE = "notifications.ndjson"
@@ -331,15 +326,18 @@ export const make = (options: NotificationLogOptions = {}) =>
      */
     const rotation = yield* Effect.makeSemaphore(1)
     const rotate = (length: number) =>
-      rotation.withPermits(1)(stateDir.withLock(file, Effect.try({
-        try: () => {
-          if (!overBound(currentSize(), length)) return
-          closeDescriptor()
-          Fs.renameSync(file, olderFile)
-          pruneQuietly()
-        },
-        catch: failure("rotate")
-      }))).pipe(
+      rotation.withPermits(1)(stateDir.withLock(
+        file,
+        Effect.try({
+          try: () => {
+            if (!overBound(currentSize(), length)) return
+            closeDescriptor()
+            Fs.renameSync(file, olderFile)
+            pruneQuietly()
+          },
+          catch: failure("rotate")
+        })
+      )).pipe(
         // Never a reason to refuse a notification: the file grows past its bound until the next rotation.
         Effect.catchAll((error) => Effect.logWarning(`${error.message}; appending without rotating`))
       )
@@ -467,5 +465,4 @@ export const make = (options: NotificationLogOptions = {}) =>
   })
 
 /** The log in the state directory, rotated at 5 MiB. */
-export const layer = (options: NotificationLogOptions = {}) =>
-  Layer.scoped(NotificationLog, make(options))
+export const layer = (options: NotificationLogOptions = {}) => Layer.scoped(NotificationLog, make(options))

@@ -12,7 +12,16 @@
 import { Context, Effect } from "effect"
 import type { OAuthService } from "./oauth/service.js"
 
-export type { AuthServer, GrantError, Interaction, InteractiveGrant, LoginPrompt, OAuthClientId, OAuthService, Tokens } from "./oauth/service.js"
+export type {
+  AuthServer,
+  GrantError,
+  Interaction,
+  InteractiveGrant,
+  LoginPrompt,
+  OAuthClientId,
+  OAuthService,
+  Tokens
+} from "./oauth/service.js"
 
 let loading: Promise<OAuthService> | undefined
 const implementation = Effect.promise(() => (loading ??= import("./oauth/openIdClient.js").then((module) => module.makeOAuth())))

@@ -172,7 +172,8 @@ export const make = (options: PushSenderOptions = {}) =>
           Effect.logWarning(
             `Push notification for task ${target.config.taskId} to ${redactUrl(target.config.url)} failed: ` +
               (failure instanceof PostFailed ? failure.reason : String(failure))
-          ))
+          )
+        )
       )
 
     const keyOf = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
@@ -190,5 +191,4 @@ export const make = (options: PushSenderOptions = {}) =>
   })
 
 /** The sender with its guarded HTTP client; its delivery fibers stop when the layer's scope closes. */
-export const layer = (options: PushSenderOptions = {}): Layer.Layer<PushSender> =>
-  Layer.scoped(PushSender, make(options))
+export const layer = (options: PushSenderOptions = {}): Layer.Layer<PushSender> => Layer.scoped(PushSender, make(options))

@@ -13,8 +13,8 @@
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { numberedName, safeFileName } from "../domain/fileNames.js"
 import { mediaTypeEssence } from "../a2a/parts.js"
+import { numberedName, safeFileName } from "../domain/fileNames.js"
 import { extensionOfMediaType } from "../domain/mediaTypes.js"
 import { StateDir } from "./StateDir.js"
 

@@ -8,16 +8,16 @@
  */
 import { Clock, Context, Deferred, Duration, Effect, Either, Fiber, Layer, Option, ParseResult, Schema, SynchronizedRef } from "effect"
 import * as Fs from "node:fs"
+import type { AgentBook } from "../domain/agents.js"
 import type { AgentUrl } from "../domain/agentUrl.js"
 import { StateFileCorrupt, StateFileTooNew, StateFileUnavailable, type StoreError } from "../domain/errors.js"
-import type { AgentBook } from "../domain/agents.js"
 import {
   agentBookOf,
   applyPatch,
-  formatVersionOf,
-  type SavedCredentials,
   emptyStore,
+  formatVersionOf,
   newRecord,
+  type SavedCredentials,
   type SessionPatch,
   type SessionRecord,
   STORE_FORMAT_VERSION,
@@ -93,8 +93,7 @@ const hasConversation = (record: SessionRecord) =>
  * Listings in code-unit order of the (canonical) agent URL: the same on every machine, and no
  * localeCompare, whose first call loads ICU's collation (a cost to `relay session list`: bench/README.md).
  */
-const byAgentUrl = (a: SessionRecord, b: SessionRecord) =>
-  a.agent_url < b.agent_url ? -1 : a.agent_url > b.agent_url ? 1 : 0
+const byAgentUrl = (a: SessionRecord, b: SessionRecord) => a.agent_url < b.agent_url ? -1 : a.agent_url > b.agent_url ? 1 : 0
 
 const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
   // Keys are canonical AgentUrls, as every earlier relay wrote them, so old files read the same.
@@ -102,7 +101,10 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
   // written as keys, and a record's agent_url is only shown (listings), never used to reach the agent.
   const lookup = (key: AgentUrl) => Effect.map(backend.read, (file) => Option.fromNullable(file.sessions[key]))
 
-  const change = <A>(key: AgentUrl, f: (key: AgentUrl, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]) =>
+  const change = <A>(
+    key: AgentUrl,
+    f: (key: AgentUrl, record: SessionRecord | undefined, now: string) => readonly [A, SessionRecord | undefined]
+  ) =>
     Effect.flatMap(nowIso, (now) =>
       backend.modify((file) => {
         const before = file.sessions[key]
@@ -120,8 +122,10 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         return [next, next]
       }),
     clear: (agentUrl) =>
-      change(agentUrl, (_key, record, now) =>
-        record === undefined || !hasConversation(record) ? [false, record] : [true, withoutConversation(record, now)]),
+      change(
+        agentUrl,
+        (_key, record, now) => record === undefined || !hasConversation(record) ? [false, record] : [true, withoutConversation(record, now)]
+      ),
     clearAll: Effect.flatMap(nowIso, (now) =>
       backend.modify((file) => {
         let cleared = 0
@@ -138,8 +142,7 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         const next: SessionRecord = { ...(record ?? newRecord(key, now)), credentials, updated_at: now }
         return [next, next]
       }),
-    getCredentials: (agentUrl) =>
-      Effect.map(lookup(agentUrl), Option.flatMap((record) => Option.fromNullable(record.credentials))),
+    getCredentials: (agentUrl) => Effect.map(lookup(agentUrl), Option.flatMap((record) => Option.fromNullable(record.credentials))),
     clearCredentials: (agentUrl) =>
       change(agentUrl, (_key, record, now) => {
         if (record?.credentials === undefined) return [false, record]
@@ -153,8 +156,14 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         return Effect.flatMap(next(Option.fromNullable(record?.credentials)), (credentials) =>
           credentials === record?.credentials
             ? Effect.succeed([credentials, file] as const)
-            : Effect.map(nowIso, (now) =>
-              [credentials, withRecord(file, agentUrl, { ...(record ?? newRecord(agentUrl, now)), credentials, updated_at: now })] as const))
+            : Effect.map(
+              nowIso,
+              (now) =>
+                [
+                  credentials,
+                  withRecord(file, agentUrl, { ...(record ?? newRecord(agentUrl, now)), credentials, updated_at: now })
+                ] as const
+            ))
       }),
     agents: Effect.map(backend.read, agentBookOf),
     updateAgents: (f) =>
@@ -293,19 +302,24 @@ const makeFileBackend = Effect.gen(function*() {
     return holdingLock ? Effect.flatMap(damage(text, decoded.left), quarantine) : withLock(readLocked)
   }
 
-  const readLocked: Effect.Effect<StoreFile, StoreError> = Effect.flatMap(readText, Option.match({
-    onNone: () => Effect.succeed(emptyStore()),
-    onSome: (text) => parse(text, true)
-  }))
+  const readLocked: Effect.Effect<StoreFile, StoreError> = Effect.flatMap(
+    readText,
+    Option.match({
+      onNone: () => Effect.succeed(emptyStore()),
+      onSome: (text) => parse(text, true)
+    })
+  )
 
   const writeAtomically = (content: StoreFile) => {
     const bytes = Buffer.from(encodeStoreFile({ ...content, version: formatVersionOf(content) }) + "\n")
-    return withDescriptor(() => Fs.openSync(tempFile, "w", 0o600), (fd) =>
-      Effect.zipRight(Effect.try(() => writeAll(fd, bytes)), flushToDisk(fd))).pipe(
-        Effect.zipRight(Effect.try(() => Fs.renameSync(tempFile, file))),
-        Effect.zipRight(syncDirectory),
-        Effect.mapError(failed("write"))
-      )
+    return withDescriptor(
+      () => Fs.openSync(tempFile, "w", 0o600),
+      (fd) => Effect.zipRight(Effect.try(() => writeAll(fd, bytes)), flushToDisk(fd))
+    ).pipe(
+      Effect.zipRight(Effect.try(() => Fs.renameSync(tempFile, file))),
+      Effect.zipRight(syncDirectory),
+      Effect.mapError(failed("write"))
+    )
   }
 
   // The rename is durable only once the directory entry is flushed too.
@@ -316,10 +330,13 @@ const makeFileBackend = Effect.gen(function*() {
   }
 
   return {
-    read: Effect.flatMap(readText, Option.match({
-      onNone: () => Effect.succeed(emptyStore()),
-      onSome: (text) => parse(text, false)
-    })),
+    read: Effect.flatMap(
+      readText,
+      Option.match({
+        onNone: () => Effect.succeed(emptyStore()),
+        onSome: (text) => parse(text, false)
+      })
+    ),
     modify: <A, E, R>(f: (content: StoreFile) => Effect.Effect<readonly [A, StoreFile], E, R>) =>
       withLock(Effect.gen(function*() {
         const before = yield* readLocked

@@ -59,7 +59,8 @@ const statOrCreate = (dir: string) =>
       if (info === undefined) createDirectory(dir)
       return info
     },
-    catch: (error) => new StateFileUnavailable({ file: dir, operation: "create", reason: error instanceof Error ? error.message : String(error) })
+    catch: (error) =>
+      new StateFileUnavailable({ file: dir, operation: "create", reason: error instanceof Error ? error.message : String(error) })
   })
 
 /**
@@ -115,18 +116,19 @@ export const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, 
   const acquire = Effect.tryPromise({
     try: () =>
       // Loaded on the first lock: reading commands (`session list`) never parse it.
-      import("proper-lockfile").then(({ default: lockfile }) => lockfile.lock(file, {
-        ...LOCK_OPTIONS,
-        fs: lockFs,
-        lockfilePath: `${file}.lock`,
-        onCompromised: (error) => {
-          // proper-lockfile's default throws from a timer and would crash the process; this runs
-          // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
-          process.stderr.write(`warning: lock on ${file} compromised: ${error.message}\n`)
-        }
-      })),
-    catch: (error) =>
-      new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
+      import("proper-lockfile").then(({ default: lockfile }) =>
+        lockfile.lock(file, {
+          ...LOCK_OPTIONS,
+          fs: lockFs,
+          lockfilePath: `${file}.lock`,
+          onCompromised: (error) => {
+            // proper-lockfile's default throws from a timer and would crash the process; this runs
+            // outside any fiber, so it writes to stderr itself (stdout may be the MCP channel).
+            process.stderr.write(`warning: lock on ${file} compromised: ${error.message}\n`)
+          }
+        })
+      ),
+    catch: (error) => new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
   })
   return Effect.acquireUseRelease(acquire, () => effect, (release) => Effect.promise(() => release().catch(() => undefined)))
 }

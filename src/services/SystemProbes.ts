@@ -59,7 +59,12 @@ const modes = (dir: string) =>
   }).pipe(Effect.orElseSucceed(() => []))
 
 const requests = [
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "relay-doctor", version: "1" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "relay-doctor", version: "1" } }
+  },
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", id: 2, method: "tools/list" }
 ]
@@ -99,9 +104,11 @@ const probeMcp = Effect.async<McpProbe, string>((resume) => {
       }
       const message = JSON.parse(line) as { id?: unknown; result?: { tools?: ReadonlyArray<unknown> }; error?: { message?: string } }
       if (message.id !== 2) continue
-      finish(message.result?.tools === undefined
-        ? Effect.fail(`tools/list failed: ${message.error?.message ?? "no tools in the answer"}`)
-        : Effect.succeed({ tools: message.result.tools.length, strayLines }))
+      finish(
+        message.result?.tools === undefined
+          ? Effect.fail(`tools/list failed: ${message.error?.message ?? "no tools in the answer"}`)
+          : Effect.succeed({ tools: message.result.tools.length, strayLines })
+      )
     }
   })
   child.on("error", (error) => finish(Effect.fail(error.message)))

@@ -173,7 +173,8 @@ interface AnyPart {
 
 const partSize = (part: AnyPart): number => {
   const content = part.text ?? part.raw ?? part.url
-  return OVERHEAD + (content === undefined ? jsonSize(part.data) : content.length) + (part.metadata === undefined ? 0 : jsonSize(part.metadata))
+  return OVERHEAD + (content === undefined ? jsonSize(part.data) : content.length) +
+    (part.metadata === undefined ? 0 : jsonSize(part.metadata))
 }
 
 const partsSize = (item: { readonly parts: ReadonlyArray<V1.Part>; readonly metadata?: unknown }): number => {
@@ -185,7 +186,7 @@ const partsSize = (item: { readonly parts: ReadonlyArray<V1.Part>; readonly meta
 
 const allPartsSize = (items: ReadonlyArray<{ readonly parts: ReadonlyArray<V1.Part> }> | undefined): number => {
   let size = 0
-  if (items !== undefined) for (let index = 0; index < items.length; index++) size += partsSize(items[index]!)
+  if (items !== undefined) { for (let index = 0; index < items.length; index++) size += partsSize(items[index]!) }
   return size
 }
 
@@ -270,8 +271,7 @@ const decodeCursor = (token: string): PageCursor | undefined => {
 }
 
 /** Newest status first, then newest task first. */
-const listOrder = (a: TaskRecord, b: TaskRecord): number =>
-  a.time === b.time ? b.seq - a.seq : a.time < b.time ? 1 : -1
+const listOrder = (a: TaskRecord, b: TaskRecord): number => a.time === b.time ? b.seq - a.seq : a.time < b.time ? 1 : -1
 
 const isAfterCursor = (record: TaskRecord, cursor: PageCursor): boolean =>
   record.time < cursor.timestamp || (record.time === cursor.timestamp && record.seq < cursor.seq)

@@ -100,8 +100,7 @@ export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
 // ---------------------------------------------------------------------------
 // Pure task changes
 
-const keepLast = <A>(items: ReadonlyArray<A>, max: number): ReadonlyArray<A> =>
-  items.length > max ? items.slice(items.length - max) : items
+const keepLast = <A>(items: ReadonlyArray<A>, max: number): ReadonlyArray<A> => items.length > max ? items.slice(items.length - max) : items
 
 /** Adds a message to the history, keeping at most `maxHistory` messages. */
 export const appendHistory = (task: V1.Task, message: V1.Message, maxHistory: number): V1.Task => ({
@@ -128,10 +127,13 @@ export const applyTaskEvent = (task: V1.Task, event: V1.StreamResponse, maxHisto
 }
 
 /** The value, or a copy cut to MAX_STORED_JSON_DEPTH when it nests deeper (serialising it could exhaust the stack). */
-const storable = <A>(value: A): A => exceedsJsonDepth(value, MAX_STORED_JSON_DEPTH) ? cutBelowDepth(value, MAX_STORED_JSON_DEPTH) as A : value
+const storable = <A>(value: A): A =>
+  exceedsJsonDepth(value, MAX_STORED_JSON_DEPTH) ? cutBelowDepth(value, MAX_STORED_JSON_DEPTH) as A : value
 
 const logCut = (taskId: string) =>
-  Effect.logWarning(`Task ${taskId}: values nested deeper than ${MAX_STORED_JSON_DEPTH} levels were cut before storing (a bug: the doors refuse such requests)`)
+  Effect.logWarning(
+    `Task ${taskId}: values nested deeper than ${MAX_STORED_JSON_DEPTH} levels were cut before storing (a bug: the doors refuse such requests)`
+  )
 
 // ---------------------------------------------------------------------------
 // Subscribers and waiters
@@ -368,7 +370,10 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       Effect.suspend(() => {
         const known = live.known(id)
         if (known !== undefined) return decideAndCommit(id, known, decide)
-        return Effect.flatMap(storage.get(id), (found) => Option.isNone(found) ? Effect.succeedNone : decideAndCommit(id, live.remember(id, found.value), decide))
+        return Effect.flatMap(
+          storage.get(id),
+          (found) => Option.isNone(found) ? Effect.succeedNone : decideAndCommit(id, live.remember(id, found.value), decide)
+        )
       })
 
     const modify = <E>(id: string, change: (task: V1.Task, queued: ReadonlyArray<V1.Message>) => Either.Either<TaskChange, E>) =>

@@ -38,8 +38,8 @@ const refusedAddress = (hostname: string, addresses: ReadonlyArray<LookupAddress
     .find((problem) => problem !== undefined)
 
 /** A `net.connect` lookup that refuses host names resolving to an address the judge refuses. */
-export const guardedLookup = (judge: AddressJudge, resolve: ResolveHost = systemResolve): LookupFunction =>
-  (hostname, options, callback) => {
+export const guardedLookup =
+  (judge: AddressJudge, resolve: ResolveHost = systemResolve): LookupFunction => (hostname, options, callback) => {
     resolve(hostname, options).then(
       (addresses) => {
         const problem = refusedAddress(hostname, addresses, judge)
@@ -81,7 +81,10 @@ export const guardedHttpClient = (
     const undici = yield* Effect.cached(
       Effect.acquireRelease(
         Effect.promise(async () => {
-          const [Undici, NodeHttpClient] = await Promise.all([import("@effect/platform-node/Undici"), import("@effect/platform-node/NodeHttpClient")])
+          const [Undici, NodeHttpClient] = await Promise.all([
+            import("@effect/platform-node/Undici"),
+            import("@effect/platform-node/NodeHttpClient")
+          ])
           // undici itself (the default export): the bundle's copy of the `export *` names is not filled in.
           const agent = new Undici.default.Agent({ connect: { lookup: guardedLookup(judge, resolve) } })
           return { agent, client: NodeHttpClient.makeUndici(agent) }

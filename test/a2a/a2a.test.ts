@@ -1,9 +1,6 @@
 // The A2A domain model: lenient decoding, strict encoding, v0.3 ↔ v1.0 translation, card
 // detection, result text and the error table. Pure code, so no servers: the SDKs serve as
 // witnesses of the real wire shapes (ts-proto fromJSON/toJSON, and v0.3 types for fixtures).
-import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Schema } from "effect"
-import { Ajv } from "ajv"
 import {
   AgentCard as SdkAgentCard,
   Role as SdkRole,
@@ -11,6 +8,7 @@ import {
   Task as SdkTask,
   TaskState as SdkTaskState
 } from "@a2a-js/sdk"
+import { describe, expect, it } from "@effect/vitest"
 import type {
   AgentCard as V03SdkAgentCard,
   Message as V03SdkMessage,
@@ -20,19 +18,20 @@ import type {
   TaskPushNotificationConfig as V03SdkPushConfig,
   TaskStatusUpdateEvent as V03SdkStatusUpdate
 } from "a2a-sdk-v03"
+import { Ajv } from "ajv"
+import { Effect, Either, FastCheck as fc, Schema } from "effect"
 import * as Errors from "../../src/a2a/errors.js"
 import * as ProtoJson from "../../src/a2a/protoJson.js"
+import { a2aV03AgentCardSchema } from "../../src/a2a/schemas/a2aV03Schema.js"
 import * as Text from "../../src/a2a/text.js"
 import * as Translate from "../../src/a2a/translate.js"
 import * as V03 from "../../src/a2a/v03.js"
 import * as V1 from "../../src/a2a/v1.js"
-import { a2aV03AgentCardSchema } from "../../src/a2a/schemas/a2aV03Schema.js"
 
 // The readers relay uses everywhere: the schemas, plus proto field names.
 const decode = <A, I>(schema: Schema.Schema<A, I>) => ProtoJson.decoder(schema)
 const encode = <A, I>(schema: Schema.Schema<A, I>) => Schema.encode(schema)
-const decodeFails = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
-  Either.isLeft(ProtoJson.decoderEither(schema)(input))
+const decodeFails = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => Either.isLeft(ProtoJson.decoderEither(schema)(input))
 
 /** JSON text of an encoded value, to assert what never appears on the wire. */
 const wire = (value: unknown): string => JSON.stringify(value)
@@ -274,7 +273,7 @@ const sdkCard: SdkAgentCard = {
 
 describe("v1 lenient decode", () => {
   it.effect("reads every spelling of every task state", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const spellings: ReadonlyArray<readonly [string | number, V1.TaskState]> = [
         ["TASK_STATE_SUBMITTED", "TASK_STATE_SUBMITTED"],
         ["submitted", "TASK_STATE_SUBMITTED"],
@@ -301,11 +300,10 @@ describe("v1 lenient decode", () => {
       expect(decodeFails(V1.TaskState, 42)).toBe(true)
       // The proto enum numbers agree with the SDK's.
       expect(yield* decode(V1.TaskState)(SdkTaskState.TASK_STATE_REJECTED)).toBe("TASK_STATE_REJECTED")
-    })
-  )
+    }))
 
   it.effect("reads every spelling of a role", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const input of ["ROLE_USER", "user", "USER", SdkRole.ROLE_USER]) {
         expect(yield* decode(V1.Role)(input)).toBe("ROLE_USER")
       }
@@ -317,11 +315,10 @@ describe("v1 lenient decode", () => {
       for (const input of ["ROLE_UNSPECIFIED", 0, "system", "ROLE_WEIRD", 7]) {
         expect(yield* decode(V1.Role)(input)).toBe("ROLE_UNSPECIFIED")
       }
-    })
-  )
+    }))
 
   it.effect("reads parts with exactly one content member and drops empty or null extras", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const part = decode(V1.Part)
       expect(yield* part({ text: "hi", mediaType: "", filename: null, kind: "text" })).toEqual({ text: "hi" })
       expect(yield* part({ raw: "AAE=", mediaType: "application/octet-stream" })).toEqual({
@@ -339,11 +336,10 @@ describe("v1 lenient decode", () => {
       expect(decodeFails(V1.Part, { mediaType: "text/plain" })).toBe(true)
       expect(decodeFails(V1.Part, { text: "a", url: "b" })).toBe(true)
       expect(decodeFails(V1.Part, { text: "a", data: { x: 1 } })).toBe(true)
-    })
-  )
+    }))
 
   it.effect("reads messages with legacy spellings, nulls, omitted defaults and unknown fields", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const message = yield* decode(V1.Message)({
         kind: "message",
         messageId: "m-1",
@@ -363,11 +359,10 @@ describe("v1 lenient decode", () => {
         parts: []
       })
       expect(decodeFails(V1.Message, { role: "user", parts: [] })).toBe(true)
-    })
-  )
+    }))
 
   it.effect("reads tasks, defaulting an omitted state to UNSPECIFIED and keeping empty artifacts", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* decode(V1.Task)({ id: "t", status: {} })).toEqual({
         id: "t",
         status: { state: "TASK_STATE_UNSPECIFIED" }
@@ -378,11 +373,10 @@ describe("v1 lenient decode", () => {
         artifacts: []
       })
       expect(yield* decode(V1.Task)(v1TaskJson)).toEqual(v1Task)
-    })
-  )
+    }))
 
   it.effect("reads each kind of stream response", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const stream = decode(V1.StreamResponse)
       expect(yield* stream({ task: { id: "t", status: { state: "TASK_STATE_SUBMITTED" } } })).toEqual({
         task: { id: "t", status: { state: "TASK_STATE_SUBMITTED" } }
@@ -401,11 +395,10 @@ describe("v1 lenient decode", () => {
         artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ text: "x" }] }, lastChunk: true }
       })
       expect(decodeFails(V1.StreamResponse, { kind: "status-update", taskId: "t" })).toBe(true)
-    })
-  )
+    }))
 
   it.effect("reads request parameters from JSON and from query strings", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(
         yield* decode(V1.ListTasksRequest)({
           contextId: "c",
@@ -438,18 +431,16 @@ describe("v1 lenient decode", () => {
           taskPushNotificationConfig: { url: "http://127.0.0.1:9/hook", authentication: { scheme: "Bearer", credentials: "s" } }
         }
       })
-    })
-  )
+    }))
 
   it.effect("fills the always-present list fields that ProtoJSON omits when empty", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* decode(V1.ListTasksResponse)({})).toEqual({ tasks: [], nextPageToken: "", pageSize: 0, totalSize: 0 })
       expect(yield* decode(V1.ListTaskPushNotificationConfigsResponse)({ nextPageToken: "" })).toEqual({ configs: [] })
-    })
-  )
+    }))
 
   it.effect("reads the three security scheme shapes of every scheme type", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const scheme = decode(V1.SecurityScheme)
       const cases: ReadonlyArray<readonly [V1.SecurityScheme, ReadonlyArray<unknown>]> = [
         [
@@ -515,7 +506,9 @@ describe("v1 lenient decode", () => {
                 value: {
                   description: "",
                   oauth2MetadataUrl: "https://auth/.well-known/oauth-authorization-server",
-                  flows: { flow: { $case: "clientCredentials", value: { tokenUrl: "https://auth/token", refreshUrl: "", scopes: { a: "A" } } } }
+                  flows: {
+                    flow: { $case: "clientCredentials", value: { tokenUrl: "https://auth/token", refreshUrl: "", scopes: { a: "A" } } }
+                  }
                 }
               }
             }
@@ -541,17 +534,15 @@ describe("v1 lenient decode", () => {
       })
       expect(decodeFails(V1.SecurityScheme, { type: "custom" })).toBe(true)
       expect(decodeFails(V1.SecurityScheme, { httpAuthSecurityScheme: { bearerFormat: "JWT" } })).toBe(true)
-    })
-  )
+    }))
 
   it.effect("reads security requirements in the v1.0 and the v0.3 shape", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const expected = { schemes: { oauth: { list: ["read", "write"] }, key: { list: [] } } }
       expect(yield* decode(V1.SecurityRequirement)(expected)).toEqual(expected)
       expect(yield* decode(V1.SecurityRequirement)({ oauth: ["read", "write"], key: [] })).toEqual(expected)
       expect(yield* decode(V1.SecurityRequirement)({ schemes: { key: {} } })).toEqual({ schemes: { key: { list: [] } } })
-    })
-  )
+    }))
 })
 
 // ---------------------------------------------------------------------------
@@ -647,7 +638,10 @@ describe("SendMessageRequest fast path", () => {
   })
 })
 
-const textParts = mostly(fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }), fc.constant([{ text: "a", mediaType: "text/plain" }]))
+const textParts = mostly(
+  fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }),
+  fc.constant([{ text: "a", mediaType: "text/plain" }])
+)
 const textMessage = fc.record({
   messageId: mostly(fc.uuid(), fc.constantFrom("", 7)),
   role: mostly(fc.constantFrom("ROLE_USER", "ROLE_AGENT"), fc.constantFrom("agent", "ROLE_OTHER", 2)),
@@ -678,7 +672,12 @@ describe("StreamResponse fast path (status updates)", () => {
   )
 
   it("decodes exactly as the schema does", () => {
-    decodesAsTheSchemaDoes(event, V1.decodeStreamResponse, (input) => ProtoJson.decoderEither(V1.StreamResponse)(input), (input, decoded) => decoded === input)
+    decodesAsTheSchemaDoes(
+      event,
+      V1.decodeStreamResponse,
+      (input) => ProtoJson.decoderEither(V1.StreamResponse)(input),
+      (input, decoded) => decoded === input
+    )
   })
 })
 
@@ -723,9 +722,26 @@ describe("Task and SendMessageResponse fast paths (answers of text)", () => {
   const canonicalTask = fc.record({
     id: fc.uuid(),
     contextId: fc.uuid(),
-    status: fc.record({ state: fc.constantFrom("TASK_STATE_WORKING", "TASK_STATE_COMPLETED"), timestamp: fc.constant("2026-01-01T00:00:00.000Z") }),
-    history: fc.array(fc.record({ messageId: fc.uuid(), role: fc.constantFrom("ROLE_USER", "ROLE_AGENT"), parts: fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }) }), { minLength: 1, maxLength: 2 }),
-    artifacts: fc.array(fc.record({ artifactId: fc.uuid(), name: fc.constant("answer"), parts: fc.array(fc.record({ text: fc.string() }), { maxLength: 2 }) }), { minLength: 1, maxLength: 2 })
+    status: fc.record({
+      state: fc.constantFrom("TASK_STATE_WORKING", "TASK_STATE_COMPLETED"),
+      timestamp: fc.constant("2026-01-01T00:00:00.000Z")
+    }),
+    history: fc.array(
+      fc.record({
+        messageId: fc.uuid(),
+        role: fc.constantFrom("ROLE_USER", "ROLE_AGENT"),
+        parts: fc.array(fc.record({ text: fc.string() }), { maxLength: 2 })
+      }),
+      { minLength: 1, maxLength: 2 }
+    ),
+    artifacts: fc.array(
+      fc.record({
+        artifactId: fc.uuid(),
+        name: fc.constant("answer"),
+        parts: fc.array(fc.record({ text: fc.string() }), { maxLength: 2 })
+      }),
+      { minLength: 1, maxLength: 2 }
+    )
   })
   type Canonical = typeof canonicalTask extends fc.Arbitrary<infer T> ? T : never
   const withArtifact = (t: Canonical, change: Record<string, unknown>) => ({ ...t, artifacts: [{ ...t.artifacts[0]!, ...change }] })
@@ -812,15 +828,28 @@ describe("v0.3 message/send params fast path", () => {
       message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c1" },
       configuration: { acceptedOutputModes: ["text/plain"], historyLength: 2, returnImmediately: true }
     })
-    expect(Either.isLeft(Translate.decodeSendRequestV03({ message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text" }] } }))).toBe(true)
+    expect(
+      Either.isLeft(
+        Translate.decodeSendRequestV03({ message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text" }] } })
+      )
+    ).toBe(true)
   })
 
   it.effect("needs each part's kind in a request (v0.3 §6.5), while answers the client reads may leave it out", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const kindless = { messageId: "m1", role: "user", parts: [{ text: "hi" }] }
       expect(Either.isLeft(Translate.decodeSendRequestV03({ message: { kind: "message", ...kindless } }))).toBe(true)
-      expect(Either.isLeft(ProtoJson.decoderEither(Translate.SendRequestAsV03Rest)({ message: { ...kindless, role: "ROLE_USER" } }))).toBe(true)
-      const task = { kind: "task", id: "t", contextId: "c", status: { state: "completed" }, history: [kindless], artifacts: [{ artifactId: "a", parts: [{ text: "ok" }] }] }
+      expect(Either.isLeft(ProtoJson.decoderEither(Translate.SendRequestAsV03Rest)({ message: { ...kindless, role: "ROLE_USER" } }))).toBe(
+        true
+      )
+      const task = {
+        kind: "task",
+        id: "t",
+        contextId: "c",
+        status: { state: "completed" },
+        history: [kindless],
+        artifacts: [{ artifactId: "a", parts: [{ text: "ok" }] }]
+      }
       expect(yield* decode(Translate.SendResponseAsV03)(task)).toMatchObject({
         task: { history: [{ parts: [{ text: "hi" }] }], artifacts: [{ parts: [{ text: "ok" }] }] }
       })
@@ -832,12 +861,15 @@ describe("v0.3 message/send params fast path", () => {
 
 describe("v1 strict encode", () => {
   it.effect("writes canonical ProtoJSON whatever spelling was read", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const legacySpelled = yield* decode(V1.Task)({
         kind: "task",
         id: "t",
         contextId: "c",
-        status: { state: "input-required", message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text: "Which city?" }] } },
+        status: {
+          state: "input-required",
+          message: { kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text: "Which city?" }] }
+        },
         artifacts: null,
         history: [{ messageId: "u", role: "user", parts: [{ text: "Weather?", mediaType: null }], taskId: "" }]
       })
@@ -854,11 +886,10 @@ describe("v1 strict encode", () => {
       expect(wire(json)).not.toContain("null")
       expect(wire(json)).not.toContain("kind")
       expect(yield* encode(V1.Task)(v1Task)).toEqual(v1TaskJson)
-    })
-  )
+    }))
 
   it.effect("writes stream responses that the SDK's ProtoJSON reader reproduces exactly", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const responses: ReadonlyArray<V1.StreamResponse> = [
         { task: v1Task },
         { message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "hi" }, { data: { n: 1 } }], contextId: "c" } },
@@ -878,11 +909,10 @@ describe("v1 strict encode", () => {
         expect(SdkStreamResponse.toJSON(SdkStreamResponse.fromJSON(json))).toEqual(json)
         expect(yield* decode(V1.StreamResponse)(json)).toEqual(response)
       }
-    })
-  )
+    }))
 
   it.effect("reads what the SDK writes and writes it back unchanged", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sdkJson = SdkTask.toJSON(
         SdkTask.fromJSON({
           id: "t",
@@ -894,11 +924,10 @@ describe("v1 strict encode", () => {
       const task = yield* decode(V1.Task)(sdkJson)
       expect(task.status.state).toBe("TASK_STATE_CANCELED")
       expect(yield* encode(V1.Task)(task)).toEqual(sdkJson)
-    })
-  )
+    }))
 
   it.effect("writes push configs flat and without empty fields", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const config = yield* decode(V1.TaskPushNotificationConfig)({
         id: "",
         taskId: "t",
@@ -912,15 +941,13 @@ describe("v1 strict encode", () => {
         url: "http://127.0.0.1:9/hook",
         authentication: { scheme: "Bearer", credentials: "secret" }
       })
-    })
-  )
+    }))
 
   it.effect("writes list responses with their required fields present", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const json = yield* encode(V1.ListTasksResponse)({ tasks: [], nextPageToken: "", pageSize: 50, totalSize: 0 })
       expect(json).toEqual({ tasks: [], nextPageToken: "", pageSize: 50, totalSize: 0 })
-    })
-  )
+    }))
 })
 
 describe("task state helpers", () => {
@@ -959,15 +986,14 @@ describe("task state helpers", () => {
 
 describe("v0.3 JSON-RPC translation", () => {
   it.effect("turns a v0.3 task into the v1 model and back into the same JSON", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const task = yield* decode(Translate.TaskAsV03)(v03Task)
       expect(task).toEqual(v1Task)
       expect(yield* encode(Translate.TaskAsV03)(task)).toEqual(v03Task)
-    })
-  )
+    }))
 
   it.effect("round-trips messages with every part kind, v1 → v0.3 → v1", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const message: V1.Message = {
         messageId: "m",
         role: "ROLE_USER",
@@ -995,8 +1021,7 @@ describe("v0.3 JSON-RPC translation", () => {
       const json = yield* encode(Translate.MessageAsV03)(message)
       expect(json).toMatchObject({ kind: "message", role: "user" })
       expect(yield* decode(Translate.MessageAsV03)(json)).toEqual(message)
-    })
-  )
+    }))
 
   it("wraps non-object data for v0.3 and unwraps it again", () => {
     for (const data of [[1, 2], "text", 7, true, null]) {
@@ -1018,7 +1043,7 @@ describe("v0.3 JSON-RPC translation", () => {
   })
 
   it.effect("reads v0.3 stream results of each kind, with or without `kind`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const statusUpdate: V03SdkStatusUpdate = {
         kind: "status-update",
         taskId: "task-1",
@@ -1037,10 +1062,20 @@ describe("v0.3 JSON-RPC translation", () => {
       const event = decode(Translate.StreamResponseAsV03)
       expect(yield* event(v03Task)).toEqual({ task: v1Task })
       expect(yield* event(statusUpdate)).toEqual({
-        statusUpdate: { taskId: "task-1", contextId: "ctx-1", status: { state: "TASK_STATE_WORKING", timestamp: "2026-11-21T10:00:00.000Z" } }
+        statusUpdate: {
+          taskId: "task-1",
+          contextId: "ctx-1",
+          status: { state: "TASK_STATE_WORKING", timestamp: "2026-11-21T10:00:00.000Z" }
+        }
       })
       expect(yield* event(artifactUpdate)).toEqual({
-        artifactUpdate: { taskId: "task-1", contextId: "ctx-1", artifact: { artifactId: "art-1", parts: [{ text: "Par" }] }, append: false, lastChunk: false }
+        artifactUpdate: {
+          taskId: "task-1",
+          contextId: "ctx-1",
+          artifact: { artifactId: "art-1", parts: [{ text: "Par" }] },
+          append: false,
+          lastChunk: false
+        }
       })
       expect(yield* event({ kind: "message", messageId: "m", role: "agent", parts: [{ kind: "text", text: "hi" }] })).toEqual({
         message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "hi" }] }
@@ -1050,11 +1085,10 @@ describe("v0.3 JSON-RPC translation", () => {
       expect(yield* event(withoutKind)).toEqual(yield* event(statusUpdate))
       const { kind: _taskKind, ...taskWithoutKind } = v03Task
       expect(yield* event(taskWithoutKind)).toEqual({ task: v1Task })
-    })
-  )
+    }))
 
   it.effect("writes v0.3 stream results with `final` set at terminal and interrupted states", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const status = (state: V1.TaskState): V1.StreamResponse => ({ statusUpdate: { taskId: "t", contextId: "c", status: { state } } })
       const finalOf = (state: V1.TaskState, final?: boolean) => {
         const event = Translate.streamResponseToV03(status(state), final)
@@ -1084,21 +1118,25 @@ describe("v0.3 JSON-RPC translation", () => {
         artifact: { artifactId: "a", parts: [{ kind: "text", text: "x" }] },
         append: true
       })
-    })
-  )
+    }))
 
   it.effect("turns send results into a SendMessageResponse and back", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(yield* decode(Translate.SendResponseAsV03)(v03Task)).toEqual({ task: v1Task })
-      const reply: V03SdkMessage = { kind: "message", messageId: "r", role: "agent", parts: [{ kind: "text", text: "pong" }], contextId: "c" }
+      const reply: V03SdkMessage = {
+        kind: "message",
+        messageId: "r",
+        role: "agent",
+        parts: [{ kind: "text", text: "pong" }],
+        contextId: "c"
+      }
       const response = yield* decode(Translate.SendResponseAsV03)(reply)
       expect(response).toEqual({ message: { messageId: "r", role: "ROLE_AGENT", parts: [{ text: "pong" }], contextId: "c" } })
       expect(yield* encode(Translate.SendResponseAsV03)(response)).toEqual(reply)
-    })
-  )
+    }))
 
   it.effect("translates push configs both ways", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const v03Config: V03SdkPushConfig = {
         taskId: "t",
         pushNotificationConfig: {
@@ -1117,7 +1155,12 @@ describe("v0.3 JSON-RPC translation", () => {
       }
       expect(yield* decode(Translate.PushConfigAsV03)(v03Config)).toEqual(v1Config)
       expect(yield* encode(Translate.PushConfigAsV03)(v1Config)).toEqual(v03Config)
-      expect(Translate.pushConfigFromV03({ taskId: "t", pushNotificationConfig: { url: "u", authentication: { schemes: [], credentials: "c" } } })).toEqual({
+      expect(
+        Translate.pushConfigFromV03({
+          taskId: "t",
+          pushNotificationConfig: { url: "u", authentication: { schemes: [], credentials: "c" } }
+        })
+      ).toEqual({
         taskId: "t",
         url: "u",
         authentication: { scheme: "Bearer", credentials: "c" }
@@ -1128,11 +1171,10 @@ describe("v0.3 JSON-RPC translation", () => {
       })
       // A config registered inline has no task yet.
       expect(Translate.pushConfigToV03({ url: "u" })).toEqual({ taskId: "", pushNotificationConfig: { url: "u" } })
-    })
-  )
+    }))
 
   it.effect("translates send params: returnImmediately is the inverse of blocking", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request: V1.SendMessageRequest = {
         tenant: "acme",
         message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: "c" },
@@ -1140,7 +1182,11 @@ describe("v0.3 JSON-RPC translation", () => {
           acceptedOutputModes: ["text/plain"],
           historyLength: 5,
           returnImmediately: true,
-          taskPushNotificationConfig: { url: "http://127.0.0.1:9/hook", token: "tok", authentication: { scheme: "Bearer", credentials: "s" } }
+          taskPushNotificationConfig: {
+            url: "http://127.0.0.1:9/hook",
+            token: "tok",
+            authentication: { scheme: "Bearer", credentials: "s" }
+          }
         },
         metadata: { trace: "1" }
       }
@@ -1171,15 +1217,17 @@ describe("v0.3 JSON-RPC translation", () => {
         configuration: { returnImmediately: false }
       })
       expect(
-        Translate.sendParamsFromV03({ message: Translate.messageToV03(request.message), configuration: { acceptedOutputModes: ["text/plain"] } })
+        Translate.sendParamsFromV03({
+          message: Translate.messageToV03(request.message),
+          configuration: { acceptedOutputModes: ["text/plain"] }
+        })
       ).toEqual({ message: request.message, configuration: { acceptedOutputModes: ["text/plain"] } })
-    })
-  )
+    }))
 })
 
 describe("push payloads", () => {
   it.effect("reads webhook bodies of both generations and tells them apart", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const v1Body = yield* encode(V1.StreamResponse)({ task: v1Task })
       expect(yield* Translate.pushPayloadFromWire(v1Body)).toEqual({ event: { task: v1Task }, generation: "1.0" })
       expect(yield* Translate.pushPayloadFromWire(v03Task)).toEqual({ event: { task: v1Task }, generation: "0.3" })
@@ -1190,8 +1238,7 @@ describe("push payloads", () => {
       })
       const error = yield* Effect.flip(Translate.pushPayloadFromWire({ hello: "world" }))
       expect(String(error)).toContain("StreamResponse")
-    })
-  )
+    }))
 })
 
 describe("v0.3 REST translation", () => {
@@ -1226,14 +1273,16 @@ describe("v0.3 REST translation", () => {
     const { referenceTaskIds: _refs, ...withoutRefs } = message
     expect(Translate.messageFromV03Rest(Translate.messageToV03Rest(message))).toEqual({
       ...withoutRefs,
-      parts: [{ text: "hello" }, { raw: "aGk=", mediaType: "text/plain" }, { url: "https://x/y.png", mediaType: "image/png" }, { data: { a: 1 } }, {
+      parts: [{ text: "hello" }, { raw: "aGk=", mediaType: "text/plain" }, { url: "https://x/y.png", mediaType: "image/png" }, {
+        data: { a: 1 }
+      }, {
         data: { value: [1] }
       }]
     })
   })
 
   it.effect("reads REST tasks with the CANCELLED spelling and the `update` status field", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const task = yield* decode(Translate.TaskAsV03Rest)({
         id: "t",
         contextId: "c",
@@ -1259,11 +1308,10 @@ describe("v0.3 REST translation", () => {
       const json = yield* encode(Translate.TaskAsV03Rest)(task)
       expect(json).toMatchObject({ status: { state: "TASK_STATE_CANCELLED", message: { content: [{ text: "stopped" }] } } })
       expect(yield* decode(Translate.TaskAsV03Rest)(json)).toEqual(task)
-    })
-  )
+    }))
 
   it.effect("reads REST stream events and send responses in all their wrappings", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const event = decode(Translate.StreamResponseAsV03Rest)
       const reply = { messageId: "r", role: "ROLE_AGENT", content: [{ text: "pong" }] }
       const expectedReply = { message: { messageId: "r", role: "ROLE_AGENT", parts: [{ text: "pong" }] } }
@@ -1273,22 +1321,31 @@ describe("v0.3 REST translation", () => {
       expect(yield* decode(Translate.SendResponseAsV03Rest)({ task: { id: "t", status: { state: "TASK_STATE_SUBMITTED" } } })).toEqual({
         task: { id: "t", status: { state: "TASK_STATE_SUBMITTED" } }
       })
-      expect(yield* event({ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" }, final: true } })).toEqual({
-        statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } }
-      })
+      expect(yield* event({ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" }, final: true } }))
+        .toEqual({
+          statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } }
+        })
       expect(
         yield* event({
-          artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { data: { k: 1 } } }] }, lastChunk: true }
+          artifactUpdate: {
+            taskId: "t",
+            contextId: "c",
+            artifact: { artifactId: "a", parts: [{ data: { data: { k: 1 } } }] },
+            lastChunk: true
+          }
         })
-      ).toEqual({ artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { k: 1 } }] }, lastChunk: true } })
+      ).toEqual({
+        artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { k: 1 } }] }, lastChunk: true }
+      })
       expect(
-        yield* encode(Translate.StreamResponseAsV03Rest)({ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_CANCELED" } } })
+        yield* encode(Translate.StreamResponseAsV03Rest)({
+          statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_CANCELED" } }
+        })
       ).toEqual({ statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_CANCELLED" }, final: true } })
-    })
-  )
+    }))
 
   it.effect("writes the REST send body with `pushNotification` and an explicit `blocking`", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const body = Translate.sendRequestToV03Rest({
         message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] },
         configuration: { returnImmediately: true, taskPushNotificationConfig: { url: "http://127.0.0.1:9/h", token: "t" } }
@@ -1301,8 +1358,7 @@ describe("v0.3 REST translation", () => {
         message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] },
         configuration: { returnImmediately: true, taskPushNotificationConfig: { url: "http://127.0.0.1:9/h", token: "t" } }
       })
-    })
-  )
+    }))
 
   it("writes a push config create body both @a2a-js generations accept, and reads configs back", () => {
     const config: V1.TaskPushNotificationConfig = {
@@ -1319,7 +1375,9 @@ describe("v0.3 REST translation", () => {
       name: "tasks/task-9/pushNotificationConfigs/cfg",
       pushNotificationConfig: inner
     })
-    expect(Translate.pushConfigFromV03Rest({ name: "tasks/task-9/pushNotificationConfigs/cfg", pushNotificationConfig: inner })).toEqual(config)
+    expect(Translate.pushConfigFromV03Rest({ name: "tasks/task-9/pushNotificationConfigs/cfg", pushNotificationConfig: inner })).toEqual(
+      config
+    )
     // The id may live only in the resource name.
     expect(
       Translate.pushConfigFromV03Rest({ name: "tasks/task-9/pushNotificationConfigs/cfg-2", pushNotificationConfig: { url: "u" } })
@@ -1333,7 +1391,7 @@ describe("v0.3 REST translation", () => {
 
 describe("agent cards", () => {
   it.effect("reads a v1.0 card as @a2a-js serves it, in both its serialisations, to the same card", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // The well-known endpoint sends JSON.stringify of the ts-proto object ($case oneofs, "" and []);
       // GetExtendedAgentCard sends AgentCard.toJSON (ProtoJSON).
       const fromStringify = yield* Translate.cardFromWire(JSON.parse(JSON.stringify(sdkCard)))
@@ -1360,11 +1418,10 @@ describe("agent cards", () => {
       const ours = yield* encode(V1.AgentCard)(fromStringify.card)
       expect(ours).toMatchObject({ securityRequirements: [{ schemes: { bearer: { list: [] } } }] })
       expect(SdkAgentCard.toJSON(SdkAgentCard.fromJSON(ours))).toEqual(SdkAgentCard.toJSON(sdkCard))
-    })
-  )
+    }))
 
   it.effect("reads a v0.3 card, building interfaces from url, preferredTransport and additionalInterfaces", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { card, declaredProtocolVersion, generation } = yield* Translate.cardFromWire(v03Card)
       expect(generation).toBe("0.3")
       expect(declaredProtocolVersion).toBe("0.3.0")
@@ -1398,13 +1455,12 @@ describe("agent cards", () => {
       // Strict encoding of the result is v1.0 only.
       const json = yield* encode(V1.AgentCard)(card)
       expect(Object.keys(json)).not.toContain("url")
-      expect(wire(json)).not.toContain('"type"')
+      expect(wire(json)).not.toContain("\"type\"")
       expect(wire(json)).not.toContain("supportsAuthenticatedExtendedCard")
-    })
-  )
+    }))
 
   it.effect("defaults a v0.3 card's transport to JSONRPC and keeps any declared version string", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { card, declaredProtocolVersion, generation } = yield* Translate.cardFromWire({
         protocolVersion: "0.2.9",
         name: "Old",
@@ -1419,11 +1475,10 @@ describe("agent cards", () => {
       expect(generation).toBe("0.3")
       expect(declaredProtocolVersion).toBe("0.2.9")
       expect(card.supportedInterfaces).toEqual([{ url: "https://old.example.com/rpc", protocolBinding: "JSONRPC", protocolVersion: "0.3" }])
-    })
-  )
+    }))
 
   it.effect("reads a hybrid card as @a2a-js emits it in compat mode, preferring supportedInterfaces", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const hybrid = {
         ...v03Card,
         url: "http://127.0.0.1:4000/a2a/jsonrpc",
@@ -1440,30 +1495,27 @@ describe("agent cards", () => {
       expect(card.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(["1.0", "0.3"])
       expect(card.securityRequirements).toEqual([{ schemes: { google: { list: ["openid", "profile", "email"] } } }])
       expect(card.capabilities.extendedAgentCard).toBe(true)
-    })
-  )
+    }))
 
   it.effect("drops a security scheme it cannot read instead of refusing the card", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { card } = yield* Translate.cardFromWire({
         // ts-proto types toJSON as unknown; it is a plain object.
         ...(SdkAgentCard.toJSON(sdkCard) as Record<string, unknown>),
         securitySchemes: { weird: { type: "carrier-pigeon" }, key: { type: "apiKey", in: "query", name: "k" } }
       })
       expect(card.securitySchemes).toEqual({ key: { apiKeySecurityScheme: { location: "query", name: "k" } } })
-    })
-  )
+    }))
 
   it.effect("fails on JSON that is no card at all", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const error = yield* Effect.flip(Translate.cardFromWire({ description: "no name" }))
       expect(error._tag).toBe("ParseError")
       expect(yield* Effect.flip(Translate.cardFromWire("<html>"))).toHaveProperty("_tag", "ParseError")
-    })
-  )
+    }))
 
   it.effect("writes a valid v0.3 card for a v1 card", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { card } = yield* Translate.cardFromWire(v03Card)
       const legacy = Translate.cardToV03(card)
       expect(legacy).toMatchObject({
@@ -1493,11 +1545,10 @@ describe("agent cards", () => {
         flows: { clientCredentials: { tokenUrl: "https://auth.example.com/token", scopes: { agent: "Use the agent" } } }
       })
       expect(validateV03Card(yield* encode(V03.AgentCard)(served))).toBe(true)
-    })
-  )
+    }))
 
   it.effect("writes a hybrid card that v1 readers, v0.3 readers and the SDK all understand", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const card = (yield* Translate.cardFromWire(SdkAgentCard.toJSON(sdkCard))).card
       const hybrid = yield* Translate.hybridCard(card, "http://127.0.0.1:4000/a2a/v03")
       expect(hybrid).toMatchObject({
@@ -1526,8 +1577,7 @@ describe("agent cards", () => {
       expect(reread.generation).toBe("hybrid")
       expect(reread.card).toEqual(card)
       expect(SdkAgentCard.toJSON(SdkAgentCard.fromJSON(hybrid))).toEqual(SdkAgentCard.toJSON(sdkCard))
-    })
-  )
+    }))
 })
 
 // ---------------------------------------------------------------------------
@@ -1581,7 +1631,7 @@ describe("result text", () => {
     // A data part is its whole JSON, indented (it is part of the answer); files are summarised.
     expect(Text.resultText(message)).toBe([
       "Here you go:",
-      '{\n  "a": 1\n}',
+      "{\n  \"a\": 1\n}",
       JSON.stringify(longData, null, 2),
       "[file: report.pdf (application/pdf), https://x/report.pdf]",
       "[file: hello.txt (text/plain), 5 bytes]",

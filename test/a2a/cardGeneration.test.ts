@@ -25,7 +25,7 @@ describe("cardGeneration", () => {
   })
 
   it.effect("a v1.0 card with a leftover additionalInterfaces is 1.0 for the client and the validator alike", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // Before: the client called this card hybrid while the validator called it 1.0.
       const card = { ...validV1Card(), additionalInterfaces: [REST] }
       const read = yield* cardFromWire(card)
@@ -35,11 +35,10 @@ describe("cardGeneration", () => {
       expect(read.card.supportedInterfaces).toEqual(validV1Card()["supportedInterfaces"])
       expect(validation.valid).toBe(true)
       expect(validation.issues.map((issue) => [issue.code, issue.path])).toContainEqual(["migration.v03_field", "/additionalInterfaces"])
-    })
-  )
+    }))
 
   it.effect("additionalInterfaces alone declares no generation, and the client still reaches its endpoints", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // Before: the client called this card 0.3 while the validator called it unknown.
       const card = { ...withoutEndpoint(validV03Card()), additionalInterfaces: [REST] }
       expect(cardGeneration(card)).toBe("unknown")
@@ -50,21 +49,19 @@ describe("cardGeneration", () => {
       const read = yield* cardFromWire(card)
       expect(read.generation).toBe("1.0")
       expect(read.card.supportedInterfaces).toEqual([{ url: REST.url, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }])
-    })
-  )
+    }))
 
   it.effect("a v0.3 card with additionalInterfaces is 0.3 for both, its endpoints in order", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const card = { ...validV03Card(), additionalInterfaces: [REST] }
       const read = yield* cardFromWire(card)
       expect(read.generation).toBe("0.3")
       expect(validateCard(card).generation).toBe("0.3")
       expect(read.card.supportedInterfaces.map((entry) => entry.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON"])
-    })
-  )
+    }))
 
   it.effect("a hybrid card whose supportedInterfaces is empty is read through its v0.3 url", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const card = { ...validV03Card(), supportedInterfaces: [] }
       const read = yield* cardFromWire(card)
       expect(read.generation).toBe("hybrid")
@@ -72,6 +69,5 @@ describe("cardGeneration", () => {
       expect(read.card.supportedInterfaces).toEqual([
         { url: "https://weather.example.com/a2a/jsonrpc", protocolBinding: "JSONRPC", protocolVersion: "0.3" }
       ])
-    })
-  )
+    }))
 })

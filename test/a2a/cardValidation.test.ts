@@ -1,15 +1,15 @@
-import type { AddressInfo } from "node:net"
-import type { Server } from "node:http"
 import { AgentCard as SdkAgentCard } from "@a2a-js/sdk"
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { agentCardHandler } from "@a2a-js/sdk/server/express"
-import express from "express"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Either } from "effect"
-import { CARD_ISSUE_CODES, CARD_ISSUE_SEVERITIES, validateCard } from "../../src/a2a/validation/cardValidation.js"
+import express from "express"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cardFromWire } from "../../src/a2a/translate.js"
-import { selectEndpoints } from "../../src/services/A2aClient.js"
+import { CARD_ISSUE_CODES, CARD_ISSUE_SEVERITIES, validateCard } from "../../src/a2a/validation/cardValidation.js"
 import type { CardIssue, CardValidation } from "../../src/a2a/validation/cardValidation.js"
+import { selectEndpoints } from "../../src/services/A2aClient.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -408,10 +408,10 @@ describe("validateCard: broken v1.0 cards", () => {
     ])
     const hintAt = (path: string): string => result.issues.find((issue) => issue.path === path)?.hint ?? ""
     expect(hintAt("/supportedInterfaces/0/url")).toContain("HTTPS")
-    expect(hintAt("/supportedInterfaces/0/protocolVersion")).toContain('"1.0"')
-    expect(hintAt("/supportedInterfaces/1/protocolBinding")).toContain('"JSONRPC"')
+    expect(hintAt("/supportedInterfaces/0/protocolVersion")).toContain("\"1.0\"")
+    expect(hintAt("/supportedInterfaces/1/protocolBinding")).toContain("\"JSONRPC\"")
     expect(hintAt("/supportedInterfaces/2/protocolBinding")).toContain("transport")
-    expect(hintAt("/supportedInterfaces/4/protocolBinding")).toContain('"HTTP+JSON"')
+    expect(hintAt("/supportedInterfaces/4/protocolBinding")).toContain("\"HTTP+JSON\"")
   })
 
   it("reports every skill problem: required fields, empty tags, duplicate ids and media types", () => {
@@ -452,7 +452,13 @@ describe("validateCard: broken v1.0 cards", () => {
       key: { apiKeySecurityScheme: { location: "header" } }
     }
     card["securityRequirements"] = [{ schemes: { ghost: { list: [] } } }, { legacy: [] }]
-    card["skills"] = [{ id: "s", name: "S", description: "D", tags: ["t"], securityRequirements: [{ schemes: { phantom: { list: ["x", 1] } } }] }]
+    card["skills"] = [{
+      id: "s",
+      name: "S",
+      description: "D",
+      tags: ["t"],
+      securityRequirements: [{ schemes: { phantom: { list: ["x", 1] } } }]
+    }]
     const result = check(card)
     expect(keys(result)).toEqual([
       ["error", "security_requirement.undefined_scheme", "/securityRequirements/0/schemes/ghost"],
@@ -631,7 +637,10 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
   /** What A2aClient would talk to: the card decoded as discovery does, then its interface selection. */
   const clientEndpoints = (card: unknown) =>
     Effect.runSync(Effect.either(cardFromWire(card))).pipe(
-      Either.match({ onLeft: () => [], onRight: ({ card }) => selectEndpoints(card, CARD_URL, { agentUrl: agentUrlOf("https://agent.example.com") }) })
+      Either.match({
+        onLeft: () => [],
+        onRight: ({ card }) => selectEndpoints(card, CARD_URL, { agentUrl: agentUrlOf("https://agent.example.com") })
+      })
     )
   const withInterfaces = (...supportedInterfaces: ReadonlyArray<Card>): Card => ({ ...cleanV1Card(), supportedInterfaces })
   const errorCodes = (result: CardValidation) => result.issues.filter((issue) => issue.severity === "error").map((issue) => issue.code)
@@ -641,16 +650,18 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
     const result = check(card)
     expect(result.valid).toBe(false)
     expect(keys(result)).toEqual([["error", "card.no_usable_interface", "/supportedInterfaces"]])
-    expect(result.issues[0]?.message).toContain('protocol version "9.9" is not one relay speaks (1.0, 0.3)')
+    expect(result.issues[0]?.message).toContain("protocol version \"9.9\" is not one relay speaks (1.0, 0.3)")
     expect(clientEndpoints(card)).toEqual([])
   })
 
   it("no binding relay speaks (gRPC, a custom binding) is an error", () => {
-    for (const card of [
-      withInterfaces({ url: "a.example.com:443", protocolBinding: "GRPC", protocolVersion: "1.0" }),
-      withInterfaces({ url: "https://a.example.com/ws", protocolBinding: "https://bindings.example.com/ws", protocolVersion: "1.0" }),
-      (({ additionalInterfaces: _dropped, ...card }) => ({ ...card, preferredTransport: "GRPC" }))(v03Card())
-    ]) {
+    for (
+      const card of [
+        withInterfaces({ url: "a.example.com:443", protocolBinding: "GRPC", protocolVersion: "1.0" }),
+        withInterfaces({ url: "https://a.example.com/ws", protocolBinding: "https://bindings.example.com/ws", protocolVersion: "1.0" }),
+        (({ additionalInterfaces: _dropped, ...card }) => ({ ...card, preferredTransport: "GRPC" }))(v03Card())
+      ]
+    ) {
       const result = check(card)
       expect(errorCodes(result)).toContain("card.no_usable_interface")
       expect(result.issues.find((issue) => issue.code === "card.no_usable_interface")?.message).toContain("is not one relay speaks")
@@ -669,7 +680,14 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
   })
 
   it("a URL with a query or a fragment is an error with its own code, and the client builds no request from it (issue 27.7)", () => {
-    for (const url of ["https://a.example.com/iam?x=", "https://a.example.com/iam?", "https://a.example.com/a2a#top", "https://a.example.com/a2a?v=1#x"]) {
+    for (
+      const url of [
+        "https://a.example.com/iam?x=",
+        "https://a.example.com/iam?",
+        "https://a.example.com/a2a#top",
+        "https://a.example.com/a2a?v=1#x"
+      ]
+    ) {
       for (const binding of ["JSONRPC", "HTTP+JSON"]) {
         const card = withInterfaces({ url, protocolBinding: binding, protocolVersion: "1.0" })
         const result = check(card)
@@ -679,7 +697,9 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
         expect(clientEndpoints(card), url).toEqual([])
       }
     }
-    expect(keys(check(withInterfaces({ url: "https://a.example.com/a2a/", protocolBinding: "JSONRPC", protocolVersion: "1.0" })))).toEqual([])
+    expect(keys(check(withInterfaces({ url: "https://a.example.com/a2a/", protocolBinding: "JSONRPC", protocolVersion: "1.0" })))).toEqual(
+      []
+    )
   })
 
   it("one usable interface among unusable ones is enough, and it is the one the client picks", () => {
@@ -704,7 +724,13 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
   it("over many combinations, every card called valid is usable by the client and every card called unusable is not", () => {
     const bindings = ["JSONRPC", "HTTP+JSON", "jsonrpc", "REST", "GRPC", "https://bindings.example.com/x", "CARRIER-PIGEON"]
     const versions = ["1.0", "0.3", "1.0.2", "0.3.0", "9.9", "2.0", "1"]
-    const urls = ["https://a.example.com/a2a", "http://127.0.0.1:9/a2a", "ftp://a.example.com/x", "a.example.com:443", "wss://a.example.com/x"]
+    const urls = [
+      "https://a.example.com/a2a",
+      "http://127.0.0.1:9/a2a",
+      "ftp://a.example.com/x",
+      "a.example.com:443",
+      "wss://a.example.com/x"
+    ]
     let validCount = 0
     let unusableCount = 0
     for (let seed = 0; seed < 400; seed++) {

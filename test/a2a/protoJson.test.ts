@@ -127,7 +127,9 @@ const restDoor = (verb: string, path: string, version: VersionRequest, in_: "bod
 }
 
 /** Each door that takes a SendMessage, with the canonical JSON its clients send. */
-const SEND_DOORS: ReadonlyArray<{ readonly name: string; readonly wire: (request: V1.SendMessageRequest) => unknown; readonly read: Read }> = [
+const SEND_DOORS: ReadonlyArray<
+  { readonly name: string; readonly wire: (request: V1.SendMessageRequest) => unknown; readonly read: Read }
+> = [
   { name: "JSON-RPC 1.0", wire: Schema.encodeSync(V1.SendMessageRequest), read: rpcDoor("SendMessage", V1_HEADER) },
   { name: "HTTP+JSON 1.0", wire: Schema.encodeSync(V1.SendMessageRequest), read: restDoor("POST", "/message:send", V1_HEADER) },
   { name: "JSON-RPC 0.3", wire: Schema.encodeSync(T.SendRequestAsV03), read: rpcDoor("message/send", NO_HEADER) },
@@ -386,16 +388,32 @@ describe("answers in every ProtoJSON style read alike in the client", () => {
       })
       expect(legacy.generation).toBe("0.3")
       expect(legacy.declaredProtocolVersion).toBe("0.3.0")
-      expect(legacy.card.supportedInterfaces).toEqual([{ url: "http://127.0.0.1:9/a2a", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }])
+      expect(legacy.card.supportedInterfaces).toEqual([{
+        url: "http://127.0.0.1:9/a2a",
+        protocolBinding: "HTTP+JSON",
+        protocolVersion: "0.3"
+      }])
       expect(legacy.card.capabilities.extendedAgentCard).toBe(true)
     }).pipe(Effect.runPromise))
 
   it("push bodies, decoded and summarised", async () => {
-    const body = { status_update: { task_id: "t1", context_id: "c1", status: { state: 6, message: { message_id: "m", role: 2, parts: [{ text: "Which city?" }] } } } }
+    const body = {
+      status_update: {
+        task_id: "t1",
+        context_id: "c1",
+        status: { state: 6, message: { message_id: "m", role: 2, parts: [{ text: "Which city?" }] } }
+      }
+    }
     const payload = await Effect.runPromise(T.pushPayloadFromWire(body))
     expect(payload.generation).toBe("1.0")
     expect(payload.event).toMatchObject({ statusUpdate: { taskId: "t1", status: { state: "TASK_STATE_INPUT_REQUIRED" } } })
-    expect(summarizeNotification(body)).toMatchObject({ kind: "status-update", task_id: "t1", context_id: "c1", state: "input-required", text: "Which city?" })
+    expect(summarizeNotification(body)).toMatchObject({
+      kind: "status-update",
+      task_id: "t1",
+      context_id: "c1",
+      state: "input-required",
+      text: "Which city?"
+    })
     const bare = { kind: "status-update", task_id: "t2", context_id: "c2", status: { state: "completed" }, final: true }
     expect(summarizeNotification(bare)).toMatchObject({ kind: "status-update", protocol: "0.3", task_id: "t2", state: "completed" })
   })
@@ -436,7 +454,12 @@ describe("the proto-name reader", () => {
 // Unknown enum values from an agent
 
 describe("enum values A2A does not define, in an agent's answer", () => {
-  const weird = { id: "t1", contextId: "c1", status: { state: "TASK_STATE_WEIRD" }, history: [{ messageId: "m", role: "ROLE_ROBOT", parts: [{ text: "beep" }] }] }
+  const weird = {
+    id: "t1",
+    contextId: "c1",
+    status: { state: "TASK_STATE_WEIRD" },
+    history: [{ messageId: "m", role: "ROLE_ROBOT", parts: [{ text: "beep" }] }]
+  }
 
   it("read as unknown, keeping the value sent, in every generation", () => {
     const v1 = Either.getOrThrow(ProtoJson.decoderEither(V1.Task)(weird))
@@ -444,7 +467,7 @@ describe("enum values A2A does not define, in an agent's answer", () => {
     expect(v1.history?.[0]?.role).toBe("ROLE_UNSPECIFIED")
     expect(V1.stateLabel(v1.status)).toBe("unknown (TASK_STATE_WEIRD)")
     expect(taskView(v1).state).toBe("unknown (TASK_STATE_WEIRD)")
-    expect(V1.unknownEnumsIn(v1)).toEqual(['task state "TASK_STATE_WEIRD"', "a message role other than user or agent"])
+    expect(V1.unknownEnumsIn(v1)).toEqual(["task state \"TASK_STATE_WEIRD\"", "a message role other than user or agent"])
 
     const v03 = Either.getOrThrow(ProtoJson.decoderEither(T.TaskAsV03)({ ...weird, kind: "task", status: { state: "paused" } }))
     expect(v03.status).toEqual({ state: "TASK_STATE_UNSPECIFIED", unknownState: "paused" })
@@ -478,7 +501,11 @@ describe("decoding problems, in one sentence naming the field", () => {
   it.each([
     [{ message: { role: "ROLE_USER", parts: [] } }, "message.messageId is required", "message.messageId"],
     [{ message: { messageId: 7, role: "ROLE_USER" } }, "message.messageId must be a string, not 7", "message.messageId"],
-    [{ message: { messageId: "m", role: "ROLE_USER", parts: [{}] } }, "message.parts[0] needs exactly one of text, raw, url or data, but has none", "message.parts[0]"],
+    [
+      { message: { messageId: "m", role: "ROLE_USER", parts: [{}] } },
+      "message.parts[0] needs exactly one of text, raw, url or data, but has none",
+      "message.parts[0]"
+    ],
     [
       { message: { messageId: "m", role: "ROLE_USER" }, configuration: { historyLength: 1.5 } },
       "configuration.historyLength must be an integer, not 1.5",
@@ -496,10 +523,14 @@ describe("decoding problems, in one sentence naming the field", () => {
   })
 
   it("names the state filter's problem", () => {
-    expect(problem(V1.ListTasksRequest, { status: "TASK_STATE_WEIRD" }).message).toMatch(/^status must be a task state .*not "TASK_STATE_WEIRD"$/)
+    expect(problem(V1.ListTasksRequest, { status: "TASK_STATE_WEIRD" }).message).toMatch(
+      /^status must be a task state .*not "TASK_STATE_WEIRD"$/
+    )
   })
 
   it("says which member a oneof needs", () => {
-    expect(problem(V1.StreamResponse, {}, "the answer").message).toBe("the answer needs one of task, message, statusUpdate or artifactUpdate")
+    expect(problem(V1.StreamResponse, {}, "the answer").message).toBe(
+      "the answer needs one of task, message, statusUpdate or artifactUpdate"
+    )
   })
 })

@@ -2,8 +2,8 @@
 // faults it is started with: every planted fault must be reported by the checks named next to it,
 // and nothing else may fail. It takes file and data parts, and echoes file parts in its answer. Tasks sent with returnImmediately work for WORK_MS, in two artifact
 // chunks, so the checks that need a working task run too.
-import http from "node:http"
 import { randomUUID } from "node:crypto"
+import http from "node:http"
 import { closeServer, listenOnLoopback, readBodyText, sendJson, tryParseJson } from "../peers/httpUtil.js"
 
 /** Planted fault → the checks meant to report it. */
@@ -73,7 +73,8 @@ export const PART_FAULTS: ReadonlyArray<Fault> = [
 ]
 
 /** The checks the faults are meant for. */
-export const checksFor = (faults: ReadonlyArray<Fault>): ReadonlyArray<string> => [...new Set(faults.flatMap((fault) => FAULTS[fault]))].sort()
+export const checksFor = (faults: ReadonlyArray<Fault>): ReadonlyArray<string> =>
+  [...new Set(faults.flatMap((fault) => FAULTS[fault]))].sort()
 
 /** How long a task sent with returnImmediately works before it completes. */
 export const WORK_MS = 300
@@ -115,7 +116,9 @@ const card = (baseUrl: string, options: BrokenAgentOptions) => {
     skills: [{ id: "echo", name: "Echo", description: "Echoes", tags: ["echo"] }]
   }
   if (options.v03Card === true) return { ...common, url: `${baseUrl}/rpc`, preferredTransport: "JSONRPC", protocolVersion: "0.3.0" }
-  const supportedInterfaces = options.withInterfaces === false ? [] : [{ url: `${baseUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }]
+  const supportedInterfaces = options.withInterfaces === false
+    ? []
+    : [{ url: `${baseUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }]
   return { ...common, supportedInterfaces }
 }
 
@@ -146,7 +149,13 @@ const partsWith = (message: Params["message"], key: "raw" | "url" | "data") =>
 const filesOf = (message: Params["message"]) => [...partsWith(message, "raw"), ...partsWith(message, "url")]
 
 const artifactEvent = (task: StoredTask, text: string, append: boolean) => ({
-  artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: { artifactId: "answer", parts: [{ text }] }, append, lastChunk: append }
+  artifactUpdate: {
+    taskId: task.id,
+    contextId: task.contextId,
+    artifact: { artifactId: "answer", parts: [{ text }] },
+    append,
+    lastChunk: append
+  }
 })
 
 const statusEvent = (task: StoredTask) => ({ statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } })
@@ -168,7 +177,7 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
   let baseUrl = ""
   let clock = Date.now()
   // Every change gets its own millisecond, so time order is strict and the filters can tell tasks apart.
-  const stamp = () => new Date((clock = Math.max(clock + 1, Date.now()))).toISOString()
+  const stamp = () => new Date(clock = Math.max(clock + 1, Date.now())).toISOString()
   const shownState = (state: string) => (has("tasks are answered in state TASK_STATE_WEIRD") ? "TASK_STATE_WEIRD" : state)
 
   const publish = (task: StoredTask, event: Json) => {
@@ -209,7 +218,12 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     task.status = { state: "TASK_STATE_COMPLETED", timestamp: stamp() }
   }
   const newTask = (message: Json, contextId: string | undefined): StoredTask => {
-    const task: StoredTask = { id: randomUUID(), contextId: contextId ?? randomUUID(), status: { state: "TASK_STATE_SUBMITTED", timestamp: stamp() }, history: [] }
+    const task: StoredTask = {
+      id: randomUUID(),
+      contextId: contextId ?? randomUUID(),
+      status: { state: "TASK_STATE_SUBMITTED", timestamp: stamp() },
+      history: []
+    }
     task.history.push({ ...message, taskId: task.id, contextId: task.contextId })
     tasks.set(task.id, task)
     return task
@@ -220,15 +234,26 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }))
   }
   const result = (res: http.ServerResponse, id: unknown, value: unknown) => sendJson(res, 200, { jsonrpc: "2.0", id, result: value })
-  const invalid = (res: http.ServerResponse, id: unknown, fault: Fault) => (has(fault) ? false : (rpcError(res, id, -32602, "Invalid params"), true))
-  const taskAnswer = (task: StoredTask) => ({ ...presented(task, undefined, true), status: { ...task.status, state: shownState(task.status.state) } })
+  const invalid = (
+    res: http.ServerResponse,
+    id: unknown,
+    fault: Fault
+  ) => (has(fault) ? false : (rpcError(res, id, -32602, "Invalid params"), true))
+  const taskAnswer = (task: StoredTask) => ({
+    ...presented(task, undefined, true),
+    status: { ...task.status, state: shownState(task.status.state) }
+  })
 
   const sendMessage = (res: http.ServerResponse, id: unknown, params: Params) => {
     const message = params.message ?? {}
     const parts = message.parts ?? []
     if (parts.length === 0) return rpcError(res, id, -32602, "Invalid params")
-    if (filesOf(message).length > 0 && has("a file part is refused with ContentTypeNotSupported")) return rpcError(res, id, -32005, "Incompatible content types")
-    if (partsWith(message, "data").length > 0 && has("a data part is refused as invalid params")) return rpcError(res, id, -32602, "Invalid params")
+    if (filesOf(message).length > 0 && has("a file part is refused with ContentTypeNotSupported")) {
+      return rpcError(res, id, -32005, "Incompatible content types")
+    }
+    if (partsWith(message, "data").length > 0 && has("a data part is refused as invalid params")) {
+      return rpcError(res, id, -32602, "Invalid params")
+    }
     const known = message.taskId === undefined ? undefined : tasks.get(message.taskId)
     if (message.taskId !== undefined && known === undefined && !has("a message to an unknown task starts a new one")) {
       return rpcError(res, id, -32001, "Task not found")
@@ -236,7 +261,9 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     if (known !== undefined) {
       const state = known.status.state
       if (TERMINAL.includes(state)) return rpcError(res, id, -32004, "Task is finished")
-      const refused = state === "TASK_STATE_INPUT_REQUIRED" ? "a follow-up to a task waiting for input is refused" : "a message to a working task is refused"
+      const refused = state === "TASK_STATE_INPUT_REQUIRED"
+        ? "a follow-up to a task waiting for input is refused"
+        : "a message to a working task is refused"
       if (has(refused)) return rpcError(res, id, -32004, "Not now")
       known.history.push({ ...message, taskId: known.id, contextId: known.contextId })
       // Waiting for input: the follow-up completes it; working: it is read when the turn ends.
@@ -260,7 +287,9 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     }
     const historyLength = typeof params["historyLength"] === "number" ? params["historyLength"] : undefined
     if (historyLength !== undefined && historyLength < 0 && invalid(res, id, "a negative historyLength is taken")) return
-    if (historyLength === 0 && has("GetTask with historyLength 0 answers something that is not a task")) return result(res, id, { ok: true })
+    if (historyLength === 0 && has("GetTask with historyLength 0 answers something that is not a task")) {
+      return result(res, id, { ok: true })
+    }
     return result(res, id, presented(task, historyLength, true))
   }
 
@@ -276,7 +305,9 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
       .filter((task) => !filtered || after === undefined || Number.isNaN(after) || Date.parse(task.status.timestamp) >= after)
       .sort((a, b) => b.status.timestamp.localeCompare(a.status.timestamp))
     const pageSize = has("ListTasks ignores pageSize") ? 50 : typeof params["pageSize"] === "number" ? params["pageSize"] : 50
-    const offset = typeof params["pageToken"] === "string" && params["pageToken"] !== "" ? Number(params["pageToken"].slice("o:".length)) : 0
+    const offset = typeof params["pageToken"] === "string" && params["pageToken"] !== ""
+      ? Number(params["pageToken"].slice("o:".length))
+      : 0
     const page = matching.slice(offset, offset + pageSize)
     const next = offset + pageSize < matching.length ? `o:${offset + pageSize}` : ""
     const withArtifacts = params["includeArtifacts"] === true || has("ListTasks sends artifacts without includeArtifacts")
@@ -323,7 +354,9 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
   const cancel = (res: http.ServerResponse, id: unknown, params: Params) => {
     const task = tasks.get(String(params["id"]))
     if (task === undefined) return rpcError(res, id, -32001, "Task not found")
-    if (TERMINAL.includes(task.status.state) && !has("a finished task cancels again")) return rpcError(res, id, -32002, "Task cannot be canceled")
+    if (TERMINAL.includes(task.status.state) && !has("a finished task cancels again")) {
+      return rpcError(res, id, -32002, "Task cannot be canceled")
+    }
     setState(task, "TASK_STATE_CANCELED")
     return result(res, id, presented(task, undefined, true))
   }
@@ -342,7 +375,9 @@ export const startBrokenAgent = async (options: BrokenAgentOptions = {}): Promis
     if (body === undefined) return rpcError(res, null, has("malformed JSON answered with -32600") ? -32600 : -32700, "bad")
     if (typeof body.method !== "string") return rpcError(res, body.id ?? null, -32600, "Invalid Request")
     const version = req.headers["a2a-version"]
-    if (version !== undefined && version !== "1.0" && !has("A2A-Version 99.0 accepted")) return rpcError(res, body.id, -32009, "Version not supported")
+    if (version !== undefined && version !== "1.0" && !has("A2A-Version 99.0 accepted")) {
+      return rpcError(res, body.id, -32009, "Version not supported")
+    }
     const params: Params = body.params ?? {}
     switch (body.method) {
       case "SendMessage":

@@ -4,9 +4,9 @@
 import { Duration, Effect, Either } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHECKS, MAX_TASKS_PER_INTERFACE, summaryLine } from "../../src/domain/conformance.js"
-import { startAgent } from "../servers/agentHarness.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
+import { startAgent } from "../servers/agentHarness.js"
 import { checksFor, type Fault, PLANTED_FAULTS, startBrokenAgent, TASK_FAULTS, WELL_KNOWN_CARD } from "./brokenAgent.js"
 import { failedMusts, idsWith, planCheck, resultsOf, runCheck } from "./checkHarness.js"
 
@@ -31,11 +31,23 @@ describe("relay check against relay's own agent", () => {
     expect(interfacesOf(report).sort()).toEqual([...ALL_INTERFACES].sort())
     expect(failedMusts(report)).toEqual([])
     // The new checks ran where they apply: ListTasks on 1.0, the proto-named push body on 0.3 REST.
-    for (const id of ["tasks.list-filters", "tasks.list-pages", "tasks.list-artifacts", "tasks.list-history-length", "tasks.negative-history-length", "tasks.list-invalid-timestamp"]) {
+    for (
+      const id of [
+        "tasks.list-filters",
+        "tasks.list-pages",
+        "tasks.list-artifacts",
+        "tasks.list-history-length",
+        "tasks.negative-history-length",
+        "tasks.list-invalid-timestamp"
+      ]
+    ) {
       expect(statusesOf(report, id), id).toEqual(["passed", "passed"])
     }
     expect(statusesOf(report, "push.rest-proto-fields")).toEqual(["passed"])
-    expect(resultsOf(report, "messaging.part-without-kind").map((r) => [r.interface, r.status])).toEqual([[{ protocol: "0.3", binding: "jsonrpc" }, "passed"]])
+    expect(resultsOf(report, "messaging.part-without-kind").map((r) => [r.interface, r.status])).toEqual([[{
+      protocol: "0.3",
+      binding: "jsonrpc"
+    }, "passed"]])
     // Every must-check that applies ran on every interface it applies to.
     expect(resultsOf(report, "transport.parse-error").map((r) => r.interface?.binding)).toEqual(["jsonrpc", "jsonrpc"])
     expect(resultsOf(report, "tasks.list").map((r) => r.status)).toEqual(["passed", "passed"])
@@ -105,33 +117,43 @@ describe("relay check against the official SDK servers", () => {
     }
   }, 30_000)
 
-  it("@a2a-js/sdk 1.3.0 with legacyCompat: both generations checked, the same gaps, and the proto-named v0.3 push body refused", async () => {
-    const agent = started(await startSdkAgent({ legacyCompat: true }))
-    const report = await runCheck(agent.baseUrl)
-    expect(interfacesOf(report)).toEqual(ALL_INTERFACES)
-    expect(idsWith(report, "failed").slice().sort()).toEqual([
-      "messaging.invalid-params@0.3/jsonrpc",
-      "messaging.invalid-params@0.3/rest",
-      "messaging.invalid-params@1.0/jsonrpc",
-      "messaging.invalid-params@1.0/rest",
-      "push.rest-proto-fields@0.3/rest",
-      "tasks.list-filters@1.0/jsonrpc",
-      "tasks.list-filters@1.0/rest",
-      "tasks.negative-history-length@1.0/jsonrpc",
-      "transport.invalid-request@1.0/jsonrpc"
-    ])
-    expect(resultsOf(report, "push.rest-proto-fields")[0]?.detail).toMatch(/HTTP 400.*missing pushNotificationConfig/)
-  }, 30_000)
+  it(
+    "@a2a-js/sdk 1.3.0 with legacyCompat: both generations checked, the same gaps, and the proto-named v0.3 push body refused",
+    async () => {
+      const agent = started(await startSdkAgent({ legacyCompat: true }))
+      const report = await runCheck(agent.baseUrl)
+      expect(interfacesOf(report)).toEqual(ALL_INTERFACES)
+      expect(idsWith(report, "failed").slice().sort()).toEqual([
+        "messaging.invalid-params@0.3/jsonrpc",
+        "messaging.invalid-params@0.3/rest",
+        "messaging.invalid-params@1.0/jsonrpc",
+        "messaging.invalid-params@1.0/rest",
+        "push.rest-proto-fields@0.3/rest",
+        "tasks.list-filters@1.0/jsonrpc",
+        "tasks.list-filters@1.0/rest",
+        "tasks.negative-history-length@1.0/jsonrpc",
+        "transport.invalid-request@1.0/jsonrpc"
+      ])
+      expect(resultsOf(report, "push.rest-proto-fields")[0]?.detail).toMatch(/HTTP 400.*missing pushNotificationConfig/)
+    },
+    30_000
+  )
 
   it("both SDKs continue a task waiting for input, take a message for a working task, and stream a live task to a subscriber", async () => {
     const only = ["messaging.follow-up-input-required", "messaging.follow-up-working", "streaming.subscribe-live"]
-    const asking = [started(await startSdkAgent({ behaviour: "input-required", legacyCompat: true })), started(await startV03Agent({ behaviour: "input-required" }))]
+    const asking = [
+      started(await startSdkAgent({ behaviour: "input-required", legacyCompat: true })),
+      started(await startV03Agent({ behaviour: "input-required" }))
+    ]
     for (const agent of asking) {
       const report = await runCheck(agent.baseUrl, { only: ["messaging.follow-up-input-required"] })
       expect(idsWith(report, "passed").length, agent.baseUrl).toBe(report.interfaces.length)
     }
     // Three chunks 30 ms apart: long enough to be working when the follow-up and the subscription arrive.
-    const chunking = [started(await startSdkAgent({ behaviour: "chunked-artifact", legacyCompat: true })), started(await startV03Agent({ behaviour: "chunked-artifact" }))]
+    const chunking = [
+      started(await startSdkAgent({ behaviour: "chunked-artifact", legacyCompat: true })),
+      started(await startV03Agent({ behaviour: "chunked-artifact" }))
+    ]
     const [v1, v03] = await Promise.all(chunking.map((agent) => runCheck(agent.baseUrl, { only })))
     expect(idsWith(v1!, "passed").slice().sort()).toEqual([
       "messaging.follow-up-working@0.3/jsonrpc",
@@ -141,7 +163,10 @@ describe("relay check against the official SDK servers", () => {
       "streaming.subscribe-live@1.0/jsonrpc",
       "streaming.subscribe-live@1.0/rest"
     ])
-    expect(idsWith(v03!, "passed").slice().sort()).toEqual(["messaging.follow-up-working@0.3/jsonrpc", "messaging.follow-up-working@0.3/rest"])
+    expect(idsWith(v03!, "passed").slice().sort()).toEqual([
+      "messaging.follow-up-working@0.3/jsonrpc",
+      "messaging.follow-up-working@0.3/rest"
+    ])
   }, 30_000)
 
   it("@a2a-js/sdk 1.3.0 cancels a slow task it was asked to cancel", async () => {
@@ -150,35 +175,45 @@ describe("relay check against the official SDK servers", () => {
     expect(report.results.map((r) => [r.id, r.status])).toEqual([["tasks.cancel-working", "passed"]])
   }, 30_000)
 
-  it("@a2a-js/sdk 0.3.14: 0.3 only; a part without kind taken; historyLength 0 still returns history; REST resubscribe to an unknown task breaks", async () => {
-    const agent = started(await startV03Agent())
-    const report = await runCheck(agent.baseUrl)
-    expect(interfacesOf(report)).toEqual(["0.3/jsonrpc", "0.3/rest"])
-    expect(idsWith(report, "failed").slice().sort()).toEqual([
-      "messaging.invalid-params@0.3/jsonrpc",
-      "messaging.invalid-params@0.3/rest",
-      "messaging.part-without-kind@0.3/jsonrpc",
-      "streaming.subscribe-unknown@0.3/rest",
-      "tasks.history-length@0.3/jsonrpc",
-      "tasks.history-length@0.3/rest"
-    ])
-    // v0.3 has no ListTasks and no A2A-Version negotiation: those checks are not run at all.
-    expect(resultsOf(report, "tasks.list")).toEqual([])
-    expect(resultsOf(report, "push.config-roundtrip").map((r) => r.status)).toEqual(["passed", "passed"])
-    expect(resultsOf(report, "push.delivery").map((r) => r.status)).toEqual(["passed", "passed"])
-    expect(resultsOf(report, "streaming.subscribe-unknown")[1]?.detail).toMatch(/InternalError/)
-    expect(resultsOf(report, "transport.version-refused")).toEqual([])
-    // Its card is v0.3: the card checks cite v0.3's sections, and v1.0's caching advice is not held against it.
-    expect(resultsOf(report, "card.valid")[0]?.spec).toBe("A2A v0.3 §5.5")
-    expect(resultsOf(report, "card.caching")[0]).toMatchObject({ status: "skipped", spec: null })
-    expect(statusesOf(report, "push.rest-proto-fields")).toEqual(["passed"])
-  }, 30_000)
+  it(
+    "@a2a-js/sdk 0.3.14: 0.3 only; a part without kind taken; historyLength 0 still returns history; REST resubscribe to an unknown task breaks",
+    async () => {
+      const agent = started(await startV03Agent())
+      const report = await runCheck(agent.baseUrl)
+      expect(interfacesOf(report)).toEqual(["0.3/jsonrpc", "0.3/rest"])
+      expect(idsWith(report, "failed").slice().sort()).toEqual([
+        "messaging.invalid-params@0.3/jsonrpc",
+        "messaging.invalid-params@0.3/rest",
+        "messaging.part-without-kind@0.3/jsonrpc",
+        "streaming.subscribe-unknown@0.3/rest",
+        "tasks.history-length@0.3/jsonrpc",
+        "tasks.history-length@0.3/rest"
+      ])
+      // v0.3 has no ListTasks and no A2A-Version negotiation: those checks are not run at all.
+      expect(resultsOf(report, "tasks.list")).toEqual([])
+      expect(resultsOf(report, "push.config-roundtrip").map((r) => r.status)).toEqual(["passed", "passed"])
+      expect(resultsOf(report, "push.delivery").map((r) => r.status)).toEqual(["passed", "passed"])
+      expect(resultsOf(report, "streaming.subscribe-unknown")[1]?.detail).toMatch(/InternalError/)
+      expect(resultsOf(report, "transport.version-refused")).toEqual([])
+      // Its card is v0.3: the card checks cite v0.3's sections, and v1.0's caching advice is not held against it.
+      expect(resultsOf(report, "card.valid")[0]?.spec).toBe("A2A v0.3 §5.5")
+      expect(resultsOf(report, "card.caching")[0]).toMatchObject({ status: "skipped", spec: null })
+      expect(statusesOf(report, "push.rest-proto-fields")).toEqual(["passed"])
+    },
+    30_000
+  )
 })
 
 describe("relay check against a broken agent", () => {
-  const failingIds = (report: Awaited<ReturnType<typeof runCheck>>) => [...new Set(report.results.filter((r) => r.status === "failed").map((r) => r.id))].sort()
+  const failingIds = (report: Awaited<ReturnType<typeof runCheck>>) =>
+    [...new Set(report.results.filter((r) => r.status === "failed").map((r) => r.id))].sort()
 
-  for (const [name, faults] of [["the transport and task faults", PLANTED_FAULTS], ["the follow-up, ListTasks and subscription faults", TASK_FAULTS]] as const) {
+  for (
+    const [name, faults] of [["the transport and task faults", PLANTED_FAULTS], [
+      "the follow-up, ListTasks and subscription faults",
+      TASK_FAULTS
+    ]] as const
+  ) {
     it(`reports each of ${name} with the check meant for it, and no other failure`, async () => {
       const agent = started(await startBrokenAgent({ faults }))
       const report = await runCheck(agent.baseUrl)
@@ -192,7 +227,10 @@ describe("relay check against a broken agent", () => {
 
   it("tasks.history-length cannot pass when GetTask answers something that is not the task", async () => {
     const report = await runWith("GetTask with historyLength 0 answers something that is not a task", ["tasks.history-length"])
-    expect(resultsOf(report, "tasks.history-length")[0]).toMatchObject({ status: "failed", detail: expect.stringMatching(/did not answer with task .*\{"ok":true\}/) })
+    expect(resultsOf(report, "tasks.history-length")[0]).toMatchObject({
+      status: "failed",
+      detail: expect.stringMatching(/did not answer with task .*\{"ok":true\}/)
+    })
   })
 
   it("a state A2A does not define is shown as sent, not as TASK_STATE_UNSPECIFIED", async () => {
@@ -271,7 +309,13 @@ describe("relay check against a broken agent", () => {
   it("--only and --skip select groups and ids; unknown names are a usage error", async () => {
     const agent = started(await startBrokenAgent())
     const report = await runCheck(agent.baseUrl, { only: ["card", "tasks.list"], skip: ["card.caching"] })
-    expect([...new Set(report.results.map((r) => r.id))]).toEqual(["card.served", "card.valid", "card.interfaces", "card.interface-hosts", "tasks.list"])
+    expect([...new Set(report.results.map((r) => r.id))]).toEqual([
+      "card.served",
+      "card.valid",
+      "card.interfaces",
+      "card.interface-hosts",
+      "tasks.list"
+    ])
     const refused = await Effect.runPromise(Effect.either(Effect.tryPromise(() => runCheck(agent.baseUrl, { only: ["nonsense"] }))))
     expect(Either.isLeft(refused) && String(refused.left.error)).toMatch(/Unknown check group or id: nonsense/)
   })

@@ -67,7 +67,9 @@ describe("relay check", () => {
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites /)
     expect(xml).toContain(`tests="${Number(summary?.[1]) + Number(summary?.[2]) + Number(summary?.[3])}" failures="${summary?.[2]}"`)
     expect(xml).toContain(`<testsuite name="transport (1.0 jsonrpc)"`)
-    expect(xml).toMatch(/<testcase classname="relay\.check\.transport \(1\.0 jsonrpc\)" name="transport\.parse-error: [^"]+" time="\d+\.\d{3}">\n\s+<failure message="expected a JSON-RPC error -32700/)
+    expect(xml).toMatch(
+      /<testcase classname="relay\.check\.transport \(1\.0 jsonrpc\)" name="transport\.parse-error: [^"]+" time="\d+\.\d{3}">\n\s+<failure message="expected a JSON-RPC error -32700/
+    )
     expect(xml).toMatch(/<skipped message="the card asks for no credentials/)
   }, 40_000)
 
@@ -75,7 +77,9 @@ describe("relay check", () => {
     const file = Path.join(home.parent, "should.xml")
     const lenient = await relay([broken.baseUrl, "--only", "card", "--junit", file])
     expect(lenient.code, lenient.stderr).toBe(0)
-    expect(lenient.stdout).toMatch(/^ {2}! card\.caching \(should\) .*\n\s+neither Cache-Control nor ETag is sent with the card \[A2A v1\.0 §8\.6\.1\]$/m)
+    expect(lenient.stdout).toMatch(
+      /^ {2}! card\.caching \(should\) .*\n\s+neither Cache-Control nor ETag is sent with the card \[A2A v1\.0 §8\.6\.1\]$/m
+    )
     expect(lenient.stdout).toContain("1 SHOULD-level finding(s) marked ! do not fail the run (--fail-on should fails on them)")
     expect(lenient.stdout.trimEnd().split("\n").at(-1)).toBe("4 passed, 1 failed, 0 skipped")
     expect(Fs.readFileSync(file, "utf8")).not.toContain("<failure")
@@ -91,9 +95,21 @@ describe("relay check", () => {
     try {
       const result = await relay([elsewhere.baseUrl, "--card-url", `${elsewhere.baseUrl}/api/agents/broken/card.json`, "--only", "card"])
       expect(result.code, result.stderr).toBe(0)
-      expect(result.stdout).toMatch(/^ {2}! card\.served .*\n\s+warning: no card at the well-known path \/\.well-known\/agent-card\.json \(HTTP 404\); the card was found only at \/api\/agents\/broken\/card\.json/m)
+      expect(result.stdout).toMatch(
+        /^ {2}! card\.served .*\n\s+warning: no card at the well-known path \/\.well-known\/agent-card\.json \(HTTP 404\); the card was found only at \/api\/agents\/broken\/card\.json/m
+      )
       expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("4 passed, 0 failed, 0 skipped, 1 warning")
-      expect((await relay([elsewhere.baseUrl, "--card-url", `${elsewhere.baseUrl}/api/agents/broken/card.json`, "--only", "card", "--fail-on", "should"])).code).toBe(1)
+      expect(
+        (await relay([
+          elsewhere.baseUrl,
+          "--card-url",
+          `${elsewhere.baseUrl}/api/agents/broken/card.json`,
+          "--only",
+          "card",
+          "--fail-on",
+          "should"
+        ])).code
+      ).toBe(1)
     } finally {
       await elsewhere.close()
     }

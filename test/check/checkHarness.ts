@@ -12,7 +12,15 @@ const CheckLayer = Layer.mergeAll(ProgramLayer, RawHttp.layer.pipe(Layer.provide
 
 export const runCheck = (agentUrl: string, input: Partial<CheckAgentInput> = {}): Promise<CheckReport> =>
   Effect.runPromise(
-    checkAgent({ agentUrl: agentUrlOf(agentUrl), protocols: ["1.0", "0.3"], bindings: ["JSONRPC", "HTTP+JSON"], only: [], skip: [], timeoutSeconds: 5, ...input }).pipe(
+    checkAgent({
+      agentUrl: agentUrlOf(agentUrl),
+      protocols: ["1.0", "0.3"],
+      bindings: ["JSONRPC", "HTTP+JSON"],
+      only: [],
+      skip: [],
+      timeoutSeconds: 5,
+      ...input
+    }).pipe(
       Effect.provide(CheckLayer)
     )
   )
@@ -23,10 +31,13 @@ export const planCheck = (agentUrl: string, input: Partial<CheckPlanInput> = {})
 
 /** `id@protocol/binding` (or `id` for agent checks) of every result with this status. */
 export const idsWith = (report: CheckReport, status: CheckResult["status"]): ReadonlyArray<string> =>
-  report.results.filter((r) => r.status === status).map((r) => r.interface === null ? r.id : `${r.id}@${r.interface.protocol}/${r.interface.binding}`)
+  report.results.filter((r) => r.status === status).map((r) =>
+    r.interface === null ? r.id : `${r.id}@${r.interface.protocol}/${r.interface.binding}`
+  )
 
 /** The results of one check id, on every interface it ran. */
 export const resultsOf = (report: CheckReport, id: string) => report.results.filter((r) => r.id === id)
 
 /** `id@protocol/binding` of every failed MUST check. */
-export const failedMusts = (report: CheckReport) => idsWith({ ...report, results: report.results.filter((r) => r.severity === "must") }, "failed")
+export const failedMusts = (report: CheckReport) =>
+  idsWith({ ...report, results: report.results.filter((r) => r.severity === "must") }, "failed")

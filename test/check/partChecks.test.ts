@@ -30,8 +30,12 @@ describe("the file and data checks against the broken agent", () => {
     const report = await runCheck(agent.baseUrl)
     const failing = [...new Set(report.results.filter((r) => r.status === "failed").map((r) => r.id))].sort()
     expect(failing).toEqual(checksFor(PART_FAULTS))
-    expect(detailOf(report, "messaging.data-part")).toMatch(/^a message with a data part, which the card's input modes allow, was refused: HTTP 200.*-32602/)
-    expect(detailOf(report, "messaging.answer-file-parts")).toBe('file part "relay-check.txt": both bytes (raw) and a URL (url), where exactly one belongs')
+    expect(detailOf(report, "messaging.data-part")).toMatch(
+      /^a message with a data part, which the card's input modes allow, was refused: HTTP 200.*-32602/
+    )
+    expect(detailOf(report, "messaging.answer-file-parts")).toBe(
+      "file part \"relay-check.txt\": both bytes (raw) and a URL (url), where exactly one belongs"
+    )
     // SHOULD-level, citing the v1.0 sections.
     expect(resultsOf(report, "messaging.answer-file-parts")[0]).toMatchObject({ severity: "should", spec: "A2A v1.0 §4.1.6" })
     expect(resultsOf(report, "messaging.data-part")[0]).toMatchObject({ severity: "should", spec: "A2A v1.0 §3.3.2, §4.1.6, §4.4.1" })
@@ -46,14 +50,19 @@ describe("the file and data checks against the broken agent", () => {
       ["messaging.data-part", "passed"],
       ["messaging.answer-file-parts", "skipped"]
     ])
-    expect(detailOf(report, "messaging.file-part")).toMatch(/^a message with a file part \(text\/plain, 19 bytes\), which the card's input modes allow, was refused: .*-32005/)
+    expect(detailOf(report, "messaging.file-part")).toMatch(
+      /^a message with a file part \(text\/plain, 19 bytes\), which the card's input modes allow, was refused: .*-32005/
+    )
     expect(detailOf(report, "messaging.answer-file-parts")).toMatch(/^no answer to look at: /)
   })
 
   it("a file part without a media type in the answer is a warning", async () => {
     const agent = await brokenWith(["answered file parts have no media type"])
     const report = await runCheck(agent.baseUrl, { only: PART_CHECKS })
-    expect(resultsOf(report, "messaging.answer-file-parts")[0]).toMatchObject({ status: "warning", detail: 'file part "relay-check.txt" has no media type' })
+    expect(resultsOf(report, "messaging.answer-file-parts")[0]).toMatchObject({
+      status: "warning",
+      detail: "file part \"relay-check.txt\" has no media type"
+    })
     expect(report.summary).toMatchObject({ failed: 0, warnings: 1 })
   })
 
@@ -77,7 +86,11 @@ describe("the file and data checks against the broken agent", () => {
 
     const pdfOnly = await runCheck((await brokenWith([], ["application/pdf"])).baseUrl, { only: PART_CHECKS })
     expect(pdfOnly.results.map((r) => [r.id, r.status, r.detail])).toEqual([
-      ["messaging.file-part", "skipped", "the card's input modes (application/pdf) name no media type relay check has a file for (text/*, image/png, application/octet-stream, */*)"],
+      [
+        "messaging.file-part",
+        "skipped",
+        "the card's input modes (application/pdf) name no media type relay check has a file for (text/*, image/png, application/octet-stream, */*)"
+      ],
       ["messaging.data-part", "skipped", "the card's input modes (application/pdf) do not allow application/json"],
       // It looks at the answer to a text message instead: this agent answers text with text.
       ["messaging.answer-file-parts", "skipped", "the answer to a text message has no file part to look at"]
@@ -95,8 +108,14 @@ describe("the file and data checks against relay's own agent", () => {
       )
     }
     const cited = (id: string) => resultsOf(report, id).map((r) => r.spec)
-    expect(cited("messaging.file-part")).toEqual([...Array(2).fill("A2A v1.0 §3.3.2, §4.1.6, §4.4.1"), ...Array(2).fill("A2A v0.3 §5.5, §6.5.2, §8.2")])
-    expect(cited("messaging.data-part")).toEqual([...Array(2).fill("A2A v1.0 §3.3.2, §4.1.6, §4.4.1"), ...Array(2).fill("A2A v0.3 §5.5, §6.5.3, §8.2")])
+    expect(cited("messaging.file-part")).toEqual([
+      ...Array(2).fill("A2A v1.0 §3.3.2, §4.1.6, §4.4.1"),
+      ...Array(2).fill("A2A v0.3 §5.5, §6.5.2, §8.2")
+    ])
+    expect(cited("messaging.data-part")).toEqual([
+      ...Array(2).fill("A2A v1.0 §3.3.2, §4.1.6, §4.4.1"),
+      ...Array(2).fill("A2A v0.3 §5.5, §6.5.3, §8.2")
+    ])
     expect(cited("messaging.answer-file-parts")).toEqual([...Array(2).fill("A2A v1.0 §4.1.6"), ...Array(2).fill("A2A v0.3 §6.5.2, §6.6")])
     for (const id of PART_CHECKS) expect(checkById(id)?.severity).toBe("should")
   }, 30_000)

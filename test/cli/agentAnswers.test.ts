@@ -38,7 +38,7 @@ describe("answers from an agent in the Python SDK's style", () => {
     const result = await relay("task", "get", "--url", agent.baseUrl, "weird")
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("unknown (TASK_STATE_WEIRD)")
-    expect(result.stderr).toContain('sent task state "TASK_STATE_WEIRD", which A2A does not define')
+    expect(result.stderr).toContain("sent task state \"TASK_STATE_WEIRD\", which A2A does not define")
     expect(`${result.stdout}${result.stderr}`).not.toMatch(DECODE_TREE)
     const json = await relay("task", "get", "--url", agent.baseUrl, "weird", "--json")
     expect(JSON.parse(json.stdout)).toMatchObject({ task_id: "weird", state: "unknown (TASK_STATE_WEIRD)" })
@@ -54,11 +54,13 @@ describe("answers from an agent in the Python SDK's style", () => {
   it("names the field and the agent of an answer it cannot read; the raw answer only with --verbose", async () => {
     const result = await relay("task", "get", "--url", agent.baseUrl, "broken")
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`The agent at ${agent.baseUrl}/rpc sent an invalid response: status.message.parts[0] needs exactly one of`)
+    expect(result.stderr).toContain(
+      `The agent at ${agent.baseUrl}/rpc sent an invalid response: status.message.parts[0] needs exactly one of`
+    )
     expect(result.stderr).not.toContain("m-broken")
     expect(result.stderr).not.toMatch(DECODE_TREE)
     const verbose = await relay("task", "get", "--url", agent.baseUrl, "broken", "--verbose")
     expect(verbose.code).toBe(1)
-    expect(verbose.stderr).toContain('"message_id":"m-broken"')
+    expect(verbose.stderr).toContain("\"message_id\":\"m-broken\"")
   })
 })

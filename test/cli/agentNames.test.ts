@@ -65,7 +65,8 @@ const ok = (result: CliResult, what: string) => {
 }
 type Run = (...args: ReadonlyArray<string>) => Promise<CliResult>
 /** A command that must succeed, with --json: its result. */
-const jsonOf = async (run: Run, ...args: ReadonlyArray<string>) => JSON.parse(ok(await run(...args, "--json"), args.join(" ")).stdout) as Record<string, any>
+const jsonOf = async (run: Run, ...args: ReadonlyArray<string>) =>
+  JSON.parse(ok(await run(...args, "--json"), args.join(" ")).stdout) as Record<string, any>
 const errorOf = (result: CliResult) => (JSON.parse(result.stderr) as { error: { code: string; message: string; hint: string } }).error
 const relay = (stateDir: string, env: Record<string, string> = {}) => (...args: ReadonlyArray<string>) => runRelay(args, { stateDir, env })
 
@@ -78,7 +79,9 @@ describe("relay agent add, list, show, use and remove", () => {
     const added = ok(await run("agent", "add", "Local", relayAgent.baseUrl), "add")
     expect(added.stdout).toContain(`Added local: ${relayAgent.baseUrl} (relay agent)`)
     const listed = ok(await run("agent", "list"), "list").stdout
-    expect(listed).toMatch(/^Agents \(1\)\n\nlocal\n {2}URL +http:\/\/127\.0\.0\.1:\d+\n {2}Card +relay agent\n {2}About +relay's local A2A agent/)
+    expect(listed).toMatch(
+      /^Agents \(1\)\n\nlocal\n {2}URL +http:\/\/127\.0\.0\.1:\d+\n {2}Card +relay agent\n {2}About +relay's local A2A agent/
+    )
     expect(listed).toMatch(/Skills +Chat\n/)
     expect(listed).toMatch(/Card read +\d{4}-\d\d-\d\dT/)
     expect(ok(await run("agent", "list", "--names"), "names").stdout).toBe(`local\t${relayAgent.baseUrl}\n`)
@@ -87,23 +90,34 @@ describe("relay agent add, list, show, use and remove", () => {
     // Without --url there is no agent until one is the default.
     const none = await run("message", "send", "hi", "--json")
     expect(none.code).toBe(2)
-    expect(errorOf(none)).toMatchObject({ code: "invalid_input", message: "No agent given", hint: expect.stringContaining("relay agent use NAME") })
+    expect(errorOf(none)).toMatchObject({
+      code: "invalid_input",
+      message: "No agent given",
+      hint: expect.stringContaining("relay agent use NAME")
+    })
     expect(ok(await run("agent", "use", "local"), "use").stdout).toContain("local is the default agent")
-    expect((await jsonOf(run, "message", "send", "hello default"))).toMatchObject({ state: "completed", text: "hello default" })
-    expect((await jsonOf(run, "agent", "list"))).toMatchObject({ count: 1, default_agent: "local", agents: [{ name: "local", is_default: true }] })
+    expect(await jsonOf(run, "message", "send", "hello default")).toMatchObject({ state: "completed", text: "hello default" })
+    expect(await jsonOf(run, "agent", "list")).toMatchObject({
+      count: 1,
+      default_agent: "local",
+      agents: [{ name: "local", is_default: true }]
+    })
     // A name's session is its URL's.
-    expect((await jsonOf(run, "session", "show", "--url", relayAgent.baseUrl))).toMatchObject({ last_state: "completed" })
+    expect(await jsonOf(run, "session", "show", "--url", relayAgent.baseUrl)).toMatchObject({ last_state: "completed" })
 
     expect(ok(await run("agent", "remove", "local"), "remove").stdout).toContain("Removed local")
-    expect((await jsonOf(run, "agent", "remove", "local"))).toEqual({ name: "local", removed: false, url: null })
+    expect(await jsonOf(run, "agent", "remove", "local")).toEqual({ name: "local", removed: false, url: null })
     expect((await run("message", "send", "hi")).code).toBe(2)
-    expect((await jsonOf(run, "agent", "list"))).toEqual({ count: 0, default_agent: null, agents: [] })
+    expect(await jsonOf(run, "agent", "list")).toEqual({ count: 0, default_agent: null, agents: [] })
   })
 
   it("refuses a taken name, a name that is no name, an unknown one, and an agent whose card cannot be read", async () => {
     const run = relay(freshHome())
     ok(await run("agent", "add", "sdk", sdk.baseUrl), "add")
-    expect(errorOf(await run("agent", "add", "sdk", relayAgent.baseUrl, "--json"))).toMatchObject({ code: "agent_exists", hint: expect.stringContaining("relay agent remove sdk") })
+    expect(errorOf(await run("agent", "add", "sdk", relayAgent.baseUrl, "--json"))).toMatchObject({
+      code: "agent_exists",
+      hint: expect.stringContaining("relay agent remove sdk")
+    })
     expect(errorOf(await run("agent", "add", "a/b", relayAgent.baseUrl, "--json"))).toMatchObject({ code: "invalid_agent_name" })
     expect(errorOf(await run("agent", "add", "x", "sdk", "--json"))).toMatchObject({ code: "invalid_agent_url" })
     const down = await run("agent", "add", "down", closed, "--json")
@@ -113,7 +127,7 @@ describe("relay agent add, list, show, use and remove", () => {
     expect(unknown.code).toBe(1)
     expect(errorOf(unknown)).toMatchObject({ code: "unknown_agent", hint: expect.stringContaining("relay agent list") })
     expect((await jsonOf(run, "agent", "list"))["count"]).toBe(1)
-    expect((await jsonOf(run, "agent", "refresh"))).toMatchObject({ count: 1, failed: 0, agents: [{ name: "sdk", ok: true }] })
+    expect(await jsonOf(run, "agent", "refresh")).toMatchObject({ count: 1, failed: 0, agents: [{ name: "sdk", ok: true }] })
   })
 })
 
@@ -130,7 +144,10 @@ const COMMANDS: ReadonlyArray<{
   { args: (flag, name) => ["task", "list", flag, name], contacts: true },
   { args: (flag, name) => ["task", "cancel", flag, name, "no-such-task"], contacts: true },
   { args: (flag, name) => ["task", "resubscribe", flag, name, "no-such-task"], contacts: true },
-  { args: (flag, name) => ["task", "notification", "set", flag, name, "no-such-task", "--webhook-url", "http://127.0.0.1:9/hook"], contacts: true },
+  {
+    args: (flag, name) => ["task", "notification", "set", flag, name, "no-such-task", "--webhook-url", "http://127.0.0.1:9/hook"],
+    contacts: true
+  },
   { args: (flag, name) => ["task", "notification", "get", flag, name, "no-such-task"], contacts: true },
   { args: (flag, name) => ["task", "notification", "list", flag, name, "no-such-task"], contacts: true },
   { args: (flag, name) => ["task", "notification", "delete", flag, name, "no-such-task", "--config-id", "c"], contacts: true },
@@ -157,7 +174,9 @@ describe("a name wherever an agent is taken", () => {
       const result = await run(...command.args(flag, "sdk"), "--json")
       const line = command.args(flag, "sdk").join(" ")
       // Whatever the command's own outcome (no such task is not_found), the name stood for the URL.
-      if (result.code !== 0) expect(["invalid_agent_url", "unknown_agent", "invalid_input"], `${line}: ${result.stderr}`).not.toContain(errorOf(result).code)
+      if (result.code !== 0) {
+        expect(["invalid_agent_url", "unknown_agent", "invalid_input"], `${line}: ${result.stderr}`).not.toContain(errorOf(result).code)
+      }
       if (command.contacts) expect(sdk.requests.length, `${line} reached the agent`).toBeGreaterThan(before)
       else expect(result.stdout, line).toContain(sdk.baseUrl)
       const unknown = await run(...command.args(flag, "nobody"), "--json")
@@ -171,7 +190,7 @@ describe("a name wherever an agent is taken", () => {
     ok(await run("agent", "add", "sdk", sdk.baseUrl), "add sdk")
     ok(await run("agent", "add", "relay", relayAgent.baseUrl), "add relay")
     ok(await run("agent", "use", "relay"), "use")
-    const byDefault = (await jsonOf(run, "card", "get"))
+    const byDefault = await jsonOf(run, "card", "get")
     expect(byDefault["agent_url"]).toBe(relayAgent.baseUrl)
     expect((await jsonOf(relay(stateDir, { RELAY_AGENT: "sdk" }), "card", "get"))["agent_url"]).toBe(sdk.baseUrl)
     expect((await jsonOf(relay(stateDir, { RELAY_AGENT: sdk.baseUrl }), "card", "get"))["agent_url"]).toBe(sdk.baseUrl)
@@ -186,16 +205,19 @@ describe("a card off the well-known path", () => {
     const run = relay(freshHome())
     expect((await run("message", "send", "--url", mastra.baseUrl, "hi", "--json")).code).toBe(1)
     ok(await run("agent", "add", "weather", mastra.baseUrl, "--card-url", mastra.cardUrl), "add")
-    expect((await jsonOf(run, "message", "send", "--url", "weather", "hello weather"))).toMatchObject({ state: "completed", text: expect.stringContaining("hello weather") })
-    expect((await jsonOf(run, "agent", "show", "weather"))).toMatchObject({ card_url: mastra.cardUrl, card_name: "v0.3 Test Agent" })
+    expect(await jsonOf(run, "message", "send", "--url", "weather", "hello weather")).toMatchObject({
+      state: "completed",
+      text: expect.stringContaining("hello weather")
+    })
+    expect(await jsonOf(run, "agent", "show", "weather")).toMatchObject({ card_url: mastra.cardUrl, card_name: "v0.3 Test Agent" })
     expect(ok(await run("message", "send", "--url", mastra.baseUrl, "by URL too"), "by URL").stdout).toContain("by URL too")
   })
 
   it("a URL that is itself the card file adds the agent the card names, the card remembered", async () => {
     const run = relay(freshHome())
-    const added = (await jsonOf(run, "agent", "add", "weather", mastra.cardUrl))
+    const added = await jsonOf(run, "agent", "add", "weather", mastra.cardUrl)
     expect(added["agent"]).toMatchObject({ url: mastra.jsonRpcUrl, card_url: mastra.cardUrl })
-    expect((await jsonOf(run, "message", "send", "--agent", "weather", "by card file"))).toMatchObject({ state: "completed" })
+    expect(await jsonOf(run, "message", "send", "--agent", "weather", "by card file")).toMatchObject({ state: "completed" })
   })
 })
 
@@ -210,7 +232,7 @@ describe("relay agent discover", () => {
     expect(listed).toMatch(/✗ far\n +its card's host is a public address/)
     expect(listed).toMatch(/✗ empty\n +the entry has neither url nor data/)
     expect(listed).toContain("Save them under their cards' names with --add")
-    const discovery = (await jsonOf(run, "agent", "discover", site.baseUrl))
+    const discovery = await jsonOf(run, "agent", "discover", site.baseUrl)
     expect(discovery).toMatchObject({ catalog_url: `${site.baseUrl}${CATALOG_PATH}`, count: 5, other_entries: 1, not_read: 0 })
     expect((await jsonOf(run, "agent", "list"))["count"]).toBe(0)
   })
@@ -219,7 +241,7 @@ describe("relay agent discover", () => {
     const run = relay(freshHome())
     ok(await run("agent", "add", "mine", relayAgent.baseUrl), "relay agent already named")
     ok(await run("agent", "add", "sdk-test-agent", mastra.baseUrl, "--card-url", mastra.cardUrl), "a name the slug would take")
-    const result = (await jsonOf(run, "agent", "discover", site.baseUrl, "--add"))
+    const result = await jsonOf(run, "agent", "discover", site.baseUrl, "--add")
     const byIdentifier = Object.fromEntries((result["agents"] as Array<{ identifier: string; name: string | null; added: boolean }>)
       .map((agent) => [agent.identifier, { name: agent.name, added: agent.added }]))
     expect(byIdentifier).toEqual({
@@ -230,18 +252,24 @@ describe("relay agent discover", () => {
       "urn:air:test:a2a:empty": { name: null, added: false }
     })
     // An agent from a catalog is where its card says (the SDK agent: its JSON-RPC interface).
-    expect((await jsonOf(run, "agent", "show", "sdk-test-agent-2"))).toMatchObject({ url: sdk.jsonRpcUrl })
-    expect((await jsonOf(run, "agent", "show", "sdk-test-agent"))).toMatchObject({ url: mastra.baseUrl })
-    expect((await jsonOf(run, "message", "send", "--url", "weather-desk", "from the catalog"))).toMatchObject({ state: "completed" })
+    expect(await jsonOf(run, "agent", "show", "sdk-test-agent-2")).toMatchObject({ url: sdk.jsonRpcUrl })
+    expect(await jsonOf(run, "agent", "show", "sdk-test-agent")).toMatchObject({ url: mastra.baseUrl })
+    expect(await jsonOf(run, "message", "send", "--url", "weather-desk", "from the catalog")).toMatchObject({ state: "completed" })
     // Again: nothing new, every agent keeps its name.
-    const again = (await jsonOf(run, "agent", "discover", site.baseUrl, "--add"))
+    const again = await jsonOf(run, "agent", "discover", site.baseUrl, "--add")
     expect((again["agents"] as Array<{ added: boolean }>).some((agent) => agent.added)).toBe(false)
   })
 
   it("says what is wrong when there is no catalog, or it is not one", async () => {
     const run = relay(freshHome())
-    expect(errorOf(await run("agent", "discover", relayAgent.baseUrl, "--json"))).toMatchObject({ code: "invalid_catalog", message: expect.stringContaining("nothing is there") })
-    expect(errorOf(await run("agent", "discover", `${site.baseUrl}/not-a-catalog.json`, "--json"))).toMatchObject({ code: "invalid_catalog", message: expect.stringContaining("no specVersion") })
+    expect(errorOf(await run("agent", "discover", relayAgent.baseUrl, "--json"))).toMatchObject({
+      code: "invalid_catalog",
+      message: expect.stringContaining("nothing is there")
+    })
+    expect(errorOf(await run("agent", "discover", `${site.baseUrl}/not-a-catalog.json`, "--json"))).toMatchObject({
+      code: "invalid_catalog",
+      message: expect.stringContaining("no specVersion")
+    })
   })
 })
 
@@ -250,7 +278,13 @@ describe("a hostile card", () => {
     const run = relay(freshHome())
     const added = ok(await run("agent", "add", "hostile", hostile.baseUrl), "add")
     expect(added.stderr).toMatch(/^warning: the card has \d+ error\(s\) and \d+ warning\(s\); relay card validate hostile lists them all/)
-    for (const args of [["agent", "add", "x", hostile.baseUrl], ["agent", "list"], ["agent", "show", "hostile"], ["agent", "discover", hostile.baseUrl]]) {
+    for (
+      const args of [["agent", "add", "x", hostile.baseUrl], ["agent", "list"], ["agent", "show", "hostile"], [
+        "agent",
+        "discover",
+        hostile.baseUrl
+      ]]
+    ) {
       const result = await run(...args)
       expect(result.stdout + result.stderr, args.join(" ")).not.toMatch(RAW_CONTROLS)
     }
@@ -261,7 +295,7 @@ describe("a hostile card", () => {
     const shown = ok(await run("agent", "show", "hostile"), "show").stdout
     expect(shown.split("\n").filter((line) => line.startsWith("  - "))).toHaveLength(CARD_SUMMARY_LIMITS.skills)
     expect(shown.length).toBeLessThan(150_000)
-    expect((await jsonOf(run, "agent", "show", "hostile"))).toMatchObject({ skills_omitted: 10_000 - CARD_SUMMARY_LIMITS.skills })
+    expect(await jsonOf(run, "agent", "show", "hostile")).toMatchObject({ skills_omitted: 10_000 - CARD_SUMMARY_LIMITS.skills })
   })
 })
 
@@ -270,15 +304,25 @@ describe("one store for every door, live", () => {
     const stateDir = freshHome()
     const env: Record<string, string> = {}
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value
-    const transport = new StdioClientTransport({ command: process.execPath, args: [relayBin, "mcp"], env: { ...env, RELAY_HOME: stateDir }, stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [relayBin, "mcp"],
+      env: { ...env, RELAY_HOME: stateDir },
+      stderr: "pipe"
+    })
     const mcp = new Client({ name: "agents-test", version: "1.0.0" })
     await mcp.connect(transport)
     try {
-      const list = async () => ((await mcp.callTool({ name: "list_agents", arguments: {} })) as CallToolResult).structuredContent as { count: number; agents: Array<{ name: string }> }
+      const list = async () =>
+        ((await mcp.callTool({ name: "list_agents", arguments: {} })) as CallToolResult).structuredContent as {
+          count: number
+          agents: Array<{ name: string }>
+        }
       expect((await list()).count).toBe(0)
       ok(await runRelay(["agent", "add", "relay", relayAgent.baseUrl], { stateDir }), "add")
       expect((await list()).agents.map((agent) => agent.name)).toEqual(["relay"])
-      const sent = (await mcp.callTool({ name: "send_message", arguments: { agent_url: "relay", text: "from the assistant" } })) as CallToolResult
+      const sent =
+        (await mcp.callTool({ name: "send_message", arguments: { agent_url: "relay", text: "from the assistant" } })) as CallToolResult
       expect(sent.structuredContent).toMatchObject({ state: "completed", text: "from the assistant" })
       await mcp.callTool({ name: "remove_agent", arguments: { name: "relay" } })
       expect((await jsonOf(relay(stateDir), "agent", "list"))["count"]).toBe(0)

@@ -83,7 +83,9 @@ describe("relay server agent", () => {
     await agent.waitFor("stderr", /Model: echo \(chosen with --model\)/)
     expect(agent.output.stderr).toContain(`listening on ${started.url}`)
 
-    const answer = (await (await sendMessage(started.url, "hi from the cli")).json()) as { result: { task: { artifacts: Array<{ parts: Array<{ text: string }> }> } } }
+    const answer = (await (await sendMessage(started.url, "hi from the cli")).json()) as {
+      result: { task: { artifacts: Array<{ parts: Array<{ text: string }> }> } }
+    }
     expect(answer.result.task.artifacts[0]?.parts[0]?.text).toBe("hi from the cli")
 
     expect(await agent.stop("SIGINT")).toBe(0)

@@ -9,9 +9,9 @@ import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { headerOf } from "../helpers/a2aPrograms.js"
 import { runRelay } from "../helpers/cli.js"
 import { stateDirsFor } from "../helpers/stateHome.js"
-import { headerOf } from "../helpers/a2aPrograms.js"
 import { DATA, ELSEWHERE, type FileAgent, HELLO, MANY, PNG, REPORT, startFileAgent } from "../peers/fileAgent.js"
 
 let peer: FileAgent
@@ -28,7 +28,8 @@ afterAll(async () => {
 /** Every file and symlink under `dir`, relative to it, sorted. */
 const tree = (dir: string): ReadonlyArray<string> =>
   Fs.existsSync(dir)
-    ? (Fs.readdirSync(dir, { recursive: true }) as Array<string>).filter((entry) => !Fs.lstatSync(Path.join(dir, entry)).isDirectory()).sort()
+    ? (Fs.readdirSync(dir, { recursive: true }) as Array<string>).filter((entry) => !Fs.lstatSync(Path.join(dir, entry)).isDirectory())
+      .sort()
     : []
 
 const relayIn = (stateDir: string, ...args: ReadonlyArray<string>) => runRelay(args, { stateDir, timeoutMs: 60_000 })
@@ -40,7 +41,9 @@ describe("files and data in an answer, at the terminal", () => {
     const result = await relayIn(state, "message", "send", "--url", peer.agent.baseUrl, "files")
     expect(result.code, result.stderr).toBe(0)
     const folder = Path.join(Fs.realpathSync(state), "files", "files")
-    expect(result.stdout).toContain(`Here are your files\nsaved hello.txt (text/plain, ${HELLO.length} bytes) → ${Path.join(folder, "hello.txt")}`)
+    expect(result.stdout).toContain(
+      `Here are your files\nsaved hello.txt (text/plain, ${HELLO.length} bytes) → ${Path.join(folder, "hello.txt")}`
+    )
     expect(result.stdout).toContain(JSON.stringify(DATA, null, 2))
     expect(result.stdout).toContain(`saved (no name) (image/png, ${PNG.length} bytes) → ${Path.join(folder, "file-2.png")}`)
     expect(result.stdout).toContain("report.pdf (application/pdf) at https://files.example/report.pdf")
@@ -63,17 +66,48 @@ describe("files and data in an answer, at the terminal", () => {
     expect(result.code, result.stderr).toBe(0)
     const json = JSON.parse(result.stdout)
     expect(json.text).toContain("[file: hello.txt (text/plain), 13 bytes]")
-    const none = { text: null, name: null, media_type: null, size: null, sha256: null, path: null, url: null, data: null, artifact_id: "art-1", note: null }
+    const none = {
+      text: null,
+      name: null,
+      media_type: null,
+      size: null,
+      sha256: null,
+      path: null,
+      url: null,
+      data: null,
+      artifact_id: "art-1",
+      note: null
+    }
     const real = Fs.realpathSync(saveDir)
     expect(json.parts).toEqual([
       { ...none, kind: "text", text: "Here are your files" },
-      { ...none, kind: "file", name: "hello.txt", media_type: "text/plain", size: HELLO.length, sha256: sha256(HELLO), path: Path.join(real, "hello.txt") },
+      {
+        ...none,
+        kind: "file",
+        name: "hello.txt",
+        media_type: "text/plain",
+        size: HELLO.length,
+        sha256: sha256(HELLO),
+        path: Path.join(real, "hello.txt")
+      },
       { ...none, kind: "data", data: DATA },
       { ...none, kind: "file", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path: Path.join(real, "file-2.png") },
       { ...none, kind: "file", name: "report.pdf", media_type: "application/pdf", url: "https://files.example/report.pdf" }
     ])
     // One shape for every file relay reports: `relay notifications list --json` records pushed files with these keys too.
-    expect(Object.keys(json.parts[1])).toEqual(["kind", "text", "name", "media_type", "size", "sha256", "path", "url", "note", "data", "artifact_id"])
+    expect(Object.keys(json.parts[1])).toEqual([
+      "kind",
+      "text",
+      "name",
+      "media_type",
+      "size",
+      "sha256",
+      "path",
+      "url",
+      "note",
+      "data",
+      "artifact_id"
+    ])
     expect(tree(saveDir)).toEqual(["file-2.png", "hello.txt"])
     expect(tree(state).filter((entry) => entry.startsWith("files"))).toEqual([])
   })
@@ -167,11 +201,27 @@ describe("files and data in an answer, at the terminal", () => {
     const agentBefore = peer.agent.requests.length
     const filesBefore = peer.files.requests.length
     const token = "download-token-0123456789"
-    const result = await relayIn(state, "message", "send", "--url", peer.agent.baseUrl, "links", "--download", "--bearer-token", token, "--json")
+    const result = await relayIn(
+      state,
+      "message",
+      "send",
+      "--url",
+      peer.agent.baseUrl,
+      "links",
+      "--download",
+      "--bearer-token",
+      token,
+      "--json"
+    )
     expect(result.code, result.stderr).toBe(0)
     const parts = JSON.parse(result.stdout).parts
     const folder = Path.join(Fs.realpathSync(state), "files", "links")
-    expect(parts[0]).toMatchObject({ name: "report.txt", size: REPORT.length, sha256: sha256(REPORT), path: Path.join(folder, "report.txt") })
+    expect(parts[0]).toMatchObject({
+      name: "report.txt",
+      size: REPORT.length,
+      sha256: sha256(REPORT),
+      path: Path.join(folder, "report.txt")
+    })
     expect(parts[1]).toMatchObject({ name: "elsewhere.txt", size: ELSEWHERE.length, path: Path.join(folder, "elsewhere.txt") })
     expect(parts[2]).toMatchObject({ name: "passwd", path: null, note: expect.stringMatching(/^not downloaded: .*not http or https/) })
     expect(Fs.readFileSync(Path.join(folder, "report.txt"), "utf8")).toBe(REPORT)

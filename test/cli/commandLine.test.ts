@@ -20,14 +20,16 @@ afterAll(async () => {
   home.cleanup()
 })
 
-const relay = (args: ReadonlyArray<string>, input?: string) => runRelay(args, { stateDir: home.stateDir, ...(input === undefined ? {} : { input }) })
+const relay = (args: ReadonlyArray<string>, input?: string) =>
+  runRelay(args, { stateDir: home.stateDir, ...(input === undefined ? {} : { input }) })
 
 /** The texts of the messages the agent received during `run`. */
 const textsSentBy = async (run: () => Promise<unknown>) => {
   const before = sentMessages(agent.requests).length
   await run()
   return sentMessages(agent.requests).slice(before).map((message) =>
-    ((message as { parts?: ReadonlyArray<{ text?: string }> }).parts ?? []).map((part) => part.text ?? "").join(""))
+    ((message as { parts?: ReadonlyArray<{ text?: string }> }).parts ?? []).map((part) => part.text ?? "").join("")
+  )
 }
 
 describe("an option the command does not have", () => {
@@ -73,10 +75,13 @@ describe("an option the command does not have", () => {
 })
 
 describe("a flag never swallows the next word", () => {
-  it.each([["-C", "yes"], ["--continue", "no"], ["--stream", "true"], ["--json", "1"]])("%s %s sends '%s' as the message", async (flag, word) => {
-    const sent = await textsSentBy(() => relay(["message", "send", "--url", agent.baseUrl, flag, word]))
-    expect(sent).toEqual([word])
-  })
+  it.each([["-C", "yes"], ["--continue", "no"], ["--stream", "true"], ["--json", "1"]])(
+    "%s %s sends '%s' as the message",
+    async (flag, word) => {
+      const sent = await textsSentBy(() => relay(["message", "send", "--url", agent.baseUrl, flag, word]))
+      expect(sent).toEqual([word])
+    }
+  )
 
   it("--flag=false stays the explicit form", async () => {
     const result = await relay(["session", "list", "--json=false"])
@@ -134,7 +139,9 @@ describe("message text from stdin", () => {
 describe("options that do not go together", () => {
   it("--context-id with --continue is a usage error naming both; nothing is sent", async () => {
     let result: Awaited<ReturnType<typeof relay>> | undefined
-    const sent = await textsSentBy(async () => (result = await relay(["message", "send", "--url", agent.baseUrl, "--context-id", "c1", "--continue", "hi"])))
+    const sent = await textsSentBy(
+      async () => (result = await relay(["message", "send", "--url", agent.baseUrl, "--context-id", "c1", "--continue", "hi"]))
+    )
     expect(sent).toEqual([])
     expect(result!.code).toBe(2)
     expect(result!.stderr.split("\n")[0]).toContain("--context-id and --continue do not go together")

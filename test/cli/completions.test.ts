@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { commandSpec, GLOBAL_OPTIONS, levels, type OptionSpec, optionsOf, withSuggestions } from "../../src/cli/commandTree.js"
+import { commandSpec, GLOBAL_OPTIONS, levels, optionsOf, type OptionSpec, withSuggestions } from "../../src/cli/commandTree.js"
 import { completionScript, oneLine } from "../../src/cli/completions.js"
 import { loadWholeTree } from "../../src/cli/root.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
@@ -32,7 +32,9 @@ const ensureShells = () => {
     execFileSync("apt-get", ["install", "-y", "-qq", ...missing], { stdio: "inherit", timeout: 300_000 })
   }
   const still = SHELLS.filter((shell) => !has(shell))
-  if (still.length > 0) throw new Error(`Cannot drive completions: ${still.join(", ")} not installed (apt-get install -y ${still.join(" ")})`)
+  if (still.length > 0) {
+    throw new Error(`Cannot drive completions: ${still.join(", ")} not installed (apt-get install -y ${still.join(" ")})`)
+  }
 }
 
 const scripts = {} as Record<Shell, string>
@@ -97,7 +99,9 @@ const parse = (shell: Shell, line: string): Offered => {
 
 /** What the shell offers for each line typed so far, in one run of the shell. */
 const completeAll = (shell: Shell, lines: ReadonlyArray<ReadonlyArray<string>>, prelude = ""): Array<Array<Offered>> => {
-  const program = `${prelude}\n${shell === "fish" ? scripts.fish : `${STANDINS[shell]}\n${scripts[shell]}`}\n${shell === "fish" ? STANDINS.fish : ""}\n${requests(shell, lines)}`
+  const program = `${prelude}\n${shell === "fish" ? scripts.fish : `${STANDINS[shell]}\n${scripts[shell]}`}\n${
+    shell === "fish" ? STANDINS.fish : ""
+  }\n${requests(shell, lines)}`
   const result = spawnSync(shell, shell === "zsh" ? ["-f", "-c", program] : ["-c", program], { encoding: "utf8", timeout: 60_000 })
   expect(result.stderr).toBe("")
   const answers = result.stdout.split(`${END}\n`).slice(0, lines.length)
@@ -149,7 +153,9 @@ describe.each(SHELLS)("relay completions %s", (shell) => {
     expect(offered.map((candidate) => candidate.word)).toEqual(["echo", "gateway:", "mock", "ollama:", "openai:"])
     expect(wordsOffered(shell, ["relay", "server", "agent", "--port", "0", "--model", "o"])).toEqual(["ollama:", "openai:"])
     if (shell !== "fish") {
-      expect(complete(shell, ["relay", "server", "agent", "-m", "oll"])).toEqual([expect.objectContaining({ word: "ollama:", space: false })])
+      expect(complete(shell, ["relay", "server", "agent", "-m", "oll"])).toEqual([
+        expect.objectContaining({ word: "ollama:", space: false })
+      ])
       expect(complete(shell, ["relay", "server", "agent", "-m", "ec"])).toEqual([expect.objectContaining({ word: "echo", space: true })])
     }
   })
@@ -196,11 +202,15 @@ describe.each(SHELLS)("relay completions %s", (shell) => {
     const home = tempHome()
     Fs.mkdirSync(home.stateDir, { recursive: true, mode: 0o700 })
     const agent = (url: string) => ({ url, added_at: "2026-01-01T00:00:00.000Z" })
-    Fs.writeFileSync(Path.join(home.stateDir, "sessions.json"), JSON.stringify({
-      version: 3,
-      sessions: {},
-      agents: { local: agent("http://127.0.0.1:8000"), research: agent("https://research.example") }
-    }), { mode: 0o600 })
+    Fs.writeFileSync(
+      Path.join(home.stateDir, "sessions.json"),
+      JSON.stringify({
+        version: 3,
+        sessions: {},
+        agents: { local: agent("http://127.0.0.1:8000"), research: agent("https://research.example") }
+      }),
+      { mode: 0o600 }
+    )
     // The scripts run `relay agent list --names`: here relay is the build, on this state directory.
     const relay = `${JSON.stringify(process.execPath)} ${JSON.stringify(relayBin)}`
     const prelude = shell === "fish"
@@ -218,7 +228,13 @@ describe.each(SHELLS)("relay completions %s", (shell) => {
     const answers = completeAll(shell, lines, prelude)
     home.cleanup()
     expect(answers.map((answer) => answer.map((offered) => offered.word))).toEqual([
-      ["local", "research"], ["research"], ["local", "research"], ["local", "research"], ["local"], ["local", "research"], ["local", "research"]
+      ["local", "research"],
+      ["research"],
+      ["local", "research"],
+      ["local", "research"],
+      ["local"],
+      ["local", "research"],
+      ["local", "research"]
     ])
     if (shell !== "bash") expect(answers[0]![1]!.description).toBe("https://research.example")
   })
@@ -242,11 +258,15 @@ describe.each(["zsh", "fish"] as const)("relay completions %s", (shell) => {
     )
     expect(undescribed).toEqual([])
     const root = complete(shell, ["relay", ""])
-    expect(root.find((candidate) => candidate.word === "message")?.description).toBe(oneLine(TREE.subcommands.find((sub) => sub.name === "message")!.description))
+    expect(root.find((candidate) => candidate.word === "message")?.description).toBe(
+      oneLine(TREE.subcommands.find((sub) => sub.name === "message")!.description)
+    )
     const models = complete(shell, ["relay", "server", "agent", "-m", ""])
     expect(models.find((candidate) => candidate.word === "mock")?.description).toMatch(/scriptable test agent/)
     const url = complete(shell, ["relay", "message", "send", "--ur"])
-    expect(url).toEqual([expect.objectContaining({ word: "--url", description: "The A2A agent: a name (relay agent add) or its base URL" })])
+    expect(url).toEqual([
+      expect.objectContaining({ word: "--url", description: "The A2A agent: a name (relay agent add) or its base URL" })
+    ])
   })
 })
 
@@ -263,11 +283,13 @@ describe("one-line descriptions", () => {
 
 describe("values declared with withSuggestions", () => {
   it("reach the tree through optional and repeated, and describe choices", () => {
-    const [text, list, choice] = optionsOf(Options.all([
-      Options.text("model").pipe(Options.withDescription("The model"), Options.optional, withSuggestions([["echo", "Echoes"]])),
-      Options.text("only").pipe(Options.repeated, withSuggestions([["card", "The card"], ["push", "Push"]])),
-      Options.choice("scope", ["user", "project"]).pipe(withSuggestions([["project", "This folder"]]))
-    ] as const))
+    const [text, list, choice] = optionsOf(Options.all(
+      [
+        Options.text("model").pipe(Options.withDescription("The model"), Options.optional, withSuggestions([["echo", "Echoes"]])),
+        Options.text("only").pipe(Options.repeated, withSuggestions([["card", "The card"], ["push", "Push"]])),
+        Options.choice("scope", ["user", "project"]).pipe(withSuggestions([["project", "This folder"]]))
+      ] as const
+    ))
     expect(text!.suggestions).toEqual([{ value: "echo", description: "Echoes" }])
     expect(list!.suggestions.map((suggestion) => suggestion.value)).toEqual(["card", "push"])
     expect(choice!.suggestions).toEqual([{ value: "user", description: "" }, { value: "project", description: "This folder" }])

@@ -53,7 +53,10 @@ describe("relay doctor", () => {
     Fs.chmodSync(store, 0o644)
     const cursor = Path.join(home.parent, ".cursor", "mcp.json")
     Fs.mkdirSync(Path.dirname(cursor), { recursive: true })
-    Fs.writeFileSync(cursor, JSON.stringify({ mcpServers: { "a2a-relay": { command: "/usr/bin/node", args: ["/gone/relay/dist/main.js", "mcp"] } } }))
+    Fs.writeFileSync(
+      cursor,
+      JSON.stringify({ mcpServers: { "a2a-relay": { command: "/usr/bin/node", args: ["/gone/relay/dist/main.js", "mcp"] } } })
+    )
 
     const run = await doctor()
     expect(run.code).toBe(1)
@@ -85,7 +88,10 @@ describe("relay doctor", () => {
       "a2a-relay": { command: process.execPath, args: [relayMain, "mcp"], env: { RELAY_HOME: home.stateDir } }
     })
     const checks = byName((JSON.parse((await doctor()).stdout) as { checks: ReadonlyArray<Check> }).checks)
-    expect(checks["mcp client cursor"]).toMatchObject({ ok: false, fix: expect.stringContaining("relay mcp install --client cursor --name mine") })
+    expect(checks["mcp client cursor"]).toMatchObject({
+      ok: false,
+      fix: expect.stringContaining("relay mcp install --client cursor --name mine")
+    })
     expect(checks["mcp client cursor"]!.detail).toContain(`this shell ${home.stateDir}: sessions and credentials are not shared`)
     expect(checks["mcp client gemini"]).toMatchObject({ ok: true })
     expect(checks["mcp client gemini"]!.detail).toContain("with this shell's store")

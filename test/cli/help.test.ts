@@ -29,7 +29,10 @@ beforeAll(async () => {
   const next = async (): Promise<void> => {
     const job = jobs.shift()
     if (job === undefined) return
-    helps.set(key(job.path, WIDTH), await runRelay([...wordsOf(job.path), "--help"], { stateDir: home.stateDir, env: { COLUMNS: String(WIDTH) } }))
+    helps.set(
+      key(job.path, WIDTH),
+      await runRelay([...wordsOf(job.path), "--help"], { stateDir: home.stateDir, env: { COLUMNS: String(WIDTH) } })
+    )
     return next()
   }
   await Promise.all([next(), next(), next()])
@@ -95,7 +98,9 @@ describe("the root's help", () => {
     expect(mcp).toMatch(/--scope string +user \(default: every project\) or project/)
     const agent = helps.get(key("relay server agent", WIDTH))!.stdout
     expect(agent).toMatch(/--auth, --no-auth +Require an API key/)
-    expect(helps.get(key("relay", WIDTH))!.stdout).toMatch(/--log-level string .*\(one of:\s+all,\s+trace,\s+debug,\s+info,\s+warning,\s+error,\s+fatal,\s+none\)/s)
+    expect(helps.get(key("relay", WIDTH))!.stdout).toMatch(
+      /--log-level string .*\(one of:\s+all,\s+trace,\s+debug,\s+info,\s+warning,\s+error,\s+fatal,\s+none\)/s
+    )
   })
 })
 
@@ -105,7 +110,16 @@ describe("asking for help", () => {
 
   it("-h, --help anywhere before --, and `relay help COMMAND` show the same help", async () => {
     const expected = helps.get(key("relay message send", WIDTH))!.stdout
-    for (const args of [["help", "message", "send"], ["message", "send", "-h"], ["message", "--help", "send"], ["message", "send", "--url", "http://x", "hi", "--help"]]) {
+    for (
+      const args of [["help", "message", "send"], ["message", "send", "-h"], ["message", "--help", "send"], [
+        "message",
+        "send",
+        "--url",
+        "http://x",
+        "hi",
+        "--help"
+      ]]
+    ) {
       const result = await relayRun(args)
       expect(result.code, args.join(" ")).toBe(0)
       expect(result.stdout, args.join(" ")).toBe(expected)
@@ -143,7 +157,11 @@ describe("asking for help", () => {
     expect(plain.stderr).toMatch(/error: unknown command 'nope' for relay auth\nhint: Use one of set, show, /)
     const json = await relayRun(["message", "sned", "--url", "http://x", "--json"])
     expect(json.code).toBe(2)
-    expect(JSON.parse(json.stderr).error).toEqual({ code: "usage", message: "unknown command 'sned' for relay message", hint: "Did you mean send?" })
+    expect(JSON.parse(json.stderr).error).toEqual({
+      code: "usage",
+      message: "unknown command 'sned' for relay message",
+      hint: "Did you mean send?"
+    })
   })
 
   it("a command that only groups others, named alone, shows its help", async () => {
@@ -159,7 +177,12 @@ describe("asking for help", () => {
     const env: Record<string, string | undefined> = { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }
     delete env["COLUMNS"]
     const command = `stty cols ${columns} rows 50; exec '${process.execPath}' '${relayBin}' ${path.join(" ")} --help`
-    const result = spawnSync("script", ["-qec", command, "/dev/null"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 })
+    const result = spawnSync("script", ["-qec", command, "/dev/null"], {
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 30_000
+    })
     expect(result.error, "util-linux script (Debian: bsdutils) runs relay on a terminal").toBeUndefined()
     expect(result.status, result.stderr).toBe(0)
     return result.stdout.replace(/\r\n/g, "\n")

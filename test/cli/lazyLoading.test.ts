@@ -87,28 +87,37 @@ const loads = (sources: Set<string>, prefix: string) => [...sources].some((sourc
 
 describe("start-up loads only what a command uses", () => {
   // `agent list --names` too: the completion scripts run it at every <TAB> after --url.
-  it.each([["--version"], ["session", "list"], ["session", "list", "--json"], ["agent", "list"], ["agent", "list", "--names"]])("relay %s %s %s loads none of the heavy parts", (...args) => {
-    const sources = sourcesLoadedBy(args)
-    expect(sources.size).toBeGreaterThan(0)
-    for (const [name, prefix] of Object.entries(HEAVY)) expect(loads(sources, prefix), `loads ${name}`).toBe(false)
-  })
+  it.each([["--version"], ["session", "list"], ["session", "list", "--json"], ["agent", "list"], ["agent", "list", "--names"]])(
+    "relay %s %s %s loads none of the heavy parts",
+    (...args) => {
+      const sources = sourcesLoadedBy(args)
+      expect(sources.size).toBeGreaterThan(0)
+      for (const [name, prefix] of Object.entries(HEAVY)) expect(loads(sources, prefix), `loads ${name}`).toBe(false)
+    }
+  )
 
   /**
    * What only some commands use is loaded when first used: the terminal (node:readline, and
    * process.stdin behind it) by a prompt (cli/lazyTerminal.ts); node:crypto by what compares
    * secrets (domain/secretCheck.ts) or names a temporary file (scripts/bundle.mjs).
    */
-  it.each([["session", "list"], ["session", "list", "--json"]])("relay %s %s %s loads none of Node's modules it does not use", (...args) => {
-    const builtins = builtinsLoadedBy(args)
-    expect(builtins.has("node:fs")).toBe(true)
-    // (Not node:internal/…: the recorder's module hooks load some of those themselves.)
-    for (const unused of ["node:readline", "node:crypto"]) {
-      expect(builtins.has(unused), `loads ${unused}`).toBe(false)
+  it.each([["session", "list"], ["session", "list", "--json"]])(
+    "relay %s %s %s loads none of Node's modules it does not use",
+    (...args) => {
+      const builtins = builtinsLoadedBy(args)
+      expect(builtins.has("node:fs")).toBe(true)
+      // (Not node:internal/…: the recorder's module hooks load some of those themselves.)
+      for (const unused of ["node:readline", "node:crypto"]) {
+        expect(builtins.has(unused), `loads ${unused}`).toBe(false)
+      }
     }
-  })
+  )
 
   it("relay session list reads under 1 MB of chunk source (split per group, written without whitespace)", () => {
-    const bytes = filesLoadedBy(["session", "list"]).reduce((sum, { file }) => sum + Fs.statSync(Path.join(Path.dirname(dist), file)).size, 0)
+    const bytes = filesLoadedBy(["session", "list"]).reduce(
+      (sum, { file }) => sum + Fs.statSync(Path.join(Path.dirname(dist), file)).size,
+      0
+    )
     expect(bytes).toBeGreaterThan(100_000)
     expect(bytes).toBeLessThan(1_000_000)
   })
@@ -124,11 +133,14 @@ describe("start-up loads only what a command uses", () => {
     expect(loads(sourcesLoadedBy(line.split(" ")), "node_modules/effect/")).toBe(false)
   })
 
-  it.each([["session", "list"], ["card", "validate", "--help"], ["mcp"]])("relay %s %s %s loads every chunk with its code cache, which V8 accepts", (...args) => {
-    const chunks = filesLoadedBy(args).filter(({ file }) => file.startsWith("dist/chunks/"))
-    expect(chunks.length).toBeGreaterThan(3)
-    expect(chunks.filter(({ cache }) => cache !== "accepted")).toEqual([])
-  })
+  it.each([["session", "list"], ["card", "validate", "--help"], ["mcp"]])(
+    "relay %s %s %s loads every chunk with its code cache, which V8 accepts",
+    (...args) => {
+      const chunks = filesLoadedBy(args).filter(({ file }) => file.startsWith("dist/chunks/"))
+      expect(chunks.length).toBeGreaterThan(3)
+      expect(chunks.filter(({ cache }) => cache !== "accepted")).toEqual([])
+    }
+  )
 
   it("relay mcp (stdio) does load the MCP SDK, and neither the model layer nor the OAuth client", () => {
     const sources = sourcesLoadedBy(["mcp"], "")
@@ -139,7 +151,12 @@ describe("start-up loads only what a command uses", () => {
 
   it("relay mcp answers initialize and tools/list without the A2A client or model; the first tool call loads them", () => {
     const handshake = [
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } }
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list" }
     ]
@@ -148,7 +165,10 @@ describe("start-up loads only what a command uses", () => {
     expect(loads(listed, HEAVY["the A2A client"])).toBe(false)
     expect(loads(listed, "src/a2a/v1.ts")).toBe(false)
 
-    const called = sourcesLoadedBy(["mcp"], lines([...handshake, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sessions", arguments: {} } }]))
+    const called = sourcesLoadedBy(
+      ["mcp"],
+      lines([...handshake, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sessions", arguments: {} } }])
+    )
     expect(loads(called, HEAVY["the A2A client"])).toBe(true)
     expect(loads(called, "src/a2a/v1.ts")).toBe(true)
   })

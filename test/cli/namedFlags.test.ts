@@ -27,7 +27,8 @@ const README = Path.join(import.meta.dirname, "../../README.md")
 
 const sourceFiles = (dir: string): ReadonlyArray<string> =>
   Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(Path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [Path.join(dir, entry.name)] : [])
+    entry.isDirectory() ? sourceFiles(Path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [Path.join(dir, entry.name)] : []
+  )
 
 /** The code of a file without its comments (flags in comments are prose, not promises). */
 const codeOf = (file: string) =>
@@ -37,9 +38,14 @@ const codeOf = (file: string) =>
 const named = () => {
   const strings = sourceFiles(SRC).flatMap((file) => codeOf(file).match(/"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [])
   const flags = new Set(strings.flatMap((text) => text.match(/(?<![\w-])--[a-z][a-z-]*[a-z]/g) ?? []))
-  const commands = new Set(strings.flatMap((text) =>
-    [...text.matchAll(/\brelay ((?:message|task|card|session|auth|mcp|server|notifications|check|doctor|completions|agent)\b(?: (?:notification|install|uninstall|config|send|stream|get|list|cancel|resubscribe|set|delete|validate|show|clear|agent|push|add|use|remove|refresh|discover)\b)*)/g)]
-      .map((match) => match[1]!.trim())))
+  const commands = new Set(
+    strings.flatMap((text) =>
+      [...text.matchAll(
+        /\brelay ((?:message|task|card|session|auth|mcp|server|notifications|check|doctor|completions|agent)\b(?: (?:notification|install|uninstall|config|send|stream|get|list|cancel|resubscribe|set|delete|validate|show|clear|agent|push|add|use|remove|refresh|discover)\b)*)/g
+      )]
+        .map((match) => match[1]!.trim())
+    )
+  )
   return { flags: [...flags].sort(), commands: [...commands].sort() }
 }
 
@@ -63,7 +69,9 @@ describe("what relay's words name exists", () => {
   })
 
   it("every `relay <command>` in the sources is a command", () => {
-    const missing = named().commands.filter((command) => !COMMANDS.includes(command) && !COMMANDS.some((known) => known.startsWith(`${command} `)))
+    const missing = named().commands.filter((command) =>
+      !COMMANDS.includes(command) && !COMMANDS.some((known) => known.startsWith(`${command} `))
+    )
     expect(missing).toEqual([])
   })
 })
@@ -110,10 +118,12 @@ const readmeCode = (): ReadonlyArray<string> => {
   return [...fences, ...spans]
 }
 
-const GROUPS = new Set(COMMANDS.flatMap((command) => {
-  const words = command.split(" ")
-  return words.slice(1).map((_, end) => words.slice(0, end + 1).join(" "))
-}).filter((prefix) => !COMMANDS.includes(prefix)))
+const GROUPS = new Set(
+  COMMANDS.flatMap((command) => {
+    const words = command.split(" ")
+    return words.slice(1).map((_, end) => words.slice(0, end + 1).join(" "))
+  }).filter((prefix) => !COMMANDS.includes(prefix))
+)
 
 /** One `relay …` invocation: its command path and the text of its options and arguments. */
 interface Invocation {
@@ -161,14 +171,14 @@ describe("README.md names only what exists", () => {
   })
 
   it("every `relay …` is a whole command, not a group or a word relay does not know", () => {
-    const wrong = invocations.filter(({ command, rest }) =>
-      GROUPS.has(command) || (command === "" && /^\s*[a-z]/.test(rest)))
+    const wrong = invocations.filter(({ command, rest }) => GROUPS.has(command) || (command === "" && /^\s*[a-z]/.test(rest)))
     expect(wrong.map(({ line }) => line)).toEqual([])
   })
 
   it("every option written after a command is one of that command's options", () => {
     const wrong = invocations.flatMap(({ command, line, rest }) =>
-      flagsIn(rest).filter((flag) => !helpHas(helps.get(command) ?? "", flag)).map((flag) => `${flag} in: ${line}`))
+      flagsIn(rest).filter((flag) => !helpHas(helps.get(command) ?? "", flag)).map((flag) => `${flag} in: ${line}`)
+    )
     expect(wrong).toEqual([])
   })
 
@@ -185,10 +195,12 @@ describe("README.md names only what exists", () => {
     expect(Fs.readFileSync(README, "utf8")).toContain("Every command accepts `--help`, and every one but `relay completions`")
     // A group only lists its commands; a command has options or arguments.
     const runnable = [...helps].filter(([command, help]) =>
-      command !== "" && (helpSections(help).has("OPTIONS") || helpSections(help).has("ARGUMENTS")))
+      command !== "" && (helpSections(help).has("OPTIONS") || helpSections(help).has("ARGUMENTS"))
+    )
     expect(runnable.length).toBeGreaterThan(20)
     const missing = runnable.filter(([command]) => command !== "completions").flatMap(([command, help]) =>
-      ["--json", "--verbose"].filter((flag) => !optionFlags(help).includes(flag)).map((flag) => `${command} ${flag}`))
+      ["--json", "--verbose"].filter((flag) => !optionFlags(help).includes(flag)).map((flag) => `${command} ${flag}`)
+    )
     expect(missing).toEqual([])
     expect(optionFlags(helps.get("completions")!)).not.toContain("--json")
   })

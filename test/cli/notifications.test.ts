@@ -75,7 +75,8 @@ const startRelay = (args: ReadonlyArray<string>, env: Record<string, string> = {
   const stop = (signal: NodeJS.Signals = "SIGINT") => {
     child.kill(signal)
     const timeout = new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`relay did not exit after ${signal}\nstderr: ${output.stderr}`)), WAIT_MS))
+      setTimeout(() => reject(new Error(`relay did not exit after ${signal}\nstderr: ${output.stderr}`)), WAIT_MS)
+    )
     return Promise.race([exited, timeout])
   }
 
@@ -240,7 +241,7 @@ describe("relay notifications list", () => {
     const human = await relay(["notifications", "list"])
     expect(human.code).toBe(0)
     expect(human.stdout).toContain("Notifications (3)")
-    expect(human.stdout).toContain('"Which city, please?"')
+    expect(human.stdout).toContain("\"Which city, please?\"")
     const none = await relay(["notifications", "list", "--task-id", "no-such-task"])
     expect(none.stdout).toContain("No notifications logged")
   })
@@ -306,7 +307,8 @@ describe("control characters a sender puts in a notification cannot forge lines 
       expect(listed.stdout.trim().split("\n")).toHaveLength(5)
 
       // --json keeps the exact values, JSON-escaped.
-      const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
+      const [record] =
+        JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
       expect(record).toMatchObject({ task_id: "evil\nFAKE LINE", state: "working\nforged state" })
     } finally {
       ownHome.cleanup()
@@ -324,7 +326,14 @@ describe("file parts of a notification (issue 29 item 10)", () => {
         artifactUpdate: {
           taskId: "cli-files",
           contextId: "c",
-          artifact: { artifactId: "a", parts: [{ raw: bytes.toString("base64"), filename: "../hello\u001b[31m.txt", mediaType: "text/plain" }, { url: "https://x.example/r.pdf", filename: "r.pdf", mediaType: "application/pdf" }] }
+          artifact: {
+            artifactId: "a",
+            parts: [{ raw: bytes.toString("base64"), filename: "../hello\u001b[31m.txt", mediaType: "text/plain" }, {
+              url: "https://x.example/r.pdf",
+              filename: "r.pdf",
+              mediaType: "application/pdf"
+            }]
+          }
         }
       }
       expect((await post(pushUrl, body)).status).toBe(200)
@@ -337,15 +346,48 @@ describe("file parts of a notification (issue 29 item 10)", () => {
       const human = await runRelay(["notifications", "list"], { stateDir: ownHome.stateDir })
       expect(human.stdout).toContain(`  file ../hello\\u001b[31m.txt (text/plain, ${bytes.length} bytes) → ${saved}\n`)
       expect(human.stdout).toContain("  file r.pdf (application/pdf) at https://x.example/r.pdf")
-      const [record] = JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
+      const [record] =
+        JSON.parse((await runRelay(["notifications", "list", "--json"], { stateDir: ownHome.stateDir })).stdout).notifications
       // The shape of a file among an answer's parts (`message send --json`): the same keys, in the same order.
       const asPart = { kind: "file", text: null }
       const ofArtifact = { data: null, artifact_id: "a" }
       expect(record.files).toEqual([
-        { ...asPart, name: "../hello\u001b[31m.txt", media_type: "text/plain", size: bytes.length, sha256, path: saved, url: null, note: null, ...ofArtifact },
-        { ...asPart, name: "r.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://x.example/r.pdf", note: null, ...ofArtifact }
+        {
+          ...asPart,
+          name: "../hello\u001b[31m.txt",
+          media_type: "text/plain",
+          size: bytes.length,
+          sha256,
+          path: saved,
+          url: null,
+          note: null,
+          ...ofArtifact
+        },
+        {
+          ...asPart,
+          name: "r.pdf",
+          media_type: "application/pdf",
+          size: null,
+          sha256: null,
+          path: null,
+          url: "https://x.example/r.pdf",
+          note: null,
+          ...ofArtifact
+        }
       ])
-      expect(Object.keys(record.files[0])).toEqual(["kind", "text", "name", "media_type", "size", "sha256", "path", "url", "note", "data", "artifact_id"])
+      expect(Object.keys(record.files[0])).toEqual([
+        "kind",
+        "text",
+        "name",
+        "media_type",
+        "size",
+        "sha256",
+        "path",
+        "url",
+        "note",
+        "data",
+        "artifact_id"
+      ])
     } finally {
       ownHome.cleanup()
     }

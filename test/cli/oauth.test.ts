@@ -3,9 +3,9 @@
  * OpenID provider (oidc-provider) in front of an SDK agent that accepts only JWTs the provider
  * signed for it (signature via the provider's JWKS, issuer, audience, expiry).
  */
+import { decodeJwt } from "jose"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { decodeJwt } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -43,7 +43,8 @@ interface StoredOAuth {
 }
 
 const storeFile = () => Path.join(home.stateDir, "sessions.json")
-const readStore = () => JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { version: number; sessions: Record<string, { credentials?: StoredOAuth }> }
+const readStore = () =>
+  JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { version: number; sessions: Record<string, { credentials?: StoredOAuth }> }
 const storedFor = (url: string): StoredOAuth => {
   const credentials = readStore().sessions[url]?.credentials
   if (credentials === undefined) throw new Error(`no credentials for ${url}`)
@@ -96,7 +97,12 @@ beforeAll(async () => {
               value: {
                 description: "Client credentials",
                 oauth2MetadataUrl: "",
-                flows: { flow: { $case: "clientCredentials", value: { tokenUrl: `${provider.issuer}/token`, refreshUrl: "", scopes: { [AGENT_SCOPE]: "use the agent" } } } }
+                flows: {
+                  flow: {
+                    $case: "clientCredentials",
+                    value: { tokenUrl: `${provider.issuer}/token`, refreshUrl: "", scopes: { [AGENT_SCOPE]: "use the agent" } }
+                  }
+                }
               }
             }
           }
@@ -118,7 +124,13 @@ describe("client credentials", () => {
     const result = await login(oidcAgent.baseUrl, ["--json"])
     expect(result.code, result.stderr).toBe(0)
     const output = JSON.parse(result.stdout) as Record<string, unknown>
-    expect(output).toMatchObject({ agent_url: oidcAgent.baseUrl, auth_type: "oauth", flow: "client_credentials", scheme: "oidc", scopes: [AGENT_SCOPE] })
+    expect(output).toMatchObject({
+      agent_url: oidcAgent.baseUrl,
+      auth_type: "oauth",
+      flow: "client_credentials",
+      scheme: "oidc",
+      scopes: [AGENT_SCOPE]
+    })
 
     const stored = storedFor(oidcAgent.baseUrl)
     expect(stored.kind).toBe("oauth")
@@ -140,7 +152,9 @@ describe("client credentials", () => {
   })
 
   it("reads the token URL from a v1.0 oauth2 clientCredentials flow, secret from RELAY_CLIENT_SECRET", async () => {
-    const result = await relay(["auth", "login", "--url", oauth2Agent.baseUrl, "--client-id", CLIENT_ID], { env: { RELAY_CLIENT_SECRET: SECRET } })
+    const result = await relay(["auth", "login", "--url", oauth2Agent.baseUrl, "--client-id", CLIENT_ID], {
+      env: { RELAY_CLIENT_SECRET: SECRET }
+    })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain(`Logged in to ${oauth2Agent.baseUrl} (client_credentials)`)
     expect(storedFor(oauth2Agent.baseUrl).scopes).toEqual([AGENT_SCOPE])
@@ -201,17 +215,25 @@ describe("renewal", () => {
 
     const got = await relay(["task", "get", "--url", oauth2Agent.baseUrl, taskId, "--json"])
     expect(got.code, got.stderr).toBe(0)
-    const statuses = oauth2Agent.requests.slice(seen).filter((request) => request.path !== "/.well-known/agent-card.json").map((request) => request.status)
+    const statuses = oauth2Agent.requests.slice(seen).filter((request) => request.path !== "/.well-known/agent-card.json").map((request) =>
+      request.status
+    )
     expect(statuses).toEqual([401, 200])
     expect(storedFor(oauth2Agent.baseUrl).access_token).not.toContain("forged")
 
     // Push config reads and task lists too.
-    for (const args of [["task", "notification", "list", "--url", oauth2Agent.baseUrl, taskId], ["task", "list", "--url", oauth2Agent.baseUrl]]) {
+    for (
+      const args of [["task", "notification", "list", "--url", oauth2Agent.baseUrl, taskId], ["task", "list", "--url", oauth2Agent.baseUrl]]
+    ) {
       editStored(oauth2Agent.baseUrl, (credentials) => ({ ...credentials, access_token: "forged.token.value-0123456789" }))
       const from = oauth2Agent.requests.length
       const result = await relay(args)
       expect(result.code, result.stderr).toBe(0)
-      expect(oauth2Agent.requests.slice(from).filter((request) => request.path !== "/.well-known/agent-card.json").map((request) => request.status))
+      expect(
+        oauth2Agent.requests.slice(from).filter((request) => request.path !== "/.well-known/agent-card.json").map((request) =>
+          request.status
+        )
+      )
         .toEqual([401, 200])
       storedFor(oauth2Agent.baseUrl)
     }
@@ -234,7 +256,10 @@ describe("renewal", () => {
   it("an expired token without a way to renew asks for a login, with the exact command (needs_auth)", async () => {
     expect((await login(oidcAgent.baseUrl)).code).toBe(0)
     // As an earlier relay saved client credentials: without the secret.
-    editStored(oidcAgent.baseUrl, ({ client_secret: _secret, ...credentials }) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() }))
+    editStored(
+      oidcAgent.baseUrl,
+      ({ client_secret: _secret, ...credentials }) => ({ ...credentials, expires_at: new Date(Date.now() - 1000).toISOString() })
+    )
     const result = await relay(["task", "list", "--url", oidcAgent.baseUrl, "--json"])
     // Authentication needed, whichever command met it.
     expect(result.code).toBe(3)
@@ -274,7 +299,9 @@ describe("errors a person can act on (exit code 3)", () => {
   it("secrets go over https only, or plain http to this machine", async () => {
     const result = await login(plainAgent.baseUrl, ["--issuer", "http://auth.example.com", "--json"])
     expect(result.code).toBe(3)
-    expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: "oauth_discovery_failed", message: expect.stringContaining("loopback") } })
+    expect(JSON.parse(result.stderr)).toMatchObject({
+      error: { code: "oauth_discovery_failed", message: expect.stringContaining("loopback") }
+    })
   })
 })
 

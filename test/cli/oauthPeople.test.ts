@@ -55,7 +55,18 @@ const remember = () => {
 /** `relay auth login` with a browser step: the URL relay prints is clicked through. */
 const browserLogin = async (options: { readonly deny?: boolean; readonly extra?: ReadonlyArray<string> } = {}) => {
   const running = startRelay(
-    ["auth", "login", "--url", agent.baseUrl, "--client-id", WEB_CLIENT, "--flow", "authorization_code", "--no-browser", ...(options.extra ?? [])],
+    [
+      "auth",
+      "login",
+      "--url",
+      agent.baseUrl,
+      "--client-id",
+      WEB_CLIENT,
+      "--flow",
+      "authorization_code",
+      "--no-browser",
+      ...(options.extra ?? [])
+    ],
     { stateDir: home.stateDir }
   )
   const [, url] = await running.stderrMatch(/^\s+(http\S+)$/m)
@@ -143,7 +154,19 @@ describe("authorization code + PKCE", () => {
 
   it("no browser coming back ends at the login timeout, exit code 3", async () => {
     const running = startRelay(
-      ["auth", "login", "--url", agent.baseUrl, "--client-id", WEB_CLIENT, "--flow", "authorization_code", "--no-browser", "--login-timeout", "1"],
+      [
+        "auth",
+        "login",
+        "--url",
+        agent.baseUrl,
+        "--client-id",
+        WEB_CLIENT,
+        "--flow",
+        "authorization_code",
+        "--no-browser",
+        "--login-timeout",
+        "1"
+      ],
       { stateDir: home.stateDir }
     )
     const result = await running.done
@@ -164,7 +187,11 @@ describe("refresh", () => {
   })
 
   it("a refused refresh asks for a new login with the exact command", async () => {
-    editStored((credentials) => ({ ...credentials, refresh_token: "revoked-or-unknown-refresh-token", expires_at: new Date(Date.now() - 1000).toISOString() }))
+    editStored((credentials) => ({
+      ...credentials,
+      refresh_token: "revoked-or-unknown-refresh-token",
+      expires_at: new Date(Date.now() - 1000).toISOString()
+    }))
     const listed = await relay(["task", "list", "--url", agent.baseUrl, "--json"])
     expect(listed.code).toBe(3)
     const error = (JSON.parse(listed.stderr) as { error: { code: string; message: string; hint: string } }).error

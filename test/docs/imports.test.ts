@@ -54,11 +54,14 @@ const compositionRoot = (): ReadonlyArray<string> => {
 
 const edges = (graph: Graph) => [...graph].flatMap(([from, targets]) => targets.map((to) => ({ from, to })))
 
-const importsUp = (graph: Graph) => edges(graph).filter(({ from, to }) => floorOf(to) > floorOf(from)).map(({ from, to }) => `${from} -> ${to}`)
+const importsUp = (graph: Graph) =>
+  edges(graph).filter(({ from, to }) => floorOf(to) > floorOf(from)).map(({ from, to }) => `${from} -> ${to}`)
 
 const doorsSideways = (graph: Graph, allowed: ReadonlyArray<string>) =>
   edges(graph)
-    .filter(({ from, to }) => doorOf(from) !== undefined && doorOf(to) !== undefined && doorOf(from) !== doorOf(to) && !allowed.includes(from))
+    .filter(({ from, to }) =>
+      doorOf(from) !== undefined && doorOf(to) !== undefined && doorOf(from) !== doorOf(to) && !allowed.includes(from)
+    )
     .map(({ from, to }) => `${from} -> ${to}`)
 
 /** The groups of files that import each other round (Tarjan's strongly connected components of more than one file). */

@@ -12,8 +12,23 @@ import { hostileCard } from "../peers/catalogSite.js"
 
 describe("names and URLs", () => {
   it("a name is a bare word; anything with a scheme, a slash, a colon or a space is not", () => {
-    for (const name of ["local", "Research-Bot", "a", "agent.v2", "x_1", "9lives", "a".repeat(64)]) expect(looksLikeName(name), name).toBe(true)
-    for (const text of ["http://127.0.0.1:8000", "localhost:8000", "127.0.0.1:8000", "./card.json", "a b", "", "-x", ".hidden", "a".repeat(65), "na\u001bme"]) {
+    for (const name of ["local", "Research-Bot", "a", "agent.v2", "x_1", "9lives", "a".repeat(64)]) {
+      expect(looksLikeName(name), name).toBe(true)
+    }
+    for (
+      const text of [
+        "http://127.0.0.1:8000",
+        "localhost:8000",
+        "127.0.0.1:8000",
+        "./card.json",
+        "a b",
+        "",
+        "-x",
+        ".hidden",
+        "a".repeat(65),
+        "na\u001bme"
+      ]
+    ) {
       expect(looksLikeName(text), JSON.stringify(text)).toBe(false)
     }
   })
@@ -59,8 +74,22 @@ describe("a card's summary", () => {
       default_input_modes: ["text/plain"],
       default_output_modes: ["text/plain", "application/json"],
       skills: [
-        { id: "flights", name: "Flights", description: "Finds flights", tags: ["travel"], input_modes: ["application/json"], output_modes: ["text/plain", "application/json"] },
-        { id: "hotels", name: "Hotels", description: "Finds hotels", tags: [], input_modes: ["text/plain"], output_modes: ["text/plain", "application/json"] }
+        {
+          id: "flights",
+          name: "Flights",
+          description: "Finds flights",
+          tags: ["travel"],
+          input_modes: ["application/json"],
+          output_modes: ["text/plain", "application/json"]
+        },
+        {
+          id: "hotels",
+          name: "Hotels",
+          description: "Finds hotels",
+          tags: [],
+          input_modes: ["text/plain"],
+          output_modes: ["text/plain", "application/json"]
+        }
       ],
       skills_omitted: 0
     })

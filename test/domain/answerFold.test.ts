@@ -39,7 +39,13 @@ describe("folding events into the answer", () => {
   })
 
   it("an update without append replaces the artifact: chunks, then the whole text again (Google ADK), count once", () => {
-    const { fold, steps } = foldAll([opened, chunk("Hello ", true), chunk("world\n", true), chunk("Hello world"), status("TASK_STATE_COMPLETED")])
+    const { fold, steps } = foldAll([
+      opened,
+      chunk("Hello ", true),
+      chunk("world\n", true),
+      chunk("Hello world"),
+      status("TASK_STATE_COMPLETED")
+    ])
     expect(fold.task()!.artifacts).toEqual([{ artifactId: "a", parts: [{ text: "Hello world" }] }])
     expect(steps[3]?.pieces).toEqual([{ artifactId: "a", text: "Hello world", whole: true, parts: [{ text: "Hello world" }] }])
     // The replaced chunks count no more: as many bytes kept as for the whole text alone.
@@ -47,7 +53,9 @@ describe("folding events into the answer", () => {
   })
 
   it("a part that is not text stands on a line of its own after the chunks", () => {
-    const data: V1.StreamResponse = { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { n: 1 } }] }, append: true } }
+    const data: V1.StreamResponse = {
+      artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ data: { n: 1 } }] }, append: true }
+    }
     const { steps } = foldAll([opened, chunk("text", true), data])
     expect(steps[2]?.pieces).toEqual([{ artifactId: "a", text: "\n{\n  \"n\": 1\n}", whole: false, parts: [{ data: { n: 1 } }] }])
   })
@@ -55,7 +63,8 @@ describe("folding events into the answer", () => {
   it("ignores events of another task, and builds the task once per change", () => {
     const fold = makeAnswerFold()
     fold.apply(opened)
-    expect(fold.apply({ artifactUpdate: { taskId: "other", contextId: "c", artifact: { artifactId: "x", parts: [{ text: "no" }] } } })).toBeUndefined()
+    expect(fold.apply({ artifactUpdate: { taskId: "other", contextId: "c", artifact: { artifactId: "x", parts: [{ text: "no" }] } } }))
+      .toBeUndefined()
     fold.apply(chunk("yes"))
     const built = fold.task()
     expect(fold.task()).toBe(built)
@@ -88,10 +97,16 @@ describe("the limit for a whole answer", () => {
   })
 
   it("counts many small artifacts, status messages and the history too", () => {
-    const artifacts = foldAll([opened, ...Array.from({ length: 100 }, (_, index) => chunk("z".repeat(200), undefined, `a${index}`))], 10 * KiB)
+    const artifacts = foldAll(
+      [opened, ...Array.from({ length: 100 }, (_, index) => chunk("z".repeat(200), undefined, `a${index}`))],
+      10 * KiB
+    )
     expect(artifacts.fold.cut()).toBe(true)
     expect(foldAll([opened, status("TASK_STATE_WORKING", "s".repeat(20 * KiB))], 10 * KiB).fold.cut()).toBe(true)
-    const history = Array.from({ length: 50 }, (_, index): V1.Message => ({ messageId: `${index}`, role: "ROLE_AGENT", parts: [{ text: "h".repeat(300) }] }))
+    const history = Array.from(
+      { length: 50 },
+      (_, index): V1.Message => ({ messageId: `${index}`, role: "ROLE_AGENT", parts: [{ text: "h".repeat(300) }] })
+    )
     const withHistory = foldAll([{ task: { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" }, history } }], 10 * KiB)
     expect(withHistory.fold.cut()).toBe(true)
     // A task that alone is over the limit leaves its ids and state, without what it accumulated.

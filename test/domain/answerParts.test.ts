@@ -20,7 +20,18 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0
 const agentMessage = (parts: ReadonlyArray<V1.Part>): V1.Message => ({ messageId: "m", role: "ROLE_AGENT", parts: [...parts] })
 const task = (fields: Partial<V1.Task>): V1.Task => ({ id: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" }, ...fields })
 
-const none = { text: null, name: null, media_type: null, size: null, sha256: null, path: null, url: null, data: null, artifact_id: null, note: null }
+const none = {
+  text: null,
+  name: null,
+  media_type: null,
+  size: null,
+  sha256: null,
+  path: null,
+  url: null,
+  data: null,
+  artifact_id: null,
+  note: null
+}
 
 describe("answerParts", () => {
   it("gives each part of a direct message in order, every key present (null when absent)", () => {

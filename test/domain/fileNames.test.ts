@@ -27,7 +27,7 @@ describe("safeFileName", () => {
     expect(safe("a\u0000b.txt")).toBe("a_b.txt")
     expect(safe("red\u001b[31m.txt")).toBe("red_[31m.txt")
     expect(safe("evil\u202etxt.exe")).toBe("evil_txt.exe")
-    expect(safe('a<b>c:d"e|f?g*.txt')).toBe("a_b_c_d_e_f_g_.txt")
+    expect(safe("a<b>c:d\"e|f?g*.txt")).toBe("a_b_c_d_e_f_g_.txt")
     expect(safe("line\nbreak")).toBe("line_break")
     expect(safe("\u0000\u0000")).toBe("file-1.bin")
   })

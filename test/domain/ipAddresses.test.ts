@@ -4,10 +4,11 @@ import { METADATA_SPELLINGS } from "../helpers/addresses.js"
 
 const reached = (literal: string) => reachedAddresses(literal)?.map((address) => address.toString())
 
-
 describe("reachedAddresses", () => {
   it("normalises every textual IPv4 form to the dotted address", () => {
-    for (const spelling of ["169.254.169.254", "0xa9.0xfe.0xa9.0xfe", "0251.0376.0251.0376", "2852039166", "169.254.43518", "169.16689662"]) {
+    for (
+      const spelling of ["169.254.169.254", "0xa9.0xfe.0xa9.0xfe", "0251.0376.0251.0376", "2852039166", "169.254.43518", "169.16689662"]
+    ) {
       expect(reached(spelling)).toEqual(["169.254.169.254"])
     }
     expect(reached("127.1")).toEqual(["127.0.0.1"])
@@ -42,24 +43,75 @@ describe("hostKinds", () => {
   })
 
   it("knows loopback in every spelling", () => {
-    for (const host of ["127.0.0.1", "127.1", "2130706433", "0x7f.1", "[::1]", "::1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]",
-      "[::ffff:0:7f00:1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]", "localhost", "LOCALHOST.", "api.localhost"]) {
+    for (
+      const host of [
+        "127.0.0.1",
+        "127.1",
+        "2130706433",
+        "0x7f.1",
+        "[::1]",
+        "::1",
+        "[::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+        "[::ffff:0:7f00:1]",
+        "[64:ff9b::7f00:1]",
+        "[2002:7f00:1::]",
+        "localhost",
+        "LOCALHOST.",
+        "api.localhost"
+      ]
+    ) {
       expect(kinds(host), host).toEqual(["loopback"])
     }
   })
 
   it("calls private, link-local, unique local, shared, reserved and unspecified ranges private", () => {
-    for (const host of ["10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.0.1", "100.64.0.1", "0.0.0.0", "0", "224.0.0.1",
-      "255.255.255.255", "240.0.0.1", "198.18.0.1", "192.0.2.1", "[fe80::1]", "fe80::1%eth0", "[fc00::1]", "[fd12:3456::1]",
-      "[fec0::1]", "[ff02::1]", "[::]", "[64:ff9b:1::a00:1]", "[2001:db8::1]", "[::ffff:10.0.0.1]", "[64:ff9b::c0a8:1]",
-      "[2002:c0a8:101::]", "[2001:0:4136:e378:8000:63bf:f5ff:fffe]"]) {
+    for (
+      const host of [
+        "10.1.2.3",
+        "172.16.0.1",
+        "172.31.255.255",
+        "192.168.0.1",
+        "100.64.0.1",
+        "0.0.0.0",
+        "0",
+        "224.0.0.1",
+        "255.255.255.255",
+        "240.0.0.1",
+        "198.18.0.1",
+        "192.0.2.1",
+        "[fe80::1]",
+        "fe80::1%eth0",
+        "[fc00::1]",
+        "[fd12:3456::1]",
+        "[fec0::1]",
+        "[ff02::1]",
+        "[::]",
+        "[64:ff9b:1::a00:1]",
+        "[2001:db8::1]",
+        "[::ffff:10.0.0.1]",
+        "[64:ff9b::c0a8:1]",
+        "[2002:c0a8:101::]",
+        "[2001:0:4136:e378:8000:63bf:f5ff:fffe]"
+      ]
+    ) {
       expect(kinds(host), host).toEqual(expect.arrayContaining(["private"]))
     }
   })
 
   it("calls global unicast public, whatever its spelling", () => {
-    for (const host of ["93.184.216.34", "1.1.1.1", "[2606:4700:4700::1111]", "[::ffff:1.1.1.1]", "[64:ff9b::101:101]",
-      "[2002:101:101::]", "172.32.0.1", "100.128.0.1"]) {
+    for (
+      const host of [
+        "93.184.216.34",
+        "1.1.1.1",
+        "[2606:4700:4700::1111]",
+        "[::ffff:1.1.1.1]",
+        "[64:ff9b::101:101]",
+        "[2002:101:101::]",
+        "172.32.0.1",
+        "100.128.0.1"
+      ]
+    ) {
       expect(kinds(host), host).toEqual(["public"])
     }
   })
@@ -76,13 +128,17 @@ describe("hostClasses (the interface rule's finer classes)", () => {
       expect(hostClasses(host), host).toEqual(["metadata"])
     }
     for (const host of ["169.254.1.1", "[fe80::1]", "[::ffff:169.254.0.7]"]) expect(hostClasses(host), host).toEqual(["link-local"])
-    for (const host of ["10.1.2.3", "192.168.0.1", "[fd00:ec2::1]", "100.64.0.1", "0.0.0.0"]) expect(hostClasses(host), host).toEqual(["private"])
+    for (const host of ["10.1.2.3", "192.168.0.1", "[fd00:ec2::1]", "100.64.0.1", "0.0.0.0"]) {
+      expect(hostClasses(host), host).toEqual(["private"])
+    }
     for (const host of ["127.0.0.2", "[::1]", "localhost"]) expect(hostClasses(host), host).toEqual(["loopback"])
     expect(hostClasses("93.184.216.34")).toEqual(["public"])
     expect(hostClasses("agent.example.com")).toBeUndefined()
   })
 
   it("keeps the webhook guard's coarser kinds: metadata and link-local are private there", () => {
-    for (const host of ["169.254.169.254", "169.254.1.1", "[fd00:ec2::254]", "168.63.129.16"]) expect(hostKinds(host), host).toEqual(["private"])
+    for (const host of ["169.254.169.254", "169.254.1.1", "[fd00:ec2::254]", "168.63.129.16"]) {
+      expect(hostKinds(host), host).toEqual(["private"])
+    }
   })
 })

@@ -1,6 +1,6 @@
 // --fail-on: which findings fail a run, and how the JUnit report shows the rest (CI reads both).
 import { describe, expect, it } from "vitest"
-import { type CheckReport, type CheckResult, CHECK_REPORT_SCHEMA_ID, runFailed, summarize } from "../../src/domain/conformance.js"
+import { CHECK_REPORT_SCHEMA_ID, type CheckReport, type CheckResult, runFailed, summarize } from "../../src/domain/conformance.js"
 import { junitXml } from "../../src/domain/junitReport.js"
 
 const result = (id: string, severity: CheckResult["severity"], status: CheckResult["status"], detail = ""): CheckResult => ({
@@ -45,8 +45,12 @@ describe("--fail-on", () => {
     const lenient = junitXml(shouldOnly, "must")
     expect(lenient).not.toContain("<failure")
     expect(lenient).toContain(`<testsuites name="relay check http://127.0.0.1:8000" tests="3" failures="0" errors="0" skipped="0"`)
-    expect(lenient).toContain("<system-out>failed SHOULD check (not failing with --fail-on must): neither Cache-Control nor ETag (A2A v1.0 §8.6.1, SHOULD)</system-out>")
-    expect(lenient).toContain("<system-out>warning (not failing with --fail-on must): no card at the well-known path (A2A v1.0 §8.6.1, MUST)</system-out>")
+    expect(lenient).toContain(
+      "<system-out>failed SHOULD check (not failing with --fail-on must): neither Cache-Control nor ETag (A2A v1.0 §8.6.1, SHOULD)</system-out>"
+    )
+    expect(lenient).toContain(
+      "<system-out>warning (not failing with --fail-on must): no card at the well-known path (A2A v1.0 §8.6.1, MUST)</system-out>"
+    )
     const strict = junitXml(shouldOnly, "should")
     expect(strict).toContain(`failures="2"`)
     expect(strict).toContain(`<failure message="neither Cache-Control nor ETag" type="should">`)

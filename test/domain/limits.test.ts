@@ -15,7 +15,10 @@ describe("exceedsJsonDepth and cutBelowDepth", () => {
   })
 
   it("cuts what nests too deep (even 200 000 levels) and keeps the rest, __proto__ keys included", () => {
-    const deep = JSON.parse(`{"keep":[1,{"x":"y"}],"__proto__":{"a":1},"deep":${nested("arrays", 200_000).json}}`) as Record<string, unknown>
+    const deep = JSON.parse(`{"keep":[1,{"x":"y"}],"__proto__":{"a":1},"deep":${nested("arrays", 200_000).json}}`) as Record<
+      string,
+      unknown
+    >
     const cut = cutBelowDepth(deep, 3) as Record<string, unknown>
     expect(exceedsJsonDepth(cut, 3)).toBe(false)
     expect(cut["keep"]).toEqual([1, { x: "y" }])
@@ -40,9 +43,27 @@ describe("timestampCeilMillis", () => {
   })
 
   it("refuses everything else, which Date.parse would take", () => {
-    for (const text of ["-1", "1", "12/31/2020", "2020-01-01", "2020-01-01T00:00:00", "2020-01-01T00:00Z", "2020-01-01 00:00:00Z",
-      "2020-01-01t00:00:00z", "2023-02-29T00:00:00Z", "2020-04-31T00:00:00Z", "2020-00-10T00:00:00Z", "2020-01-01T23:60:00Z",
-      "2020-01-01T00:00:00.Z", "2020-01-01T00:00:00+0100", "2020-01-01T00:00:00+01:60", "+002020-01-01T00:00:00Z", " 2020-01-01T00:00:00Z"]) {
+    for (
+      const text of [
+        "-1",
+        "1",
+        "12/31/2020",
+        "2020-01-01",
+        "2020-01-01T00:00:00",
+        "2020-01-01T00:00Z",
+        "2020-01-01 00:00:00Z",
+        "2020-01-01t00:00:00z",
+        "2023-02-29T00:00:00Z",
+        "2020-04-31T00:00:00Z",
+        "2020-00-10T00:00:00Z",
+        "2020-01-01T23:60:00Z",
+        "2020-01-01T00:00:00.Z",
+        "2020-01-01T00:00:00+0100",
+        "2020-01-01T00:00:00+01:60",
+        "+002020-01-01T00:00:00Z",
+        " 2020-01-01T00:00:00Z"
+      ]
+    ) {
       expect(timestampCeilMillis(text), text).toBeUndefined()
     }
   })

@@ -10,8 +10,7 @@ const windows: Whereabouts = {
   env: { APPDATA: "C:\\Users\\me\\AppData\\Roaming" }
 }
 
-const userPaths = (where: Whereabouts) =>
-  Object.fromEntries(MCP_CLIENTS.map((id) => [id, configPath(mcpClients[id], "user", where)]))
+const userPaths = (where: Whereabouts) => Object.fromEntries(MCP_CLIENTS.map((id) => [id, configPath(mcpClients[id], "user", where)]))
 
 describe("MCP client configuration paths", () => {
   it("macOS", () => {

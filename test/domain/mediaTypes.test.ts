@@ -18,11 +18,19 @@ describe("imageTypeOf", () => {
   ])("knows %s by its first bytes", (type, file) => expect(imageTypeOf(file)).toBe(type))
 
   it("takes nothing else for an image (text, PDF, too short, another RIFF, a GIF of no known version)", () => {
-    for (const file of [...ANYTHING, bytes([0x89, 0x50, 0x4e]), bytes("RIFF\0\0\0\0WAVEfmt "), bytes("GIF8xa")]) expect(imageTypeOf(file)).toBeUndefined()
+    for (const file of [...ANYTHING, bytes([0x89, 0x50, 0x4e]), bytes("RIFF\0\0\0\0WAVEfmt "), bytes("GIF8xa")]) {
+      expect(imageTypeOf(file)).toBeUndefined()
+    }
   })
 
   it("names the formats it knows, and no other media type", () => {
-    expect(["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"].map(imageFormatName)).toEqual(["PNG", "JPEG", "GIF", "WebP", undefined])
+    expect(["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"].map(imageFormatName)).toEqual([
+      "PNG",
+      "JPEG",
+      "GIF",
+      "WebP",
+      undefined
+    ])
   })
 })
 
@@ -46,7 +54,9 @@ describe("audioTypeOf", () => {
 
 describe("isTextLike", () => {
   it("is text/*, JSON and the other text formats; not binaries", () => {
-    for (const type of ["text/plain", "text/csv", "application/json", "application/ld+json", "application/yaml"]) expect(isTextLike(type)).toBe(true)
+    for (const type of ["text/plain", "text/csv", "application/json", "application/ld+json", "application/yaml"]) {
+      expect(isTextLike(type)).toBe(true)
+    }
     for (const type of ["application/pdf", "application/octet-stream", "image/svg", ""]) expect(isTextLike(type)).toBe(false)
   })
 })

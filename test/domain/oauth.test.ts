@@ -22,8 +22,15 @@ describe("oauthSchemesOf", () => {
       skills: [{ id: "s", securityRequirements: [{ schemes: { machines: { list: ["a:write"] } } }] }]
     })
     expect(schemes.map((scheme) => scheme.name)).toEqual(["machines", "people", "oidc"])
-    expect(schemes[0]).toMatchObject({ type: "oauth2", requiredScopes: ["a:read", "a:write"], flows: { client_credentials: { tokenUrl: TOKEN_URL, scopes: ["a:read"] } } })
-    expect(schemes[1]).toMatchObject({ metadataUrl: "https://id.example/.well-known/oauth-authorization-server", flows: { device_code: { deviceAuthorizationUrl: "https://id.example/device" } } })
+    expect(schemes[0]).toMatchObject({
+      type: "oauth2",
+      requiredScopes: ["a:read", "a:write"],
+      flows: { client_credentials: { tokenUrl: TOKEN_URL, scopes: ["a:read"] } }
+    })
+    expect(schemes[1]).toMatchObject({
+      metadataUrl: "https://id.example/.well-known/oauth-authorization-server",
+      flows: { device_code: { deviceAuthorizationUrl: "https://id.example/device" } }
+    })
     expect(schemes[2]).toMatchObject({ type: "openIdConnect", requiredScopes: ["openid"] })
   })
 
@@ -52,7 +59,12 @@ describe("oauthSchemesOf", () => {
   it("reads the SDK's {scheme: {$case, value}} form with a oneof flow", () => {
     const schemes = oauthSchemesOf({
       securitySchemes: {
-        m: { scheme: { $case: "oauth2SecurityScheme", value: { flows: { flow: { $case: "clientCredentials", value: { tokenUrl: TOKEN_URL, scopes: {} } } } } } }
+        m: {
+          scheme: {
+            $case: "oauth2SecurityScheme",
+            value: { flows: { flow: { $case: "clientCredentials", value: { tokenUrl: TOKEN_URL, scopes: {} } } } }
+          }
+        }
       }
     })
     expect(schemes[0]).toMatchObject({ name: "m", flows: { client_credentials: { tokenUrl: TOKEN_URL } } })
@@ -67,7 +79,10 @@ describe("oauthSchemesOf", () => {
 describe("chooseScheme and scopesFor", () => {
   const schemes = oauthSchemesOf({
     securitySchemes: {
-      people: { type: "oauth2", flows: { authorizationCode: { authorizationUrl: "https://id.example/a", tokenUrl: TOKEN_URL, scopes: {} } } },
+      people: {
+        type: "oauth2",
+        flows: { authorizationCode: { authorizationUrl: "https://id.example/a", tokenUrl: TOKEN_URL, scopes: {} } }
+      },
       oidc: { type: "openIdConnect", openIdConnectUrl: "https://id.example" }
     },
     security: [{ oidc: ["s1"] }]
@@ -86,9 +101,19 @@ describe("chooseScheme and scopesFor", () => {
 
 describe("loginOffered (what a 401 advises)", () => {
   it("the first usable scheme's flow; none for OpenID Connect; nothing without a scheme relay can log in with", () => {
-    expect(loginOffered({ securitySchemes: { people: { type: "oauth2", flows: { deviceCode: { deviceAuthorizationUrl: "https://id.example/d", tokenUrl: TOKEN_URL, scopes: {} } } } } }))
+    expect(
+      loginOffered({
+        securitySchemes: {
+          people: {
+            type: "oauth2",
+            flows: { deviceCode: { deviceAuthorizationUrl: "https://id.example/d", tokenUrl: TOKEN_URL, scopes: {} } }
+          }
+        }
+      })
+    )
       .toEqual({ flow: "device_code" })
-    expect(loginOffered({ securitySchemes: { oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: "https://id.example" } } } })).toEqual({})
+    expect(loginOffered({ securitySchemes: { oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: "https://id.example" } } } }))
+      .toEqual({})
     // Only flows relay does not speak (implicit), then one it does.
     expect(loginOffered({
       securitySchemes: {
@@ -97,7 +122,11 @@ describe("loginOffered (what a 401 advises)", () => {
       }
     })).toEqual({ flow: "client_credentials" })
     expect(loginOffered({ securitySchemes: { key: { apiKeySecurityScheme: { location: "header", name: "X-Key" } } } })).toBeUndefined()
-    expect(loginOffered({ securitySchemes: { old: { type: "oauth2", flows: { implicit: { authorizationUrl: "https://id.example/auth", scopes: {} } } } } })).toBeUndefined()
+    expect(
+      loginOffered({
+        securitySchemes: { old: { type: "oauth2", flows: { implicit: { authorizationUrl: "https://id.example/auth", scopes: {} } } } }
+      })
+    ).toBeUndefined()
     expect(loginOffered(undefined)).toBeUndefined()
   })
 })

@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runRelay } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf, toolOk } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { INPUT_REQUIRED_QUESTION, withBehaviour } from "../peers/behaviours.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
@@ -53,7 +53,8 @@ const ok = async (stateDir: string, args: ReadonlyArray<string>) => {
   return result.stdout
 }
 
-const okJson = async (stateDir: string, args: ReadonlyArray<string>) => JSON.parse(await ok(stateDir, [...args, "--json"])) as Record<string, unknown>
+const okJson = async (stateDir: string, args: ReadonlyArray<string>) =>
+  JSON.parse(await ok(stateDir, [...args, "--json"])) as Record<string, unknown>
 
 /** A `--wait` that runs out leaves the task running and exits 1 (README: Exit codes); its output is the answer so far. */
 const waitRanOut = async (stateDir: string, args: ReadonlyArray<string>) => {
@@ -63,8 +64,7 @@ const waitRanOut = async (stateDir: string, args: ReadonlyArray<string>) => {
 }
 
 /** The `relay …` commands a hint printed, one per line, as a user would paste them. */
-const suggestedCommands = (text: string) =>
-  [...text.matchAll(/^\s*relay (.+)$/gm)].map((match) => match[1]!.split(" "))
+const suggestedCommands = (text: string) => [...text.matchAll(/^\s*relay (.+)$/gm)].map((match) => match[1]!.split(" "))
 
 describe("the card URL saved with the session", () => {
   it("is needed once: without it the card is not found", async () => {
@@ -77,8 +77,17 @@ describe("the card URL saved with the session", () => {
   it("on the terminal: every later command and every suggested command finds the card without --card-url", async () => {
     const { stateDir } = newHome()
     // First use: the card URL is given, and saved with the session once the card is found there.
-    const first = await waitRanOut(stateDir, ["message", "send", "--url", agent.baseUrl, "--card-url", agent.cardUrl, "--wait", "1",
-      withBehaviour("slow-cancellable", "first")])
+    const first = await waitRanOut(stateDir, [
+      "message",
+      "send",
+      "--url",
+      agent.baseUrl,
+      "--card-url",
+      agent.cardUrl,
+      "--wait",
+      "1",
+      withBehaviour("slow-cancellable", "first")
+    ])
     expect(await okJson(stateDir, ["session", "show", "--url", agent.baseUrl])).toMatchObject({ card_url: agent.cardUrl })
     expect(await ok(stateDir, ["session", "show", "--url", agent.baseUrl])).toContain(agent.cardUrl)
 
@@ -98,12 +107,25 @@ describe("the card URL saved with the session", () => {
     expect(await okJson(stateDir, [...reply.filter((word) => word !== "<text>"), "Lisbon"])).toMatchObject({ state: "completed" })
 
     // Every other command that contacts the agent.
-    const slow = JSON.parse(await waitRanOut(stateDir, ["message", "send", "--url", agent.baseUrl, "--wait", "1", withBehaviour("slow-cancellable", "cancel me"), "--json"])) as Record<string, unknown>
+    const slow = JSON.parse(
+      await waitRanOut(stateDir, [
+        "message",
+        "send",
+        "--url",
+        agent.baseUrl,
+        "--wait",
+        "1",
+        withBehaviour("slow-cancellable", "cancel me"),
+        "--json"
+      ])
+    ) as Record<string, unknown>
     const taskId = String(slow["task_id"])
     expect(await okJson(stateDir, ["task", "cancel", "--url", agent.baseUrl, taskId])).toMatchObject({ state: "canceled" })
     // On the finished task, so the agent never tries to deliver to the hook.
     const hook = "http://127.0.0.1:9/hook"
-    expect(await okJson(stateDir, ["task", "notification", "set", "--url", agent.baseUrl, taskId, "--webhook-url", hook])).toMatchObject({ url: hook })
+    expect(await okJson(stateDir, ["task", "notification", "set", "--url", agent.baseUrl, taskId, "--webhook-url", hook])).toMatchObject({
+      url: hook
+    })
     expect(await okJson(stateDir, ["task", "notification", "list", "--url", agent.baseUrl, taskId])).toMatchObject({ count: 1 })
     expect(await okJson(stateDir, ["card", "get", "--url", agent.baseUrl])).toMatchObject({ card_url: agent.cardUrl })
     expect(await okJson(stateDir, ["card", "validate", agent.baseUrl])).toMatchObject({ valid: true })
@@ -128,14 +150,26 @@ describe("the card URL saved with the session", () => {
     expect(withoutCard.isError).toBe(true)
     expect(textOf(withoutCard)).toContain("card_not_found")
 
-    const sent = await toolOk(tools, "send_message", { agent_url: agent.baseUrl, card_url: agent.cardUrl, message: withBehaviour("input-required", "plan") })
+    const sent = await toolOk(tools, "send_message", {
+      agent_url: agent.baseUrl,
+      card_url: agent.cardUrl,
+      message: withBehaviour("input-required", "plan")
+    })
     expect(sent).toMatchObject({ state: "input-required" })
     expect(await toolOk(tools, "get_session_info", { agent_url: agent.baseUrl })).toMatchObject({ card_url: agent.cardUrl })
-    expect(await toolOk(tools, "send_message", { agent_url: agent.baseUrl, message: "Lisbon", use_session: true })).toMatchObject({ state: "completed" })
+    expect(await toolOk(tools, "send_message", { agent_url: agent.baseUrl, message: "Lisbon", use_session: true })).toMatchObject({
+      state: "completed"
+    })
     expect(await toolOk(tools, "get_task", { agent_url: agent.baseUrl, task_id: sent["task_id"] })).toMatchObject({ state: "completed" })
-    const slow = await toolOk(tools, "send_message", { agent_url: agent.baseUrl, message: withBehaviour("slow-cancellable", "x"), timeout_seconds: 1 })
+    const slow = await toolOk(tools, "send_message", {
+      agent_url: agent.baseUrl,
+      message: withBehaviour("slow-cancellable", "x"),
+      timeout_seconds: 1
+    })
     expect(await toolOk(tools, "cancel_task", { agent_url: agent.baseUrl, task_id: slow["task_id"] })).toMatchObject({ state: "canceled" })
-    expect(await toolOk(tools, "wait_for_task", { agent_url: agent.baseUrl, task_id: slow["task_id"] })).toMatchObject({ state: "canceled" })
+    expect(await toolOk(tools, "wait_for_task", { agent_url: agent.baseUrl, task_id: slow["task_id"] })).toMatchObject({
+      state: "canceled"
+    })
     expect(await toolOk(tools, "get_agent_card", { agent_url: agent.baseUrl })).toMatchObject({ card_url: agent.cardUrl })
 
     // The other door shares the session: the terminal finds the card the MCP tool saved.

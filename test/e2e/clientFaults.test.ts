@@ -30,7 +30,9 @@ const TASK = { id: "task-fault", contextId: "ctx-fault" }
 const frame = (id: unknown, result: Json) => `data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`
 const working = (id: unknown) => frame(id, { task: { ...TASK, status: { state: "TASK_STATE_WORKING" } } })
 const partial = (id: unknown) =>
-  frame(id, { artifactUpdate: { taskId: TASK.id, contextId: TASK.contextId, artifact: { artifactId: "a1", parts: [{ text: "partial answer" }] } } })
+  frame(id, {
+    artifactUpdate: { taskId: TASK.id, contextId: TASK.contextId, artifact: { artifactId: "a1", parts: [{ text: "partial answer" }] } }
+  })
 const completed = (id: unknown) =>
   frame(id, { statusUpdate: { taskId: TASK.id, contextId: TASK.contextId, status: { state: "TASK_STATE_COMPLETED" } } })
 const SSE = { "content-type": "text/event-stream", "cache-control": "no-cache" }
@@ -88,11 +90,18 @@ beforeAll(async () => {
     if (req.method === "GET" && path === "/.well-known/agent-card.json") {
       const card = validV1Card(agentUrl)
       res.writeHead(200, { "content-type": "application/json" })
-      return res.end(JSON.stringify({ ...card, supportedInterfaces: [{ url: `${agentUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }] }))
+      return res.end(
+        JSON.stringify({ ...card, supportedInterfaces: [{ url: `${agentUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }] })
+      )
     }
     if (req.method === "GET" && path === "/redirecting/.well-known/agent-card.json") {
       res.writeHead(200, { "content-type": "application/json" })
-      return res.end(JSON.stringify({ ...validV1Card(agentUrl), supportedInterfaces: [{ url: `${agentUrl}/moved`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }] }))
+      return res.end(
+        JSON.stringify({
+          ...validV1Card(agentUrl),
+          supportedInterfaces: [{ url: `${agentUrl}/moved`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }]
+        })
+      )
     }
     if (path === "/moved") {
       // Another origin: a client that follows must not take the credentials along.
@@ -154,7 +163,17 @@ describe("an agent that misbehaves", () => {
   })
 
   it("redirects to another origin: the credentials never reach it", async () => {
-    const result = await relay(["message", "send", "--url", `${agentUrl}/redirecting`, "--bearer-token", SECRET, "--api-key", SECRET, "hello"])
+    const result = await relay([
+      "message",
+      "send",
+      "--url",
+      `${agentUrl}/redirecting`,
+      "--bearer-token",
+      SECRET,
+      "--api-key",
+      SECRET,
+      "hello"
+    ])
     for (const headers of otherRequests) {
       expect(headers["authorization"]).toBeUndefined()
       expect(headers["x-api-key"]).toBeUndefined()
@@ -180,6 +199,10 @@ describe("an agent that misbehaves", () => {
     expect(result.stdout).toMatch(/State\s+working/)
     expect(result.stdout).toContain("still running")
     faults++
-    reportFigures("client faults", { "faults survived": faults, "requests reaching the redirect's origin": otherRequests.length, "credentials forwarded": 0 })
+    reportFigures("client faults", {
+      "faults survived": faults,
+      "requests reaching the redirect's origin": otherRequests.length,
+      "credentials forwarded": 0
+    })
   })
 })

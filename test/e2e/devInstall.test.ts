@@ -31,8 +31,7 @@ const dryRunCi = async (packageDir: string) => {
   }
 }
 
-const warningsIn = (stderr: string) =>
-  stderr.split("\n").filter((line) => /^npm warn/i.test(line) && !/^npm warn deprecated/i.test(line))
+const warningsIn = (stderr: string) => stderr.split("\n").filter((line) => /^npm warn/i.test(line) && !/^npm warn deprecated/i.test(line))
 
 type PackageFile = {
   dependencies?: Record<string, string>
@@ -49,6 +48,8 @@ describe("the development install", () => {
     const read = (file: string) => JSON.parse(Fs.readFileSync(Path.join(root, file), "utf8")) as PackageFile
     expect(read("package.json").devDependencies).not.toHaveProperty(["@modelcontextprotocol/inspector"])
     expect(read("test/clients/inspector/package.json").dependencies).toEqual({ "@modelcontextprotocol/inspector": "2.12.0" })
-    expect(read("test/clients/inspector/package-lock.json").packages?.["node_modules/@modelcontextprotocol/inspector"]?.version).toBe("2.12.0")
+    expect(read("test/clients/inspector/package-lock.json").packages?.["node_modules/@modelcontextprotocol/inspector"]?.version).toBe(
+      "2.12.0"
+    )
   })
 })

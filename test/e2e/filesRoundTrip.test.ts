@@ -64,17 +64,20 @@ beforeAll(async () => {
   const card = (await (await fetch(`${echo.baseUrl}/.well-known/agent-card.json`, { headers: { "a2a-version": "1.0" } })).json()) as Json
   for (const pin of INTERFACES) {
     const only = (card["supportedInterfaces"] as Array<Json>).filter((candidate) =>
-      candidate["protocolVersion"] === pin.protocol && candidate["protocolBinding"] === wireBinding(pin.binding))
+      candidate["protocolVersion"] === pin.protocol && candidate["protocolBinding"] === wireBinding(pin.binding)
+    )
     pinnedCards.set(pin, await startCardServer({ ...card, supportedInterfaces: only }))
   }
   mcp = new Client({ name: "files-round-trip", version: "1.0.0" }, { capabilities: { roots: {} } })
   mcp.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(outbox).href, name: "outbox" }] }))
-  await mcp.connect(new StdioClientTransport({
-    command: process.execPath,
-    args: [relayBin, "mcp"],
-    env: { ...(process.env as Record<string, string>), RELAY_HOME: home.stateDir, NO_COLOR: "1" },
-    stderr: "ignore"
-  }))
+  await mcp.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [relayBin, "mcp"],
+      env: { ...(process.env as Record<string, string>), RELAY_HOME: home.stateDir, NO_COLOR: "1" },
+      stderr: "ignore"
+    })
+  )
 }, 30_000)
 
 afterAll(async () => {
@@ -125,7 +128,18 @@ describe.each(INTERFACES)("a 1 MiB file and a data part through relay's echo age
     const saveDir = Path.join(home.parent, `saved-${pin.protocol}-${pin.binding}`)
     const dataFile = Path.join(outbox, "form.json")
     Fs.writeFileSync(dataFile, JSON.stringify(DATA))
-    const { stdout } = await relay(["message", "send", ...pinned(), "--file", MIB_FILE, "--data", `@${dataFile}`, "--save-dir", saveDir, "round trip"])
+    const { stdout } = await relay([
+      "message",
+      "send",
+      ...pinned(),
+      "--file",
+      MIB_FILE,
+      "--data",
+      `@${dataFile}`,
+      "--save-dir",
+      saveDir,
+      "round trip"
+    ])
     const saved = Fs.readdirSync(saveDir)
     expect(saved).toHaveLength(1)
     expect(sha256(Fs.readFileSync(Path.join(saveDir, saved[0]!)))).toBe(sha256(MIB))
@@ -140,7 +154,9 @@ describe.each(INTERFACES)("a 1 MiB file and a data part through relay's echo age
     const [file] = partsOf(structured, "file")
     expect(savedFile(file).equals(MIB)).toBe(true)
     expect(Path.dirname(String(file!["path"]))).toBe(taskFolder(structured["task_id"]))
-    expect(result.content).toContainEqual(expect.objectContaining({ type: "resource_link", uri: pathToFileURL(String(file!["path"])).href }))
+    expect(result.content).toContainEqual(
+      expect.objectContaining({ type: "resource_link", uri: pathToFileURL(String(file!["path"])).href })
+    )
     expect(partsOf(structured, "data").map((part) => part["data"])).toEqual([DATA])
   })
 })

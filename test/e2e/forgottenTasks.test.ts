@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ERROR_META_KEY } from "../../src/mcp/toolResult.js"
 import { type CardServer, startCardServer, startTaskOn } from "../helpers/a2aPrograms.js"
 import { runRelay } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 
@@ -35,7 +35,9 @@ const cards = new Map<Interface, CardServer>()
 beforeAll(async () => {
   // The mock model asks for input on "input-required"; one task kept, so the next one forgets it.
   agent = await startAgent({ model: "mock", store: { maxTasks: 1 } })
-  const card = (await (await fetch(`${agent.baseUrl}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: Array<Record<string, string>> }
+  const card = (await (await fetch(`${agent.baseUrl}/.well-known/agent-card.json`)).json()) as {
+    supportedInterfaces: Array<Record<string, string>>
+  }
   for (const entry of INTERFACES) {
     const only = card.supportedInterfaces.filter((i) => i["protocolVersion"] === entry.protocol && i["protocolBinding"] === entry.wire)
     expect(only).toHaveLength(1)
@@ -108,6 +110,8 @@ describe.each(INTERFACES)("a forgotten task over $protocol $binding", (entry) =>
       expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBe(true)
       expect(errorOf(result), name).toMatchObject({ code: "not_found" })
     }
-    expect(errorOf(await callTool(tools, "get_task", { ...access, task_id: taskId }))?.hint).toContain(`clear_session_data (agent_url ${agent.baseUrl})`)
+    expect(errorOf(await callTool(tools, "get_task", { ...access, task_id: taskId }))?.hint).toContain(
+      `clear_session_data (agent_url ${agent.baseUrl})`
+    )
   })
 })

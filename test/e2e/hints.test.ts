@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, type Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { terminalHint, TERMINAL_WORDS } from "../../src/cli/hints.js"
+import { TERMINAL_WORDS, terminalHint } from "../../src/cli/hints.js"
 import { type Described, isDescribed } from "../../src/domain/errors.js"
 import { act, type Action, type ActionTag } from "../../src/domain/hints.js"
 import { ASSISTANT_WORDS, assistantHint } from "../../src/mcp/hints.js"
@@ -17,14 +17,14 @@ import { sendMessage } from "../../src/programs/sendMessage.js"
 import { getTask, listTasks } from "../../src/programs/tasks.js"
 import { SessionStore } from "../../src/services/SessionStore.js"
 import { ProgramLayer } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { runRelay } from "../helpers/cli.js"
 import { optionFlags } from "../helpers/helpText.js"
-import { type AppRuntime, appLayer, connectTools, contextFor } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const URL_ = "http://127.0.0.1:9"
 
@@ -117,7 +117,9 @@ describe("every action names something that exists", () => {
     // Logging in is the one step only the user can take (secrets and consent stay out of the
     // assistant): its words are the exact terminal command the assistant passes on.
     if (action._tag === "Login") expect(words).toContain(`\`relay auth login --url ${URL_}`)
-    else expect(words, "no terminal words under MCP").not.toMatch(/--[a-z]|\brelay (auth|card|task|session|message|server|mcp|notifications)\b/)
+    else {expect(words, "no terminal words under MCP").not.toMatch(
+        /--[a-z]|\brelay (auth|card|task|session|message|server|mcp|notifications)\b/
+      )}
     const parametersOf = (name: string) => Object.keys(tools.find((tool) => tool.name === name)?.inputSchema.properties ?? {})
     const known = new Set([...tools.map((tool) => tool.name), ...tools.flatMap((tool) => parametersOf(tool.name))])
     for (const name of words.match(/\b[a-z]+_[a-z_]+\b/g) ?? []) expect(known, `${words}: ${name}`).toContain(name)
@@ -135,7 +137,12 @@ const failureOf = async (program: Effect.Effect<unknown, unknown, Layer.Layer.Su
   const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
   expect(isDescribed(failure), String(exit.cause)).toBe(true)
   const described = failure as Described
-  return { code: described.code, message: described.message, terminal: terminalHint(described.hint), assistant: assistantHint(described.hint) }
+  return {
+    code: described.code,
+    message: described.message,
+    terminal: terminalHint(described.hint),
+    assistant: assistantHint(described.hint)
+  }
 }
 
 describe("hints that name the actual fix", () => {
@@ -143,7 +150,10 @@ describe("hints that name the actual fix", () => {
     // The user addresses localhost; the card's interfaces are on 127.0.0.1: another origin.
     const localhost = secured.baseUrl.replace("127.0.0.1", "localhost")
     const failure = await failureOf(Effect.gen(function*() {
-      yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrlOf(localhost), { kind: "bearer", token: "the-right-token-0123456789" }))
+      yield* Effect.flatMap(
+        SessionStore,
+        (store) => store.setCredentials(agentUrlOf(localhost), { kind: "bearer", token: "the-right-token-0123456789" })
+      )
       return yield* sendMessage({ agentUrl: agentUrlOf(localhost), text: "hi" })
     }))
     expect(failure.code).toBe("auth_required")
@@ -152,7 +162,9 @@ describe("hints that name the actual fix", () => {
   })
 
   it("wrong credentials given with the call say to check them, not to save some", async () => {
-    const failure = await failureOf(sendMessage({ agentUrl: agentUrlOf(secured.baseUrl), text: "hi", bearerToken: "wrong-token-0123456789" }))
+    const failure = await failureOf(
+      sendMessage({ agentUrl: agentUrlOf(secured.baseUrl), text: "hi", bearerToken: "wrong-token-0123456789" })
+    )
     expect(failure.message).toContain("rejected the credentials given")
     expect(failure.terminal).toMatch(/Check the bearer token or API key given/)
     expect(failure.terminal).not.toContain("relay auth set")
@@ -173,7 +185,9 @@ describe("hints that name the actual fix", () => {
   })
 
   it("a deleted push config is not found, with the task's configs to look at (not 'check the task id')", async () => {
-    const sent = await Effect.runPromise(Effect.provide(sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: "config me" }), ProgramLayer))
+    const sent = await Effect.runPromise(
+      Effect.provide(sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: "config me" }), ProgramLayer)
+    )
     const taskId = sent.task_id!
     const failure = await failureOf(Effect.gen(function*() {
       const config = yield* setPushConfig({ agentUrl: agentUrlOf(agent.baseUrl), taskId, webhookUrl: "http://127.0.0.1:9/hook" })
@@ -190,7 +204,10 @@ describe("hints that name the actual fix", () => {
     const failure = await failureOf(Effect.gen(function*() {
       const done = yield* sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: withBehaviour("echo-complete", "finish") })
       // As if another client had seen the task wait for input: the session still offers it.
-      yield* Effect.flatMap(SessionStore, (store) => store.update(agentUrlOf(agent.baseUrl), { task_id: done.task_id, last_state: "input-required" }))
+      yield* Effect.flatMap(
+        SessionStore,
+        (store) => store.update(agentUrlOf(agent.baseUrl), { task_id: done.task_id, last_state: "input-required" })
+      )
       return yield* sendMessage({ agentUrl: agentUrlOf(agent.baseUrl), text: "more", useSession: true })
     }))
     expect(failure.code).toBe("saved_task_refused")
@@ -242,7 +259,9 @@ describe("hints that name the actual fix", () => {
 
   it("a silent stream names --stream-idle-timeout, a whole wait names --wait, a slow request --timeout", async () => {
     const { RequestTimeout } = await import("../../src/domain/clientErrors.js")
-    const hints = (["stream-idle", "wait", "request"] as const).map((limit) => terminalHint(new RequestTimeout({ url: URL_, after: "1s", limit }).hint))
+    const hints = (["stream-idle", "wait", "request"] as const).map((limit) =>
+      terminalHint(new RequestTimeout({ url: URL_, after: "1s", limit }).hint)
+    )
     expect(hints[0]).toContain("--stream-idle-timeout")
     expect(hints[1]).toContain("--wait")
     expect(hints[2]).toContain("--timeout")

@@ -18,7 +18,7 @@ import * as A2aClient from "../../src/services/A2aClient.js"
 import { type CardServer, startCardServer } from "../helpers/a2aPrograms.js"
 import { runRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { validV1Card } from "../helpers/sampleCards.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { INTERNAL_SECRET, type InternalService, startInternalService } from "../peers/internalService.js"
@@ -36,7 +36,8 @@ let publicMcp: Client
 
 const interfacesAt = (url: string) =>
   (["JSONRPC", "HTTP+JSON"] as const).flatMap((protocolBinding) =>
-    (["1.0", "0.3"] as const).map((protocolVersion) => ({ url, protocolBinding, protocolVersion })))
+    (["1.0", "0.3"] as const).map((protocolVersion) => ({ url, protocolBinding, protocolVersion }))
+  )
 
 beforeAll(async () => {
   internal = await startInternalService()
@@ -86,7 +87,9 @@ describe("relay check against a card whose interfaces point at another origin", 
     expect(internal.requestCount()).toBe(before)
 
     expect(text.code, text.stderr).toBe(1)
-    expect(text.stdout).toMatch(new RegExp(`✘ card\\.interface-hosts .*\\n\\s+the card routes requests to ${internalHost()}, another origin`))
+    expect(text.stdout).toMatch(
+      new RegExp(`✘ card\\.interface-hosts .*\\n\\s+the card routes requests to ${internalHost()}, another origin`)
+    )
     expect(text.stdout).toContain(`skipped: nothing sent: ${internal.baseUrl}/a2a is on ${internalHost()}`)
     const report = JSON.parse(json.stdout) as CheckReport
     expect(json.code).toBe(1)
@@ -95,7 +98,9 @@ describe("relay check against a card whose interfaces point at another origin", 
     expect(report.results.filter((r) => r.interface !== null).every((r) => r.status === "skipped")).toBe(true)
     expect(report.tasks_created).toEqual([])
     const xml = Fs.readFileSync(junit, "utf8")
-    expect(xml).toMatch(/<testcase classname="relay\.check\.card" name="card\.interface-hosts: [^"]*"[^>]*>\n\s+<failure message="the card routes requests to/)
+    expect(xml).toMatch(
+      /<testcase classname="relay\.check\.card" name="card\.interface-hosts: [^"]*"[^>]*>\n\s+<failure message="the card routes requests to/
+    )
     for (const [what, output] of [["text", text.stdout + text.stderr], ["--json", json.stdout + json.stderr], ["--junit", xml]] as const) {
       expectNothingEchoed(what, output)
     }
@@ -121,7 +126,17 @@ describe("relay check against a card whose interfaces point at another origin", 
     const junit = Path.join(home.parent, "allowed.xml")
     const before = internal.requestCount()
     const host = new URL(internal.baseUrl).hostname
-    const json = await relay(["check", pointingInward.baseUrl, "--allow-interface-host", host, "--json", "--junit", junit, "--only", "card,transport,messaging"])
+    const json = await relay([
+      "check",
+      pointingInward.baseUrl,
+      "--allow-interface-host",
+      host,
+      "--json",
+      "--junit",
+      junit,
+      "--only",
+      "card,transport,messaging"
+    ])
     const text = await relay(["check", pointingInward.baseUrl, "--allow-interface-host", host, "--only", "transport"])
     expect(internal.requestCount()).toBeGreaterThan(before)
     const report = JSON.parse(json.stdout) as CheckReport
@@ -144,7 +159,9 @@ describe("relay check against a card whose interfaces point at another origin", 
     const allowing = await connectTools(contextFor(runtime, { allowInterfaceHosts: [new URL(internal.baseUrl).hostname] }))
     try {
       const before = internal.requestCount()
-      const result = await callTool(allowing, "check_agent", { agent_url: pointingInward.baseUrl, only: ["transport"], protocol: "1.0" }, { timeoutMs: 60_000 })
+      const result = await callTool(allowing, "check_agent", { agent_url: pointingInward.baseUrl, only: ["transport"], protocol: "1.0" }, {
+        timeoutMs: 60_000
+      })
       expect(internal.requestCount()).toBeGreaterThan(before)
       const report = result.structuredContent as unknown as CheckReport
       expect(report.results.find((r) => r.id === "card.interface-hosts")).toBeUndefined()

@@ -90,12 +90,14 @@ describe("push loop: our agent server → our receiver → CLI and MCP", () => {
     expect(listed.some((r) => r.text?.includes("hello push loop"))).toBe(true)
 
     const client = new Client({ name: "push-loop-test", version: "1.0.0" })
-    await client.connect(new StdioClientTransport({
-      command: process.execPath,
-      args: [relayBin, "mcp"],
-      env: { ...process.env as Record<string, string>, RELAY_HOME: home.stateDir },
-      stderr: "ignore"
-    }))
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [relayBin, "mcp"],
+        env: { ...process.env as Record<string, string>, RELAY_HOME: home.stateDir },
+        stderr: "ignore"
+      })
+    )
     try {
       const tool = await client.callTool({ name: "get_push_notifications", arguments: { task_id: result.task_id } })
       expect(tool.isError).not.toBe(true)

@@ -14,7 +14,7 @@ import type * as V1 from "../../src/a2a/v1.js"
 import { excerpt } from "../../src/domain/notification.js"
 import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
 import { relayJson, runRelay } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { ADK_WHOLE, FACTS_DATA, STREAMED_PIECES, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
@@ -66,7 +66,11 @@ describe.each(PEERS)("the same text at every door (%s)", (name) => {
 
   it("push notifications carry the same text: a task snapshot (0.3) or events that fold into it (1.0)", async () => {
     const url = peers.get(name)!.baseUrl
-    const sent = await tool("send_message", { agent_url: url, message: withBehaviour("chunks-and-parts", "push"), push_url: `${webhookUrl}/hook` })
+    const sent = await tool("send_message", {
+      agent_url: url,
+      message: withBehaviour("chunks-and-parts", "push"),
+      push_url: `${webhookUrl}/hook`
+    })
     const taskId = String(sent["task_id"])
     type Listed = ReadonlyArray<{ readonly state: string | null; readonly text: string | null; readonly body: unknown }>
     let entries: Listed = []

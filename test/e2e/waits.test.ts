@@ -9,7 +9,7 @@ import { Duration, ManagedRuntime } from "effect"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runRelay } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
 import { closeServer, listenOnLoopback } from "../peers/httpUtil.js"
@@ -48,7 +48,10 @@ beforeAll(async () => {
   mcp = await connectTools(contextFor(runtime))
   shortDefault = await connectTools(contextFor(runtime, { defaultWait: Duration.seconds(2) }))
   // The slower of two starts: a busy machine makes start-up vary more than the wait itself.
-  const starts = [await timed(() => runRelay(["--version"], { stateDir: home.stateDir })), await timed(() => runRelay(["--version"], { stateDir: home.stateDir }))]
+  const starts = [
+    await timed(() => runRelay(["--version"], { stateDir: home.stateDir })),
+    await timed(() => runRelay(["--version"], { stateDir: home.stateDir }))
+  ]
   startupMs = Math.max(...starts.map((start) => start.ms))
 })
 
@@ -59,8 +62,7 @@ afterAll(async () => {
   home.cleanup()
 })
 
-const errorCodeOf = (result: CallToolResult) =>
-  (result._meta?.["a2a-relay/error"] as { code: string } | undefined)?.code
+const errorCodeOf = (result: CallToolResult) => (result._meta?.["a2a-relay/error"] as { code: string } | undefined)?.code
 
 describe("MCP waits", () => {
   it("timeout_seconds bounds a send to an agent that never answers, discovery included", async () => {
@@ -81,7 +83,8 @@ describe("MCP waits", () => {
 
   it("a slow task comes back as still working at the limit, pointing at wait_for_task", async () => {
     const { value, ms } = await timed(() =>
-      callTool(mcp, "send_message", { agent_url: slow.baseUrl, message: withBehaviour("slow-cancellable", "slow"), timeout_seconds: 1 }))
+      callTool(mcp, "send_message", { agent_url: slow.baseUrl, message: withBehaviour("slow-cancellable", "slow"), timeout_seconds: 1 })
+    )
     expect(value.isError ?? false, textOf(value)).toBe(false)
     const result = value.structuredContent as Record<string, unknown>
     expect(result).toMatchObject({ state: "working" })
@@ -89,7 +92,9 @@ describe("MCP waits", () => {
     expect(ms).toBeGreaterThanOrEqual(1000)
     expect(ms).toBeLessThan(Math.min(1000 + SLACK_MS, SLOW_TASK_MS))
 
-    const waited = await timed(() => callTool(mcp, "wait_for_task", { agent_url: slow.baseUrl, task_id: result["task_id"], timeout_seconds: 1 }))
+    const waited = await timed(() =>
+      callTool(mcp, "wait_for_task", { agent_url: slow.baseUrl, task_id: result["task_id"], timeout_seconds: 1 })
+    )
     expect((waited.value.structuredContent as Record<string, unknown>)["state"]).toMatch(/working|completed/)
     expect(waited.ms).toBeLessThan(1000 + SLACK_MS)
   })
@@ -103,7 +108,9 @@ describe("MCP waits", () => {
 
 describe("terminal --wait", () => {
   it("bounds message send against an agent that never answers: an error, exit 1", async () => {
-    const { value, ms } = await timed(() => runRelay(["message", "send", "--url", silentUrl, "--wait", "2", "hello?"], { stateDir: home.stateDir }))
+    const { value, ms } = await timed(() =>
+      runRelay(["message", "send", "--url", silentUrl, "--wait", "2", "hello?"], { stateDir: home.stateDir })
+    )
     expect(value.code).toBe(1)
     expect(value.stderr).toMatch(/did not answer within 2s/)
     expect(ms - startupMs).toBeLessThan(2000 + PROCESS_SLACK_MS)
@@ -112,7 +119,10 @@ describe("terminal --wait", () => {
 
   it("leaves a slow task running and says how to check on it", async () => {
     const { value, ms } = await timed(() =>
-      runRelay(["message", "send", "--url", slow.baseUrl, "--wait", "1", withBehaviour("slow-cancellable", "slow")], { stateDir: home.stateDir }))
+      runRelay(["message", "send", "--url", slow.baseUrl, "--wait", "1", withBehaviour("slow-cancellable", "slow")], {
+        stateDir: home.stateDir
+      })
+    )
     // A wait that ran out is a failure (README: Exit codes), with the handle to check on the task.
     expect(value.code, value.stderr).toBe(1)
     expect(value.stdout).toMatch(/State\s+working/)

@@ -37,8 +37,7 @@ export const tooDeep = (offset: number): ReadonlyArray<Payload> =>
   SHAPES.flatMap((shape) => [MAX_JSON_DEPTH - offset + 2, 5_000, 200_000].map((depth) => nested(shape, depth)))
 
 /** The deepest payload a door takes at `offset` (the whole body exactly MAX_JSON_DEPTH deep). */
-export const deepestAccepted = (offset: number): ReadonlyArray<Payload> =>
-  SHAPES.map((shape) => nested(shape, MAX_JSON_DEPTH - offset + 1))
+export const deepestAccepted = (offset: number): ReadonlyArray<Payload> => SHAPES.map((shape) => nested(shape, MAX_JSON_DEPTH - offset + 1))
 
 /** A string one character longer than `limit`. */
 export const longer = (limit: number) => "x".repeat(limit + 1)

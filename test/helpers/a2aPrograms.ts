@@ -3,12 +3,12 @@
  * as one layer, a static card server, a way to start a task on a peer without waiting for it,
  * and readers for what a peer recorded.
  */
-import http from "node:http"
-import { randomUUID } from "node:crypto"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
+import http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as A2aClient from "../../src/services/A2aClient.js"

@@ -22,8 +22,17 @@ export const METADATA_SPELLINGS = [
 ] as const
 
 /** Other non-public hosts: private, unique local, link-local, shared, unspecified, mapped and NAT64 forms. */
-export const OTHER_PRIVATE_HOSTS = ["10.0.0.1", "192.168.1.1", "[fd00::1]", "[fe80::1]", "100.64.0.1", "0.0.0.0", "[::]",
-  "[::ffff:192.168.1.1]", "[64:ff9b::a00:1]"] as const
+export const OTHER_PRIVATE_HOSTS = [
+  "10.0.0.1",
+  "192.168.1.1",
+  "[fd00::1]",
+  "[fe80::1]",
+  "100.64.0.1",
+  "0.0.0.0",
+  "[::]",
+  "[::ffff:192.168.1.1]",
+  "[64:ff9b::a00:1]"
+] as const
 
 /** Loopback in spellings other than 127.0.0.1 and localhost. */
 export const LOOPBACK_SPELLINGS = ["127.1", "2130706433", "[::1]", "[::ffff:127.0.0.1]", "[::ffff:0:7f00:1]", "[64:ff9b::7f00:1]"] as const

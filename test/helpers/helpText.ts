@@ -38,7 +38,8 @@ export const listedCommands = (text: string): Array<string> =>
   section(text, "COMMANDS").map((line) => rowLabel(line, [2])).filter((label): label is string => label !== undefined)
 
 /** The USAGE lines. */
-export const usageLines = (text: string): Array<string> => section(text, "USAGE").filter((line) => /^ {2}\S/.test(line)).map((line) => line.trim())
+export const usageLines = (text: string): Array<string> =>
+  section(text, "USAGE").filter((line) => /^ {2}\S/.test(line)).map((line) => line.trim())
 
 /** The example command lines, continuations (` \` at a line's end) joined. */
 export const exampleCommands = (text: string): Array<string> => {

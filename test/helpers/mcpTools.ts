@@ -2,11 +2,11 @@
  * The MCP tools in process, for tests: an SDK Client over InMemoryTransport talking to
  * makeMcpServer, whose programs run with the real layers on a temp state directory.
  */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ConfigProvider, Duration, Layer, ManagedRuntime } from "effect"
 import { makeMcpServer } from "../../src/mcp/server.js"
 import type { ToolContext } from "../../src/mcp/tools.js"
@@ -69,8 +69,7 @@ export const callTool = async (
   return result as CallToolResult
 }
 
-export const textOf = (result: CallToolResult) =>
-  result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
+export const textOf = (result: CallToolResult) => result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
 
 /** A tool call that must succeed: its structured content. */
 export const toolOk = async (client: Client, name: string, args: Record<string, unknown>) => {

@@ -23,7 +23,11 @@ export interface Measured {
 }
 
 /** Samples the peak RSS of a running child until it exits (killed past `deadlineMs`); then what it printed. */
-export const measure = (child: ChildProcessWithoutNullStreams, deadlineMs: number, until: Promise<unknown> = Promise.resolve()): Promise<Measured> =>
+export const measure = (
+  child: ChildProcessWithoutNullStreams,
+  deadlineMs: number,
+  until: Promise<unknown> = Promise.resolve()
+): Promise<Measured> =>
   new Promise((resolve, reject) => {
     let stdout = ""
     let stderr = ""

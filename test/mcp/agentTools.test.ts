@@ -9,9 +9,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ERROR_META_KEY } from "../../src/mcp/toolResult.js"
 import { CARD_SUMMARY_LIMITS } from "../../src/domain/limits.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { ERROR_META_KEY } from "../../src/mcp/toolResult.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { hostileCard, type JsonSite, startJsonSite } from "../peers/catalogSite.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
@@ -60,8 +60,18 @@ describe("the agent tools", () => {
     const { tools } = await mcp.listTools()
     const byName = new Map(tools.map((tool) => [tool.name, tool]))
     expect(byName.get("list_agents")?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false })
-    expect(byName.get("add_agent")?.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true })
-    expect(byName.get("remove_agent")?.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+    expect(byName.get("add_agent")?.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true
+    })
+    expect(byName.get("remove_agent")?.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false
+    })
     expect(byName.get("add_agent")?.inputSchema.required?.sort()).toEqual(["name", "url"])
     expect(byName.get("list_agents")?.outputSchema?.properties).toHaveProperty("agents")
     for (const name of ["list_agents", "add_agent", "remove_agent"]) expect(byName.get(name)?.description).toMatch(/\bUse\b.*Next: /s)
@@ -140,7 +150,9 @@ const EXTRAS: Record<string, Record<string, unknown>> = {
 }
 
 const argumentsFor = (tool: { name: string; inputSchema: { required?: Array<string> | undefined } }, agent: string) => ({
-  ...Object.fromEntries((tool.inputSchema.required ?? []).filter((name) => name !== "agent_url").map((name) => [name, REQUIRED_SAMPLES[name]])),
+  ...Object.fromEntries(
+    (tool.inputSchema.required ?? []).filter((name) => name !== "agent_url").map((name) => [name, REQUIRED_SAMPLES[name]])
+  ),
   ...EXTRAS[tool.name],
   agent_url: agent
 })

@@ -26,8 +26,15 @@ const saved = (name: string, mediaType: string | null, bytes: Uint8Array): Conte
   return { kind: "file", name, media_type: mediaType, size: bytes.length, path, url: null, data: null }
 }
 
-const linkedPart = (url: string, mediaType: string | null = null): ContentPart =>
-  ({ kind: "file", name: null, media_type: mediaType, size: null, path: null, url, data: null })
+const linkedPart = (url: string, mediaType: string | null = null): ContentPart => ({
+  kind: "file",
+  name: null,
+  media_type: mediaType,
+  size: null,
+  path: null,
+  url,
+  data: null
+})
 
 const dataPart = (data: unknown): ContentPart => ({ kind: "data", name: null, media_type: null, size: null, path: null, url: null, data })
 
@@ -73,7 +80,7 @@ describe("answerContent", () => {
 
   it("embeds a small text file or JSON with its text; links text that is not UTF-8 or past 256 KiB", async () => {
     const text = saved("hello.txt", "text/plain; charset=utf-8", Buffer.from("Hello, files! ✓\n"))
-    const json = saved("form.json", "application/json", Buffer.from('{"a":1}'))
+    const json = saved("form.json", "application/json", Buffer.from("{\"a\":1}"))
     const latin1 = saved("latin1.txt", "text/plain", Buffer.from([0x63, 0x61, 0x66, 0xe9]))
     const large = saved("large.txt", "text/plain", Buffer.alloc(MCP_ANSWER_CONTENT.textBytes + 1, "a"))
     const blocks = await contentOf([text, json, latin1, large])
@@ -81,7 +88,7 @@ describe("answerContent", () => {
       type: "resource",
       resource: { uri: pathToFileURL(text.path!).href, text: "Hello, files! ✓\n", mimeType: "text/plain; charset=utf-8" }
     })
-    expect(blocks[1]).toMatchObject({ type: "resource", resource: { text: '{"a":1}', mimeType: "application/json" } })
+    expect(blocks[1]).toMatchObject({ type: "resource", resource: { text: "{\"a\":1}", mimeType: "application/json" } })
     expect(blocks[2]).toMatchObject({ type: "resource_link", name: "latin1.txt", description: "its bytes are not UTF-8 text" })
     expect(blocks[3]).toMatchObject({ type: "resource_link", name: "large.txt" })
   })
@@ -94,8 +101,16 @@ describe("answerContent", () => {
   })
 
   it("links a file given by an http(s) URL, and nothing for another scheme", async () => {
-    const blocks = await contentOf([linkedPart("https://files.example/a/report.pdf?v=2", "application/pdf"), linkedPart("file:///etc/passwd")])
-    expect(blocks).toEqual([{ type: "resource_link", uri: "https://files.example/a/report.pdf?v=2", name: "report.pdf", mimeType: "application/pdf" }])
+    const blocks = await contentOf([
+      linkedPart("https://files.example/a/report.pdf?v=2", "application/pdf"),
+      linkedPart("file:///etc/passwd")
+    ])
+    expect(blocks).toEqual([{
+      type: "resource_link",
+      uri: "https://files.example/a/report.pdf?v=2",
+      name: "report.pdf",
+      mimeType: "application/pdf"
+    }])
   })
 
   it("gives each data part as one JSON text block, whole; text parts add nothing (the summary has them)", async () => {
@@ -121,11 +136,22 @@ describe("answerContent", () => {
     const parts = Array.from({ length: 10_000 }, (_, index) => dataPart(index))
     const blocks = await contentOf(parts)
     expect(blocks).toHaveLength(MCP_ANSWER_CONTENT.blocks + 1)
-    expect(blocks.at(-1)).toEqual({ type: "text", text: `[… and ${10_000 - MCP_ANSWER_CONTENT.blocks} more file or data parts, in structuredContent.parts]` })
+    expect(blocks.at(-1)).toEqual({
+      type: "text",
+      text: `[… and ${10_000 - MCP_ANSWER_CONTENT.blocks} more file or data parts, in structuredContent.parts]`
+    })
   })
 
   it("links a saved file that is gone (nothing read, no failure)", async () => {
-    const gone: ContentPart = { kind: "file", name: "gone.png", media_type: "image/png", size: 10, path: Path.join(dir, "missing.png"), url: null, data: null }
+    const gone: ContentPart = {
+      kind: "file",
+      name: "gone.png",
+      media_type: "image/png",
+      size: 10,
+      path: Path.join(dir, "missing.png"),
+      url: null,
+      data: null
+    }
     expect(await contentOf([gone])).toMatchObject([{ type: "resource_link", name: "gone.png" }])
   })
 })

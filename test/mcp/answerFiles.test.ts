@@ -18,7 +18,7 @@ import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
 import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
 import { RECEIVED_FILES_DIR } from "../../src/services/ReceivedFiles.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 
@@ -49,7 +49,11 @@ const WAV = Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WA
 const NOT_A_PNG = Buffer.from("<html>this is not a picture</html>")
 const DATA = { form: { name: "Ada", languages: ["en", "fr"] } }
 
-const filePart = (bytes: Uint8Array, filename: string, mediaType: string) => ({ raw: Buffer.from(bytes).toString("base64"), filename, mediaType })
+const filePart = (bytes: Uint8Array, filename: string, mediaType: string) => ({
+  raw: Buffer.from(bytes).toString("base64"),
+  filename,
+  mediaType
+})
 
 /** Sends the parts to relay's echo agent (A2A 1.0 JSON-RPC, not through relay): the id of the task that echoes them. */
 const echoTask = async (parts: ReadonlyArray<object>): Promise<string> => {
@@ -124,7 +128,12 @@ describe("an answer's files and data as MCP content", () => {
         resource: { uri: pathToFileURL(savedPath(result, "hello.txt", taskId)).href, text: TEXT, mimeType: "text/plain" }
       })
       expect(audio).toEqual({ type: "audio", data: WAV.toString("base64"), mimeType: "audio/wav" })
-      expect(lie).toMatchObject({ type: "resource_link", name: "lie.png", mimeType: "image/png", description: "its bytes are not image/png" })
+      expect(lie).toMatchObject({
+        type: "resource_link",
+        name: "lie.png",
+        mimeType: "image/png",
+        description: "its bytes are not image/png"
+      })
       expect(data).toEqual({ type: "text", text: JSON.stringify(DATA) })
       expect(result.content).toHaveLength(6)
       expect(partsOf(result).find((part) => part.kind === "data")).toMatchObject({ data: DATA })
@@ -148,23 +157,29 @@ describe("an answer's files and data as MCP content", () => {
     }])
   })
 
-  it.each(["send_message", "get_task", "wait_for_task"])("%s: the outputSchema describes parts, and holds the results to them", async (name) => {
-    const schema = tools.find((tool) => tool.name === name)?.outputSchema as { properties: Record<string, unknown>; required: Array<string> }
-    expect(schema.required).toContain("parts")
-    const validate = new Ajv({ strict: false }).compile(schema)
-    const sent = succeeded(await callTool(client, "send_message", { agent_url: mock.baseUrl, message: "data" }))
-    const taskId = (sent.structuredContent as { task_id: string }).task_id
-    const result = name === "send_message" ? sent : succeeded(await callTool(client, name, { agent_url: mock.baseUrl, task_id: taskId }))
-    const structured = result.structuredContent as Record<string, unknown> & { parts: Array<Record<string, unknown>> }
-    expect(structured.parts.map((part) => part["kind"])).toContain("data")
-    expect(validate(structured), JSON.stringify(validate.errors)).toBe(true)
-    // What the schema would refuse, so a result that drifted from it fails the SDK client's own check.
-    for (const drifted of [{ kind: "image" }, { size: "12" }, { path: 1 }]) {
-      expect(validate({ ...structured, parts: [{ ...structured.parts[0], ...drifted }] })).toBe(false)
+  it.each(["send_message", "get_task", "wait_for_task"])(
+    "%s: the outputSchema describes parts, and holds the results to them",
+    async (name) => {
+      const schema = tools.find((tool) => tool.name === name)?.outputSchema as {
+        properties: Record<string, unknown>
+        required: Array<string>
+      }
+      expect(schema.required).toContain("parts")
+      const validate = new Ajv({ strict: false }).compile(schema)
+      const sent = succeeded(await callTool(client, "send_message", { agent_url: mock.baseUrl, message: "data" }))
+      const taskId = (sent.structuredContent as { task_id: string }).task_id
+      const result = name === "send_message" ? sent : succeeded(await callTool(client, name, { agent_url: mock.baseUrl, task_id: taskId }))
+      const structured = result.structuredContent as Record<string, unknown> & { parts: Array<Record<string, unknown>> }
+      expect(structured.parts.map((part) => part["kind"])).toContain("data")
+      expect(validate(structured), JSON.stringify(validate.errors)).toBe(true)
+      // What the schema would refuse, so a result that drifted from it fails the SDK client's own check.
+      for (const drifted of [{ kind: "image" }, { size: "12" }, { path: 1 }]) {
+        expect(validate({ ...structured, parts: [{ ...structured.parts[0], ...drifted }] })).toBe(false)
+      }
+      const { note: _note, ...withoutNote } = structured.parts[0]!
+      expect(validate({ ...structured, parts: [withoutNote] })).toBe(false)
     }
-    const { note: _note, ...withoutNote } = structured.parts[0]!
-    expect(validate({ ...structured, parts: [withoutNote] })).toBe(false)
-  })
+  )
 })
 
 describe("get_push_notifications", () => {
@@ -179,7 +194,9 @@ describe("get_push_notifications", () => {
     const response = await fetch(`${base}/hook`, {
       method: "POST",
       headers: { "content-type": "application/a2a+json" },
-      body: JSON.stringify({ artifactUpdate: { taskId: "t-push-links", contextId: "c", artifact: { artifactId: "a", parts }, lastChunk: true } }),
+      body: JSON.stringify({
+        artifactUpdate: { taskId: "t-push-links", contextId: "c", artifact: { artifactId: "a", parts }, lastChunk: true }
+      }),
       signal: AbortSignal.timeout(10_000)
     })
     expect(response.status).toBe(200)

@@ -2,8 +2,8 @@
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { EventEmitter } from "node:events"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { makeBackpressure, type PaceLimits } from "../../src/mcp/backpressure.js"
 import type { McpClientNotReading } from "../../src/domain/errors.js"
+import { makeBackpressure, type PaceLimits } from "../../src/mcp/backpressure.js"
 
 const request = (id: number): JSONRPCMessage => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t" } })
 const answer = (id: number): JSONRPCMessage => ({ jsonrpc: "2.0", id, result: {} })

@@ -10,7 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { reportFigures } from "../helpers/figures.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 const home = tempHome()
@@ -34,7 +34,15 @@ afterAll(async () => {
 /** A value of every JSON type but `type`; none for an argument of no type, which takes any JSON value (send_message `data`). */
 const wrongValuesFor = (type: string | undefined): ReadonlyArray<unknown> => {
   if (type === undefined) return []
-  const all: Record<string, unknown> = { string: "text", number: 12.5, integer: 7, boolean: true, object: { __proto__: { polluted: true }, constructor: 1 }, array: [1, "a"], null: null }
+  const all: Record<string, unknown> = {
+    string: "text",
+    number: 12.5,
+    integer: 7,
+    boolean: true,
+    object: { __proto__: { polluted: true }, constructor: 1 },
+    array: [1, "a"],
+    null: null
+  }
   const taken = type === "number" ? ["number", "integer"] : [type]
   return Object.entries(all).filter(([name]) => !taken.includes(name)).map(([, value]) => value)
 }
@@ -46,7 +54,11 @@ const CLOSED = "http://127.0.0.1:9"
 const saneArguments = (tool: (typeof tools)[number]): Record<string, unknown> => {
   const properties = tool.inputSchema.properties ?? {}
   const sane: Record<string, unknown> = {}
-  for (const name of tool.inputSchema.required ?? []) sane[name] = properties[name]?.type === "string" ? (name.includes("url") ? CLOSED : "x") : undefined
+  for (const name of tool.inputSchema.required ?? []) {
+    sane[name] = properties[name]?.type === "string"
+      ? (name.includes("url") ? CLOSED : "x")
+      : undefined
+  }
   if ("agent_url" in properties) sane["agent_url"] = CLOSED
   return sane
 }
@@ -86,14 +98,30 @@ describe("every tool, every argument, every wrong type", () => {
   })
 
   it("answers hostile agent URLs with isError on every tool that contacts an agent", async () => {
-    const hostile = ["", " ", "file:///etc/passwd", "javascript:alert(1)", "ftp://127.0.0.1/x", "http://", "http://user:pass@127.0.0.1:9/", "\u0000http://127.0.0.1", "http://127.0.0.1:99999", `http://${"a".repeat(100_000)}.test`, "../../etc/passwd", CLOSED]
+    const hostile = [
+      "",
+      " ",
+      "file:///etc/passwd",
+      "javascript:alert(1)",
+      "ftp://127.0.0.1/x",
+      "http://",
+      "http://user:pass@127.0.0.1:9/",
+      "\u0000http://127.0.0.1",
+      "http://127.0.0.1:99999",
+      `http://${"a".repeat(100_000)}.test`,
+      "../../etc/passwd",
+      CLOSED
+    ]
     // The session and credential tools only name an agent (a URL WHATWG cleans up, e.g. of a leading NUL, is theirs to store).
     const storeOnly = ["clear_session_data", "get_session_info", "set_agent_credentials", "clear_agent_credentials"]
     const contacting = tools.filter((tool) => "agent_url" in (tool.inputSchema.properties ?? {}) && !storeOnly.includes(tool.name))
     expect(contacting.length).toBeGreaterThan(8)
     for (const tool of contacting) {
       for (const url of hostile) {
-        expectClearError(await callTool(mcp, tool.name, { ...saneArguments(tool), agent_url: url }), `${tool.name} agent_url ${JSON.stringify(url.slice(0, 40))}`)
+        expectClearError(
+          await callTool(mcp, tool.name, { ...saneArguments(tool), agent_url: url }),
+          `${tool.name} agent_url ${JSON.stringify(url.slice(0, 40))}`
+        )
       }
     }
     await stillServing()

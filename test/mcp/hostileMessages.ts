@@ -23,10 +23,11 @@ export interface HostileMessage {
 export const deepArray = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`
 
 /** `{"a":{"a":…{}}}` nested `depth` levels. */
-export const deepObject = (depth: number): string => `${'{"a":'.repeat(depth - 1)}{}${"}".repeat(depth - 1)}`
+export const deepObject = (depth: number): string => `${"{\"a\":".repeat(depth - 1)}{}${"}".repeat(depth - 1)}`
 
 /** A ping whose params hold `inner` (raw JSON text). */
-const pingWith = (id: number | string, inner: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping","params":{"x":${inner}}}`
+const pingWith = (id: number | string, inner: string) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping","params":{"x":${inner}}}`
 
 /** A tools/call with a padded argument, id last as the TypeScript SDK writes it. */
 export const oversizedCall = (id: number, bytes: number) =>
@@ -36,11 +37,32 @@ const OVER_LIMIT = MAX_MCP_MESSAGE_BYTES + 2 * 1024 * 1024
 
 export const HOSTILE_MESSAGES: ReadonlyArray<HostileMessage> = [
   { name: "not JSON", text: "{not json", code: -32700, id: null, status: 400, answeredOnStdio: true },
-  { name: "truncated JSON", text: '{"jsonrpc":"2.0","id":5,"method":"ping"', code: -32700, id: null, status: 400, answeredOnStdio: true },
+  {
+    name: "truncated JSON",
+    text: "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"",
+    code: -32700,
+    id: null,
+    status: 400,
+    answeredOnStdio: true
+  },
   { name: "a JSON scalar", text: "42", code: -32600, id: null, status: 400, answeredOnStdio: true },
   { name: "an empty batch", text: "[]", code: -32600, id: null, status: 400, answeredOnStdio: true },
-  { name: "JSON-RPC 1.0", text: '{"jsonrpc":"1.0","id":3,"method":"ping"}', code: -32600, id: 3, status: 400, answeredOnStdio: true },
-  { name: "a method that is not a string", text: '{"jsonrpc":"2.0","id":"m","method":7}', code: -32600, id: "m", status: 400, answeredOnStdio: true },
+  {
+    name: "JSON-RPC 1.0",
+    text: "{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}",
+    code: -32600,
+    id: 3,
+    status: 400,
+    answeredOnStdio: true
+  },
+  {
+    name: "a method that is not a string",
+    text: "{\"jsonrpc\":\"2.0\",\"id\":\"m\",\"method\":7}",
+    code: -32600,
+    id: "m",
+    status: 400,
+    answeredOnStdio: true
+  },
   {
     name: `arrays ${MAX_JSON_DEPTH + 10} deep`,
     text: pingWith(11, deepArray(MAX_JSON_DEPTH + 10)),
@@ -50,7 +72,14 @@ export const HOSTILE_MESSAGES: ReadonlyArray<HostileMessage> = [
     answeredOnStdio: true
   },
   { name: "arrays 100 000 deep", text: pingWith(12, deepArray(100_000)), code: -32602, id: 12, status: 400, answeredOnStdio: true },
-  { name: "objects 20 000 deep", text: pingWith("deep-objects", deepObject(20_000)), code: -32602, id: "deep-objects", status: 400, answeredOnStdio: true },
+  {
+    name: "objects 20 000 deep",
+    text: pingWith("deep-objects", deepObject(20_000)),
+    code: -32602,
+    id: "deep-objects",
+    status: 400,
+    answeredOnStdio: true
+  },
   {
     name: "a deep notification",
     text: `{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":${deepArray(5000)}}}`,

@@ -5,21 +5,21 @@
  */
 import { describe, expect, it } from "vitest"
 import { MAX_JSON_DEPTH } from "../../src/domain/limits.js"
-import { isAllowedOrigin, parseOrigin } from "../../src/mcp/origins.js"
 import { admitText, idAtEdges } from "../../src/mcp/messageGate.js"
+import { isAllowedOrigin, parseOrigin } from "../../src/mcp/origins.js"
 import { admitFramed, type Framed, LineFramer } from "../../src/mcp/stdio.js"
 import { deepArray, HOSTILE_MESSAGES, oversizedCall } from "./hostileMessages.js"
 
-const PING = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+const PING = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"
 
 const lines = (framed: ReadonlyArray<Framed>) => framed.map((f) => (f._tag === "Line" ? f.text : `<${f.bytes} bytes>`))
 
 describe("the line framer", () => {
   it("joins lines split across chunks and skips blank lines and CRs", () => {
     const framer = new LineFramer(1000)
-    expect(lines(framer.push(Buffer.from('{"a":')))).toEqual([])
-    expect(lines(framer.push(Buffer.from('1}\r\n\n{"b":2}\n{"c"')))).toEqual(['{"a":1}', '{"b":2}'])
-    expect(lines(framer.push(Buffer.from(":3}\n")))).toEqual(['{"c":3}'])
+    expect(lines(framer.push(Buffer.from("{\"a\":")))).toEqual([])
+    expect(lines(framer.push(Buffer.from("1}\r\n\n{\"b\":2}\n{\"c\"")))).toEqual(["{\"a\":1}", "{\"b\":2}"])
+    expect(lines(framer.push(Buffer.from(":3}\n")))).toEqual(["{\"c\":3}"])
   })
 
   it("skips a line over the limit as it streams by, keeping only its edges, and frames the next line whole", () => {
@@ -46,16 +46,16 @@ describe("the line framer", () => {
 
 describe("the id of an oversized message", () => {
   it.each([
-    ['{"jsonrpc":"2.0","id":7,"method":"x","params":{"p":"…', "", 7],
-    ['{"id":"abc","jsonrpc":"2.0",…', "", "abc"],
-    ["{…", '…"}},"jsonrpc":"2.0","id":8}', 8],
-    ["{…", '…,"id":"q\\"x"}\n', 'q"x'],
+    ["{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":{\"p\":\"…", "", 7],
+    ["{\"id\":\"abc\",\"jsonrpc\":\"2.0\",…", "", "abc"],
+    ["{…", "…\"}},\"jsonrpc\":\"2.0\",\"id\":8}", 8],
+    ["{…", "…,\"id\":\"q\\\"x\"}\n", "q\"x"],
     // Nested ids, ids in strings and ids in the middle are not the message's id.
-    ['{"method":"x","params":{"id":9,', '…"id":5}}', null],
-    ["{…", '…"text":"a,\\"id\\":5}"}', null],
-    ['{"jsonrpc":"2.0","method":"x","id":4,', "…}", null],
-    ["{…", '…,"id":1.5}', null],
-    ["{…", '…,"id":true}', null]
+    ["{\"method\":\"x\",\"params\":{\"id\":9,", "…\"id\":5}}", null],
+    ["{…", "…\"text\":\"a,\\\"id\\\":5}\"}", null],
+    ["{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"id\":4,", "…}", null],
+    ["{…", "…,\"id\":1.5}", null],
+    ["{…", "…,\"id\":true}", null]
   ])("%s … %s → %s", (head, tail, id) => {
     expect(idAtEdges(head, tail)).toBe(id)
   })

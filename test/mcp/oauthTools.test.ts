@@ -9,11 +9,11 @@ import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { login } from "../../src/programs/oauth.js"
 import { OAuth } from "../../src/services/OAuth.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { AGENT_SCOPE, type ProviderHandle, startProvider } from "../peers/oidcProvider.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 import { reply, startStub, v1Card } from "../services/a2aClientHarness.js"
 
 const AUDIENCE = "urn:relay-test:mcp-agent"
@@ -28,7 +28,15 @@ let agent: SdkAgentHandle
 
 const noInteraction = { prompt: () => Effect.void, openBrowser: false, timeout: Duration.seconds(5) }
 const loginOnce = () =>
-  runtime.runPromise(login({ agentUrl: agentUrlOf(agent.baseUrl), flow: "client_credentials", clientId: CLIENT_ID, clientSecret: SECRET, interaction: noInteraction }))
+  runtime.runPromise(
+    login({
+      agentUrl: agentUrlOf(agent.baseUrl),
+      flow: "client_credentials",
+      clientId: CLIENT_ID,
+      clientSecret: SECRET,
+      interaction: noInteraction
+    })
+  )
 const storeFile = () => Path.join(home.stateDir, "sessions.json")
 const storedToken = () =>
   (JSON.parse(Fs.readFileSync(storeFile(), "utf8")) as { sessions: Record<string, { credentials: { access_token: string } }> })
@@ -131,7 +139,9 @@ describe("clock skew", () => {
         yield* TestClock.setTime(Date.now() + 2 * 60 * 60 * 1000)
         const oauth = yield* OAuth
         const server = yield* oauth.discover(undefined, "client_credentials", provider.issuer)
-        return yield* Effect.flip(oauth.clientCredentials(server, { clientId: CLIENT_ID, clientSecret: SECRET }, [AGENT_SCOPE], { agentUrl: agent.baseUrl }))
+        return yield* Effect.flip(
+          oauth.clientCredentials(server, { clientId: CLIENT_ID, clientSecret: SECRET }, [AGENT_SCOPE], { agentUrl: agent.baseUrl })
+        )
       }).pipe(Effect.provide(TestContext.TestContext))
     )
     expect(failure._tag).toBe("ClockSkew")

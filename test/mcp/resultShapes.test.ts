@@ -7,8 +7,8 @@ import * as z from "zod"
 import type { AnswerPart } from "../../src/domain/answerParts.js"
 import type { CheckReport } from "../../src/domain/conformance.js"
 import type { TaskView } from "../../src/domain/results.js"
-import type { ClearResult } from "../../src/programs/sessions.js"
 import { type Alike, answerPart, checkReportShape, shapeOf, taskViewShape } from "../../src/mcp/resultShapes.js"
+import type { ClearResult } from "../../src/programs/sessions.js"
 
 type Output<S extends z.ZodRawShape> = z.output<z.ZodObject<S>>
 

@@ -19,7 +19,7 @@ import { makeMcpServer } from "../../src/mcp/server.js"
 import { ERROR_META_KEY } from "../../src/mcp/toolResult.js"
 import type { ToolContext } from "../../src/mcp/tools.js"
 import { relayBin } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, callTool, contextFor, textOf } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 
@@ -62,9 +62,15 @@ afterAll(async () => {
 const connect = async (roots: Array<string> | undefined, overrides: Partial<ToolContext> = {}) => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await makeMcpServer(contextFor(runtime, overrides)).connect(serverSide)
-  const client = new Client({ name: "files-test", version: "1.0.0" }, roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })
+  const client = new Client(
+    { name: "files-test", version: "1.0.0" },
+    roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } }
+  )
   if (roots !== undefined) {
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: Path.basename(dir) })) }))
+    client.setRequestHandler(
+      ListRootsRequestSchema,
+      () => ({ roots: roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: Path.basename(dir) })) })
+    )
   }
   await client.connect(clientSide)
   await client.listTools()
@@ -104,14 +110,16 @@ describe("send_message with files and data", () => {
 
   it("sends content_base64, a URL and data after the text, in that order", async () => {
     const client = await connect(undefined)
-    const parts = await receivedParts(await send(client, {
-      message: "see attached",
-      files: [
-        { content_base64: Buffer.from("a,b\n1,2\n").toString("base64url").replace(/=+$/, ""), name: "table.csv" },
-        { url: "https://files.example/chart.png", media_type: "image/png" }
-      ],
-      data: DATA
-    }))
+    const parts = await receivedParts(
+      await send(client, {
+        message: "see attached",
+        files: [
+          { content_base64: Buffer.from("a,b\n1,2\n").toString("base64url").replace(/=+$/, ""), name: "table.csv" },
+          { url: "https://files.example/chart.png", media_type: "image/png" }
+        ],
+        data: DATA
+      })
+    )
     expect(parts).toEqual([
       { text: "see attached" },
       { raw: Buffer.from("a,b\n1,2\n").toString("base64"), filename: "table.csv", mediaType: "text/csv" },
@@ -127,7 +135,9 @@ describe("send_message with files and data", () => {
 
   it("refuses content_base64 that is not base64, a file with two contents, and a message with nothing in it", async () => {
     const client = await connect(undefined)
-    expect(errorOf(await send(client, { files: [{ content_base64: "not base64!", name: "x.bin" }] })).message).toBe("The content of x.bin is not base64")
+    expect(errorOf(await send(client, { files: [{ content_base64: "not base64!", name: "x.bin" }] })).message).toBe(
+      "The content of x.bin is not base64"
+    )
     expect(errorOf(await send(client, { files: [{ url: "https://x.example/a", path: "/etc/hosts" }] })).message)
       .toBe("files[0] needs exactly one of path, url and content_base64")
     expect(errorOf(await send(client, {})).code).toBe("invalid_input")
@@ -185,7 +195,8 @@ describe("which files send_message may read", () => {
     await refusal(client, Path.join(root, "noise.bin"))
     roots.splice(0, 1, root)
     await client.sendRootsListChanged()
-    await expect.poll(async () => (await send(client, { files: [{ path: Path.join(root, "noise.bin") }] })).isError, { timeout: 5_000 }).not.toBe(true)
+    await expect.poll(async () => (await send(client, { files: [{ path: Path.join(root, "noise.bin") }] })).isError, { timeout: 5_000 }).not
+      .toBe(true)
   })
 
   it("a missing file inside a root is named as missing", async () => {

@@ -44,7 +44,8 @@ const INITIALIZE = {
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" }
 const bigCall = (id: number, bytes: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "big", arguments: { bytes } } })
 
-const textLength = (result: CallToolResult) => result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
+const textLength = (result: CallToolResult) =>
+  result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
 
 describe("stdio", () => {
   /** A transport over an in-memory stdin and the given stdout, serving makeServer. */
@@ -56,7 +57,8 @@ describe("stdio", () => {
     await server.connect(transport)
     server.server.onclose = () => (closed = true)
     /** Writes the messages to stdin as one chunk, as a client sending them at once. */
-    const send = (...messages: ReadonlyArray<unknown>) => void stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(""))
+    const send = (...messages: ReadonlyArray<unknown>) =>
+      void stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(""))
     send(INITIALIZE, INITIALIZED)
     return { transport, send, closed: () => closed }
   }
@@ -123,10 +125,12 @@ describe.each(["streamable-http", "sse"] as const)("%s", (kind) => {
     const scope = Effect.runSync(Scope.make())
     scopes.push(scope)
     const options: HttpOptions = { kind, host: "127.0.0.1", port: 0, pace: PACE }
-    const url = await Effect.runPromise(serveHttp(options, makeServer).pipe(
-      Scope.extend(scope),
-      Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logged.push(String(message)))))
-    ))
+    const url = await Effect.runPromise(
+      serveHttp(options, makeServer).pipe(
+        Scope.extend(scope),
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logged.push(String(message)))))
+      )
+    )
     return { url: new URL(url), logged }
   }
 
@@ -174,7 +178,8 @@ describe.each(["streamable-http", "sse"] as const)("%s", (kind) => {
         stream.off("data", named)
         stream.pause()
         resolve(found[1]!)
-      }))
+      })
+    )
     const messages = new URL(`/messages?sessionId=${sessionId}`, url)
     const post = async (message: unknown) =>
       (await fetch(messages, { method: "POST", headers: POST_HEADERS, body: JSON.stringify(message) })).status

@@ -18,7 +18,15 @@ import type { ToolContext } from "../../src/mcp/tools.js"
 import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
 import { VERSION } from "../../src/version.js"
 import { closedPortUrl, headerOf, rpcMethodOf, sentMessages, startTaskOn, waitUntil } from "../helpers/a2aPrograms.js"
-import { type AppRuntime, appLayer, callTool, type CallOptions as ToolCallOptions, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import {
+  appLayer,
+  type AppRuntime,
+  type CallOptions as ToolCallOptions,
+  callTool,
+  connectTools,
+  contextFor,
+  textOf
+} from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { INPUT_REQUIRED_QUESTION, SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
@@ -31,12 +39,28 @@ const PUSH_TOKEN = "push-token-secret-13579bdf2468"
 const SECRETS = [BEARER, API_KEY, PUSH_TOKEN]
 
 const TOOL_NAMES = [
-  "validate_agent_card", "get_agent_card", "send_message", "get_task", "cancel_task", "set_task_notification",
-  "get_task_notification", "list_sessions", "get_session_info", "clear_session_data", "set_agent_credentials",
-  "clear_agent_credentials", "list_tasks", "list_task_notifications", "delete_task_notification", "wait_for_task",
-  "get_push_notifications", "check_agent", "list_agents", "add_agent", "remove_agent"
+  "validate_agent_card",
+  "get_agent_card",
+  "send_message",
+  "get_task",
+  "cancel_task",
+  "set_task_notification",
+  "get_task_notification",
+  "list_sessions",
+  "get_session_info",
+  "clear_session_data",
+  "set_agent_credentials",
+  "clear_agent_credentials",
+  "list_tasks",
+  "list_task_notifications",
+  "delete_task_notification",
+  "wait_for_task",
+  "get_push_notifications",
+  "check_agent",
+  "list_agents",
+  "add_agent",
+  "remove_agent"
 ]
-
 
 const home = tempHome()
 const brokenHome = tempHome()
@@ -189,7 +213,19 @@ describe("the server and its tool list", () => {
     const spec: Record<string, ReadonlyArray<string>> = {
       validate_agent_card: ["source", "from_file"],
       get_agent_card: ["agent_url", "authenticated"],
-      send_message: ["agent_url", "message", "text", "context_id", "task_id", "use_session", "bearer_token", "api_key", "stream", "push_url", "push_token"],
+      send_message: [
+        "agent_url",
+        "message",
+        "text",
+        "context_id",
+        "task_id",
+        "use_session",
+        "bearer_token",
+        "api_key",
+        "stream",
+        "push_url",
+        "push_token"
+      ],
       get_task: ["agent_url", "task_id", "history_length", "bearer_token", "api_key"],
       cancel_task: ["agent_url", "task_id", "bearer_token", "api_key"],
       set_task_notification: ["agent_url", "task_id", "webhook_url", "url", "webhook_token", "token", "bearer_token", "api_key"],
@@ -307,7 +343,12 @@ describe("messages and tasks", () => {
     expect(first["next_step"]).toMatch(/send_message/)
     const before = agent.requests.length
     const second = ok(await call("send_message", { agent_url: agent.baseUrl, message: "second", use_session: true }))
-    expect(second).toMatchObject({ state: "completed", text: "echo: first + second", task_id: first["task_id"], context_id: first["context_id"] })
+    expect(second).toMatchObject({
+      state: "completed",
+      text: "echo: first + second",
+      task_id: first["task_id"],
+      context_id: first["context_id"]
+    })
     const sent = sentMessages(agent.requests.slice(before))
     expect(sent[0]).toMatchObject({ contextId: first["context_id"], taskId: first["task_id"] })
   })
@@ -376,11 +417,13 @@ describe("bounded waits, progress and cancellation", () => {
   it("send_message stops waiting after timeout_seconds with state working, task id and a wait_for_task hint, reporting progress meanwhile", async () => {
     const progress: Array<Progress & { at: number }> = []
     const started = Date.now()
-    const result = ok(await call(
-      "send_message",
-      { agent_url: agent.baseUrl, message: withBehaviour("slow-cancellable", "long job"), timeout_seconds: 1 },
-      { onprogress: (update) => progress.push({ ...update, at: Date.now() }) }
-    ))
+    const result = ok(
+      await call(
+        "send_message",
+        { agent_url: agent.baseUrl, message: withBehaviour("slow-cancellable", "long job"), timeout_seconds: 1 },
+        { onprogress: (update) => progress.push({ ...update, at: Date.now() }) }
+      )
+    )
     const took = Date.now() - started
     expect(took).toBeGreaterThanOrEqual(900)
     expect(took).toBeLessThan(SLOW_TASK_MS)
@@ -397,11 +440,13 @@ describe("bounded waits, progress and cancellation", () => {
 
     // wait_for_task picks it up and waits until it completes, again with progress.
     const waitProgress: Array<Progress> = []
-    const finished = ok(await call(
-      "wait_for_task",
-      { agent_url: agent.baseUrl, task_id: result["task_id"], timeout_seconds: 10 },
-      { onprogress: (update) => waitProgress.push(update) }
-    ))
+    const finished = ok(
+      await call(
+        "wait_for_task",
+        { agent_url: agent.baseUrl, task_id: result["task_id"], timeout_seconds: 10 },
+        { onprogress: (update) => waitProgress.push(update) }
+      )
+    )
     expect(finished).toMatchObject({ task_id: result["task_id"], state: "completed", text: "echo: long job" })
     expect(waitProgress.length).toBeGreaterThan(0)
   })
@@ -409,7 +454,11 @@ describe("bounded waits, progress and cancellation", () => {
   it("without timeout_seconds the server's default wait applies; wait_for_task also stops at its bound", async () => {
     const shortWait = await connect(contextFor(runtime, { defaultWait: Duration.seconds(1) }))
     const started = Date.now()
-    const result = ok(await call("send_message", { agent_url: agent.baseUrl, message: withBehaviour("slow-cancellable", "default wait") }, { via: shortWait }))
+    const result = ok(
+      await call("send_message", { agent_url: agent.baseUrl, message: withBehaviour("slow-cancellable", "default wait") }, {
+        via: shortWait
+      })
+    )
     expect(result["state"]).toBe("working")
     expect(Date.now() - started).toBeLessThan(SLOW_TASK_MS)
     const waited = ok(await call("wait_for_task", { agent_url: agent.baseUrl, task_id: result["task_id"] }, { via: shortWait }))
@@ -421,11 +470,13 @@ describe("bounded waits, progress and cancellation", () => {
   it("stream: true follows the agent's stream and turns it into progress with the agent's text", async () => {
     const progress: Array<Progress> = []
     const before = agent.requests.length
-    const result = ok(await call(
-      "send_message",
-      { agent_url: agent.baseUrl, message: withBehaviour("chunked-artifact", "streamed"), stream: true },
-      { onprogress: (update) => progress.push(update) }
-    ))
+    const result = ok(
+      await call(
+        "send_message",
+        { agent_url: agent.baseUrl, message: withBehaviour("chunked-artifact", "streamed"), stream: true },
+        { onprogress: (update) => progress.push(update) }
+      )
+    )
     expect(result).toMatchObject({ state: "completed" })
     expect(result["text"]).toContain("chunk 3: done")
     expect(agent.requests.slice(before).some((request) => rpcMethodOf(request) === "SendStreamingMessage")).toBe(true)
@@ -452,12 +503,14 @@ describe("bounded waits, progress and cancellation", () => {
 
 describe("push notifications", () => {
   it("send_message with push_url makes the agent post to relay's receiver; get_push_notifications reads them", async () => {
-    const sent = ok(await call("send_message", {
-      agent_url: agent.baseUrl,
-      message: "push me",
-      push_url: `${webhookUrl}/hook`,
-      push_token: PUSH_TOKEN
-    }))
+    const sent = ok(
+      await call("send_message", {
+        agent_url: agent.baseUrl,
+        message: "push me",
+        push_url: `${webhookUrl}/hook`,
+        push_token: PUSH_TOKEN
+      })
+    )
     const taskId = String(sent["task_id"])
     let notifications: Record<string, unknown> = {}
     await waitUntilAsync("a notification for the task", async () => {
@@ -480,9 +533,18 @@ describe("push notifications", () => {
 
   it("set, get, list and delete a task's push configs (alternate names url/token), and fail on unknown tasks", async () => {
     const { taskId } = await startTaskOn(agent.jsonRpcUrl, withBehaviour("input-required", "push configs"))
-    const set = ok(await call("set_task_notification", { agent_url: agent.baseUrl, task_id: taskId, url: `${webhookUrl}/a`, token: PUSH_TOKEN }))
+    const set = ok(
+      await call("set_task_notification", { agent_url: agent.baseUrl, task_id: taskId, url: `${webhookUrl}/a`, token: PUSH_TOKEN })
+    )
     expect(set).toMatchObject({ task_id: taskId, url: `${webhookUrl}/a` })
-    const second = ok(await call("set_task_notification", { agent_url: agent.baseUrl, task_id: taskId, webhook_url: `${webhookUrl}/b`, webhook_token: PUSH_TOKEN }))
+    const second = ok(
+      await call("set_task_notification", {
+        agent_url: agent.baseUrl,
+        task_id: taskId,
+        webhook_url: `${webhookUrl}/b`,
+        webhook_token: PUSH_TOKEN
+      })
+    )
     const configId = String(second["config_id"])
     const got = ok(await call("get_task_notification", { agent_url: agent.baseUrl, task_id: taskId, config_id: configId }))
     expect(got["url"]).toBe(`${webhookUrl}/b`)
@@ -525,7 +587,10 @@ describe("sessions and credentials (shared store)", () => {
     const result = await call("set_agent_credentials", { agent_url: agent.baseUrl })
     failed(result, "invalid_input")
     expect(result.structuredContent).toEqual({ error: "Either bearer_token or api_key must be provided" })
-    failed(await call("set_agent_credentials", { agent_url: agent.baseUrl, api_key: API_KEY, api_key_header: "Bad Header" }), "invalid_input")
+    failed(
+      await call("set_agent_credentials", { agent_url: agent.baseUrl, api_key: API_KEY, api_key_header: "Bad Header" }),
+      "invalid_input"
+    )
     failed(await call("set_agent_credentials", { agent_url: "not a url", bearer_token: BEARER }), "invalid_agent_url")
     // A bare word is a name: one never saved is unknown_agent.
     failed(await call("set_agent_credentials", { agent_url: "nope", bearer_token: BEARER }), "unknown_agent")
@@ -565,7 +630,10 @@ describe("sessions and credentials (shared store)", () => {
 
   it("clear_agent_credentials removes saved credentials; the agent then refuses again", async () => {
     expect(ok(await call("clear_agent_credentials", { agent_url: secured.baseUrl }))).toEqual({ agent_url: secured.baseUrl, cleared: true })
-    expect(ok(await call("clear_agent_credentials", { agent_url: secured.baseUrl }))).toEqual({ agent_url: secured.baseUrl, cleared: false })
+    expect(ok(await call("clear_agent_credentials", { agent_url: secured.baseUrl }))).toEqual({
+      agent_url: secured.baseUrl,
+      cleared: false
+    })
     failed(await call("send_message", { agent_url: secured.baseUrl, message: "no token" }), "auth_required")
     failed(await call("clear_agent_credentials", { agent_url: "::" }), "invalid_agent_url")
   })

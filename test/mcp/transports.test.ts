@@ -19,10 +19,10 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allowedHostNames } from "../../src/mcp/httpTransports.js"
 import { closedPortUrl, headerOf, rpcMethodOf, waitUntil } from "../helpers/a2aPrograms.js"
-import { reply, type Stub, startStub, v1Card } from "../services/a2aClientHarness.js"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
 import { HOSTILE_MESSAGES, leaksInternals, oversizedCall } from "./hostileMessages.js"
 
 const BEARER = "live-sharing-bearer-0123456789"
@@ -53,7 +53,9 @@ const WORKING_TASK = { id: "task-working", contextId: "context-working", status:
 
 const workingAgent = () =>
   startStub((base) => ({
-    "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }], { streaming: false, pushNotifications: false })),
+    "GET /.well-known/agent-card.json": reply(
+      v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }], { streaming: false, pushNotifications: false })
+    ),
     "POST /rpc": (request) => {
       const body = request.body as { id: unknown; method: string }
       return { body: { jsonrpc: "2.0", id: body.id, result: body.method === "SendMessage" ? { task: WORKING_TASK } : WORKING_TASK } }
@@ -97,8 +99,7 @@ const relayEnv = (extra: Record<string, string> = {}): Record<string, string> =>
   return { ...env, RELAY_HOME: home.stateDir, NO_COLOR: "1", ...extra }
 }
 
-const textOf = (result: CallToolResult) =>
-  result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
+const textOf = (result: CallToolResult) => result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
 
 /** callTool's declared result also admits the legacy `toolResult` shape; this server never sends it. */
 const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
@@ -306,11 +307,16 @@ describe("stdio", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
       JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_sessions", arguments: {} } }),
       // A failing call (nothing listens on port 9) must not leak anything onto stdout either.
-      JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "get_agent_card", arguments: { agent_url: "http://127.0.0.1:9" } } })
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "get_agent_card", arguments: { agent_url: "http://127.0.0.1:9" } }
+      })
     ]
     child.stdin.write(`${lines.join("\n")}\n`)
     const deadline = Date.now() + 10_000
-    while (!stdout.includes('"id":4')) {
+    while (!stdout.includes("\"id\":4")) {
       if (Date.now() > deadline) throw new Error(`no answer to all requests\nstdout: ${stdout}\nstderr: ${stderr}`)
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
@@ -403,14 +409,26 @@ describe("streamable HTTP", () => {
   })
 
   it("answers 403 to a foreign Host or Origin (DNS rebinding), and serves the origin it serves itself", async () => {
-    const evilHost = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example" }, body: INITIALIZE })
+    const evilHost = await rawRequest(server.url, {
+      method: "POST",
+      headers: { ...MCP_POST_HEADERS, host: "evil.example" },
+      body: INITIALIZE
+    })
     expect(evilHost.status).toBe(403)
-    const evilOrigin = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://evil.example" }, body: INITIALIZE })
+    const evilOrigin = await rawRequest(server.url, {
+      method: "POST",
+      headers: { ...MCP_POST_HEADERS, origin: "http://evil.example" },
+      body: INITIALIZE
+    })
     expect(evilOrigin.status).toBe(403)
     const nullOrigin = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "null" }, body: INITIALIZE })
     expect(nullOrigin.status).toBe(403)
     // Another local port is another origin (any local web page could be there).
-    const otherPort = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
+    const otherPort = await rawRequest(server.url, {
+      method: "POST",
+      headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" },
+      body: INITIALIZE
+    })
     expect(otherPort.status).toBe(403)
     expect(JSON.parse(otherPort.body)).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("--allow-origin") } })
     const { port } = new URL(server.url)
@@ -420,12 +438,23 @@ describe("streamable HTTP", () => {
     }
     const noSession = await rawRequest(server.url, { method: "GET", headers: { accept: "text/event-stream" } })
     expect(noSession.status).toBe(400)
-    const unknownSession = await rawRequest(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, "mcp-session-id": "nope" }, body: INITIALIZE })
+    const unknownSession = await rawRequest(server.url, {
+      method: "POST",
+      headers: { ...MCP_POST_HEADERS, "mcp-session-id": "nope" },
+      body: INITIALIZE
+    })
     expect(unknownSession.status).toBe(404)
   })
 
   it("serves the origins given with --allow-origin (repeatable), and still refuses the others", async () => {
-    const allowing = await startHttpServer(["-t", "streamable-http", "--allow-origin", "http://localhost:6274", "--allow-origin", "https://tools.example"])
+    const allowing = await startHttpServer([
+      "-t",
+      "streamable-http",
+      "--allow-origin",
+      "http://localhost:6274",
+      "--allow-origin",
+      "https://tools.example"
+    ])
     const post = (origin: string) =>
       rawRequest(allowing.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin }, body: INITIALIZE }).then((r) => r.status)
     expect(await post("http://localhost:6274")).toBe(200)
@@ -438,11 +467,21 @@ describe("streamable HTTP", () => {
     const server = await startHttpServer(["-t", "streamable-http"])
     const version = "2025-11-25"
     const initialize = JSON.stringify({ ...JSON.parse(INITIALIZE), params: { ...JSON.parse(INITIALIZE).params, protocolVersion: version } })
-    const opened = await fetch(server.url, { method: "POST", headers: MCP_POST_HEADERS, body: initialize, signal: AbortSignal.timeout(5000) })
+    const opened = await fetch(server.url, {
+      method: "POST",
+      headers: MCP_POST_HEADERS,
+      body: initialize,
+      signal: AbortSignal.timeout(5000)
+    })
     await opened.text()
     const session = { "mcp-session-id": opened.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": version }
     const post = (body: unknown) =>
-      fetch(server.url, { method: "POST", headers: { ...MCP_POST_HEADERS, ...session }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) })
+      fetch(server.url, {
+        method: "POST",
+        headers: { ...MCP_POST_HEADERS, ...session },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5000)
+      })
     await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text()
     // The answer to tools/list comes on an SSE stream whose events carry ids; the first primes it with `retry`.
     const listed = await (await post({ jsonrpc: "2.0", id: 2, method: "tools/list" })).text()
@@ -458,14 +497,14 @@ describe("streamable HTTP", () => {
     expect(resumed.status).toBe(200)
     const reader = resumed.body!.getReader()
     let replayed = ""
-    while (!replayed.includes('"tools"')) {
+    while (!replayed.includes("\"tools\"")) {
       const { value, done } = await reader.read()
       if (done) break
       replayed += new TextDecoder().decode(value)
     }
     await reader.cancel()
     expect(replayed).toContain(`id: ${ids.at(-1)}`)
-    expect(replayed).toContain('"id":2')
+    expect(replayed).toContain("\"id\":2")
   })
 
   it("answers a browser's CORS preflight for an allowed origin, and refuses a foreign one", async () => {
@@ -485,7 +524,11 @@ describe("streamable HTTP", () => {
     expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
     expect(JSON.parse(foreign.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } })
     // The answer itself names the origin and lets the page read the session id.
-    const initialized = await rawRequest(allowing.url, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" }, body: INITIALIZE })
+    const initialized = await rawRequest(allowing.url, {
+      method: "POST",
+      headers: { ...MCP_POST_HEADERS, origin: "http://localhost:6274" },
+      body: INITIALIZE
+    })
     expect(initialized.headers["access-control-allow-origin"]).toBe("http://localhost:6274")
     expect(String(initialized.headers["access-control-expose-headers"]).toLowerCase()).toContain("mcp-session-id")
   })
@@ -513,7 +556,12 @@ describe("streamable HTTP", () => {
     }
     const other = [
       { method: "POST", headers: { ...MCP_POST_HEADERS, "content-type": "text/plain" }, body: INITIALIZE, status: 415 },
-      { method: "POST", headers: { ...MCP_POST_HEADERS, "content-type": "application/json; charset=latin1" }, body: INITIALIZE, status: 415 },
+      {
+        method: "POST",
+        headers: { ...MCP_POST_HEADERS, "content-type": "application/json; charset=latin1" },
+        body: INITIALIZE,
+        status: 415
+      },
       { method: "GET", headers: {}, status: 404, path: "/elsewhere" }
     ]
     for (const request of other) {
@@ -580,8 +628,13 @@ describe("SSE", () => {
     const messages = server.url.replace(/\/sse$/, "/messages?sessionId=x")
     expect((await rawRequest(server.url, { method: "GET", headers: { host: "evil.example" } })).status).toBe(403)
     expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://evil.example" } })).status).toBe(403)
-    expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example:80" }, body: INITIALIZE })).status).toBe(403)
-    expect((await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "https://evil.example" }, body: INITIALIZE })).status).toBe(403)
+    expect(
+      (await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, host: "evil.example:80" }, body: INITIALIZE })).status
+    ).toBe(403)
+    expect(
+      (await rawRequest(messages, { method: "POST", headers: { ...MCP_POST_HEADERS, origin: "https://evil.example" }, body: INITIALIZE }))
+        .status
+    ).toBe(403)
     expect((await rawRequest(server.url, { method: "GET", headers: { origin: "http://127.0.0.1:6274" } })).status).toBe(403)
     expect((await rawRequest(server.url, { method: "GET", headers: { origin: new URL(server.url).origin } })).status).toBe(200)
     expect((await rawRequest(messages, { method: "POST", headers: MCP_POST_HEADERS, body: INITIALIZE })).status).toBe(404)

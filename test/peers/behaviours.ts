@@ -26,8 +26,7 @@ export const BEHAVIOUR_NAMES = [
 
 export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
 
-export const isBehaviourName = (value: string): value is BehaviourName =>
-  (BEHAVIOUR_NAMES as ReadonlyArray<string>).includes(value)
+export const isBehaviourName = (value: string): value is BehaviourName => (BEHAVIOUR_NAMES as ReadonlyArray<string>).includes(value)
 
 /** Task states in protocol-neutral (v0.3) spelling; peers map them to their enum. */
 export type NeutralTaskState =
@@ -41,8 +40,7 @@ export type NeutralTaskState =
   | "rejected"
 
 /** Terminal or interrupted: a v0.3 status-update in one of these states carries `final: true`. */
-export const endsInteraction = (state: NeutralTaskState): boolean =>
-  state !== "submitted" && state !== "working"
+export const endsInteraction = (state: NeutralTaskState): boolean => state !== "submitted" && state !== "working"
 
 export type NeutralPart =
   | { readonly kind: "text"; readonly text: string }
@@ -341,12 +339,10 @@ export const parseDirective = (text: string): ParsedDirective => {
 export const withBehaviour = (name: BehaviourName, text: string): string => `behaviour:${name} ${text}`
 
 // An unknown directive fails loudly instead of silently running the default behaviour.
-const unknownBehaviour =
-  (name: string): Behaviour =>
-  async (turn, emit) => {
-    emit.task(turn.isFollowUp ? "working" : "submitted")
-    emit.status("failed", `Unknown test behaviour "${name}". Known: ${BEHAVIOUR_NAMES.join(", ")}.`)
-  }
+const unknownBehaviour = (name: string): Behaviour => async (turn, emit) => {
+  emit.task(turn.isFollowUp ? "working" : "submitted")
+  emit.status("failed", `Unknown test behaviour "${name}". Known: ${BEHAVIOUR_NAMES.join(", ")}.`)
+}
 
 /**
  * Choose the behaviour for a turn: a directive on this message wins, then one on the first

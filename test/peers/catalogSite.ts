@@ -30,7 +30,11 @@ export const startJsonSite = async (documents: (baseUrl: string) => Readonly<Rec
 }
 
 /** An AI catalog (a proposal, https://github.com/Agent-Card/ai-catalog) with these entries. */
-export const aiCatalog = (entries: ReadonlyArray<Record<string, unknown>>) => ({ specVersion: "1.0", host: { displayName: "Test Domain" }, entries })
+export const aiCatalog = (entries: ReadonlyArray<Record<string, unknown>>) => ({
+  specVersion: "1.0",
+  host: { displayName: "Test Domain" },
+  entries
+})
 
 const ESC = "\u001b"
 

@@ -5,7 +5,7 @@
 // another origin serves files by URL, so a test can tell where credentials went.
 import type http from "node:http"
 import type * as V1 from "../../src/a2a/v1.js"
-import { type StubRequest, startStub, type Stub } from "../services/a2aClientHarness.js"
+import { startStub, type Stub, type StubRequest } from "../services/a2aClientHarness.js"
 
 const base64 = (content: string | Buffer) => Buffer.from(content).toString("base64")
 

@@ -80,7 +80,7 @@ export const bearerTokenOf = (header: string | undefined): string | undefined =>
 export const rejectUnauthorized = (res: http.ServerResponse): void => {
   const body = JSON.stringify({ error: "unauthorized", message: "A valid bearer token is required." })
   res.writeHead(401, {
-    "WWW-Authenticate": 'Bearer realm="a2a-test-peer"',
+    "WWW-Authenticate": "Bearer realm=\"a2a-test-peer\"",
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body)
   })

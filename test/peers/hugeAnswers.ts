@@ -59,7 +59,7 @@ export const streamHugeJson = (
 }
 
 /** `{"a":{"a":…}}` nested `depth` levels around `inner`. */
-export const nestedObject = (depth: number, inner = "{}"): string => `${'{"a":'.repeat(depth)}${inner}${"}".repeat(depth)}`
+export const nestedObject = (depth: number, inner = "{}"): string => `${"{\"a\":".repeat(depth)}${inner}${"}".repeat(depth)}`
 
 /**
  * An SSE answer that never ends: the task, then artifact updates of `chunkBytes` of text each,
@@ -81,7 +81,12 @@ export const streamEndlessAppends = (
   }
   write(event({ task: ENDLESS_TASK }))
   const chunk = event({
-    artifactUpdate: { taskId: "endless", contextId: "c", artifact: { artifactId: "answer", parts: [{ text: "a".repeat(options.chunkBytes) }] }, append: true }
+    artifactUpdate: {
+      taskId: "endless",
+      contextId: "c",
+      artifact: { artifactId: "answer", parts: [{ text: "a".repeat(options.chunkBytes) }] },
+      append: true
+    }
   })
   const pump = () => {
     while (!res.destroyed) {

@@ -1,11 +1,11 @@
 // A v0.2/v0.3-era agent stub on plain node:http: it serves its card only at the old
 // `/.well-known/agent.json` path (404 on agent-card.json) and answers JSON-RPC
 // `message/send` at the card's `url` with a completed v0.3 Task echoing the text.
-import http from "node:http"
 import { randomUUID } from "node:crypto"
+import http from "node:http"
+import { echoText } from "./behaviours.js"
 import { closeServer, listenOnLoopback, readBodyText, recordRequest, sendJson, tryParseJson } from "./httpUtil.js"
 import type { RecordedRequest } from "./httpUtil.js"
-import { echoText } from "./behaviours.js"
 
 export type { RecordedRequest } from "./httpUtil.js"
 
@@ -45,8 +45,7 @@ type JsonRpcId = string | number | null
 
 const rpcError = (id: JsonRpcId, code: number, message: string) => ({ jsonrpc: "2.0", id, error: { code, message } })
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const idOf = (request: Record<string, unknown>): JsonRpcId => {
   const id = request["id"]

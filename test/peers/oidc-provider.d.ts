@@ -6,6 +6,9 @@ declare module "oidc-provider" {
     proxy: boolean
     callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>
     on(event: string, listener: (...args: Array<unknown>) => void): this
-    interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ readonly uid: string; readonly prompt: { readonly name: string } }>
+    interactionDetails(
+      req: IncomingMessage,
+      res: ServerResponse
+    ): Promise<{ readonly uid: string; readonly prompt: { readonly name: string } }>
   }
 }

@@ -1,10 +1,10 @@
 // A real OpenID Connect provider for tests: oidc-provider (an OpenID-certified implementation)
 // on 127.0.0.1:0, issuing JWT access tokens for one agent (the audience). Every request it
 // receives is recorded, so tests can see what reached the token and revocation endpoints.
-import http from "node:http"
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose"
+import http from "node:http"
 import Provider from "oidc-provider"
-import { closeServer, listenOnLoopback, recordRequest, type RecordedRequest } from "./httpUtil.js"
+import { closeServer, listenOnLoopback, type RecordedRequest, recordRequest } from "./httpUtil.js"
 
 export const AGENT_SCOPE = "agent:use"
 /** A second scope the agent knows, for tests that ask for less than the card names. */
@@ -62,13 +62,19 @@ export const startProvider = async (options: ProviderOptions): Promise<ProviderH
         // Tokens are for the agent even when the client names no resource (relay does not).
         defaultResource: () => options.audience,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: `${AGENT_SCOPE} ${ADMIN_SCOPE}`, audience: options.audience, accessTokenFormat: "jwt", accessTokenTTL: ttl })
+        getResourceServerInfo: () => ({
+          scope: `${AGENT_SCOPE} ${ADMIN_SCOPE}`,
+          audience: options.audience,
+          accessTokenFormat: "jwt",
+          accessTokenTTL: ttl
+        })
       }
     },
     ttl: { AccessToken: ttl, ClientCredentials: ttl },
     pkce: { required: () => true },
     // A refresh token for every client allowed one (no offline_access consent dance in tests).
-    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed("refresh_token")
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+      client.grantTypeAllowed("refresh_token")
   })
   provider.proxy = false
   const callback = provider.callback()

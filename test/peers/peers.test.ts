@@ -1,20 +1,20 @@
 // Proves the test peers behave like real A2A agents, using raw fetch and the SDK's own
 // client only (none of our product code).
-import { randomUUID } from "node:crypto"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { Role, TaskState } from "@a2a-js/sdk"
 import type { Message, Part, StreamResponse, Task } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import type { Client } from "@a2a-js/sdk/client"
+import { randomUUID } from "node:crypto"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import {
   AUTH_REQUIRED_TEXT,
-  INPUT_REQUIRED_QUESTION,
   chunkTexts,
   combinedText,
   dataPartFor,
   echoText,
   failureReason,
   FILES_AND_DATA_TEXT,
+  INPUT_REQUIRED_QUESTION,
   parseDirective,
   PEER_DATA,
   PEER_IMAGE,
@@ -22,12 +22,12 @@ import {
   REPORT_PATH,
   withBehaviour
 } from "./behaviours.js"
+import { startLegacyAgent } from "./legacyCardStub.js"
+import type { LegacyAgentHandle } from "./legacyCardStub.js"
 import { startSdkAgent } from "./sdkAgent.js"
 import type { SdkAgentHandle } from "./sdkAgent.js"
 import { startV03Agent } from "./v03Agent.js"
 import type { V03AgentHandle } from "./v03Agent.js"
-import { startLegacyAgent } from "./legacyCardStub.js"
-import type { LegacyAgentHandle } from "./legacyCardStub.js"
 import { startWebhookSink } from "./webhookSink.js"
 import type { WebhookDelivery, WebhookSink } from "./webhookSink.js"
 
@@ -40,8 +40,7 @@ interface HttpResult {
 /** Walk into parsed wire JSON; undefined as soon as a step is missing. */
 const at = (value: unknown, ...path: ReadonlyArray<string | number>): unknown =>
   path.reduce<unknown>(
-    (current, key) =>
-      typeof current === "object" && current !== null ? (current as Record<string | number, unknown>)[key] : undefined,
+    (current, key) => typeof current === "object" && current !== null ? (current as Record<string | number, unknown>)[key] : undefined,
     value
   )
 
@@ -149,10 +148,7 @@ const sseData = (body: string): unknown[] =>
     .filter((data) => data !== "")
     .map((data) => JSON.parse(data) as unknown)
 
-const hasStatus =
-  (state: string) =>
-  (delivery: WebhookDelivery): boolean =>
-    at(delivery.body, "statusUpdate", "status", "state") === state
+const hasStatus = (state: string) => (delivery: WebhookDelivery): boolean => at(delivery.body, "statusUpdate", "status", "state") === state
 
 describe("behaviour directives", () => {
   it("splits a leading behaviour:<name> off the text", () => {
@@ -238,14 +234,20 @@ describe("v1.0 SDK peer", () => {
 
     const unknown = await send("behaviour:nope x")
     expect(at(unknown.body, "result", "task", "status", "state")).toBe("TASK_STATE_FAILED")
-    expect(at(unknown.body, "result", "task", "status", "message", "parts", 0, "text")).toContain('Unknown test behaviour "nope"')
+    expect(at(unknown.body, "result", "task", "status", "message", "parts", 0, "text")).toContain("Unknown test behaviour \"nope\"")
   })
 
   it("files-and-data: an image as bytes, a report by a URL it serves, a data part", async () => {
     const { body } = await rpc(agent.jsonRpcUrl, "SendMessage", { message: v1Message(withBehaviour("files-and-data", "q3")) }, V1)
     expect(at(body, "result", "task", "artifacts")).toEqual([
-      expect.objectContaining({ artifactId: "chart", parts: [expect.objectContaining({ raw: PEER_IMAGE.bytesBase64, filename: PEER_IMAGE.name, mediaType: PEER_IMAGE.mimeType })] }),
-      expect.objectContaining({ artifactId: "report", parts: [expect.objectContaining({ url: `${agent.baseUrl}${REPORT_PATH}`, filename: REPORT.name, mediaType: REPORT.mimeType })] }),
+      expect.objectContaining({
+        artifactId: "chart",
+        parts: [expect.objectContaining({ raw: PEER_IMAGE.bytesBase64, filename: PEER_IMAGE.name, mediaType: PEER_IMAGE.mimeType })]
+      }),
+      expect.objectContaining({
+        artifactId: "report",
+        parts: [expect.objectContaining({ url: `${agent.baseUrl}${REPORT_PATH}`, filename: REPORT.name, mediaType: REPORT.mimeType })]
+      }),
       expect.objectContaining({ artifactId: "figures", parts: [expect.objectContaining({ data: PEER_DATA })] })
     ])
     expect(at(body, "result", "task", "status", "message", "parts", 0, "text")).toBe(FILES_AND_DATA_TEXT)

@@ -8,7 +8,7 @@ import type { Binding } from "../../src/a2a/dialects.js"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import type * as V1 from "../../src/a2a/v1.js"
 import { answerWriters, protoStyled } from "../helpers/protoJsonStyle.js"
-import { type StubRequest, type StubRoute, startStub, type Stub } from "../services/a2aClientHarness.js"
+import { startStub, type Stub, type StubRequest, type StubRoute } from "../services/a2aClientHarness.js"
 
 export const TASK_ID = "t1"
 export const CONFIG_ID = "c1"
@@ -80,7 +80,8 @@ const sse = (res: http.ServerResponse, payloads: ReadonlyArray<unknown>) => {
   return undefined
 }
 
-const paramsOf = (request: StubRequest): Record<string, any> => ((request.body as Record<string, any>)?.["params"] ?? {}) as Record<string, any>
+const paramsOf = (request: StubRequest): Record<string, any> =>
+  ((request.body as Record<string, any>)?.["params"] ?? {}) as Record<string, any>
 
 /** The odd task a request asks for (by its id, or by the text of the message it sends). */
 const oddTaskOf = (request: StubRequest, pathId?: string): unknown => {
@@ -137,7 +138,9 @@ const restRoutes = (prefix: string, binding: Binding, version: ProtocolVersion):
     [`GET ${configs}/${CONFIG_ID}`]: ok(py(write.pushConfig(CONFIG))),
     [`GET ${configs}`]: ok(py({ configs: [write.pushConfig(CONFIG)] }))
   }
-  if (version === "1.0") routes[`GET ${prefix}/tasks`] = ok(py({ tasks: [write.task(TASK)], nextPageToken: "", pageSize: 50, totalSize: 1 }))
+  if (version === "1.0") {
+    routes[`GET ${prefix}/tasks`] = ok(py({ tasks: [write.task(TASK)], nextPageToken: "", pageSize: 50, totalSize: 1 }))
+  }
   for (const [id, task] of Object.entries(ODD_TASKS)) routes[`GET ${prefix}/tasks/${id}`] = ok(task)
   return routes
 }

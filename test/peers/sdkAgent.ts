@@ -1,12 +1,10 @@
 // A real A2A v1.0 agent for tests: @a2a-js/sdk 1.3.0 on express 5, bound to 127.0.0.1:0.
 // The SDK's TS types are ts-proto shapes (oneofs as {$case, value}, numeric enums), so the
 // events below are built in that style; the SDK turns them into ProtoJSON on the wire.
-import http from "node:http"
-import { randomUUID } from "node:crypto"
-import express from "express"
-import type { NextFunction, Request, Response } from "express"
 import { Role, TaskState } from "@a2a-js/sdk"
 import type { AgentCard, AgentInterface, Artifact, Message, Part, Task, TaskStatus } from "@a2a-js/sdk"
+import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
+import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server"
 import {
   AgentEvent,
   DefaultExecutionEventBusManager,
@@ -17,8 +15,10 @@ import {
 } from "@a2a-js/sdk/server"
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express"
-import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
-import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server"
+import express from "express"
+import type { NextFunction, Request, Response } from "express"
+import { randomUUID } from "node:crypto"
+import http from "node:http"
 import { BehaviourRunner, CANCELED_TEXT, REPORT, REPORT_PATH } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
 import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
@@ -142,17 +142,16 @@ class V1Emitter implements BehaviourEmitter {
   task(state: NeutralTaskState): void {
     const existing = this.request.task
     // On a follow-up the SDK has already appended the new user message to the stored history.
-    const task: Task =
-      existing === undefined
-        ? {
-            id: this.request.taskId,
-            contextId: this.request.contextId,
-            status: statusOf(state, undefined),
-            artifacts: [],
-            history: [this.request.userMessage],
-            metadata: undefined
-          }
-        : { ...existing, status: statusOf(state, undefined) }
+    const task: Task = existing === undefined
+      ? {
+        id: this.request.taskId,
+        contextId: this.request.contextId,
+        status: statusOf(state, undefined),
+        artifacts: [],
+        history: [this.request.userMessage],
+        metadata: undefined
+      }
+      : { ...existing, status: statusOf(state, undefined) }
     this.bus.publish(AgentEvent.task(task))
   }
 
@@ -260,17 +259,19 @@ const buildCard = (baseUrl: string, bindings: ReadonlyArray<SdkBinding>, options
       ? options.security.securitySchemes as AgentCard["securitySchemes"]
       : bearer
       ? {
-          bearer: {
-            scheme: {
-              $case: "httpAuthSecurityScheme",
-              value: { description: "Bearer token", scheme: "Bearer", bearerFormat: "" }
-            }
+        bearer: {
+          scheme: {
+            $case: "httpAuthSecurityScheme",
+            value: { description: "Bearer token", scheme: "Bearer", bearerFormat: "" }
           }
         }
+      }
       : {},
     securityRequirements: options.security !== undefined
       ? options.security.securityRequirements as AgentCard["securityRequirements"]
-      : bearer ? [{ schemes: { bearer: { list: [] } } }] : [],
+      : bearer
+      ? [{ schemes: { bearer: { list: [] } } }]
+      : [],
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain", "application/json"],
     skills: [
@@ -307,27 +308,24 @@ const extendedCardFrom = (card: AgentCard): AgentCard => ({
   ]
 })
 
-const bearerGate =
-  (token: string) =>
-  (req: Request, res: Response, next: NextFunction): void => {
-    if (req.path === AGENT_CARD_PATH || bearerTokenOf(req.header("authorization")) === token) {
-      next()
-      return
-    }
-    rejectUnauthorized(res)
+const bearerGate = (token: string) => (req: Request, res: Response, next: NextFunction): void => {
+  if (req.path === AGENT_CARD_PATH || bearerTokenOf(req.header("authorization")) === token) {
+    next()
+    return
   }
+  rejectUnauthorized(res)
+}
 
-const verifiedBearerGate =
-  (verify: (token: string) => Promise<boolean>) =>
-  (req: Request, res: Response, next: NextFunction): void => {
-    const token = bearerTokenOf(req.header("authorization"))
-    if (req.path === AGENT_CARD_PATH) {
-      next()
-      return
-    }
-    void (token === undefined ? Promise.resolve(false) : verify(token).catch(() => false)).then((valid) =>
-      valid ? next() : rejectUnauthorized(res))
+const verifiedBearerGate = (verify: (token: string) => Promise<boolean>) => (req: Request, res: Response, next: NextFunction): void => {
+  const token = bearerTokenOf(req.header("authorization"))
+  if (req.path === AGENT_CARD_PATH) {
+    next()
+    return
   }
+  void (token === undefined ? Promise.resolve(false) : verify(token).catch(() => false)).then((valid) =>
+    valid ? next() : rejectUnauthorized(res)
+  )
+}
 
 /** Start a v1.0 SDK agent on 127.0.0.1:0. Call `close()` when done. */
 export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkAgentHandle> => {
@@ -344,7 +342,9 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
   const runner = new BehaviourRunner(options.behaviour ?? "echo-complete", baseUrl)
   const taskStore = new InMemoryTaskStore(sharedOwner)
   const pushStore = new InMemoryPushNotificationStore(sharedOwner)
-  const pushSender = options.legacyCompat === true ? createLegacyAwarePushNotificationSender(pushStore) : new DefaultPushNotificationSender(pushStore)
+  const pushSender = options.legacyCompat === true
+    ? createLegacyAwarePushNotificationSender(pushStore)
+    : new DefaultPushNotificationSender(pushStore)
   const requestHandler = new DefaultRequestHandler(
     card,
     taskStore,

@@ -1,19 +1,14 @@
 // A pure A2A v0.3 agent for tests: @a2a-js/sdk 0.3.14 (npm alias `a2a-sdk-v03`) on express 5,
 // bound to 127.0.0.1:0. Same scripted behaviours as the v1.0 peer, published as v0.3 `kind`
 // objects with `final` set on terminal and interrupted status updates.
-import http from "node:http"
-import { randomUUID } from "node:crypto"
-import express from "express"
-import type { NextFunction, Request, Response } from "express"
 import type { AgentCard, Artifact, Message, Part, Task, TaskState, TaskStatus } from "a2a-sdk-v03"
-import {
-  DefaultPushNotificationSender,
-  DefaultRequestHandler,
-  InMemoryPushNotificationStore,
-  InMemoryTaskStore
-} from "a2a-sdk-v03/server"
+import { DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore } from "a2a-sdk-v03/server"
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from "a2a-sdk-v03/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "a2a-sdk-v03/server/express"
+import express from "express"
+import type { NextFunction, Request, Response } from "express"
+import { randomUUID } from "node:crypto"
+import http from "node:http"
 import { BehaviourRunner, CANCELED_TEXT, endsInteraction, REPORT, REPORT_PATH } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
 import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
@@ -103,17 +98,16 @@ class V03Emitter implements BehaviourEmitter {
   task(state: NeutralTaskState): void {
     const existing = this.request.task
     // On a follow-up the SDK has already appended the new user message to the stored history.
-    const task: Task =
-      existing === undefined
-        ? {
-            kind: "task",
-            id: this.request.taskId,
-            contextId: this.request.contextId,
-            status: statusOf(state, undefined),
-            history: [this.request.userMessage],
-            artifacts: []
-          }
-        : { ...existing, status: statusOf(state, undefined) }
+    const task: Task = existing === undefined
+      ? {
+        kind: "task",
+        id: this.request.taskId,
+        contextId: this.request.contextId,
+        status: statusOf(state, undefined),
+        history: [this.request.userMessage],
+        artifacts: []
+      }
+      : { ...existing, status: statusOf(state, undefined) }
     this.bus.publish(task)
   }
 
@@ -197,11 +191,11 @@ const buildCard = (baseUrl: string, options: V03AgentOptions): AgentCard => {
     preferredTransport: "JSONRPC",
     ...(withRest
       ? {
-          additionalInterfaces: [
-            { url: jsonRpcUrl, transport: "JSONRPC" },
-            { url: `${baseUrl}${V03_REST_PATH}`, transport: "HTTP+JSON" }
-          ]
-        }
+        additionalInterfaces: [
+          { url: jsonRpcUrl, transport: "JSONRPC" },
+          { url: `${baseUrl}${V03_REST_PATH}`, transport: "HTTP+JSON" }
+        ]
+      }
       : {}),
     provider: { organization: "a2a-relay tests", url: baseUrl },
     capabilities: {
@@ -211,9 +205,9 @@ const buildCard = (baseUrl: string, options: V03AgentOptions): AgentCard => {
     },
     ...(bearer
       ? {
-          securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Bearer token" } },
-          security: [{ bearer: [] }]
-        }
+        securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Bearer token" } },
+        security: [{ bearer: [] }]
+      }
       : {}),
     ...(options.extendedCard === true ? { supportsAuthenticatedExtendedCard: true } : {}),
     defaultInputModes: ["text/plain"],
@@ -239,15 +233,13 @@ const extendedCardFrom = (card: AgentCard): AgentCard => ({
   ]
 })
 
-const bearerGate =
-  (token: string, cardPath: string) =>
-  (req: Request, res: Response, next: NextFunction): void => {
-    if (req.path === cardPath || bearerTokenOf(req.header("authorization")) === token) {
-      next()
-      return
-    }
-    rejectUnauthorized(res)
+const bearerGate = (token: string, cardPath: string) => (req: Request, res: Response, next: NextFunction): void => {
+  if (req.path === cardPath || bearerTokenOf(req.header("authorization")) === token) {
+    next()
+    return
   }
+  rejectUnauthorized(res)
+}
 
 /** Start a pure v0.3 SDK agent on 127.0.0.1:0. Call `close()` when done. */
 export const startV03Agent = async (options: V03AgentOptions = {}): Promise<V03AgentHandle> => {

@@ -32,19 +32,30 @@ afterAll(async () => {
 
 const programs = Layer.mergeAll(RealClient, storeLayer(home.stateDir))
 const storeFile = () => JSON.parse(Fs.readFileSync(Path.join(home.stateDir, "sessions.json"), "utf8")) as Record<string, unknown>
-const withEnvironment = (variables: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
+const withEnvironment = (variables: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
 
 describe("agents by name in the session store", () => {
   it.live("adds a name once its card is read, lower-cased, with the card's summary; the store is version 3 only while it names agents", () =>
     Effect.gen(function*() {
       const { agent, card_check } = yield* addAgent({ name: "Local", agentUrl: agentUrlOf(relayAgent.baseUrl) })
-      expect(agent).toMatchObject({ name: "local", url: relayAgent.baseUrl, card_name: "relay agent", is_default: false, has_credentials: false, card_url: null })
+      expect(agent).toMatchObject({
+        name: "local",
+        url: relayAgent.baseUrl,
+        card_name: "relay agent",
+        is_default: false,
+        has_credentials: false,
+        card_url: null
+      })
       expect(agent.skills.map((skill) => skill.id)).toEqual(["chat"])
       expect(card_check).toMatchObject({ valid: true, error_count: 0 })
       expect(storeFile()).toMatchObject({ version: 3, agents: { local: { url: relayAgent.baseUrl } } })
 
       yield* addAgent({ name: "sdk", agentUrl: agentUrlOf(sdk.baseUrl), description: "The SDK's agent" })
-      expect((yield* listAgents()).agents.map((each) => [each.name, each.description])).toEqual([["local", expect.any(String)], ["sdk", "The SDK's agent"]])
+      expect((yield* listAgents()).agents.map((each) => [each.name, each.description])).toEqual([["local", expect.any(String)], [
+        "sdk",
+        "The SDK's agent"
+      ]])
       expect(yield* useAgent("SDK")).toMatchObject({ name: "sdk", is_default: true })
       expect(storeFile()["default_agent"]).toBe("sdk")
 
@@ -60,8 +71,12 @@ describe("agents by name in the session store", () => {
     Effect.gen(function*() {
       yield* addAgent({ name: "taken", agentUrl: agentUrlOf(sdk.baseUrl) })
       const before = sdk.requests.length
-      expect(yield* Effect.flip(addAgent({ name: "taken", agentUrl: agentUrlOf(relayAgent.baseUrl) }))).toMatchObject({ code: "agent_exists" })
-      expect(yield* Effect.flip(addAgent({ name: "http://x", agentUrl: agentUrlOf(relayAgent.baseUrl) }))).toMatchObject({ code: "invalid_agent_name" })
+      expect(yield* Effect.flip(addAgent({ name: "taken", agentUrl: agentUrlOf(relayAgent.baseUrl) }))).toMatchObject({
+        code: "agent_exists"
+      })
+      expect(yield* Effect.flip(addAgent({ name: "http://x", agentUrl: agentUrlOf(relayAgent.baseUrl) }))).toMatchObject({
+        code: "invalid_agent_name"
+      })
       expect(sdk.requests.length).toBe(before)
       expect(yield* Effect.flip(addAgent({ name: "gone", agentUrl: agentUrlOf(closed) }))).toMatchObject({ code: "agent_unreachable" })
       expect((yield* listAgents()).agents.map((agent) => agent.name)).toEqual(["taken"])
@@ -82,10 +97,13 @@ describe("resolving what a door was given", () => {
       expect(yield* resolveAgentUrl(" TWO ")).toBe(sdk.baseUrl)
       expect(yield* resolveAgentUrl(`${sdk.baseUrl.toUpperCase().replace("HTTP://", "http://")}/`)).toBe(sdk.baseUrl)
       const unknown = yield* Effect.flip(resolveAgentUrl("localhost"))
-      expect(unknown).toMatchObject({ code: "unknown_agent", message: 'No agent is named "localhost"' })
+      expect(unknown).toMatchObject({ code: "unknown_agent", message: "No agent is named \"localhost\"" })
       expect(yield* Effect.flip(resolveAgentUrl("localhost:8000"))).toMatchObject({ code: "invalid_agent_url" })
 
-      expect(yield* Effect.flip(resolveAgentUrl(undefined).pipe(withEnvironment({})))).toMatchObject({ code: "invalid_input", message: "No agent given" })
+      expect(yield* Effect.flip(resolveAgentUrl(undefined).pipe(withEnvironment({})))).toMatchObject({
+        code: "invalid_input",
+        message: "No agent given"
+      })
       yield* useAgent("one")
       expect(yield* resolveAgentUrl(undefined).pipe(withEnvironment({}))).toBe(relayAgent.baseUrl)
       // RELAY_AGENT comes before the default, and takes a name or a URL.

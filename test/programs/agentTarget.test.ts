@@ -38,7 +38,8 @@ const countingServer = () => {
     deviceCode: notUsed,
     revoke: notUsed,
     clientCredentials: notUsed,
-    refresh: () => Effect.sync(() => ({ access_token: `access-${++refreshes}`, refresh_token: `refresh-${refreshes}`, expiresAt: Date.now() + 600_000 }))
+    refresh: () =>
+      Effect.sync(() => ({ access_token: `access-${++refreshes}`, refresh_token: `refresh-${refreshes}`, expiresAt: Date.now() + 600_000 }))
   }
   return { refreshes: () => refreshes, service }
 }
@@ -70,12 +71,14 @@ describe("retryWithRenewedToken", () => {
     }).pipe(withSavedTokens(server.service))
   })
 
-  it.effect.each([
-    ["a 403 (not allowed, whatever the token)", refusal(403, "saved")],
-    ["a 401 for credentials given with the call", refusal(401, "given")],
-    // The same tag and fields, but not the error relay's client raises (e.g. one that crossed a JSON boundary).
-    ["an object shaped like a 401 refusal of saved tokens", { _tag: "AuthRequired", status: 401, credentials: "saved" }]
-  ] as const)("%s is passed on, nothing renewed", ([_name, error]) => {
+  it.effect.each(
+    [
+      ["a 403 (not allowed, whatever the token)", refusal(403, "saved")],
+      ["a 401 for credentials given with the call", refusal(401, "given")],
+      // The same tag and fields, but not the error relay's client raises (e.g. one that crossed a JSON boundary).
+      ["an object shaped like a 401 refusal of saved tokens", { _tag: "AuthRequired", status: 401, credentials: "saved" }]
+    ] as const
+  )("%s is passed on, nothing renewed", ([_name, error]) => {
     const server = countingServer()
     return Effect.gen(function*() {
       const exit = yield* Effect.exit(retryWithRenewedToken(target, refusedOnce(error)))

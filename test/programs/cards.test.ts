@@ -2,16 +2,17 @@
  * programs/cards against real peers and files: fetch a card (public or extended), validate one
  * from a URL or a file, in either generation, reporting every issue.
  */
-import { terminalHint } from "../../src/cli/hints.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { terminalHint } from "../../src/cli/hints.js"
 import { MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../../src/domain/limits.js"
 import { getCard, validateCard } from "../../src/programs/cards.js"
 import { A2aClient } from "../../src/services/A2aClient.js"
-import { closedPortUrl, type CardServer, headerOf, ProgramLayer, startCardServer } from "../helpers/a2aPrograms.js"
+import { type CardServer, closedPortUrl, headerOf, ProgramLayer, startCardServer } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import {
   BROKEN_V03_ERRORS,
   BROKEN_V1_ERRORS,
@@ -25,7 +26,6 @@ import { tempHome } from "../helpers/stateHome.js"
 import { type LegacyAgentHandle, startLegacyAgent } from "../peers/legacyCardStub.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const TOKEN = "card-bearer-token-123456"
 
@@ -51,10 +51,9 @@ afterAll(async () => {
   home.cleanup()
 })
 
-const hasNull = (value: unknown): boolean =>
-  value === null || (typeof value === "object" && Object.values(value as object).some(hasNull))
+const hasNull = (value: unknown): boolean => value === null || (typeof value === "object" && Object.values(value as object).some(hasNull))
 
-const skillIds = (card: unknown) => ((card as { skills: Array<{ id: string }> }).skills).map((skill) => skill.id)
+const skillIds = (card: unknown) => (card as { skills: Array<{ id: string }> }).skills.map((skill) => skill.id)
 
 describe("getCard", () => {
   it.live("returns the card as served, null fields omitted, with where it was found and its generation", () =>
@@ -174,7 +173,10 @@ describe("validateCard", () => {
   it.live("a file that is not JSON, or is missing, is a typed error", () =>
     Effect.gen(function*() {
       const notJson = writeCardFile(home.parent, "not-json.json", "{ name: oops")
-      expect(yield* Effect.flip(validateCard({ source: notJson, fromFile: true }))).toMatchObject({ _tag: "InvalidCard", code: "invalid_card" })
+      expect(yield* Effect.flip(validateCard({ source: notJson, fromFile: true }))).toMatchObject({
+        _tag: "InvalidCard",
+        code: "invalid_card"
+      })
       const missing = yield* Effect.flip(validateCard({ source: `${home.parent}/absent.json`, fromFile: true }))
       expect(missing).toMatchObject({ _tag: "CardFileRefused", code: "card_file_refused" })
       expect(missing.message).toBe(`Cannot use ${home.parent}/absent.json as a card file: no such file`)

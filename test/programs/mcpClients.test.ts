@@ -15,14 +15,19 @@ const launcher: Launcher = { command: "/usr/bin/node", args: ["/opt/relay/dist/m
 
 /** A file each client might already have: another server, settings relay knows nothing of, comments where allowed. */
 const samples: Record<McpClientId, string> = {
-  "claude-desktop": `{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }\n  }\n}\n`,
-  "claude-code": `{\n  "numStartups": 12,\n  "projects": { "/home/me/app": { "allowedTools": [] } },\n  "mcpServers": {\n    "files": { "type": "stdio", "command": "npx", "args": [] }\n  }\n}\n`,
+  "claude-desktop":
+    `{\n  "globalShortcut": "Ctrl+Space",\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] }\n  }\n}\n`,
+  "claude-code":
+    `{\n  "numStartups": 12,\n  "projects": { "/home/me/app": { "allowedTools": [] } },\n  "mcpServers": {\n    "files": { "type": "stdio", "command": "npx", "args": [] }\n  }\n}\n`,
   cursor: `{\n    "mcpServers": {\n        "files": { "command": "npx", "args": [] }\n    }\n}\n`,
-  vscode: `// my MCP servers\n{\n  "inputs": [],\n  "servers": {\n    // the filesystem one\n    "files": { "type": "stdio", "command": "npx", "args": [], },\n  },\n}\n`,
+  vscode:
+    `// my MCP servers\n{\n  "inputs": [],\n  "servers": {\n    // the filesystem one\n    "files": { "type": "stdio", "command": "npx", "args": [], },\n  },\n}\n`,
   windsurf: `{\n  "mcpServers": {\n    "files": { "command": "npx", "args": [], "disabled": false }\n  }\n}\n`,
   // Gemini CLI reads its settings as JSON with comments.
-  gemini: `{\n  // my look\n  "theme": "GitHub",\n  "selectedAuthType": "oauth-personal",\n  "mcpServers": { /* local ones */\n    // the filesystem\n    "files": { "command": "npx", "args": [] }\n  }\n}\n`,
-  codex: `# Codex settings\nmodel = "o3" # the default model\n\n[mcp_servers.files]\n# the filesystem server\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem"]\n`
+  gemini:
+    `{\n  // my look\n  "theme": "GitHub",\n  "selectedAuthType": "oauth-personal",\n  "mcpServers": { /* local ones */\n    // the filesystem\n    "files": { "command": "npx", "args": [] }\n  }\n}\n`,
+  codex:
+    `# Codex settings\nmodel = "o3" # the default model\n\n[mcp_servers.files]\n# the filesystem server\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem"]\n`
 }
 
 const broken: Record<McpClientId, string> = {
@@ -50,7 +55,9 @@ beforeEach(() => {
 afterEach(() => Fs.rmSync(root, { recursive: true, force: true }))
 
 const run = <A, E>(effect: Effect.Effect<A, E, ClientConfigFiles>) =>
-  Effect.runPromise(Effect.either(effect).pipe(Effect.provide(clientConfigFilesAt(where, launcher).pipe(Layer.provide(NodeContext.layer))))) as Promise<Either.Either<A, E>>
+  Effect.runPromise(
+    Effect.either(effect).pipe(Effect.provide(clientConfigFilesAt(where, launcher).pipe(Layer.provide(NodeContext.layer))))
+  ) as Promise<Either.Either<A, E>>
 
 const target = (client: McpClientId) => ({ client, scope: "user" as const, name: "a2a-relay" })
 const fileOf = (client: McpClientId) => configPath(mcpClients[client], "user", where)!
@@ -178,7 +185,9 @@ describe("Codex's TOML", () => {
     expect(text).toContain("[mcp_servers.a2a-relay]\n")
     expect(text).not.toContain("a2a-relay = {")
     expect(text.endsWith("\n")).toBe(true)
-    expect(TOML.parse(`${text}\n[mcp_servers.a2a-relay.env]\nX = "1"\n`)).toMatchObject({ mcp_servers: { "a2a-relay": { env: { X: "1" } } } })
+    expect(TOML.parse(`${text}\n[mcp_servers.a2a-relay.env]\nX = "1"\n`)).toMatchObject({
+      mcp_servers: { "a2a-relay": { env: { X: "1" } } }
+    })
 
     const removed = Either.getOrThrow(await run(uninstallMcpClient(target("codex"), false)))
     expect(removed.action).toBe("removed")

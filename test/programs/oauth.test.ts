@@ -48,8 +48,8 @@ const saved = (overrides: Partial<OAuthCredentials> = {}): OAuthCredentials => (
   ...overrides
 })
 
-const withStore = (credentials: OAuthCredentials, service: OAuthService) =>
-  <A, E>(effect: Effect.Effect<A, E, SessionStore.SessionStore>) =>
+const withStore =
+  (credentials: OAuthCredentials, service: OAuthService) => <A, E>(effect: Effect.Effect<A, E, SessionStore.SessionStore>) =>
     Effect.gen(function*() {
       const store = yield* SessionStore.SessionStore
       yield* store.setCredentials(AGENT, credentials)
@@ -83,7 +83,11 @@ describe("renewing saved tokens", () => {
 
   it.live("tokens another process renewed meanwhile are used as they are", () => {
     const server = countingServer()
-    const renewedElsewhere = saved({ access_token: "access-elsewhere", refresh_token: "refresh-elsewhere", expires_at: new Date(Date.now() + 600_000).toISOString() })
+    const renewedElsewhere = saved({
+      access_token: "access-elsewhere",
+      refresh_token: "refresh-elsewhere",
+      expires_at: new Date(Date.now() + 600_000).toISOString()
+    })
     return Effect.gen(function*() {
       // This caller read the old, expired tokens before the other process saved its own.
       expect(yield* bearerFor(AGENT, saved())).toEqual({ kind: "bearer", token: "access-elsewhere" })

@@ -5,22 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, Option, Stream } from "effect"
+import { resultText } from "../../src/a2a/text.js"
 import * as V1 from "../../src/a2a/v1.js"
-import { AgentUnreachable, type A2aClientError, UnsupportedOperation } from "../../src/domain/clientErrors.js"
+import { type A2aClientError, AgentUnreachable, UnsupportedOperation } from "../../src/domain/clientErrors.js"
 import type { SessionRecord } from "../../src/domain/session.js"
 import { conversationIds, sendMessage } from "../../src/programs/sendMessage.js"
 import { answersTurn, presentForTurn, statusMark, type TaskUpdate, type Turn } from "../../src/programs/taskUpdates.js"
-import { resultText } from "../../src/a2a/text.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
 import type { ReceivedFiles } from "../../src/services/ReceivedFiles.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
-import {
-  credentialHeadersOf,
-  ProgramLayer,
-  ScratchFiles,
-  RealClient,
-  sentMessages
-} from "../helpers/a2aPrograms.js"
+import { credentialHeadersOf, ProgramLayer, RealClient, ScratchFiles, sentMessages } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 import {
   AUTH_REQUIRED_TEXT,
@@ -36,7 +31,6 @@ import type { RecordedRequest } from "../peers/httpUtil.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 // ---------------------------------------------------------------------------
 // A scripted client: records every request, answers from the test's script
@@ -157,7 +151,18 @@ describe("conversationIds (SPEC §4.1 rule 1)", () => {
 })
 
 /** A part view's keys, all null: what a part has is spread over it. */
-const NO_FIELDS = { text: null, name: null, media_type: null, size: null, sha256: null, path: null, url: null, data: null, artifact_id: null, note: null }
+const NO_FIELDS = {
+  text: null,
+  name: null,
+  media_type: null,
+  size: null,
+  sha256: null,
+  path: null,
+  url: null,
+  data: null,
+  artifact_id: null,
+  note: null
+}
 
 describe("sendMessage: session rules (scripted agent)", () => {
   it.effect("continues the saved context and the task waiting for input, then saves the answer", () => {
@@ -292,7 +297,9 @@ describe("sendMessage: session rules (scripted agent)", () => {
         return Effect.succeed(
           polls < 2
             ? task("t8", "c8", "TASK_STATE_WORKING")
-            : task("t8", "c8", "TASK_STATE_INPUT_REQUIRED", { status: { state: "TASK_STATE_INPUT_REQUIRED", message: agentText("Which one?") } })
+            : task("t8", "c8", "TASK_STATE_INPUT_REQUIRED", {
+              status: { state: "TASK_STATE_INPUT_REQUIRED", message: agentText("Which one?") }
+            })
         )
       }
     })
@@ -364,21 +371,34 @@ describe("sendMessage: session rules (scripted agent)", () => {
 })
 
 describe("sendMessage: result text (SPEC §2)", () => {
-  const withTask = (extra: Partial<V1.Task>) => scripted({ send: () => Effect.succeed({ task: task("t", "c", "TASK_STATE_COMPLETED", extra) }) })
+  const withTask = (extra: Partial<V1.Task>) =>
+    scripted({ send: () => Effect.succeed({ task: task("t", "c", "TASK_STATE_COMPLETED", extra) }) })
   const status = (text: string): V1.TaskStatus => ({ state: "TASK_STATE_COMPLETED", message: agentText(text) })
   const history: ReadonlyArray<V1.Message> = [
     { messageId: "u", role: "ROLE_USER", parts: [{ text: "question" }] },
     agentText("from history")
   ]
 
-  it.effect.each([
-    ["the artifacts first", { artifacts: [{ artifactId: "a", parts: [{ text: "from artifact" }] }], status: status("from status"), history }, "from artifact"],
-    ["else the status message", { status: status("from status"), history }, "from status"],
-    ["else the agent messages of the history", { history }, "from history"],
-    ["data and file parts summarised", {
-      artifacts: [{ artifactId: "a", parts: [{ text: "t" }, { data: { k: 1 } }, { raw: "AAEC", filename: "f.bin", mediaType: "application/octet-stream" }, { url: "https://x.test/f.png", filename: "f.png" }] }]
-    }, "t\n{\n  \"k\": 1\n}\n[file: f.bin (application/octet-stream), 3 bytes]\n[file: f.png, https://x.test/f.png]"]
-  ] as const)("text takes %s", ([, extra, expected]) =>
+  it.effect.each(
+    [
+      ["the artifacts first", {
+        artifacts: [{ artifactId: "a", parts: [{ text: "from artifact" }] }],
+        status: status("from status"),
+        history
+      }, "from artifact"],
+      ["else the status message", { status: status("from status"), history }, "from status"],
+      ["else the agent messages of the history", { history }, "from history"],
+      ["data and file parts summarised", {
+        artifacts: [{
+          artifactId: "a",
+          parts: [{ text: "t" }, { data: { k: 1 } }, { raw: "AAEC", filename: "f.bin", mediaType: "application/octet-stream" }, {
+            url: "https://x.test/f.png",
+            filename: "f.png"
+          }]
+        }]
+      }, "t\n{\n  \"k\": 1\n}\n[file: f.bin (application/octet-stream), 3 bytes]\n[file: f.png, https://x.test/f.png]"]
+    ] as const
+  )("text takes %s", ([, extra, expected]) =>
     sendMessage({ agentUrl: agentUrlOf(AGENT), text: "q" }).pipe(
       Effect.map((result) => expect(result.text).toBe(expected)),
       Effect.provide(withTask(extra as Partial<V1.Task>).layer)
@@ -393,8 +413,7 @@ describe("sendMessage: history only when asked (issue 29)", () => {
   // An agent that honours historyLength, and answers only in its history.
   const honouring = () => {
     const asked: Array<number | undefined> = []
-    const trimmed = (historyLength: number | undefined) =>
-      task("t", "c", "TASK_STATE_COMPLETED", historyLength === 0 ? {} : { history })
+    const trimmed = (historyLength: number | undefined) => task("t", "c", "TASK_STATE_COMPLETED", historyLength === 0 ? {} : { history })
     const { sent, layer } = scripted({
       send: (request) => Effect.succeed({ task: trimmed(request.configuration?.historyLength) }),
       getTask: (request) => {
@@ -452,7 +471,10 @@ afterAll(async () => {
 })
 
 /** Runs a send against a peer and returns the result with the requests it caused there. */
-const sendRecorded = <A, E>(peer: { readonly requests: ReadonlyArray<RecordedRequest> }, run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore | ReceivedFiles>) =>
+const sendRecorded = <A, E>(
+  peer: { readonly requests: ReadonlyArray<RecordedRequest> },
+  run: Effect.Effect<A, E, A2aClient.A2aClient | SessionStore.SessionStore | ReceivedFiles>
+) =>
   Effect.suspend(() => {
     const before = peer.requests.length
     return Effect.map(run, (result) => ({ result, sent: peer.requests.slice(before) }))
@@ -470,7 +492,9 @@ describe("sendMessage: credentials (SPEC §5) as the agent receives them", () =>
     Effect.gen(function*() {
       const store = yield* SessionStore.SessionStore
       if (saved === "bearer") yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "bearer", token: SAVED_TOKEN })
-      if (saved === "api_key") yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "api_key", key: SAVED_KEY, header: "X-Agent-Key" })
+      if (saved === "api_key") {
+        yield* store.setCredentials(agentUrlOf(sdk.baseUrl), { kind: "api_key", key: SAVED_KEY, header: "X-Agent-Key" })
+      }
       const { sent } = yield* sendRecorded(sdk, sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "hi", ...access }))
       expect(sent.length).toBeGreaterThanOrEqual(2) // the card, then the message
       return credentialHeadersOf(sent, AUTH_HEADERS)
@@ -498,7 +522,8 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
   it.each(["v1.0", "v0.3"])("%s agent: every behaviour maps to the SPEC result shape with v0.3 state names", async (which) => {
     // Peers start in beforeAll, so they are picked when the test runs.
     const peer = which === "v1.0" ? sdk : v03
-    const send = (text: string) => Effect.runPromise(sendMessage({ agentUrl: agentUrlOf(peer.baseUrl), text }).pipe(Effect.provide(ProgramLayer)))
+    const send = (text: string) =>
+      Effect.runPromise(sendMessage({ agentUrl: agentUrlOf(peer.baseUrl), text }).pipe(Effect.provide(ProgramLayer)))
     const results = {
       echo: await send("plain words"),
       input: await send(withBehaviour("input-required", "start")),
@@ -508,10 +533,26 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
       mixed: await send(withBehaviour("data-and-file", "abc"))
     }
     for (const result of Object.values(results)) {
-      expect(Object.keys(result).sort()).toEqual(["context_id", "kind", "needs_auth", "needs_input", "parts", "state", "task_id", "text", "updated_at"])
+      expect(Object.keys(result).sort()).toEqual([
+        "context_id",
+        "kind",
+        "needs_auth",
+        "needs_input",
+        "parts",
+        "state",
+        "task_id",
+        "text",
+        "updated_at"
+      ])
       expect(result.context_id).toEqual(expect.any(String))
     }
-    expect(results.echo).toMatchObject({ state: "completed", text: echoText("plain words"), needs_input: false, needs_auth: false, kind: "task" })
+    expect(results.echo).toMatchObject({
+      state: "completed",
+      text: echoText("plain words"),
+      needs_input: false,
+      needs_auth: false,
+      kind: "task"
+    })
     expect(results.echo.task_id).toEqual(expect.any(String))
     expect(results.input).toMatchObject({ state: "input-required", text: INPUT_REQUIRED_QUESTION, needs_input: true, needs_auth: false })
     expect(results.auth).toMatchObject({ state: "auth-required", text: AUTH_REQUIRED_TEXT, needs_input: false, needs_auth: true })
@@ -519,11 +560,19 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
     expect(results.fail).toMatchObject({ state: "failed", text: failureReason("boom") })
     // Data parts are shown whole and file parts summarised after the text, never dropped; the
     // parts say the same, and the file's bytes are saved under the task's folder.
-    expect(results.mixed.text).toBe([echoText("abc"), JSON.stringify(dataPartFor("abc"), null, 2), "[file: echo.txt (text/plain), 3 bytes]"].join("\n"))
+    expect(results.mixed.text).toBe(
+      [echoText("abc"), JSON.stringify(dataPartFor("abc"), null, 2), "[file: echo.txt (text/plain), 3 bytes]"].join("\n")
+    )
     expect(results.mixed.parts).toEqual([
       expect.objectContaining({ kind: "text", text: echoText("abc") }),
       expect.objectContaining({ kind: "data", data: dataPartFor("abc") }),
-      expect.objectContaining({ kind: "file", name: "echo.txt", media_type: "text/plain", size: 3, path: expect.stringMatching(/[/\\]files[/\\].+[/\\]echo\.txt$/) })
+      expect.objectContaining({
+        kind: "file",
+        name: "echo.txt",
+        media_type: "text/plain",
+        size: 3,
+        path: expect.stringMatching(/[/\\]files[/\\].+[/\\]echo\.txt$/)
+      })
     ])
   })
 
@@ -538,7 +587,12 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
       const second = await run(sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "second", useSession: true }))
       const third = await run(sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: "third", useSession: true }))
       expect(first.state).toBe("input-required")
-      expect(second).toMatchObject({ task_id: first.task_id, context_id: first.context_id, state: "completed", text: combinedText(["first", "second"]) })
+      expect(second).toMatchObject({
+        task_id: first.task_id,
+        context_id: first.context_id,
+        state: "completed",
+        text: combinedText(["first", "second"])
+      })
       // The task is finished now: the next message starts a new task in the same context.
       expect(third.context_id).toBe(first.context_id)
       expect(third.task_id).not.toBe(first.task_id)
@@ -563,7 +617,12 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
           deltas.push(update.delta)
           states.push(update.view.state)
         })
-      const chunked = yield* sendMessage({ agentUrl: agentUrlOf(sdk.baseUrl), text: withBehaviour("chunked-artifact", "go"), stream: true, onUpdate })
+      const chunked = yield* sendMessage({
+        agentUrl: agentUrlOf(sdk.baseUrl),
+        text: withBehaviour("chunked-artifact", "go"),
+        stream: true,
+        onUpdate
+      })
       expect(chunked).toMatchObject({ state: "completed", text: chunkTexts("go").join("") })
       expect(deltas.filter((d) => d !== "")).toEqual(chunkTexts("go"))
       expect(states.at(-1)).toBe("completed")
@@ -586,7 +645,8 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
         pushToken: PUSH_TOKEN
       })
       const deliveries = yield* Effect.promise(() =>
-        sink.waitFor((d) => d.path === "/program-hook" && JSON.stringify(d.body).includes("TASK_STATE_COMPLETED"), 5000))
+        sink.waitFor((d) => d.path === "/program-hook" && JSON.stringify(d.body).includes("TASK_STATE_COMPLETED"), 5000)
+      )
       expect(JSON.stringify(deliveries.body)).toContain(result.task_id!)
       expect(deliveries.headers["x-a2a-notification-token"]).toBe(PUSH_TOKEN)
     }).pipe(Effect.provide(ProgramLayer)))

@@ -14,8 +14,8 @@ import { sendMessage } from "../../src/programs/sendMessage.js"
 import { followStream, makeFollower, type TaskUpdate } from "../../src/programs/taskUpdates.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 import { ScratchFiles } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const opened: V1.StreamResponse = { task: { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" } } }
 const completed: V1.StreamResponse = { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_COMPLETED" } } }
@@ -33,12 +33,20 @@ const follow = (events: ReadonlyArray<V1.StreamResponse>) =>
   })
 
 const textOf = (answer: V1.SendMessageResponse) =>
-  "task" in answer ? (answer.task.artifacts ?? []).map((artifact) => artifact.parts.map((part) => ("text" in part ? part.text : "")).join("")).join("\n") : ""
+  "task" in answer
+    ? (answer.task.artifacts ?? []).map((artifact) => artifact.parts.map((part) => ("text" in part ? part.text : "")).join("")).join("\n")
+    : ""
 
 describe("each piece of the answer reported once", () => {
   it.effect("chunks, then the whole text again without append (Google ADK): the pieces hold it once", () =>
     Effect.gen(function*() {
-      const { answer, pieces, updates } = yield* follow([opened, chunk("Hello ", true), chunk("world\n", true), chunk("Hello world"), completed])
+      const { answer, pieces, updates } = yield* follow([
+        opened,
+        chunk("Hello ", true),
+        chunk("world\n", true),
+        chunk("Hello world"),
+        completed
+      ])
       expect(pieces).toBe("Hello world\n")
       expect(updates.some((update) => update.replaced)).toBe(false)
       expect(textOf(answer)).toBe("Hello world")
@@ -63,7 +71,13 @@ describe("each piece of the answer reported once", () => {
 
   it.effect("artifacts that interleave: each text once, each artifact on a line of its own", () =>
     Effect.gen(function*() {
-      const { answer, pieces } = yield* follow([opened, chunk("alpha", undefined, "a"), chunk("beta", undefined, "b"), chunk(" more", true, "a"), completed])
+      const { answer, pieces } = yield* follow([
+        opened,
+        chunk("alpha", undefined, "a"),
+        chunk("beta", undefined, "b"),
+        chunk(" more", true, "a"),
+        completed
+      ])
       expect(pieces).toBe("alpha\nbeta\n more")
       expect(textOf(answer)).toBe("alpha more\nbeta")
     }))
@@ -71,7 +85,11 @@ describe("each piece of the answer reported once", () => {
   it.effect("a status update reports its state and status text without the answer again", () =>
     Effect.gen(function*() {
       const thinking: V1.StreamResponse = {
-        statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", message: { messageId: "s", role: "ROLE_AGENT", parts: [{ text: "thinking" }] } } }
+        statusUpdate: {
+          taskId: "t",
+          contextId: "c",
+          status: { state: "TASK_STATE_WORKING", message: { messageId: "s", role: "ROLE_AGENT", parts: [{ text: "thinking" }] } }
+        }
       }
       const { updates } = yield* follow([opened, chunk("answer"), thinking, completed])
       expect(updates.map(({ delta, status, view }) => [view.state, delta, status])).toEqual([
@@ -103,9 +121,10 @@ describe("the limit for a whole answer", () => {
       stream: () => endless
     })
     return Effect.gen(function*() {
-      const result = yield* sendMessage({ agentUrl: agentUrlOf("http://agent.test"), text: "hi", stream: true, maxAnswerBytes: 64 * 1024 }).pipe(
-        Effect.timeout("10 seconds")
-      )
+      const result = yield* sendMessage({ agentUrl: agentUrlOf("http://agent.test"), text: "hi", stream: true, maxAnswerBytes: 64 * 1024 })
+        .pipe(
+          Effect.timeout("10 seconds")
+        )
       expect(result).toMatchObject({ task_id: "t", state: "working", truncated: true, limit_bytes: 64 * 1024 })
       expect(result.kept_bytes).toBeLessThanOrEqual(64 * 1024)
       expect(result.text.length).toBeGreaterThan(60 * 1024)

@@ -2,19 +2,19 @@
  * programs/tasks and programs/pushConfig against real A2A peers: get (with history), list (pages,
  * filters, v0.3 refusal), cancel, resubscribe, and push configs whose secrets never come back.
  */
-import { terminalHint } from "../../src/cli/hints.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
+import { terminalHint } from "../../src/cli/hints.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../../src/programs/pushConfig.js"
 import { sendMessage } from "../../src/programs/sendMessage.js"
 import { cancelTask, getTask, listTasks, resubscribe } from "../../src/programs/tasks.js"
 import type { TaskUpdate } from "../../src/programs/taskUpdates.js"
 import { SessionStore } from "../../src/services/SessionStore.js"
 import { ProgramLayer, rpcMethodOf, startTaskOn } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { CANCELED_TEXT, combinedText, echoText, INPUT_REQUIRED_QUESTION, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let sdk: SdkAgentHandle
 let lister: SdkAgentHandle
@@ -245,7 +245,11 @@ describe("push notification configs", () => {
       expect((yield* listPushConfigs(access)).configs.map((c) => c.config_id)).toEqual([b.config_id])
       yield* deletePushConfig({ ...access, configId: b.config_id! })
       const none = yield* Effect.flip(getPushConfig(access))
-      expect(none).toMatchObject({ _tag: "NotFound", code: "not_found", message: expect.stringContaining("push notification config of task") })
+      expect(none).toMatchObject({
+        _tag: "NotFound",
+        code: "not_found",
+        message: expect.stringContaining("push notification config of task")
+      })
 
       const everything = JSON.stringify([a, b, listed])
       expect(everything).not.toContain(TOKEN_A)
@@ -256,7 +260,9 @@ describe("push notification configs", () => {
     Effect.gen(function*() {
       const badUrl = yield* Effect.flip(setPushConfig({ agentUrl: agentUrlOf(sdk.baseUrl), taskId: "t", webhookUrl: "file:///etc/passwd" }))
       expect(badUrl._tag).toBe("InvalidInput")
-      const unsupported = yield* Effect.flip(setPushConfig({ agentUrl: agentUrlOf(noPush.baseUrl), taskId: "t", webhookUrl: "http://127.0.0.1:9/x" }))
+      const unsupported = yield* Effect.flip(
+        setPushConfig({ agentUrl: agentUrlOf(noPush.baseUrl), taskId: "t", webhookUrl: "http://127.0.0.1:9/x" })
+      )
       expect(unsupported).toMatchObject({ _tag: "UnsupportedOperation", code: "unsupported_operation" })
     }).pipe(Effect.provide(ProgramLayer)))
 })

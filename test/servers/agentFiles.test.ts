@@ -2,10 +2,10 @@
 // JSON-RPC and HTTP+JSON), stored in the task's history, echoed part for part by the echo model
 // (a 1 MiB binary file comes back byte for byte), sent by the official SDK clients; hostile parts
 // refused with -32602 / 400; the card's modes say what the model takes and gives.
-import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { Role } from "@a2a-js/sdk"
 import type { Message, Part } from "@a2a-js/sdk"
 import type * as V03 from "a2a-sdk-v03"
+import { createHash, randomBytes, randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
@@ -190,9 +190,21 @@ describe("hostile parts at every door: refused with -32602 / 400, and the server
   const hostile: ReadonlyArray<{ readonly door: string; readonly part: Json; readonly says: string }> = [
     { door: "1.0 JSON-RPC", part: { raw: "AAAA", url: FILE_URL }, says: "message.parts[0] needs exactly one of text, raw, url or data" },
     { door: "1.0 HTTP+JSON", part: { raw: "AAAA", url: FILE_URL }, says: "message.parts[0] needs exactly one of text, raw, url or data" },
-    { door: "0.3 JSON-RPC", part: { kind: "file", file: { bytes: "AAAA", uri: FILE_URL } }, says: "message.parts[0].file needs exactly one of bytes or uri, but has both" },
-    { door: "0.3 HTTP+JSON", part: { file: { fileWithBytes: "AAAA", fileWithUri: FILE_URL } }, says: "message.content[0].file needs exactly one of fileWithBytes or fileWithUri, but has both" },
-    { door: "1.0 JSON-RPC", part: { raw: "not base64!", filename: "x.bin" }, says: "message.parts[0] is a file whose bytes are not base64" },
+    {
+      door: "0.3 JSON-RPC",
+      part: { kind: "file", file: { bytes: "AAAA", uri: FILE_URL } },
+      says: "message.parts[0].file needs exactly one of bytes or uri, but has both"
+    },
+    {
+      door: "0.3 HTTP+JSON",
+      part: { file: { fileWithBytes: "AAAA", fileWithUri: FILE_URL } },
+      says: "message.content[0].file needs exactly one of fileWithBytes or fileWithUri, but has both"
+    },
+    {
+      door: "1.0 JSON-RPC",
+      part: { raw: "not base64!", filename: "x.bin" },
+      says: "message.parts[0] is a file whose bytes are not base64"
+    },
     { door: "1.0 HTTP+JSON", part: { raw: "QUJD=QUJD" }, says: "message.parts[0] is a file whose bytes are not base64" },
     { door: "0.3 JSON-RPC", part: { kind: "file", file: { bytes: "A" } }, says: "message.parts[0] is a file whose bytes are not base64" },
     { door: "0.3 HTTP+JSON", part: { file: { fileWithBytes: "ab+_" } }, says: "message.parts[0] is a file whose bytes are not base64" }
@@ -255,14 +267,18 @@ describe("streamed echo of files and data", () => {
     const response = await fetch(`${echo.baseUrl}/message:stream`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...V1_HEADERS },
-      body: JSON.stringify({ message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "two words" }, v1Spell.bytes, v1Spell.data] } }),
+      body: JSON.stringify({
+        message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "two words" }, v1Spell.bytes, v1Spell.data] }
+      }),
       signal: AbortSignal.timeout(20_000)
     })
     const events = (await response.text()).split("\n\n").flatMap((frame) => {
       const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5)).join("")
       return data === "" ? [] : [JSON.parse(data) as Json]
     })
-    const chunks = events.flatMap((event) => event["artifactUpdate"] === undefined ? [] : [event["artifactUpdate"]["artifact"]["parts"] as Array<Json>])
+    const chunks = events.flatMap((event) =>
+      event["artifactUpdate"] === undefined ? [] : [event["artifactUpdate"]["artifact"]["parts"] as Array<Json>]
+    )
     const parts = chunks.flat()
     expect(parts.filter((part) => "text" in part).map((part) => part["text"]).join("")).toBe("two words")
     expect(parts.filter((part) => !("text" in part)).map(fromV1)).toEqual([SENT[0], SENT[2]])
@@ -273,7 +289,12 @@ describe("streamed echo of files and data", () => {
 // ---------------------------------------------------------------------------
 // The official SDK clients
 
-const sdkFile = (content: Part["content"], filename: string, mediaType: string): Part => ({ content, filename, mediaType, metadata: undefined })
+const sdkFile = (content: Part["content"], filename: string, mediaType: string): Part => ({
+  content,
+  filename,
+  mediaType,
+  metadata: undefined
+})
 
 const sdkMessage = (parts: Array<Part>): Message => ({
   messageId: randomUUID(),
@@ -297,7 +318,10 @@ const fromV03Sdk = (part: V03.Part): Seen => {
   if (part.kind === "data") return { data: part.data }
   if (part.kind === "text") return { data: part.text }
   const file = part.file
-  const common = { ...(file.name === undefined ? {} : { name: file.name }), ...(file.mimeType === undefined ? {} : { mediaType: file.mimeType }) }
+  const common = {
+    ...(file.name === undefined ? {} : { name: file.name }),
+    ...(file.mimeType === undefined ? {} : { mediaType: file.mimeType })
+  }
   return "bytes" in file ? { sha256: sha256Of64(file.bytes), ...common } : { url: file.uri, ...common }
 }
 
@@ -355,7 +379,10 @@ describe("the mock model's image", () => {
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([16, 16])
     const old = await DOORS[2]!.send(mock.baseUrl, DOORS[2]!.message([{ kind: "text", text: "image" }]))
-    expect(old.json["result"]["artifacts"][0]["parts"][0]).toMatchObject({ kind: "file", file: { name: "relay.png", mimeType: "image/png" } })
+    expect(old.json["result"]["artifacts"][0]["parts"][0]).toMatchObject({
+      kind: "file",
+      file: { name: "relay.png", mimeType: "image/png" }
+    })
   })
 
   it("echoes a file and a data part sent with other words", async () => {
@@ -370,16 +397,18 @@ describe("the card's input and output modes follow the model", () => {
     return (await response.json()) as Json
   }
 
-  it.each([
-    ["echo", () => echo, ["text/plain", "application/json", "*/*"], ["text/plain", "application/json", "*/*"]],
-    ["mock", () => mock, ["text/plain", "application/json", "*/*"], ["text/plain", "application/json", "image/png", "*/*"]],
+  it.each(
     [
-      "a language model",
-      () => llm,
-      ["text/plain", "text/markdown", "text/csv", "application/json", "image/png", "image/jpeg", "image/gif", "image/webp"],
-      ["text/plain"]
-    ]
-  ] as const)("%s, on the 1.0 and the hybrid card, and on its skills", async (_, agent, input, output) => {
+      ["echo", () => echo, ["text/plain", "application/json", "*/*"], ["text/plain", "application/json", "*/*"]],
+      ["mock", () => mock, ["text/plain", "application/json", "*/*"], ["text/plain", "application/json", "image/png", "*/*"]],
+      [
+        "a language model",
+        () => llm,
+        ["text/plain", "text/markdown", "text/csv", "application/json", "image/png", "image/jpeg", "image/gif", "image/webp"],
+        ["text/plain"]
+      ]
+    ] as const
+  )("%s, on the 1.0 and the hybrid card, and on its skills", async (_, agent, input, output) => {
     for (const headers of [V1_HEADERS, {}]) {
       const served = await card(agent(), headers)
       expect([served["defaultInputModes"], served["defaultOutputModes"]]).toEqual([input, output])

@@ -1,15 +1,15 @@
 // Runs the agent server in-process on 127.0.0.1:0 over a scripted language model, for the
 // agent server suites: the SDK clients, our A2aClient and raw fetch all talk to it over HTTP.
-import type { ClientTimeouts } from "../../src/domain/limits.js"
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect, Layer, ManagedRuntime, Redacted, Stream } from "effect"
-import { lastUserText, splitWords } from "../../src/services/modelProviders/echo.js"
+import type { ClientTimeouts } from "../../src/domain/limits.js"
 import type { AgentSettingsValue } from "../../src/programs/agent/settings.js"
 import { agentBaseUrl } from "../../src/servers/agent/AgentServer.js"
 import * as AgentServer from "../../src/servers/agent/layer.js"
 import { echoSpec, ModelAccess } from "../../src/services/ModelAccess.js"
+import { lastUserText, splitWords } from "../../src/services/modelProviders/echo.js"
 import * as PushSender from "../../src/services/PushSender.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
 

@@ -8,9 +8,9 @@ import http from "node:http"
 import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tooDeep } from "../fuzz/corpus.js"
-import { type AgentHandle, startAgent } from "./agentHarness.js"
-import { type Json, V1_HEADERS, v03Message, v1Message } from "./wire.js"
 import { reportFigures, runPool } from "../helpers/figures.js"
+import { type AgentHandle, startAgent } from "./agentHarness.js"
+import { type Json, v03Message, V1_HEADERS, v1Message } from "./wire.js"
 
 let agent: AgentHandle
 let base: string
@@ -54,7 +54,11 @@ const DEFAULT_PATH: Record<Route, string> = { "rpc 1.0": "/", "rpc 0.3": "/", "r
 const send = async (hostile: Case): Promise<Reply> => {
   const response = await fetch(`${base}${hostile.path ?? DEFAULT_PATH[hostile.route]}`, {
     method: "POST",
-    headers: { "content-type": hostile.contentType ?? "application/json", ...(hostile.accept ? { accept: hostile.accept } : {}), ...HEADERS_OF[hostile.route] },
+    headers: {
+      "content-type": hostile.contentType ?? "application/json",
+      ...(hostile.accept ? { accept: hostile.accept } : {}),
+      ...HEADERS_OF[hostile.route]
+    },
     body: hostile.body
   })
   const text = await response.text()
@@ -75,12 +79,16 @@ const mismatch = (hostile: Case, reply: Reply): string | undefined => {
     return status === 200 && typeof task?.["id"] === "string" ? undefined : `not accepted`
   }
   if (isRpc) {
-    if (status !== 200 || json["jsonrpc"] !== "2.0" || json["error"]?.["code"] !== hostile.expect) return `expected JSON-RPC ${hostile.expect}`
+    if (status !== 200 || json["jsonrpc"] !== "2.0" || json["error"]?.["code"] !== hostile.expect) {
+      return `expected JSON-RPC ${hostile.expect}`
+    }
     return typeof json["error"]["message"] === "string" ? undefined : "no message"
   }
   if (hostile.route === "rest 1.0") {
     if (status !== 400 || !reply.contentType.startsWith("application/a2a+json")) return "expected a 400 in application/a2a+json"
-    return json["error"]?.["status"] === "INVALID_ARGUMENT" && json["error"]["details"]?.[0]?.["reason"] === hostile.expect ? undefined : `expected ${hostile.expect}`
+    return json["error"]?.["status"] === "INVALID_ARGUMENT" && json["error"]["details"]?.[0]?.["reason"] === hostile.expect
+      ? undefined
+      : `expected ${hostile.expect}`
   }
   return status === 400 && json["code"] === hostile.expect ? undefined : `expected 400 {code: ${hostile.expect}}`
 }
@@ -110,12 +118,27 @@ const brokenJson = (): Case[] => {
     ...prefixes(rpc03).map((body): Case => ({ name: `rpc 0.3 cut at ${body.length}`, route: "rpc 0.3", body, expect: PARSE })),
     ...prefixes(rest1).map((body): Case => ({ name: `rest 1.0 cut at ${body.length}`, route: "rest 1.0", body, expect: "PARSE_ERROR" })),
     ...prefixes(rest03).map((body): Case => ({ name: `rest 0.3 cut at ${body.length}`, route: "rest 0.3", body, expect: PARSE })),
-    ...["{", "}", "[", "{\"jsonrpc\":\"2.0\",}", "{'jsonrpc':'2.0'}", "{\"a\":1}{\"b\":2}", "NaN", "undefined", "{\"a\":01}", "{\"a\":\"\\x41\"}", "\u0000", "{\"a\":Infinity}"]
+    ...[
+      "{",
+      "}",
+      "[",
+      "{\"jsonrpc\":\"2.0\",}",
+      "{'jsonrpc':'2.0'}",
+      "{\"a\":1}{\"b\":2}",
+      "NaN",
+      "undefined",
+      "{\"a\":01}",
+      "{\"a\":\"\\x41\"}",
+      "\u0000",
+      "{\"a\":Infinity}"
+    ]
       .map((body): Case => ({ name: `rpc 1.0 not JSON: ${JSON.stringify(body)}`, route: "rpc 1.0", body, expect: PARSE }))
   ]
 }
 
-const INVALID_UTF8: ReadonlyArray<ReadonlyArray<number>> = [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82]]
+const INVALID_UTF8: ReadonlyArray<ReadonlyArray<number>> = [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [
+  0x80
+], [0xe2, 0x82]]
 
 /** Invalid UTF-8 where JSON expects structure is a parse error; inside a string it decodes to U+FFFD and is taken. */
 const invalidUtf8 = (): Case[] => {
@@ -131,7 +154,9 @@ const invalidUtf8 = (): Case[] => {
     {
       name: `bytes ${bytes} inside the text`,
       route: "rpc 1.0",
-      body: Buffer.concat(text.split("MARK").flatMap((part, index) => (index === 0 ? [Buffer.from(part)] : [Buffer.from(bytes), Buffer.from(part)]))),
+      body: Buffer.concat(
+        text.split("MARK").flatMap((part, index) => (index === 0 ? [Buffer.from(part)] : [Buffer.from(bytes), Buffer.from(part)]))
+      ),
       expect: "accepted"
     }
   ])
@@ -141,25 +166,56 @@ const invalidUtf8 = (): Case[] => {
 const badEnvelopes = (): Case[] => {
   const good = { jsonrpc: "2.0", id: "e", method: "GetTask", params: { id: "x" } }
   const bodies = [
-    "1", "\"text\"", "null", "true", "[]", "[1]", JSON.stringify([good]),
+    "1",
+    "\"text\"",
+    "null",
+    "true",
+    "[]",
+    "[1]",
+    JSON.stringify([good]),
     ...["1.0", 2, null, "2.0 ", "", ["2.0"]].map((jsonrpc) => JSON.stringify({ ...good, jsonrpc })),
     JSON.stringify({ id: "e", method: "GetTask" }),
     ...[1, null, {}, [], true].map((method) => JSON.stringify({ ...good, method })),
     JSON.stringify({ jsonrpc: "2.0", id: "e" }),
     ...[{}, [], true].map((id) => JSON.stringify({ ...good, id }))
   ]
-  return (["rpc 1.0", "rpc 0.3"] as const).flatMap((route) => bodies.map((body): Case => ({ name: `${route} envelope ${body.slice(0, 60)}`, route, body, expect: INVALID_REQUEST })))
+  return (["rpc 1.0", "rpc 0.3"] as const).flatMap((route) =>
+    bodies.map((body): Case => ({ name: `${route} envelope ${body.slice(0, 60)}`, route, body, expect: INVALID_REQUEST }))
+  )
 }
 
 const STRANGE_METHODS = [
-  "__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype", "Frobnicate", "sendmessage", "SENDMESSAGE", " SendMessage",
-  "SendMessage ", "message/send/", "/message/send", "tasks/get/../cancel", "message\u0000send", "tasks\\get", "GetTask\n", "💥", "", "x".repeat(100_000)
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "prototype",
+  "Frobnicate",
+  "sendmessage",
+  "SENDMESSAGE",
+  " SendMessage",
+  "SendMessage ",
+  "message/send/",
+  "/message/send",
+  "tasks/get/../cancel",
+  "message\u0000send",
+  "tasks\\get",
+  "GetTask\n",
+  "💥",
+  "",
+  "x".repeat(100_000)
 ]
 
 /** Method names no table has (both generations, both with and without A2A-Version). */
 const unknownMethods = (): Case[] =>
   (["rpc 1.0", "rpc 0.3"] as const).flatMap((route) =>
-    STRANGE_METHODS.map((method): Case => ({ name: `${route} method ${JSON.stringify(method.slice(0, 30))}`, route, body: envelope(method, {}), expect: NOT_FOUND }))
+    STRANGE_METHODS.map((method): Case => ({
+      name: `${route} method ${JSON.stringify(method.slice(0, 30))}`,
+      route,
+      body: envelope(method, {}),
+      expect: NOT_FOUND
+    }))
   )
 
 type Params = Record<string, unknown>
@@ -221,34 +277,116 @@ const withConfig = (message: Json) => ({ message, configuration: { historyLength
 
 const SHAPES: ReadonlyArray<MethodShape> = [
   { route: "rpc 1.0", method: "SendMessage", params: () => withConfig(v1Message("typed")), fields: v1MessageFields, expect: PARAMS },
-  { route: "rpc 1.0", method: "SendStreamingMessage", accept: "text/event-stream", params: () => withConfig(v1Message("typed")), fields: v1MessageFields, expect: PARAMS },
+  {
+    route: "rpc 1.0",
+    method: "SendStreamingMessage",
+    accept: "text/event-stream",
+    params: () => withConfig(v1Message("typed")),
+    fields: v1MessageFields,
+    expect: PARAMS
+  },
   { route: "rest 1.0", params: () => withConfig(v1Message("typed")), fields: v1MessageFields, expect: "INVALID_PARAMS" },
   { route: "rpc 0.3", method: "message/send", params: () => ({ message: v03Message("typed") }), fields: v03MessageFields, expect: PARAMS },
-  { route: "rpc 0.3", method: "message/stream", accept: "text/event-stream", params: () => ({ message: v03Message("typed") }), fields: v03MessageFields, expect: PARAMS },
-  { route: "rpc 1.0", method: "GetTask", params: () => ({ id: "t", historyLength: 1 }), fields: [{ path: ["id"], kind: "string", required: true }, { path: ["historyLength"], kind: "int" }], expect: PARAMS },
-  { route: "rpc 1.0", method: "ListTasks", params: () => ({ pageSize: 5, contextId: "c", status: "TASK_STATE_WORKING" }), fields: [{ path: ["pageSize"], kind: "int" }, { path: ["contextId"], kind: "string" }, { path: ["status"], kind: "enum" }], expect: PARAMS },
-  { route: "rpc 1.0", method: "CancelTask", params: () => ({ id: "t" }), fields: [{ path: ["id"], kind: "string", required: true }], expect: PARAMS },
-  { route: "rpc 1.0", method: "SubscribeToTask", accept: "text/event-stream", params: () => ({ id: "t" }), fields: [{ path: ["id"], kind: "string", required: true }], expect: PARAMS },
+  {
+    route: "rpc 0.3",
+    method: "message/stream",
+    accept: "text/event-stream",
+    params: () => ({ message: v03Message("typed") }),
+    fields: v03MessageFields,
+    expect: PARAMS
+  },
+  {
+    route: "rpc 1.0",
+    method: "GetTask",
+    params: () => ({ id: "t", historyLength: 1 }),
+    fields: [{ path: ["id"], kind: "string", required: true }, { path: ["historyLength"], kind: "int" }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 1.0",
+    method: "ListTasks",
+    params: () => ({ pageSize: 5, contextId: "c", status: "TASK_STATE_WORKING" }),
+    fields: [{ path: ["pageSize"], kind: "int" }, { path: ["contextId"], kind: "string" }, { path: ["status"], kind: "enum" }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 1.0",
+    method: "CancelTask",
+    params: () => ({ id: "t" }),
+    fields: [{ path: ["id"], kind: "string", required: true }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 1.0",
+    method: "SubscribeToTask",
+    accept: "text/event-stream",
+    params: () => ({ id: "t" }),
+    fields: [{ path: ["id"], kind: "string", required: true }],
+    expect: PARAMS
+  },
   {
     route: "rpc 1.0",
     method: "CreateTaskPushNotificationConfig",
     params: () => ({ taskId: "t", url: "http://127.0.0.1:9/hook", token: "tok" }),
-    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["url"], kind: "string", required: true }, { path: ["token"], kind: "string" }],
+    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["url"], kind: "string", required: true }, {
+      path: ["token"],
+      kind: "string"
+    }],
     expect: PARAMS
   },
-  { route: "rpc 1.0", method: "GetTaskPushNotificationConfig", params: () => ({ taskId: "t", id: "c" }), fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["id"], kind: "string", required: true }], expect: PARAMS },
-  { route: "rpc 1.0", method: "ListTaskPushNotificationConfigs", params: () => ({ taskId: "t", pageSize: 5 }), fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["pageSize"], kind: "int" }], expect: PARAMS },
-  { route: "rpc 1.0", method: "DeleteTaskPushNotificationConfig", params: () => ({ taskId: "t", id: "c" }), fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["id"], kind: "string", required: true }], expect: PARAMS },
-  { route: "rpc 0.3", method: "tasks/get", params: () => ({ id: "t", historyLength: 1 }), fields: [{ path: ["id"], kind: "string", required: true }, { path: ["historyLength"], kind: "int" }], expect: PARAMS },
-  { route: "rpc 0.3", method: "tasks/cancel", params: () => ({ id: "t" }), fields: [{ path: ["id"], kind: "string", required: true }], expect: PARAMS },
+  {
+    route: "rpc 1.0",
+    method: "GetTaskPushNotificationConfig",
+    params: () => ({ taskId: "t", id: "c" }),
+    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["id"], kind: "string", required: true }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 1.0",
+    method: "ListTaskPushNotificationConfigs",
+    params: () => ({ taskId: "t", pageSize: 5 }),
+    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["pageSize"], kind: "int" }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 1.0",
+    method: "DeleteTaskPushNotificationConfig",
+    params: () => ({ taskId: "t", id: "c" }),
+    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["id"], kind: "string", required: true }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 0.3",
+    method: "tasks/get",
+    params: () => ({ id: "t", historyLength: 1 }),
+    fields: [{ path: ["id"], kind: "string", required: true }, { path: ["historyLength"], kind: "int" }],
+    expect: PARAMS
+  },
+  {
+    route: "rpc 0.3",
+    method: "tasks/cancel",
+    params: () => ({ id: "t" }),
+    fields: [{ path: ["id"], kind: "string", required: true }],
+    expect: PARAMS
+  },
   {
     route: "rpc 0.3",
     method: "tasks/pushNotificationConfig/set",
     params: () => ({ taskId: "t", pushNotificationConfig: { url: "http://127.0.0.1:9/hook" } }),
-    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["pushNotificationConfig"], kind: "object", required: true }, { path: ["pushNotificationConfig", "url"], kind: "string", required: true }],
+    fields: [{ path: ["taskId"], kind: "string", required: true }, { path: ["pushNotificationConfig"], kind: "object", required: true }, {
+      path: ["pushNotificationConfig", "url"],
+      kind: "string",
+      required: true
+    }],
     expect: PARAMS
   },
-  { route: "rpc 0.3", method: "tasks/pushNotificationConfig/list", params: () => ({ id: "t" }), fields: [{ path: ["id"], kind: "string", required: true }], expect: PARAMS }
+  {
+    route: "rpc 0.3",
+    method: "tasks/pushNotificationConfig/list",
+    params: () => ({ id: "t" }),
+    fields: [{ path: ["id"], kind: "string", required: true }],
+    expect: PARAMS
+  }
 ]
 
 /** Each field of each method given every wrong type, and each required one left out. */
@@ -259,7 +397,9 @@ const wrongFields = (): Case[] =>
       return values.map((value): Case => {
         const params = withValue(shape.params(), field.path, value)
         return {
-          name: `${shape.route} ${shape.method ?? "message:send"} ${field.path.join(".")} = ${value === undefined ? "(missing)" : JSON.stringify(value)}`,
+          name: `${shape.route} ${shape.method ?? "message:send"} ${field.path.join(".")} = ${
+            value === undefined ? "(missing)" : JSON.stringify(value)
+          }`,
           route: shape.route,
           ...(shape.accept ? { accept: shape.accept } : {}),
           body: shape.method === undefined ? JSON.stringify(params) : envelope(shape.method, params),
@@ -280,23 +420,71 @@ const protoNames = (): Case[] => {
     ["DeleteTaskPushNotificationConfig", { task_id: {}, id: "c" }],
     ["CreateTaskPushNotificationConfig", { task_id: true, url: "http://127.0.0.1:9/hook" }]
   ]
-  return bodies.map(([method, params]): Case => ({ name: `proto names ${method} ${JSON.stringify(params).slice(0, 60)}`, route: "rpc 1.0", body: envelope(method, params), expect: PARAMS }))
+  return bodies.map(([method, params]): Case => ({
+    name: `proto names ${method} ${JSON.stringify(params).slice(0, 60)}`,
+    route: "rpc 1.0",
+    body: envelope(method, params),
+    expect: PARAMS
+  }))
 }
 
 /** `__proto__` and friends as keys: read as plain keys, never as the object's prototype. */
 const prototypeKeys = (): Case[] => {
   const message = JSON.stringify(v1Message("proto"))
   return [
-    { name: "envelope fields under __proto__", route: "rpc 1.0", body: "{\"__proto__\":{\"jsonrpc\":\"2.0\",\"method\":\"GetTask\"},\"id\":\"p\"}", expect: INVALID_REQUEST },
-    { name: "method under __proto__", route: "rpc 1.0", body: "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"__proto__\":{\"method\":\"GetTask\"}}", expect: INVALID_REQUEST },
-    { name: "GetTask id under __proto__", route: "rpc 1.0", body: "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"GetTask\",\"params\":{\"__proto__\":{\"id\":\"x\"}}}", expect: PARAMS },
-    { name: "message under __proto__", route: "rpc 1.0", body: `{"jsonrpc":"2.0","id":"p","method":"SendMessage","params":{"__proto__":{"message":${message}}}}`, expect: PARAMS },
-    { name: "role under __proto__", route: "rpc 1.0", body: `{"jsonrpc":"2.0","id":"p","method":"SendMessage","params":{"message":{"messageId":"m","parts":[{"text":"x"}],"__proto__":{"role":"ROLE_USER"}}}}`, expect: PARAMS },
+    {
+      name: "envelope fields under __proto__",
+      route: "rpc 1.0",
+      body: "{\"__proto__\":{\"jsonrpc\":\"2.0\",\"method\":\"GetTask\"},\"id\":\"p\"}",
+      expect: INVALID_REQUEST
+    },
+    {
+      name: "method under __proto__",
+      route: "rpc 1.0",
+      body: "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"__proto__\":{\"method\":\"GetTask\"}}",
+      expect: INVALID_REQUEST
+    },
+    {
+      name: "GetTask id under __proto__",
+      route: "rpc 1.0",
+      body: "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"GetTask\",\"params\":{\"__proto__\":{\"id\":\"x\"}}}",
+      expect: PARAMS
+    },
+    {
+      name: "message under __proto__",
+      route: "rpc 1.0",
+      body: `{"jsonrpc":"2.0","id":"p","method":"SendMessage","params":{"__proto__":{"message":${message}}}}`,
+      expect: PARAMS
+    },
+    {
+      name: "role under __proto__",
+      route: "rpc 1.0",
+      body:
+        `{"jsonrpc":"2.0","id":"p","method":"SendMessage","params":{"message":{"messageId":"m","parts":[{"text":"x"}],"__proto__":{"role":"ROLE_USER"}}}}`,
+      expect: PARAMS
+    },
     { name: "rest message under __proto__", route: "rest 1.0", body: `{"__proto__":{"message":${message}}}`, expect: "INVALID_PARAMS" },
     ...["__proto__", "constructor", "prototype"].flatMap((key): Case[] => [
-      { name: `metadata ${key}`, route: "rpc 1.0", body: envelope("SendMessage", { message: { ...v1Message("proto"), metadata: JSON.parse(`{"${key}":{"polluted":true,"prototype":{"polluted":true}}}`) } }), expect: "accepted" },
-      { name: `data part ${key}`, route: "rest 1.0", body: `{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"data":{"${key}":{"polluted":true}}}]}}`, expect: "accepted" },
-      { name: `params ${key}`, route: "rpc 0.3", body: `{"jsonrpc":"2.0","id":"p","method":"tasks/get","params":{"id":"nope","${key}":{"polluted":true}}}`, expect: -32001 }
+      {
+        name: `metadata ${key}`,
+        route: "rpc 1.0",
+        body: envelope("SendMessage", {
+          message: { ...v1Message("proto"), metadata: JSON.parse(`{"${key}":{"polluted":true,"prototype":{"polluted":true}}}`) }
+        }),
+        expect: "accepted"
+      },
+      {
+        name: `data part ${key}`,
+        route: "rest 1.0",
+        body: `{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"data":{"${key}":{"polluted":true}}}]}}`,
+        expect: "accepted"
+      },
+      {
+        name: `params ${key}`,
+        route: "rpc 0.3",
+        body: `{"jsonrpc":"2.0","id":"p","method":"tasks/get","params":{"id":"nope","${key}":{"polluted":true}}}`,
+        expect: -32001
+      }
     ])
   ]
 }
@@ -306,7 +494,8 @@ const deepNesting = (): Case[] =>
   tooDeep(4).map((payload): Case => ({
     name: `metadata ${payload.name}`,
     route: "rpc 1.0",
-    body: `{"jsonrpc":"2.0","id":"d","method":"SendMessage","params":{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"deep"}],"metadata":${payload.json}}}}`,
+    body:
+      `{"jsonrpc":"2.0","id":"d","method":"SendMessage","params":{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"deep"}],"metadata":${payload.json}}}}`,
     expect: PARAMS
   }))
 
@@ -315,25 +504,66 @@ const MiB = 1024 * 1024
 const hugeStrings = (): Case[] => {
   const huge = "h".repeat(MiB)
   return [
-    { name: "1 MiB jsonrpc", route: "rpc 1.0", body: JSON.stringify({ jsonrpc: huge, id: "u", method: "GetTask" }), expect: INVALID_REQUEST },
+    {
+      name: "1 MiB jsonrpc",
+      route: "rpc 1.0",
+      body: JSON.stringify({ jsonrpc: huge, id: "u", method: "GetTask" }),
+      expect: INVALID_REQUEST
+    },
     { name: "1 MiB method", route: "rpc 1.0", body: envelope(huge, {}), expect: NOT_FOUND },
-    { name: "1 MiB messageId", route: "rpc 1.0", body: envelope("SendMessage", { message: v1Message("x", { messageId: huge }) }), expect: PARAMS },
+    {
+      name: "1 MiB messageId",
+      route: "rpc 1.0",
+      body: envelope("SendMessage", { message: v1Message("x", { messageId: huge }) }),
+      expect: PARAMS
+    },
     { name: "1 MiB role", route: "rpc 1.0", body: envelope("SendMessage", { message: v1Message("x", { role: huge }) }), expect: PARAMS },
-    { name: "1 MiB task id in 0.3", route: "rpc 0.3", body: envelope("message/send", { message: v03Message("x", { taskId: huge }) }), expect: PARAMS },
-    { name: "1 MiB context id in REST", route: "rest 1.0", body: JSON.stringify({ message: v1Message("x", { contextId: huge }) }), expect: "INVALID_PARAMS" },
+    {
+      name: "1 MiB task id in 0.3",
+      route: "rpc 0.3",
+      body: envelope("message/send", { message: v03Message("x", { taskId: huge }) }),
+      expect: PARAMS
+    },
+    {
+      name: "1 MiB context id in REST",
+      route: "rest 1.0",
+      body: JSON.stringify({ message: v1Message("x", { contextId: huge }) }),
+      expect: "INVALID_PARAMS"
+    },
     { name: "1 MiB text", route: "rpc 1.0", body: envelope("SendMessage", { message: v1Message(huge) }), expect: "accepted" }
   ]
 }
 
-const WRONG_TYPES = ["text/plain", "application/xml", "text/html", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "application/jsonp", "image/png", "application/json-seq"]
+const WRONG_TYPES = [
+  "text/plain",
+  "application/xml",
+  "text/html",
+  "multipart/form-data; boundary=x",
+  "application/x-www-form-urlencoded",
+  "application/jsonp",
+  "image/png",
+  "application/json-seq"
+]
 
 /** Bodies declared as anything but JSON. */
 const wrongContentTypes = (): Case[] =>
   WRONG_TYPES.flatMap((contentType): Case[] => [
     { name: `rpc 1.0 as ${contentType}`, route: "rpc 1.0", contentType, body: envelope("GetTask", { id: "x" }), expect: CONTENT_TYPE },
     { name: `rpc 0.3 as ${contentType}`, route: "rpc 0.3", contentType, body: envelope("tasks/get", { id: "x" }), expect: CONTENT_TYPE },
-    { name: `rest 1.0 as ${contentType}`, route: "rest 1.0", contentType, body: JSON.stringify({ message: v1Message("x") }), expect: "CONTENT_TYPE_NOT_SUPPORTED" },
-    { name: `rest 0.3 as ${contentType}`, route: "rest 0.3", contentType, body: JSON.stringify({ message: v1Message("x") }), expect: CONTENT_TYPE }
+    {
+      name: `rest 1.0 as ${contentType}`,
+      route: "rest 1.0",
+      contentType,
+      body: JSON.stringify({ message: v1Message("x") }),
+      expect: "CONTENT_TYPE_NOT_SUPPORTED"
+    },
+    {
+      name: `rest 0.3 as ${contentType}`,
+      route: "rest 0.3",
+      contentType,
+      body: JSON.stringify({ message: v1Message("x") }),
+      expect: CONTENT_TYPE
+    }
   ])
 
 const CORPUS: ReadonlyArray<readonly [string, () => Case[]]> = [
@@ -354,18 +584,28 @@ const health = async () => (await fetch(`${base}/health`)).status
 describe("generated malformed bodies", () => {
   let tried = 0
 
-  it.each(CORPUS.map(([name, generate]) => [name, generate] as const))("%s: each gets its route's error, and the server stays up", async (_name, generate) => {
-    const cases = generate()
-    const problems = await runPool(cases.length, 20, async (index) => {
-      const hostile = cases[index]!
-      const reply = await send(hostile).catch((error: unknown) => ({ status: 0, contentType: "", json: { failed: String(error) }, bytes: 0 }))
-      const problem = mismatch(hostile, reply)
-      return problem === undefined ? undefined : `${hostile.name}: ${problem}, got ${reply.status} ${JSON.stringify(reply.json).slice(0, 300)}`
-    })
-    expect(problems.filter((problem) => problem !== undefined)).toEqual([])
-    expect(await health()).toBe(200)
-    tried += cases.length
-  })
+  it.each(CORPUS.map(([name, generate]) => [name, generate] as const))(
+    "%s: each gets its route's error, and the server stays up",
+    async (_name, generate) => {
+      const cases = generate()
+      const problems = await runPool(cases.length, 20, async (index) => {
+        const hostile = cases[index]!
+        const reply = await send(hostile).catch((error: unknown) => ({
+          status: 0,
+          contentType: "",
+          json: { failed: String(error) },
+          bytes: 0
+        }))
+        const problem = mismatch(hostile, reply)
+        return problem === undefined
+          ? undefined
+          : `${hostile.name}: ${problem}, got ${reply.status} ${JSON.stringify(reply.json).slice(0, 300)}`
+      })
+      expect(problems.filter((problem) => problem !== undefined)).toEqual([])
+      expect(await health()).toBe(200)
+      tried += cases.length
+    }
+  )
 
   it("polluted no prototype, and tried over a thousand bodies", () => {
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined()
@@ -405,21 +645,40 @@ const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.
 /** A GET with the path exactly as written (node's client does not normalise it). */
 const getRaw = (path: string) =>
   new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const request = http.get({ host: "127.0.0.1", port: Number(new URL(base).port), path, headers: V1_HEADERS, agent: false }, (response) => {
-      let body = ""
-      response.on("data", (chunk) => (body += String(chunk)))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
-    })
+    const request = http.get(
+      { host: "127.0.0.1", port: Number(new URL(base).port), path, headers: V1_HEADERS, agent: false },
+      (response) => {
+        let body = ""
+        response.on("data", (chunk) => (body += String(chunk)))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
+      }
+    )
     request.setTimeout(3000, () => request.destroy(new Error("no answer within 3 s")))
     request.on("error", reject)
   })
 
 const TRAVERSALS = [
-  "/../../../../etc/passwd", "/tasks/../../../../etc/passwd", "/tasks/..%2F..%2F..%2Fetc%2Fpasswd", "/%2e%2e/%2e%2e/etc/passwd",
-  "/v1/tasks/..%5c..%5c..%5cwindows%5cwin.ini", "/tasks/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/.well-known/../../etc/passwd", "/acme/../../../etc/passwd",
-  "/tasks/%00", "/tasks/..%00/passwd", "/tasks/....//....//etc/passwd", "//etc/passwd", "/tasks/%252e%252e%252fetc%252fpasswd", "/file:///etc/passwd"
+  "/../../../../etc/passwd",
+  "/tasks/../../../../etc/passwd",
+  "/tasks/..%2F..%2F..%2Fetc%2Fpasswd",
+  "/%2e%2e/%2e%2e/etc/passwd",
+  "/v1/tasks/..%5c..%5c..%5cwindows%5cwin.ini",
+  "/tasks/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+  "/.well-known/../../etc/passwd",
+  "/acme/../../../etc/passwd",
+  "/tasks/%00",
+  "/tasks/..%00/passwd",
+  "/tasks/....//....//etc/passwd",
+  "//etc/passwd",
+  "/tasks/%252e%252e%252fetc%252fpasswd",
+  "/file:///etc/passwd"
 ]
-const INJECTIONS = ["/tasks/x%0d%0aSet-Cookie:%20a=b", "/tasks/x%0aX-Injected:%20yes", "/v1/tasks/x%0d%0a%0d%0a<html>", "/tasks/x%E5%98%8A%E5%98%8DX-Injected:%20yes"]
+const INJECTIONS = [
+  "/tasks/x%0d%0aSet-Cookie:%20a=b",
+  "/tasks/x%0aX-Injected:%20yes",
+  "/v1/tasks/x%0d%0a%0d%0a<html>",
+  "/tasks/x%E5%98%8A%E5%98%8DX-Injected:%20yes"
+]
 
 describe("paths and headers", () => {
   it("refuses traversal and header injection on REST paths: a JSON 4xx, no file, no injected header", async () => {
@@ -446,15 +705,25 @@ describe("paths and headers", () => {
       expect(answer).not.toMatch(/x-injected/i)
     }
     expect(await health()).toBe(200)
-    reportFigures("paths and headers", { "traversal attempts refused": TRAVERSALS.length, "injection attempts refused": INJECTIONS.length + raws.length })
+    reportFigures("paths and headers", {
+      "traversal attempts refused": TRAVERSALS.length,
+      "injection attempts refused": INJECTIONS.length + raws.length
+    })
   })
 
   it("answers 413 to a declared oversized body at once, before any of it is sent, on every door", async () => {
     const port = Number(new URL(base).port)
     // 100 MiB declared; only the head is ever sent, so an answer proves nothing was waited for or buffered.
-    for (const [path, headers] of [["/", "A2A-Version: 1.0\r\n"], ["/message:send", "A2A-Version: 1.0\r\n"], ["/v1/message:send", ""]] as const) {
+    for (
+      const [path, headers] of [["/", "A2A-Version: 1.0\r\n"], ["/message:send", "A2A-Version: 1.0\r\n"], ["/v1/message:send", ""]] as const
+    ) {
       const started = Date.now()
-      const answer = await rawExchange(port, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}Content-Length: ${100 * MiB}\r\n\r\n{"jsonrpc"`)
+      const answer = await rawExchange(
+        port,
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}Content-Length: ${
+          100 * MiB
+        }\r\n\r\n{"jsonrpc"`
+      )
       expect(statusOf(answer), path).toBe(413)
       expect(Date.now() - started).toBeLessThan(2000)
     }

@@ -4,9 +4,16 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
 import { ModelAccess, selectModel } from "../../src/services/ModelAccess.js"
-import { chatOnlyServer, type FakeServer, type Handler, ollamaChatServer, responsesServer, startServer } from "../helpers/fakeModelServer.js"
+import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
+import {
+  chatOnlyServer,
+  type FakeServer,
+  type Handler,
+  ollamaChatServer,
+  responsesServer,
+  startServer
+} from "../helpers/fakeModelServer.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
 
 const base64 = (text: string | Buffer) => (typeof text === "string" ? Buffer.from(text, "utf8") : text).toString("base64")

@@ -2,11 +2,11 @@
 // operation: @a2a-js/sdk 1.3.0 over JSON-RPC and HTTP+JSON at protocol 1.0, and the 0.3.14
 // client (npm alias a2a-sdk-v03) over both bindings at 0.3. Send, stream (event order), get,
 // list, cancel, resubscribe, push configs, the extended card and auth (401, then a retry).
-import { randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TaskState } from "@a2a-js/sdk"
 import { createAuthenticatingFetchWithRetry } from "@a2a-js/sdk/client"
 import type * as V03 from "a2a-sdk-v03"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AgentHandle, eventually, SLOW_WORD_MS, startAgent } from "./agentHarness.js"
 import {
   answerOf,
@@ -277,7 +277,14 @@ describe.each(BINDINGS)("a2a-sdk-v03 (0.3.14) client over %s", (binding) => {
   it("streams task, working, chunks and a final completed status", async () => {
     const client = await v03Client(binding)
     const events = await collect(client.sendMessageStream({ message: v03Message("a b") }))
-    expect(events.map((event) => event.kind)).toEqual(["task", "status-update", "artifact-update", "artifact-update", "artifact-update", "status-update"])
+    expect(events.map((event) => event.kind)).toEqual([
+      "task",
+      "status-update",
+      "artifact-update",
+      "artifact-update",
+      "artifact-update",
+      "status-update"
+    ])
     const last = events[events.length - 1]
     expect(last?.kind === "status-update" ? [last.status.state, last.final] : undefined).toEqual(["completed", true])
     const first = events[1]
@@ -291,10 +298,12 @@ describe.each(BINDINGS)("a2a-sdk-v03 (0.3.14) client over %s", (binding) => {
     expect(got.id).toBe(done.id)
     expect(got.history?.map((message) => v03Text(message.parts))).toEqual(["get me"])
 
-    const running = v03Task(await client.sendMessage({
-      message: v03Message("slow: p q r s t u v w x y"),
-      configuration: { blocking: false }
-    }))
+    const running = v03Task(
+      await client.sendMessage({
+        message: v03Message("slow: p q r s t u v w x y"),
+        configuration: { blocking: false }
+      })
+    )
     const resubscribed = client.resubscribeTask({ id: running.id })
     const snapshot = await resubscribed.next()
     expect(snapshot.value?.kind).toBe("task")

@@ -1,16 +1,16 @@
 // Our own A2aClient against relay's agent server, in all four dialects (JSON-RPC and HTTP+JSON,
 // each at 1.0 and 0.3): the same round trips the SDK clients make.
 import { describe, expect, it } from "@effect/vitest"
-import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"
 import type { Binding } from "../../src/a2a/dialects.js"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import { resultText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { collect, foldEvents, kindsOf, sendRequest, taskOf, withClient } from "../services/a2aClientHarness.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let agent: AgentHandle
 /** The same server with --auth: the only kind that has an extended card. */
@@ -65,7 +65,9 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
   it.live("cancels a running task and resubscribes to one", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const running = taskOf(yield* a2a.send(target(), sendRequest("slow: a b c d e f g h", { configuration: { returnImmediately: true } })))
+      const running = taskOf(
+        yield* a2a.send(target(), sendRequest("slow: a b c d e f g h", { configuration: { returnImmediately: true } }))
+      )
       const canceled = yield* a2a.cancelTask(target(), { id: running.id })
       expect(canceled.status.state).toBe("TASK_STATE_CANCELED")
 
@@ -91,7 +93,11 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
   it.live("reads the extended card of a server with --auth, and finds none declared without", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const card = yield* a2a.extendedCard({ ...target(), agentUrl: agentUrlOf(secured.baseUrl), credentials: { kind: "bearer", token: KEY } })
+      const card = yield* a2a.extendedCard({
+        ...target(),
+        agentUrl: agentUrlOf(secured.baseUrl),
+        credentials: { kind: "bearer", token: KEY }
+      })
       expect(card.card.description).toContain("Model chosen because")
       expect(yield* Effect.flip(a2a.extendedCard(target()))).toMatchObject({ _tag: "UnsupportedOperation" })
     })))

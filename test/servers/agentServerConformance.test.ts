@@ -80,7 +80,10 @@ describe("ListTasks statusTimestampAfter (1.0 only, JSON-RPC and REST)", () => {
     ]
     for (const text of notTimestamps) {
       const { rpc: viaRpc, rest } = await listBoth(text, "any")
-      expect(errorOf(viaRpc), text).toMatchObject({ code: -32602, message: expect.stringContaining("statusTimestampAfter must be an RFC 3339") })
+      expect(errorOf(viaRpc), text).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("statusTimestampAfter must be an RFC 3339")
+      })
       expect(rest.status, text).toBe(400)
       expect(errorOf(rest)["message"]).toContain("statusTimestampAfter must be an RFC 3339")
     }
@@ -111,12 +114,14 @@ describe("ListTasks statusTimestampAfter (1.0 only, JSON-RPC and REST)", () => {
 })
 
 describe("errors of streaming methods before their first event", () => {
-  it.each([
-    ["1.0", "SubscribeToTask", { id: "no-such-task" }, -32001],
-    ["1.0", "SendStreamingMessage", { message: { role: "ROLE_USER" } }, -32602],
-    ["0.3", "tasks/resubscribe", { id: "no-such-task" }, -32001],
-    ["0.3", "message/stream", { message: { kind: "message" } }, -32602]
-  ] as const)("JSON-RPC %s %s: an event stream of one error event with the request's id", async (version, method, params, code) => {
+  it.each(
+    [
+      ["1.0", "SubscribeToTask", { id: "no-such-task" }, -32001],
+      ["1.0", "SendStreamingMessage", { message: { role: "ROLE_USER" } }, -32602],
+      ["0.3", "tasks/resubscribe", { id: "no-such-task" }, -32001],
+      ["0.3", "message/stream", { message: { kind: "message" } }, -32602]
+    ] as const
+  )("JSON-RPC %s %s: an event stream of one error event with the request's id", async (version, method, params, code) => {
     const { response, events } = await streamRpc(base, method, params, version === "1.0" ? V1_HEADERS : {})
     expect(response.status).toBe(200)
     expect(response.headers.get("content-type")).toContain("text/event-stream")
@@ -147,7 +152,11 @@ describe("errors of streaming methods before their first event", () => {
     const v03 = await streamed("/v1/tasks/no-such-task:subscribe", { method: "GET", headers: {} })
     expect(v03.response.status).toBe(404)
     expect(await v03.response.json()).toMatchObject({ code: -32001 })
-    const v03Send = await streamed("/v1/message:stream", { method: "POST", headers: { "content-type": "application/json" }, body: "{\"message\":{}}" })
+    const v03Send = await streamed("/v1/message:stream", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{\"message\":{}}"
+    })
     expect(v03Send.response.status).toBe(400)
     expect(await v03Send.response.json()).toMatchObject({ code: -32602 })
   })
@@ -242,7 +251,9 @@ describe("the extended card", () => {
 
   it("is advertised with --auth, refused without the key and served with it, on all four routes", async () => {
     const url = secured.baseUrl
-    expect((await request(`${url}/.well-known/agent-card.json`, { headers: V1_HEADERS })).json["capabilities"]["extendedAgentCard"]).toBe(true)
+    expect((await request(`${url}/.well-known/agent-card.json`, { headers: V1_HEADERS })).json["capabilities"]["extendedAgentCard"]).toBe(
+      true
+    )
     expect((await request(`${url}/.well-known/agent-card.json`)).json["supportsAuthenticatedExtendedCard"]).toBe(true)
     for (const refused of await Promise.all(extendedRoutes(url, {}))) expect(refused.status).toBe(401)
     const served = await Promise.all(extendedRoutes(url, KEYED))
@@ -293,13 +304,20 @@ describe("a push config that does not exist", () => {
 describe("a v0.3 part without kind (v0.3 §6.5, §8.1)", () => {
   const v03Params = (parts: ReadonlyArray<Json>) => ({ message: { kind: "message", messageId: "m-kindless", role: "user", parts } })
   const KINDLESS = [{ kind: "text", text: "fine" }, { text: "no kind" }]
-  const invalidPart = { code: -32602, message: "message.parts[1].kind is required", data: [{ metadata: { field: "message.parts[1].kind" } }] }
+  const invalidPart = {
+    code: -32602,
+    message: "message.parts[1].kind is required",
+    data: [{ metadata: { field: "message.parts[1].kind" } }]
+  }
 
   it("is -32602 naming the part over JSON-RPC (message/send, and message/stream's one error event)", async () => {
     const sent = await rpc(base, "message/send", v03Params(KINDLESS), {})
     expect(errorOf(sent)).toMatchObject(invalidPart)
     const { events } = await streamRpc(base, "message/stream", v03Params([{ data: { a: 1 } }]), {})
-    expect(await events()).toMatchObject([{ event: "error", data: { id: "s-1", error: { code: -32602, message: "message.parts[0].kind is required" } } }])
+    expect(await events()).toMatchObject([{
+      event: "error",
+      data: { id: "s-1", error: { code: -32602, message: "message.parts[0].kind is required" } }
+    }])
     for (const kind of ["text", "data", "file"]) {
       const part = kind === "text" ? { text: "x" } : kind === "data" ? { data: { a: 1 } } : { file: { uri: "https://example.com/a.txt" } }
       expect(errorOf(await rpc(base, "message/send", v03Params([part]), {}))).toMatchObject({ code: -32602 })
@@ -311,7 +329,9 @@ describe("a v0.3 part without kind (v0.3 §6.5, §8.1)", () => {
     const rest = await post(`${base}/v1/message:send`, { message: { messageId: "m-rest", role: "ROLE_USER", parts: KINDLESS } })
     expect(rest.status).toBe(400)
     expect(rest.json).toMatchObject({ code: -32602, message: "message.parts[1].kind is required" })
-    const proto = await post(`${base}/v1/message:send`, { message: { messageId: "m-proto", role: "ROLE_USER", content: [{ text: "fine" }] } })
+    const proto = await post(`${base}/v1/message:send`, {
+      message: { messageId: "m-proto", role: "ROLE_USER", content: [{ text: "fine" }] }
+    })
     expect(proto.status).toBe(200)
     expect(proto.json["task"]["status"]["state"]).toBe("TASK_STATE_COMPLETED")
   })

@@ -2,8 +2,8 @@
 // (proto field names, enum numbers) on every route of both generations and bindings; the
 // JSON-RPC error ladder, rung by rung, on both generations; and error bodies a person can read,
 // checked over a corpus of broken requests on every route.
-import { randomUUID } from "node:crypto"
 import { FastCheck as fc } from "effect"
+import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { unknownProtoFields, V03_PROTO, V1_PROTO } from "../helpers/protoFields.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
@@ -61,7 +61,12 @@ const rpc = (method: string, params: unknown, headers: Record<string, string> = 
 
 const pyMessage = (text: string, extra: Json = {}) => ({ message_id: randomUUID(), role: 1, parts: [{ text }], ...extra })
 const pyMessageV03Rest = (text: string, extra: Json = {}) => ({ message_id: randomUUID(), role: 1, content: [{ text }], ...extra })
-const pyMessageV03Rpc = (text: string, extra: Json = {}) => ({ message_id: randomUUID(), role: 1, parts: [{ kind: "text", text }], ...extra })
+const pyMessageV03Rpc = (text: string, extra: Json = {}) => ({
+  message_id: randomUUID(),
+  role: 1,
+  parts: [{ kind: "text", text }],
+  ...extra
+})
 
 describe("bodies in the Python SDK's style, on every route", () => {
   it("v1.0 HTTP+JSON: send, stream, get, list, cancel, subscribe and push configs", async () => {
@@ -74,19 +79,31 @@ describe("bodies in the Python SDK's style, on every route", () => {
     expect(task["status"]["state"]).toBe("TASK_STATE_COMPLETED")
     expect(task["history"]).toHaveLength(1)
 
-    const streamed = sseData(await call("POST", `${base}/message:stream`, { message: pyMessage("streamed words") }, { ...V1, accept: "text/event-stream" }))
+    const streamed = sseData(
+      await call("POST", `${base}/message:stream`, { message: pyMessage("streamed words") }, { ...V1, accept: "text/event-stream" })
+    )
     expect(streamed.at(-1)?.["statusUpdate"]?.["status"]?.["state"]).toBe("TASK_STATE_COMPLETED")
 
     const got = await call("GET", `${base}/tasks/${task["id"]}?history_length=0`, undefined, V1)
     expect(got.status).toBe(200)
     expect(got.json["history"]).toBeUndefined()
 
-    const listed = await call("GET", `${base}/tasks?context_id=${task["contextId"]}&status=3&page_size=5&include_artifacts=true`, undefined, V1)
+    const listed = await call(
+      "GET",
+      `${base}/tasks?context_id=${task["contextId"]}&status=3&page_size=5&include_artifacts=true`,
+      undefined,
+      V1
+    )
     expect(listed.status).toBe(200)
     expect(listed.json["tasks"].map((t: Json) => t["id"])).toEqual([task["id"]])
     expect(listed.json["tasks"][0]["artifacts"]).toBeDefined()
 
-    const hanging = await call("POST", `${base}/message:send`, { message: pyMessage("hang"), configuration: { return_immediately: true } }, V1)
+    const hanging = await call(
+      "POST",
+      `${base}/message:send`,
+      { message: pyMessage("hang"), configuration: { return_immediately: true } },
+      V1
+    )
     const hangingId = hanging.json["task"]["id"]
     const config = await call("POST", `${base}/tasks/${hangingId}/pushNotificationConfigs`, {
       id: "py-config",
@@ -97,7 +114,8 @@ describe("bodies in the Python SDK's style, on every route", () => {
     expect(config.status).toBe(201)
     expect(config.json).toMatchObject({ id: "py-config", taskId: hangingId, url: `${sink.url}/py` })
     expect((await call("GET", `${base}/tasks/${hangingId}/pushNotificationConfigs/py-config`, undefined, V1)).json["id"]).toBe("py-config")
-    expect((await call("GET", `${base}/tasks/${hangingId}/pushNotificationConfigs?page_size=10`, undefined, V1)).json["configs"]).toHaveLength(1)
+    expect((await call("GET", `${base}/tasks/${hangingId}/pushNotificationConfigs?page_size=10`, undefined, V1)).json["configs"])
+      .toHaveLength(1)
     expect((await call("DELETE", `${base}/tasks/${hangingId}/pushNotificationConfigs/py-config`, undefined, V1)).status).toBe(204)
 
     const subscribed = call("GET", `${base}/tasks/${hangingId}:subscribe`, undefined, { ...V1, accept: "text/event-stream" })
@@ -108,7 +126,12 @@ describe("bodies in the Python SDK's style, on every route", () => {
   })
 
   it("v1.0 HTTP+JSON, the product's own paths", async () => {
-    const sent = await call("POST", `${base}/messages`, { message: pyMessage("own path"), configuration: { return_immediately: false } }, V1)
+    const sent = await call(
+      "POST",
+      `${base}/messages`,
+      { message: pyMessage("own path"), configuration: { return_immediately: false } },
+      V1
+    )
     const id = sent.json["task"]["id"]
     const config = await call("PUT", `${base}/tasks/${id}/notification`, { url: `${sink.url}/own`, token: "tok" }, V1)
     expect(config.json).toMatchObject({ taskId: id, url: `${sink.url}/own` })
@@ -128,14 +151,21 @@ describe("bodies in the Python SDK's style, on every route", () => {
     const listed = await rpc("ListTasks", { context_id: task["contextId"], status: 3, page_size: 2, include_artifacts: false })
     expect(listed.json["result"]["tasks"].map((t: Json) => t["id"])).toEqual([task["id"]])
 
-    const hanging = (await rpc("SendMessage", { message: pyMessage("hang"), configuration: { return_immediately: true } })).json["result"]["task"]
+    const hanging =
+      (await rpc("SendMessage", { message: pyMessage("hang"), configuration: { return_immediately: true } })).json["result"]["task"]
     const created = await rpc("CreateTaskPushNotificationConfig", { task_id: hanging["id"], id: "rpc-config", url: `${sink.url}/rpc` })
     expect(created.json["result"]).toMatchObject({ taskId: hanging["id"], id: "rpc-config" })
-    expect((await rpc("GetTaskPushNotificationConfig", { task_id: hanging["id"], id: "rpc-config" })).json["result"]["id"]).toBe("rpc-config")
-    expect((await rpc("ListTaskPushNotificationConfigs", { task_id: hanging["id"], page_size: 5 })).json["result"]["configs"]).toHaveLength(1)
+    expect((await rpc("GetTaskPushNotificationConfig", { task_id: hanging["id"], id: "rpc-config" })).json["result"]["id"]).toBe(
+      "rpc-config"
+    )
+    expect((await rpc("ListTaskPushNotificationConfigs", { task_id: hanging["id"], page_size: 5 })).json["result"]["configs"]).toHaveLength(
+      1
+    )
     expect((await rpc("DeleteTaskPushNotificationConfig", { task_id: hanging["id"], id: "rpc-config" })).json).not.toHaveProperty("error")
     const subscribed = rpc("SubscribeToTask", { id: hanging["id"] }, V1, "sub", "text/event-stream")
-    expect((await rpc("CancelTask", { id: hanging["id"], metadata: { why_not: true } })).json["result"]["status"]["state"]).toBe("TASK_STATE_CANCELED")
+    expect((await rpc("CancelTask", { id: hanging["id"], metadata: { why_not: true } })).json["result"]["status"]["state"]).toBe(
+      "TASK_STATE_CANCELED"
+    )
     expect(sseData(await subscribed).at(-1)?.["result"]?.["statusUpdate"]?.["status"]?.["state"]).toBe("TASK_STATE_CANCELED")
     // Without --auth there is no extended card (issue 19.5): the method answers UnsupportedOperation.
     expect((await rpc("GetExtendedAgentCard", {})).json["error"]["code"]).toBe(-32004)
@@ -151,9 +181,14 @@ describe("bodies in the Python SDK's style, on every route", () => {
     expect(task["status"]["state"]).toBe("TASK_STATE_COMPLETED")
     expect(task["history"][0]["content"]).toEqual([{ text: "hello v0.3" }])
 
-    const byRequest = await call("POST", `${base}/v1/message:send`, { request: pyMessageV03Rest("under request"), configuration: { blocking: true } })
+    const byRequest = await call("POST", `${base}/v1/message:send`, {
+      request: pyMessageV03Rest("under request"),
+      configuration: { blocking: true }
+    })
     expect(byRequest.json["task"]["status"]["state"]).toBe("TASK_STATE_COMPLETED")
-    const streamed = sseData(await call("POST", `${base}/v1/message:stream`, { message: pyMessageV03Rest("v03 stream") }, { accept: "text/event-stream" }))
+    const streamed = sseData(
+      await call("POST", `${base}/v1/message:stream`, { message: pyMessageV03Rest("v03 stream") }, { accept: "text/event-stream" })
+    )
     expect(streamed.at(-1)?.["statusUpdate"]?.["status"]?.["state"]).toBe("TASK_STATE_COMPLETED")
     expect((await call("GET", `${base}/v1/tasks/${task["id"]}?history_length=1`)).json["history"]).toHaveLength(1)
 
@@ -162,7 +197,10 @@ describe("bodies in the Python SDK's style, on every route", () => {
     const created = await call("POST", `${base}/v1/tasks/${hanging["id"]}/pushNotificationConfigs`, {
       parent: `tasks/${hanging["id"]}`,
       config_id: "v03-config",
-      config: { name: `tasks/${hanging["id"]}/pushNotificationConfigs/v03-config`, push_notification_config: { url: `${sink.url}/v03`, token: "t" } }
+      config: {
+        name: `tasks/${hanging["id"]}/pushNotificationConfigs/v03-config`,
+        push_notification_config: { url: `${sink.url}/v03`, token: "t" }
+      }
     })
     expect(created.status).toBe(201)
     expect(created.json["pushNotificationConfig"]["url"]).toBe(`${sink.url}/v03`)
@@ -187,11 +225,14 @@ describe("bodies in the Python SDK's style, on every route", () => {
     }, noVersion)
     const task = sent.json["result"]
     expect(task).toMatchObject({ kind: "task", status: { state: "completed" } })
-    const streamed = sseData(await rpc("message/stream", { message: pyMessageV03Rpc("v03 rpc stream") }, noVersion, "s", "text/event-stream"))
+    const streamed = sseData(
+      await rpc("message/stream", { message: pyMessageV03Rpc("v03 rpc stream") }, noVersion, "s", "text/event-stream")
+    )
     expect(streamed.at(-1)?.["result"]).toMatchObject({ kind: "status-update", final: true, status: { state: "completed" } })
     expect((await rpc("tasks/get", { id: task["id"], history_length: 1 }, noVersion)).json["result"]["history"]).toHaveLength(1)
 
-    const hanging = (await rpc("message/send", { message: pyMessageV03Rpc("hang"), configuration: { blocking: false } }, noVersion)).json["result"]
+    const hanging =
+      (await rpc("message/send", { message: pyMessageV03Rpc("hang"), configuration: { blocking: false } }, noVersion)).json["result"]
     const set = await rpc("tasks/pushNotificationConfig/set", {
       task_id: hanging["id"],
       push_notification_config: { id: "rpc03", url: `${sink.url}/rpc03` }
@@ -223,15 +264,28 @@ describe("answers with only the fields the proto defines (strict ProtoJSON reade
     const v1Sent = await call("POST", `${base}/message:send`, { message }, V1)
     const id = v1Sent.json["task"]["id"]
     await call("POST", `${base}/v1/tasks/${id}/pushNotificationConfigs`, {
-      pushNotificationConfig: { id: "strict", url: `${sink.url}/strict`, token: "t", authentication: { schemes: ["Bearer"], credentials: "c" } }
+      pushNotificationConfig: {
+        id: "strict",
+        url: `${sink.url}/strict`,
+        token: "t",
+        authentication: { schemes: ["Bearer"], credentials: "c" }
+      }
     })
     const answers: ReadonlyArray<readonly [string, string, unknown]> = [
       ["GET /v1/tasks/{id}", "Task", (await call("GET", `${base}/v1/tasks/${id}`)).json],
       ["POST /v1/message:send", "SendMessageResponse", (await call("POST", `${base}/v1/message:send`, { message: v03Message() })).json],
       ...sseData(await call("POST", `${base}/v1/message:stream`, { message: v03Message() }, { accept: "text/event-stream" }))
         .map((event): readonly [string, string, unknown] => ["POST /v1/message:stream", "StreamResponse", event]),
-      ["GET /v1/tasks/{id}/pushNotificationConfigs/strict", "TaskPushNotificationConfig", (await call("GET", `${base}/v1/tasks/${id}/pushNotificationConfigs/strict`)).json],
-      ["GET /v1/tasks/{id}/pushNotificationConfigs", "ListTaskPushNotificationConfigResponse", (await call("GET", `${base}/v1/tasks/${id}/pushNotificationConfigs`)).json]
+      [
+        "GET /v1/tasks/{id}/pushNotificationConfigs/strict",
+        "TaskPushNotificationConfig",
+        (await call("GET", `${base}/v1/tasks/${id}/pushNotificationConfigs/strict`)).json
+      ],
+      [
+        "GET /v1/tasks/{id}/pushNotificationConfigs",
+        "ListTaskPushNotificationConfigResponse",
+        (await call("GET", `${base}/v1/tasks/${id}/pushNotificationConfigs`)).json
+      ]
     ]
     for (const [route, type, json] of answers) expect(unknownProtoFields(V03_PROTO, type, json), route).toEqual([])
     const history = (answers[0]![2] as Json)["history"][0]["content"]
@@ -247,18 +301,31 @@ describe("answers with only the fields the proto defines (strict ProtoJSON reade
     const message = () => ({ messageId: randomUUID(), role: "ROLE_USER", parts: richParts })
     const sent = await call("POST", `${base}/message:send`, { message: message() }, V1)
     const id = sent.json["task"]["id"]
-    await rpc("CreateTaskPushNotificationConfig", { taskId: id, id: "strict", url: `${sink.url}/v1`, authentication: { scheme: "Bearer", credentials: "c" } })
+    await rpc("CreateTaskPushNotificationConfig", {
+      taskId: id,
+      id: "strict",
+      url: `${sink.url}/v1`,
+      authentication: { scheme: "Bearer", credentials: "c" }
+    })
     const answers: ReadonlyArray<readonly [string, string, unknown]> = [
       ["POST /message:send", "SendMessageResponse", sent.json],
       ["GET /tasks/{id}", "Task", (await call("GET", `${base}/tasks/${id}`, undefined, V1)).json],
       ["GET /tasks", "ListTasksResponse", (await call("GET", `${base}/tasks?includeArtifacts=true`, undefined, V1)).json],
       ...sseData(await call("POST", `${base}/message:stream`, { message: message() }, { ...V1, accept: "text/event-stream" }))
         .map((event): readonly [string, string, unknown] => ["POST /message:stream", "StreamResponse", event]),
-      ["GET /tasks/{id}/pushNotificationConfigs", "ListTaskPushNotificationConfigsResponse", (await call("GET", `${base}/tasks/${id}/pushNotificationConfigs`, undefined, V1)).json],
+      [
+        "GET /tasks/{id}/pushNotificationConfigs",
+        "ListTaskPushNotificationConfigsResponse",
+        (await call("GET", `${base}/tasks/${id}/pushNotificationConfigs`, undefined, V1)).json
+      ],
       ["GET /.well-known/agent-card.json", "AgentCard", (await call("GET", `${base}/.well-known/agent-card.json`, undefined, V1)).json],
       ["SendMessage", "SendMessageResponse", (await rpc("SendMessage", { message: message() })).json["result"]],
       ["GetTask", "Task", (await rpc("GetTask", { id })).json["result"]],
-      ["GetTaskPushNotificationConfig", "TaskPushNotificationConfig", (await rpc("GetTaskPushNotificationConfig", { taskId: id, id: "strict" })).json["result"]]
+      [
+        "GetTaskPushNotificationConfig",
+        "TaskPushNotificationConfig",
+        (await rpc("GetTaskPushNotificationConfig", { taskId: id, id: "strict" })).json["result"]
+      ]
     ]
     for (const [route, type, json] of answers) expect(unknownProtoFields(V1_PROTO, type, json), route).toEqual([])
   })
@@ -268,7 +335,12 @@ describe("answers with only the fields the proto defines (strict ProtoJSON reade
 // The JSON-RPC error ladder
 
 const GENERATIONS = [
-  { name: "1.0", headers: V1, send: "SendMessage", message: () => ({ messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hi" }] }) },
+  {
+    name: "1.0",
+    headers: V1,
+    send: "SendMessage",
+    message: () => ({ messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "hi" }] })
+  },
   {
     name: "0.3",
     headers: {},
@@ -287,12 +359,12 @@ describe.each(GENERATIONS)("the JSON-RPC error ladder, A2A $name", (generation) 
   }
 
   it("-32700: a body that is not JSON, answered with id null", async () => {
-    expectError(await raw('{"jsonrpc":"2.0","id":1,'), -32700, null, /^Parse error/)
+    expectError(await raw("{\"jsonrpc\":\"2.0\",\"id\":1,"), -32700, null, /^Parse error/)
   })
 
   it("-32600: a broken envelope, whatever the method or params", async () => {
     expectError(await raw("[]"), -32600, null, /Batch/)
-    expectError(await raw('"text"'), -32600, null, /JSON object/)
+    expectError(await raw("\"text\""), -32600, null, /JSON object/)
     expectError(await raw({ jsonrpc: "1.0", id: 3, method: generation.send }), -32600, 3, /jsonrpc must be "2.0"/)
     expectError(await raw({ id: 4, method: generation.send }), -32600, 4, /jsonrpc must be "2.0"/)
     expectError(await envelope({ id: 5 }), -32600, 5, /method is required/)
@@ -312,9 +384,19 @@ describe.each(GENERATIONS)("the JSON-RPC error ladder, A2A $name", (generation) 
     expectError(await envelope({ id: 9, method: generation.send }), -32602, 9, /^params is required$/)
     expectError(await envelope({ id: 10, method: generation.send, params: {} }), -32602, 10, /^message is required$/)
     const noId = { ...generation.message(), messageId: undefined }
-    expectError(await envelope({ id: 11, method: generation.send, params: { message: noId } }), -32602, 11, /^message\.messageId is required$/)
+    expectError(
+      await envelope({ id: 11, method: generation.send, params: { message: noId } }),
+      -32602,
+      11,
+      /^message\.messageId is required$/
+    )
     const wrongType = { ...generation.message(), messageId: 12 }
-    expectError(await envelope({ id: 12, method: generation.send, params: { message: wrongType } }), -32602, 12, /^message\.messageId must be a string, not 12$/)
+    expectError(
+      await envelope({ id: 12, method: generation.send, params: { message: wrongType } }),
+      -32602,
+      12,
+      /^message\.messageId must be a string, not 12$/
+    )
     // Without an id, bad params still get -32602 (with id null).
     expectError(await envelope({ method: generation.send, params: {} }), -32602, null, /^message is required$/)
   })
@@ -357,17 +439,37 @@ interface Route {
 
 const ROUTES = (): ReadonlyArray<Route> => [
   { method: "POST", path: "/message:send", headers: V1, body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } } },
-  { method: "POST", path: "/message:stream", headers: V1, body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } } },
+  {
+    method: "POST",
+    path: "/message:stream",
+    headers: V1,
+    body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } }
+  },
   { method: "POST", path: "/messages", headers: V1, body: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } } },
   { method: "GET", path: "/tasks", headers: V1, query: { pageSize: "5", status: "TASK_STATE_WORKING", historyLength: "1" } },
   { method: "GET", path: "/tasks/nope", headers: V1, query: { historyLength: "1" } },
   { method: "POST", path: "/tasks/nope:cancel", headers: V1, body: { metadata: { a: 1 } } },
   { method: "POST", path: "/tasks/nope/pushNotificationConfigs", headers: V1, body: { url: "https://h.example/x", token: "t" } },
   { method: "GET", path: "/tasks/nope/pushNotificationConfigs", headers: V1, query: { pageSize: "3" } },
-  { method: "POST", path: "/v1/message:send", headers: {}, body: { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] } } },
-  { method: "POST", path: "/v1/message:stream", headers: {}, body: { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] } } },
+  {
+    method: "POST",
+    path: "/v1/message:send",
+    headers: {},
+    body: { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] } }
+  },
+  {
+    method: "POST",
+    path: "/v1/message:stream",
+    headers: {},
+    body: { message: { messageId: "m", role: "ROLE_USER", content: [{ text: "x" }] } }
+  },
   { method: "GET", path: "/v1/tasks/nope", headers: {}, query: { historyLength: "1" } },
-  { method: "POST", path: "/v1/tasks/nope/pushNotificationConfigs", headers: {}, body: { pushNotificationConfig: { url: "https://h.example/x" } } },
+  {
+    method: "POST",
+    path: "/v1/tasks/nope/pushNotificationConfigs",
+    headers: {},
+    body: { pushNotificationConfig: { url: "https://h.example/x" } }
+  },
   ...[
     ["SendMessage", V1, { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } }],
     ["SendStreamingMessage", V1, { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] } }],
@@ -444,10 +546,15 @@ describe("error bodies a person can read", () => {
     let errors = 0
     for (const { route, broken } of corpus) {
       const query = route.body === undefined && typeof broken === "object" && broken !== null
-        ? `?${new URLSearchParams(Object.entries(broken).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]))}`
+        ? `?${new URLSearchParams(
+          Object.entries(broken).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)])
+        )}`
         : ""
       const body = route.body === undefined ? undefined : broken === undefined ? "" : JSON.stringify(broken)
-      const answer = await call(route.method, `${base}${route.path}${query}`, body, { ...route.headers, accept: "application/json, text/event-stream" })
+      const answer = await call(route.method, `${base}${route.path}${query}`, body, {
+        ...route.headers,
+        accept: "application/json, text/event-stream"
+      })
       for (const message of messagesOf(answer)) {
         errors++
         expect(message, `${route.method} ${route.path} ${JSON.stringify(broken)}`).not.toMatch(SCHEMA_TREE)
@@ -469,7 +576,7 @@ describe("error bodies a person can read", () => {
     const restV03 = await call("POST", `${base}/v1/message:send`, { message: { message_id: "m", role: 1, content: [{}] } })
     expect(restV03.json).toMatchObject({ code: -32602, message: "message.content[0] needs one of text, file or data" })
     const query = await call("GET", `${base}/tasks?page_size=ten`, undefined, V1)
-    expect(query.json["error"]["message"]).toBe('pageSize must be an integer, not "ten"')
+    expect(query.json["error"]["message"]).toBe("pageSize must be an integer, not \"ten\"")
     const rpcV1 = await rpc("SendMessage", { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "a", raw: "b" }] } })
     expect(rpcV1.json["error"]).toMatchObject({
       code: -32602,

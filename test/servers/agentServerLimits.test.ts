@@ -3,8 +3,8 @@
 // door that takes a body, in both bindings and generations; the deepest accepted request
 // stores a task every route can still list; ids, URLs and bodies past their limits are refused;
 // tasks holding files are kept within the store's byte budget; and a defect answers a 500 in the envelope of its route, never HTML or a stack.
-import { randomUUID } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
@@ -29,8 +29,7 @@ afterAll(async () => {
 
 const taskCount = async () => (await rpc(base, "ListTasks", { pageSize: 1 })).json["result"]["totalSize"] as number
 
-const v1MessageJson = (extra: string) =>
-  `{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"deep"}],"metadata":${extra}}`
+const v1MessageJson = (extra: string) => `{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"deep"}],"metadata":${extra}}`
 const v03MessageJson = (extra: string) =>
   `{"kind":"message","messageId":"${randomUUID()}","role":"user","parts":[{"kind":"text","text":"deep"}],"metadata":${extra}}`
 const rpcJson = (method: string, params: string) => `{"jsonrpc":"2.0","id":"deep","method":"${method}","params":${params}}`
@@ -50,7 +49,10 @@ const streamText = async (path: string, body: string, headers: Record<string, st
     headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
     body
   })
-  return { events: (await events()).map((event) => ({ event: event.event, ...event.data })), contentType: response.headers.get("content-type") }
+  return {
+    events: (await events()).map((event) => ({ event: event.event, ...event.data })),
+    contentType: response.headers.get("content-type")
+  }
 }
 
 interface Door {
@@ -109,11 +111,16 @@ const DOORS: ReadonlyArray<Door> = [
     send: (payload) => streamText("/", rpcJson("SendStreamingMessage", `{"message":${v1MessageJson(payload)}}`), V1_HEADERS),
     expectRefused: (reply) => {
       expect(reply.contentType).toContain("text/event-stream")
-      expect(reply.events).toEqual([expect.objectContaining({ event: "error", id: "deep", error: expect.objectContaining({ code: -32602 }) })])
+      expect(reply.events).toEqual([
+        expect.objectContaining({ event: "error", id: "deep", error: expect.objectContaining({ code: -32602 }) })
+      ])
     },
-    expectAccepted: ({ events }) => completedTask(events?.[events.length - 1]?.["result"]["statusUpdate"] === undefined
-      ? undefined
-      : { id: events[0]!["result"]["task"]["id"], status: events[events.length - 1]!["result"]["statusUpdate"]["status"] })
+    expectAccepted: ({ events }) =>
+      completedTask(
+        events?.[events.length - 1]?.["result"]["statusUpdate"] === undefined
+          ? undefined
+          : { id: events[0]!["result"]["task"]["id"], status: events[events.length - 1]!["result"]["statusUpdate"]["status"] }
+      )
   },
   {
     name: "JSON-RPC 0.3 message/send, message metadata",
@@ -217,9 +224,13 @@ describe("sizes past their limits", () => {
     const before = await taskCount()
     const long = OVERSIZED.id
     for (const message of [{ messageId: long }, { contextId: long }, { taskId: long }]) {
-      const viaRpc = await rpc(base, "SendMessage", { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...message } })
+      const viaRpc = await rpc(base, "SendMessage", {
+        message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...message }
+      })
       expect(viaRpc.json["error"]).toMatchObject({ code: -32602, message: expect.stringContaining("longer than 1024 characters") })
-      const viaRest = await post(`${base}/message:send`, { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...message } }, V1_HEADERS)
+      const viaRest = await post(`${base}/message:send`, {
+        message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...message }
+      }, V1_HEADERS)
       expect(viaRest.status).toBe(400)
     }
     expect(await taskCount()).toBe(before)

@@ -20,8 +20,8 @@ import {
   sendV1,
   type SseEvent,
   streamRpc,
-  V1_HEADERS,
   v03Message,
+  V1_HEADERS,
   v1Message
 } from "./wire.js"
 
@@ -40,7 +40,8 @@ const readFirstEvent = async (response: Response, started: number): Promise<SseE
     if (done) throw new Error(`the stream ended before its first event: ${buffer}`)
     buffer += value
   }
-  const data = buffer.slice(0, buffer.indexOf("\n\n")).split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5)).join("")
+  const data = buffer.slice(0, buffer.indexOf("\n\n")).split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5))
+    .join("")
   return { event: undefined, data: JSON.parse(data) as Json, at: Date.now() - started }
 }
 
@@ -86,7 +87,9 @@ afterAll(async () => {
 describe("agent card", () => {
   it("is served at /, agent-card.json and the legacy agent.json paths, hybrid without A2A-Version", async () => {
     const answers = await Promise.all(
-      ["/", "/.well-known/agent-card.json", "/.well-known/agent.json", "/.well-known/a2a/agent.json"].map((path) => request(`${base}${path}`))
+      ["/", "/.well-known/agent-card.json", "/.well-known/agent.json", "/.well-known/a2a/agent.json"].map((path) =>
+        request(`${base}${path}`)
+      )
     )
     for (const answer of answers) {
       expect(answer.status).toBe(200)
@@ -204,12 +207,18 @@ describe("JSON-RPC errors", () => {
 
   it("-32002 for canceling a completed task and -32004 (as an event stream's one error event) for subscribing to one", async () => {
     const task = await sendV1(base, "finished")
-    expect(errorOf(await rpc(base, "CancelTask", { id: task["id"] }))).toMatchObject({ code: -32002, data: [{ reason: "TASK_NOT_CANCELABLE" }] })
+    expect(errorOf(await rpc(base, "CancelTask", { id: task["id"] }))).toMatchObject({
+      code: -32002,
+      data: [{ reason: "TASK_NOT_CANCELABLE" }]
+    })
     const { response, events } = await streamRpc(base, "SubscribeToTask", { id: task["id"] })
     expect(response.headers.get("content-type")).toContain("text/event-stream")
     const [only, ...rest] = await events()
     expect(rest).toEqual([])
-    expect(only).toMatchObject({ event: "error", data: { id: "s-1", error: { code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION" }] } } })
+    expect(only).toMatchObject({
+      event: "error",
+      data: { id: "s-1", error: { code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION" }] } }
+    })
   })
 
   it("serves a v1.0 method without A2A-Version as 1.0, and 0.3 methods as 0.3", async () => {
@@ -219,7 +228,12 @@ describe("JSON-RPC errors", () => {
     expect(v03.json["result"]).toMatchObject({ kind: "task", status: { state: "completed" } })
     const pinned = await rpc(base, "message/send", { message: v03Message("pinned") }, { "a2a-version": "0.3" })
     expect(pinned.json["result"]["kind"]).toBe("task")
-    const byQuery = await post(`${base}/?A2A-Version=1.0`, { jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: v1.json["result"]["task"]["id"] } })
+    const byQuery = await post(`${base}/?A2A-Version=1.0`, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "GetTask",
+      params: { id: v1.json["result"]["task"]["id"] }
+    })
     expect(byQuery.json["result"]["id"]).toBe(v1.json["result"]["task"]["id"])
   })
 
@@ -286,7 +300,9 @@ describe("REST", () => {
   })
 
   it("accepts :subscribe on both GET and POST", async () => {
-    const task = (await post(`${base}/message:send`, { message: v1Message("slow: a b c"), configuration: { returnImmediately: true } }, V1_HEADERS)).json["task"]
+    const task =
+      (await post(`${base}/message:send`, { message: v1Message("slow: a b c"), configuration: { returnImmediately: true } }, V1_HEADERS))
+        .json["task"]
     const viaGet = await openStream(`${base}/tasks/${task["id"]}:subscribe`, { headers: V1_HEADERS })
     const viaPost = await openStream(`${base}/tasks/${task["id"]}:subscribe`, { method: "POST", headers: V1_HEADERS })
     expect(viaGet.response.headers.get("content-type")).toContain("text/event-stream")
@@ -298,7 +314,10 @@ describe("REST", () => {
   })
 
   it("serves the product's own paths: /messages, /tasks/{id}, /cancel, /stream and /notification", async () => {
-    const sent = await post(`${base}/messages`, { message: v1Message("slow: one two three four five"), configuration: { returnImmediately: true } })
+    const sent = await post(`${base}/messages`, {
+      message: v1Message("slow: one two three four five"),
+      configuration: { returnImmediately: true }
+    })
     const id = sent.json["task"]["id"] as string
     const stream = await openStream(`${base}/tasks/${id}/stream`, {})
     const put = await request(`${base}/tasks/${id}/notification`, {
@@ -472,7 +491,9 @@ describe("push notifications", () => {
   it("posts every v1.0 event as a StreamResponse with Authorization: <scheme> <credentials>", async () => {
     const path = `/v1-auth-${randomUUID()}`
     const task = await sendV1(base, "notify me", {
-      configuration: { taskPushNotificationConfig: { url: `${sink.url}${path}`, authentication: { scheme: "Bearer", credentials: "push-cred" } } }
+      configuration: {
+        taskPushNotificationConfig: { url: `${sink.url}${path}`, authentication: { scheme: "Bearer", credentials: "push-cred" } }
+      }
     })
     const deliveries = await sink.waitForCount(forPath(path), 4)
     expect(deliveries.map((delivery) => kindOf(delivery.body as Json))).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"])
@@ -507,7 +528,12 @@ describe("push notifications", () => {
     }, {})
     const deliveries = await sink.waitForCount(forPath(path), 4)
     expect(deliveries.map((delivery) => (delivery.body as Json)["kind"])).toEqual(["task", "task", "task", "task"])
-    expect(deliveries.map((delivery) => (delivery.body as Json)["status"]["state"])).toEqual(["submitted", "working", "working", "completed"])
+    expect(deliveries.map((delivery) => (delivery.body as Json)["status"]["state"])).toEqual([
+      "submitted",
+      "working",
+      "working",
+      "completed"
+    ])
     expect(answerText(deliveries[3]!.body as Json)).toBe("old push")
     for (const delivery of deliveries) {
       expect(delivery.headers["x-a2a-notification-token"]).toBe("tok-03")
@@ -518,8 +544,10 @@ describe("push notifications", () => {
   it("delivers only later events to a config created on a running task", async () => {
     const path = `/later-${randomUUID()}`
     const task = await sendV1(base, "slow: p q", { configuration: { returnImmediately: true } })
-    await eventually("the task to start", async () =>
-      (await rpc(base, "GetTask", { id: task["id"] })).json["result"]["status"]["state"] !== "TASK_STATE_SUBMITTED")
+    await eventually(
+      "the task to start",
+      async () => (await rpc(base, "GetTask", { id: task["id"] })).json["result"]["status"]["state"] !== "TASK_STATE_SUBMITTED"
+    )
     const created = await rpc(base, "CreateTaskPushNotificationConfig", { taskId: task["id"], url: `${sink.url}${path}` })
     expect(created.json["result"]["id"]).toEqual(expect.any(String))
     const last = await sink.waitFor((delivery) => delivery.path === path && stateOf(delivery.body as Json) === "TASK_STATE_COMPLETED")

@@ -29,7 +29,11 @@ const hostileNumber = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true 
 
 /** JSON text of a value nesting at most `depth` levels. */
 const hostileJson = (depth: number): fc.Arbitrary<string> => {
-  const scalar = fc.oneof(hostileString.map((s) => JSON.stringify(s)), hostileNumber.map((n) => JSON.stringify(n)), fc.constantFrom("true", "false", "null"))
+  const scalar = fc.oneof(
+    hostileString.map((s) => JSON.stringify(s)),
+    hostileNumber.map((n) => JSON.stringify(n)),
+    fc.constantFrom("true", "false", "null")
+  )
   if (depth <= 0) return scalar
   const inner = hostileJson(depth - 1)
   return fc.oneof(
@@ -46,7 +50,9 @@ const hostileObject = (values: fc.Arbitrary<string>) =>
 
 /** Metadata: hostile members, and now and then one nested right up to what the deepest door takes. */
 const hostileMetadata = fc.tuple(hostileObject(hostileJson(3)), fc.option(fc.integer({ min: 1, max: MAX_JSON_DEPTH - 6 })))
-  .map(([members, depth]) => depth === null ? members : `{"deep":${nested("mixed", depth).json}${members === "{}" ? "" : `,${members.slice(1, -1)}`}}`)
+  .map(([members, depth]) =>
+    depth === null ? members : `{"deep":${nested("mixed", depth).json}${members === "{}" ? "" : `,${members.slice(1, -1)}`}}`
+  )
 
 // ---------------------------------------------------------------------------
 // The TaskStore alone
@@ -81,15 +87,23 @@ describe("TaskStore with random hostile tasks", () => {
           Effect.runPromise(Effect.scoped(Effect.gen(function*() {
             const maxPageBytes = 4_000
             const store = yield* TaskStore.make({ maxPageBytes })
-            for (const task of tasks) yield* store.create(task)
+            for (const task of tasks) {
+              yield* store.create(task)
+            }
             const seen: Array<string> = []
             let pageToken: string | undefined = undefined
             for (let pages = 0; pages <= tasks.length; pages++) {
               const page: TaskStorage.TaskPage = yield* store.storage.list({ pageSize, pageToken })
               const json = JSON.stringify(page.tasks)
-              if (page.tasks.length > 1) expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxPageBytes + 2)
-              for (const task of page.tasks) expect(exceedsJsonDepth(task, MAX_STORED_JSON_DEPTH)).toBe(false)
-              seen.push(...page.tasks.map((task) => task.id))
+              if (page.tasks.length > 1) {
+                expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxPageBytes + 2)
+              }
+              for (const task of page.tasks) {
+                expect(exceedsJsonDepth(task, MAX_STORED_JSON_DEPTH)).toBe(false)
+              }
+              seen.push(...page.tasks.map((task) =>
+                task.id
+              ))
               if (page.nextPageToken === undefined) break
               pageToken = page.nextPageToken
             }
@@ -105,9 +119,10 @@ describe("TaskStore with random hostile tasks", () => {
             for (let i = 0; i < 2 * TaskStorage.RECENTLY_FINISHED; i++) {
               yield* store.create({ id: `filler-${i}`, contextId: "filler", status: { state: "TASK_STATE_COMPLETED" } })
             }
-            for (const task of tasks) expect(JSON.stringify(Option.getOrThrow(yield* store.storage.get(task.id)).task)).toBe(asStored.get(task.id))
-          })))
-        ),
+            for (const task of tasks) {
+              expect(JSON.stringify(Option.getOrThrow(yield* store.storage.get(task.id)).task)).toBe(asStored.get(task.id))
+            }
+          })))),
         { numRuns: 40 }
       )
     ))
@@ -186,29 +201,39 @@ describe("the agent server with random hostile-but-accepted messages", () => {
   it("lists and reads back every accepted task over JSON-RPC and REST", async () => {
     const accepted: Array<string> = []
     await fc.assert(
-      fc.asyncProperty(fc.array(hostileSend, { minLength: 1, maxLength: 4 }), fc.integer({ min: 20, max: 100 }), async (sends, pageSize) => {
-        for (const send of sends) {
-          const id = await sendThrough(send)
-          if (id !== undefined) accepted.push(id)
+      fc.asyncProperty(
+        fc.array(hostileSend, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 20, max: 100 }),
+        async (sends, pageSize) => {
+          for (const send of sends) {
+            const id = await sendThrough(send)
+            if (id !== undefined) accepted.push(id)
+          }
+          const viaRpc = await listAll(async (pageToken) => {
+            const answer = await rpc(agent.baseUrl, "ListTasks", {
+              pageSize,
+              includeArtifacts: true,
+              ...(pageToken === "" ? {} : { pageToken })
+            })
+            expect(answer.status).toBe(200)
+            return answer.json["result"] as Json
+          })
+          const viaRest = await listAll(async (pageToken) => {
+            const answer = await request(`${agent.baseUrl}/tasks?pageSize=${pageSize}&includeArtifacts=true&pageToken=${pageToken}`, {
+              headers: V1_HEADERS
+            })
+            expect(answer.status).toBe(200)
+            return answer.json
+          })
+          expect(new Set(viaRpc)).toEqual(new Set(accepted))
+          expect(new Set(viaRest)).toEqual(new Set(accepted))
+          const last = accepted[accepted.length - 1]
+          if (last !== undefined) {
+            expect((await rpc(agent.baseUrl, "tasks/get", { id: last }, {})).json["result"]["id"]).toBe(last)
+            expect((await request(`${agent.baseUrl}/v1/tasks/${last}`)).status).toBe(200)
+          }
         }
-        const viaRpc = await listAll(async (pageToken) => {
-          const answer = await rpc(agent.baseUrl, "ListTasks", { pageSize, includeArtifacts: true, ...(pageToken === "" ? {} : { pageToken }) })
-          expect(answer.status).toBe(200)
-          return answer.json["result"] as Json
-        })
-        const viaRest = await listAll(async (pageToken) => {
-          const answer = await request(`${agent.baseUrl}/tasks?pageSize=${pageSize}&includeArtifacts=true&pageToken=${pageToken}`, { headers: V1_HEADERS })
-          expect(answer.status).toBe(200)
-          return answer.json
-        })
-        expect(new Set(viaRpc)).toEqual(new Set(accepted))
-        expect(new Set(viaRest)).toEqual(new Set(accepted))
-        const last = accepted[accepted.length - 1]
-        if (last !== undefined) {
-          expect((await rpc(agent.baseUrl, "tasks/get", { id: last }, {})).json["result"]["id"]).toBe(last)
-          expect((await request(`${agent.baseUrl}/v1/tasks/${last}`)).status).toBe(200)
-        }
-      }),
+      ),
       { numRuns: 30 }
     )
     // Most of what was sent was taken: the generator is hostile, not malformed.

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, Layer, Option, Schema, Stream } from "effect"
 import * as T from "../../src/a2a/translate.js"
 import * as V1 from "../../src/a2a/v1.js"
-import { redactPushConfig, REDACTED } from "../../src/programs/agent/pushConfigs.js"
+import { REDACTED, redactPushConfig } from "../../src/programs/agent/pushConfigs.js"
 import { presentTask } from "../../src/programs/agent/shared.js"
 import { heapFlags } from "../../src/servers/agent/heap.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
@@ -79,7 +79,9 @@ describe("TaskStore", () => {
         const subscription = Option.getOrThrow(yield* store.subscribe("t"))
         expect(subscription.task.status.state).toBe("TASK_STATE_WORKING")
         const collected = yield* Effect.fork(Stream.runCollect(subscription.updates))
-        yield* store.publish("t", { artifactUpdate: { taskId: "t", contextId: "ctx", artifact: { artifactId: "a", parts: [{ text: "x" }] } } })
+        yield* store.publish("t", {
+          artifactUpdate: { taskId: "t", contextId: "ctx", artifact: { artifactId: "a", parts: [{ text: "x" }] } }
+        })
         yield* store.publish("t", status("t", "TASK_STATE_COMPLETED"))
         // Nothing after a terminal state.
         expect(Option.isNone(yield* store.publish("t", status("t", "TASK_STATE_WORKING")))).toBe(true)
@@ -93,7 +95,11 @@ describe("TaskStore", () => {
     Effect.gen(function*() {
       // "a" is written first, then its writer yields; "b" is written and handed out before "a" is.
       const { updates } = yield* race("after", "settled")
-      expect(updates.map(({ event }) => "artifactUpdate" in event ? event.artifactUpdate.artifact.artifactId : "status")).toEqual(["a", "b", "status"])
+      expect(updates.map(({ event }) => "artifactUpdate" in event ? event.artifactUpdate.artifact.artifactId : "status")).toEqual([
+        "a",
+        "b",
+        "status"
+      ])
       expect(artifactIds(updates[1]!.task)).toEqual(["a", "b"])
     }))
 
@@ -168,7 +174,9 @@ describe("TaskStore", () => {
           expect(yield* Effect.forEach(["done-0", "done-1", "done-2"], present)).toEqual([false, false, true])
           expect(yield* Effect.forEach(["asks-0", "asks-4", "running"], present)).toEqual([true, true, true])
           // A conversation that just went on is recent again, however old the task.
-          yield* store.publish("asks-0", { statusUpdate: { taskId: "asks-0", contextId: "keep", status: { state: "TASK_STATE_INPUT_REQUIRED" } } })
+          yield* store.publish("asks-0", {
+            statusUpdate: { taskId: "asks-0", contextId: "keep", status: { state: "TASK_STATE_INPUT_REQUIRED" } }
+          })
           // Only waiting tasks left to forget: the least recently changed go, the working one stays.
           for (let i = 5; i < 12; i++) yield* store.create(task(`asks-${i}`, "TASK_STATE_INPUT_REQUIRED", at))
           expect(yield* present("running")).toBe(true)
@@ -207,7 +215,11 @@ describe("TaskStore", () => {
         const at = "2026-01-01T00:00:00.000Z"
         yield* store.create(task("old", "TASK_STATE_SUBMITTED", at, "talk"))
         yield* store.publish("old", status("old", "TASK_STATE_WORKING"))
-        const artifact: V1.Artifact = { artifactId: "a", name: "answer", parts: [{ text: "ünïcødé \u2028 \uD800" }, { data: { n: 1.5, list: [null, true] } }] }
+        const artifact: V1.Artifact = {
+          artifactId: "a",
+          name: "answer",
+          parts: [{ text: "ünïcødé \u2028 \uD800" }, { data: { n: 1.5, list: [null, true] } }]
+        }
         yield* store.publish("old", { artifactUpdate: { taskId: "old", contextId: "talk", artifact, lastChunk: true } })
         yield* store.publish("old", { message: { messageId: "m2", role: "ROLE_AGENT", parts: [{ text: "done" }], metadata: { k: "v" } } })
         const finished = Option.getOrThrow(yield* store.publish("old", status("old", "TASK_STATE_COMPLETED")))
@@ -293,7 +305,18 @@ describe("webhook URL guard", () => {
   })
 
   it("refuses other schemes, private, link-local and mapped addresses, and loopback when switched off", () => {
-    for (const url of ["ftp://example.com/x", "not a url", "http://10.1.2.3/", "http://192.168.0.1/", "http://169.254.169.254/", "http://[fe80::1]/", "http://[::ffff:10.0.0.1]/", "http://0.0.0.0/"]) {
+    for (
+      const url of [
+        "ftp://example.com/x",
+        "not a url",
+        "http://10.1.2.3/",
+        "http://192.168.0.1/",
+        "http://169.254.169.254/",
+        "http://[fe80::1]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://0.0.0.0/"
+      ]
+    ) {
       expect(webhookUrlProblem(url, policy)).toEqual(expect.any(String))
     }
     expect(webhookUrlProblem("http://127.0.0.1/x", { allowLoopback: false, allowPrivate: false })).toContain("loopback")
@@ -317,7 +340,9 @@ describe("results are written without the schemas' encode", () => {
         history: [{
           messageId: "u",
           role: "ROLE_USER",
-          parts: [{ text: "hi", mediaType: "text/plain" }, { data: { a: [1, null] } }, { url: "http://x/f", filename: "f.txt" }, { raw: "AAE=" }],
+          parts: [{ text: "hi", mediaType: "text/plain" }, { data: { a: [1, null] } }, { url: "http://x/f", filename: "f.txt" }, {
+            raw: "AAE="
+          }],
           metadata: { k: { nested: true } },
           referenceTaskIds: ["r"]
         }],
@@ -325,7 +350,9 @@ describe("results are written without the schemas' encode", () => {
         metadata: { trace: "1" }
       }
     },
-    { artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ text: "" }] }, append: true, lastChunk: true } },
+    {
+      artifactUpdate: { taskId: "t", contextId: "c", artifact: { artifactId: "a", parts: [{ text: "" }] }, append: true, lastChunk: true }
+    },
     status("t", "TASK_STATE_CANCELED")
   ]
 

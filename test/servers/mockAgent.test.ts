@@ -3,12 +3,12 @@
 // Every scenario: cancel while working, list while working, continue after input-required,
 // auth-required, fail, reject, a stream of 50 chunks, a large artifact, a data part and a file
 // part; and a follow-up to a finished task, refused with UnsupportedOperation (also on the wire).
-import { randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TaskState } from "@a2a-js/sdk"
 import type { Part } from "@a2a-js/sdk"
 import type * as V03 from "a2a-sdk-v03"
 import { Duration } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FILE_TEXT, fillerText, SCENARIOS } from "../../src/services/modelProviders/mock.js"
 import { type AgentHandle, eventually, startAgent } from "./agentHarness.js"
 import {
@@ -58,7 +58,18 @@ describe("the mock agent's card", () => {
     }
     expect(card.skills.map((skill) => skill.id)).toEqual(["test-scenarios"])
     expect(card.skills[0]!.examples).toEqual(SCENARIOS.map((scenario) => scenario.send))
-    for (const example of ["input-required", "auth-required", "fail: disk full", "reject: not my job", "stream 50 every 20ms", "large 1MB", "data", "file"]) {
+    for (
+      const example of [
+        "input-required",
+        "auth-required",
+        "fail: disk full",
+        "reject: not my job",
+        "stream 50 every 20ms",
+        "large 1MB",
+        "data",
+        "file"
+      ]
+    ) {
       expect(card.skills[0]!.examples).toContain(example)
     }
   })
@@ -105,7 +116,8 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client and the mock agent over %s", (
     await eventually("ListTasks to show the working task", async () => (await working()).includes(started.id))
     await eventually(
       "the task to complete",
-      async () => (await client.getTask({ tenant: "", id: started.id, historyLength: undefined })).status?.state === TaskState.TASK_STATE_COMPLETED,
+      async () =>
+        (await client.getTask({ tenant: "", id: started.id, historyLength: undefined })).status?.state === TaskState.TASK_STATE_COMPLETED,
       LATENCY_MS * 5
     )
     expect(await working()).toEqual([])
@@ -187,7 +199,12 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client and the mock agent over %s", (
     const task = asTask(await client.sendMessage(send(userMessage("data"))))
     const part = firstPart(task.artifacts, "data")
     expect(part.content?.$case).toBe("data")
-    expect(part.content?.value).toEqual({ scenario: "data", from: "relay mock agent", numbers: [1, 2, 3], nested: { ok: true, nothing: null } })
+    expect(part.content?.value).toEqual({
+      scenario: "data",
+      from: "relay mock agent",
+      numbers: [1, 2, 3],
+      nested: { ok: true, nothing: null }
+    })
     expect(part.mediaType).toBe("application/json")
   })
 
@@ -249,7 +266,12 @@ describe.each(BINDINGS)("a2a-sdk-v03 (0.3.14) client and the mock agent over %s"
   it("streams 50 chunks of one artifact, then a final completed status", async () => {
     const client = await v03Client(fast.baseUrl, binding)
     const events = await collect(client.sendMessageStream({ message: v03Message("stream 50 every 5ms") }))
-    expect(events.map((event) => event.kind)).toEqual(["task", "status-update", ...Array<string>(50).fill("artifact-update"), "status-update"])
+    expect(events.map((event) => event.kind)).toEqual([
+      "task",
+      "status-update",
+      ...Array<string>(50).fill("artifact-update"),
+      "status-update"
+    ])
     const chunks = events.flatMap((event) => (event.kind === "artifact-update" ? [event] : []))
     expect(chunks.map((chunk) => v03Text(chunk.artifact.parts))).toEqual(chunkTexts(50))
     expect(chunks.map((chunk) => chunk.lastChunk === true)).toEqual([...Array<boolean>(49).fill(false), true])
@@ -323,10 +345,14 @@ describe("a follow-up to a finished task, on the wire", () => {
     return answer.json["result"]["task"]["id"] as string
   }
   const v1FollowUp = (taskId: string) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", taskId, parts: [{ text: "more" }] } })
-  const v03FollowUp = (taskId: string) => ({ message: { kind: "message", messageId: randomUUID(), role: "user", taskId, parts: [{ kind: "text", text: "more" }] } })
+  const v03FollowUp = (taskId: string) => ({
+    message: { kind: "message", messageId: randomUUID(), role: "user", taskId, parts: [{ kind: "text", text: "more" }] }
+  })
 
   it("JSON-RPC 1.0: -32004 with reason UNSUPPORTED_OPERATION", async () => {
-    const answer = await post("/", { jsonrpc: "2.0", id: 7, method: "SendMessage", params: v1FollowUp(await finishedTask()) }, { "a2a-version": "1.0" })
+    const answer = await post("/", { jsonrpc: "2.0", id: 7, method: "SendMessage", params: v1FollowUp(await finishedTask()) }, {
+      "a2a-version": "1.0"
+    })
     expect(answer.json["error"]).toMatchObject({ code: -32004, data: [{ reason: "UNSUPPORTED_OPERATION", domain: "a2a-protocol.org" }] })
     expect(answer.json["error"]["message"]).toMatch(FOLLOW_UP_REFUSED)
   })
@@ -346,7 +372,9 @@ describe("a follow-up to a finished task, on the wire", () => {
 
   it("HTTP+JSON 0.3: 400 with code -32004", async () => {
     const taskId = await finishedTask()
-    const answer = await post("/v1/message:send", { message: { messageId: randomUUID(), role: "ROLE_USER", taskId, content: [{ text: "more" }] } })
+    const answer = await post("/v1/message:send", {
+      message: { messageId: randomUUID(), role: "ROLE_USER", taskId, content: [{ text: "more" }] }
+    })
     expect(answer.status).toBe(400)
     expect(answer.json).toMatchObject({ code: -32004 })
     expect(answer.json["message"]).toMatch(FOLLOW_UP_REFUSED)

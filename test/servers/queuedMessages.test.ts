@@ -4,10 +4,10 @@
 // blocking send answers once its turn is done, a stream runs from the task as it stands through
 // that turn, cancel drops what waits, and past MAX_QUEUED_MESSAGES one more is refused. Driven
 // by the official clients (1.3.0 and 0.3.14, JSON-RPC and HTTP+JSON) and on the wire.
-import { randomUUID } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TaskState } from "@a2a-js/sdk"
 import { Duration } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_QUEUED_MESSAGES } from "../../src/domain/limits.js"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
 import {
@@ -80,7 +80,9 @@ describe.each(BINDINGS)("@a2a-js/sdk 1.3.0 client, a message to a working task o
       TaskState.TASK_STATE_WORKING, // the first turn answered; the queued one begins
       TaskState.TASK_STATE_COMPLETED
     ])
-    const chunks = events.flatMap((event) => (event.payload?.$case === "artifactUpdate" ? [textOf(event.payload.value.artifact?.parts ?? [])] : []))
+    const chunks = events.flatMap((
+      event
+    ) => (event.payload?.$case === "artifactUpdate" ? [textOf(event.payload.value.artifact?.parts ?? [])] : []))
     expect(chunks.join("")).toBe("onetwo")
   })
 
@@ -157,7 +159,9 @@ describe("the language model and a queued message", () => {
 })
 
 describe(`at most ${MAX_QUEUED_MESSAGES} messages wait for one task`, () => {
-  const v1Message = (text: string, taskId: string) => ({ message: { messageId: randomUUID(), role: "ROLE_USER", taskId, parts: [{ text }] } })
+  const v1Message = (text: string, taskId: string) => ({
+    message: { messageId: randomUUID(), role: "ROLE_USER", taskId, parts: [{ text }] }
+  })
   const v03RpcMessage = (text: string, taskId: string) => ({
     message: { kind: "message", messageId: randomUUID(), role: "user", taskId, parts: [{ kind: "text", text }] }
   })

@@ -1,12 +1,12 @@
 // The official A2A clients as the agent server suites drive them: @a2a-js/sdk 1.3.0 (ts-proto
 // shapes: oneofs as {$case, value}, numeric enums) and the 0.3.14 client (npm alias a2a-sdk-v03;
 // kind shapes, lower-case states), with builders for their messages and readers for their results.
-import { randomUUID } from "node:crypto"
 import { Role, type TaskState } from "@a2a-js/sdk"
 import type { Message, Part, StreamResponse, Task } from "@a2a-js/sdk"
 import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client"
-import * as V03Client from "a2a-sdk-v03/client"
 import type * as V03 from "a2a-sdk-v03"
+import * as V03Client from "a2a-sdk-v03/client"
+import { randomUUID } from "node:crypto"
 
 export type Binding = "JSONRPC" | "HTTP+JSON"
 export const BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
@@ -14,7 +14,12 @@ export const BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
 // ---------------------------------------------------------------------------
 // @a2a-js/sdk 1.3.0
 
-export const textPart = (text: string): Part => ({ content: { $case: "text", value: text }, mediaType: "", filename: "", metadata: undefined })
+export const textPart = (text: string): Part => ({
+  content: { $case: "text", value: text },
+  mediaType: "",
+  filename: "",
+  metadata: undefined
+})
 
 export const userMessage = (text: string, ids: { taskId?: string; contextId?: string } = {}): Message => ({
   messageId: randomUUID(),

@@ -42,7 +42,9 @@ describe("slow clients", () => {
     const slowHeaders = stall("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: appl", 5000)
     const slowBody = stall("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"", 5000)
     // Meanwhile the server answers everyone else.
-    const healthy = await Promise.all(Array.from({ length: 20 }, () => fetch(`${agent.baseUrl}/health`).then((response) => response.status)))
+    const healthy = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${agent.baseUrl}/health`).then((response) => response.status))
+    )
     expect(healthy).toEqual(Array.from({ length: 20 }, () => 200))
     const [headers, body] = await Promise.all([slowHeaders, slowBody])
     expect(headers.answer).toMatch(/^HTTP\/1\.1 408/)

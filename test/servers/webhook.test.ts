@@ -5,8 +5,8 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { randomUUID, timingSafeEqual } from "node:crypto"
 import { ConfigProvider, Effect, Either, FastCheck as fc, Fiber, Layer, Queue, Redacted, Schedule, Stream } from "effect"
+import { randomUUID, timingSafeEqual } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
@@ -19,6 +19,7 @@ import {
   parseSince,
   summarizeNotification
 } from "../../src/domain/notification.js"
+import { type IncomingNotification, notificationRecord, recordNotification } from "../../src/programs/notifications.js"
 import {
   DEFAULT_MAX_BODY_BYTES,
   presentedTokens,
@@ -27,14 +28,13 @@ import {
   type WebhookOptions,
   webhookServerLayer
 } from "../../src/servers/webhook/WebhookServer.js"
-import { type IncomingNotification, notificationRecord, recordNotification } from "../../src/programs/notifications.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
 import * as StateDir from "../../src/services/StateDir.js"
 import { deepestAccepted, tooDeep } from "../fuzz/corpus.js"
-import { startSdkAgent } from "../peers/sdkAgent.js"
-import { startV03Agent } from "../peers/v03Agent.js"
 import { simulatedDisk } from "../helpers/fullDisk.js"
 import { stateDirsFor } from "../helpers/stateHome.js"
+import { startSdkAgent } from "../peers/sdkAgent.js"
+import { startV03Agent } from "../peers/v03Agent.js"
 
 // Wrap timingSafeEqual (behaviour unchanged) to prove the token check goes through it.
 vi.mock("node:crypto", async (importOriginal) => {
@@ -77,8 +77,10 @@ const post = (path: string, body: string | Uint8Array, headers: Record<string, s
 const postJson = (path: string, value: unknown, headers: Record<string, string> = {}, timeoutMs?: number) =>
   post(path, JSON.stringify(value), headers, timeoutMs)
 
-const health = Effect.flatMap(webhookBaseUrl, (base) =>
-  Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status)))
+const health = Effect.flatMap(
+  webhookBaseUrl,
+  (base) => Effect.promise(() => fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status))
+)
 
 const readAll = Effect.flatMap(NotificationLog.NotificationLog, (log) => log.read({}))
 
@@ -172,7 +174,7 @@ describe("summarizeNotification", () => {
       text: "Which city?"
     })
     // Rendered as every view renders it (text.ts), on one line: the data part is its JSON, not dropped.
-    expect(summarizeNotification(V1_BODIES.artifactUpdate)).toMatchObject({ kind: "artifact-update", text: 'Sunny, 21 °C { "t": 21 }' })
+    expect(summarizeNotification(V1_BODIES.artifactUpdate)).toMatchObject({ kind: "artifact-update", text: "Sunny, 21 °C { \"t\": 21 }" })
     expect(summarizeNotification(V1_BODIES.message)).toMatchObject({ kind: "message", task_id: null, context_id: "ctx-1" })
   })
 
@@ -207,7 +209,11 @@ describe("summarizeNotification", () => {
     const loose = { parts: [{ text: "from the status" }] }
     expect(summarizeNotification({ taskId: "t1", status: { state: "working", message: loose } }))
       .toEqual({ kind: "status-update", protocol: "0.3", task_id: "t1", context_id: null, state: "working", text: "from the status" })
-    expect(summarizeNotification({ task: { id: "t2", status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "  the\n answer " }] }] } }))
+    expect(
+      summarizeNotification({
+        task: { id: "t2", status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "  the\n answer " }] }] }
+      })
+    )
       .toEqual({ kind: "task", protocol: "1.0", task_id: "t2", context_id: null, state: "completed", text: "the answer" })
     expect(summarizeNotification({ kind: "artifact-update", taskId: "t3", artifact: { parts: [{ kind: "text", text: "a chunk" }] } }))
       .toEqual({ kind: "artifact-update", protocol: "0.3", task_id: "t3", context_id: null, state: null, text: "a chunk" })
@@ -281,7 +287,13 @@ describe("notificationRecord", () => {
       expect(record).toMatchObject({ body: null, body_text: deepText })
       expect(JSON.stringify(record)).toBe(JSON.stringify(spreadRecord(deep, "id", "t")))
     }
-    const shallow: IncomingNotification = { path: "/", tokenPresent: false, body: V1_BODIES.task, rawText: "", checkedDepth: MAX_JSON_DEPTH }
+    const shallow: IncomingNotification = {
+      path: "/",
+      tokenPresent: false,
+      body: V1_BODIES.task,
+      rawText: "",
+      checkedDepth: MAX_JSON_DEPTH
+    }
     const record = notificationRecord(shallow, "id", "t")
     expect(record.body).toBe(V1_BODIES.task)
     expect("body_text" in record).toBe(false)
@@ -368,7 +380,8 @@ layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver wit
             body: Stream.toReadableStream(chunks),
             duplex: "half",
             signal: AbortSignal.timeout(10_000)
-          } as RequestInit).then((r) => r.status)))
+          } as RequestInit).then((r) => r.status)
+        ))
       expect(streamed).toBe(413)
 
       expect(yield* health).toBe(200)
@@ -478,8 +491,11 @@ layer(serverLayer(freshStateDir(), { token: Redacted.make(TOKEN) }), { excludeTe
         // 900 bytes announced, 5 sent: only a receiver that read the body first would wait.
         const status = yield* Effect.promise(() =>
           new Promise<string>((resolve) => {
-            const socket = Net.connect(Number(port), "127.0.0.1", () =>
-              socket.write("POST /auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{\"a\":"))
+            const socket = Net.connect(
+              Number(port),
+              "127.0.0.1",
+              () => socket.write("POST /auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{\"a\":")
+            )
             socket.once("data", (chunk) => {
               socket.destroy()
               resolve(String(chunk).slice(0, 12))
@@ -636,7 +652,9 @@ layer(logLayer(rotatingState, { maxFileBytes: 2048 }), { excludeTestServices: tr
         Stream.runForEach((record) => Queue.offer(received, record)),
         Effect.fork
       )
-      const next = Queue.take(received).pipe(Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("follower got nothing") }))
+      const next = Queue.take(received).pipe(
+        Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("follower got nothing") })
+      )
       expect([(yield* next).id, (yield* next).id]).toEqual(backlog.map((r) => r.id))
 
       // Enough appends to rotate the 2 KiB file several times while following.
@@ -664,29 +682,34 @@ const startFollowing = (filter: NotificationFilter = {}) =>
     const log = yield* NotificationLog.NotificationLog
     const received = yield* Queue.unbounded<NotificationRecord>()
     const fiber = yield* log.follow(filter).pipe(Stream.runForEach((record) => Queue.offer(received, record)), Effect.fork)
-    const next = Queue.take(received).pipe(Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("the follower got nothing within 3 s") }))
+    const next = Queue.take(received).pipe(
+      Effect.timeoutFail({ duration: "3 seconds", onTimeout: () => new Error("the follower got nothing within 3 s") })
+    )
     return { fiber, next, pending: Queue.size(received) }
   })
 
-layer(logLayer(rotatingState, { maxFileBytes: 2048 }), { excludeTestServices: true })("notification log, rotated by another process", (it) => {
-  it.effect("a follower reads the line a writer appends to the older generation just after a rotation", () =>
-    Effect.gen(function*() {
-      const log = yield* NotificationLog.NotificationLog
-      yield* log.append(sampleRecord(400))
-      // Another receiver checked the file and was about to write when this one rotated it.
-      const otherWriter = Fs.openSync(log.file, "a")
-      const taskId = randomUUID()
-      const follower = yield* startFollowing({ taskId })
-      for (let n = 401; Fs.statSync(log.file).ino === Fs.fstatSync(otherWriter).ino; n++) yield* log.append(sampleRecord(n))
-      // The follower has seen the rotation by now (it polls every 20 ms).
-      yield* Effect.sleep("100 millis")
-      const late = sampleRecord(450, taskId)
-      Fs.writeSync(otherWriter, `${JSON.stringify(late)}\n`)
-      Fs.closeSync(otherWriter)
-      expect((yield* follower.next).id).toBe(late.id)
-      yield* Fiber.interrupt(follower.fiber)
-    }))
-})
+layer(logLayer(rotatingState, { maxFileBytes: 2048 }), { excludeTestServices: true })(
+  "notification log, rotated by another process",
+  (it) => {
+    it.effect("a follower reads the line a writer appends to the older generation just after a rotation", () =>
+      Effect.gen(function*() {
+        const log = yield* NotificationLog.NotificationLog
+        yield* log.append(sampleRecord(400))
+        // Another receiver checked the file and was about to write when this one rotated it.
+        const otherWriter = Fs.openSync(log.file, "a")
+        const taskId = randomUUID()
+        const follower = yield* startFollowing({ taskId })
+        for (let n = 401; Fs.statSync(log.file).ino === Fs.fstatSync(otherWriter).ino; n++) yield* log.append(sampleRecord(n))
+        // The follower has seen the rotation by now (it polls every 20 ms).
+        yield* Effect.sleep("100 millis")
+        const late = sampleRecord(450, taskId)
+        Fs.writeSync(otherWriter, `${JSON.stringify(late)}\n`)
+        Fs.closeSync(otherWriter)
+        expect((yield* follower.next).id).toBe(late.id)
+        yield* Fiber.interrupt(follower.fiber)
+      }))
+  }
+)
 
 const slowFollowerState = freshStateDir()
 
@@ -786,7 +809,8 @@ layer(serverLayer(interopState, { token: Redacted.make(TOKEN) }), { excludeTestS
           headers: { "content-type": "application/json", ...headers },
           body: JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method, params }),
           signal: AbortSignal.timeout(10_000)
-        }).then((r) => r.json() as Promise<{ result?: Record<string, unknown> }>))
+        }).then((r) => r.json() as Promise<{ result?: Record<string, unknown> }>)
+      )
 
     it.effect("a v1.0 agent (@a2a-js/sdk 1.3.0) pushes StreamResponses with X-A2A-Notification-Token or Authorization", () =>
       Effect.acquireUseRelease(

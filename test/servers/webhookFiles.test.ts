@@ -12,9 +12,9 @@ import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { afterAll } from "vitest"
+import { isBase64 } from "../../src/a2a/parts.js"
 import { formatNotification } from "../../src/cli/notificationCommands.js"
 import { makeStyle } from "../../src/cli/output.js"
-import { isBase64 } from "../../src/a2a/parts.js"
 import { filePartView } from "../../src/domain/fileParts.js"
 import { answerFiles, MAX_FILES_RECORDED, NotificationRecord } from "../../src/domain/notification.js"
 import { webhookBaseUrl, webhookServerLayer } from "../../src/servers/webhook/WebhookServer.js"
@@ -65,8 +65,7 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64")
 
 /** Every path under `dir`, relative, sorted: what the receiver wrote, and nothing else. */
-const tree = (dir: string): Array<string> =>
-  Fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()
+const tree = (dir: string): Array<string> => Fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()
 
 const BINARY = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64")
@@ -78,24 +77,52 @@ const v1Artifact = (parts: ReadonlyArray<unknown>) => ({
 describe("filePartView", () => {
   it("reads file parts of every generation and binding, and nothing else", () => {
     expect(filePartView({ raw: "aGk=", filename: "a.txt", mediaType: "text/plain" })).toEqual({
-      shape: "1.0", name: "a.txt", mediaType: "text/plain", bytes: "aGk=", url: undefined, problems: []
+      shape: "1.0",
+      name: "a.txt",
+      mediaType: "text/plain",
+      bytes: "aGk=",
+      url: undefined,
+      problems: []
     })
-    expect(filePartView({ url: "https://x/y.png", media_type: "image/png" })).toMatchObject({ shape: "1.0", url: "https://x/y.png", mediaType: "image/png", problems: [] })
-    expect(filePartView({ kind: "file", file: { bytes: "aGk=", name: "b", mimeType: "text/csv" } })).toMatchObject({ shape: "0.3", name: "b", mediaType: "text/csv", bytes: "aGk=", problems: [] })
-    expect(filePartView({ file: { fileWithUri: "https://x/z", mimeType: "application/pdf" } })).toMatchObject({ shape: "0.3", url: "https://x/z", problems: [] })
-    for (const notFile of [{ text: "hi" }, { data: { a: 1 } }, { kind: "text", text: "hi" }, { kind: "data", data: {} }, "raw", null, [1]]) {
+    expect(filePartView({ url: "https://x/y.png", media_type: "image/png" })).toMatchObject({
+      shape: "1.0",
+      url: "https://x/y.png",
+      mediaType: "image/png",
+      problems: []
+    })
+    expect(filePartView({ kind: "file", file: { bytes: "aGk=", name: "b", mimeType: "text/csv" } })).toMatchObject({
+      shape: "0.3",
+      name: "b",
+      mediaType: "text/csv",
+      bytes: "aGk=",
+      problems: []
+    })
+    expect(filePartView({ file: { fileWithUri: "https://x/z", mimeType: "application/pdf" } })).toMatchObject({
+      shape: "0.3",
+      url: "https://x/z",
+      problems: []
+    })
+    for (
+      const notFile of [{ text: "hi" }, { data: { a: 1 } }, { kind: "text", text: "hi" }, { kind: "data", data: {} }, "raw", null, [1]]
+    ) {
       expect(filePartView(notFile)).toBeUndefined()
     }
   })
 
   it("names what is wrong with a hostile part", () => {
-    expect(filePartView({ raw: "aGk=", url: "https://x" })?.problems).toEqual(["both bytes (raw) and a URL (url), where exactly one belongs"])
-    expect(filePartView({ kind: "file", file: { bytes: "aGk=", uri: "https://x" } })?.problems).toEqual(["both bytes (bytes) and a URL (uri), where exactly one belongs"])
+    expect(filePartView({ raw: "aGk=", url: "https://x" })?.problems).toEqual([
+      "both bytes (raw) and a URL (url), where exactly one belongs"
+    ])
+    expect(filePartView({ kind: "file", file: { bytes: "aGk=", uri: "https://x" } })?.problems).toEqual([
+      "both bytes (bytes) and a URL (uri), where exactly one belongs"
+    ])
     expect(filePartView({ raw: "not base64!" })?.problems).toEqual(["raw is not base64"])
     expect(filePartView({ raw: 42 })?.problems).toEqual(["raw is not a base64 string"])
     expect(filePartView({ kind: "file", file: { name: "x" } })?.problems).toEqual(["neither bytes nor a URL"])
     expect(filePartView({ kind: "file" })?.problems).toEqual(["file is not an object"])
-    expect(filePartView({ raw: "aGk=", text: "hi" })?.problems).toEqual(["text beside the file, where a part has exactly one of text, raw, url and data"])
+    expect(filePartView({ raw: "aGk=", text: "hi" })?.problems).toEqual([
+      "text beside the file, where a part has exactly one of text, raw, url and data"
+    ])
     // No media type is no problem here: relay check warns about it, the receiver records it as null.
     expect(filePartView({ raw: "aGk=" })?.problems).toEqual([])
   })
@@ -111,8 +138,18 @@ describe("answerFiles", () => {
   it("finds the answer's file parts in every generation and binding, never the user's", () => {
     // v1.0 SendMessage result and v0.3 REST (proto JSON: a message's parts are its `content`, roles spelled ROLE_*).
     const agentSaid = (parts: string, file: unknown) => ({ messageId: "m", role: "ROLE_AGENT", [parts]: [file] })
-    expect(names({ task: { id: "t", status: { state: "TASK_STATE_COMPLETED", message: agentSaid("parts", { raw: "aGk=", filename: "a" }) } } })).toEqual(["a"])
-    expect(names({ task: { id: "t", status: { state: "TASK_STATE_COMPLETED" }, history: [agentSaid("content", { file: { fileWithBytes: "aGk=", name: "b" } })] } })).toEqual(["b"])
+    expect(
+      names({ task: { id: "t", status: { state: "TASK_STATE_COMPLETED", message: agentSaid("parts", { raw: "aGk=", filename: "a" }) } } })
+    ).toEqual(["a"])
+    expect(
+      names({
+        task: {
+          id: "t",
+          status: { state: "TASK_STATE_COMPLETED" },
+          history: [agentSaid("content", { file: { fileWithBytes: "aGk=", name: "b" } })]
+        }
+      })
+    ).toEqual(["b"])
     expect(names({ message: { ...agentSaid("parts", { url: "https://x/c", filename: "c" }) } })).toEqual(["c"])
     // v0.3 JSON-RPC, inside its envelope; the user's upload in the history is not the answer.
     expect(names({
@@ -146,7 +183,13 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
       expect(record.files).toEqual([{
         ...AS_PART,
         artifact_id: "a1",
-        name: "noise.bin", media_type: "application/octet-stream", size: BINARY.length, sha256: sha256(BINARY), path, url: null, note: null
+        name: "noise.bin",
+        media_type: "application/octet-stream",
+        size: BINARY.length,
+        sha256: sha256(BINARY),
+        path,
+        url: null,
+        note: null
       }])
       expect(record.body).toEqual(body)
       expect(new Uint8Array(Fs.readFileSync(path))).toEqual(BINARY)
@@ -165,20 +208,61 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
         contextId: "c-v03",
         status: {
           state: "completed",
-          message: { kind: "message", messageId: "m1", role: "agent", parts: [{ kind: "file", file: { bytes: base64(PNG), name: "dot.png", mimeType: "image/png" } }] }
+          message: {
+            kind: "message",
+            messageId: "m1",
+            role: "agent",
+            parts: [{ kind: "file", file: { bytes: base64(PNG), name: "dot.png", mimeType: "image/png" } }]
+          }
         },
-        artifacts: [{ artifactId: "a", parts: [{ kind: "file", file: { uri: "https://files.example/report.pdf", name: "report.pdf", mimeType: "application/pdf" } }] }],
+        artifacts: [{
+          artifactId: "a",
+          parts: [{ kind: "file", file: { uri: "https://files.example/report.pdf", name: "report.pdf", mimeType: "application/pdf" } }]
+        }],
         history: [
           // The user's own upload is not part of the answer.
           { kind: "message", messageId: "u1", role: "user", parts: [{ kind: "file", file: { bytes: base64(BINARY), name: "mine.bin" } }] },
-          { kind: "message", messageId: "m0", role: "agent", parts: [{ kind: "data", data: { step: 1 } }, { kind: "file", file: { bytes: "aGk=", name: "hi.txt", mimeType: "text/plain" } }] }
+          {
+            kind: "message",
+            messageId: "m0",
+            role: "agent",
+            parts: [{ kind: "data", data: { step: 1 } }, { kind: "file", file: { bytes: "aGk=", name: "hi.txt", mimeType: "text/plain" } }]
+          }
         ]
       })
       expect(record).toMatchObject({ protocol: "0.3", kind: "task", state: "completed" })
       expect(record.files).toEqual([
-        { ...AS_PART, name: "dot.png", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path: Path.join(filesDir, sha256(PNG)), url: null, note: null },
-        { ...AS_PART, artifact_id: "a", name: "report.pdf", media_type: "application/pdf", size: null, sha256: null, path: null, url: "https://files.example/report.pdf", note: null },
-        { ...AS_PART, name: "hi.txt", media_type: "text/plain", size: 2, sha256: sha256(Buffer.from("hi")), path: Path.join(filesDir, sha256(Buffer.from("hi"))), url: null, note: null }
+        {
+          ...AS_PART,
+          name: "dot.png",
+          media_type: "image/png",
+          size: PNG.length,
+          sha256: sha256(PNG),
+          path: Path.join(filesDir, sha256(PNG)),
+          url: null,
+          note: null
+        },
+        {
+          ...AS_PART,
+          artifact_id: "a",
+          name: "report.pdf",
+          media_type: "application/pdf",
+          size: null,
+          sha256: null,
+          path: null,
+          url: "https://files.example/report.pdf",
+          note: null
+        },
+        {
+          ...AS_PART,
+          name: "hi.txt",
+          media_type: "text/plain",
+          size: 2,
+          sha256: sha256(Buffer.from("hi")),
+          path: Path.join(filesDir, sha256(Buffer.from("hi"))),
+          url: null,
+          note: null
+        }
       ])
       expect(Fs.readFileSync(Path.join(filesDir, sha256(PNG)))).toEqual(PNG)
     }))
@@ -193,13 +277,21 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
         { raw: base64(Buffer.from("red")), filename: `\u001b[31mred\u0000${"n".repeat(300)}` }
       ]))
       const files = record.files ?? []
-      expect(files.map((file) => file.note)).toEqual([null, "not saved: raw is not base64", "not saved: both bytes (raw) and a URL (url), where exactly one belongs", null])
+      expect(files.map((file) => file.note)).toEqual([
+        null,
+        "not saved: raw is not base64",
+        "not saved: both bytes (raw) and a URL (url), where exactly one belongs",
+        null
+      ])
       expect(files[0]).toMatchObject({ name: "../../x", size: 5, path: Path.join(filesDir, sha256(Buffer.from("hello"))) })
       expect(files[2]).toMatchObject({ size: null, sha256: null, path: null, url: "https://evil.example/x" })
       expect(files[3]?.name?.length).toBe(256)
       // Only content addresses were added, all inside the folder.
       const added = tree(filesState).filter((path) => !before.includes(path))
-      expect(added.sort()).toEqual([sha256(Buffer.from("hello")), sha256(Buffer.from("red"))].map((name) => Path.join(NotificationLog.NOTIFICATION_FILES_DIR, name)).sort())
+      expect(added.sort()).toEqual(
+        [sha256(Buffer.from("hello")), sha256(Buffer.from("red"))].map((name) => Path.join(NotificationLog.NOTIFICATION_FILES_DIR, name))
+          .sort()
+      )
       expect(Fs.existsSync(Path.join(filesState, "..", "x"))).toBe(false)
     }))
 
@@ -210,13 +302,17 @@ layer(serverLayer(filesState), { excludeTestServices: true })("receiver with fil
       expect(record.files?.length).toBe(MAX_FILES_RECORDED)
       expect(record.files_omitted).toBe(10_000 - MAX_FILES_RECORDED)
       expect(record.files?.every((file) => file.path !== null && file.note === null)).toBe(true)
-      expect((yield* pushed({ statusUpdate: { taskId: "after", contextId: "c", status: { state: "TASK_STATE_WORKING" } } })).task_id).toBe("after")
+      expect((yield* pushed({ statusUpdate: { taskId: "after", contextId: "c", status: { state: "TASK_STATE_WORKING" } } })).task_id).toBe(
+        "after"
+      )
     }))
 
   it.effect("URL-safe and unpadded base64 are saved as the bytes they stand for", () =>
     Effect.gen(function*() {
       const bytes = Uint8Array.from([0xfb, 0xff, 0xbf, 0x00])
-      const record = yield* pushed(v1Artifact([{ raw: base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), filename: "safe" }]))
+      const record = yield* pushed(
+        v1Artifact([{ raw: base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), filename: "safe" }])
+      )
       expect(record.files?.[0]).toMatchObject({ size: 4, sha256: sha256(bytes), note: null })
       expect(new Uint8Array(Fs.readFileSync(record.files?.[0]?.path ?? ""))).toEqual(bytes)
     }))
@@ -237,7 +333,9 @@ layer(serverLayer(rotatingState, { maxFileBytes: 8 * 1024 }), { excludeTestServi
       const big = new Uint8Array(9 * 1024).fill(7)
       const tooBig = yield* pushed(v1Artifact([{ raw: base64(big), filename: "big.bin" }]))
       expect(tooBig.files?.[0]).toMatchObject({ size: big.length, sha256: sha256(big), path: null })
-      expect(tooBig.files?.[0]?.note).toMatch(/^not saved: Cannot save a pushed file in .*: its 9216 bytes are more than the 8192 the log keeps$/)
+      expect(tooBig.files?.[0]?.note).toMatch(
+        /^not saved: Cannot save a pushed file in .*: its 9216 bytes are more than the 8192 the log keeps$/
+      )
       const dir = Path.join(rotatingState, NotificationLog.NOTIFICATION_FILES_DIR)
       // 1 KiB files, each in a ~1.4 KiB line: the log rotates every few of them.
       for (let i = 0; i < 40; i++) {
@@ -264,8 +362,26 @@ describe("file parts shown", () => {
     state: null,
     text: null,
     files: [
-      { ...AS_PART, name: "hello.txt", media_type: "text/plain", size: 31, sha256: "ab".repeat(32), path: "/s/notifications-files/abab", url: null, note: null },
-      { ...AS_PART, name: "evil\u001b[2J\nname", media_type: null, size: null, sha256: null, path: null, url: null, note: "not saved: raw is not base64" },
+      {
+        ...AS_PART,
+        name: "hello.txt",
+        media_type: "text/plain",
+        size: 31,
+        sha256: "ab".repeat(32),
+        path: "/s/notifications-files/abab",
+        url: null,
+        note: null
+      },
+      {
+        ...AS_PART,
+        name: "evil\u001b[2J\nname",
+        media_type: null,
+        size: null,
+        sha256: null,
+        path: null,
+        url: null,
+        note: "not saved: raw is not base64"
+      },
       { ...AS_PART, name: null, media_type: "image/png", size: null, sha256: null, path: null, url: "https://x.example/a.png", note: null }
     ],
     files_omitted: 3,
@@ -308,7 +424,17 @@ describe("get_push_notifications", () => {
         const content = result.structuredContent as { notifications: Array<{ files?: unknown }> }
         const path = Path.join(stateDir, NotificationLog.NOTIFICATION_FILES_DIR, sha256(PNG))
         expect(content.notifications[0]?.files).toEqual([
-          { ...AS_PART, artifact_id: "a1", name: "dot.png", media_type: "image/png", size: PNG.length, sha256: sha256(PNG), path, url: null, note: null }
+          {
+            ...AS_PART,
+            artifact_id: "a1",
+            name: "dot.png",
+            media_type: "image/png",
+            size: PNG.length,
+            sha256: sha256(PNG),
+            path,
+            url: null,
+            note: null
+          }
         ])
         expect(textOf(result)).toContain(`\n  file dot.png (image/png, ${PNG.length} bytes) → ${path}`)
         const plain = await toolOk(client, "get_push_notifications", { limit: 1 })

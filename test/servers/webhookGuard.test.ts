@@ -1,10 +1,10 @@
 // The push-webhook SSRF guard (issue 18.5): refused where the agent server accepts a push config
 // (JSON-RPC, REST, inline in SendMessage, v0.3) and where relay posts to a webhook, whatever the
 // spelling of the address; host names are judged on the addresses they resolve to when connecting.
-import { randomUUID } from "node:crypto"
-import http from "node:http"
-import type { LookupAddress } from "node:dns"
 import { Effect, Logger, ManagedRuntime, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import type { LookupAddress } from "node:dns"
+import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import * as PushSender from "../../src/services/PushSender.js"
@@ -48,7 +48,14 @@ describe("webhookUrlProblem", () => {
   })
 
   it("lets public literals and host names through (names are judged when resolved)", () => {
-    for (const url of ["https://93.184.216.34/x", "http://[2606:4700:4700::1111]/x", "http://[::ffff:1.1.1.1]/x", "https://hooks.example.com/x"]) {
+    for (
+      const url of [
+        "https://93.184.216.34/x",
+        "http://[2606:4700:4700::1111]/x",
+        "http://[::ffff:1.1.1.1]/x",
+        "https://hooks.example.com/x"
+      ]
+    ) {
       expect(PushSender.webhookUrlProblem(url, DEFAULT_POLICY), url).toBeUndefined()
     }
   })
@@ -137,8 +144,12 @@ const deliver = async (
   }))
   try {
     const update = { event: { task }, task }
-    await runtime.runPromise(Effect.flatMap(PushSender.PushSender, (sender) =>
-      sender.start({ config: { id: "cfg", taskId: task.id, url }, generation: "1.0" }, Stream.make(update))).pipe(Effect.provide(logger)))
+    await runtime.runPromise(
+      Effect.flatMap(
+        PushSender.PushSender,
+        (sender) => sender.start({ config: { id: "cfg", taskId: task.id, url }, generation: "1.0" }, Stream.make(update))
+      ).pipe(Effect.provide(logger))
+    )
     await eventually(`the delivery to ${url}`, () => settled(warnings))
     return { warnings, lookups }
   } finally {

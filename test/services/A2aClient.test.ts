@@ -5,14 +5,15 @@
  * disconnect, cancel, ListTasks paging, push config CRUD and delivery, the extended card, and the
  * A2A error codes.
  */
-import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"
 import type { Binding } from "../../src/a2a/dialects.js"
 import { partsText, resultText } from "../../src/a2a/text.js"
 import * as V1 from "../../src/a2a/v1.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { AUTH_REQUIRED_TEXT, CANCELED_TEXT, chunkTexts, combinedText, echoText, INPUT_REQUIRED_QUESTION } from "../peers/behaviours.js"
 import { JSONRPC_PATH, REST_PATH, type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
@@ -33,7 +34,6 @@ import {
   waitUntil,
   withClient
 } from "./a2aClientHarness.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let peer: SdkAgentHandle
 let sink: WebhookSink
@@ -276,14 +276,20 @@ describe.each(BINDINGS)("A2aClient against @a2a-js/sdk 1.3.0 over %s", (binding)
         const bearerPath = `/bearer/${randomUUID()}`
         const tokenPath = `/token/${randomUUID()}`
         const token = randomUUID()
-        yield* a2a.send(target(), sendRequest("notify", {
-          configuration: {
-            taskPushNotificationConfig: { url: `${sink.url}${bearerPath}`, authentication: { scheme: "Bearer", credentials: "s3cret" } }
-          }
-        }))
-        yield* a2a.send(target(), sendRequest("notify", {
-          configuration: { taskPushNotificationConfig: { url: `${sink.url}${tokenPath}`, token } }
-        }))
+        yield* a2a.send(
+          target(),
+          sendRequest("notify", {
+            configuration: {
+              taskPushNotificationConfig: { url: `${sink.url}${bearerPath}`, authentication: { scheme: "Bearer", credentials: "s3cret" } }
+            }
+          })
+        )
+        yield* a2a.send(
+          target(),
+          sendRequest("notify", {
+            configuration: { taskPushNotificationConfig: { url: `${sink.url}${tokenPath}`, token } }
+          })
+        )
         const bearer = yield* Effect.promise(() => sink.waitForCount((d) => d.path === bearerPath, 4))
         const tokened = yield* Effect.promise(() => sink.waitForCount((d) => d.path === tokenPath, 4))
 

@@ -8,6 +8,7 @@ import { Effect, Either, Fiber, Stream, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { resultText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { echoText } from "../peers/behaviours.js"
 import { type LegacyAgentHandle, startLegacyAgent } from "../peers/legacyCardStub.js"
 import { AGENT_CARD_PATH, JSONRPC_PATH, REST_PATH, type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
@@ -29,7 +30,6 @@ import {
   withCapturedLogs,
   withClient
 } from "./a2aClientHarness.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let peer: SdkAgentHandle
 let restFirst: SdkAgentHandle
@@ -136,8 +136,15 @@ describe("interface selection", () => {
   it.live("takes the card's first interface, and the pinned binding when there is one", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(peer.baseUrl) })).toMatchObject({ binding: "JSONRPC", url: peer.jsonRpcUrl, version: "1.0" })
-      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(restFirst.baseUrl) })).toMatchObject({ binding: "HTTP+JSON", url: restFirst.restUrl })
+      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(peer.baseUrl) })).toMatchObject({
+        binding: "JSONRPC",
+        url: peer.jsonRpcUrl,
+        version: "1.0"
+      })
+      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(restFirst.baseUrl) })).toMatchObject({
+        binding: "HTTP+JSON",
+        url: restFirst.restUrl
+      })
       const pinned = { agentUrl: agentUrlOf(restFirst.baseUrl), binding: "JSONRPC" } as const
       expect(yield* a2a.endpoint(pinned)).toMatchObject({ binding: "JSONRPC", url: restFirst.jsonRpcUrl })
 
@@ -170,9 +177,15 @@ describe("interface selection", () => {
         { url: peer.restUrl, binding: "HTTP+JSON", version: "1.0", tenant: "acme" }
       ])
       const server = yield* stub({ "GET /.well-known/agent-card.json": reply(card) })
-      const viaRpc = yield* recording(peer.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "JSONRPC" }, sendRequest("t")))
+      const viaRpc = yield* recording(
+        peer.requests,
+        a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "JSONRPC" }, sendRequest("t"))
+      )
       expect((viaRpc.sent[0]!.body as { params: { tenant?: string } }).params.tenant).toBe("acme")
-      const viaRest = yield* recording(peer.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "HTTP+JSON" }, sendRequest("t")))
+      const viaRest = yield* recording(
+        peer.requests,
+        a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "HTTP+JSON" }, sendRequest("t"))
+      )
       expect(viaRest.sent.map(describeRequest)).toEqual([`POST ${REST_PATH}/acme/message:send`])
       expect(resultText(taskOf(viaRest.result))).toBe(echoText("t"))
     })))
@@ -187,7 +200,7 @@ describe("credentials", () => {
       expect(card.card.securitySchemes?.["bearer"]).toMatchObject({ httpAuthSecurityScheme: { scheme: "Bearer" } })
       const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(secured.baseUrl) }, sendRequest("hi")))
       expect(error).toMatchObject({ _tag: "AuthRequired", code: "auth_required", status: 401, credentials: "none" })
-      expect(error).toMatchObject({ challenge: 'Bearer realm="a2a-test-peer"' })
+      expect(error).toMatchObject({ challenge: "Bearer realm=\"a2a-test-peer\"" })
       expect(hintOf(error)).toContain(`relay auth set --url ${secured.baseUrl}`)
     })))
 
@@ -206,8 +219,10 @@ describe("credentials", () => {
       const credentials = { kind: "bearer", token: "s3cret" } as const
       const { result, sent } = yield* recording(
         secured.requests,
-        Effect.forEach(["JSONRPC", "HTTP+JSON"] as const, (binding) =>
-          a2a.send({ agentUrl: agentUrlOf(secured.baseUrl), credentials, binding }, sendRequest("let me in")))
+        Effect.forEach(
+          ["JSONRPC", "HTTP+JSON"] as const,
+          (binding) => a2a.send({ agentUrl: agentUrlOf(secured.baseUrl), credentials, binding }, sendRequest("let me in"))
+        )
       )
       expect(result.map((r) => resultText(taskOf(r)))).toEqual([echoText("let me in"), echoText("let me in")])
       expect(sent.map((r) => headerOf(r, "authorization"))).toEqual(sent.map(() => "Bearer s3cret"))
@@ -224,7 +239,8 @@ describe("credentials", () => {
 
   describe("a card that routes to another origin", () => {
     // The card is served on the stub's port; its interfaces point at the SDK peer's port.
-    const crossOriginCard = () => stub({ "GET /.well-known/agent-card.json": reply(v1Card([{ url: peer.jsonRpcUrl, binding: "JSONRPC", version: "1.0" }])) })
+    const crossOriginCard = () =>
+      stub({ "GET /.well-known/agent-card.json": reply(v1Card([{ url: peer.jsonRpcUrl, binding: "JSONRPC", version: "1.0" }])) })
 
     it.live("gets a warning and no credentials there", () =>
       withClient(Effect.gen(function*() {
@@ -260,8 +276,10 @@ describe("credentials", () => {
 
 describe("timeouts and interruption", () => {
   const slowSend = (extra: Partial<Target> = {}) =>
-    Effect.flatMap(A2aClient, (a2a) =>
-      a2a.send({ agentUrl: agentUrlOf(peer.baseUrl), ...extra }, sendRequest("behaviour:slow-cancellable wait")))
+    Effect.flatMap(
+      A2aClient,
+      (a2a) => a2a.send({ agentUrl: agentUrlOf(peer.baseUrl), ...extra }, sendRequest("behaviour:slow-cancellable wait"))
+    )
 
   /** The first POST the agent recorded after `before` requests: the slow send. */
   const postSince = (before: number) => () => peer.requests.slice(before).find((r) => r.method === "POST")
@@ -379,7 +397,7 @@ describe("wire robustness (scripted agent)", () => {
     res.writeHead(200, { "content-type": "text/event-stream" })
     const envelope = JSON.stringify({ jsonrpc: "2.0", id, result: { task } })
     // Split between two JSON tokens: the data lines are joined with a newline.
-    const cut = envelope.indexOf('"id"')
+    const cut = envelope.indexOf("\"id\"")
     const [head, tail] = [envelope.slice(0, cut), envelope.slice(cut)]
     res.write("retry: 10000\r\n: a comment\r\n\r\n")
     res.write(`id: 1\r\nevent: message\r\ndata: ${head}\r\ndata: ${tail}\r\n\r`)
@@ -417,7 +435,10 @@ describe("wire robustness (scripted agent)", () => {
           return undefined
         }
       }))
-      const { result, sent } = yield* recording(server.requests, collect(a2a.subscribe({ agentUrl: agentUrlOf(server.baseUrl) }, { id: "t-1" })))
+      const { result, sent } = yield* recording(
+        server.requests,
+        collect(a2a.subscribe({ agentUrl: agentUrlOf(server.baseUrl) }, { id: "t-1" }))
+      )
       expect(result).toEqual([{ task: snapshot }])
       expect(sent.slice(1).map((r) => `${describeRequest(r)} ${r.status}`)).toEqual([
         "POST /rest/tasks/t-1:subscribe 405",

@@ -26,14 +26,22 @@ afterAll(async () => {
   await Promise.all([internal?.close(), agent?.close()])
 })
 
-const download = (url: string, options: { readonly agentClasses?: ReadonlyArray<AddressClass>; readonly target?: Partial<A2aClient.Target> } = {}) => {
+const download = (
+  url: string,
+  options: { readonly agentClasses?: ReadonlyArray<AddressClass>; readonly target?: Partial<A2aClient.Target> } = {}
+) => {
   const addressing: A2aClient.Addressing = {
     resolve: systemResolve,
     cardHostClasses: options.agentClasses === undefined ? A2aClient.classesOfHost(systemResolve) : async () => options.agentClasses!
   }
-  const client = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(Layer.succeed(A2aClient.HostAddressing, addressing)))
+  const client = A2aClient.layer.pipe(
+    Layer.provide(NodeHttpClient.layerUndici),
+    Layer.provide(Layer.succeed(A2aClient.HostAddressing, addressing))
+  )
   const target: A2aClient.Target = { agentUrl: agentUrlOf(agent.baseUrl), timeout: "5 seconds", ...options.target }
-  return Effect.runPromise(Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.download(target, url))).pipe(Effect.provide(client)))
+  return Effect.runPromise(
+    Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.download(target, url))).pipe(Effect.provide(client))
+  )
 }
 
 const text = (result: Awaited<ReturnType<typeof download>>) => (result._tag === "Right" ? Buffer.from(result.right).toString() : undefined)
@@ -57,7 +65,10 @@ describe("A2aClient.download", () => {
   it("fetches from another origin of the agent's class, without the credentials; a host the user allowed, wherever it points", async () => {
     const withheld = await download(`${internal.baseUrl}/files/x`, { target: { credentials: { kind: "bearer", token: "t0ken" } } })
     expect(text(withheld)).toContain(INTERNAL_SECRET)
-    const allowed = await download(`${internal.baseUrl}/files/x`, { agentClasses: ["public"], target: { allowInterfaceHosts: ["127.0.0.1"] } })
+    const allowed = await download(`${internal.baseUrl}/files/x`, {
+      agentClasses: ["public"],
+      target: { allowInterfaceHosts: ["127.0.0.1"] }
+    })
     expect(text(allowed)).toContain(INTERNAL_SECRET)
   })
 

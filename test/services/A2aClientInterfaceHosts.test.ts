@@ -49,14 +49,22 @@ const cardPointingAt = async (interfaceUrl: (cardBase: string) => string, bindin
 }
 
 /** Sends one message through a fresh client that sees the card's host as `cardClasses` (default: as it resolves). */
-const send = (cardBase: string, options: { readonly cardClasses?: ReadonlyArray<AddressClass>; readonly allow?: ReadonlyArray<string> } = {}) => {
+const send = (
+  cardBase: string,
+  options: { readonly cardClasses?: ReadonlyArray<AddressClass>; readonly allow?: ReadonlyArray<string> } = {}
+) => {
   const addressing: A2aClient.Addressing = {
     resolve: fakeResolve,
     cardHostClasses: options.cardClasses === undefined ? A2aClient.classesOfHost(fakeResolve) : async () => options.cardClasses!
   }
-  const client = A2aClient.layer.pipe(Layer.provide(NodeHttpClient.layerUndici), Layer.provide(Layer.succeed(A2aClient.HostAddressing, addressing)))
+  const client = A2aClient.layer.pipe(
+    Layer.provide(NodeHttpClient.layerUndici),
+    Layer.provide(Layer.succeed(A2aClient.HostAddressing, addressing))
+  )
   const target: A2aClient.Target = { agentUrl: agentUrlOf(cardBase), timeout: "5 seconds", allowInterfaceHosts: options.allow }
-  return Effect.runPromise(Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.send(target, sendRequest("hello")))).pipe(Effect.provide(client)))
+  return Effect.runPromise(
+    Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.send(target, sendRequest("hello")))).pipe(Effect.provide(client))
+  )
 }
 
 const internalPort = () => new URL(internal.baseUrl).port
@@ -84,13 +92,15 @@ describe("a public card whose interface points inward", () => {
     expect(internal.requestCount()).toBe(before)
   })
 
-  it.each([
-    ["metadata.test", "public"],
-    ["metadata.test", "private"],
-    ["metadata.test", "link-local"],
-    ["imds6.test", "private"],
-    ["sneaky.test", "loopback"]
-  ] as const)("at %s (a metadata address) from a %s card: refused", async (host, cardClass) => {
+  it.each(
+    [
+      ["metadata.test", "public"],
+      ["metadata.test", "private"],
+      ["metadata.test", "link-local"],
+      ["imds6.test", "private"],
+      ["sneaky.test", "loopback"]
+    ] as const
+  )("at %s (a metadata address) from a %s card: refused", async (host, cardClass) => {
     const card = await cardPointingAt(() => `http://${host}:${internalPort()}/rpc`)
     const result = await send(card.baseUrl, { cardClasses: [cardClass] })
     expect(result._tag === "Left" && result.left._tag).toBe("InterfaceHostRefused")

@@ -11,9 +11,9 @@ import { afterAll } from "vitest"
 import type { Binding } from "../../src/a2a/dialects.js"
 import { MAX_AGENT_JSON_DEPTH, MAX_RESPONSE_BYTES } from "../../src/domain/limits.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
-import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
-import { collect, hintOf, reply, sendRequest, type StubRoute, stubPool, v1Card, waitUntil, withClient } from "./a2aClientHarness.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
+import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
+import { collect, hintOf, reply, sendRequest, stubPool, type StubRoute, v1Card, waitUntil, withClient } from "./a2aClientHarness.js"
 
 const stubs = stubPool()
 afterAll(() => stubs.closeAll())
@@ -59,9 +59,14 @@ describe("answers over the size limit", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const progress = newProgress()
-      const server = yield* stubs.start({ [`GET ${CARD_PATH}`]: huge(progress, { head: '{"name":"', tail: '"}', size: 1024 * MiB }) })
+      const server = yield* stubs.start({ [`GET ${CARD_PATH}`]: huge(progress, { head: "{\"name\":\"", tail: "\"}", size: 1024 * MiB }) })
       const error = yield* Effect.flip(a2a.discover({ agentUrl: agentUrlOf(server.baseUrl) }))
-      expect(error).toMatchObject({ _tag: "ResponseTooLarge", code: "response_too_large", url: `${server.baseUrl}${CARD_PATH}`, limit: MAX_RESPONSE_BYTES })
+      expect(error).toMatchObject({
+        _tag: "ResponseTooLarge",
+        code: "response_too_large",
+        url: `${server.baseUrl}${CARD_PATH}`,
+        limit: MAX_RESPONSE_BYTES
+      })
       expect(error.message).toContain(`${server.baseUrl}${CARD_PATH}`)
       expect(error.message).toContain(`${MAX_RESPONSE_BYTES}-byte limit`)
       expect(hintOf(error)).toContain("--max-response-bytes")
@@ -74,7 +79,7 @@ describe("answers over the size limit", () => {
       const a2a = yield* A2aClient
       const progress = newProgress()
       const size = 1024 * MiB
-      const [head, tail] = ['{"name":"', '"}']
+      const [head, tail] = ["{\"name\":\"", "\"}"]
       const server = yield* stubs.start({
         [`GET ${CARD_PATH}`]: huge(progress, { head, tail, size, declareLength: true })
       })
@@ -86,22 +91,25 @@ describe("answers over the size limit", () => {
       expect(progress.written).toBeLessThan(IN_FLIGHT)
     })))
 
-  it.live.each(ROUTES)("a %s answer over --max-response-bytes is ResponseTooLarge, not a decode error", ([binding, path, call]) =>
-    withClient(Effect.gen(function*() {
-      const a2a = yield* A2aClient
-      const progress = newProgress()
-      const server = yield* agentAnswering(binding, path, huge(progress, { head: '{"id":"', tail: '"}', size: 20 * MiB }))
-      const error = yield* Effect.flip(call(a2a, { agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }))
-      expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: MiB })
-      yield* waitUntil("the client to hang up", () => progress.cutShort, 5000)
-      expect(progress.written).toBeLessThan(MiB + IN_FLIGHT)
-    })))
+  it.live.each(ROUTES)(
+    "a %s answer over --max-response-bytes is ResponseTooLarge, not a decode error",
+    ([binding, path, call]) =>
+      withClient(Effect.gen(function*() {
+        const a2a = yield* A2aClient
+        const progress = newProgress()
+        const server = yield* agentAnswering(binding, path, huge(progress, { head: "{\"id\":\"", tail: "\"}", size: 20 * MiB }))
+        const error = yield* Effect.flip(call(a2a, { agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }))
+        expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: MiB })
+        yield* waitUntil("the client to hang up", () => progress.cutShort, 5000)
+        expect(progress.written).toBeLessThan(MiB + IN_FLIGHT)
+      }))
+  )
 
   it.live("an error answer over the limit (HTTP 500) is ResponseTooLarge as well", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const progress = newProgress()
-      const route = huge(progress, { head: '{"error":{"message":"', tail: '"}}', size: 5 * MiB, status: 500 })
+      const route = huge(progress, { head: "{\"error\":{\"message\":\"", tail: "\"}}", size: 5 * MiB, status: 500 })
       const server = yield* agentAnswering("JSONRPC", "POST /api", route)
       const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }, sendRequest("hi")))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge" })
@@ -123,9 +131,11 @@ describe("answers over the size limit", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const progress = newProgress()
-      const route = huge(progress, { head: 'data: {"x":"', tail: '"}\n\n', size: 20 * MiB, contentType: "text/event-stream" })
+      const route = huge(progress, { head: "data: {\"x\":\"", tail: "\"}\n\n", size: 20 * MiB, contentType: "text/event-stream" })
       const server = yield* agentAnswering("JSONRPC", "POST /api", route)
-      const error = yield* Effect.flip(collect(a2a.stream({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }, sendRequest("hi"))))
+      const error = yield* Effect.flip(
+        collect(a2a.stream({ agentUrl: agentUrlOf(server.baseUrl), maxResponseBytes: MiB }, sendRequest("hi")))
+      )
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: MiB })
       yield* waitUntil("the client to hang up", () => progress.cutShort, 5000)
     })))
@@ -143,28 +153,35 @@ describe("answers nested too deep", () => {
       expect(error.message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
     })))
 
-  it.live.each(ROUTES)("a %s answer nested 100 000 levels is InvalidResponse", ([binding, path, call]) =>
-    withClient(Effect.gen(function*() {
-      const a2a = yield* A2aClient
-      const task = (metadata: string) => `{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"metadata":${metadata}}`
-      const body = (metadata: string) =>
-        binding === "JSONRPC" ? `{"jsonrpc":"2.0","id":"ignored","result":{"task":${task(metadata)}}}` : task(metadata)
-      const server = yield* agentAnswering(binding, path, (request, res) => {
-        // JSON-RPC answers must echo the request id.
-        const id = (request.body as { id?: string } | undefined)?.id ?? ""
-        return rawJson(body(nestedObject(100_000)).replace('"ignored"', JSON.stringify(id)))(request, res)
-      })
-      const error = yield* Effect.flip(call(a2a, { agentUrl: agentUrlOf(server.baseUrl) }))
-      expect(error).toMatchObject({ _tag: "InvalidResponse" })
-      expect((error as Error).message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
-    })))
+  it.live.each(ROUTES)(
+    "a %s answer nested 100 000 levels is InvalidResponse",
+    ([binding, path, call]) =>
+      withClient(Effect.gen(function*() {
+        const a2a = yield* A2aClient
+        const task = (metadata: string) => `{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"metadata":${metadata}}`
+        const body = (metadata: string) =>
+          binding === "JSONRPC" ? `{"jsonrpc":"2.0","id":"ignored","result":{"task":${task(metadata)}}}` : task(metadata)
+        const server = yield* agentAnswering(binding, path, (request, res) => {
+          // JSON-RPC answers must echo the request id.
+          const id = (request.body as { id?: string } | undefined)?.id ?? ""
+          return rawJson(body(nestedObject(100_000)).replace("\"ignored\"", JSON.stringify(id)))(request, res)
+        })
+        const error = yield* Effect.flip(call(a2a, { agentUrl: agentUrlOf(server.baseUrl) }))
+        expect(error).toMatchObject({ _tag: "InvalidResponse" })
+        expect((error as Error).message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
+      }))
+  )
 
   it.live("an answer whose metadata nests 100 levels is read", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const server = yield* agentAnswering("HTTP+JSON", "GET /api/tasks/t-1", rawJson(
-        `{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"metadata":${nestedObject(100)}}`
-      ))
+      const server = yield* agentAnswering(
+        "HTTP+JSON",
+        "GET /api/tasks/t-1",
+        rawJson(
+          `{"id":"t-1","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"},"metadata":${nestedObject(100)}}`
+        )
+      )
       const task = yield* a2a.getTask({ agentUrl: agentUrlOf(server.baseUrl) }, { id: "t-1" })
       expect(task.id).toBe("t-1")
       expect(JSON.stringify(task.metadata).length).toBeGreaterThan(500)

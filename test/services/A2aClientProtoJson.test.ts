@@ -9,9 +9,9 @@ import type { Binding } from "../../src/a2a/dialects.js"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import { taskView } from "../../src/domain/results.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { CONFIG, CONFIG_ID, EVENTS, startPythonStyleAgent, TASK, TASK_ID } from "../peers/pythonStyleAgent.js"
 import { collect, DIALECTS, sendRequest, type Stub, withCapturedLogs, withClient } from "./a2aClientHarness.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let agent: Stub
 
@@ -53,23 +53,26 @@ describe.each(DIALECTS)("answers in proto field names and enum numbers, %s %s", 
 })
 
 describe("enum values A2A does not define", () => {
-  it.live.each(DIALECTS)("are shown as unknown with a warning, never a failed call (%s %s)", ([binding, protocol]) =>
-    withClient(Effect.gen(function*() {
-      const a2a = yield* A2aClient
-      const { result: task, logs } = yield* withCapturedLogs(a2a.getTask(targetOf(binding, protocol), { id: "weird" }))
-      expect(task.status).toMatchObject({ state: "TASK_STATE_UNSPECIFIED", unknownState: "TASK_STATE_WEIRD" })
-      expect(task.status.message?.role).toBe("ROLE_UNSPECIFIED")
-      expect(taskView(task).state).toBe("unknown (TASK_STATE_WEIRD)")
-      const warnings = logs.filter((line) => line.startsWith("WARN"))
-      expect(warnings).toEqual([
-        expect.stringContaining(`sent task state "TASK_STATE_WEIRD", which A2A does not define; relay shows it as unknown`),
-        expect.stringContaining("a message role other than user or agent")
-      ])
-      expect(warnings[0]).toContain(agent.baseUrl)
-      // Once per agent and value.
-      const again = yield* withCapturedLogs(a2a.getTask(targetOf(binding, protocol), { id: "weird" }))
-      expect(again.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
-    })))
+  it.live.each(DIALECTS)(
+    "are shown as unknown with a warning, never a failed call (%s %s)",
+    ([binding, protocol]) =>
+      withClient(Effect.gen(function*() {
+        const a2a = yield* A2aClient
+        const { result: task, logs } = yield* withCapturedLogs(a2a.getTask(targetOf(binding, protocol), { id: "weird" }))
+        expect(task.status).toMatchObject({ state: "TASK_STATE_UNSPECIFIED", unknownState: "TASK_STATE_WEIRD" })
+        expect(task.status.message?.role).toBe("ROLE_UNSPECIFIED")
+        expect(taskView(task).state).toBe("unknown (TASK_STATE_WEIRD)")
+        const warnings = logs.filter((line) => line.startsWith("WARN"))
+        expect(warnings).toEqual([
+          expect.stringContaining(`sent task state "TASK_STATE_WEIRD", which A2A does not define; relay shows it as unknown`),
+          expect.stringContaining("a message role other than user or agent")
+        ])
+        expect(warnings[0]).toContain(agent.baseUrl)
+        // Once per agent and value.
+        const again = yield* withCapturedLogs(a2a.getTask(targetOf(binding, protocol), { id: "weird" }))
+        expect(again.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
+      }))
+  )
 
   it.live("in a send result too", () =>
     withClient(Effect.gen(function*() {
@@ -91,6 +94,6 @@ describe("an answer the client cannot read", () => {
         `The agent at ${agent.baseUrl}/rpc sent an invalid response: status.message.parts[0] needs exactly one of text, raw, url or data, but has none`
       )
       expect(error.message).not.toContain("m-broken")
-      expect(logs.filter((line) => line.startsWith("DEBUG")).join("\n")).toContain('"message_id":"m-broken"')
+      expect(logs.filter((line) => line.startsWith("DEBUG")).join("\n")).toContain("\"message_id\":\"m-broken\"")
     })))
 })

@@ -4,14 +4,15 @@
  * `final`, push bodies), automatic fallback from 1.0 on -32601 / -32009 / 404 unless the version
  * is pinned, and a pre-0.3 agent serving only /.well-known/agent.json.
  */
-import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Stream } from "effect"
+import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"
 import type { Binding } from "../../src/a2a/dialects.js"
 import { errorInfoDetail } from "../../src/a2a/errors.js"
 import { partsText, resultText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { CANCELED_TEXT, chunkTexts, combinedText, echoText, INPUT_REQUIRED_QUESTION } from "../peers/behaviours.js"
 import { type LegacyAgentHandle, startLegacyAgent } from "../peers/legacyCardStub.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
@@ -31,14 +32,13 @@ import {
   rpcErrorReply,
   rpcMethodOf,
   sendRequest,
-  stubPool,
   stateOfEvent,
+  stubPool,
   taskOf,
   v1Card,
   withCapturedLogs,
   withClient
 } from "./a2aClientHarness.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 let compat: SdkAgentHandle
 let v03: V03AgentHandle
@@ -241,7 +241,11 @@ describe("@a2a-js/sdk 0.3.14 (pure v0.3)", () => {
         { url: v03.jsonRpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
         { url: v03.restUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
       ])
-      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(v03.baseUrl) })).toMatchObject({ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "0.3" })
+      expect(yield* a2a.endpoint({ agentUrl: agentUrlOf(v03.baseUrl) })).toMatchObject({
+        url: v03.jsonRpcUrl,
+        binding: "JSONRPC",
+        version: "0.3"
+      })
       // A v0.3 card means no 1.0 attempt at all.
       const { sent } = yield* recording(v03.requests, a2a.send({ agentUrl: agentUrlOf(v03.baseUrl) }, sendRequest("direct")))
       expect(sent.map(describeRequest)).toEqual([`POST ${pathOf(v03.jsonRpcUrl)} message/send`])
@@ -266,9 +270,13 @@ describe("@a2a-js/sdk 0.3.14 (pure v0.3)", () => {
         const a2a = yield* A2aClient
         const path = `/v03/${randomUUID()}`
         const token = randomUUID()
-        yield* a2a.send(target(), sendRequest("notify", { configuration: { taskPushNotificationConfig: { url: `${sink.url}${path}`, token } } }))
+        yield* a2a.send(
+          target(),
+          sendRequest("notify", { configuration: { taskPushNotificationConfig: { url: `${sink.url}${path}`, token } } })
+        )
         const delivery = yield* Effect.promise(() =>
-          sink.waitFor((d) => d.path === path && (d.body as { status?: { state?: string } }).status?.state === "completed"))
+          sink.waitFor((d) => d.path === path && (d.body as { status?: { state?: string } }).status?.state === "completed")
+        )
         expect(delivery.body).toMatchObject({ kind: "task", status: { state: "completed" } })
         expect(delivery.headers["x-a2a-notification-token"]).toBe(token)
       })))
@@ -304,7 +312,10 @@ describe("version fallback", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* misdeclaredCard()
-      const { result, sent } = yield* recording(v03.requests, a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "HTTP+JSON" }, sendRequest("rest")))
+      const { result, sent } = yield* recording(
+        v03.requests,
+        a2a.send({ agentUrl: agentUrlOf(server.baseUrl), binding: "HTTP+JSON" }, sendRequest("rest"))
+      )
       expect(resultText(taskOf(result))).toBe(echoText("rest"))
       const rest = pathOf(v03.restUrl!)
       expect(sent.map((r) => `${describeRequest(r)} ${r.status}`)).toEqual([
@@ -317,7 +328,10 @@ describe("version fallback", () => {
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
       const server = yield* misdeclaredCard()
-      const rpc = yield* recording(v03.requests, Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "1.0" }, sendRequest("x"))))
+      const rpc = yield* recording(
+        v03.requests,
+        Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "1.0" }, sendRequest("x")))
+      )
       expect(rpc.result).toMatchObject({ _tag: "ProtocolError", a2aCode: -32601 })
       expect(rpc.sent.map(rpcMethodOf)).toEqual(["SendMessage"])
       const rest = yield* recording(
@@ -354,7 +368,9 @@ describe("version fallback", () => {
   it.live("pinning 0.3 against a 1.0-only card finds no interface", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const server = yield* stub({ "GET /.well-known/agent-card.json": reply(v1Card([{ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "1.0" }])) })
+      const server = yield* stub({
+        "GET /.well-known/agent-card.json": reply(v1Card([{ url: v03.jsonRpcUrl, binding: "JSONRPC", version: "1.0" }]))
+      })
       const error = yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(server.baseUrl), protocol: "0.3" }, sendRequest("x")))
       expect(error).toMatchObject({ _tag: "NoUsableInterface", pinned: true })
       expect(error.message).toContain("pinned")
@@ -365,7 +381,10 @@ describe("a pre-0.3 agent (agent.json only)", () => {
   it.live("is found at the old path and spoken to with message/send", () =>
     withClient(Effect.gen(function*() {
       const a2a = yield* A2aClient
-      const { result, sent } = yield* recording(legacy.requests, a2a.send({ agentUrl: agentUrlOf(legacy.baseUrl) }, sendRequest("old friend")))
+      const { result, sent } = yield* recording(
+        legacy.requests,
+        a2a.send({ agentUrl: agentUrlOf(legacy.baseUrl) }, sendRequest("old friend"))
+      )
       expect(resultText(taskOf(result))).toBe(echoText("old friend"))
       expect(sent.map(describeRequest)).toEqual([
         "GET /.well-known/agent-card.json",

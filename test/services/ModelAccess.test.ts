@@ -1,9 +1,20 @@
+import { ResponseStreamEvent } from "@effect/ai-openai/OpenAiClient"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
-import { ResponseStreamEvent } from "@effect/ai-openai/OpenAiClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, ConfigProvider, Effect, Either, Exit, Layer, Schema, Stream } from "effect"
+import {
+  defaultGatewayModel,
+  echoSpec,
+  ModelAccess,
+  type ModelAccessOptions,
+  modelSpec,
+  ollamaBaseUrl,
+  parseModelSpec,
+  selectModel,
+  type SelectOptions
+} from "../../src/services/ModelAccess.js"
 import { splitWords } from "../../src/services/modelProviders/echo.js"
 import {
   chatChunk,
@@ -18,17 +29,6 @@ import {
   sendSse,
   startServer
 } from "../helpers/fakeModelServer.js"
-import {
-  defaultGatewayModel,
-  echoSpec,
-  ModelAccess,
-  type ModelAccessOptions,
-  modelSpec,
-  ollamaBaseUrl,
-  parseModelSpec,
-  selectModel,
-  type SelectOptions
-} from "../../src/services/ModelAccess.js"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -44,11 +44,13 @@ const withModel = <A, E>(
   body: (model: typeof ModelAccess.Service) => Effect.Effect<A, E>,
   options: ModelAccessOptions & SelectOptions = {}
 ) =>
-  Effect.flatMap(selectModel(spec, options), (selection) =>
-    Effect.flatMap(ModelAccess, body).pipe(Effect.provide(ModelAccess.layer(selection, options)))).pipe(
-      Effect.provide(NodeHttpClient.layerUndici),
-      withEnv(env)
-    )
+  Effect.flatMap(
+    selectModel(spec, options),
+    (selection) => Effect.flatMap(ModelAccess, body).pipe(Effect.provide(ModelAccess.layer(selection, options)))
+  ).pipe(
+    Effect.provide(NodeHttpClient.layerUndici),
+    withEnv(env)
+  )
 
 const collect = <A, E>(stream: Stream.Stream<A, E>) => Effect.map(Stream.runCollect(stream), Chunk.toArray)
 
@@ -405,8 +407,7 @@ describe("ModelAccess failures", () => {
       const [generated, streamed] = yield* withModel(
         "openai:m",
         openAiAt(silent.url),
-        (model) =>
-          Effect.all([Effect.exit(model.generate("Hi")), Effect.exit(collect(model.stream("Hi")))], { concurrency: 2 }),
+        (model) => Effect.all([Effect.exit(model.generate("Hi")), Effect.exit(collect(model.stream("Hi")))], { concurrency: 2 }),
         { requestTimeout: "150 millis" }
       )
       expect(failureOf(generated).reason).toBe("no answer within 150ms")
@@ -451,8 +452,7 @@ describe("ModelAccess.fromLanguageModel", () => {
     Layer.effect(
       LanguageModel.LanguageModel,
       LanguageModel.make({
-        generateText: ({ prompt }) =>
-          Effect.succeed([{ type: "text", text: `${parts.text} (${prompt.content.length} messages)` }]),
+        generateText: ({ prompt }) => Effect.succeed([{ type: "text", text: `${parts.text} (${prompt.content.length} messages)` }]),
         streamText: () =>
           Stream.fromIterable(parts.deltas.map((delta) => ({ type: "text-delta" as const, id: "t", delta }))).pipe(
             Stream.concat(parts.failAfter ? Stream.make({ type: "error" as const, error: { message: "mock broke" } }) : Stream.empty)

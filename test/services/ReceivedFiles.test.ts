@@ -105,7 +105,11 @@ describe("ReceivedFiles.save", () => {
 
   it("names a name-less file after its media type", async () => {
     const state = freshDir()
-    const outcomes = await saveIn(state, [file(null, "png", "image/png"), file(null, "?", "application/x-unknown-thing"), file(null, "j", "Application/JSON; charset=utf-8")])
+    const outcomes = await saveIn(state, [
+      file(null, "png", "image/png"),
+      file(null, "?", "application/x-unknown-thing"),
+      file(null, "j", "Application/JSON; charset=utf-8")
+    ])
     expect(outcomes.map(pathOf).map((path) => Path.basename(path))).toEqual(["file-1.png", "file-2.bin", "file-3.json"])
   })
 

@@ -2,13 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, type Layer, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
 import { canonicalAgentUrl, normalizeAgentUrl } from "../../src/domain/agentUrl.js"
+import { maskSecret, redactUrl } from "../../src/domain/secrets.js"
 import { STORE_FORMAT_VERSION, StoreFile } from "../../src/domain/session.js"
 import { showSession } from "../../src/programs/sessions.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
-import { storeLayer, tempHome } from "../helpers/stateHome.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
+import { storeLayer, tempHome } from "../helpers/stateHome.js"
 
 const mode = (path: string) => Fs.statSync(path).mode & 0o777
 
@@ -86,7 +86,12 @@ describe("SessionStore (file)", () => {
         const store = yield* SessionStore.SessionStore
         yield* store.list // creates the directory
         const file = Path.join(stateDir, "sessions.json")
-        const v1 = { agent_url: "http://a.test", context_id: "c1", credentials: { kind: "bearer", token: "tok" }, updated_at: "2026-01-01T00:00:00.000Z" }
+        const v1 = {
+          agent_url: "http://a.test",
+          context_id: "c1",
+          credentials: { kind: "bearer", token: "tok" },
+          updated_at: "2026-01-01T00:00:00.000Z"
+        }
         Fs.writeFileSync(file, JSON.stringify({ version: 1, sessions: { "http://a.test": v1 } }))
         expect(Option.getOrThrow(yield* store.getCredentials(agentUrlOf("http://a.test")))).toEqual({ kind: "bearer", token: "tok" })
 
@@ -116,7 +121,12 @@ describe("SessionStore (file)", () => {
           yield* store.update(agentUrlOf(url), { context_id: url })
         }
         // localeCompare would put "/a" before "/Z" (and differ with the locale); code units do not.
-        expect((yield* store.list).map((r) => r.agent_url)).toEqual(["http://a-b.test", "http://a.test/b", "http://b.test/Z", "http://b.test/a"])
+        expect((yield* store.list).map((r) => r.agent_url)).toEqual([
+          "http://a-b.test",
+          "http://a.test/b",
+          "http://b.test/Z",
+          "http://b.test/a"
+        ])
       })
     ))
 

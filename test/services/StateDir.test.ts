@@ -15,7 +15,11 @@ const withStateDir = <A, E>(dir: string, body: (stateDir: StateDir.StateDir["Typ
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", dir]]))))
   )
   const collect = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => warnings.push(String(message))))
-  return Effect.flatMap(StateDir.StateDir, body).pipe(Effect.provide(layer), Effect.provide(collect), Effect.map((a) => [a, warnings] as const))
+  return Effect.flatMap(StateDir.StateDir, body).pipe(
+    Effect.provide(layer),
+    Effect.provide(collect),
+    Effect.map((a) => [a, warnings] as const)
+  )
 }
 
 describe("StateDir.ensure", () => {

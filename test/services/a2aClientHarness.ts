@@ -1,15 +1,15 @@
 // Shared plumbing for the A2aClient suites: the client over undici, small request builders,
 // a scriptable node:http stub for answers no SDK peer gives, and waits with deadlines.
-import http from "node:http"
-import { terminalHint } from "../../src/cli/hints.js"
-import type { Hint } from "../../src/domain/hints.js"
-import { randomUUID } from "node:crypto"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Chunk, Duration, Effect, Layer, Logger, Schedule, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import http from "node:http"
 import type { Binding } from "../../src/a2a/dialects.js"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import { applyStreamEvent } from "../../src/a2a/text.js"
 import type * as V1 from "../../src/a2a/v1.js"
+import { terminalHint } from "../../src/cli/hints.js"
+import type { Hint } from "../../src/domain/hints.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
 import { closeServer, listenOnLoopback, readBodyText, recordRequest, tryParseJson } from "../peers/httpUtil.js"
 import type { RecordedRequest } from "../peers/httpUtil.js"
@@ -199,8 +199,7 @@ export const reply = (body: unknown, status = 200, headers: Readonly<Record<stri
   body
 })
 
-const rpcIdOf = (body: unknown): unknown =>
-  typeof body === "object" && body !== null && "id" in body ? body.id : null
+const rpcIdOf = (body: unknown): unknown => typeof body === "object" && body !== null && "id" in body ? body.id : null
 
 /** Writes the whole answer to one JSON-RPC request with this id. */
 export type RpcScript = (id: unknown, res: http.ServerResponse) => void

@@ -4,8 +4,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either } from "effect"
 import type { TurnOutput } from "../../src/domain/agentTurn.js"
 import { parseByteSize, parseDuration } from "../../src/domain/units.js"
+import { mockSpec, ModelAccess, parseModelSpec } from "../../src/services/ModelAccess.js"
 import { fillerText, MAX_LARGE_BYTES, parseScenario } from "../../src/services/modelProviders/mock.js"
-import { ModelAccess, mockSpec, parseModelSpec } from "../../src/services/ModelAccess.js"
 
 describe("units", () => {
   it("reads durations in ms, s and m, and a bare 0", () => {
@@ -37,7 +37,10 @@ describe("the mock model's scenarios", () => {
     expect(parseScenario(" Input-Required ")).toMatchObject({ _tag: "End", outcome: { state: "TASK_STATE_INPUT_REQUIRED" } })
     expect(parseScenario("auth-required")).toMatchObject({ _tag: "End", outcome: { state: "TASK_STATE_AUTH_REQUIRED" } })
     expect(parseScenario("FAIL: Disk Full")).toEqual({ _tag: "End", outcome: { state: "TASK_STATE_FAILED", message: "Disk Full" } })
-    expect(parseScenario("failed")).toMatchObject({ _tag: "End", outcome: { state: "TASK_STATE_FAILED", message: "the mock agent was asked to fail" } })
+    expect(parseScenario("failed")).toMatchObject({
+      _tag: "End",
+      outcome: { state: "TASK_STATE_FAILED", message: "the mock agent was asked to fail" }
+    })
     expect(parseScenario("reject: no")).toEqual({ _tag: "End", outcome: { state: "TASK_STATE_REJECTED", message: "no" } })
     expect(parseScenario("stream 50 every 20ms")).toEqual({ _tag: "Stream", chunks: 50, every: Duration.millis(20) })
     expect(parseScenario("stream 3")).toEqual({ _tag: "Stream", chunks: 3, every: Duration.millis(100) })

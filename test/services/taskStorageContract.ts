@@ -153,7 +153,9 @@ export const storageContract = <E>(name: string, makeLayer: () => Layer.Layer<Ta
     it.effect("gives a conversation's tasks oldest first", () =>
       withStorage((storage) =>
         Effect.gen(function*() {
-          for (const [id, second] of [["t1", 3], ["t2", 1], ["t3", 2]] as const) yield* storage.create(task(id, "TASK_STATE_COMPLETED", second, "talk"))
+          for (const [id, second] of [["t1", 3], ["t2", 1], ["t3", 2]] as const) {
+            yield* storage.create(task(id, "TASK_STATE_COMPLETED", second, "talk"))
+          }
           yield* storage.create(task("elsewhere", "TASK_STATE_COMPLETED", 0, "other"))
           yield* storage.update("t1", { task: task("t1", "TASK_STATE_FAILED", 5, "talk") }, 1)
           expect(ids(yield* storage.contextTasks("talk"))).toEqual(["t1", "t2", "t3"])
@@ -165,7 +167,9 @@ export const storageContract = <E>(name: string, makeLayer: () => Layer.Layer<Ta
       withStorage((storage) =>
         Effect.gen(function*() {
           yield* storage.create(task("t", "TASK_STATE_WORKING", 0))
-          for (const id of ["p1", "p2", "p3"]) expect(yield* storage.putPushConfig("t", pushConfig("t", id))).toEqual(Option.some(pushConfig("t", id)))
+          for (const id of ["p1", "p2", "p3"]) {
+            expect(yield* storage.putPushConfig("t", pushConfig("t", id))).toEqual(Option.some(pushConfig("t", id)))
+          }
           const replaced: StoredPushConfig = { ...pushConfig("t", "p2"), generation: "0.3" }
           yield* storage.putPushConfig("t", replaced)
           expect(yield* storage.pushConfigs("t")).toEqual(Option.some([pushConfig("t", "p1"), replaced, pushConfig("t", "p3")]))

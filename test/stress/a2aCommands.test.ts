@@ -4,9 +4,9 @@
  * exit codes (0 ok, 1 failure, 2 usage), errors on stderr with a hint, and that secrets never
  * reach the terminal.
  */
+import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SessionStore } from "../../src/services/SessionStore.js"
 import {
@@ -19,15 +19,9 @@ import {
   startCardServer,
   startTaskOn
 } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
-import {
-  BROKEN_V03_ERRORS,
-  BROKEN_V1_ERRORS,
-  brokenV03Card,
-  brokenV1Card,
-  validV1Card,
-  writeCardFile
-} from "../helpers/sampleCards.js"
+import { BROKEN_V03_ERRORS, BROKEN_V1_ERRORS, brokenV03Card, brokenV1Card, validV1Card, writeCardFile } from "../helpers/sampleCards.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 import {
   CANCELED_TEXT,
@@ -42,7 +36,6 @@ import type { RecordedRequest } from "../peers/httpUtil.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const TOKEN = "cli-bearer-token-0123456789"
 const KEY = "cli-api-key-0123456789"
@@ -162,7 +155,15 @@ describe("relay message send / stream", () => {
   it("an explicit --task-id wins over the saved session (--context-id with --continue is refused: commandLine.test.ts)", async () => {
     const waiting = await startTaskOn(sdk.jsonRpcUrl, withBehaviour("input-required", "elsewhere"))
     const result = await relayAt(sdk, [
-      "message", "send", "--url", sdk.baseUrl, "--continue", "--json", "--task-id", waiting.taskId, "reply"
+      "message",
+      "send",
+      "--url",
+      sdk.baseUrl,
+      "--continue",
+      "--json",
+      "--task-id",
+      waiting.taskId,
+      "reply"
     ])
     expect(result.code).toBe(0)
     expect(json(result.stdout)).toMatchObject({
@@ -197,7 +198,14 @@ describe("relay message send / stream", () => {
 
   it("--stream-idle-timeout ends a stream that falls silent, saving the task for a later resubscribe", async () => {
     const result = await relay([
-      "message", "stream", "--url", sdk.baseUrl, "--stream-idle-timeout", "1", "--json", withBehaviour("slow-cancellable", "quiet")
+      "message",
+      "stream",
+      "--url",
+      sdk.baseUrl,
+      "--stream-idle-timeout",
+      "1",
+      "--json",
+      withBehaviour("slow-cancellable", "quiet")
     ])
     expect(result.code).toBe(1)
     // The slow task runs ~3 s. The timeout error and the state saved below (working) show that the idle limit, not the
@@ -213,14 +221,24 @@ describe("relay message send / stream", () => {
   it("data parts are shown whole and file parts saved, one line each, not dropped", async () => {
     const result = await relay(["message", "send", "--url", sdk.baseUrl, withBehaviour("data-and-file", "xyz")])
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain(`${echoText("xyz")}\n${JSON.stringify(dataPartFor("xyz"), null, 2)}\nsaved echo.txt (text/plain, 3 bytes) → `)
+    expect(result.stdout).toContain(
+      `${echoText("xyz")}\n${JSON.stringify(dataPartFor("xyz"), null, 2)}\nsaved echo.txt (text/plain, 3 bytes) → `
+    )
     expect(result.stdout).toMatch(/→ .*[/\\]files[/\\][^/\\]+[/\\]echo\.txt\n/)
   })
 
   it("--push-url registers a webhook that then receives the task's notifications; the push token is never printed", async () => {
     const result = await relay([
-      "message", "send", "--url", sdk.baseUrl, "--json",
-      "--push-url", `${sink.url}/cli-hook`, "--push-token", PUSH_TOKEN, "notify me"
+      "message",
+      "send",
+      "--url",
+      sdk.baseUrl,
+      "--json",
+      "--push-url",
+      `${sink.url}/cli-hook`,
+      "--push-token",
+      PUSH_TOKEN,
+      "notify me"
     ])
     expect(result.code).toBe(0)
     const taskId = json(result.stdout)["task_id"] as string
@@ -249,7 +267,8 @@ describe("relay message send / stream", () => {
 })
 
 describe("credentials (SPEC §5) as the agent receives them", () => {
-  const headersOfRun = (sent: ReadonlyArray<RecordedRequest>) => new Set(credentialHeadersOf(sent, AUTH_HEADERS).map((h) => JSON.stringify(h)))
+  const headersOfRun = (sent: ReadonlyArray<RecordedRequest>) =>
+    new Set(credentialHeadersOf(sent, AUTH_HEADERS).map((h) => JSON.stringify(h)))
 
   it("--bearer-token is sent as Authorization: Bearer on every request and never printed", async () => {
     const result = await relayAt(secured, ["message", "send", "--url", secured.baseUrl, "--bearer-token", TOKEN, "hi"])
@@ -336,7 +355,9 @@ describe("relay task", () => {
       relay(["task", "list", "--url", sdk.baseUrl, "--page-size", "1"])
     ])
     expect(asJson.code).toBe(0)
-    const page = json<{ count: number; tasks: Array<Record<string, unknown>>; next_page_token: string | null; total_size: number }>(asJson.stdout)
+    const page = json<{ count: number; tasks: Array<Record<string, unknown>>; next_page_token: string | null; total_size: number }>(
+      asJson.stdout
+    )
     expect(page.count).toBe(1)
     expect(page.tasks).toHaveLength(1)
     expect(page.total_size).toBeGreaterThan(1)
@@ -380,10 +401,19 @@ describe("relay task", () => {
 
     it("set, get, list and delete a task's push configs; the token is masked everywhere", async () => {
       const set = await relayAt(sdk, [
-        "task", "notification", "set", ...base(), "--webhook-url", `${sink.url}/task-hook`, "--webhook-token", WEBHOOK_TOKEN
+        "task",
+        "notification",
+        "set",
+        ...base(),
+        "--webhook-url",
+        `${sink.url}/task-hook`,
+        "--webhook-token",
+        WEBHOOK_TOKEN
       ])
       expect(set.code).toBe(0)
-      expect(set.stdout).toMatch(/^Push notifications configured\nTask ID\s+\S+\nConfig ID\s+\S+\nURL\s+http:\/\/127\.0\.0\.1:\d+\/task-hook\nToken\s+(\S+)/)
+      expect(set.stdout).toMatch(
+        /^Push notifications configured\nTask ID\s+\S+\nConfig ID\s+\S+\nURL\s+http:\/\/127\.0\.0\.1:\d+\/task-hook\nToken\s+(\S+)/
+      )
       expect(set.stdout).toContain(`Token        ${masked}`)
       // The agent got the real token.
       const created = set.sent.find((request) => rpcMethodOf(request) === "CreateTaskPushNotificationConfig")
@@ -447,7 +477,9 @@ describe("relay card", () => {
       relay(["card", "validate", v03.baseUrl, "--json"])
     ])
     expect(v1.code).toBe(0)
-    expect(v1.stdout).toMatch(/^Valid agent card\nAgent\s+SDK Test Agent\nProtocol\s+1\.0\nGeneration\s+1\.0\nStreaming\s+true\nPush\s+true\nSource\s+http/)
+    expect(v1.stdout).toMatch(
+      /^Valid agent card\nAgent\s+SDK Test Agent\nProtocol\s+1\.0\nGeneration\s+1\.0\nStreaming\s+true\nPush\s+true\nSource\s+http/
+    )
     expect(old.code).toBe(0)
     expect(json(old.stdout)).toMatchObject({
       valid: true,
@@ -479,7 +511,14 @@ describe("relay card", () => {
     for (const [code, path] of BROKEN_V1_ERRORS) expect(human.stdout).toContain(`✗ ${code} ${path}: `)
 
     expect(asJson.code).toBe(1)
-    const result = json<{ valid: boolean; generation: string; error_count: number; issues: Array<{ code: string; path: string; severity: string; hint: string }> }>(asJson.stdout)
+    const result = json<
+      {
+        valid: boolean
+        generation: string
+        error_count: number
+        issues: Array<{ code: string; path: string; severity: string; hint: string }>
+      }
+    >(asJson.stdout)
     expect(result).toMatchObject({ valid: false, generation: "0.3", error_count: BROKEN_V03_ERRORS.length })
     expect(result.issues.filter((i) => i.severity === "error").map((i) => [i.code, i.path])).toEqual(BROKEN_V03_ERRORS)
     expect(result.issues.every((i) => i.hint.length > 0)).toBe(true)

@@ -6,9 +6,9 @@ import { randomUUID } from "node:crypto"
 import http from "node:http"
 import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type AgentHandle, eventually, startAgent } from "../servers/agentHarness.js"
-import { type Json, V1_HEADERS, v03Message, v1Message } from "../servers/wire.js"
 import { openSockets, reportFigures, runPool, settledHeapMiB } from "../helpers/figures.js"
+import { type AgentHandle, eventually, startAgent } from "../servers/agentHarness.js"
+import { type Json, v03Message, V1_HEADERS, v1Message } from "../servers/wire.js"
 
 // 10 200 requests in all.
 const REQUESTS_PER_ROUND = 3_400
@@ -88,48 +88,111 @@ const streamedTask = (events: Json[]) => {
 }
 
 const KINDS: ReadonlyArray<Kind> = [
-  { name: "1.0 JSON-RPC SendMessage", call: (i) => call("/", rpcBody("SendMessage", { message: v1Message(`hello ${i}`) }), (_, t) => createdBy(JSON.parse(t)["result"]["task"])) },
-  { name: "0.3 JSON-RPC message/send", call: (i) => call("/", rpcBody("message/send", { message: v03Message(`hello ${i}`) }, {}), (_, t) => createdBy(JSON.parse(t)["result"])) },
-  { name: "1.0 REST message:send", call: (i) => call("/message:send", jsonBody({ message: v1Message(`hello ${i}`) }, V1_HEADERS), (_, t) => createdBy(JSON.parse(t)["task"])) },
+  {
+    name: "1.0 JSON-RPC SendMessage",
+    call: (i) =>
+      call("/", rpcBody("SendMessage", { message: v1Message(`hello ${i}`) }), (_, t) => createdBy(JSON.parse(t)["result"]["task"]))
+  },
+  {
+    name: "0.3 JSON-RPC message/send",
+    call: (i) => call("/", rpcBody("message/send", { message: v03Message(`hello ${i}`) }, {}), (_, t) => createdBy(JSON.parse(t)["result"]))
+  },
+  {
+    name: "1.0 REST message:send",
+    call: (i) =>
+      call("/message:send", jsonBody({ message: v1Message(`hello ${i}`) }, V1_HEADERS), (_, t) => createdBy(JSON.parse(t)["task"]))
+  },
   {
     name: "0.3 REST v1/message:send",
     call: (i) =>
       call(
         "/v1/message:send",
-        jsonBody({ message: { messageId: randomUUID(), role: "ROLE_USER", content: [{ text: `hello ${i}` }] }, configuration: { blocking: true } }),
+        jsonBody({
+          message: { messageId: randomUUID(), role: "ROLE_USER", content: [{ text: `hello ${i}` }] },
+          configuration: { blocking: true }
+        }),
         (_, t) => createdBy(JSON.parse(t)["task"])
       )
   },
-  { name: "1.0 JSON-RPC SendStreamingMessage", call: (i) => call("/", sseBody(rpcBody("SendStreamingMessage", { message: v1Message(`one two ${i}`) })), (_, t) => streamedTask(sseEvents(t))) },
-  { name: "1.0 REST message:stream", call: (i) => call("/message:stream", sseBody(jsonBody({ message: v1Message(`one two ${i}`) }, V1_HEADERS)), (_, t) => streamedTask(sseEvents(t))) },
-  { name: "0.3 JSON-RPC message/stream", call: (i) => call("/", sseBody(rpcBody("message/stream", { message: v03Message(`one two ${i}`) }, {})), (_, t) => streamedTask(sseEvents(t))) },
-  { name: "1.0 JSON-RPC GetTask", call: (i) => readTask(i, (id) => call("/", rpcBody("GetTask", { id }), (_, t) => ({ ok: JSON.parse(t)["result"]["id"] === id }))) },
-  { name: "1.0 REST GET /tasks/{id}", call: (i) => readTask(i, (id) => call(`/tasks/${id}`, { headers: V1_HEADERS }, (s, t) => ({ ok: s === 200 && JSON.parse(t)["id"] === id }))) },
-  { name: "0.3 JSON-RPC tasks/get", call: (i) => readTask(i, (id) => call("/", rpcBody("tasks/get", { id }, {}), (_, t) => ({ ok: JSON.parse(t)["result"]["id"] === id }))) },
-  { name: "0.3 REST GET /v1/tasks/{id}", call: (i) => readTask(i, (id) => call(`/v1/tasks/${id}`, {}, (s, t) => ({ ok: s === 200 && JSON.parse(t)["id"] === id }))) },
-  { name: "1.0 JSON-RPC ListTasks", call: () => call("/", rpcBody("ListTasks", { pageSize: 10 }), (_, t) => ({ ok: Array.isArray(JSON.parse(t)["result"]["tasks"]) })) },
-  { name: "1.0 REST GET /tasks", call: () => call("/tasks?pageSize=10", { headers: V1_HEADERS }, (s, t) => ({ ok: s === 200 && Array.isArray(JSON.parse(t)["tasks"]) })) },
-  { name: "agent card", call: () => call("/.well-known/agent-card.json", {}, (s, t) => ({ ok: s === 200 && typeof JSON.parse(t)["name"] === "string" })) },
+  {
+    name: "1.0 JSON-RPC SendStreamingMessage",
+    call: (i) =>
+      call("/", sseBody(rpcBody("SendStreamingMessage", { message: v1Message(`one two ${i}`) })), (_, t) => streamedTask(sseEvents(t)))
+  },
+  {
+    name: "1.0 REST message:stream",
+    call: (i) =>
+      call("/message:stream", sseBody(jsonBody({ message: v1Message(`one two ${i}`) }, V1_HEADERS)), (_, t) => streamedTask(sseEvents(t)))
+  },
+  {
+    name: "0.3 JSON-RPC message/stream",
+    call: (i) =>
+      call("/", sseBody(rpcBody("message/stream", { message: v03Message(`one two ${i}`) }, {})), (_, t) => streamedTask(sseEvents(t)))
+  },
+  {
+    name: "1.0 JSON-RPC GetTask",
+    call: (i) => readTask(i, (id) => call("/", rpcBody("GetTask", { id }), (_, t) => ({ ok: JSON.parse(t)["result"]["id"] === id })))
+  },
+  {
+    name: "1.0 REST GET /tasks/{id}",
+    call: (i) =>
+      readTask(i, (id) => call(`/tasks/${id}`, { headers: V1_HEADERS }, (s, t) => ({ ok: s === 200 && JSON.parse(t)["id"] === id })))
+  },
+  {
+    name: "0.3 JSON-RPC tasks/get",
+    call: (i) => readTask(i, (id) => call("/", rpcBody("tasks/get", { id }, {}), (_, t) => ({ ok: JSON.parse(t)["result"]["id"] === id })))
+  },
+  {
+    name: "0.3 REST GET /v1/tasks/{id}",
+    call: (i) => readTask(i, (id) => call(`/v1/tasks/${id}`, {}, (s, t) => ({ ok: s === 200 && JSON.parse(t)["id"] === id })))
+  },
+  {
+    name: "1.0 JSON-RPC ListTasks",
+    call: () => call("/", rpcBody("ListTasks", { pageSize: 10 }), (_, t) => ({ ok: Array.isArray(JSON.parse(t)["result"]["tasks"]) }))
+  },
+  {
+    name: "1.0 REST GET /tasks",
+    call: () => call("/tasks?pageSize=10", { headers: V1_HEADERS }, (s, t) => ({ ok: s === 200 && Array.isArray(JSON.parse(t)["tasks"]) }))
+  },
+  {
+    name: "agent card",
+    call: () => call("/.well-known/agent-card.json", {}, (s, t) => ({ ok: s === 200 && typeof JSON.parse(t)["name"] === "string" }))
+  },
   {
     // A completed task is not cancelable: the refusal is the expected answer.
     name: "1.0 JSON-RPC CancelTask (completed)",
-    call: (i) => readTask(i, (id) => call("/", rpcBody("CancelTask", { id }), (_, t) => ({ ok: JSON.parse(t)["error"]["code"] === -32002 })))
+    call: (i) =>
+      readTask(i, (id) => call("/", rpcBody("CancelTask", { id }), (_, t) => ({ ok: JSON.parse(t)["error"]["code"] === -32002 })))
   },
   {
     name: "1.0 REST cancel a running task",
     call: async () => {
-      const started = await fetch(`${base}/message:send`, jsonBody({ message: v1Message(HANG_TEXT), configuration: { returnImmediately: true } }, V1_HEADERS))
+      const started = await fetch(
+        `${base}/message:send`,
+        jsonBody({ message: v1Message(HANG_TEXT), configuration: { returnImmediately: true } }, V1_HEADERS)
+      )
       const task = (await started.json() as Json)["task"]
-      const canceled = await call(`/tasks/${task["id"]}:cancel`, jsonBody({}, V1_HEADERS), (s, t) => ({ ok: s === 200 && JSON.parse(t)["status"]["state"] === "TASK_STATE_CANCELED" }))
+      const canceled = await call(
+        `/tasks/${task["id"]}:cancel`,
+        jsonBody({}, V1_HEADERS),
+        (s, t) => ({ ok: s === 200 && JSON.parse(t)["status"]["state"] === "TASK_STATE_CANCELED" })
+      )
       return { ...canceled, created: task["id"] as string }
     }
   },
   {
     name: "0.3 JSON-RPC tasks/cancel a running task",
     call: async () => {
-      const started = await fetch(`${base}/`, rpcBody("message/send", { message: v03Message(HANG_TEXT), configuration: { blocking: false } }, {}))
+      const started = await fetch(
+        `${base}/`,
+        rpcBody("message/send", { message: v03Message(HANG_TEXT), configuration: { blocking: false } }, {})
+      )
       const task = (await started.json() as Json)["result"]
-      const canceled = await call("/", rpcBody("tasks/cancel", { id: task["id"] }, {}), (_, t) => ({ ok: JSON.parse(t)["result"]["status"]["state"] === "canceled" }))
+      const canceled = await call(
+        "/",
+        rpcBody("tasks/cancel", { id: task["id"] }, {}),
+        (_, t) => ({ ok: JSON.parse(t)["result"]["status"]["state"] === "canceled" })
+      )
       return { ...canceled, created: task["id"] as string }
     }
   }
@@ -163,7 +226,8 @@ const percentiles = (values: Array<number>) => {
   return [0.5, 0.99, 1].map((at) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * at))]).join("/")
 }
 
-const totalTasks = async () => ((await (await fetch(`${base}/tasks?pageSize=1`, { headers: V1_HEADERS })).json()) as Json)["totalSize"] as number
+const totalTasks = async () =>
+  ((await (await fetch(`${base}/tasks?pageSize=1`, { headers: V1_HEADERS })).json()) as Json)["totalSize"] as number
 
 describe("10 000 mixed requests in three rounds at 100 concurrency", () => {
   it("answers every request as expected, loses and duplicates no task, and keeps the heap flat", async () => {
@@ -261,7 +325,10 @@ describe("clients that go away or dawdle", () => {
     try {
       await Promise.all(Array.from({ length: 50 }, () => open("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")))
       await Promise.all(
-        Array.from({ length: 50 }, () => open("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\""))
+        Array.from(
+          { length: 50 },
+          () => open("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
+        )
       )
       const started = Date.now()
       const latencies = await runPool(1000, 50, async (index) => {
@@ -276,7 +343,12 @@ describe("clients that go away or dawdle", () => {
       expect(p99).toBeLessThan(2000)
       // The dawdlers are still connected, neither answered nor served: they hold only their own sockets.
       expect(dawdlers.every((socket) => !socket.destroyed)).toBe(true)
-      reportFigures("slow clients", { "slow clients": 100, "requests served meanwhile": 1000, "p99 ms": p99, "seconds": ((Date.now() - started) / 1000).toFixed(1) })
+      reportFigures("slow clients", {
+        "slow clients": 100,
+        "requests served meanwhile": 1000,
+        "p99 ms": p99,
+        "seconds": ((Date.now() - started) / 1000).toFixed(1)
+      })
     } finally {
       for (const socket of dawdlers) socket.destroy()
     }

@@ -6,12 +6,12 @@
  * (`use_session`, explicit `task_id`), blocking and streaming.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { ManagedRuntime } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { relayJson } from "../helpers/cli.js"
-import { type AppRuntime, appLayer, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, connectTools, contextFor, toolOk } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { combinedText, INPUT_REQUIRED_QUESTION, SECOND_QUESTION, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"

@@ -102,12 +102,24 @@ describe("an agent streaming 1 MiB append chunks without end", () => {
       })
     const measured = measure(child, EXIT_WITHIN_MS)
     const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`)
-    send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "endless", version: "1" } } })
+    send({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "endless", version: "1" } }
+    })
     await answered(1)
     const before = progress.written
-    send({ id: 2, method: "tools/call", params: { name: "send_message", arguments: { agent_url: agent.baseUrl, message: "hi", timeout_seconds: 50 } } })
+    send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "send_message", arguments: { agent_url: agent.baseUrl, message: "hi", timeout_seconds: 50 } }
+    })
     const { line, message } = await answered(2)
-    const result = message["result"] as { isError: boolean; content: ReadonlyArray<{ text: string }>; structuredContent: Record<string, unknown> }
+    const result = message["result"] as {
+      isError: boolean
+      content: ReadonlyArray<{ text: string }>
+      structuredContent: Record<string, unknown>
+    }
     expect(result.isError).toBe(true)
     expect(result.content[0]!.text).toContain("response_too_large")
     expectCutAnswer(result.structuredContent)

@@ -45,7 +45,10 @@ const env = { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }
 const lowestPeak = async (args: ReadonlyArray<string>): Promise<Measured> => {
   let best: Measured | undefined
   for (let round = 0; round < ROUNDS; round++) {
-    const run = await measure(spawn(process.execPath, [relayBin, "message", "send", "--url", echo.baseUrl, ...args, "--json"], { env, stdio: "pipe" }), 60_000)
+    const run = await measure(
+      spawn(process.execPath, [relayBin, "message", "send", "--url", echo.baseUrl, ...args, "--json"], { env, stdio: "pipe" }),
+      60_000
+    )
     best = { ...run, peakKb: Math.min(run.peakKb, best?.peakKb ?? Infinity) }
   }
   return best!
@@ -59,7 +62,9 @@ const expectSavedWhole = (run: Measured) => {
   if (run.code !== 0) return
   // --json prints one indented object; with --stream, one line per update and the result last.
   const printed = run.stdout.trimEnd()
-  const result = JSON.parse(printed.startsWith("{\n") ? printed : printed.split("\n").at(-1)!) as { parts: Array<{ kind: string; path: string | null }> }
+  const result = JSON.parse(printed.startsWith("{\n") ? printed : printed.split("\n").at(-1)!) as {
+    parts: Array<{ kind: string; path: string | null }>
+  }
   const saved = result.parts.find((part) => part.kind === "file")
   expect.soft(sha256(Fs.readFileSync(String(saved?.path)))).toBe(sha256(bytes))
 }
@@ -71,7 +76,12 @@ describe("memory of a file sent and received", () => {
     figures["text_only_peak_rss_mib"] = Math.round(text.peakKb / 1024)
     for (const [door, extra] of [["stream", ["--stream"]], ["send", []]] as const) {
       const run = await lowestPeak([...extra, "--file", file, "hello"])
-      if (run.code === 0) Object.assign(figures, { [`${door}_peak_rss_mib`]: Math.round(run.peakKb / 1024), [`${door}_growth_per_file_byte`]: Number(((run.peakKb - text.peakKb) * 1024 / FILE_BYTES).toFixed(1)) })
+      if (run.code === 0) {
+        Object.assign(figures, {
+          [`${door}_peak_rss_mib`]: Math.round(run.peakKb / 1024),
+          [`${door}_growth_per_file_byte`]: Number(((run.peakKb - text.peakKb) * 1024 / FILE_BYTES).toFixed(1))
+        })
+      }
       // Each door's verdict is given, whatever the other's.
       expectSavedWhole(run)
       if (run.code === 0) expect.soft((run.peakKb - text.peakKb) * 1024, door).toBeLessThanOrEqual(ALLOWED_GROWTH)

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { relayBin } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
 import { tempHome } from "../helpers/stateHome.js"
-import { reply, type Stub, startStub, v1Card } from "../services/a2aClientHarness.js"
+import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
 
 const ANSWER_CHARS = 8_000_000
 /** Peak RSS allowed: before the bound, 60 unread answers took 2.9 GB. */
@@ -103,26 +103,40 @@ describe("relay mcp, a client that stops reading", () => {
     // Never read: the answers pile up in relay, not in this process.
     relay.child.stdout.pause()
     const started = Date.now()
-    relay.child.stdin.write([INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }, ...Array.from({ length: calls }, (_, i) => sendCall(i + 1))]
-      .map((message) => `${JSON.stringify(message)}\n`).join(""))
+    relay.child.stdin.write(
+      [INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }, ...Array.from({ length: calls }, (_, i) => sendCall(i + 1))]
+        .map((message) => `${JSON.stringify(message)}\n`).join("")
+    )
     const code = await within("relay mcp to exit", relay.exited, 90_000)
     expect(code).toBe(1)
-    expect(relay.stderr()).toMatch(/error: The MCP client left \d+ bytes of answers unread \(at most 33554432 may wait\) and read nothing for 10 s; its session was closed/)
+    expect(relay.stderr()).toMatch(
+      /error: The MCP client left \d+ bytes of answers unread \(at most 33554432 may wait\) and read nothing for 10 s; its session was closed/
+    )
     expect(relay.stderr()).not.toMatch(/ENOBUFS|heap out of memory/)
     expect(relay.peakMiB()).toBeLessThan(RSS_CEILING_MIB)
-    Object.assign(figures, { "stdio calls unread": calls, "stdio peak RSS MiB": relay.peakMiB(), "stdio cut off after s": Math.round((Date.now() - started) / 1000) })
+    Object.assign(figures, {
+      "stdio calls unread": calls,
+      "stdio peak RSS MiB": relay.peakMiB(),
+      "stdio cut off after s": Math.round((Date.now() - started) / 1000)
+    })
   })
 
   it("over streamable HTTP: 60 calls whose answers are never read close that session; another client is served all along", async () => {
     const relay = spawnRelay(["-t", "streamable-http", "--port", "0"])
-    const url = new URL(await within("the URL", new Promise<string>((resolve) => {
-      const look = () => {
-        const found = /listening at (http:\/\/\S+)/.exec(relay.stderr())
-        if (found) resolve(found[1]!)
-        else setTimeout(look, 50)
-      }
-      look()
-    }), 20_000))
+    const url = new URL(
+      await within(
+        "the URL",
+        new Promise<string>((resolve) => {
+          const look = () => {
+            const found = /listening at (http:\/\/\S+)/.exec(relay.stderr())
+            if (found) resolve(found[1]!)
+            else setTimeout(look, 50)
+          }
+          look()
+        }),
+        20_000
+      )
+    )
 
     const reader = new Client({ name: "reader", version: "1" })
     await reader.connect(new StreamableHTTPClientTransport(url))
@@ -137,12 +151,20 @@ describe("relay mcp, a client that stops reading", () => {
       }
     })()
 
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" }
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18"
+    }
     const opened = await fetch(url, { method: "POST", headers, body: JSON.stringify(INITIALIZE) })
     const sessionId = opened.headers.get("mcp-session-id")!
     await opened.text()
     const session = { ...headers, "mcp-session-id": sessionId }
-    await (await fetch(url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text()
+    await (await fetch(url, {
+      method: "POST",
+      headers: session,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+    })).text()
     const calls = 60
     for (let id = 1; id <= calls; id++) {
       // Each call on its own connection, whose answer is never read.
@@ -156,18 +178,30 @@ describe("relay mcp, a client that stops reading", () => {
     }
 
     await within("the stuck session to be closed", callLoop, 90_000)
-    expect(relay.stderr()).toMatch(new RegExp(`MCP session ${sessionId}: The MCP client left \\d+ bytes of answers unread .* and read nothing for 10 s; its session was closed`))
+    expect(relay.stderr()).toMatch(
+      new RegExp(
+        `MCP session ${sessionId}: The MCP client left \\d+ bytes of answers unread .* and read nothing for 10 s; its session was closed`
+      )
+    )
     const after = await fetch(url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", id: 999, method: "ping" }) })
     expect(after.status).toBe(404)
     // The other client goes on, with a big answer read whole.
-    const big = (await reader.callTool({ name: "send_message", arguments: { agent_url: agent.baseUrl, text: "one more", use_session: false } }, undefined, { timeout: 60_000 })) as CallToolResult
+    const big = (await reader.callTool(
+      { name: "send_message", arguments: { agent_url: agent.baseUrl, text: "one more", use_session: false } },
+      undefined,
+      { timeout: 60_000 }
+    )) as CallToolResult
     expect((big.structuredContent as { text: string }).text.length).toBe(ANSWER_CHARS)
     await reader.close()
     expect(failed).toBe(0)
     expect(served).toBeGreaterThan(0)
     expect(relay.child.exitCode).toBeNull()
     expect(relay.peakMiB()).toBeLessThan(RSS_CEILING_MIB)
-    Object.assign(figures, { "HTTP calls unread": calls, "HTTP peak RSS MiB": relay.peakMiB(), "other client's calls served": `${served}/${served + failed}` })
+    Object.assign(figures, {
+      "HTTP calls unread": calls,
+      "HTTP peak RSS MiB": relay.peakMiB(),
+      "other client's calls served": `${served}/${served + failed}`
+    })
   }, 180_000)
 })
 
@@ -184,7 +218,10 @@ describe("relay mcp, many agents with large cards", () => {
     const pid = transport.pid!
     const peakMiB = () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(Fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024)
     const cardOf = async (i: number) => {
-      const result = (await client.callTool({ name: "get_agent_card", arguments: { agent_url: `${bigCards.baseUrl}/agents/${i}` } }, undefined, { timeout: 60_000 })) as CallToolResult
+      const result =
+        (await client.callTool({ name: "get_agent_card", arguments: { agent_url: `${bigCards.baseUrl}/agents/${i}` } }, undefined, {
+          timeout: 60_000
+        })) as CallToolResult
       expect(result.isError ?? false).toBe(false)
     }
     for (let i = 0; i < AGENTS; i++) await cardOf(i)

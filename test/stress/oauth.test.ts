@@ -15,13 +15,13 @@ import { tempHome } from "../helpers/stateHome.js"
 import { type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
 import { AGENT_SCOPE, type ProviderHandle, startProvider } from "../peers/oidcProvider.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
-import { reply, type Stub, type StubRoute, startStub, v1Card } from "../services/a2aClientHarness.js"
+import { reply, startStub, type Stub, type StubRoute, v1Card } from "../services/a2aClientHarness.js"
 
 const MB = 1000 * 1000
 const HUGE = 800 * MB
 const RSS_CEILING_KB = 200 * 1024
-const TOKEN_HEAD = '{"token_type":"Bearer","expires_in":600,"access_token":"'
-const TOKEN_TAIL = '"}'
+const TOKEN_HEAD = "{\"token_type\":\"Bearer\",\"expires_in\":600,\"access_token\":\""
+const TOKEN_TAIL = "\"}"
 const home = tempHome()
 afterAll(() => home.cleanup())
 
@@ -50,7 +50,20 @@ describe("an 800 MB token response", () => {
   afterAll(() => server?.close())
 
   const login = (scheme: string) => {
-    const child = spawn(process.execPath, [relayBin, "auth", "login", "--url", server.baseUrl, "--client-id", "relay", "--client-secret", "-", "--scheme", scheme, "--json"], {
+    const child = spawn(process.execPath, [
+      relayBin,
+      "auth",
+      "login",
+      "--url",
+      server.baseUrl,
+      "--client-id",
+      "relay",
+      "--client-secret",
+      "-",
+      "--scheme",
+      scheme,
+      "--json"
+    ], {
       env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1" },
       stdio: "pipe"
     })
@@ -112,7 +125,9 @@ describe("8 processes renewing one expired token", () => {
         securityRequirements: [{ schemes: { people: { list: [AGENT_SCOPE] } } }]
       }
     })
-    const running = startRelay(["auth", "login", "--url", agent.baseUrl, "--client-id", DEVICE_CLIENT, "--flow", "device_code"], { stateDir: home.stateDir })
+    const running = startRelay(["auth", "login", "--url", agent.baseUrl, "--client-id", DEVICE_CLIENT, "--flow", "device_code"], {
+      stateDir: home.stateDir
+    })
     const [, url] = await running.stderrMatch(/open (http\S+)\s+and enter the code/)
     await browse(url!, { providerOrigin: provider.issuer })
     const result = await running.done
@@ -128,7 +143,10 @@ describe("8 processes renewing one expired token", () => {
       expireSavedToken()
       const seen = tokenRequests()
       const results = await Promise.all(
-        Array.from({ length: PROCESSES }, () => runRelay(["task", "list", "--url", agent.baseUrl], { stateDir: home.stateDir, timeoutMs: 60_000 }))
+        Array.from(
+          { length: PROCESSES },
+          () => runRelay(["task", "list", "--url", agent.baseUrl], { stateDir: home.stateDir, timeoutMs: 60_000 })
+        )
       )
       const failed = results.filter((result) => result.code !== 0)
       expect(failed.map((result) => result.stderr)).toEqual([])

@@ -71,11 +71,13 @@ const BACKOFF_MS = 100
 const POST_TIMEOUT_MS = 500
 
 describe("a webhook that misbehaves", () => {
-  it.each([
-    ["fails (503)", (res: http.ServerResponse) => res.writeHead(503).end()],
-    ["hangs", () => undefined],
-    ["redirects elsewhere", (res: http.ServerResponse, other: string) => res.writeHead(307, { location: `${other}/elsewhere` }).end()]
-  ] as const)("%s: bounded retries with growing pauses, and neither the task nor the server waits for it", async (name, behave) => {
+  it.each(
+    [
+      ["fails (503)", (res: http.ServerResponse) => res.writeHead(503).end()],
+      ["hangs", () => undefined],
+      ["redirects elsewhere", (res: http.ServerResponse, other: string) => res.writeHead(307, { location: `${other}/elsewhere` }).end()]
+    ] as const
+  )("%s: bounded retries with growing pauses, and neither the task nor the server waits for it", async (name, behave) => {
     const webhook = await startWebhook(behave)
     const agent = await startAgent({ push: { retries: RETRIES, backoff: `${BACKOFF_MS} millis`, timeout: `${POST_TIMEOUT_MS} millis` } })
     try {
@@ -114,7 +116,9 @@ describe("a webhook that misbehaves", () => {
     const agent = await startAgent({ push: { retries: RETRIES, backoff: `${BACKOFF_MS} millis`, timeout: `${POST_TIMEOUT_MS} millis` } })
     try {
       const started = Date.now()
-      const tasks = await Promise.all(Array.from({ length: 50 }, () => sendV1(agent.baseUrl, "hello", { configuration: { taskPushNotificationConfig: { url } } })))
+      const tasks = await Promise.all(
+        Array.from({ length: 50 }, () => sendV1(agent.baseUrl, "hello", { configuration: { taskPushNotificationConfig: { url } } }))
+      )
       expect(tasks.every((task) => task["status"]["state"] === "TASK_STATE_COMPLETED")).toBe(true)
       expect(Date.now() - started).toBeLessThan(5000)
       expect((await rpc(agent.baseUrl, "ListTasks", { pageSize: 1 })).json["result"]["totalSize"]).toBe(50)
@@ -154,12 +158,30 @@ const startReceiver = (stateDir: string) =>
 
 /** Notification `index` about task `burst-<index>`; `padding` characters of text make it larger. */
 const notification = (index: number, padding = 0) =>
-  JSON.stringify({ statusUpdate: { taskId: `burst-${index}`, contextId: "ctx", status: { state: "TASK_STATE_WORKING", message: { messageId: `m-${index}`, role: "ROLE_AGENT", parts: [{ text: `marker-${index}` }, ...(padding > 0 ? [{ text: "p".repeat(padding) }] : [])] } } } })
+  JSON.stringify({
+    statusUpdate: {
+      taskId: `burst-${index}`,
+      contextId: "ctx",
+      status: {
+        state: "TASK_STATE_WORKING",
+        message: {
+          messageId: `m-${index}`,
+          role: "ROLE_AGENT",
+          parts: [{ text: `marker-${index}` }, ...(padding > 0 ? [{ text: "p".repeat(padding) }] : [])]
+        }
+      }
+    }
+  })
 
 /** Posts notification `index`; its status, or 0 when the receiver was gone. */
 const deliver = async (url: string, index: number, padding = 0) => {
   try {
-    const response = await fetch(`${url}/notifications`, { method: "POST", headers: { "content-type": "application/json" }, body: notification(index, padding), signal: AbortSignal.timeout(60_000) })
+    const response = await fetch(`${url}/notifications`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: notification(index, padding),
+      signal: AbortSignal.timeout(60_000)
+    })
     await response.arrayBuffer()
     return response.status
   } catch {
@@ -196,7 +218,14 @@ describe("relay server push under a flood", () => {
     expect(parsed.length).toBe(lines.length)
     expect(parsed.length).toBe(5000)
     expect(new Set(parsed.map((record) => record.task_id)).size).toBe(5000)
-    reportFigures("push receiver flood", { posts: 5000, concurrency: 200, recorded: parsed.length, duplicates: 0, lost: 0, "posts/s": Math.round(5000 / seconds) })
+    reportFigures("push receiver flood", {
+      posts: 5000,
+      concurrency: 200,
+      recorded: parsed.length,
+      duplicates: 0,
+      lost: 0,
+      "posts/s": Math.round(5000 / seconds)
+    })
   }, 300_000)
 
   it("killed with SIGKILL mid-burst and restarted: the log parses and holds every acknowledged notification", async () => {
@@ -294,7 +323,11 @@ describe("two relay server push processes on one log, and a follower", () => {
     const statuses = await runPool(posts, 64, (index) => deliver(receivers[index % 2]!.url, index, padding))
     const seconds = (Date.now() - started) / 1000
     const acknowledged = statuses.flatMap((status, index) => (status === 200 ? [`burst-${index}`] : []))
-    await until(() => acknowledged.every((taskId) => follower.seen.has(taskId)), 30_000, "the follower did not read every acknowledged notification")
+    await until(
+      () => acknowledged.every((taskId) => follower.seen.has(taskId)),
+      30_000,
+      "the follower did not read every acknowledged notification"
+    )
       .catch(() => undefined)
     // Late duplicates would show up within a few polls.
     await new Promise((resolve) => setTimeout(resolve, 1000))
@@ -366,12 +399,14 @@ const receiverOnSmallDisk = async () => {
   const home = tempHome()
   homes.push(home)
   const disk = simulatedDisk(64 * 1024 - FILLER_BYTES)
-  const runtime = ManagedRuntime.make(webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
-    Layer.provideMerge(NotificationLog.layer({ write: disk.write })),
-    Layer.provideMerge(StateDir.layer),
-    Layer.provideMerge(NodeContext.layer),
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", home.stateDir]]))))
-  ))
+  const runtime = ManagedRuntime.make(
+    webhookServerLayer({ host: "127.0.0.1", port: 0 }).pipe(
+      Layer.provideMerge(NotificationLog.layer({ write: disk.write })),
+      Layer.provideMerge(StateDir.layer),
+      Layer.provideMerge(NodeContext.layer),
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["RELAY_HOME", home.stateDir]]))))
+    )
+  )
   return {
     disk: "simulated at the write (cannot mount a tmpfs here)",
     stateDir: home.stateDir,
@@ -398,7 +433,11 @@ describe("relay server push on a full disk", () => {
 
       const acknowledged = statuses.flatMap((status, index) => (status === 200 ? [`burst-${index}`] : []))
       const refused = statuses.flatMap((status, index) => (status === 200 ? [] : [{ index, status }]))
-      await until(() => acknowledged.every((taskId) => follower.seen.has(taskId)), 10_000, "the follower did not read every acknowledged notification")
+      await until(
+        () => acknowledged.every((taskId) => follower.seen.has(taskId)),
+        10_000,
+        "the follower did not read every acknowledged notification"
+      )
         .catch(() => undefined)
       await new Promise((resolve) => setTimeout(resolve, 500))
       const { lines, parsed } = logLines(receiver.stateDir)

@@ -43,8 +43,7 @@ const blockAfter = (marker: string): Array<string> => {
 }
 
 /** A shell line without its comment, split into words (the README's examples quote with "…" only). */
-const wordsOf = (line: string) =>
-  [...line.replace(/\s+#\s.*$/, "").matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!)
+const wordsOf = (line: string) => [...line.replace(/\s+#\s.*$/, "").matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!)
 
 /** The README line of a block that starts with `start`, as words after `relay`. */
 const relayLine = (lines: ReadonlyArray<string>, start: string) => {
@@ -123,7 +122,9 @@ describe("the Quick start, as written", () => {
   })
 
   it("every relay line of the second terminal works against the agent and the receiver the Quick start started", async () => {
-    const lines = blockAfter("Then, in a second terminal").filter((line) => line.startsWith("relay ") && !line.startsWith("relay server push"))
+    const lines = blockAfter("Then, in a second terminal").filter((line) =>
+      line.startsWith("relay ") && !line.startsWith("relay server push")
+    )
     expect(lines.length).toBeGreaterThan(5)
     for (const line of lines) {
       const result = await relay(onOurServers(wordsOf(line).slice(1)), clientEnv)
@@ -277,7 +278,10 @@ describe("--json, as the README states it", () => {
       expect(none.stdout).toBe("Cleared 0 session(s)\n")
       expect(json(await inFresh(["session", "clear", "--url", agentUrl, "--json"]))).toMatchObject({ credentials_kept: false })
 
-      const saved = await runRelay(["auth", "set", "--url", agentUrl, "--bearer-token", "-"], { stateDir: fresh.stateDir, input: "a-saved-token-0123456789\n" })
+      const saved = await runRelay(["auth", "set", "--url", agentUrl, "--bearer-token", "-"], {
+        stateDir: fresh.stateDir,
+        input: "a-saved-token-0123456789\n"
+      })
       expect(saved.code).toBe(0)
       const kept = await inFresh(["session", "clear", "--url", agentUrl])
       expect(kept.stdout).toContain("Saved credentials were kept; remove them with relay auth clear.")
@@ -315,7 +319,11 @@ describe("model forms", () => {
     expect(error.code).toBe("invalid_model_spec")
     for (const form of FORMS) expect(error.hint).toContain(form)
 
-    const doctor = await runRelay(["doctor", "--json"], { stateDir: home.stateDir, env: { RELAY_MODEL: "bogus", ...clientEnv }, timeoutMs: 60_000 })
+    const doctor = await runRelay(["doctor", "--json"], {
+      stateDir: home.stateDir,
+      env: { RELAY_MODEL: "bogus", ...clientEnv },
+      timeoutMs: 60_000
+    })
     const model = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; ok: boolean; fix: string | null }> }).checks
       .find((check) => check.name === "model")!
     expect(model.ok).toBe(false)
@@ -342,7 +350,10 @@ describe("relay task list", () => {
       await relay(["task", "list", "--url", agentUrl, "--json"])
     )
     expect(listed.count).toBe(rows.length)
-    expect(listed.tasks.find((task) => task["task_id"] === done.task_id)).toMatchObject({ text: "first line\nsecond line", state: "completed" })
+    expect(listed.tasks.find((task) => task["task_id"] === done.task_id)).toMatchObject({
+      text: "first line\nsecond line",
+      state: "completed"
+    })
 
     const paged = await relay(["task", "list", "--url", agentUrl, "--page-size", "1"])
     expect(paged.stdout).toMatch(/^TASK ID .*\n\S+ .*\n\n1 of \d+ tasks\. More: --page-token \S+\n$/)
@@ -370,7 +381,10 @@ describe("Files and data, as the README shows them", () => {
     const said = /# (saved .*)$/.exec(first!)![1]!
     expect(said.replace("~/.local/state/a2a-relay", home.stateDir).replace("<task id>", sent.task_id))
       .toBe(`saved report.pdf (application/pdf, 22 bytes) → ${Path.join(taskFiles(sent.task_id), "report.pdf")}`)
-    expect(sent.parts.find((part) => part["kind"] === "file")).toMatchObject({ size: 22, path: Path.join(taskFiles(sent.task_id), "report.pdf") })
+    expect(sent.parts.find((part) => part["kind"] === "file")).toMatchObject({
+      size: 22,
+      path: Path.join(taskFiles(sent.task_id), "report.pdf")
+    })
 
     const outputs = new Map<string, string>()
     for (const line of lines) {
@@ -380,7 +394,9 @@ describe("Files and data, as the README shows them", () => {
       outputs.set(line, result.stdout)
     }
     const output = (start: string) => [...outputs].find(([line]) => line.includes(start))![1]
-    expect(output("--file report.pdf \"Summarise")).toMatch(/^saved report\.pdf \(application\/pdf, 22 bytes\) → .*\/files\/[^/]+\/report\.pdf$/m)
+    expect(output("--file report.pdf \"Summarise")).toMatch(
+      /^saved report\.pdf \(application\/pdf, 22 bytes\) → .*\/files\/[^/]+\/report\.pdf$/m
+    )
     expect(output("--data @form.json")).toContain("q3.csv (text/csv) at https://example.com/q3.csv")
     expect(output("--data @form.json")).toContain(JSON.stringify({ name: "Ada", languages: ["en", "fr"] }, null, 2))
     expect(output("--data \"[1, 2, 3]\"")).toContain(JSON.stringify([1, 2, 3], null, 2))
@@ -392,34 +408,48 @@ describe("Files and data, as the README shows them", () => {
     expect(parts.map((part) => part.kind)).toEqual(["text", "file"])
   }, 60_000)
 
-  it("the MCP example: send_message with the files and data shown, a path inside the client's root, comes back as the section says", async () => {
-    const example = JSON.parse(blockAfter("**Over MCP**").join("\n")) as { agent_url: string; files: Array<{ path?: string }> }
-    const reports = Path.join(home.parent, "reports")
-    Fs.mkdirSync(reports, { recursive: true })
-    const pdf = Path.join(reports, Path.basename(example.files[0]!.path!))
-    Fs.copyFileSync(Path.join(folder, "report.pdf"), pdf)
-    const client = new Client({ name: "readme", version: "1.0.0" }, { capabilities: { roots: {} } })
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(reports).href }] }))
-    await client.connect(new StdioClientTransport({
-      command: process.execPath,
-      args: [relayBin, "mcp"],
-      env: { ...(process.env as Record<string, string>), RELAY_HOME: home.stateDir },
-      stderr: "ignore"
-    }))
-    try {
-      const args = { ...example, agent_url: agentUrl, files: example.files.map((file) => (file.path === undefined ? file : { path: pdf })) }
-      const result = (await client.callTool({ name: "send_message", arguments: args }, undefined, { timeout: 20_000 })) as CallToolResult
-      expect(result.isError, JSON.stringify(result.content)).not.toBe(true)
-      const parts = (result.structuredContent as { parts: Array<Record<string, unknown>> }).parts
-      expect(parts.map((part) => part["kind"])).toEqual(["text", "file", "file", "file", "data"])
-      expect(result.content).toEqual(expect.arrayContaining([
-        expect.objectContaining({ type: "resource_link", uri: pathToFileURL(String(parts[1]!["path"])).href, mimeType: "application/pdf" }),
-        expect.objectContaining({ type: "resource_link", uri: "https://example.com/q3.csv" }),
-        expect.objectContaining({ type: "resource", resource: expect.objectContaining({ text: "hello\n", mimeType: "text/plain" }) }),
-        { type: "text", text: JSON.stringify({ quarter: 3 }) }
-      ]))
-    } finally {
-      await client.close()
-    }
-  }, 60_000)
+  it(
+    "the MCP example: send_message with the files and data shown, a path inside the client's root, comes back as the section says",
+    async () => {
+      const example = JSON.parse(blockAfter("**Over MCP**").join("\n")) as { agent_url: string; files: Array<{ path?: string }> }
+      const reports = Path.join(home.parent, "reports")
+      Fs.mkdirSync(reports, { recursive: true })
+      const pdf = Path.join(reports, Path.basename(example.files[0]!.path!))
+      Fs.copyFileSync(Path.join(folder, "report.pdf"), pdf)
+      const client = new Client({ name: "readme", version: "1.0.0" }, { capabilities: { roots: {} } })
+      client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(reports).href }] }))
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [relayBin, "mcp"],
+          env: { ...(process.env as Record<string, string>), RELAY_HOME: home.stateDir },
+          stderr: "ignore"
+        })
+      )
+      try {
+        const args = {
+          ...example,
+          agent_url: agentUrl,
+          files: example.files.map((file) => (file.path === undefined ? file : { path: pdf }))
+        }
+        const result = (await client.callTool({ name: "send_message", arguments: args }, undefined, { timeout: 20_000 })) as CallToolResult
+        expect(result.isError, JSON.stringify(result.content)).not.toBe(true)
+        const parts = (result.structuredContent as { parts: Array<Record<string, unknown>> }).parts
+        expect(parts.map((part) => part["kind"])).toEqual(["text", "file", "file", "file", "data"])
+        expect(result.content).toEqual(expect.arrayContaining([
+          expect.objectContaining({
+            type: "resource_link",
+            uri: pathToFileURL(String(parts[1]!["path"])).href,
+            mimeType: "application/pdf"
+          }),
+          expect.objectContaining({ type: "resource_link", uri: "https://example.com/q3.csv" }),
+          expect.objectContaining({ type: "resource", resource: expect.objectContaining({ text: "hello\n", mimeType: "text/plain" }) }),
+          { type: "text", text: JSON.stringify({ quarter: 3 }) }
+        ]))
+      } finally {
+        await client.close()
+      }
+    },
+    60_000
+  )
 })

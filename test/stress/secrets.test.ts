@@ -4,14 +4,14 @@
 // command (errors and --verbose included), MCP results and progress messages, the servers'
 // output and log lines, notifications.ndjson, the agent card and the servers' process titles.
 // A masked secret shows its last 4 characters: a scan looks for everything before those.
+import { ManagedRuntime } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { relayBin, runRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
-import { type AppRuntime, appLayer, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
+import { appLayer, type AppRuntime, callTool, connectTools, contextFor, textOf } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 const SECRETS = {
@@ -40,7 +40,10 @@ afterAll(() => {
 /** A long-running relay server; resolves with its URL once it prints it (everything it prints is kept). */
 const startServer = (args: ReadonlyArray<string>, env: Record<string, string>, name: string) =>
   new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [relayBin, ...args], { env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [relayBin, ...args], {
+      env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     children.push(child)
     const out = channel(`${name} stdout`)
     const err = channel(`${name} stderr`)
@@ -73,12 +76,27 @@ const processTitle = (child: ChildProcess) => Fs.readFileSync(`/proc/${child.pid
 describe("known secrets through every channel", () => {
   it("appear in none of them", async () => {
     // The servers take their secrets from the environment, out of the process list.
-    const agent = await startServer(["server", "agent", "--host", "127.0.0.1", "--port", "0", "--auth", "-m", "echo"], { RELAY_AGENT_KEY: SECRETS.agentKey }, "agent server")
+    const agent = await startServer(["server", "agent", "--host", "127.0.0.1", "--port", "0", "--auth", "-m", "echo"], {
+      RELAY_AGENT_KEY: SECRETS.agentKey
+    }, "agent server")
     const push = await startServer(["server", "push", "--port", "0"], { RELAY_PUSH_TOKEN: SECRETS.pushToken }, "push receiver")
     const pushUrl = `${push.url}/notifications`
 
     // Terminal commands: send with a push token, read configs, errors, --verbose, --json.
-    const sent = await relay("send --json", ["message", "send", "--url", agent.url, "--api-key", SECRETS.agentKey, "--push-url", pushUrl, "--push-token", SECRETS.pushToken, "--json", "hello"])
+    const sent = await relay("send --json", [
+      "message",
+      "send",
+      "--url",
+      agent.url,
+      "--api-key",
+      SECRETS.agentKey,
+      "--push-url",
+      pushUrl,
+      "--push-token",
+      SECRETS.pushToken,
+      "--json",
+      "hello"
+    ])
     expect(sent.code, sent.stderr).toBe(0)
     const taskId = (JSON.parse(sent.stdout) as { task_id: string }).task_id
     await relay("send --verbose", ["message", "send", "--url", agent.url, "--api-key", SECRETS.agentKey, "--verbose", "hello again"])
@@ -87,13 +105,42 @@ describe("known secrets through every channel", () => {
     await relay("auth show", ["auth", "show", "--url", agent.url])
     await relay("auth show --json", ["auth", "show", "--url", agent.url, "--json"])
     await relay("session list --json", ["session", "list", "--json"])
-    await relay("notification set", ["task", "notification", "set", "--url", agent.url, taskId, "--webhook-url", pushUrl, "--webhook-token", SECRETS.pushToken])
+    await relay("notification set", [
+      "task",
+      "notification",
+      "set",
+      "--url",
+      agent.url,
+      taskId,
+      "--webhook-url",
+      pushUrl,
+      "--webhook-token",
+      SECRETS.pushToken
+    ])
     await relay("notification list --json", ["task", "notification", "list", "--url", agent.url, taskId, "--json"])
     await relay("card get --authenticated", ["card", "get", "--url", agent.url, "--authenticated"])
-    const refused = await relay("wrong key", ["message", "send", "--url", agent.url, "--api-key", SECRETS.wrongKey, "--verbose", "who am I"])
+    const refused = await relay("wrong key", [
+      "message",
+      "send",
+      "--url",
+      agent.url,
+      "--api-key",
+      SECRETS.wrongKey,
+      "--verbose",
+      "who am I"
+    ])
     expect(refused.code).toBe(3) // authentication needed: the key was refused
     await relay("wrong bearer --json", ["task", "get", "--url", agent.url, "--bearer-token", SECRETS.bearer, "--json", taskId])
-    await relay("unreachable bearer", ["message", "send", "--url", "http://127.0.0.1:9", "--bearer-token", SECRETS.bearer, "--verbose", "x"])
+    await relay("unreachable bearer", [
+      "message",
+      "send",
+      "--url",
+      "http://127.0.0.1:9",
+      "--bearer-token",
+      SECRETS.bearer,
+      "--verbose",
+      "x"
+    ])
     await relay("notifications list --json", ["notifications", "list", "--json"])
 
     // MCP tools, with progress.
@@ -135,8 +182,15 @@ describe("known secrets through every channel", () => {
     agent.child.kill("SIGTERM")
     push.child.kill("SIGTERM")
 
-    const leaks = channels.flatMap((entry) => needles.filter((needle) => entry.text.includes(needle)).map((needle) => `${entry.name}: ${needle}`))
+    const leaks = channels.flatMap((entry) =>
+      needles.filter((needle) => entry.text.includes(needle)).map((needle) => `${entry.name}: ${needle}`)
+    )
     expect(leaks).toEqual([])
-    reportFigures("secrets", { secrets: needles.length, "channels scanned": channels.length, "bytes scanned": channels.reduce((sum, entry) => sum + entry.text.length, 0), "secrets leaked": leaks.length })
+    reportFigures("secrets", {
+      secrets: needles.length,
+      "channels scanned": channels.length,
+      "bytes scanned": channels.reduce((sum, entry) => sum + entry.text.length, 0),
+      "secrets leaked": leaks.length
+    })
   }, 240_000)
 })

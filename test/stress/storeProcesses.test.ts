@@ -55,14 +55,19 @@ describe("the session store under 10 processes", () => {
     for (let index = 0; index < PROCESSES; index++) {
       for (let n = 0; n < ROUNDS; n++) {
         const record = sessions[`http://proc-${index}.test/${n}`]
-        const credentials = n % 2 === 0 ? { kind: "bearer", token: `tok-${index}-${n}` } : { kind: "api_key", key: `key-${index}-${n}`, header: "X-API-Key" }
+        const credentials = n % 2 === 0
+          ? { kind: "bearer", token: `tok-${index}-${n}` }
+          : { kind: "api_key", key: `key-${index}-${n}`, header: "X-API-Key" }
         if (record?.context_id !== `ctx-${index}-${n}` || JSON.stringify(record.credentials) !== JSON.stringify(credentials)) lost++
       }
     }
     // A shared agent keeps a session and credentials from the writers, neither wiping the other.
     for (let shared = 0; shared < 5; shared++) {
       const record = sessions[`http://shared-${shared}.test`]
-      if (!/^ctx-\d+-\d+$/.test(record?.context_id ?? "") || !/^shared-\d+-\d+$/.test((record?.credentials as { token?: string } | undefined)?.token ?? "")) lost++
+      if (
+        !/^ctx-\d+-\d+$/.test(record?.context_id ?? "") ||
+        !/^shared-\d+-\d+$/.test((record?.credentials as { token?: string } | undefined)?.token ?? "")
+      ) lost++
     }
     expect(lost).toBe(0)
     expect(Object.keys(sessions)).toHaveLength(PROCESSES * ROUNDS + 5)

@@ -8,13 +8,13 @@ import * as Fs from "node:fs"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { closedPortUrl, waitUntil } from "../helpers/a2aPrograms.js"
+import { agentUrlOf } from "../helpers/agentUrl.js"
 import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
 import { validV1Card } from "../helpers/sampleCards.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { leaksInternals } from "../mcp/hostileMessages.js"
 import { closeServer, listenOnLoopback, sendJson } from "../peers/httpUtil.js"
 import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
-import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const home = tempHome()
 const relay = (args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
@@ -155,7 +155,9 @@ describe("exit codes", () => {
   it("the root help lists the exit codes", async () => {
     const result = await relay(["--help"])
     expect(result.code).toBe(0)
-    for (const line of [/^\s+0\s+ok/m, /^\s+2\s+usage/m, /^\s+3\s+authentication/m, /^\s+4\s+agent unreachable/m, /130.*SIGINT.*143.*SIGTERM/]) {
+    for (
+      const line of [/^\s+0\s+ok/m, /^\s+2\s+usage/m, /^\s+3\s+authentication/m, /^\s+4\s+agent unreachable/m, /130.*SIGINT.*143.*SIGTERM/]
+    ) {
       expect(result.stdout).toMatch(line)
     }
   })
@@ -266,7 +268,9 @@ describe("a command cut short after the agent showed its task", () => {
     expect(plain.stderr).toContain("--stream-idle-timeout <seconds>")
     expect(plain.stderr).toContain(`The task ${TASK.id} may still be running.`)
     for (const line of commands()) expect(plain.stderr).toContain(line)
-    const asJson = await runRelay(["message", "stream", "--url", agentUrl, "--stream-idle-timeout", "1", "--json", "hi"], { stateDir: own.stateDir })
+    const asJson = await runRelay(["message", "stream", "--url", agentUrl, "--stream-idle-timeout", "1", "--json", "hi"], {
+      stateDir: own.stateDir
+    })
     expect(asJson.code, asJson.stderr).toBe(1)
     expectPointsAtTask(jsonError(asJson), "timeout")
   })
@@ -465,7 +469,7 @@ describe("while the agent is silent", () => {
 
   it("never with --json, and never when stderr is not a terminal", async () => {
     const screen = await relayOnTerminal(["message", "send", "--url", silent.baseUrl, "--timeout", "2", "--json", "hi"])
-    expect(screen).toContain('"code": "timeout"')
+    expect(screen).toContain("\"code\": \"timeout\"")
     expect(screen).not.toContain("waiting for the agent")
     const piped = await relay(["message", "send", "--url", silent.baseUrl, "--timeout", "2", "hi"])
     expect(piped.code).toBe(4)

@@ -22,18 +22,14 @@ import {
   checkUniqueSkillIds,
   checkUnknownFields
 } from "./commonRules.js"
-import { describeType, isObject, makeCollector, type Context, type JsonObject } from "./context.js"
+import { type Context, describeType, isObject, type JsonObject, makeCollector } from "./context.js"
 import { listOf, objectItems } from "./fields.js"
-import {
-  CARD_ISSUE_SEVERITIES,
-  type CardCapabilitySummary,
-  type CardIssue,
-  type CardValidation
-} from "./issues.js"
+import { CARD_ISSUE_SEVERITIES, type CardCapabilitySummary, type CardIssue, type CardValidation } from "./issues.js"
 import { checkV03Schema } from "./v03Schema.js"
 import { checkRemovedFields, checkV1Leftovers, checkV1Structure } from "./v1Rules.js"
-import { parseProtocolVersion, type ParsedVersion } from "./values.js"
+import { type ParsedVersion, parseProtocolVersion } from "./values.js"
 
+export type { CardGeneration } from "../cardGeneration.js"
 export {
   CARD_ISSUE_CODES,
   CARD_ISSUE_SEVERITIES,
@@ -43,7 +39,6 @@ export {
   type CardIssueSeverity,
   type CardValidation
 } from "./issues.js"
-export type { CardGeneration } from "../cardGeneration.js"
 
 const summarizeCapabilities = (card: JsonObject): CardCapabilitySummary => {
   const capabilities: JsonObject = isObject(card["capabilities"]) ? card["capabilities"] : {}
@@ -61,8 +56,7 @@ const highestInterfaceVersion = (card: JsonObject): string | undefined => {
     if (typeof text !== "string") continue
     const version = parseProtocolVersion(text)
     if (version === undefined) continue
-    const newer =
-      best === undefined ||
+    const newer = best === undefined ||
       version.major > best.version.major ||
       (version.major === best.version.major && version.minor > best.version.minor)
     if (newer) best = { text, version }
@@ -154,7 +148,7 @@ const runRules = (ctx: Context, card: JsonObject): void => {
         "card.generation_unknown",
         "",
         "the card has neither `supportedInterfaces` (v1.0) nor `url`/`protocolVersion` (v0.3)",
-        'Add `supportedInterfaces`, e.g. [{"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}].'
+        "Add `supportedInterfaces`, e.g. [{\"url\": \"https://agent.example.com/a2a\", \"protocolBinding\": \"JSONRPC\", \"protocolVersion\": \"1.0\"}]."
       )
       checkV1Structure(ctx, card)
       checkV1Leftovers(ctx, card)
@@ -179,20 +173,29 @@ const checkClientCanUse = (ctx: Context, card: JsonObject, othersFoundErrors: bo
   const reading = readAsClient(card)
   if (Either.isLeft(reading)) {
     if (!othersFoundErrors) {
-      ctx.report("card.unreadable", "", `relay cannot read the card: ${reading.left}`, "Fix that field; relay's client rejects the card as it is.")
+      ctx.report(
+        "card.unreadable",
+        "",
+        `relay cannot read the card: ${reading.left}`,
+        "Fix that field; relay's client rejects the card as it is."
+      )
     }
     return
   }
   const { usable, skipped } = reading.right
   // No interface at all is reported by the structural rules (required, empty list, v0.3 url).
   if (usable.length > 0 || (skipped.length === 0 && othersFoundErrors)) return
-  const reasons = skipped.slice(0, SKIPPED_SHOWN).map(({ entry, reason }) => `${entry.protocolBinding} ${entry.protocolVersion} at ${entry.url}: ${reason}`)
+  const reasons = skipped.slice(0, SKIPPED_SHOWN).map(({ entry, reason }) =>
+    `${entry.protocolBinding} ${entry.protocolVersion} at ${entry.url}: ${reason}`
+  )
   const more = skipped.length > SKIPPED_SHOWN ? `; and ${skipped.length - SKIPPED_SHOWN} more` : ""
   ctx.report(
     "card.no_usable_interface",
     ctx.generation === "0.3" ? "" : "/supportedInterfaces",
-    skipped.length === 0 ? "the card declares no interface relay can use" : `relay can use none of the interfaces (${reasons.join("; ")}${more})`,
-    'Declare an interface relay speaks, e.g. {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}.'
+    skipped.length === 0
+      ? "the card declares no interface relay can use"
+      : `relay can use none of the interfaces (${reasons.join("; ")}${more})`,
+    "Declare an interface relay speaks, e.g. {\"url\": \"https://agent.example.com/a2a\", \"protocolBinding\": \"JSONRPC\", \"protocolVersion\": \"1.0\"}."
   )
 }
 

@@ -1,7 +1,7 @@
 /** Rules for every card generation: media types, skill ids, scheme references, interfaces, signatures, fields. */
 import type { CardGeneration } from "../cardGeneration.js"
 import { a2aV03AgentCardSchema } from "../schemas/a2aV03Schema.js"
-import { at, isObject, isPresent, quote, type Context, type JsonObject } from "./context.js"
+import { at, type Context, isObject, isPresent, type JsonObject, quote } from "./context.js"
 import { listOf, objectItems } from "./fields.js"
 import { V03_LEFTOVERS } from "./v1Rules.js"
 import { checkBinding, checkInterfaceUrl, checkMediaTypes } from "./values.js"
@@ -91,7 +91,7 @@ export const checkHybridConsistency = (ctx: Context, card: JsonObject): void => 
       "hybrid.url_not_in_interfaces",
       "/url",
       `${JSON.stringify(url)} over ${transport} is not in supportedInterfaces`,
-      'List it in `supportedInterfaces` too (with protocolVersion "0.3"), so v0.3 and v1.0 clients see the same endpoints.'
+      "List it in `supportedInterfaces` too (with protocolVersion \"0.3\"), so v0.3 and v1.0 clients see the same endpoints."
     )
   }
 }

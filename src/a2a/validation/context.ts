@@ -4,8 +4,7 @@ import { CARD_ISSUE_SEVERITIES, type CardIssue, type CardIssueCode } from "./iss
 
 export type JsonObject = Readonly<Record<string, unknown>>
 
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** ProtoJSON treats `null` like an absent field. */
 export const isPresent = (value: unknown): boolean => value !== undefined && value !== null

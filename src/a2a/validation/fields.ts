@@ -1,5 +1,5 @@
 /** Field readers: each reports what is wrong and returns the value only when it is usable. */
-import { at, describeType, isObject, isPresent, quote, type Context, type JsonObject } from "./context.js"
+import { at, type Context, describeType, isObject, isPresent, type JsonObject, quote } from "./context.js"
 
 export const reportType = (ctx: Context, path: string, key: string, expected: string, value: unknown): void =>
   ctx.report(
@@ -23,20 +23,19 @@ const OBJECT: FieldType<JsonObject> = { expected: "an object", is: isObject }
 const LIST: FieldType<ReadonlyArray<unknown>> = { expected: "an array", is: Array.isArray }
 
 /** Reads a field that may be absent; a present value of another type is reported. */
-const optionalField = <A>(type: FieldType<A>) =>
-  (ctx: Context, owner: JsonObject, key: string, base: string): A | undefined => {
-    const value = owner[key]
-    if (!isPresent(value)) return undefined
-    if (!type.is(value)) {
-      reportType(ctx, at(base, key), key, type.expected, value)
-      return undefined
-    }
-    return value
+const optionalField = <A>(type: FieldType<A>) => (ctx: Context, owner: JsonObject, key: string, base: string): A | undefined => {
+  const value = owner[key]
+  if (!isPresent(value)) return undefined
+  if (!type.is(value)) {
+    reportType(ctx, at(base, key), key, type.expected, value)
+    return undefined
   }
+  return value
+}
 
 /** Reads a REQUIRED field; a missing one or a value of another type is reported. */
-const requiredField = <A>(type: FieldType<A>) =>
-  (ctx: Context, owner: JsonObject, key: string, base: string, hint: string): A | undefined => {
+const requiredField =
+  <A>(type: FieldType<A>) => (ctx: Context, owner: JsonObject, key: string, base: string, hint: string): A | undefined => {
     const value = owner[key]
     const path = at(base, key)
     const empty = type.emptyIsMissing === true && value === ""

@@ -12,7 +12,6 @@ export interface CardIssue {
   readonly hint: string
 }
 
-
 export interface CardCapabilitySummary {
   readonly streaming: boolean
   readonly pushNotifications: boolean
@@ -50,7 +49,10 @@ const CODE_TABLE = {
   "url.invalid": ["warning", "A URL field does not hold an absolute http(s) URL."],
   "media_type.invalid": ["warning", "An input/output mode does not look like a media type (type/subtype)."],
   "interface.url_invalid": ["error", "An interface URL is not an absolute http(s) URL, whatever the binding (gRPC may use host:port)."],
-  "interface.url_query": ["error", "An interface URL has a query or a fragment: operation paths go under the URL, so it must be a plain base URL."],
+  "interface.url_query": [
+    "error",
+    "An interface URL has a query or a fragment: operation paths go under the URL, so it must be a plain base URL."
+  ],
   "interface.url_insecure": ["warning", "An interface URL uses plain http on a non-loopback host."],
   "interface.binding_custom": ["info", "An interface uses a custom protocol binding URI that generic clients will skip."],
   "interface.binding_unknown": ["warning", "A protocol binding is neither a core binding (JSONRPC, HTTP+JSON, GRPC) nor a URI."],

@@ -1,5 +1,5 @@
 /** v1.0 security schemes: the oneof members, the v0.3 `type` and ts-proto `$case` forms, OAuth2 flows. */
-import { at, isObject, isPresent, quote, type Context, type JsonObject } from "./context.js"
+import { at, type Context, isObject, isPresent, type JsonObject, quote } from "./context.js"
 import { optionalObject, optionalString, reportType, requiredObject, requiredString } from "./fields.js"
 import { checkOptionalUrl } from "./values.js"
 
@@ -84,8 +84,7 @@ const checkSecurityScheme = (ctx: Context, scheme: JsonObject, path: string): vo
   reportUnknownScheme(ctx, path, "the scheme has no recognised member")
 }
 
-const memberOf = (kind: SchemeKind): string =>
-  Object.keys(SCHEME_MEMBERS).find((member) => SCHEME_MEMBERS[member] === kind) ?? kind
+const memberOf = (kind: SchemeKind): string => Object.keys(SCHEME_MEMBERS).find((member) => SCHEME_MEMBERS[member] === kind) ?? kind
 
 const reportUnknownScheme = (ctx: Context, path: string, message: string): void =>
   ctx.report("security_scheme.unknown_shape", path, message, `Use exactly one of ${MEMBER_LIST}.`)
@@ -100,7 +99,7 @@ const checkSchemeBody = (ctx: Context, kind: SchemeKind, body: unknown, path: st
     case "apiKey":
       return checkApiKeyScheme(ctx, body, path, form)
     case "http":
-      requiredString(ctx, body, "scheme", path, 'Name the HTTP auth scheme, e.g. "Bearer".')
+      requiredString(ctx, body, "scheme", path, "Name the HTTP auth scheme, e.g. \"Bearer\".")
       optionalString(ctx, body, "bearerFormat", path)
       return
     case "oauth2": {
@@ -123,13 +122,13 @@ const API_KEY_LOCATIONS = ["query", "header", "cookie"]
 
 const checkApiKeyScheme = (ctx: Context, body: JsonObject, path: string, form: SchemeForm): void => {
   const locationKey = form === "type" ? "in" : "location"
-  const location = requiredString(ctx, body, locationKey, path, 'Say where the key goes: "header", "query" or "cookie".')
+  const location = requiredString(ctx, body, locationKey, path, "Say where the key goes: \"header\", \"query\" or \"cookie\".")
   if (location !== undefined && !API_KEY_LOCATIONS.includes(location)) {
     ctx.report(
       "security_scheme.invalid_location",
       at(path, locationKey),
       `${JSON.stringify(location)} is not query, header or cookie`,
-      'Use "header", "query" or "cookie".'
+      "Use \"header\", \"query\" or \"cookie\"."
     )
   }
   requiredString(ctx, body, "name", path, "Name the header, query parameter or cookie that carries the key.")
@@ -155,12 +154,11 @@ const isFlowName = (name: string): name is FlowName => name in FLOW_URL_FIELDS
 
 const checkOAuthFlows = (ctx: Context, flows: JsonObject, path: string, form: SchemeForm): void => {
   const tagged = flows["flow"]
-  const present: Array<readonly [string, unknown, string]> =
-    isObject(tagged) && typeof tagged["$case"] === "string"
-      ? [[tagged["$case"], tagged["value"], at(path, "flow", "value")]]
-      : Object.keys(flows)
-          .filter((key) => isFlowName(key) && isPresent(flows[key]))
-          .map((key) => [key, flows[key], at(path, key)] as const)
+  const present: Array<readonly [string, unknown, string]> = isObject(tagged) && typeof tagged["$case"] === "string"
+    ? [[tagged["$case"], tagged["value"], at(path, "flow", "value")]]
+    : Object.keys(flows)
+      .filter((key) => isFlowName(key) && isPresent(flows[key]))
+      .map((key) => [key, flows[key], at(path, key)] as const)
   if (present.length === 0) {
     ctx.report(
       "oauth_flows.none",
@@ -218,7 +216,7 @@ const checkOAuthFlow = (ctx: Context, name: FlowName, flow: unknown, path: strin
         "oauth_flow.scopes_missing",
         at(path, "scopes"),
         "the flow has no `scopes` map",
-        'Declare the scopes, e.g. {"read": "Read access"} ({} if none).'
+        "Declare the scopes, e.g. {\"read\": \"Read access\"} ({} if none)."
       )
     }
   } else if (!isObject(scopes)) {

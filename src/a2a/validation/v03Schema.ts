@@ -3,7 +3,7 @@ import type { ErrorObject, ValidateFunction } from "ajv"
 import { Ajv } from "ajv"
 import type { CardGeneration } from "../cardGeneration.js"
 import { a2aV03AgentCardSchema } from "../schemas/a2aV03Schema.js"
-import { at, isObject, quote, type Context, type JsonObject } from "./context.js"
+import { at, type Context, isObject, type JsonObject, quote } from "./context.js"
 import type { CardIssueCode } from "./issues.js"
 
 const SCHEME_DEFINITION_BY_TYPE: Readonly<Record<string, string>> = {
@@ -91,10 +91,9 @@ const v03Text = (error: ErrorObject, path: string, generation: CardGeneration): 
   switch (error.keyword) {
     case "required": {
       const property = String(params["missingProperty"])
-      const hint =
-        generation === "hybrid" && path === "/url"
-          ? "v0.3 clients read the top-level `url`; add the URL of a 0.3 interface, or drop `protocolVersion`/`preferredTransport` to publish a pure v1.0 card."
-          : `Add ${quote(property)}; the A2A v0.3 schema requires it here.`
+      const hint = generation === "hybrid" && path === "/url"
+        ? "v0.3 clients read the top-level `url`; add the URL of a 0.3 interface, or drop `protocolVersion`/`preferredTransport` to publish a pure v1.0 card."
+        : `Add ${quote(property)}; the A2A v0.3 schema requires it here.`
       return { message: `v0.3 schema: missing required property ${quote(property)}`, hint }
     }
     case "type":
@@ -111,10 +110,9 @@ const v03Text = (error: ErrorObject, path: string, generation: CardGeneration): 
     case "anyOf":
       return {
         message: "v0.3 schema: the security scheme has no valid `type`",
-        hint:
-          generation === "hybrid"
-            ? "v0.3 clients read securitySchemes in the OpenAPI-style form: give it a `type` of apiKey, http, oauth2, openIdConnect or mutualTLS."
-            : "Give the scheme a `type` of apiKey, http, oauth2, openIdConnect or mutualTLS."
+        hint: generation === "hybrid"
+          ? "v0.3 clients read securitySchemes in the OpenAPI-style form: give it a `type` of apiKey, http, oauth2, openIdConnect or mutualTLS."
+          : "Give the scheme a `type` of apiKey, http, oauth2, openIdConnect or mutualTLS."
       }
     default:
       return { message: `v0.3 schema: ${error.message ?? error.keyword}`, hint: "Follow the A2A v0.3 AgentCard schema." }
@@ -123,7 +121,9 @@ const v03Text = (error: ErrorObject, path: string, generation: CardGeneration): 
 
 /** Fields only the v0.3 half of a hybrid card has; the v1.0 rules own every other path. */
 const isV03OnlyPath = (path: string): boolean =>
-  /^\/(url|preferredTransport|protocolVersion|additionalInterfaces|supportsAuthenticatedExtendedCard|security|securitySchemes)(\/|$)/.test(path) ||
+  /^\/(url|preferredTransport|protocolVersion|additionalInterfaces|supportsAuthenticatedExtendedCard|security|securitySchemes)(\/|$)/.test(
+    path
+  ) ||
   /^\/skills\/\d+\/security(\/|$)/.test(path)
 
 export const checkV03Schema = (ctx: Context, card: JsonObject): void => {

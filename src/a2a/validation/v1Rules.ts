@@ -1,5 +1,5 @@
 /** v1.0 structural rules, taken from the REQUIRED markers of a2a.proto, and the v0.3 leftovers a v1.0 card may carry. */
-import { at, isObject, isPresent, quote, type Context, type JsonObject } from "./context.js"
+import { at, type Context, isObject, isPresent, type JsonObject, quote } from "./context.js"
 import {
   checkStringItems,
   listOf,
@@ -22,7 +22,7 @@ const checkSupportedInterfaces = (ctx: Context, card: JsonObject): void => {
     card,
     "supportedInterfaces",
     "",
-    'Declare at least one interface, e.g. {"url": "https://agent.example.com/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}.'
+    "Declare at least one interface, e.g. {\"url\": \"https://agent.example.com/a2a\", \"protocolBinding\": \"JSONRPC\", \"protocolVersion\": \"1.0\"}."
   )
   const seen = new Set<string>()
   for (const [entry, path] of objectItems(ctx, list, "/supportedInterfaces", "supportedInterfaces")) {
@@ -31,7 +31,7 @@ const checkSupportedInterfaces = (ctx: Context, card: JsonObject): void => {
       ? "1.0 renamed the v0.3 `transport` to `protocolBinding`."
       : "Name the binding: JSONRPC, HTTP+JSON or GRPC."
     const binding = requiredString(ctx, entry, "protocolBinding", path, bindingHint)
-    const version = requiredString(ctx, entry, "protocolVersion", path, 'Declare the protocol version this interface speaks, e.g. "1.0".')
+    const version = requiredString(ctx, entry, "protocolVersion", path, "Declare the protocol version this interface speaks, e.g. \"1.0\".")
     optionalString(ctx, entry, "tenant", path)
     if (url !== undefined) checkInterfaceUrl(ctx, url, binding, at(path, "url"))
     if (binding !== undefined) checkBinding(ctx, binding, at(path, "protocolBinding"), "protocolBinding")
@@ -68,7 +68,7 @@ const checkCapabilities = (ctx: Context, card: JsonObject): void => {
     card,
     "capabilities",
     "",
-    'Declare capabilities, even if empty: {"streaming": false, "pushNotifications": false}.'
+    "Declare capabilities, even if empty: {\"streaming\": false, \"pushNotifications\": false}."
   )
   if (capabilities === undefined) return
   for (const flag of ["streaming", "pushNotifications", "extendedAgentCard", "skillQuery"]) {
@@ -123,7 +123,7 @@ const checkSecurityRequirementsStructure = (ctx: Context, owner: JsonObject, bas
           "security_requirement.noncanonical_shape",
           path,
           "the requirement uses the v0.3 `{name: [scopes]}` form",
-          'Write it as {"schemes": {"<name>": {"list": ["<scope>"]}}}.'
+          "Write it as {\"schemes\": {\"<name>\": {\"list\": [\"<scope>\"]}}}."
         )
       }
       continue
@@ -132,7 +132,7 @@ const checkSecurityRequirementsStructure = (ctx: Context, owner: JsonObject, bas
     for (const [name, scopes] of Object.entries(schemes ?? {})) {
       const scopesPath = at(path, "schemes", name)
       if (!isObject(scopes)) {
-        reportType(ctx, scopesPath, name, 'an object like {"list": []}', scopes)
+        reportType(ctx, scopesPath, name, "an object like {\"list\": []}", scopes)
         continue
       }
       checkStringItems(ctx, optionalList(ctx, scopes, "list", scopesPath), at(scopesPath, "list"), "list")
@@ -143,7 +143,7 @@ const checkSecurityRequirementsStructure = (ctx: Context, owner: JsonObject, bas
 export const checkV1Structure = (ctx: Context, card: JsonObject): void => {
   requiredString(ctx, card, "name", "", "Give the agent a human-readable name.")
   requiredString(ctx, card, "description", "", "Describe what the agent does.")
-  requiredString(ctx, card, "version", "", 'Give the agent\'s own version, e.g. "1.0.0".')
+  requiredString(ctx, card, "version", "", "Give the agent's own version, e.g. \"1.0.0\".")
   // An unknown-generation card already has an error saying supportedInterfaces is missing.
   if (ctx.generation !== "unknown") checkSupportedInterfaces(ctx, card)
   checkProvider(ctx, card)
@@ -160,12 +160,11 @@ export const checkV1Structure = (ctx: Context, card: JsonObject): void => {
 }
 
 const SECURITY_RENAME_HINT =
-  '1.0 renamed `security` to `securityRequirements`, written as [{"schemes": {"<name>": {"list": ["<scope>"]}}}].'
+  "1.0 renamed `security` to `securityRequirements`, written as [{\"schemes\": {\"<name>\": {\"list\": [\"<scope>\"]}}}]."
 
 /** Fields that 1.0 renamed or moved; `url`, `preferredTransport` and `protocolVersion` make a card hybrid instead. */
 export const V03_LEFTOVERS: Readonly<Record<string, string>> = {
-  additionalInterfaces:
-    "1.0 moved `additionalInterfaces` into `supportedInterfaces[]` ({url, protocolBinding, protocolVersion}; " +
+  additionalInterfaces: "1.0 moved `additionalInterfaces` into `supportedInterfaces[]` ({url, protocolBinding, protocolVersion}; " +
     "`transport` became `protocolBinding`).",
   supportsAuthenticatedExtendedCard: "1.0 moved it to `capabilities.extendedAgentCard`.",
   security: SECURITY_RENAME_HINT

@@ -1,7 +1,7 @@
 /** Checks of single values: URLs, media types, protocol bindings and protocol versions. */
 import { isLoopbackHost } from "../hosts.js"
 import { hasQueryOrFragment } from "../usableInterfaces.js"
-import { at, quote, type Context } from "./context.js"
+import { at, type Context, quote } from "./context.js"
 
 const parseUrl = (text: string): URL | undefined => {
   try {
@@ -143,7 +143,7 @@ export const checkInterfaceVersion = (ctx: Context, version: string, path: strin
       "interface.protocol_version_invalid",
       path,
       `protocolVersion ${JSON.stringify(version)} is not Major.Minor`,
-      'Write the version as "1.0" (or "0.3" for a v0.3 interface).'
+      "Write the version as \"1.0\" (or \"0.3\" for a v0.3 interface)."
     )
   } else if (parsed.patch !== undefined) {
     ctx.report(

@@ -3,12 +3,12 @@
  * secrets masked, listed in pages and deleted; each config gets the task's updates posted to it.
  */
 import { Effect, Option, Stream } from "effect"
-import { randomId } from "../../domain/ids.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as V1 from "../../a2a/v1.js"
 import { AgentRequestError, invalidParams, shown, taskNotFound } from "../../domain/agentErrors.js"
+import { randomId } from "../../domain/ids.js"
 import { MAX_URL_CHARS } from "../../domain/limits.js"
 import { PushSender } from "../../services/PushSender.js"
-import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type { StoredPushConfig } from "../../services/TaskStorage.js"
 import { TaskStore, type TaskUpdate } from "../../services/TaskStore.js"
 import { idProblem, lengthProblem, pageSizeOf, requireTask } from "./shared.js"
@@ -84,10 +84,13 @@ export const createPushConfig = (config: V1.TaskPushNotificationConfig, generati
 
 const configsOf = (taskId: string) =>
   Effect.flatMap(TaskStore, (store) =>
-    Effect.flatMap(store.storage.pushConfigs(taskId), Option.match({
-      onNone: () => Effect.fail(taskNotFound(taskId)),
-      onSome: Effect.succeed
-    })))
+    Effect.flatMap(
+      store.storage.pushConfigs(taskId),
+      Option.match({
+        onNone: () => Effect.fail(taskNotFound(taskId)),
+        onSome: Effect.succeed
+      })
+    ))
 
 /** One config, redacted. Without an id, the task's most recently created config. */
 export const getPushConfig = (request: { readonly taskId: string; readonly id?: string | undefined }) =>

@@ -3,9 +3,9 @@
  * asked for it, the checks of request fields, and page sizes.
  */
 import { Clock, Effect, Option } from "effect"
-import { randomId } from "../../domain/ids.js"
 import type * as V1 from "../../a2a/v1.js"
 import { invalidParams, taskNotFound } from "../../domain/agentErrors.js"
+import { randomId } from "../../domain/ids.js"
 import { MAX_ID_CHARS } from "../../domain/limits.js"
 import { TaskStore } from "../../services/TaskStore.js"
 
@@ -79,10 +79,13 @@ export const idProblem = (field: string, value: string | undefined) => lengthPro
 
 export const requireTask = (taskId: string) =>
   Effect.flatMap(TaskStore, (store) =>
-    Effect.flatMap(store.storage.get(taskId), Option.match({
-      onNone: () => Effect.fail(taskNotFound(taskId)),
-      onSome: (stored) => Effect.succeed(stored.task)
-    })))
+    Effect.flatMap(
+      store.storage.get(taskId),
+      Option.match({
+        onNone: () => Effect.fail(taskNotFound(taskId)),
+        onSome: (stored) => Effect.succeed(stored.task)
+      })
+    ))
 
 /**
  * ListTasks' `optional int32 page_size`: only an absent field takes the default; an explicit 0

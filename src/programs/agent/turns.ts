@@ -11,18 +11,18 @@
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
-import { randomId } from "../../domain/ids.js"
 import { allText, isBase64, standardBase64 } from "../../a2a/parts.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { artifactText, partsText } from "../../a2a/text.js"
-import { userContent } from "../../services/modelProviders/modelInput.js"
 import * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, invalidParams, invalidParamsAt, taskNotFound, unsupportedOperation } from "../../domain/agentErrors.js"
 import { endTurn, type TurnOutcome, type TurnOutput } from "../../domain/agentTurn.js"
+import { randomId } from "../../domain/ids.js"
 import { MAX_MESSAGE_PARTS, MAX_QUEUED_MESSAGES } from "../../domain/limits.js"
 import type { ModelError } from "../../domain/modelErrors.js"
 import { ModelAccess } from "../../services/ModelAccess.js"
+import { userContent } from "../../services/modelProviders/modelInput.js"
 import { PushSender } from "../../services/PushSender.js"
-import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { appendHistory, applyTaskEvent, type TaskChange, TaskStore } from "../../services/TaskStore.js"
 import { startDelivery, storePushConfig } from "./pushConfigs.js"
 import { AgentSettings, type AgentSettingsValue } from "./settings.js"
@@ -203,8 +203,7 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
 const MAX_HISTORY = 100
 
 /** A failed or rejected turn ends the task whatever waits; completed and the questions let a waiting message go on. */
-const endsTaskAnyway = (outcome: TurnOutcome) =>
-  outcome.state === "TASK_STATE_FAILED" || outcome.state === "TASK_STATE_REJECTED"
+const endsTaskAnyway = (outcome: TurnOutcome) => outcome.state === "TASK_STATE_FAILED" || outcome.state === "TASK_STATE_REJECTED"
 
 /**
  * The end of a turn that a message waits after: the task stays working, a status update carries
@@ -244,9 +243,12 @@ const playTurns = (
   latency: Duration.Duration | undefined
 ): Effect.Effect<unknown, ModelError> => {
   const play = () =>
-    Effect.flatMap(decideTurn(services, task, streaming), (outcome) =>
-      Effect.flatMap(endTurnOf(services, task, outcome), (ended) =>
-        nextTurnDue(ended) ? playTurns(services, ended.value, streaming, latency) : Effect.void))
+    Effect.flatMap(
+      decideTurn(services, task, streaming),
+      (outcome) =>
+        Effect.flatMap(endTurnOf(services, task, outcome), (ended) =>
+          nextTurnDue(ended) ? playTurns(services, ended.value, streaming, latency) : Effect.void)
+    )
   return latency === undefined ? play() : Effect.zipRight(Effect.sleep(latency), Effect.suspend(play))
 }
 
@@ -318,10 +320,13 @@ const continueTask = (store: TaskStore["Type"], message: V1.Message, taskId: str
       // No event: the worker announces "working" next, as for a new task.
       return Either.right({ task: { ...appendHistory(task, withIds, MAX_HISTORY), status: status("TASK_STATE_SUBMITTED", at) } })
     }
-    return Effect.flatMap(store.modify(taskId, change), Option.match({
-      onNone: () => Effect.fail(taskNotFound(taskId)),
-      onSome: (task) => Effect.succeed<Begun>({ task, queued })
-    }))
+    return Effect.flatMap(
+      store.modify(taskId, change),
+      Option.match({
+        onNone: () => Effect.fail(taskNotFound(taskId)),
+        onSome: (task) => Effect.succeed<Begun>({ task, queued })
+      })
+    )
   })
 
 /** A new task for the message, or the existing task it continues, as stored. */

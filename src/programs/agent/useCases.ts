@@ -5,6 +5,7 @@
  * pushConfigs.ts.
  */
 import { Effect, Either, Option, Stream } from "effect"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as V1 from "../../a2a/v1.js"
 import {
   type AgentRequestError,
@@ -16,7 +17,6 @@ import {
   unsupportedOperation
 } from "../../domain/agentErrors.js"
 import { timestampCeilMillis } from "../../domain/timestamp.js"
-import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { TaskStore, type TaskSubscription } from "../../services/TaskStore.js"
 import { checkHistoryLength, nowIso, pageSizeOf, presentTask, requireTask, status, statusEvent } from "./shared.js"
 import { beginTurn, startWorker, withTurnServices } from "./turns.js"
@@ -59,11 +59,14 @@ const eventsOf = (subscription: TaskSubscription, historyLength: number | undefi
  */
 export const streamMessage = (request: V1.SendMessageRequest, generation: ProtocolVersion = "1.0") =>
   withTurnServices((services) =>
-    Effect.flatMap(beginTurn(services, request, generation), (begun) =>
-      Effect.flatMap(services.store.subscribe(begun.task.id), (subscription) =>
-        Option.isNone(subscription)
-          ? Effect.fail(internalError(`Task ${begun.task.id} disappeared`))
-          : Effect.as(startWorker(services, begun, true), eventsOf(subscription.value, request.configuration?.historyLength))))
+    Effect.flatMap(
+      beginTurn(services, request, generation),
+      (begun) =>
+        Effect.flatMap(services.store.subscribe(begun.task.id), (subscription) =>
+          Option.isNone(subscription)
+            ? Effect.fail(internalError(`Task ${begun.task.id} disappeared`))
+            : Effect.as(startWorker(services, begun, true), eventsOf(subscription.value, request.configuration?.historyLength)))
+    )
   )
 
 export const getTask = (request: { readonly id: string; readonly historyLength?: number | undefined }) =>
@@ -77,14 +80,17 @@ export const cancelTask = (request: { readonly id: string }) =>
   Effect.gen(function*() {
     const store = yield* TaskStore
     const at = yield* nowIso
-    const canceled = yield* store.modify(request.id, (task): Either.Either<{ task: V1.Task; event: V1.StreamResponse }, AgentRequestError> => {
-      const state = task.status.state
-      if (V1.isTerminalState(state)) {
-        return Either.left(taskNotCancelable(`Task ${request.id} is ${V1.stateName(state)} and cannot be canceled`))
+    const canceled = yield* store.modify(
+      request.id,
+      (task): Either.Either<{ task: V1.Task; event: V1.StreamResponse }, AgentRequestError> => {
+        const state = task.status.state
+        if (V1.isTerminalState(state)) {
+          return Either.left(taskNotCancelable(`Task ${request.id} is ${V1.stateName(state)} and cannot be canceled`))
+        }
+        const canceledStatus = status("TASK_STATE_CANCELED", at)
+        return Either.right({ task: { ...task, status: canceledStatus }, event: statusEvent(task, canceledStatus) })
       }
-      const canceledStatus = status("TASK_STATE_CANCELED", at)
-      return Either.right({ task: { ...task, status: canceledStatus }, event: statusEvent(task, canceledStatus) })
-    })
+    )
     if (Option.isNone(canceled)) return yield* taskNotFound(request.id)
     yield* store.stopWorker(request.id)
     return canceled.value

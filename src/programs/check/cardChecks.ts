@@ -6,10 +6,10 @@
 import { type Duration, Effect, Either } from "effect"
 import { protocolVersionOf } from "../../a2a/dialects.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
+import { interfaceUse } from "../../a2a/usableInterfaces.js"
 import type * as V1 from "../../a2a/v1.js"
 import { validateCard } from "../../a2a/validation/cardValidation.js"
 import { type CheckOutcome, failed, passed, skipped, warned } from "../../domain/conformance.js"
-import { interfaceUse } from "../../a2a/usableInterfaces.js"
 import { A2aClient, type DiscoveredCard, type Target } from "../../services/A2aClient.js"
 import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 import { MAX_CHECK_BODY_BYTES } from "./context.js"
@@ -45,7 +45,13 @@ export const findCard = (target: Target, timeout: Duration.Duration) =>
     const client = yield* A2aClient
     const http = yield* RawHttp
     const get = (url: string) =>
-      http.exchange({ method: "GET", url, headers: { "A2A-Version": "1.0", Accept: "application/json" }, timeout, maxBytes: MAX_CHECK_BODY_BYTES })
+      http.exchange({
+        method: "GET",
+        url,
+        headers: { "A2A-Version": "1.0", Accept: "application/json" },
+        timeout,
+        maxBytes: MAX_CHECK_BODY_BYTES
+      })
     const cardJson = yield* Effect.either(client.fetchCardJson(target))
     if (cardJson._tag === "Left") {
       if (isUnreachable(cardJson.left)) return yield* cardJson.left
@@ -89,7 +95,9 @@ const valid = ({ served: { response } }: CardFindings & { served: ServedCard }):
 
 /** Whether the decoded card declares any interface we could talk to (any binding or version). */
 export const interfacesOutcome = (card: V1.AgentCard, cardUrl: string): CheckOutcome => {
-  if (card.supportedInterfaces.length === 0) return failed("the card declares no interface (supportedInterfaces, or url + preferredTransport)")
+  if (card.supportedInterfaces.length === 0) {
+    return failed("the card declares no interface (supportedInterfaces, or url + preferredTransport)")
+  }
   const problems = card.supportedInterfaces.flatMap((entry, index) => {
     const use = interfaceUse(entry, cardUrl)
     return Either.isLeft(use) ? [`interface ${index}: ${use.left}`] : []

@@ -12,13 +12,13 @@ import type * as V1 from "../../a2a/v1.js"
 import {
   appliesTo,
   bindingName,
-  CHECKS,
   CHECK_REPORT_SCHEMA_ID,
   checkById,
   type CheckGroup,
   type CheckOutcome,
   type CheckReport,
   type CheckResult,
+  CHECKS,
   type CheckSpec,
   type CreatedTask,
   failed,
@@ -34,11 +34,11 @@ import { escapeForTerminal } from "../../domain/terminalText.js"
 import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
 import type { RawHttp, RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
-import { cardBlocker, cardOutcome, cardProtocol, findCard } from "./cardChecks.js"
-import { interfaceHostsOutcome, notSentReason, splitByOrigin } from "./interfaceHosts.js"
-import { type InterfaceContext, MAX_CHECK_BODY_BYTES, type PartAnswer } from "./context.js"
 import { authChecks } from "./authChecks.js"
+import { cardBlocker, cardOutcome, cardProtocol, findCard } from "./cardChecks.js"
+import { type InterfaceContext, MAX_CHECK_BODY_BYTES, type PartAnswer } from "./context.js"
 import { equivalenceChecks } from "./equivalenceChecks.js"
+import { interfaceHostsOutcome, notSentReason, splitByOrigin } from "./interfaceHosts.js"
 import { messagingChecks } from "./messagingChecks.js"
 import { partChecks } from "./partChecks.js"
 import { pushChecks } from "./pushChecks.js"
@@ -82,14 +82,22 @@ const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = {
 /** Why the card rules a check out, if it does (a need the check itself judges, like a working task, is not here). */
 const unmetNeed = (spec: CheckSpec, card: V1.AgentCard): string | undefined => {
   if (spec.needs.includes("streaming") && card.capabilities.streaming !== true) return "the card does not declare capabilities.streaming"
-  if (spec.needs.includes("push") && card.capabilities.pushNotifications !== true) return "the card does not declare capabilities.pushNotifications"
+  if (spec.needs.includes("push") && card.capabilities.pushNotifications !== true) {
+    return "the card does not declare capabilities.pushNotifications"
+  }
   const guarded = Object.keys(card.securitySchemes ?? {}).length > 0 && (card.securityRequirements ?? []).length > 0
   if (spec.needs.includes("auth") && !guarded) return "the card asks for no credentials (no securitySchemes with securityRequirements)"
   return undefined
 }
 
 /** One result; it cites the interface's generation (or, for the card checks, the card's: `protocol`). */
-const resultOf = (spec: CheckSpec, id: InterfaceId | null, outcome: CheckOutcome, durationMs: number, protocol = id?.protocol): CheckResult => ({
+const resultOf = (
+  spec: CheckSpec,
+  id: InterfaceId | null,
+  outcome: CheckOutcome,
+  durationMs: number,
+  protocol = id?.protocol
+): CheckResult => ({
   id: spec.id,
   group: spec.group,
   severity: spec.severity,
@@ -120,10 +128,13 @@ const validateSelectors = (input: CheckPlanInput) => {
   const unknown = unknownSelectors([...input.only, ...input.skip])
   return unknown.length === 0
     ? Effect.void
-    : Effect.fail(new InvalidInput({
-      reason: `Unknown check group or id: ${unknown.join(", ")}`,
-      suggestion: "Use group names (card, transport, messaging, tasks, streaming, push, auth, equivalence) or check ids; --dry-run lists them."
-    }))
+    : Effect.fail(
+      new InvalidInput({
+        reason: `Unknown check group or id: ${unknown.join(", ")}`,
+        suggestion:
+          "Use group names (card, transport, messaging, tasks, streaming, push, auth, equivalence) or check ids; --dry-run lists them."
+      })
+    )
 }
 
 /** A dry run: every selected check, listed once, skipped; nothing is sent. */
@@ -163,7 +174,10 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   const started = yield* Clock.currentTimeMillis
   const timeout = Duration.seconds(input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS)
   const checkLimit = Duration.times(timeout, 2)
-  const target: Target = { ...(yield* resolveTarget({ ...input, timeoutSeconds: input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS })), maxResponseBytes: MAX_CHECK_BODY_BYTES }
+  const target: Target = {
+    ...(yield* resolveTarget({ ...input, timeoutSeconds: input.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS })),
+    maxResponseBytes: MAX_CHECK_BODY_BYTES
+  }
   const report = input.onGroupDone ?? (() => Effect.void)
 
   // The card first: without one (or one relay cannot read) one check names the root cause and nothing else runs.

@@ -6,7 +6,15 @@ import { Duration, Effect, Option, Ref } from "effect"
 import { randomUUID } from "node:crypto"
 import * as V1 from "../../a2a/v1.js"
 import type { A2aClientError } from "../../domain/clientErrors.js"
-import { type CheckOutcome, type CreatedTask, failed, type InterfaceId, MAX_TASKS_PER_INTERFACE, passed, skipped } from "../../domain/conformance.js"
+import {
+  type CheckOutcome,
+  type CreatedTask,
+  failed,
+  type InterfaceId,
+  MAX_TASKS_PER_INTERFACE,
+  passed,
+  skipped
+} from "../../domain/conformance.js"
 import { A2aClient, type Endpoint, type Target } from "../../services/A2aClient.js"
 import type { RawResponse } from "../../services/RawHttp.js"
 
@@ -70,7 +78,10 @@ export const withinBudget = (ctx: InterfaceContext) =>
 
 /** Lists a task the run created in the report (once). */
 export const recordTask = (ctx: InterfaceContext, taskId: string, state: string) =>
-  Ref.update(ctx.created, (all) => all.some((task) => task.task_id === taskId) ? all : [...all, { task_id: taskId, interface: ctx.id, state }])
+  Ref.update(
+    ctx.created,
+    (all) => all.some((task) => task.task_id === taskId) ? all : [...all, { task_id: taskId, interface: ctx.id, state }]
+  )
 
 /**
  * Sends one message if the budget allows; the task it creates is recorded. Fails with the reason
@@ -117,7 +128,9 @@ export const workingTask = (ctx: InterfaceContext) =>
     const answer = yield* sendCounted(ctx, { message: userMessage(), configuration: { returnImmediately: true } })
     if (!("task" in answer)) return yield* skipWith("the agent answered with a Message, so no task stays working")
     const { status } = answer.task
-    if (V1.isSettledState(status.state)) return yield* skipWith(`the agent finished the task at once (${stateSent(status)}); ${NEEDS_WORKING}`)
+    if (V1.isSettledState(status.state)) {
+      return yield* skipWith(`the agent finished the task at once (${stateSent(status)}); ${NEEDS_WORKING}`)
+    }
     return answer.task
   })
 
@@ -127,5 +140,7 @@ export const finishedMeanwhile = (ctx: InterfaceContext, taskId: string, what: s
     Effect.match(client.getTask(ctx.target, { id: taskId }), {
       onFailure: () => undefined,
       onSuccess: (now) =>
-        V1.isTerminalState(now.status.state) ? skipped(`the task finished (${stateSent(now.status)}) before ${what} arrived; ${NEEDS_WORKING}`) : undefined
+        V1.isTerminalState(now.status.state)
+          ? skipped(`the task finished (${stateSent(now.status)}) before ${what} arrived; ${NEEDS_WORKING}`)
+          : undefined
     }))

@@ -21,7 +21,9 @@ const taskVisible = (contexts: ReadonlyArray<InterfaceContext>): Effect.Effect<C
     const label = (id: InterfaceContext["id"]) => `${id.protocol} ${id.binding}`
     const missing = seen.filter((s) => s.error !== undefined)
     if (missing.length > 0) {
-      return failed(`task ${task.id} from ${label(first.id)} is not found over ${missing.map((m) => `${label(m.where)} (${m.error})`).join(", ")}`)
+      return failed(
+        `task ${task.id} from ${label(first.id)} is not found over ${missing.map((m) => `${label(m.where)} (${m.error})`).join(", ")}`
+      )
     }
     // The first answer may have been taken while the task was still going; compare what the others see.
     const states = new Set(seen.map((s) => s.state))

@@ -4,8 +4,8 @@
  * for, sends nothing at all to another origin unless `--allow-interface-host` names its host. Such
  * an interface fails card.interface-hosts, naming its host, and its checks are skipped.
  */
-import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import { hostOfUrl } from "../../a2a/hosts.js"
+import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import { type Endpoint, isHostAllowed, isOnCardOrigin } from "../../services/A2aClient.js"
 
 /** The interfaces a check may send to, and those on another origin that nobody allowed. */
@@ -29,7 +29,11 @@ export const notSentReason = (endpoint: Endpoint, cardUrl: string) =>
 /** card.interface-hosts: passes when every interface checked is on the card's origin or allowed. */
 export const interfaceHostsOutcome = (checked: ReadonlyArray<Endpoint>, refused: ReadonlyArray<Endpoint>, cardUrl: string): CheckOutcome =>
   refused.length === 0
-    ? passed(checked.some((endpoint) => !isOnCardOrigin(endpoint.url, cardUrl)) ? "other origins only on hosts the user allowed" : "every interface is on the card's origin")
+    ? passed(
+      checked.some((endpoint) => !isOnCardOrigin(endpoint.url, cardUrl))
+        ? "other origins only on hosts the user allowed"
+        : "every interface is on the card's origin"
+    )
     : failed(
       `the card routes requests to ${[...new Set(refused.map((endpoint) => hostAndPort(endpoint.url)))].join(", ")}, ` +
         `another origin than the card's (${new URL(cardUrl).origin}): nothing was sent there ` +

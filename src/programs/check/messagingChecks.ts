@@ -68,7 +68,17 @@ const withoutKinds = (params: unknown): unknown => {
   if (!Predicate.isRecord(params) || !Predicate.isRecord(params["message"])) return params
   const message = params["message"]
   const parts = Array.isArray(message["parts"]) ? message["parts"] : []
-  return { ...params, message: { ...message, parts: parts.map((part) => Predicate.isRecord(part) ? Object.fromEntries(Object.entries(part).filter(([key]) => key !== "kind")) : part) } }
+  return {
+    ...params,
+    message: {
+      ...message,
+      parts: parts.map((part) =>
+        Predicate.isRecord(part)
+          ? Object.fromEntries(Object.entries(part).filter(([key]) => key !== "kind"))
+          : part
+      )
+    }
+  }
 }
 
 /** A v0.3 Part is one of TextPart, FilePart, DataPart, told apart by `kind` (§6.5): without it, the params are invalid. */
@@ -77,7 +87,10 @@ const partWithoutKind = (ctx: InterfaceContext) =>
     // An agent that wrongly accepts it creates a task: that one counts against the budget too.
     yield* withinBudget(ctx)
     const wire = yield* wireOf(dialectOf(ctx).send, { message: userMessage() })
-    const response = yield* Effect.mapError(rawOperation(ctx, wire._tag === "JsonRpc" ? { ...wire, params: withoutKinds(wire.params) } : wire), (error) => error.message)
+    const response = yield* Effect.mapError(
+      rawOperation(ctx, wire._tag === "JsonRpc" ? { ...wire, params: withoutKinds(wire.params) } : wire),
+      (error) => error.message
+    )
     if (refusedAsInvalid(ctx, response)) return passed(invalidName(ctx))
     const taken = yield* Effect.option(wire.decode(resultOf(ctx, response)))
     if (Option.isSome(taken) && "task" in taken.value) yield* recordTask(ctx, taken.value.task.id, stateSent(taken.value.task.status))
@@ -91,7 +104,9 @@ const contextKept = (ctx: InterfaceContext) =>
     if (contextId === "") return skipped("the first task has no contextId")
     const answer = yield* sendCounted(ctx, { message: userMessage({ contextId }) })
     const next = "task" in answer ? answer.task.contextId : answer.message.contextId
-    return next === contextId ? passed(`context ${contextId} kept`) : failed(`the follow-up came back in context ${next ?? "(none)"}, not ${contextId}`)
+    return next === contextId
+      ? passed(`context ${contextId} kept`)
+      : failed(`the follow-up came back in context ${next ?? "(none)"}, not ${contextId}`)
   }))
 
 /** Sends a follow-up with the task's id; the answer must be that task (or a Message in it). */
@@ -106,7 +121,9 @@ const followUp = (ctx: InterfaceContext, task: V1.Task, configuration?: V1.SendM
     if ("task" in reply && taskId !== task.id) yield* recordTask(ctx, reply.task.id, stateSent(reply.task.status))
     return taskId === task.id
       ? answer
-      : yield* Effect.fail(`the follow-up to task ${task.id} came back ${"task" in reply ? `as another task, ${taskId}` : "as a Message outside the task"}`)
+      : yield* Effect.fail(
+        `the follow-up to task ${task.id} came back ${"task" in reply ? `as another task, ${taskId}` : "as a Message outside the task"}`
+      )
   })
 
 const followUpInputRequired = (ctx: InterfaceContext) =>
@@ -116,11 +133,15 @@ const followUpInputRequired = (ctx: InterfaceContext) =>
     const task = answer.task
     if (task.status.state !== "TASK_STATE_INPUT_REQUIRED") {
       return yield* skipWith(
-        `the agent did not ask for input (asked "${INPUT_REQUIRED_TEXT}", the task is ${stateSent(task.status)}); this needs an agent that does (e.g. relay server agent -m mock)`
+        `the agent did not ask for input (asked "${INPUT_REQUIRED_TEXT}", the task is ${
+          stateSent(task.status)
+        }); this needs an agent that does (e.g. relay server agent -m mock)`
       )
     }
     const next = yield* followUp(ctx, task)
-    if (next._tag === "Left") return failed(`a message continuing task ${task.id}, which waits for input, was refused: ${next.left.message}`)
+    if (next._tag === "Left") {
+      return failed(`a message continuing task ${task.id}, which waits for input, was refused: ${next.left.message}`)
+    }
     return passed(`task ${task.id} continued${"task" in next.right ? `, now ${stateSent(next.right.task.status)}` : ""}`)
   }))
 

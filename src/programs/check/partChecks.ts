@@ -90,7 +90,10 @@ const SAMPLE_DATA = { relayCheck: CHECK_MESSAGE_TEXT, answer: 42, items: ["a", "
 type PartKind = "file" | "data" | "text"
 
 /** The part each kind of message carries beside its text, and how a detail names it. */
-const sampleOf = (ctx: InterfaceContext, kind: PartKind): { readonly parts: ReadonlyArray<V1.Part>; readonly described: string } | undefined => {
+const sampleOf = (
+  ctx: InterfaceContext,
+  kind: PartKind
+): { readonly parts: ReadonlyArray<V1.Part>; readonly described: string } | undefined => {
   const text: V1.Part = { text: CHECK_MESSAGE_TEXT }
   switch (kind) {
     case "file": {
@@ -103,7 +106,9 @@ const sampleOf = (ctx: InterfaceContext, kind: PartKind): { readonly parts: Read
       }
     }
     case "data":
-      return allowsJson(ctx.card) ? { parts: [text, { data: SAMPLE_DATA, mediaType: "application/json" }], described: "a message with a data part" } : undefined
+      return allowsJson(ctx.card)
+        ? { parts: [text, { data: SAMPLE_DATA, mediaType: "application/json" }], described: "a message with a data part" }
+        : undefined
     case "text":
       return { parts: [text], described: "a text message" }
   }
@@ -118,14 +123,19 @@ const sendSample = (ctx: InterfaceContext, parts: ReadonlyArray<V1.Part>, descri
     yield* withinBudget(ctx)
     const wire = yield* wireOf(dialectOf(ctx).send, { message: userMessage({ parts: [...parts] }) })
     const response = yield* Effect.mapError(rawOperation(ctx, wire), (error) => error.message)
-    if (rawErrorOf(response) !== undefined || response.status >= 300) return { _tag: "Refused", shown: shown(response) } satisfies PartAnswer
+    if (rawErrorOf(response) !== undefined || response.status >= 300) {
+      return { _tag: "Refused", shown: shown(response) } satisfies PartAnswer
+    }
     const result = resultOf(ctx, response)
     // Read as leniently as a pushed body: a malformed file part must not hide the task it is in.
     const decoded = yield* Effect.option(wire.decode(result))
     const summary = summarizeNotification(result)
-    if (Option.isSome(decoded) && "task" in decoded.value) yield* recordTask(ctx, decoded.value.task.id, stateSent(decoded.value.task.status))
-    else if (summary.kind === "task" && summary.task_id !== null) yield* recordTask(ctx, summary.task_id, summary.state ?? "unknown")
-    if (summary.kind === "task" && summary.state === "rejected") return { _tag: "Refused", shown: `the task was rejected: ${shown(response)}` } satisfies PartAnswer
+    if (Option.isSome(decoded) && "task" in decoded.value) {
+      yield* recordTask(ctx, decoded.value.task.id, stateSent(decoded.value.task.status))
+    } else if (summary.kind === "task" && summary.task_id !== null) yield* recordTask(ctx, summary.task_id, summary.state ?? "unknown")
+    if (summary.kind === "task" && summary.state === "rejected") {
+      return { _tag: "Refused", shown: `the task was rejected: ${shown(response)}` } satisfies PartAnswer
+    }
     return { _tag: "Answered", result, described } satisfies PartAnswer
   })
 
@@ -138,7 +148,9 @@ const partAnswer = (ctx: InterfaceContext, kind: PartKind) =>
     if (sample === undefined) {
       return yield* skipWith(
         kind === "file"
-          ? `the card's input modes (${modesShown(ctx.card)}) name no media type relay check has a file for (text/*, image/png, application/octet-stream, */*)`
+          ? `the card's input modes (${
+            modesShown(ctx.card)
+          }) name no media type relay check has a file for (text/*, image/png, application/octet-stream, */*)`
           : `the card's input modes (${modesShown(ctx.card)}) do not allow application/json`
       )
     }
@@ -157,7 +169,9 @@ const accepted = (kind: "file" | "data") => (ctx: InterfaceContext) =>
     if (answer._tag === "Refused") return failed(`${described}, which the card's input modes allow, was refused: ${answer.shown}`)
     const summary = summarizeNotification(answer.result)
     if (summary.kind !== "task" && summary.kind !== "message") {
-      return failed(`${described} was answered with neither a Task nor a Message: ${answerExcerpt(JSON.stringify(answer.result) ?? "(nothing)")}`)
+      return failed(
+        `${described} was answered with neither a Task nor a Message: ${answerExcerpt(JSON.stringify(answer.result) ?? "(nothing)")}`
+      )
     }
     return passed(`${described}: ${summary.kind === "task" ? `a Task, ${summary.state ?? "no state"}` : "a Message"}`)
   }))
@@ -193,7 +207,11 @@ const answerFileParts = (ctx: InterfaceContext) =>
     )
     if (untyped.length > 0) return warned(listed(untyped))
     const count = views.length + (found?.omitted ?? 0)
-    return passed(`${count} file part${count === 1 ? "" : "s"}, each with ${views.some((view) => view.url !== undefined) ? "bytes or a URL" : "bytes"} and a media type`)
+    return passed(`${count} file part${count === 1 ? "" : "s"}, each with ${
+      views.some((view) => view.url !== undefined)
+        ? "bytes or a URL"
+        : "bytes"
+    } and a media type`)
   }))
 
 export const partChecks = {

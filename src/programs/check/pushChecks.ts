@@ -6,10 +6,10 @@
  */
 import { Duration, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { failed, passed, skipped } from "../../domain/conformance.js"
 import { isLoopbackHost } from "../../a2a/hosts.js"
-import { PushReceiver } from "../../services/PushReceiver.js"
+import { failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
+import { PushReceiver } from "../../services/PushReceiver.js"
 import { firstTask, type InterfaceContext, orFailed, sendCounted, userMessage } from "./context.js"
 import { dialectOf, rawOperation, resultOf, shown, wireOf } from "./rawExchanges.js"
 
@@ -21,7 +21,10 @@ const roundTrip = (ctx: InterfaceContext) =>
     const client = yield* A2aClient
     const step = <A, E extends { readonly message: string }>(what: string, effect: Effect.Effect<A, E>) =>
       Effect.mapError(effect, (error) => `${what} failed: ${error.message}`)
-    const made = yield* step("creating a push config", client.createPushConfig(ctx.target, { taskId: task.id, url: UNREACHED_WEBHOOK, token: `relay-check-${randomUUID()}` }))
+    const made = yield* step(
+      "creating a push config",
+      client.createPushConfig(ctx.target, { taskId: task.id, url: UNREACHED_WEBHOOK, token: `relay-check-${randomUUID()}` })
+    )
     if (made.id === undefined || made.id === "") return failed("the created config has no id")
     const ids = { taskId: task.id, id: made.id }
     const read = yield* step("reading it back", client.getPushConfig(ctx.target, ids))
@@ -30,7 +33,9 @@ const roundTrip = (ctx: InterfaceContext) =>
     if (!listed.some((config) => config.id === made.id)) return failed(`the list of the task's configs does not hold ${made.id}`)
     yield* step("deleting it", client.deletePushConfig(ctx.target, ids))
     const after = yield* Effect.either(client.getPushConfig(ctx.target, ids))
-    return after._tag === "Left" ? passed(`config ${made.id} created, read, listed and deleted`) : failed("the config can still be read after it was deleted")
+    return after._tag === "Left"
+      ? passed(`config ${made.id} created, read, listed and deleted`)
+      : failed("the config can still be read after it was deleted")
   }))
 
 /**
@@ -51,14 +56,20 @@ const restProtoFields = (ctx: InterfaceContext) =>
     const wire = yield* wireOf(dialectOf(ctx).createPushConfig, { taskId: task.id, id: configId, url: UNREACHED_WEBHOOK })
     const response = yield* Effect.mapError(rawOperation(ctx, wire._tag === "Rest" ? { ...wire, body } : wire), (error) => error.message)
     const made = yield* Effect.either(wire.decode(resultOf(ctx, response)))
-    if (response.status >= 300 || made._tag === "Left") return failed(`a create request in the proto's field names was not taken: ${shown(response)}`)
+    if (response.status >= 300 || made._tag === "Left") {
+      return failed(`a create request in the proto's field names was not taken: ${shown(response)}`)
+    }
     if (made.right.url !== UNREACHED_WEBHOOK) return failed(`the config was created with URL ${made.right.url}, not ${UNREACHED_WEBHOOK}`)
     const client = yield* A2aClient
     const ids = { taskId: task.id, id: made.right.id ?? configId }
     const read = yield* Effect.either(client.getPushConfig(ctx.target, ids))
     yield* Effect.ignore(client.deletePushConfig(ctx.target, ids))
-    if (read._tag === "Left") return failed(`the config ${ids.id} created from the proto's field names cannot be read back: ${read.left.message}`)
-    return read.right.url === UNREACHED_WEBHOOK ? passed(`config ${ids.id} created and read back`) : failed(`reading it back gave URL ${read.right.url}, not ${UNREACHED_WEBHOOK}`)
+    if (read._tag === "Left") {
+      return failed(`the config ${ids.id} created from the proto's field names cannot be read back: ${read.left.message}`)
+    }
+    return read.right.url === UNREACHED_WEBHOOK
+      ? passed(`config ${ids.id} created and read back`)
+      : failed(`reading it back gave URL ${read.right.url}, not ${UNREACHED_WEBHOOK}`)
   }))
 
 /** A task registered with a push config: its updates must reach the run's own receiver. */
@@ -77,8 +88,18 @@ const delivery = (ctx: InterfaceContext) =>
     if (!("task" in answer)) return skipped("the agent answered with a Message: there is no task to notify about")
     const post = yield* receiver.value.awaitPost(path, ctx.timeout)
     return Option.isSome(post)
-      ? passed(`a ${post.value.protocol} ${post.value.kind} for task ${post.value.task_id ?? "?"}${post.value.token_present ? ", with the token" : ""}`)
-      : failed(`no notification reached ${url} within ${Duration.format(ctx.timeout)} (an agent that refuses loopback webhooks cannot pass this)`)
+      ? passed(
+        `a ${post.value.protocol} ${post.value.kind} for task ${post.value.task_id ?? "?"}${
+          post.value.token_present ? ", with the token" : ""
+        }`
+      )
+      : failed(
+        `no notification reached ${url} within ${Duration.format(ctx.timeout)} (an agent that refuses loopback webhooks cannot pass this)`
+      )
   }))
 
-export const pushChecks = { "push.config-roundtrip": roundTrip, "push.rest-proto-fields": restProtoFields, "push.delivery": delivery } as const
+export const pushChecks = {
+  "push.config-roundtrip": roundTrip,
+  "push.rest-proto-fields": restProtoFields,
+  "push.delivery": delivery
+} as const

@@ -11,8 +11,7 @@ import { credentialHeaders, credentialsFor } from "../../services/A2aClient.js"
 import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
 
-const versionHeaders = (version: string | undefined): Record<string, string> =>
-  version === undefined ? {} : { "A2A-Version": version }
+const versionHeaders = (version: string | undefined): Record<string, string> => version === undefined ? {} : { "A2A-Version": version }
 
 export interface RawOptions {
   /** The A2A-Version header sent (default: the interface's version on 1.0, none on 0.3). */
@@ -52,7 +51,11 @@ const restUrl = (ctx: InterfaceContext, path: string, query: Readonly<Record<str
 /** One operation exactly as the dialect encodes it, through RawHttp, to read the answer as sent. */
 export const rawOperation = <A>(ctx: InterfaceContext, wire: WireRequest<A>, options: RawOptions = {}) => {
   if (wire._tag === "JsonRpc") {
-    return rawJsonRpc(ctx, JSON.stringify({ jsonrpc: "2.0", id: `relay-check-${randomUUID()}`, method: wire.method, params: wire.params }), options)
+    return rawJsonRpc(
+      ctx,
+      JSON.stringify({ jsonrpc: "2.0", id: `relay-check-${randomUUID()}`, method: wire.method, params: wire.params }),
+      options
+    )
   }
   const contentType = ctx.id.protocol === "1.0" ? "application/a2a+json" : "application/json"
   return Effect.flatMap(RawHttp, (http) =>
@@ -120,4 +123,3 @@ export const shown = (response: RawResponse) => {
   const type = response.headers["content-type"]
   return `HTTP ${response.status}${type ? `, ${answerExcerpt(type)}` : ""}: ${answerExcerpt(response.text) || "(empty body)"}`
 }
-

@@ -57,7 +57,13 @@ const eventPayloads = (ctx: InterfaceContext, response: RawResponse): ReadonlyAr
 /** What an event is: task, message, status or artifact update (member name in 1.0, `kind` in 0.3). */
 const kindOf = (payload: unknown): string | undefined => {
   if (!Predicate.isRecord(payload)) return undefined
-  if (typeof payload["kind"] === "string") return payload["kind"] === "status-update" ? "statusUpdate" : payload["kind"] === "artifact-update" ? "artifactUpdate" : payload["kind"]
+  if (typeof payload["kind"] === "string") {
+    return payload["kind"] === "status-update"
+      ? "statusUpdate"
+      : payload["kind"] === "artifact-update"
+      ? "artifactUpdate"
+      : payload["kind"]
+  }
   return ["task", "message", "statusUpdate", "artifactUpdate"].find((key) => key in payload)
 }
 
@@ -76,7 +82,11 @@ const withStream = (ctx: InterfaceContext, judge: (response: RawResponse) => Che
   Effect.catchAll(Effect.map(streamAnswer(ctx), judge), (reason) => Effect.succeed(failed(reason)))
 
 const contentType = (ctx: InterfaceContext) =>
-  withStream(ctx, (response) => isEventStream(response) ? passed(response.headers["content-type"] ?? "") : failed(`not an event stream: ${shown(response)}`))
+  withStream(
+    ctx,
+    (response) =>
+      isEventStream(response) ? passed(response.headers["content-type"] ?? "") : failed(`not an event stream: ${shown(response)}`)
+  )
 
 const framing = (ctx: InterfaceContext) =>
   withStream(ctx, (response) => {
@@ -87,7 +97,11 @@ const framing = (ctx: InterfaceContext) =>
     const bad = blocks.findIndex(({ data }) => data === undefined || parseJson(data) === undefined)
     return bad === -1
       ? passed(`${blocks.length} event(s)`)
-      : failed(`event ${bad + 1} is not one JSON value in data: lines (events must be separated by a blank line): ${JSON.stringify(blocks[bad]?.data ?? "").slice(0, 160)}`)
+      : failed(
+        `event ${bad + 1} is not one JSON value in data: lines (events must be separated by a blank line): ${
+          JSON.stringify(blocks[bad]?.data ?? "").slice(0, 160)
+        }`
+      )
   })
 
 const firstEvent = (ctx: InterfaceContext) =>
@@ -95,7 +109,11 @@ const firstEvent = (ctx: InterfaceContext) =>
     if (!isEventStream(response)) return skipped("the answer is not an event stream (see streaming.content-type)")
     const kinds = eventPayloads(ctx, response).map(kindOf)
     if (kinds[0] === "task") return passed(`${kinds.length} event(s), the task first`)
-    if (kinds[0] === "message") return kinds.length === 1 ? passed("one Message") : failed(`a Message was followed by ${kinds.length - 1} more event(s)`)
+    if (kinds[0] === "message") {
+      return kinds.length === 1
+        ? passed("one Message")
+        : failed(`a Message was followed by ${kinds.length - 1} more event(s)`)
+    }
     return failed(`the first event is ${kinds[0] ?? "not an A2A event"}, not a Task or a Message`)
   })
 
@@ -108,11 +126,14 @@ const closes = (ctx: InterfaceContext) =>
   })
 
 const subscribeUnknown = (ctx: InterfaceContext) =>
-  Effect.flatMap(A2aClient, (client) =>
-    Effect.match(Stream.runDrain(Stream.take(client.subscribe(ctx.target, { id: unknownTaskId() }), 1)), {
-      onSuccess: () => failed("subscribing to a task that does not exist opened a stream"),
-      onFailure: expectProtocolError(-32001, "TaskNotFound")
-    }))
+  Effect.flatMap(
+    A2aClient,
+    (client) =>
+      Effect.match(Stream.runDrain(Stream.take(client.subscribe(ctx.target, { id: unknownTaskId() }), 1)), {
+        onSuccess: () => failed("subscribing to a task that does not exist opened a stream"),
+        onFailure: expectProtocolError(-32001, "TaskNotFound")
+      })
+  )
 
 /** The text of each artifact, by id, as a client following the events would hold it. */
 type ArtifactTexts = ReadonlyMap<string, string>
@@ -134,7 +155,11 @@ const applyArtifact = (texts: ArtifactTexts, update: V1.TaskArtifactUpdateEvent)
  * snapshot, they must add up to the task as GetTask shows it once finished: an update the
  * snapshot already held, sent again, or two swapped, would not.
  */
-const judgeSubscription = (taskId: string, events: ReadonlyArray<Either.Either<V1.StreamResponse, string>>, final: V1.Task): CheckOutcome => {
+const judgeSubscription = (
+  taskId: string,
+  events: ReadonlyArray<Either.Either<V1.StreamResponse, string>>,
+  final: V1.Task
+): CheckOutcome => {
   const [first, ...rest] = events
   if (first === undefined) return failed("the subscription carried no event")
   if (Either.isLeft(first) || !("task" in first.right) || first.right.task.id !== taskId) {
@@ -153,7 +178,10 @@ const judgeSubscription = (taskId: string, events: ReadonlyArray<Either.Either<V
     if (V1.isTerminalState(lastStatus.state)) return failed(`${where} came after the task finished (${lastStatus.state})`)
     if ("statusUpdate" in update && update.statusUpdate.taskId === taskId) {
       const { status } = update.statusUpdate
-      if (status.timestamp !== undefined && lastStatus.timestamp !== undefined && Date.parse(status.timestamp) < Date.parse(lastStatus.timestamp)) {
+      if (
+        status.timestamp !== undefined && lastStatus.timestamp !== undefined &&
+        Date.parse(status.timestamp) < Date.parse(lastStatus.timestamp)
+      ) {
         return failed(`${where} (${status.state} at ${status.timestamp}) is older than the status before it (${lastStatus.timestamp})`)
       }
       lastStatus = status
@@ -166,7 +194,11 @@ const judgeSubscription = (taskId: string, events: ReadonlyArray<Either.Either<V
   const expected = artifactTexts(final.artifacts)
   const differs = [...new Set([...texts.keys(), ...expected.keys()])].find((id) => texts.get(id) !== expected.get(id))
   if (differs !== undefined) {
-    return failed(`the snapshot and the updates after it add up to ${JSON.stringify(texts.get(differs) ?? null)} in artifact ${differs}, but the task holds ${JSON.stringify(expected.get(differs) ?? null)}`)
+    return failed(
+      `the snapshot and the updates after it add up to ${
+        JSON.stringify(texts.get(differs) ?? null)
+      } in artifact ${differs}, but the task holds ${JSON.stringify(expected.get(differs) ?? null)}`
+    )
   }
   return lastStatus.state === final.status.state
     ? passed(`the task, then ${rest.length} update(s), ending ${lastStatus.state}`)
@@ -184,16 +216,26 @@ const subscribeLive = (ctx: InterfaceContext) =>
       // Only a finished task must end the stream: one that stopped to ask may keep it open.
       const now = yield* Effect.option(client.getTask(ctx.target, { id: task.id }))
       return Option.isSome(now) && V1.isInterruptedState(now.value.status.state)
-        ? skipped(`the task stopped in ${now.value.status.state}, where a subscription may stay open; this needs a task that runs to its end`)
+        ? skipped(
+          `the task stopped in ${now.value.status.state}, where a subscription may stay open; this needs a task that runs to its end`
+        )
         : failed(`the subscription did not close within ${answer.left.after}`)
     }
     const response = answer.right
     // A refusal (plain, or as the stream's one event) is right for a task that finished first.
     const refused = !isEventStream(response) || isRpcError(sseBlocks(response.text)[0]?.data)
-    if (refused) return (yield* finishedMeanwhile(ctx, task.id, "the subscription")) ?? failed(`the subscription was not a stream of the task's events: ${shown(response)}`)
-    const events = yield* Effect.forEach(eventPayloads(ctx, response), (payload) =>
-      Effect.either(Effect.mapError(wire.decode(payload), () => JSON.stringify(payload ?? null).slice(0, 160))))
-    const final = yield* Effect.mapError(client.getTask(ctx.target, { id: task.id }), (error) => `GetTask after the subscription failed: ${error.message}`)
+    if (refused) {
+      return (yield* finishedMeanwhile(ctx, task.id, "the subscription")) ??
+        failed(`the subscription was not a stream of the task's events: ${shown(response)}`)
+    }
+    const events = yield* Effect.forEach(
+      eventPayloads(ctx, response),
+      (payload) => Effect.either(Effect.mapError(wire.decode(payload), () => JSON.stringify(payload ?? null).slice(0, 160)))
+    )
+    const final = yield* Effect.mapError(
+      client.getTask(ctx.target, { id: task.id }),
+      (error) => `GetTask after the subscription failed: ${error.message}`
+    )
     return judgeSubscription(task.id, events, final)
   }))
 

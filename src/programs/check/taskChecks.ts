@@ -22,7 +22,9 @@ const getTask = (ctx: InterfaceContext) =>
   orFailed(Effect.gen(function*() {
     const task = yield* firstTask(ctx)
     const found = yield* taskNow(ctx, task.id)
-    return found.id === task.id ? passed(`${found.id}, ${stateSent(found.status)}`) : failed(`GetTask(${task.id}) returned task ${found.id}`)
+    return found.id === task.id
+      ? passed(`${found.id}, ${stateSent(found.status)}`)
+      : failed(`GetTask(${task.id}) returned task ${found.id}`)
   }))
 
 /** The task as GetTask shows it now. */
@@ -71,7 +73,9 @@ const expectRefused = (ctx: InterfaceContext, what: string, response: Parameters
 
 /** The request's parameters as a reader sees them: `ListTasks(contextId=…, pageSize=1)`. */
 const named = (request: V1.ListTasksRequest) =>
-  `ListTasks(${Object.entries(request).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${String(value)}`).join(", ")})`
+  `ListTasks(${
+    Object.entries(request).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${String(value)}`).join(", ")
+  })`
 
 /** One ListTasks request, raw (v0.3 has none: the checks are not run there). */
 const rawList = (ctx: InterfaceContext, request: V1.ListTasksRequest) =>
@@ -126,20 +130,30 @@ const listFilters = (ctx: InterfaceContext) =>
   orFailed(Effect.gen(function*() {
     const { contextId, task } = yield* listedTask(ctx)
     const byContext = { contextId, pageSize: MAX_PAGE }
-    yield* keptOnly(byContext, (yield* listPage(ctx, byContext)).page, task, (t) => t.contextId === contextId, (t) => `of context ${t.contextId ?? "(none)"}`)
+    yield* keptOnly(byContext, (yield* listPage(ctx, byContext)).page, task, (t) =>
+      t.contextId === contextId, (t) =>
+      `of context ${t.contextId ?? "(none)"}`)
     const state = task.status.state
     if (task.status.unknownState === undefined && state !== "TASK_STATE_UNSPECIFIED") {
       const byStatus = { status: state, pageSize: MAX_PAGE }
-      yield* keptOnly(byStatus, (yield* listPage(ctx, byStatus)).page, task, (t) => t.status.state === state, (t) => `in state ${stateSent(t.status)}`)
+      yield* keptOnly(byStatus, (yield* listPage(ctx, byStatus)).page, task, (t) =>
+        t.status.state === state, (t) =>
+        `in state ${stateSent(t.status)}`)
     }
     const timestamp = task.status.timestamp
     if (timestamp !== undefined) {
       const since = { statusTimestampAfter: timestamp, pageSize: MAX_PAGE }
-      yield* keptOnly(since, (yield* listPage(ctx, since)).page, task, (t) => atOrAfter(t.status.timestamp, timestamp), (t) => `updated ${t.status.timestamp ?? "at no stated time"}`)
+      yield* keptOnly(since, (yield* listPage(ctx, since)).page, task, (t) =>
+        atOrAfter(t.status.timestamp, timestamp), (t) =>
+        `updated ${t.status.timestamp ?? "at no stated time"}`)
     }
     const future = { statusTimestampAfter: FAR_FUTURE, pageSize: MAX_PAGE }
     const none = (yield* listPage(ctx, future)).page
-    if (none.tasks.length > 0) return failed(`${named(future)} returned ${none.tasks.length} task(s), updated ${none.tasks[0]?.status.timestamp ?? "at no stated time"}`)
+    if (none.tasks.length > 0) {
+      return failed(
+        `${named(future)} returned ${none.tasks.length} task(s), updated ${none.tasks[0]?.status.timestamp ?? "at no stated time"}`
+      )
+    }
     return passed(`contextId, ${timestamp === undefined ? "status" : "status, statusTimestampAfter"} kept only matching tasks`)
   }))
 
@@ -160,9 +174,11 @@ const listPages = (ctx: InterfaceContext) =>
     if (typeof total !== "number") return failed(`ListTasks(contextId=${contextId}, pageSize=1) has no totalSize (it is required)`)
     const seen: Array<string> = []
     let current = first
-    for (let number = 1; ; number++) {
+    for (let number = 1;; number++) {
       const { page, result } = current
-      if (result["pageSize"] !== 1) return failed(`page ${number} answers pageSize ${JSON.stringify(result["pageSize"])}, not the 1 asked for`)
+      if (result["pageSize"] !== 1) {
+        return failed(`page ${number} answers pageSize ${JSON.stringify(result["pageSize"])}, not the 1 asked for`)
+      }
       if (page.tasks.length > 1) return failed(`page ${number} holds ${page.tasks.length} tasks, more than pageSize 1`)
       const again = page.tasks.find((task) => seen.includes(task.id))
       if (again !== undefined) return failed(`task ${again.id} came again on page ${number}`)
@@ -185,7 +201,11 @@ const listHistoryLength = (ctx: InterfaceContext) =>
     for (const length of [0, 1]) {
       const request = { contextId, historyLength: length }
       const kept = (yield* listPage(ctx, request)).sent.find((task) => Array.isArray(task["history"]) && task["history"].length > length)
-      if (kept !== undefined) return failed(`${named(request)} returned task ${String(kept["id"])} with ${(kept["history"] as Array<unknown>).length} history message(s)`)
+      if (kept !== undefined) {
+        return failed(
+          `${named(request)} returned task ${String(kept["id"])} with ${(kept["history"] as Array<unknown>).length} history message(s)`
+        )
+      }
     }
     return passed("no history for 0, at most one message for 1")
   }))
@@ -195,7 +215,11 @@ const listArtifacts = (ctx: InterfaceContext) =>
     const { contextId, task } = yield* listedTask(ctx)
     const plain = { contextId }
     const carrying = (yield* listPage(ctx, plain)).sent.find((listed) => "artifacts" in listed)
-    if (carrying !== undefined) return failed(`${named(plain)} returned task ${String(carrying["id"])} with an artifacts field (without includeArtifacts it must be left out)`)
+    if (carrying !== undefined) {
+      return failed(
+        `${named(plain)} returned task ${String(carrying["id"])} with an artifacts field (without includeArtifacts it must be left out)`
+      )
+    }
     if ((task.artifacts ?? []).length === 0) return passed("artifacts left out; the first task has none to include")
     const full = { contextId, includeArtifacts: true }
     const listed = (yield* listPage(ctx, full)).page.tasks.find((t) => t.id === task.id)
@@ -224,8 +248,12 @@ const listTasks = (ctx: InterfaceContext) =>
     yield* firstTask(ctx).pipe(Effect.ignore)
     const { response } = yield* rawList(ctx, { pageSize: 10 })
     const result = resultOf(ctx, response)
-    if (!Predicate.isRecord(result) || !Array.isArray(result["tasks"])) return failed(`ListTasks did not answer with a task list: ${shown(response)}`)
-    if (typeof result["nextPageToken"] !== "string") return failed("the answer has no nextPageToken (it must be present, \"\" on the last page)")
+    if (!Predicate.isRecord(result) || !Array.isArray(result["tasks"])) {
+      return failed(`ListTasks did not answer with a task list: ${shown(response)}`)
+    }
+    if (typeof result["nextPageToken"] !== "string") {
+      return failed("the answer has no nextPageToken (it must be present, \"\" on the last page)")
+    }
     return passed(`${result["tasks"].length} task(s)`)
   }))
 
@@ -235,7 +263,9 @@ const cancelTerminal = (ctx: InterfaceContext) =>
     const client = yield* A2aClient
     // The first send blocks until the task settles; a task still going is looked at once more.
     const now = yield* taskNow(ctx, task.id)
-    if (!V1.isTerminalState(now.status.state)) return skipped(`the task is ${stateSent(now.status)}, not finished, so there is no finished task to cancel`)
+    if (!V1.isTerminalState(now.status.state)) {
+      return skipped(`the task is ${stateSent(now.status)}, not finished, so there is no finished task to cancel`)
+    }
     return yield* client.cancelTask(ctx.target, { id: task.id }).pipe(
       Effect.match({
         onSuccess: (after) => failed(`cancelling a ${stateSent(now.status)} task succeeded (now ${stateSent(after.status)})`),
@@ -251,10 +281,14 @@ const cancelWorking = (ctx: InterfaceContext) =>
     const cancel = yield* Effect.either(client.cancelTask(ctx.target, { id: task.id }))
     if (cancel._tag === "Right") {
       const after = cancel.right.status
-      return after.state === "TASK_STATE_CANCELED" ? passed("canceled") : failed(`the task came back ${stateSent(after)}, not TASK_STATE_CANCELED`)
+      return after.state === "TASK_STATE_CANCELED"
+        ? passed("canceled")
+        : failed(`the task came back ${stateSent(after)}, not TASK_STATE_CANCELED`)
     }
     // The task may have finished between the answer and the cancel: that is no fault of the agent's.
-    const meanwhile = cancel.left._tag === "ProtocolError" && cancel.left.a2aCode === -32002 ? yield* finishedMeanwhile(ctx, task.id, "the cancel") : undefined
+    const meanwhile = cancel.left._tag === "ProtocolError" && cancel.left.a2aCode === -32002
+      ? yield* finishedMeanwhile(ctx, task.id, "the cancel")
+      : undefined
     return meanwhile ?? failed(`cancelling a ${stateSent(task.status)} task failed: ${cancel.left.message}`)
   }))
 

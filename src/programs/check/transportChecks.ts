@@ -15,22 +15,30 @@ const expectRpcError = (response: RawResponse, code: number, name: string, expec
 }
 
 const parseError = (ctx: InterfaceContext) =>
-  Effect.map(rawJsonRpc(ctx, `{"jsonrpc": "2.0", "id": "relay-check-parse", "method": `), (response) =>
-    expectRpcError(response, -32700, "Parse error"))
+  Effect.map(
+    rawJsonRpc(ctx, `{"jsonrpc": "2.0", "id": "relay-check-parse", "method": `),
+    (response) => expectRpcError(response, -32700, "Parse error")
+  )
 
 const invalidRequest = (ctx: InterfaceContext) =>
-  Effect.map(rawJsonRpc(ctx, JSON.stringify({ jsonrpc: "2.0", id: "relay-check-invalid", params: {} })), (response) =>
-    expectRpcError(response, -32600, "Invalid Request"))
+  Effect.map(
+    rawJsonRpc(ctx, JSON.stringify({ jsonrpc: "2.0", id: "relay-check-invalid", params: {} })),
+    (response) => expectRpcError(response, -32600, "Invalid Request")
+  )
 
 const methodNotFound = (ctx: InterfaceContext) => {
   const id = "relay-check-unknown-method"
-  return Effect.map(rawJsonRpc(ctx, JSON.stringify({ jsonrpc: "2.0", id, method: "relay/NoSuchMethod", params: {} })), (response) =>
-    expectRpcError(response, -32601, "Method not found", id))
+  return Effect.map(
+    rawJsonRpc(ctx, JSON.stringify({ jsonrpc: "2.0", id, method: "relay/NoSuchMethod", params: {} })),
+    (response) => expectRpcError(response, -32601, "Method not found", id)
+  )
 }
 
 const getUnknownTask = (ctx: InterfaceContext, version?: string) =>
-  Effect.flatMap(wireOf(dialectOf(ctx).getTask, { id: unknownTaskId() }), (wire) =>
-    rawOperation(ctx, wire, version === undefined ? {} : { version }))
+  Effect.flatMap(
+    wireOf(dialectOf(ctx).getTask, { id: unknownTaskId() }),
+    (wire) => rawOperation(ctx, wire, version === undefined ? {} : { version })
+  )
 
 const jsonContentType = (ctx: InterfaceContext) =>
   Effect.map(getUnknownTask(ctx), (response) => {
@@ -45,7 +53,9 @@ const versionRefused = (ctx: InterfaceContext) =>
     const error = rawErrorOf(response)
     const refused = error?.code === -32009 || error?.reason === "VERSION_NOT_SUPPORTED"
     if (!refused) return failed(`A2A-Version: 99.0 was not refused with VersionNotSupported: ${shown(response)}`)
-    if (ctx.id.binding === "rest" && response.status !== 400) return failed(`VersionNotSupported came with HTTP ${response.status}, not 400`)
+    if (ctx.id.binding === "rest" && response.status !== 400) {
+      return failed(`VersionNotSupported came with HTTP ${response.status}, not 400`)
+    }
     return passed("VersionNotSupported")
   })
 

@@ -10,10 +10,10 @@
  * The server is scoped: closing its layer (Ctrl+C) stops accepting requests, ends open streams
  * and interrupts running tasks.
  */
-import type { ClientTimeouts } from "../../domain/limits.js"
 import { Effect, type Redacted } from "effect"
-import { serverBaseUrl } from "../address.js"
+import type { ClientTimeouts } from "../../domain/limits.js"
 import { MAX_UNAUTHENTICATED_BODY_BYTES, MAX_UNAUTHENTICATED_BODY_WAIT_MS } from "../../domain/limits.js"
+import { serverBaseUrl } from "../address.js"
 import { type BodyLimits, type Exchange, headerValue, type RequestHead, serveExchanges, writeJson } from "../exchange.js"
 import { makeKeyCheck } from "./auth.js"
 import { baseUrlOf, CARD_PATHS, type CardInfo, extendedAgentCard, makeCardHandler } from "./card.js"

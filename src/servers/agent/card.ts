@@ -13,8 +13,8 @@ import { hybridCard } from "../../a2a/translate.js"
 import * as V1 from "../../a2a/v1.js"
 import type { ModelModes } from "../../domain/agentTurn.js"
 import { VERSION } from "../../version.js"
-import { cardSecurity } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
+import { cardSecurity } from "./auth.js"
 import { requestedVersion } from "./versions.js"
 
 export const CARD_PATHS = [

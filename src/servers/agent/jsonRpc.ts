@@ -17,8 +17,8 @@
 import { Effect, Either, type ParseResult, Predicate, type Schema } from "effect"
 import { errorInfoDetail } from "../../a2a/errors.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
-import * as ProtoJson from "../../a2a/protoJson.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
+import * as ProtoJson from "../../a2a/protoJson.js"
 import * as T from "../../a2a/translate.js"
 import * as V03 from "../../a2a/v03.js"
 import * as V1 from "../../a2a/v1.js"
@@ -31,13 +31,21 @@ import {
   methodNotFound,
   versionNotSupported
 } from "../../domain/agentErrors.js"
-import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
+import { WWW_AUTHENTICATE } from "./auth.js"
 import { isJsonContentType, isRequestId, nestingProblem, parseJsonBody, type RequestId, requestIdIn, unexpectedFailure } from "./io.js"
-import { type AgentServices, execute, type Operation, type ResultCodec, type ServerContext, v03JsonRpcCodec, v1Codec, writeOutcome } from "./operations.js"
+import {
+  type AgentServices,
+  execute,
+  type Operation,
+  type ResultCodec,
+  type ServerContext,
+  v03JsonRpcCodec,
+  v1Codec,
+  writeOutcome
+} from "./operations.js"
 import { writeSse, writeSseError } from "./sse.js"
 import { versionRequest } from "./versions.js"
-
 
 type ParamsDecoder = (params: unknown) => Either.Either<Operation, ParseResult.ParseError>
 
@@ -170,7 +178,6 @@ const STREAMING_METHODS: ReadonlySet<string> = new Set(["SendStreamingMessage", 
 
 const answerInStream = (exchange: Exchange, id: RequestId, error: AgentRequestError) => writeSseError(exchange, errorJson(id, error))
 
-
 interface Envelope {
   /** The id to answer with: the request's, or null when it had none (or an unusable one). */
   readonly id: RequestId
@@ -235,10 +242,11 @@ const codecOf = (generation: ProtocolVersion): ResultCodec => (generation === "1
  * The JSON-RPC endpoint. Everything before the operation runs is plain code (an error is written
  * at once); the operation is the one effect, its answer written when it ends.
  */
-export const makeJsonRpcHandler = (context: ServerContext) =>
-(exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
+export const makeJsonRpcHandler = (context: ServerContext) => (exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
   const headers = exchange.headers
-  if (context.checkKey !== undefined && !context.checkKey(headers)) return Effect.sync(() => unauthorized(exchange, requestIdIn(exchange.body)))
+  if (context.checkKey !== undefined && !context.checkKey(headers)) {
+    return Effect.sync(() => unauthorized(exchange, requestIdIn(exchange.body)))
+  }
   const contentType = headerValue(headers, "content-type")
   if (!isJsonContentType(contentType)) {
     return Effect.sync(() =>
@@ -283,5 +291,4 @@ export const makeJsonRpcHandler = (context: ServerContext) =>
 }
 
 /** The 500 of a defect on the JSON-RPC route: a JSON-RPC error with the request's id when it can be read, never a stack. */
-export const answerInternalError = (exchange: Exchange): void =>
-  answerError(exchange, requestIdIn(exchange.body), unexpectedFailure(), 500)
+export const answerInternalError = (exchange: Exchange): void => answerError(exchange, requestIdIn(exchange.body), unexpectedFailure(), 500)

@@ -4,6 +4,8 @@
  * results encoded back in the caller's version and binding.
  */
 import { Effect, type ParseResult, Schema, type Stream } from "effect"
+import type { IncomingHttpHeaders } from "node:http"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as T from "../../a2a/translate.js"
 import * as V03 from "../../a2a/v03.js"
 import * as V1 from "../../a2a/v1.js"
@@ -13,9 +15,7 @@ import * as Tasks from "../../programs/agent/useCases.js"
 import type { ModelAccess } from "../../services/ModelAccess.js"
 import type { PushSender } from "../../services/PushSender.js"
 import type { TaskStore } from "../../services/TaskStore.js"
-import type { IncomingHttpHeaders } from "node:http"
 import type { Exchange } from "../exchange.js"
-import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 
 /** What the doors need to know about the server they run in. */
 export interface ServerContext {

@@ -26,10 +26,19 @@ import {
   invalidParamsAt,
   versionNotSupported
 } from "../../domain/agentErrors.js"
-import { WWW_AUTHENTICATE } from "./auth.js"
 import { type Exchange, headerValue, writeEmpty, writeJson } from "../exchange.js"
+import { WWW_AUTHENTICATE } from "./auth.js"
 import { isJsonContentType, nestingProblem, parseJsonBody, unexpectedFailure } from "./io.js"
-import { type AgentServices, execute, type Operation, type ResultCodec, type ServerContext, v03RestCodec, v1Codec, writeOutcome } from "./operations.js"
+import {
+  type AgentServices,
+  execute,
+  type Operation,
+  type ResultCodec,
+  type ServerContext,
+  v03RestCodec,
+  v1Codec,
+  writeOutcome
+} from "./operations.js"
 import { writeSse } from "./sse.js"
 import { type VersionRequest, versionRequest } from "./versions.js"
 
@@ -92,10 +101,8 @@ const createPushOp = (taskId: string): Build => ({ body }) =>
   Either.map(decodePushConfig({ ...bodyObject(body), taskId }), (config) => ({ _tag: "CreatePushConfig", config }))
 const listPushOp = (taskId: string): Build => ({ query }) =>
   Either.map(decodeListPushConfigs({ ...query, taskId }), (request) => ({ _tag: "ListPushConfigs", request }))
-const getPushOp = (taskId: string, id: string | undefined): Build => () =>
-  Either.right({ _tag: "GetPushConfig", request: { taskId, id } })
-const deletePushOp = (taskId: string, id: string): Build => () =>
-  Either.right({ _tag: "DeletePushConfig", request: { taskId, id } })
+const getPushOp = (taskId: string, id: string | undefined): Build => () => Either.right({ _tag: "GetPushConfig", request: { taskId, id } })
+const deletePushOp = (taskId: string, id: string): Build => () => Either.right({ _tag: "DeletePushConfig", request: { taskId, id } })
 
 /** `abc:cancel` → ["abc", "cancel"]; the verb follows the last colon of the raw segment. */
 const splitVerb = (segment: string): readonly [string, string | undefined] => {
@@ -276,8 +283,7 @@ const codecOf = (generation: ProtocolVersion): ResultCodec => (generation === "1
  * operation runs is plain code (an error is written at once); the operation is the one effect,
  * its answer written when it ends.
  */
-export const makeRestHandler = (context: ServerContext) =>
-(exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
+export const makeRestHandler = (context: ServerContext) => (exchange: Exchange): Effect.Effect<void, never, AgentServices> => {
   const { headers, url } = exchange
   const matched = matchRoute(exchange.method, exchange.path, versionRequest(headers, url))
   if (matched._tag === "NotFound") return Effect.sync(() => notFound(exchange))

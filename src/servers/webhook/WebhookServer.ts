@@ -9,11 +9,11 @@
  */
 import { Effect, Redacted } from "effect"
 import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_PUSH_BODY_BYTES } from "../../domain/limits.js"
+import type { NotificationRecord } from "../../domain/notification.js"
 import { secretMatches } from "../../domain/secretCheck.js"
+import { type IncomingNotification, recordNotification } from "../../programs/notifications.js"
 import { serverBaseUrl } from "../address.js"
 import { type Exchange, headerValue, serveExchanges, writeEmpty, writeJson } from "../exchange.js"
-import type { NotificationRecord } from "../../domain/notification.js"
-import { type IncomingNotification, recordNotification } from "../../programs/notifications.js"
 
 export const DEFAULT_WEBHOOK_HOST = "127.0.0.1"
 export const DEFAULT_WEBHOOK_PORT = 9000
@@ -50,7 +50,6 @@ export interface WebhookServerOptions extends WebhookOptions {
   readonly host: string
   readonly port: number
 }
-
 
 // ---------------------------------------------------------------------------
 // Authentication
@@ -108,8 +107,10 @@ const makeReceiver = (options: WebhookOptions) => {
 
   /** Records, prints and answers an accepted notification: the request's one effect. */
   const accept = (exchange: Exchange, incoming: IncomingNotification) =>
-    Effect.flatMap(recordNotification(incoming), (record) =>
-      Effect.map(hooks.onNotification(record), () => writeJson(exchange, 200, JSON.stringify({ status: "ok", id: record.id }))))
+    Effect.flatMap(
+      recordNotification(incoming),
+      (record) => Effect.map(hooks.onNotification(record), () => writeJson(exchange, 200, JSON.stringify({ status: "ok", id: record.id })))
+    )
 
   /**
    * Checks and decodes the request in plain code and returns the one effect that answers it:
@@ -119,24 +120,44 @@ const makeReceiver = (options: WebhookOptions) => {
     const path = pathOf(exchange)
     const tokens = presentedTokens(exchange.headers)
     if (expected !== undefined && !anyMatches(expected, tokens)) {
-      return reject(exchange, 401, "unauthorized", tokens.length === 0 ? "No notification token" : "Wrong notification token",
-        "Send the token given to relay server push --token as X-A2A-Notification-Token or Authorization: Bearer")
+      return reject(
+        exchange,
+        401,
+        "unauthorized",
+        tokens.length === 0 ? "No notification token" : "Wrong notification token",
+        "Send the token given to relay server push --token as X-A2A-Notification-Token or Authorization: Bearer"
+      )
     }
     const body = exchange.body
     // The connection broke mid-body; nobody is left to answer.
     if (body._tag === "Broken" || body._tag === "Skipped") return Effect.sync(() => writeEmpty(exchange, 400))
     if (body._tag === "TooLarge") {
-      return reject(exchange, 413, "payload_too_large", `Body of ${body.bytes} bytes exceeds the ${body.limit}-byte limit`,
-        "Push notifications are task snapshots or events; raise the limit with --max-body-bytes if this one is genuine")
+      return reject(
+        exchange,
+        413,
+        "payload_too_large",
+        `Body of ${body.bytes} bytes exceeds the ${body.limit}-byte limit`,
+        "Push notifications are task snapshots or events; raise the limit with --max-body-bytes if this one is genuine"
+      )
     }
     const parsed = parseJson(body.bytes)
     if (parsed === undefined) {
-      return reject(exchange, 400, "invalid_json", "The body is not valid UTF-8 JSON",
-        "Post an A2A StreamResponse or Task as JSON (Content-Type: application/a2a+json or application/json)")
+      return reject(
+        exchange,
+        400,
+        "invalid_json",
+        "The body is not valid UTF-8 JSON",
+        "Post an A2A StreamResponse or Task as JSON (Content-Type: application/a2a+json or application/json)"
+      )
     }
     if (exceedsJsonDepth(parsed.value)) {
-      return reject(exchange, 400, "too_deep", `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
-        "A2A notifications nest a few levels; flatten the metadata or data of this one")
+      return reject(
+        exchange,
+        400,
+        "too_deep",
+        `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
+        "A2A notifications nest a few levels; flatten the metadata or data of this one"
+      )
     }
     return accept(exchange, {
       path,
@@ -152,14 +173,26 @@ const makeReceiver = (options: WebhookOptions) => {
     Effect.suspend(() => answer(exchange)).pipe(
       Effect.catchTag("StateFileUnavailable", (error) => reject(exchange, 500, error.code, error.message, error.hint)),
       Effect.catchAllDefect((defect) =>
-        reject(exchange, 500, "internal_error", `Notification not recorded: ${String(defect)}`,
-          "This is a bug in relay; the sender may retry"))
+        reject(
+          exchange,
+          500,
+          "internal_error",
+          `Notification not recorded: ${String(defect)}`,
+          "This is a bug in relay; the sender may retry"
+        )
+      )
     )
 }
 
 const notFound = (exchange: Exchange) =>
   Effect.sync(() =>
-    answerError(exchange, 404, "not_found", `Nothing at ${exchange.method} ${pathOf(exchange)}`, "Post notifications to any path; GET /health tells whether the receiver runs")
+    answerError(
+      exchange,
+      404,
+      "not_found",
+      `Nothing at ${exchange.method} ${pathOf(exchange)}`,
+      "Post notifications to any path; GET /health tells whether the receiver runs"
+    )
   )
 
 /** The receiver: POST on any path, GET /health; everything else is 404. Needs NotificationLog. */
@@ -183,10 +216,10 @@ export const webhookServerLayer = (options: WebhookServerOptions) => {
     host: options.host,
     port: options.port,
     // A notification is only read once its sender has shown the token.
-    bodyLimits: (head) =>
-      head.method === "POST" && (expected === undefined || isAuthorized(expected, head.headers)) ? limits : undefined,
+    bodyLimits: (head) => head.method === "POST" && (expected === undefined || isAuthorized(expected, head.headers)) ? limits : undefined,
     handle: makeWebhookHandler(options),
-    answerInternalError: (exchange) => answerError(exchange, 500, "internal_error", "Internal error", "This is a bug in relay; the sender may retry")
+    answerInternalError: (exchange) =>
+      answerError(exchange, 500, "internal_error", "Internal error", "This is a bug in relay; the sender may retry")
   })
 }
 

@@ -18,7 +18,8 @@ const discardingLog = Layer.succeed(NotificationLog, {
   append: () => Effect.void,
   read: () => Effect.succeed([]),
   follow: () => Stream.empty,
-  saveFile: () => Effect.fail(new StateFileUnavailable({ file: "(memory)", operation: "save a pushed file in", reason: "relay check keeps no files" }))
+  saveFile: () =>
+    Effect.fail(new StateFileUnavailable({ file: "(memory)", operation: "save a pushed file in", reason: "relay check keeps no files" }))
 })
 
 export const checkReceiverLayer = Layer.scoped(
@@ -32,7 +33,8 @@ export const checkReceiverLayer = Layer.scoped(
     }).pipe(Layer.provide(discardingLog))
     const context = yield* Layer.build(server)
     const baseUrl = yield* Effect.provide(webhookBaseUrl, context)
-    const firstAt = (path: string) => Effect.map(Ref.get(received), (all) => Option.fromNullable(all.find((record) => record.path === path)))
+    const firstAt = (path: string) =>
+      Effect.map(Ref.get(received), (all) => Option.fromNullable(all.find((record) => record.path === path)))
     const poll = (path: string): Effect.Effect<NotificationRecord> =>
       Effect.flatMap(firstAt(path), Option.match({ onSome: Effect.succeed, onNone: () => Effect.zipRight(Effect.sleep(POLL), poll(path)) }))
     return {

@@ -4,9 +4,9 @@
  * are kept; past either, the least recently used go. A card larger than the byte bound is not
  * kept: it is fetched again when next needed.
  */
-import { MAX_CACHED_CARD_BYTES, MAX_CACHED_CARDS } from "../../domain/limits.js"
 import type { ClientCardGeneration } from "../../a2a/cardGeneration.js"
 import type * as V1 from "../../a2a/v1.js"
+import { MAX_CACHED_CARD_BYTES, MAX_CACHED_CARDS } from "../../domain/limits.js"
 
 /** An agent's card as discovery found it (discovery.ts), and as the cache keeps it. */
 export interface DiscoveredCard {

@@ -4,21 +4,20 @@
  * revalidated with ETag; where each agent's card was found is remembered.
  */
 import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { createHash } from "node:crypto"
 import { Clock, Effect, Option, Ref } from "effect"
+import { createHash } from "node:crypto"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import { cardFromWire } from "../../a2a/translate.js"
 import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
 import { answerExcerpt } from "../../domain/terminalText.js"
 import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
-import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
 import type { DiscoveredCard } from "./cardCache.js"
+import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target } from "./target.js"
 
 export type { DiscoveredCard } from "./cardCache.js"
-
 
 /** A card's JSON exactly as served, where discovery found it. */
 export interface CardJson {

@@ -8,8 +8,8 @@
  */
 import { HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { InvalidResponse } from "../../domain/clientErrors.js"
 import { hostOfUrl } from "../../a2a/hosts.js"
+import { InvalidResponse } from "../../domain/clientErrors.js"
 import { failureOf, isHttpSuccess } from "./answers.js"
 import { execute, readBytes, readText } from "./exchange.js"
 import { isHostAllowed, stateFor } from "./interfaceHosts.js"
@@ -34,6 +34,8 @@ export const download = (state: ClientState, target: Target, url: string) =>
     const through = yield* downloadState(state, target, url)
     const request = HttpClientRequest.get(url, { headers: credentialHeaders(credentialsFor(target, url)) })
     const response = yield* execute(through, target, request)
-    if (!isHttpSuccess(response.status)) return yield* Effect.flatMap(readText(target, url, response), (text) => Effect.fail(failureOf(target, url, response, text)))
+    if (!isHttpSuccess(response.status)) {
+      return yield* Effect.flatMap(readText(target, url, response), (text) => Effect.fail(failureOf(target, url, response, text)))
+    }
     return yield* readBytes(target, url, response)
   })

@@ -46,7 +46,9 @@ export const endpointsOf = (state: ClientState, target: Target) =>
     if (selected.length === 0) {
       return yield* new NoUsableInterface({
         url: discovered.value.cardUrl,
-        offered: discovered.value.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
+        offered: discovered.value.card.supportedInterfaces.map((i) =>
+          `${i.protocolBinding} ${i.protocolVersion}`
+        ),
         pinned: target.binding !== undefined || target.protocol !== undefined
       })
     }
@@ -93,8 +95,10 @@ export const withEndpoint = <A>(
       warnCrossOrigin(state, target, endpoint).pipe(
         Effect.zipRight(Effect.flatMap(stateFor(state, endpoint), (via) => attempt(endpoint, via))),
         Effect.tap(() =>
-          Ref.update(state.workingEndpoints, (map) =>
-            isSameEndpoint(map.get(target.agentUrl), endpoint) ? map : new Map(map).set(target.agentUrl, endpoint))
+          Ref.update(
+            state.workingEndpoints,
+            (map) => isSameEndpoint(map.get(target.agentUrl), endpoint) ? map : new Map(map).set(target.agentUrl, endpoint)
+          )
         )
       )
     return yield* attemptOn(first).pipe(

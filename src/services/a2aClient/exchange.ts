@@ -5,8 +5,8 @@
  */
 import { HttpBody, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Predicate, Stream } from "effect"
-import { AgentUnreachable, InterfaceHostRefused, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
 import { isBase64 } from "../../a2a/parts.js"
+import { AgentUnreachable, InterfaceHostRefused, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
 import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
 import { refusalIn } from "../connectGuard.js"
 import type { ClientState } from "./state.js"
@@ -41,8 +41,11 @@ const SENT_PIECE = 1024 * 1024
 const jsonPieces = (value: unknown): ReadonlyArray<Uint8Array | string> => {
   const spliced: Array<string> = []
   const mark = `relay-spliced-${crypto.randomUUID()}-`
-  const json = JSON.stringify(value, (_key, field: unknown) =>
-    typeof field === "string" && field.length >= SPLICED_LENGTH && isBase64(field) ? `${mark}${spliced.push(field) - 1}` : field)
+  const json = JSON.stringify(
+    value,
+    (_key, field: unknown) =>
+      typeof field === "string" && field.length >= SPLICED_LENGTH && isBase64(field) ? `${mark}${spliced.push(field) - 1}` : field
+  )
   if (spliced.length === 0) return [new TextEncoder().encode(json)]
   // JSON text, a spliced string's index, JSON text, …; the marks' quotes stay with the text.
   return json.split(new RegExp(`(?<=")${mark}(\\d+)(?=")`))
@@ -70,7 +73,11 @@ export const jsonBody = (value: unknown, contentType: string): HttpBody.HttpBody
 
 const describeTransport = (error: HttpClientError.RequestError) => {
   const cause = error.cause
-  const code = Predicate.isRecord(cause) && Predicate.isRecord(cause["cause"]) ? cause["cause"]["code"] : Predicate.isRecord(cause) ? cause["code"] : undefined
+  const code = Predicate.isRecord(cause) && Predicate.isRecord(cause["cause"])
+    ? cause["cause"]["code"]
+    : Predicate.isRecord(cause)
+    ? cause["code"]
+    : undefined
   return typeof code === "string" ? `${code} (${error.description ?? error.reason})` : error.description ?? error.message
 }
 
@@ -120,12 +127,15 @@ const readLimited = <A>(
     const length = response.headers["content-length"]
     const declared = Number(length)
     if (isDeclaredLength(length) && declared <= limit) {
-      return Effect.mapError(whole(response), (error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
+      return Effect.mapError(whole(response), (error) =>
+        new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` }))
     }
     const chunks: Array<Uint8Array> = []
     let size = 0
     return response.stream.pipe(
-      Stream.mapError((error) => new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` })),
+      Stream.mapError((error) =>
+        new AgentUnreachable({ url, reason: `reading the response failed: ${error.message}` })
+      ),
       Stream.runForEach((chunk) => {
         size += chunk.length
         if (declared > limit) return Effect.fail(new ResponseTooLarge({ url, limit, declared }))
@@ -143,7 +153,13 @@ export const readText = (target: Target, url: string, response: HttpClientRespon
 
 /** The body as bytes, within the target's limit (readLimited). */
 export const readBytes = (target: Target, url: string, response: HttpClientResponse.HttpClientResponse) =>
-  readLimited(target, url, response, (whole) => Effect.map(whole.arrayBuffer, (buffer) => new Uint8Array(buffer)), (bytes) => new Uint8Array(bytes))
+  readLimited(
+    target,
+    url,
+    response,
+    (whole) => Effect.map(whole.arrayBuffer, (buffer) => new Uint8Array(buffer)),
+    (bytes) => new Uint8Array(bytes)
+  )
 
 /** A Content-Length undici holds the body to: digits only (a list or a sign would not frame it). */
 const isDeclaredLength = (value: string | undefined): value is string => value !== undefined && /^\d{1,15}$/.test(value)

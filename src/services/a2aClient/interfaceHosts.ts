@@ -44,7 +44,9 @@ const judgeWithin = (reach: ReadonlyArray<AddressClass>): AddressJudge => (addre
   const outside = classes.find((kind) => !reach.includes(kind))
   return outside === undefined
     ? undefined
-    : `${hostname} is a ${outside} address, and the card's own host is ${named(reach)}: relay keeps a card's interfaces on its card's class of address`
+    : `${hostname} is a ${outside} address, and the card's own host is ${
+      named(reach)
+    }: relay keeps a card's interfaces on its card's class of address`
 }
 
 /**

@@ -5,8 +5,8 @@ import { type A2aClientError, InvalidResponse } from "../../domain/clientErrors.
 import { authRequired, decodeWith, failureOf, isAuthStatus, isHttpSuccess, parseJson, protocolErrorOf, unreadable } from "./answers.js"
 import { baseHeaders, EVENT_STREAM, exchange, JSON_CONTENT_TYPE, jsonBody } from "./exchange.js"
 import { streamEvents } from "./sse.js"
-import type { Transport } from "./transport.js"
 import type { Endpoint, Target } from "./target.js"
+import type { Transport } from "./transport.js"
 
 let requestCounter = 0
 const nextRequestId = () => `relay-${Date.now().toString(36)}-${(++requestCounter).toString(36)}`

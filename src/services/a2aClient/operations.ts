@@ -35,7 +35,8 @@ const requireCapability = (
 ) =>
   discover(state, target).pipe(
     Effect.flatMap((card) =>
-      has(card.card) ? Effect.void : Effect.fail(new UnsupportedOperation({ operation, reason, agentUrl: target.agentUrl }))),
+      has(card.card) ? Effect.void : Effect.fail(new UnsupportedOperation({ operation, reason, agentUrl: target.agentUrl }))
+    ),
     // A card-less agent (pinned binding and version) is taken at its word.
     Effect.catchTag("CardNotFound", (error) => target.binding && target.protocol ? Effect.void : Effect.fail(error))
   )
@@ -80,7 +81,8 @@ const withLoginAdvice = (state: ClientState, target: Target) => (refused: AuthRe
           ...(refused.challenge === undefined ? {} : { challenge: refused.challenge }),
           oauthLogin
         })
-      ))
+      )
+    )
   )
 
 /**
@@ -99,7 +101,9 @@ export const call: UnaryCall = (state, target, op, input, name) =>
   withEndpoint(state, target, (endpoint, via) => {
     const encode = op(dialectOf(endpoint))
     if (encode === undefined) {
-      return Effect.fail(new UnsupportedOperation({ operation: name, reason: `A2A ${endpoint.version} has no ${name} over ${endpoint.binding}` }))
+      return Effect.fail(
+        new UnsupportedOperation({ operation: name, reason: `A2A ${endpoint.version} has no ${name} over ${endpoint.binding}` })
+      )
     }
     return encode(input).pipe(
       Effect.orDie,
@@ -121,14 +125,15 @@ export const streamCall = <I>(
   name: string
 ): Stream.Stream<V1.StreamResponse, A2aClientError> =>
   Stream.unwrap(
-    requireCapability(state, target, name, (card) => card.capabilities.streaming === true, "the agent card does not declare streaming").pipe(
-      Effect.zipRight(withEndpoint(state, target, (endpoint, via) =>
-        op(dialectOf(endpoint))(input).pipe(
-          Effect.orDie,
-          Effect.flatMap((wire) => transportFor(wire).stream(via, target, endpoint, wire)),
-          Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
-        )))
-    )
+    requireCapability(state, target, name, (card) => card.capabilities.streaming === true, "the agent card does not declare streaming")
+      .pipe(
+        Effect.zipRight(withEndpoint(state, target, (endpoint, via) =>
+          op(dialectOf(endpoint))(input).pipe(
+            Effect.orDie,
+            Effect.flatMap((wire) => transportFor(wire).stream(via, target, endpoint, wire)),
+            Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
+          )))
+      )
   )
 
 /** The extended card, which then replaces the cached one. */

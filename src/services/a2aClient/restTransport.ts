@@ -46,6 +46,8 @@ export const restTransport: Transport<"Rest"> = {
       })),
   // Each event's JSON is the payload itself.
   stream: (state, target, endpoint, wire) =>
-    withFallbackVerb(wire, (verb) =>
-      streamEvents(state, target, restRequest(target, endpoint, wire, verb, EVENT_STREAM), Effect.succeed, wire.decode))
+    withFallbackVerb(
+      wire,
+      (verb) => streamEvents(state, target, restRequest(target, endpoint, wire, verb, EVENT_STREAM), Effect.succeed, wire.decode)
+    )
 }

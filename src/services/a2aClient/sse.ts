@@ -35,7 +35,8 @@ const endsInteraction = (payload: unknown, event: V1.StreamResponse) => {
 
 /** `final: true` on a v0.3 status update (JSON-RPC: the bare event; REST: under `statusUpdate`). */
 const hasFinalFlag = (payload: unknown) =>
-  Predicate.isRecord(payload) && (payload["final"] === true || (Predicate.isRecord(payload["statusUpdate"]) && payload["statusUpdate"]["final"] === true))
+  Predicate.isRecord(payload) &&
+  (payload["final"] === true || (Predicate.isRecord(payload["statusUpdate"]) && payload["statusUpdate"]["final"] === true))
 
 /**
  * SSE events of a text stream, parsed per WHATWG (CRLF, multi-line data, comments, id lines) by
@@ -77,10 +78,13 @@ const streamRefusal = (
 
 /** The response, once its headers say it is an event stream. */
 const openEvents = (state: ClientState, target: Target, request: HttpClientRequest.HttpClientRequest) =>
-  Effect.flatMap(execute(state, target, request), (response) =>
-    isHttpSuccess(response.status) && (response.headers["content-type"] ?? "").startsWith(EVENT_STREAM)
-      ? Effect.succeed(response)
-      : Effect.flatMap(readText(target, request.url, response), (text) => streamRefusal(target, request.url, response, text)))
+  Effect.flatMap(
+    execute(state, target, request),
+    (response) =>
+      isHttpSuccess(response.status) && (response.headers["content-type"] ?? "").startsWith(EVENT_STREAM)
+        ? Effect.succeed(response)
+        : Effect.flatMap(readText(target, request.url, response), (text) => streamRefusal(target, request.url, response, text))
+  )
 
 const eventPayload = (url: string, event: EventSourceMessage, payloadOf: PayloadOf): Effect.Effect<unknown, A2aClientError> => {
   const json = parseJson(event.data)
@@ -107,7 +111,8 @@ const eventsOf = (
   const events = sseEvents(url, target.maxResponseBytes ?? MAX_RESPONSE_BYTES, text).pipe(
     Stream.mapEffect((event) => eventPayload(url, event, payloadOf)),
     Stream.mapEffect((payload) =>
-      Effect.map(decodeWith(state, url, decode, payload), (event) => ({ event, last: endsInteraction(payload, event) }))),
+      Effect.map(decodeWith(state, url, decode, payload), (event) => ({ event, last: endsInteraction(payload, event) }))
+    ),
     Stream.takeUntil(({ last }) => last),
     Stream.map(({ event }) => event)
   )

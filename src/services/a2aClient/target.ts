@@ -71,7 +71,10 @@ export const credentialHeaders = (credentials: Credentials | undefined): Record<
 
 /** What became of the caller's credentials on a request to `url` (AuthRequired says it). */
 export const credentialsSent = (target: Target, url: string) =>
-  target.credentials === undefined ? "none" as const
-  : isCrossOrigin(target, url) ? "withheld" as const
-  : target.credentialsGiven === true ? "given" as const
-  : "saved" as const
+  target.credentials === undefined ?
+    "none" as const
+    : isCrossOrigin(target, url) ?
+    "withheld" as const
+    : target.credentialsGiven === true ?
+    "given" as const
+    : "saved" as const

@@ -118,17 +118,18 @@ const finishPart = (reason: string | null | undefined, usage: Usage | null | und
 })
 
 /** Maps transport, status and decoding failures to the AiError family, as @effect/ai-openai does. */
-export const toAiError = (module: string, method: string) =>
-(error: HttpClientError.HttpClientError | ParseResult.ParseError): Effect.Effect<never, AiError.AiError> => {
-  switch (error._tag) {
-    case "RequestError":
-      return Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method, error }))
-    case "ResponseError":
-      return AiError.HttpResponseError.fromResponseError({ module, method, error })
-    case "ParseError":
-      return Effect.fail(AiError.MalformedOutput.fromParseError({ module, method, error }))
+export const toAiError =
+  (module: string, method: string) =>
+  (error: HttpClientError.HttpClientError | ParseResult.ParseError): Effect.Effect<never, AiError.AiError> => {
+    switch (error._tag) {
+      case "RequestError":
+        return Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method, error }))
+      case "ResponseError":
+        return AiError.HttpResponseError.fromResponseError({ module, method, error })
+      case "ParseError":
+        return Effect.fail(AiError.MalformedOutput.fromParseError({ module, method, error }))
+    }
   }
-}
 
 const textId = "chat"
 
@@ -144,13 +145,15 @@ export const make = Effect.fnUntraced(function*(options: ChatCompletionsOptions)
   )
 
   const send = (providerOptions: LanguageModel.ProviderOptions, stream: boolean) =>
-    client.execute(HttpClientRequest.post("/chat/completions").pipe(
-      HttpClientRequest.bodyUnsafeJson({
-        model: options.model,
-        messages: toChatMessages(providerOptions.prompt),
-        stream
-      })
-    ))
+    client.execute(
+      HttpClientRequest.post("/chat/completions").pipe(
+        HttpClientRequest.bodyUnsafeJson({
+          model: options.model,
+          messages: toChatMessages(providerOptions.prompt),
+          stream
+        })
+      )
+    )
 
   const generateText = (providerOptions: LanguageModel.ProviderOptions) =>
     send(providerOptions, false).pipe(

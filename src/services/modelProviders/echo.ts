@@ -8,15 +8,7 @@ import * as Prompt from "@effect/ai/Prompt"
 import { Array as Arr, Duration, Effect, Option, Stream } from "effect"
 import { allText, isTextPart } from "../../a2a/parts.js"
 import type * as V1 from "../../a2a/v1.js"
-import {
-  answerParts,
-  answerText,
-  completed,
-  type ModelModes,
-  textTurn,
-  type TurnIo,
-  type TurnOutcome
-} from "../../domain/agentTurn.js"
+import { answerParts, answerText, completed, type ModelModes, textTurn, type TurnIo, type TurnOutcome } from "../../domain/agentTurn.js"
 
 export interface EchoOptions {
   /** Pause before each word of a stream; 0 streams at once (tests). */

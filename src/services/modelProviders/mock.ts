@@ -9,18 +9,10 @@
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import { Duration, Effect } from "effect"
-import { randomId } from "../../domain/ids.js"
 import { isTextPart } from "../../a2a/parts.js"
 import type * as V1 from "../../a2a/v1.js"
-import {
-  answerText,
-  artifactChunk,
-  completed,
-  endTurn,
-  type ModelModes,
-  type TurnIo,
-  type TurnOutcome
-} from "../../domain/agentTurn.js"
+import { answerText, artifactChunk, completed, endTurn, type ModelModes, type TurnIo, type TurnOutcome } from "../../domain/agentTurn.js"
+import { randomId } from "../../domain/ids.js"
 import { parseByteSize, parseDuration } from "../../domain/units.js"
 import * as EchoModel from "./echo.js"
 
@@ -39,7 +31,10 @@ export const SCENARIOS: ReadonlyArray<{ readonly send: string; readonly does: st
   { send: "auth-required", does: "asks to authenticate (auth-required, simulated); the next message with the task's id continues it" },
   { send: "fail: disk full", does: "fails the task (failed) with that reason" },
   { send: "reject: not my job", does: "rejects the task (rejected) with that reason" },
-  { send: "stream 50 every 20ms", does: "sends 50 chunks of one artifact, 20 ms apart (default pace 100ms; at most 10000 chunks and 10 minutes)" },
+  {
+    send: "stream 50 every 20ms",
+    does: "sends 50 chunks of one artifact, 20 ms apart (default pace 100ms; at most 10000 chunks and 10 minutes)"
+  },
   { send: "large 1MB", does: "answers with one text artifact of exactly that size (B, KB, MB; at most 32MB)" },
   { send: "data", does: "answers with an artifact holding a data part (JSON)" },
   { send: "file", does: "answers with an artifact holding a file part (bytes of hello.txt, text/plain)" },

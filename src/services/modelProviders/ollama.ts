@@ -97,9 +97,11 @@ export const make = Effect.fnUntraced(function*(options: OllamaOptions) {
   )
 
   const send = (providerOptions: LanguageModel.ProviderOptions, stream: boolean) =>
-    client.execute(HttpClientRequest.post("/api/chat").pipe(
-      HttpClientRequest.bodyUnsafeJson({ model: options.model, messages: toOllamaMessages(providerOptions.prompt), stream })
-    ))
+    client.execute(
+      HttpClientRequest.post("/api/chat").pipe(
+        HttpClientRequest.bodyUnsafeJson({ model: options.model, messages: toOllamaMessages(providerOptions.prompt), stream })
+      )
+    )
 
   const generateText = (providerOptions: LanguageModel.ProviderOptions) =>
     send(providerOptions, false).pipe(

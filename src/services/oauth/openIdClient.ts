@@ -7,21 +7,21 @@ import { spawn } from "node:child_process"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as client from "openid-client"
+import { MAX_OAUTH_RESPONSE_BYTES } from "../../domain/limits.js"
 import {
   ClockSkew,
-  LoginTimedOut,
   insecureReason,
   type LoginCommand,
+  LoginTimedOut,
   OAuthDiscoveryFailed,
   OAuthInsecureEndpoint,
   OAuthRefused,
   OAuthResponseTooLarge,
   type OAuthScheme
 } from "../../domain/oauth.js"
-import { MAX_OAUTH_RESPONSE_BYTES } from "../../domain/limits.js"
 import type { OAuthFlow } from "../../domain/session.js"
-import type { AuthServer, GrantError, OAuthClientId, OAuthService, Tokens } from "./service.js"
 import { answerTooLargeIn, boundedFetch } from "./boundedFetch.js"
+import type { AuthServer, GrantError, OAuthClientId, OAuthService, Tokens } from "./service.js"
 
 // A token issued this far in the future, or already expired when it arrives, means the clocks disagree.
 const CLOCK_TOLERANCE_MS = 5 * 60_000
@@ -49,7 +49,8 @@ const refusalOf = (error: unknown): { readonly error: string; readonly descripti
 /** An answer past the size limit, wherever openid-client wrapped it. */
 const tooLarge = (error: unknown): OAuthResponseTooLarge | undefined => {
   const found = answerTooLargeIn(error)
-  return found && new OAuthResponseTooLarge({ url: found.url, limit: found.limit, ...(found.declared === undefined ? {} : { declared: found.declared }) })
+  return found &&
+    new OAuthResponseTooLarge({ url: found.url, limit: found.limit, ...(found.declared === undefined ? {} : { declared: found.declared }) })
 }
 
 const loginFailure = (login: LoginCommand) => (error: unknown): OAuthRefused | OAuthResponseTooLarge =>
@@ -120,10 +121,14 @@ const checkClock = (accessToken: string, now: number): Effect.Effect<void, Clock
     return Effect.void // opaque token: nothing to compare
   }
   if (claims.iat !== undefined && claims.iat * 1000 > now + CLOCK_TOLERANCE_MS) {
-    return Effect.fail(new ClockSkew({ detail: `the token was issued ${Math.round((claims.iat * 1000 - now) / 1000)} s in this machine's future` }))
+    return Effect.fail(
+      new ClockSkew({ detail: `the token was issued ${Math.round((claims.iat * 1000 - now) / 1000)} s in this machine's future` })
+    )
   }
   if (claims.exp !== undefined && claims.exp * 1000 < now - CLOCK_TOLERANCE_MS) {
-    return Effect.fail(new ClockSkew({ detail: `the new token expired ${Math.round((now - claims.exp * 1000) / 1000)} s ago by this machine's clock` }))
+    return Effect.fail(
+      new ClockSkew({ detail: `the new token expired ${Math.round((now - claims.exp * 1000) / 1000)} s ago by this machine's clock` })
+    )
   }
   return Effect.void
 }
@@ -153,8 +158,7 @@ const tokenRequest = (
     return tokensOf(response, now)
   })
 
-const scopeParameters = (scopes: ReadonlyArray<string>): Record<string, string> =>
-  scopes.length === 0 ? {} : { scope: scopes.join(" ") }
+const scopeParameters = (scopes: ReadonlyArray<string>): Record<string, string> => scopes.length === 0 ? {} : { scope: scopes.join(" ") }
 
 const missingEndpoint = (server: AuthServer, name: string) =>
   new OAuthDiscoveryFailed({ url: server.issuer, reason: `the authorization server names no ${name}` })
@@ -192,7 +196,9 @@ const page = (res: http.ServerResponse, status: number, text: string) => {
  * A listener on 127.0.0.1 (a free port) for the one redirect that carries our `state`; other
  * requests are answered and ignored, so a stray or forged request cannot end the login.
  */
-const loopbackRedirect = (state: string): Effect.Effect<{ readonly redirectUri: string; readonly received: Effect.Effect<URL> }, OAuthRefused, Scope.Scope> =>
+const loopbackRedirect = (
+  state: string
+): Effect.Effect<{ readonly redirectUri: string; readonly received: Effect.Effect<URL> }, OAuthRefused, Scope.Scope> =>
   Effect.gen(function*() {
     const deferred = yield* Deferred.make<URL>()
     let origin = "http://127.0.0.1"
@@ -208,14 +214,26 @@ const loopbackRedirect = (state: string): Effect.Effect<{ readonly redirectUri: 
           page(res, failed ? 400 : 200, failed ? "The login did not complete; see the terminal." : "Logged in. You can close this window.")
           Deferred.unsafeDone(deferred, Effect.succeed(url))
         })
-        server.once("error", (error) =>
-          resume(Effect.fail(new OAuthRefused({ error: "request_failed", description: `cannot listen on 127.0.0.1: ${error.message}`, login: { agentUrl: "" } }))))
+        server.once(
+          "error",
+          (error) =>
+            resume(
+              Effect.fail(
+                new OAuthRefused({
+                  error: "request_failed",
+                  description: `cannot listen on 127.0.0.1: ${error.message}`,
+                  login: { agentUrl: "" }
+                })
+              )
+            )
+        )
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
       }),
-      (server) => Effect.async<void>((resume) => {
-        server.close(() => resume(Effect.void))
-        server.closeAllConnections()
-      })
+      (server) =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
     )
     const { port } = server.address() as AddressInfo
     origin = `http://127.0.0.1:${port}`
@@ -233,65 +251,77 @@ export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): 
   const fetchWithin = boundedFetch(maxResponseBytes)
   const configure = (server: AuthServer, id: OAuthClientId) => configurationFor(server, id, fetchWithin)
   return {
-  discover: (scheme, flow, issuer) => {
-    if (issuer !== undefined) return discoverFrom(issuer, "oidc", fetchWithin).pipe(Effect.orElse(() => discoverFrom(issuer, "oauth2", fetchWithin)))
-    if (scheme?.metadataUrl !== undefined) return discoverFrom(scheme.metadataUrl, scheme.type === "openIdConnect" ? "oidc" : "oauth2", fetchWithin)
-    const fromCard = metadataFromCard(scheme, flow)
-    return fromCard === undefined
-      ? Effect.fail(new OAuthDiscoveryFailed({ url: scheme?.name ?? "(no scheme)", reason: `the card names no token URL for ${flow}` }))
-      : Effect.as(
-        Effect.mapError(checkSecure(fromCard.token_endpoint), (error) => new OAuthDiscoveryFailed({ url: error.url, reason: error.reason })),
-        fromCard
-      )
-  },
-  clientCredentials: (server, id, scopes, login) =>
-    tokenRequest(server, login, () => client.clientCredentialsGrant(configure(server, id), scopeParameters(scopes))),
-  authorizationCode: (server, id, scopes, login, interaction) =>
-    Effect.scoped(Effect.gen(function*() {
-      yield* endpoint(server, "authorization_endpoint")
-      const config = configure(server, id)
-      const verifier = client.randomPKCECodeVerifier()
-      const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(verifier))
-      const state = client.randomState()
-      const listener = yield* Effect.mapError(loopbackRedirect(state), (error) => new OAuthRefused({ ...error, login }))
-      const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: listener.redirectUri,
-        ...scopeParameters(scopes),
-        code_challenge: challenge,
-        code_challenge_method: "S256",
-        state
-      }).href
-      yield* interaction.prompt({ url })
-      if (interaction.openBrowser) yield* openInBrowser(url)
-      const redirected = yield* waitAtMost(listener.received, interaction.timeout, "the browser to come back")
-      return yield* tokenRequest(server, login, () =>
-        client.authorizationCodeGrant(config, redirected, { pkceCodeVerifier: verifier, expectedState: state }, { redirect_uri: listener.redirectUri }))
-    })),
-  deviceCode: (server, id, scopes, login, interaction) =>
-    Effect.gen(function*() {
-      yield* endpoint(server, "device_authorization_endpoint")
-      const config = configure(server, id)
-      const started = yield* Effect.tryPromise({
-        try: () => client.initiateDeviceAuthorization(config, scopeParameters(scopes)),
-        catch: loginFailure(login)
-      })
-      yield* interaction.prompt({ url: started.verification_uri_complete ?? started.verification_uri, userCode: started.user_code })
-      // The code expires on the server's clock too: wait no longer than it lives.
-      const timeout = Duration.min(interaction.timeout, Duration.seconds(started.expires_in))
-      return yield* waitAtMost(
-        tokenRequest(server, login, (signal) => client.pollDeviceAuthorizationGrant(config, started, undefined, { signal })),
-        timeout,
-        "the device code to be approved"
-      )
-    }),
-  refresh: (server, id, refreshToken, login) =>
-    tokenRequest(server, login, () => client.refreshTokenGrant(configure(server, id), refreshToken)),
-  revoke: (server, id, token, login) =>
-    server.revocation_endpoint === undefined
-      ? Effect.succeed(false)
-      : Effect.zipRight(
-        checkSecure(server.revocation_endpoint),
-        Effect.as(Effect.tryPromise({ try: () => client.tokenRevocation(configure(server, id), token), catch: loginFailure(login) }), true)
-      )
-}
+    discover: (scheme, flow, issuer) => {
+      if (issuer !== undefined) {
+        return discoverFrom(issuer, "oidc", fetchWithin).pipe(Effect.orElse(() => discoverFrom(issuer, "oauth2", fetchWithin)))
+      }
+      if (scheme?.metadataUrl !== undefined) {
+        return discoverFrom(scheme.metadataUrl, scheme.type === "openIdConnect" ? "oidc" : "oauth2", fetchWithin)
+      }
+      const fromCard = metadataFromCard(scheme, flow)
+      return fromCard === undefined
+        ? Effect.fail(new OAuthDiscoveryFailed({ url: scheme?.name ?? "(no scheme)", reason: `the card names no token URL for ${flow}` }))
+        : Effect.as(
+          Effect.mapError(
+            checkSecure(fromCard.token_endpoint),
+            (error) => new OAuthDiscoveryFailed({ url: error.url, reason: error.reason })
+          ),
+          fromCard
+        )
+    },
+    clientCredentials: (server, id, scopes, login) =>
+      tokenRequest(server, login, () => client.clientCredentialsGrant(configure(server, id), scopeParameters(scopes))),
+    authorizationCode: (server, id, scopes, login, interaction) =>
+      Effect.scoped(Effect.gen(function*() {
+        yield* endpoint(server, "authorization_endpoint")
+        const config = configure(server, id)
+        const verifier = client.randomPKCECodeVerifier()
+        const challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(verifier))
+        const state = client.randomState()
+        const listener = yield* Effect.mapError(loopbackRedirect(state), (error) => new OAuthRefused({ ...error, login }))
+        const url = client.buildAuthorizationUrl(config, {
+          redirect_uri: listener.redirectUri,
+          ...scopeParameters(scopes),
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          state
+        }).href
+        yield* interaction.prompt({ url })
+        if (interaction.openBrowser) yield* openInBrowser(url)
+        const redirected = yield* waitAtMost(listener.received, interaction.timeout, "the browser to come back")
+        return yield* tokenRequest(server, login, () =>
+          client.authorizationCodeGrant(config, redirected, { pkceCodeVerifier: verifier, expectedState: state }, {
+            redirect_uri: listener.redirectUri
+          }))
+      })),
+    deviceCode: (server, id, scopes, login, interaction) =>
+      Effect.gen(function*() {
+        yield* endpoint(server, "device_authorization_endpoint")
+        const config = configure(server, id)
+        const started = yield* Effect.tryPromise({
+          try: () => client.initiateDeviceAuthorization(config, scopeParameters(scopes)),
+          catch: loginFailure(login)
+        })
+        yield* interaction.prompt({ url: started.verification_uri_complete ?? started.verification_uri, userCode: started.user_code })
+        // The code expires on the server's clock too: wait no longer than it lives.
+        const timeout = Duration.min(interaction.timeout, Duration.seconds(started.expires_in))
+        return yield* waitAtMost(
+          tokenRequest(server, login, (signal) => client.pollDeviceAuthorizationGrant(config, started, undefined, { signal })),
+          timeout,
+          "the device code to be approved"
+        )
+      }),
+    refresh: (server, id, refreshToken, login) =>
+      tokenRequest(server, login, () => client.refreshTokenGrant(configure(server, id), refreshToken)),
+    revoke: (server, id, token, login) =>
+      server.revocation_endpoint === undefined
+        ? Effect.succeed(false)
+        : Effect.zipRight(
+          checkSecure(server.revocation_endpoint),
+          Effect.as(
+            Effect.tryPromise({ try: () => client.tokenRevocation(configure(server, id), token), catch: loginFailure(login) }),
+            true
+          )
+        )
+  }
 }
