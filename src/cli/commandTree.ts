@@ -309,8 +309,14 @@ const specOf = (node: Node): CommandSpec => {
   }
 }
 
-export const commandSpec = (command: Command.Command<any, any, any, any>): CommandSpec =>
-  specOf((command as unknown as { descriptor: Node }).descriptor)
+/**
+ * A command of any name, services, errors and value: what help and completions read. @effect/cli's
+ * Command is invariant in all four, so no narrower type takes every command of the tree.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommand = Command.Command<any, any, any, any>
+
+export const commandSpec = (command: AnyCommand): CommandSpec => specOf((command as unknown as { descriptor: Node }).descriptor)
 
 /** A command with the words that lead to it, e.g. "relay task notification". */
 export interface Level {

@@ -12,6 +12,7 @@
 import { Args, Command } from "@effect/cli"
 import { Effect } from "effect"
 import {
+  type AnyCommand,
   type CommandSpec,
   commandSpec,
   GLOBAL_OPTIONS,
@@ -291,7 +292,7 @@ const SHELL_SUGGESTIONS: ReadonlyArray<readonly [Shell, string]> = [
 ]
 
 /** The command, given the tree lazily: it is part of the tree it describes. */
-export const completionsCommand = (loadRoot: () => Promise<Command.Command<any, any, any, any>>) =>
+export const completionsCommand = (loadRoot: () => Promise<AnyCommand>) =>
   Command.make(
     "completions",
     { shell: Args.choice(SHELLS.map((shell) => [shell, shell] as const), { name: "SHELL" }).pipe(withSuggestions(SHELL_SUGGESTIONS)) },

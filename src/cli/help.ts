@@ -7,10 +7,10 @@
  * @effect/cli's own help is not used: it loses the command path, repeats parents in its command
  * list, pads lines past the terminal and adds boilerplate to every option.
  */
-import type { Command } from "@effect/cli"
 import type { Effect } from "effect"
 import { readCommandLine, unknownCommand } from "./commandLine.js"
 import {
+  type AnyCommand,
   type ArgSpec,
   type CommandSpec,
   commandSpec,
@@ -271,7 +271,7 @@ const isGroupOnly = (spec: CommandSpec) => spec.subcommands.length > 0 && spec.o
  * message for a wrong subcommand would name the wrong level; resolveCommand names the right one.
  */
 export const withHelp = <E, R>(
-  root: Command.Command<any, any, any, any>,
+  root: AnyCommand,
   run: (argv: ReadonlyArray<string>) => Effect.Effect<void, E, R>
 ) =>
 (argv: ReadonlyArray<string>): Effect.Effect<void, E | CommandFailed, R> => {

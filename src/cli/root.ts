@@ -18,6 +18,7 @@ import { withHelp } from "./help.js"
 export type BaseServices = FileSystem.FileSystem | Path.Path | Terminal.Terminal | StateDir
 
 // Any name, errors and option shapes: the tree only holds the groups; their services are checked.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyCommand = Command.Command<any, BaseServices, any, any>
 
 /** Each group's name and how to load it, in the order help lists them. */
