@@ -9,7 +9,7 @@ import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { parseOrigin } from "../mcp/origins.js"
 import { makeMcpServer } from "../mcp/server.js"
 import type { ToolContext } from "../mcp/tools.js"
-import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
+import { type ServerFactory, serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import type { StateDir } from "../services/StateDir.js"
 import { withSuggestions } from "./commandTree.js"
 import { abandonStdout, untilStopped } from "./ending.js"
@@ -110,7 +110,7 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
       maxRequestBytes: options.maxRequestBytes,
       loadCheckRun
     }
-    const make = () => makeMcpServer(context)
+    const make: ServerFactory = (era) => makeMcpServer(context, era)
     const kind = options.transport
     if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
     return yield* Effect.scoped(Effect.gen(function*() {
