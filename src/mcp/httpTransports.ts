@@ -9,6 +9,8 @@
  * everything else is the 2025-11-25 era, served as before: sessions opened by `initialize`,
  * resumable streams, requests from the server to the client. Both run on the v2 SDK's server.
  */
+import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import type { McpServer, Transport } from "@modelcontextprotocol/server"
 import {
   createMcpHandler,
@@ -18,8 +20,6 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
-import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js"
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { Cause, Effect, Runtime } from "effect"
 import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
