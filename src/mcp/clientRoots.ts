@@ -10,7 +10,7 @@
 import type { McpServer } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
-import type { ProtocolEra } from "./server.js"
+import type { ProtocolEra } from "./toolKit.js"
 
 /** How long a client may take to list its roots. */
 const LIST_ROOTS_TIMEOUT_MS = 10_000

@@ -32,8 +32,8 @@ import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from ".
 import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { makeEventStore } from "./eventStore.js"
 import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
+import type { ServerFactory } from "./server.js"
 import { makeSessionTable, type SessionTable } from "./sessionTable.js"
-import type { ServerFactory } from "./transports.js"
 import { sendWebResponse, webRequestOf } from "./webExchange.js"
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]

@@ -7,8 +7,11 @@
 import { type jsonSchemaValidator, McpServer } from "@modelcontextprotocol/server"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
 import { PACKAGE_NAME, VERSION } from "../version.js"
+import type { ProtocolEra } from "./toolKit.js"
 import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"
+
+export type { ProtocolEra } from "./toolKit.js"
 
 export const SERVER_NAME = PACKAGE_NAME
 
@@ -17,9 +20,6 @@ export const INSTRUCTIONS = "a2a-relay exposes Agent-to-Agent (A2A) protocol cap
   "tasks, configure and read push notifications, and keep agents by name and per-agent sessions and credentials (shared " +
   "with the relay CLI). Start with list_agents to choose an agent (its name works as agent_url), get_agent_card or " +
   "send_message; when a result says state 'working', call wait_for_task."
-
-/** The protocol era a server serves: `legacy` opened with `initialize` (2025-11-25 and before), `modern` is 2026-07-28. */
-export type ProtocolEra = "legacy" | "modern"
 
 /**
  * The SDK turns arguments that do not match the input schema into a bare error result through
@@ -42,6 +42,9 @@ const validatorOnFirstUse = (): jsonSchemaValidator => {
   let ajv: AjvJsonSchemaValidator | undefined
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
+
+/** Makes the server for one legacy connection or session, or one modern request (transports.ts). */
+export type ServerFactory = (era: ProtocolEra) => McpServer
 
 /** A new server with every tool, for one legacy connection or session, or one modern request. */
 export const makeMcpServer = (context: ToolContext, era: ProtocolEra = "legacy"): McpServer => {

@@ -19,8 +19,10 @@ import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
-import type { ProtocolEra } from "./server.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
+
+/** The protocol era a server serves: `legacy` opened with `initialize` (2025-11-25 and before), `modern` is 2026-07-28. */
+export type ProtocolEra = "legacy" | "modern"
 
 /** The services the tools' programs use. */
 export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient | StateDir

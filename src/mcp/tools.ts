@@ -11,9 +11,8 @@ import { registerCheckTools } from "./checkTools.js"
 import { registerMessageTools } from "./messageTools.js"
 import { registerNotificationTools } from "./notificationTools.js"
 import { registerPushTools } from "./pushTools.js"
-import type { ProtocolEra } from "./server.js"
 import { registerSessionTools } from "./sessionTools.js"
-import { type ToolContext, toolKit } from "./toolKit.js"
+import { type ProtocolEra, type ToolContext, toolKit } from "./toolKit.js"
 
 export type { ToolContext } from "./toolKit.js"
 

@@ -6,19 +6,15 @@
  * The HTTP transports (httpTransports.ts, with express) load only when asked for: stdio, the
  * default, never parses them.
  */
-import type { McpServer } from "@modelcontextprotocol/server"
 import { serveStdio as serveStdioEras } from "@modelcontextprotocol/server/stdio"
 import { Effect, Runtime } from "effect"
 import type { McpClientNotReading } from "../domain/errors.js"
 import type { HttpOptions } from "./httpTransports.js"
-import type { ProtocolEra } from "./server.js"
+import type { ServerFactory } from "./server.js"
 import { BoundedStdioTransport } from "./stdio.js"
 
 export const TRANSPORTS = ["stdio", "sse", "streamable-http"] as const
 export type TransportKind = (typeof TRANSPORTS)[number]
-
-/** Makes the server for one legacy connection or session, or one modern request. */
-export type ServerFactory = (era: ProtocolEra) => McpServer
 
 /**
  * Serves MCP over stdin/stdout until stdin closes, or fails with McpClientNotReading when the
