@@ -122,21 +122,35 @@ const serveModern = async (modern: McpHttpHandler, req: Request, res: Response, 
 /**
  * Streamable HTTP: 2026-07-28 requests go to the modern entry; 2025-11-25 sessions get a
  * transport per Mcp-Session-Id, made on `initialize`. GET and DELETE without a session have no
- * session to act on: the modern entry answers them 405 (2026-07-28 has neither).
+ * session to act on: the modern entry answers them 405 (2026-07-28 has neither). 2026 requests
+ * have no session to bound: at most as many are served at once as the open sessions may have in
+ * flight (`maxModern`); past it a request gets 503 and may come again.
  */
 const mountStreamableHttp = (
   app: App,
   makeServer: ServerFactory,
   modern: McpHttpHandler,
   sessions: SessionTable<StreamableSession>,
-  limits: SessionPace
+  limits: SessionPace & { readonly maxModern: number }
 ) => {
+  let modernInFlight = 0
+  const serveBoundedModern = async (req: Request, res: Response) => {
+    if (modernInFlight >= limits.maxModern) {
+      return jsonRpcError(res, 503, `Busy: ${limits.maxModern} requests are being served; try again shortly`)
+    }
+    modernInFlight += 1
+    try {
+      await serveModern(modern, req, res, limits)
+    } finally {
+      modernInFlight -= 1
+    }
+  }
   app.all("/mcp", async (req: Request, res: Response) => {
     const sessionId = req.headers["mcp-session-id"]
     const existing = typeof sessionId === "string" ? sessions.use(sessionId) : undefined
     if (existing) return serveStreamable(existing, req, res)
     if (sessionId !== undefined) return jsonRpcError(res, 404, "Unknown or expired session; initialize again")
-    if (req.method !== "POST" || !(await isLegacyRequest(webRequestOf(req), req.body))) return serveModern(modern, req, res, limits)
+    if (req.method !== "POST" || !(await isLegacyRequest(webRequestOf(req), req.body))) return serveBoundedModern(req, res)
     if (!isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, "No session: start with an initialize request (2025-11-25), or send the 2026-07-28 _meta")
     }
@@ -252,7 +266,10 @@ export const serveHttp = (options: HttpOptions, makeServer: ServerFactory) =>
       (handler) => Effect.promise(() => handler.close())
     )
     const sessions = options.kind === "streamable-http"
-      ? mountStreamableHttp(app, makeServer, modern, makeSessionTable<StreamableSession>(maxSessions, evicted), pace)
+      ? mountStreamableHttp(app, makeServer, modern, makeSessionTable<StreamableSession>(maxSessions, evicted), {
+        ...pace,
+        maxModern: maxSessions * pace.maxInFlight
+      })
       : mountSse(app, makeServer, makeSessionTable<PacedSse>(maxSessions, evicted), pace)
     app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
     app.use(notServed(options.kind === "streamable-http" ? "/mcp" : "/sse and /messages"))
