@@ -12,6 +12,15 @@ export type TaskStoreChoice =
   | { readonly _tag: "file"; readonly dir: string | undefined }
   | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string> }
 
+/** A choice with its file store's directory decided. */
+export type TaskStoreTarget =
+  | Exclude<TaskStoreChoice, { readonly _tag: "file" }>
+  | { readonly _tag: "file"; readonly dir: string }
+
+/** Where a store is, for messages: never a connection string (it may hold a password). */
+export const describeTaskStore = (target: TaskStoreTarget): string =>
+  target._tag === "memory" ? "memory" : target._tag === "file" ? target.dir : "PostgreSQL"
+
 export const DEFAULT_TASK_STORE: TaskStoreChoice = { _tag: "file", dir: undefined }
 
 /** The directory of the default file store, inside the state directory. */

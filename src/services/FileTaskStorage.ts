@@ -22,9 +22,9 @@
  * memory storage already answers every read and list; what is missing is durability, which a
  * journal adds with one append and one shared fdatasync per batch. sql.js keeps its database in
  * memory and writes it out whole; wa-sqlite needs a Node VFS of its own, a ~1 MB WASM module to load
- * at start, and a page-level B-tree write (several fsyncs with its own journal) per change. On this
- * machine an fdatasync of an appended batch took ~0.1 ms (tmpfs) to ~2 ms (ext4), and the store
- * opened 10 000 tasks in ~120 ms (bench/agent-server.mjs, file store rows; README, Performance).
+ * at start, and a page-level B-tree write (several fsyncs with its own journal) per change. What
+ * the journal costs, against the memory store and the SDK's server, and how fast the store opens
+ * with 10 000 tasks: bench/README.md, "The file task store".
  *
  * Retention (README, "Persistence and many instances"): at most `maxTasks` tasks and `maxBytes`
  * bytes, past which the least recently changed finished tasks go first (as in memory), and no
