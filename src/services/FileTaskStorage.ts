@@ -2,10 +2,10 @@
  * The file TaskStorage: the agent server's tasks kept on disk, so that a task a client got an
  * answer for survives `kill -9` and a restart. It is the memory storage (TaskStorage.make) with a
  * journal beside it: every change the memory storage makes is appended to the journal as one line,
- * and the write that made it returns only once that line is fsynced. Writes that come together
- * share one fsync (group commit: while one batch is being synced the next one gathers), so the
- * rate holds under concurrency. A read waits for the task's last change to be synced, so nothing
- * is shown that a crash could take back.
+ * and nothing is answered before its line is fsynced: a read waits for the task's last line, and a
+ * write a client is answered with returns only once synced (see isAnswered; a new task is answered
+ * once read). Writes that come together share one fsync (group commit: while one batch is being
+ * synced the next one gathers), so the rate holds under concurrency.
  *
  * Now and then (past `compactAboveBytes`, and at each start) the journal is folded into a snapshot:
  * new lines go to the next generation's journal while the snapshot of the tasks as they are is
@@ -246,7 +246,11 @@ class Journal {
   synced = 0
   /** Bytes in the current journal file. */
   bytes = 0
-  private pending: Array<string> = []
+  /**
+   * The lines of the next batch, by what they are about: a task's newer state replaces its line not
+   * written yet (a turn's steps often fall in one batch), and is serialised only when the batch is.
+   */
+  private pending = new Map<string, () => string>()
   private flushing = false
   private waiters: Array<Waiter> = []
   private failure: Error | undefined
@@ -255,8 +259,14 @@ class Journal {
 
   constructor(private fd: number, private readonly afterFlush: () => void) {}
 
-  append(line: string, taskId?: string) {
-    this.pending.push(line)
+  /** Appends the line `about` the thing `key` names (a later one for the same key replaces it); `taskId`: the task it changes. */
+  append(key: string, line: () => string, taskId?: string) {
+    // A task is never made again once forgotten (ids are fresh), but a stale line must not outlive it.
+    if (key.startsWith("d:")) {
+      this.pending.delete(`t:${key.slice(2)}`)
+      this.pending.delete(`p:${key.slice(2)}`)
+    }
+    this.pending.set(key, line)
     this.appended++
     if (taskId !== undefined) this.lastLineOf.set(taskId, this.appended)
     // The first line of a batch waits for the turn of the event loop: what comes with it joins it.
@@ -297,13 +307,15 @@ class Journal {
 
   private flush() {
     const lines = this.pending
-    if (lines.length === 0 || this.failure !== undefined) {
+    if (lines.size === 0 || this.failure !== undefined) {
       this.flushing = false
       return
     }
-    this.pending = []
+    this.pending = new Map()
     const upTo = this.appended
-    const buffer = Buffer.from(lines.join(""), "utf8")
+    let text = ""
+    for (const line of lines.values()) text += line()
+    const buffer = Buffer.from(text, "utf8")
     this.writeAll(buffer, 0, (error) => {
       if (error !== null) return this.fail(error)
       Fs.fdatasync(this.fd, (error) => {
@@ -396,18 +408,21 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     })
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.ignore(Effect.sandbox(journal.allSynced)), Effect.sync(() => journal.close())))
 
+    /** A forgotten task's lines not written yet need not be; its drop line goes after any written ones. */
+    const dropped = (id: string) => journal.append(`d:${id}`, () => dropLine(id))
+
     const memory = yield* TaskStorage.make(
       options,
       {
         isFollowed: retention.isFollowed,
         forgotten: (id) => {
-          journal.append(dropLine(id))
+          dropped(id)
           retention.forgotten(id)
         }
       },
       {
-        taskWritten: (stored, seq) => journal.append(writtenLine(stored, seq), stored.task.id),
-        pushConfigsWritten: (taskId, configs) => journal.append(pushConfigsLine(taskId, configs), taskId)
+        taskWritten: (stored, seq) => journal.append(`t:${stored.task.id}`, () => writtenLine(stored, seq), stored.task.id),
+        pushConfigsWritten: (taskId, configs) => journal.append(`p:${taskId}`, () => pushConfigsLine(taskId, configs), taskId)
       }
     )
     for (const entry of loaded.tasks.values()) memory.restore({ ...entry, pushConfigs: loaded.pushConfigs.get(entry.id) ?? [] })
@@ -484,7 +499,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
         }
         for (const id of old) {
           memory.forget(id)
-          journal.append(dropLine(id))
+          dropped(id)
           retention.forgotten(id)
         }
       }))
@@ -495,10 +510,14 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(sweepOld, RETENTION_SWEEP_EVERY), Schedule.forever))
 
     return TaskStorage.TaskStorage.of({
-      create: (task) => Effect.tap(memory.create(task), () => journal.allSynced),
+      // A new task is answered once read (a read waits for its line), or with a later, answered write.
+      create: (task) => memory.create(task),
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
       update: (id, write, expectedVersion) =>
-        Effect.tap(memory.update(id, write, expectedVersion), (written) => Option.isSome(written) ? journal.allSynced : Effect.void),
+        Effect.tap(
+          memory.update(id, write, expectedVersion),
+          (written) => Option.isSome(written) && isAnswered(write) ? journal.allSynced : Effect.void
+        ),
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
       contextTasks: (contextId) => Effect.zipRight(journal.allSynced, memory.contextTasks(contextId)),
       putPushConfig: (taskId, stored) =>
@@ -511,6 +530,13 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
         )
     })
   })
+
+/**
+ * Whether a client is answered with this write: everything but a turn's progress (working, its
+ * artifact's chunks), which streams out to subscribers before its line is synced. A crash loses at
+ * most that progress, and the restart ends such a task failed anyway (programs/agent/recovery.ts).
+ */
+const isAnswered = (write: TaskStorage.TaskWrite) => write.task.status.state !== "TASK_STATE_WORKING" || write.queued !== undefined
 
 const NOBODY_FOLLOWS: TaskStorage.Retention = { isFollowed: () => false, forgotten: () => undefined }
 

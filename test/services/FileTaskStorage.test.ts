@@ -53,8 +53,11 @@ describe("the file storage on disk", () => {
           yield* storage.putPushConfig("a", { config: { id: "p1", taskId: "a", url: "https://hooks.example/1" }, generation: "1.0" })
           yield* storage.putPushConfig("a", { config: { id: "p2", taskId: "a", url: "https://hooks.example/2" }, generation: "0.3" })
           yield* storage.removePushConfig("a", "p1")
-          // Acknowledged means on disk.
+          // Acknowledged means on disk: a write that answers a client, and a read.
           expect(journalText(dir)).toContain("https://hooks.example/2")
+          yield* storage.create(task("d", "TASK_STATE_SUBMITTED", "2026-01-01T00:00:03.000Z", "later"))
+          yield* storage.get("d")
+          expect(journalText(dir)).toContain(`{"t":"d",`)
           return yield* storage.pushConfigs("a")
         }))
       const before = yield* withStore(dir, (storage) => storage.list({ pageSize: 10 }))
@@ -74,7 +77,7 @@ describe("the file storage on disk", () => {
           }))
       }
       const listed = yield* withStore(dir, (storage) => storage.list({ pageSize: 10 }))
-      expect(listed.tasks.map((listedTask) => listedTask.id)).toEqual(["a", "new-1", "new-0", "b", "c"])
+      expect(listed.tasks.map((listedTask) => listedTask.id)).toEqual(["d", "a", "new-1", "new-0", "b", "c"])
     }))
 
   it.live("folds its journal into a snapshot past its size, and opens from the snapshot and the newer journal", () =>
