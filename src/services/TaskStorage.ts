@@ -568,7 +568,10 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
           state: record.state,
           time: record.time,
           contextId: record.contextId,
-          taskJson: record.packed ?? JSON.stringify(record.live),
+          // Written only when asked for: a sweep by age reads the states and times alone.
+          get taskJson() {
+            return record.packed ?? JSON.stringify(record.live)
+          },
           queued: record.queued ?? NOTHING_QUEUED,
           pushConfigs: [...(record.pushConfigs?.values() ?? [])]
         }
