@@ -24,7 +24,8 @@ const forEachTaskIn = <R>(state: V1.TaskState, f: (task: V1.Task) => Effect.Effe
         Effect.orDie,
         Effect.flatMap((listed) =>
           Effect.zipRight(
-            Effect.forEach(listed.tasks, f, { discard: true }),
+            // Together: their writes share the store's syncs.
+            Effect.forEach(listed.tasks, f, { discard: true, concurrency: PAGE_SIZE }),
             listed.nextPageToken === undefined ? Effect.void : page(listed.nextPageToken)
           )
         )
