@@ -5,7 +5,7 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Duration, Effect, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Option, Redacted } from "effect"
 import { isAllInterfaces } from "../a2a/hosts.js"
 import { InvalidInput } from "../domain/errors.js"
 import { parseDuration } from "../domain/units.js"
@@ -56,7 +56,21 @@ const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
   )
 )
 
-interface AgentConfig extends OutputFlags, AgentServerConfig {}
+// Minimal until the file store's branch brings the full option (memory | file[:DIR] | postgres://…).
+const store = Options.text("store").pipe(
+  Options.withDescription(
+    "Where tasks are kept: memory (default) or postgres://user:password@host/db, shared by several instances (RELAY_STORE_KEY seals push secrets)"
+  ),
+  Options.withFallbackConfig(Config.string("RELAY_STORE")),
+  Options.optional
+)
+const migrateOnly = Options.boolean("migrate-only").pipe(
+  Options.withDescription("Set up or upgrade the --store database's tables, then exit (for operators; the server does it at start too)")
+)
+
+interface AgentConfig extends OutputFlags, AgentServerConfig {
+  readonly migrateOnly: boolean
+}
 
 const validate = (config: AgentConfig) => {
   if (!config.auth && Option.isSome(config.key)) {
@@ -108,8 +122,21 @@ const startupJson = (started: AgentServerStarted) =>
     ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
   })
 
+/** `--migrate-only`: the store's migrations, then exit; the password of the URL is never shown. */
+const migrateStore = (config: AgentConfig) =>
+  Effect.gen(function*() {
+    const url = Option.getOrUndefined(config.store)
+    if (url === undefined || !/^postgres(ql)?:\/\//.test(url)) {
+      return yield* new InvalidInput({ reason: "--migrate-only needs --store postgres://…", suggestion: "Name the database with --store" })
+    }
+    const { migrateOnly } = yield* Effect.promise(() => import("../services/PostgresTaskStorage.js"))
+    const ran = yield* migrateOnly(url)
+    yield* writeErr(ran.length === 0 ? "The store's tables are up to date" : `Migrated the store: ${ran.join(", ")}`)
+    if (config.json) yield* writeOut(JSON.stringify({ migrated: ran }))
+  }).pipe(Effect.catchAll((error) => reportError(error, config.json)), withLogLevel(config))
+
 const serveAgent = (config: AgentConfig) =>
-  untilStopped(Effect.gen(function*() {
+  config.migrateOnly ? migrateStore(config) : untilStopped(Effect.gen(function*() {
     yield* validate(config)
     // The server, its model layer and the model SDKs load only when an agent server starts.
     const { runAgentServer } = yield* Effect.promise(() => import("../servers/agent/layer.js"))
@@ -124,7 +151,7 @@ const serveAgent = (config: AgentConfig) =>
 
 export const agentCommand = Command.make(
   "agent",
-  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks },
+  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks, store, migrateOnly },
   serveAgent
 ).pipe(Command.withDescription(
   "Run a local A2A agent backed by a language model (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3, streaming, push)"

@@ -217,3 +217,17 @@ export class ClientConfigUnavailable extends Schema.TaggedError<ClientConfigUnav
     return "Check that the folder exists and that you may write to it."
   }
 }
+
+/** The store named cannot be used: unreachable, refused, or not set up. Never shows the password. */
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+  store: Schema.String,
+  reason: Schema.String
+}) {
+  readonly code = "store_unavailable"
+  override get message() {
+    return `The task store ${this.store} cannot be used: ${this.reason}`
+  }
+  get hint() {
+    return "Check that the store is reachable with that URL, and that RELAY_STORE_KEY is set (the same on every instance)."
+  }
+}

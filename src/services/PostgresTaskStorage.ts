@@ -22,12 +22,14 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
+import { Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import type * as V1 from "../a2a/v1.js"
+import { StoreUnavailable } from "../domain/errors.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 import { MIN_STORE_KEY_CHARS, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { redactUrl } from "../domain/secrets.js"
+import { parseDuration } from "../domain/units.js"
 import {
   decodeCursor,
   encodeCursor,
@@ -43,20 +45,6 @@ import {
   type TaskWrite
 } from "./TaskStorage.js"
 
-/** The store named cannot be used: unreachable, refused, or not set up. Never shows the password. */
-export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
-  store: Schema.String,
-  reason: Schema.String
-}) {
-  readonly code = "store_unavailable"
-  override get message() {
-    return `The task store ${this.store} cannot be used: ${this.reason}`
-  }
-  get hint() {
-    return `Check that PostgreSQL is running and reachable with that URL, and that ${STORE_KEY_VARIABLE} is set (the same on every instance).`
-  }
-}
-
 export interface PostgresStorageOptions {
   /** How long a task's lease lasts without renewal: a dead instance's tasks end after about this. Default 15 s. */
   readonly leaseTime?: Duration.DurationInput | undefined
@@ -66,7 +54,15 @@ export interface PostgresStorageOptions {
   readonly maxPageBytes?: number | undefined
 }
 
+export { StoreUnavailable }
+
 export const DEFAULT_LEASE_TIME = Duration.seconds(15)
+
+/** RELAY_STORE_LEASE (a duration such as 5s), when set and valid. */
+const leaseTimeFromEnvironment = (): Duration.Duration | undefined => {
+  const text = process.env["RELAY_STORE_LEASE"]
+  return text === undefined ? undefined : parseDuration(text)
+}
 
 /** The NOTIFY channel: payload "<version> <state> <task id>". */
 const CHANNEL = "relay_task_changed"
@@ -186,7 +182,7 @@ const orDie = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
 export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, instance: string) =>
   Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
-    const leaseTime = Duration.decode(options.leaseTime ?? DEFAULT_LEASE_TIME)
+    const leaseTime = Duration.decode(options.leaseTime ?? leaseTimeFromEnvironment() ?? DEFAULT_LEASE_TIME)
     const leaseMillis = Duration.toMillis(leaseTime)
     const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
 

@@ -8,7 +8,10 @@
  * guarded against private addresses.
  */
 import { type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
+import { StoreUnavailable } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
+import { redactUrl } from "../../domain/secrets.js"
+import { watchOrphanedTasks } from "../../programs/agent/orphans.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
 import * as PushSender from "../../services/PushSender.js"
@@ -48,21 +51,41 @@ const serverOverModel = (options: AgentLayerOptions) =>
       clientTimeouts: options.clientTimeouts
     })))
 
-const composed = <E, R>(
+/** With a shared storage, this instance ends the tasks of instances that died (programs/agent/orphans.ts). */
+const orphanWatch = Layer.scopedDiscard(Effect.forkScoped(watchOrphanedTasks))
+
+const composed = <E, R, StoreError = never>(
   options: AgentLayerOptions,
   model: Layer.Layer<ModelAccess, E, R>,
-  store: Layer.Layer<TaskStore.TaskStore>
+  store: Layer.Layer<TaskStore.TaskStore, StoreError>
 ) =>
-  serverOverModel(options).pipe(
+  Layer.merge(serverOverModel(options), orphanWatch).pipe(
     Layer.provide(store),
     Layer.provide(PushSender.layer(options.push)),
     Layer.provide(model),
     Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), ...options.settings }))
   )
 
-/** The agent server over the selected model and an empty store, as an HttpServer for its address. */
-export const layer = (options: AgentLayerOptions & { readonly model: ModelSelection }) =>
-  composed(options, ModelAccess.layer(options.model), TaskStore.layer())
+/**
+ * The task store `--store` names: the memory store (the default), or PostgreSQL shared by several
+ * instances (`postgres://…`, loaded only then). The one place a store plugs in.
+ */
+export const taskStoreLayer = (store: string | undefined): Layer.Layer<TaskStore.TaskStore, StoreUnavailable> => {
+  if (store === undefined || store === "memory") return TaskStore.layer()
+  if (!isPostgresUrl(store)) {
+    return Layer.fail(new StoreUnavailable({ store: redactUrl(store), reason: "--store takes memory or a postgres:// URL" }))
+  }
+  return Layer.unwrapEffect(Effect.map(
+    Effect.promise(() => import("../../services/PostgresTaskStorage.js")),
+    (postgres) => TaskStore.layerOver().pipe(Layer.provide(postgres.postgresStorage(store)))
+  ))
+}
+
+export const isPostgresUrl = (store: string) => /^postgres(ql)?:\/\//.test(store)
+
+/** The agent server over the selected model and the store named, as an HttpServer for its address. */
+export const layer = (options: AgentLayerOptions & { readonly model: ModelSelection; readonly store?: string | undefined }) =>
+  composed(options, ModelAccess.layer(options.model), taskStoreLayer(options.store))
 
 /** The agent server over a model and store of the caller's (tests: a scripted model, a store with limits). */
 export const testLayer = (
@@ -83,6 +106,8 @@ export interface AgentServerConfig {
   readonly latency: Duration.Duration
   readonly maxBodyBytes: number
   readonly allowPrivateWebhooks: boolean
+  /** `--store`: memory (default) or a postgres:// URL. */
+  readonly store: Option.Option<string>
 }
 
 /** What a started server reports. */
@@ -120,7 +145,8 @@ export const runAgentServer = <E, R>(
       maxBodyBytes: config.maxBodyBytes,
       settings: { latency: config.latency },
       push: { allowLoopback: true, allowPrivate: config.allowPrivateWebhooks },
-      model
+      model,
+      store: Option.getOrUndefined(config.store)
     })
     return yield* agentBaseUrl.pipe(
       Effect.flatMap((baseUrl) => announce({ baseUrl, model, key: agentKey, latency: config.latency })),
