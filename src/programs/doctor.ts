@@ -4,9 +4,10 @@
  * state directory is created when missing, and a probe file is written and removed there.
  */
 import { Path } from "@effect/platform"
-import { Duration, Effect } from "effect"
+import { Config, Duration, Effect } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
 import { MODEL_FORMS } from "../domain/modelErrors.js"
+import { redactUrl } from "../domain/secrets.js"
 import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
 import { defaultStateDir, resolveStateDir } from "../services/StateDir.js"
@@ -102,6 +103,18 @@ const checkStore = Effect.gen(function*() {
     : failed("session store", `${file} cannot be used: ${problem}`, `Move ${file} aside (relay starts a new store), or restore a backup.`)
 })
 
+/** The agent server's task store RELAY_STORE names: a PostgreSQL one is reached, its tables and rights checked. */
+const checkTaskStore = Effect.flatMap(Effect.orElseSucceed(Config.string("RELAY_STORE"), () => ""), (store) => {
+  if (store === "" || store === "memory") {
+    return Effect.succeed(passed("task store", "memory (RELAY_STORE not set: relay server agent keeps tasks in memory)"))
+  }
+  if (!/^postgres(ql)?:\/\//.test(store)) return Effect.succeed(passed("task store", `${redactUrl(store)} (not checked here)`))
+  return Effect.map(
+    Effect.promise(() => import("../services/PostgresTaskStorage.js")).pipe(Effect.flatMap((postgres) => postgres.checkStore(store))),
+    (check): Check => check.ok ? passed("task store", check.detail) : failed("task store", check.detail, check.fix ?? "")
+  )
+})
+
 const checkMcp = Effect.gen(function*() {
   const probes = yield* SystemProbes
   return yield* probes.probeMcp.pipe(Effect.match({
@@ -175,10 +188,10 @@ const checkClients = Effect.gen(function*() {
 
 export const runDoctor = Effect.gen(function*() {
   const probes = yield* SystemProbes
-  const [stateDir, store, mcp, model, ports, clients] = yield* Effect.all(
-    [checkStateDir, checkStore, checkMcp, checkModel, checkPorts, checkClients],
+  const [stateDir, store, mcp, model, ports, clients, taskStore] = yield* Effect.all(
+    [checkStateDir, checkStore, checkMcp, checkModel, checkPorts, checkClients, checkTaskStore],
     { concurrency: "unbounded" }
   )
-  const checks = [checkNode(probes.nodeVersion), stateDir, store, mcp, model, ...ports, ...clients]
+  const checks = [checkNode(probes.nodeVersion), stateDir, store, taskStore, mcp, model, ...ports, ...clients]
   return { ok: checks.every((check) => check.ok), checks } satisfies DoctorReport
 }).pipe(Effect.withSpan("runDoctor"))

@@ -127,11 +127,13 @@ export const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 
 /** The latest migration run on the database, 0 when none. */
 export const migratedTo = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(
-    sql.unsafe<{ readonly latest: number | null }>(
-      `SELECT CASE WHEN to_regclass('${MIGRATIONS_TABLE}') IS NULL THEN 0 ELSE (SELECT max(migration_id) FROM ${MIGRATIONS_TABLE}) END AS latest`
-    ),
-    (rows) => Number(rows[0]?.latest ?? 0)
+  Effect.flatMap(
+    sql<{ readonly present: boolean }>`SELECT to_regclass(${MIGRATIONS_TABLE}) IS NOT NULL AS present`,
+    (found) =>
+      found[0]?.present !== true ? Effect.succeed(0) : Effect.map(
+        sql.unsafe<{ readonly latest: number | null }>(`SELECT max(migration_id) AS latest FROM ${MIGRATIONS_TABLE}`),
+        (rows) => Number(rows[0]?.latest ?? 0)
+      )
   ))
 
 // ---------------------------------------------------------------------------
@@ -164,14 +166,18 @@ const parseChanged = (payload: string): TaskChanged | undefined => {
     : { taskId, version: Number(version), state: state as V1.TaskState }
 }
 
+/** Why the key text cannot seal push secrets, or undefined when it can. */
+const storeKeyProblem = (key: string | undefined = process.env[STORE_KEY_VARIABLE]): string | undefined =>
+  key !== undefined && key.length >= MIN_STORE_KEY_CHARS ?
+    undefined :
+    `${STORE_KEY_VARIABLE} must be set to a secret of at least ${MIN_STORE_KEY_CHARS} characters, the same on every instance: ` +
+    "push tokens and webhook credentials are stored sealed with it (for example: export RELAY_STORE_KEY=$(openssl rand -base64 32))"
+
 /** The key push secrets are sealed with: the option, else RELAY_STORE_KEY; none is an error (instances must share it). */
 const storeKey = (given: string | undefined) => {
   const key = given ?? process.env[STORE_KEY_VARIABLE]
-  if (key !== undefined && key.length >= MIN_STORE_KEY_CHARS) return Effect.succeed(key)
-  return Effect.fail(
-    `${STORE_KEY_VARIABLE} must be set to a secret of at least ${MIN_STORE_KEY_CHARS} characters, the same on every instance: ` +
-      "push tokens and webhook credentials are stored sealed with it (for example: export RELAY_STORE_KEY=$(openssl rand -base64 32))"
-  )
+  const problem = storeKeyProblem(key)
+  return problem === undefined ? Effect.succeed(key!) : Effect.fail(problem)
 }
 
 // ---------------------------------------------------------------------------
@@ -442,3 +448,47 @@ export const postgresStorage = (
       return yield* make(options, sealerOf(key), instance)
     })
   ).pipe(Layer.provide(clientLayer(url)))
+
+/** What `relay doctor` finds of a PostgreSQL store: reachable, migrated, writable, and the key set. */
+export interface StoreCheck {
+  readonly ok: boolean
+  readonly detail: string
+  readonly fix: string | null
+}
+
+export const checkStore = (url: string): Effect.Effect<StoreCheck> => {
+  const shown = redactUrl(url)
+  const problem = (detail: string, fix: string): StoreCheck => ({ ok: false, detail: `${shown}: ${detail}`, fix })
+  return Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const migrated = yield* migratedTo
+    if (migrated < LATEST_MIGRATION) {
+      return problem(
+        migrated === 0 ? "reachable, its tables not created yet" : `reachable, migrated to ${migrated} of ${LATEST_MIGRATION}`,
+        `relay server agent --store '${shown}' --migrate-only (with the real password), or start the server: it migrates at start`
+      )
+    }
+    const rows = yield* sql<{ readonly writable: boolean }>`
+      SELECT NOT pg_is_in_recovery() AND has_table_privilege('relay_tasks', 'INSERT, UPDATE, DELETE') AS writable`
+    if (rows[0]?.writable !== true) {
+      return problem(
+        "reachable and migrated, but not writable (a replica, or no write privilege)",
+        "Point --store at the primary with a user that may write relay's tables"
+      )
+    }
+    if (storeKeyProblem() !== undefined) {
+      return problem("reachable, migrated and writable, but RELAY_STORE_KEY is not set", storeKeyProblem()!)
+    }
+    return { ok: true, detail: `${shown} (reachable, migrated, writable; push secrets sealed with RELAY_STORE_KEY)`, fix: null }
+  }).pipe(
+    Effect.provide(clientLayer(url)),
+    Effect.catchAll((error) =>
+      Effect.succeed(
+        problem(
+          `unreachable: ${error._tag === "StoreUnavailable" ? error.reason : maskedReason(url, error)}`,
+          "Start PostgreSQL, or fix the URL in RELAY_STORE / --store"
+        )
+      )
+    )
+  )
+}

@@ -3,7 +3,14 @@
 // instances starting together, a connection URL's password never shown.
 import { Effect, Either, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { clientLayer, LATEST_MIGRATION, migratedTo, migrateOnly, postgresStorage } from "../../src/services/PostgresTaskStorage.js"
+import {
+  checkStore,
+  clientLayer,
+  LATEST_MIGRATION,
+  migratedTo,
+  migrateOnly,
+  postgresStorage
+} from "../../src/services/PostgresTaskStorage.js"
 import { TaskStorage } from "../../src/services/TaskStorage.js"
 import { postgresAvailable, type PostgresCluster, sqlRows, startPostgres } from "../helpers/postgres.js"
 import { storageContract } from "./taskStorageContract.js"
@@ -76,5 +83,26 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
     const shown = `${error.message} ${error.hint} ${JSON.stringify(error)}`
     expect(shown).toContain("no_such_database")
     expect(shown).not.toContain("pa55-w0rd-s3cret")
+  })
+
+  it("doctor's check: reachable, then migrated and writable, and an unreachable store told without its password", async () => {
+    const url = await cluster.createDatabase()
+    const saved = process.env["RELAY_STORE_KEY"]
+    process.env["RELAY_STORE_KEY"] = STORE_KEY
+    try {
+      const fresh = await Effect.runPromise(checkStore(url))
+      expect([fresh.ok, fresh.detail]).toEqual([false, expect.stringContaining("tables not created yet")])
+      await Effect.runPromise(migrateOnly(url))
+      expect((await Effect.runPromise(checkStore(url))).detail).toContain("reachable, migrated, writable")
+      const down = await Effect.runPromise(checkStore(`postgres://relay:pa55-w0rd-s3cret@127.0.0.1:${cluster.port}/nowhere`))
+      expect([down.ok, down.detail.includes("unreachable"), JSON.stringify(down).includes("pa55-w0rd-s3cret")]).toEqual([
+        false,
+        true,
+        false
+      ])
+    } finally {
+      if (saved === undefined) delete process.env["RELAY_STORE_KEY"]
+      else process.env["RELAY_STORE_KEY"] = saved
+    }
   })
 })
