@@ -94,11 +94,13 @@ export const jsonLineUrl = (text) => {
 export const listeningUrl = (text) => /listening on (http:\/\/[^\s]+)/.exec(text)?.[1]
 
 /** Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port. */
-export const startRelayAgent = (model) =>
-  startServer(`relay server agent -m ${model}`, process.execPath, [
+/** `store`: a --store value (the PostgreSQL row), with its key in the environment. */
+export const startRelayAgent = (model, store) =>
+  startServer(`relay server agent -m ${model}${store === undefined ? "" : " (PostgreSQL store)"}`, process.execPath, [
     relayBin,
     "server",
     "agent",
+    ...(store === undefined ? [] : ["--store", store]),
     "--host",
     "127.0.0.1",
     "--port",
@@ -106,7 +108,10 @@ export const startRelayAgent = (model) =>
     "--json",
     "--model",
     model
-  ], { env: relayEnv(tempRelayHome()), findUrl: jsonLineUrl })
+  ], {
+    env: { ...relayEnv(tempRelayHome()), ...(store === undefined ? {} : { RELAY_STORE_KEY: "bench store key, not a secret" }) },
+    findUrl: jsonLineUrl
+  })
 
 /** Remembers a process spawned elsewhere (by an SDK's transport), so stopAll ends it too. */
 export const adopt = (pid) => {
