@@ -29,7 +29,6 @@ import { StoreUnavailable } from "../domain/errors.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 import { MIN_STORE_KEY_CHARS, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { redactUrl } from "../domain/secrets.js"
-import { parseDuration } from "../domain/units.js"
 import {
   decodeCursor,
   encodeCursor,
@@ -58,10 +57,14 @@ export { StoreUnavailable }
 
 export const DEFAULT_LEASE_TIME = Duration.seconds(15)
 
-/** RELAY_STORE_LEASE (a duration such as 5s), when set and valid. */
+/**
+ * RELAY_STORE_LEASE (such as 5s or 2500ms), when set and valid. Read here, not with domain/units.ts:
+ * importing that from this chunk would split it into a chunk of its own that every command loads.
+ */
 const leaseTimeFromEnvironment = (): Duration.Duration | undefined => {
-  const text = process.env["RELAY_STORE_LEASE"]
-  return text === undefined ? undefined : parseDuration(text)
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$/.exec(process.env["RELAY_STORE_LEASE"] ?? "")
+  if (match === null) return undefined
+  return Duration.millis(Number(match[1]) * (match[2] === "s" ? 1000 : 1))
 }
 
 /** The NOTIFY channel: payload "<version> <state> <task id>". */
