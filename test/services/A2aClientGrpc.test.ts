@@ -6,29 +6,17 @@
  * TLS is tested through the CLI (test/cli/grpcClient.test.ts), where the system's roots apply.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as grpc from "@grpc/grpc-js"
-import { Effect, Either, Fiber, Stream } from "effect"
+import { Effect, Fiber, Stream } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import { byteServiceDefinition, grpcMethod, grpcService } from "../../src/a2a/grpcCodec.js"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import { partsText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 import { CANCELED_TEXT, chunkTexts, echoText, withBehaviour } from "../peers/behaviours.js"
+import { answerBytes, grpcCardStub, startGrpcStub, waitFor } from "../peers/grpcStub.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
-import {
-  collect,
-  foldEvents,
-  kindsOf,
-  messageOf,
-  sendRequest,
-  startStub,
-  type Stub,
-  taskOf,
-  waitForState,
-  withClient
-} from "./a2aClientHarness.js"
+import { collect, foldEvents, kindsOf, messageOf, sendRequest, type Stub, taskOf, waitForState, withClient } from "./a2aClientHarness.js"
 
 let peer: SdkAgentHandle
 let sink: WebhookSink
@@ -144,66 +132,13 @@ it.live("lists tasks over 1.0 (0.3 has no ListTasks)", () =>
 // ---------------------------------------------------------------------------
 // Hand-made servers: what they received, and what they answer
 
-interface HandServer {
-  address: string
-  readonly metadata: Array<Record<string, unknown>>
-  /** Calls the client cancelled (or whose deadline passed). */
-  cancelled: number
-  close(): void
-}
-
-type Handlers = Readonly<
-  Record<
-    string,
-    (call: grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => void
-  >
->
-
-const startHandServer = async (version: ProtocolVersion, handlers: Handlers): Promise<HandServer> => {
-  const server = new grpc.Server()
-  const handle: HandServer = { address: "", metadata: [], cancelled: 0, close: () => server.forceShutdown() }
-  const implementation = Object.fromEntries(
-    Object.entries(handlers).map((
-      [name, handler]
-    ) => [name, (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
-      handle.metadata.push(call.metadata.getMap())
-      call.on("cancelled", () => handle.cancelled++)
-      handler(call, callback)
-    }])
-  )
-  server.addService(byteServiceDefinition(grpcService(version)), implementation as grpc.UntypedServiceImplementation)
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)))
-  )
-  handle.address = `127.0.0.1:${port}`
-  return handle
-}
-
-/** A card (served over HTTP by a stub) listing one gRPC interface at `address`. */
-const cardStub = (address: string, version: ProtocolVersion) =>
-  startStub((baseUrl) => ({
-    "GET /.well-known/agent-card.json": () => ({
-      body: {
-        name: "hand-made",
-        description: "gRPC only",
-        version: "1",
-        supportedInterfaces: [{ url: address, protocolBinding: "GRPC", protocolVersion: version }],
-        capabilities: { streaming: true },
-        defaultInputModes: ["text/plain"],
-        defaultOutputModes: ["text/plain"],
-        skills: [],
-        provider: { organization: "tests", url: baseUrl }
-      }
-    })
-  }))
-
 const taskBytes = (version: ProtocolVersion, text: string) =>
-  Buffer.from(Either.getOrThrow(grpcMethod(version, "GetTask")!.response.toBinary({
+  answerBytes(version, "GetTask", {
     id: "t-1",
     contextId: "c-1",
     status: { state: "TASK_STATE_COMPLETED" },
     artifacts: [{ artifactId: "a-1", parts: [{ text }] }]
-  })))
+  })
 
 describe("hand-made gRPC servers", () => {
   let servers: Array<{ close(): unknown }> = []
@@ -221,9 +156,9 @@ describe("hand-made gRPC servers", () => {
   it.live("send the A2A version and credentials in metadata; the card's binding is chosen without pinning", () =>
     withClient(Effect.gen(function*() {
       const server = track(
-        yield* Effect.promise(() => startHandServer("1.0", { GetTask: (_call, callback) => callback(null, taskBytes("1.0", "fine")) }))
+        yield* Effect.promise(() => startGrpcStub("1.0", { GetTask: (_call, callback) => callback(null, taskBytes("1.0", "fine")) }))
       )
-      const stub = track(yield* Effect.promise(() => cardStub(server.address, "1.0")))
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "1.0")))
       const a2a = yield* A2aClient
       const task = yield* a2a.getTask(
         targetAt(stub, { credentials: { kind: "bearer", token: "sekret" }, allowCrossOriginCredentials: true }),
@@ -238,9 +173,9 @@ describe("hand-made gRPC servers", () => {
   it.live("withhold credentials from a gRPC interface on another origin, as from any interface", () =>
     withClient(Effect.gen(function*() {
       const server = track(
-        yield* Effect.promise(() => startHandServer("0.3", { GetTask: (_call, callback) => callback(null, taskBytes("0.3", "fine")) }))
+        yield* Effect.promise(() => startGrpcStub("0.3", { GetTask: (_call, callback) => callback(null, taskBytes("0.3", "fine")) }))
       )
-      const stub = track(yield* Effect.promise(() => cardStub(server.address, "0.3")))
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "0.3")))
       const a2a = yield* A2aClient
       yield* a2a.getTask(targetAt(stub, { credentials: { kind: "bearer", token: "sekret" } }), { id: "t-1" })
       expect(server.metadata[0]).toMatchObject({ "a2a-version": "0.3" })
@@ -251,10 +186,10 @@ describe("hand-made gRPC servers", () => {
     withClient(Effect.gen(function*() {
       const server = track(
         yield* Effect.promise(() =>
-          startHandServer("1.0", { GetTask: (_call, callback) => callback(null, taskBytes("1.0", "x".repeat(200_000))) })
+          startGrpcStub("1.0", { GetTask: (_call, callback) => callback(null, taskBytes("1.0", "x".repeat(200_000))) })
         )
       )
-      const stub = track(yield* Effect.promise(() => cardStub(server.address, "1.0")))
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "1.0")))
       const a2a = yield* A2aClient
       const error = yield* Effect.flip(a2a.getTask(targetAt(stub, { maxResponseBytes: 100_000 }), { id: "t-1" }))
       expect(error).toMatchObject({ _tag: "ResponseTooLarge", limit: 100_000 })
@@ -262,8 +197,8 @@ describe("hand-made gRPC servers", () => {
 
   it.live("give up on a server that never answers at the deadline, which the server sees", () =>
     withClient(Effect.gen(function*() {
-      const server = track(yield* Effect.promise(() => startHandServer("1.0", { GetTask: () => {}, SendStreamingMessage: () => {} })))
-      const stub = track(yield* Effect.promise(() => cardStub(server.address, "1.0")))
+      const server = track(yield* Effect.promise(() => startGrpcStub("1.0", { GetTask: () => {}, SendStreamingMessage: () => {} })))
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "1.0")))
       const a2a = yield* A2aClient
       const target = targetAt(stub, { timeout: "1 second" })
       expect(yield* Effect.flip(a2a.getTask(target, { id: "t-1" }))).toMatchObject({ _tag: "RequestTimeout", after: "1s" })
@@ -276,20 +211,19 @@ describe("hand-made gRPC servers", () => {
     withClient(Effect.gen(function*() {
       const server = track(
         yield* Effect.promise(() =>
-          startHandServer("1.0", {
+          startGrpcStub("1.0", {
             GetTask: () => {},
-            SendStreamingMessage: (call) => {
-              const stream = call as grpc.ServerWritableStream<Buffer, Buffer>
-              const event = Buffer.from(Either.getOrThrow(grpcMethod("1.0", "SendStreamingMessage")!.response.toBinary({
+            SendStreamingMessage: (stream) => {
+              const event = answerBytes("1.0", "SendStreamingMessage", {
                 statusUpdate: { taskId: "t-1", contextId: "c-1", status: { state: "TASK_STATE_WORKING" } }
-              })))
+              })
               const timer = setInterval(() => stream.write(event), 5)
               stream.on("cancelled", () => clearInterval(timer))
             }
           })
         )
       )
-      const stub = track(yield* Effect.promise(() => cardStub(server.address, "1.0")))
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "1.0")))
       const a2a = yield* A2aClient
       const target = targetAt(stub, { timeout: "30 seconds" })
       const waiting = yield* Effect.fork(a2a.getTask(target, { id: "t-1" }))
@@ -301,18 +235,3 @@ describe("hand-made gRPC servers", () => {
       yield* Effect.promise(() => waitFor(() => server.cancelled === 2))
     })))
 })
-
-/** Resolves once `check` holds; rejects after 5 s. */
-const waitFor = (check: () => boolean) =>
-  new Promise<void>((resolve, reject) => {
-    const started = Date.now()
-    const timer = setInterval(() => {
-      if (check()) {
-        clearInterval(timer)
-        resolve()
-      } else if (Date.now() - started > 5000) {
-        clearInterval(timer)
-        reject(new Error("timed out waiting"))
-      }
-    }, 10)
-  })

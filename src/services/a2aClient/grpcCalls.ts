@@ -9,6 +9,7 @@
  */
 import * as grpc from "@grpc/grpc-js"
 import { Duration, Effect, Either, Scope, Stream } from "effect"
+import { createSecureContext } from "node:tls"
 import { a2aErrorByReason, JSON_RPC_ERRORS } from "../../a2a/errors.js"
 import { decodeStatusDetails, GRPC_STATUS, type GrpcMethod, grpcMethod, grpcStatusName, STATUS_DETAILS_KEY } from "../../a2a/grpcCodec.js"
 import { isLoopbackHost } from "../../a2a/hosts.js"
@@ -52,6 +53,12 @@ const passBytes = (bytes: Buffer) => bytes
 /** `host:port` of an endpoint URL (https/http, as usableInterfaces.grpcUrl keeps them). */
 const addressOf = (url: URL) => `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`
 
+/**
+ * TLS trusting what relay's HTTPS trusts: Node's roots and NODE_EXTRA_CA_CERTS (grpc-js's own
+ * createSsl() builds a context that leaves the extra certificates out).
+ */
+const systemRoots = () => grpc.credentials.createFromSecureContext(createSecureContext())
+
 const channels = new WeakMap<Scope.Scope, Map<string, grpc.Client>>()
 
 const channelFor = (state: ClientState, url: URL, receiveLimit: number): Effect.Effect<grpc.Client> =>
@@ -60,7 +67,7 @@ const channelFor = (state: ClientState, url: URL, receiveLimit: number): Effect.
     const key = `${tls ? "tls" : "h2c"} ${addressOf(url)} ${receiveLimit}`
     const known = channels.get(state.scope)?.get(key)
     if (known !== undefined) return Effect.succeed(known)
-    const client = new grpc.Client(addressOf(url), tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(), {
+    const client = new grpc.Client(addressOf(url), tls ? systemRoots() : grpc.credentials.createInsecure(), {
       "grpc.max_receive_message_length": receiveLimit,
       // One attempt per call: relay's own fallback (1.0 → 0.3) and the user decide what is tried again.
       "grpc.enable_retries": 0
