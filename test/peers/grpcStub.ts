@@ -43,15 +43,15 @@ export const startGrpcStub = async (version: ProtocolVersion, handlers: Readonly
 export const answerBytes = (version: ProtocolVersion, method: string, json: unknown): Buffer =>
   Buffer.from(Either.getOrThrow(grpcMethod(version, method)!.response.toBinary(json)))
 
-/** A card (served over HTTP by a stub) listing one gRPC interface at `address`. */
-export const grpcCardStub = (address: string, version: ProtocolVersion): Promise<Stub> =>
+/** A card (served over HTTP by a stub) listing a gRPC interface at `address` for each version, in order. */
+export const grpcCardStub = (address: string, ...versions: ReadonlyArray<ProtocolVersion>): Promise<Stub> =>
   startStub((baseUrl) => ({
     "GET /.well-known/agent-card.json": () => ({
       body: {
         name: "hand-made",
         description: "gRPC only",
         version: "1",
-        supportedInterfaces: [{ url: address, protocolBinding: "GRPC", protocolVersion: version }],
+        supportedInterfaces: versions.map((version) => ({ url: address, protocolBinding: "GRPC", protocolVersion: version })),
         capabilities: { streaming: true },
         defaultInputModes: ["text/plain"],
         defaultOutputModes: ["text/plain"],

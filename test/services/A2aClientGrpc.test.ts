@@ -120,6 +120,21 @@ describe.each<ProtocolVersion>(["1.0", "0.3"])("relay's client against the SDK's
     })))
 })
 
+it.live("pinned to gRPC and a version, reaches an agent at its gRPC address, which serves no card (no HTTP at all)", () =>
+  withClient(Effect.gen(function*() {
+    const a2a = yield* A2aClient
+    for (const protocol of ["1.0", "0.3"] as const) {
+      const target: Target = { agentUrl: agentUrlOf(`http://${peer.grpcAddress}`), binding: "GRPC", protocol }
+      const task = taskOf(yield* a2a.send(target, sendRequest("no card")))
+      expect(partsText(task.artifacts?.[0]?.parts ?? [])).toBe(echoText("no card"))
+      expect(kindsOf(yield* collect(a2a.stream(target, sendRequest("no card either")))).at(-1)).toBe("statusUpdate")
+    }
+    // Unpinned, the card is needed: its absence is said as such.
+    expect(yield* Effect.flip(a2a.send({ agentUrl: agentUrlOf(`http://${peer.grpcAddress}`) }, sendRequest("?")))).toMatchObject({
+      _tag: "AgentUnreachable"
+    })
+  })))
+
 it.live("lists tasks over 1.0 (0.3 has no ListTasks)", () =>
   withClient(Effect.gen(function*() {
     const a2a = yield* A2aClient
@@ -180,6 +195,20 @@ describe("hand-made gRPC servers", () => {
       yield* a2a.getTask(targetAt(stub, { credentials: { kind: "bearer", token: "sekret" } }), { id: "t-1" })
       expect(server.metadata[0]).toMatchObject({ "a2a-version": "0.3" })
       expect(server.metadata[0]).not.toHaveProperty("authorization")
+    })))
+
+  it.live("a 1.0 interface whose server has only the 0.3 service (UNIMPLEMENTED): the card's 0.3 one instead, unless pinned", () =>
+    withClient(Effect.gen(function*() {
+      const server = track(
+        yield* Effect.promise(() => startGrpcStub("0.3", { GetTask: (_call, callback) => callback(null, taskBytes("0.3", "legacy")) }))
+      )
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "1.0", "0.3")))
+      const a2a = yield* A2aClient
+      const task = yield* a2a.getTask(targetAt(stub), { id: "t-1" })
+      expect(partsText(task.artifacts?.[0]?.parts ?? [])).toBe("legacy")
+      const pinned = yield* Effect.flip(a2a.getTask(targetAt(stub, { protocol: "1.0" }), { id: "t-1" }))
+      expect(pinned).toMatchObject({ _tag: "ProtocolError", a2aCode: -32601 })
+      expect(pinned.message).toContain("UNIMPLEMENTED")
     })))
 
   it.live("refuse a message over the response limit", () =>

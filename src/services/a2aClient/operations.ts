@@ -9,7 +9,7 @@ import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, AuthRequired, ProtocolError, UnsupportedOperation } from "../../domain/clientErrors.js"
 import { loginOffered } from "../../domain/oauth.js"
 import { decodeCard, discover, type DiscoveredCard, replaceCachedCard } from "./discovery.js"
-import { withEndpoint } from "./endpoints.js"
+import { isCardless, withEndpoint } from "./endpoints.js"
 import { grpcTransport } from "./grpcTransport.js"
 import { jsonRpcTransport } from "./jsonRpcTransport.js"
 import { restTransport } from "./restTransport.js"
@@ -39,7 +39,7 @@ const requireCapability = (
       has(card.card) ? Effect.void : Effect.fail(new UnsupportedOperation({ operation, reason, agentUrl: target.agentUrl }))
     ),
     // A card-less agent (pinned binding and version) is taken at its word.
-    Effect.catchTag("CardNotFound", (error) => target.binding && target.protocol ? Effect.void : Effect.fail(error))
+    Effect.catchIf((error) => isCardless(target, error), () => Effect.void)
   )
 
 const pushCapable = (state: ClientState, target: Target, operation: string) =>
