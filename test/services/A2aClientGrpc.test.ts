@@ -6,6 +6,7 @@
  * TLS is tested through the CLI (test/cli/grpcClient.test.ts), where the system's roots apply.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { status as grpcStatus } from "@grpc/grpc-js"
 import { Effect, Fiber, Stream } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
@@ -209,6 +210,27 @@ describe("hand-made gRPC servers", () => {
       const pinned = yield* Effect.flip(a2a.getTask(targetAt(stub, { protocol: "1.0" }), { id: "t-1" }))
       expect(pinned).toMatchObject({ _tag: "ProtocolError", a2aCode: -32601 })
       expect(pinned.message).toContain("UNIMPLEMENTED")
+    })))
+
+  it.live("UNAUTHENTICATED is auth_required (401), saying which credentials went; a stream silent too long ends", () =>
+    withClient(Effect.gen(function*() {
+      const server = track(
+        yield* Effect.promise(() =>
+          startGrpcStub("1.0", {
+            GetTask: (_call, callback) => callback({ code: grpcStatus.UNAUTHENTICATED, details: "who are you" }),
+            SendStreamingMessage: (stream) =>
+              void stream.write(answerBytes("1.0", "SendStreamingMessage", {
+                task: { id: "t-1", contextId: "c-1", status: { state: "TASK_STATE_WORKING" } }
+              }))
+          })
+        )
+      )
+      const stub = track(yield* Effect.promise(() => grpcCardStub(server.address, "1.0")))
+      const a2a = yield* A2aClient
+      const refused = yield* Effect.flip(a2a.getTask(targetAt(stub, { credentials: { kind: "bearer", token: "t" } }), { id: "t-1" }))
+      expect(refused).toMatchObject({ _tag: "AuthRequired", status: 401, credentials: "withheld" })
+      const silent = yield* Effect.flip(collect(a2a.stream(targetAt(stub, { streamIdleTimeout: "500 millis" }), sendRequest("hi"))))
+      expect(silent).toMatchObject({ _tag: "RequestTimeout", limit: "stream-idle" })
     })))
 
   it.live("refuse a message over the response limit", () =>

@@ -8,7 +8,7 @@
  * cancels the call. Errors are read from the status and its `google.rpc.Status` details (ErrorInfo).
  */
 import * as grpc from "@grpc/grpc-js"
-import { Duration, Effect, Either, Scope, Stream } from "effect"
+import { Duration, Effect, Either, Option, Scope, Stream } from "effect"
 import { createSecureContext } from "node:tls"
 import { a2aErrorByReason, JSON_RPC_ERRORS } from "../../a2a/errors.js"
 import { decodeStatusDetails, GRPC_STATUS, type GrpcMethod, grpcMethod, grpcStatusName, STATUS_DETAILS_KEY } from "../../a2a/grpcCodec.js"
@@ -254,7 +254,14 @@ export const stream = (
           new RequestTimeout({ url: endpoint.url, after: Duration.format(Duration.decode(target.timeout ?? DEFAULT_TIMEOUT)) })
       })
     )
-    const messages = Stream.fromAsyncIterable(call as AsyncIterable<Buffer>, (error) => failureOf(target, endpoint, error as CallStatus))
+    // Read with next() alone, never the iterator's return(): that waits for the call to close, which
+    // a stream cut short (a limit, a silence, an interruption) gets only from the cancel below.
+    const reader = (call as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+    const next = Effect.tryPromise({
+      try: () => reader.next(),
+      catch: (error) => Option.some(failureOf(target, endpoint, error as CallStatus))
+    }).pipe(Effect.flatMap((read) => read.done === true ? Effect.fail(Option.none()) : Effect.succeed(read.value)))
+    const messages = Stream.repeatEffectOption(next)
       .pipe(
         Stream.concat(Stream.suspend(() => failure === undefined ? Stream.empty : Stream.fail(failureOf(target, endpoint, failure)))),
         Stream.mapEffect((bytes) => decodeMessage(state, endpoint, method, wire, bytes)),
