@@ -233,6 +233,23 @@ describe("hand-made gRPC servers", () => {
       expect(silent).toMatchObject({ _tag: "RequestTimeout", limit: "stream-idle" })
     })))
 
+  it.live("speak plaintext only to a loopback host, unless --insecure names the host", () =>
+    withClient(Effect.gen(function*() {
+      const server = track(
+        yield* Effect.promise(() => startGrpcStub("1.0", { GetTask: (_call, callback) => callback(null, taskBytes("1.0", "plain")) }))
+      )
+      // 127.0.0.1 written as an IPv4-mapped IPv6 address: this machine, but not a name relay knows for it.
+      const mapped = `grpc://[::ffff:127.0.0.1]:${server.address.split(":")[1]}`
+      const stub = track(yield* Effect.promise(() => grpcCardStub(mapped, "1.0")))
+      const a2a = yield* A2aClient
+      const refused = yield* Effect.flip(a2a.getTask(targetAt(stub), { id: "t-1" }))
+      expect(refused).toMatchObject({ _tag: "InterfaceHostRefused" })
+      expect(refused.message).toContain("--insecure")
+      expect(server.metadata).toEqual([])
+      const task = yield* a2a.getTask(targetAt(stub, { insecureHosts: ["::ffff:7f00:1"] }), { id: "t-1" })
+      expect(partsText(task.artifacts?.[0]?.parts ?? [])).toBe("plain")
+    })))
+
   it.live("refuse a message over the response limit", () =>
     withClient(Effect.gen(function*() {
       const server = track(
