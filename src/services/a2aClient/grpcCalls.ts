@@ -59,22 +59,40 @@ const addressOf = (url: URL) => `${url.hostname}:${url.port || (url.protocol ===
  */
 const systemRoots = () => grpc.credentials.createFromSecureContext(createSecureContext())
 
+/** Channels kept open per A2A client; calls on one closed to make room go on to their end. */
+const MAX_CHANNELS = 32
+
+/** The open channels of each A2A client (its scope), least recently used first. */
 const channels = new WeakMap<Scope.Scope, Map<string, grpc.Client>>()
 
-const channelFor = (state: ClientState, url: URL, receiveLimit: number): Effect.Effect<grpc.Client> =>
+/** The client's channels, closed with it. */
+const channelsOf = (scope: Scope.Scope): Effect.Effect<Map<string, grpc.Client>> =>
   Effect.suspend(() => {
+    const known = channels.get(scope)
+    if (known !== undefined) return Effect.succeed(known)
+    const open = new Map<string, grpc.Client>()
+    channels.set(scope, open)
+    return Effect.as(Scope.addFinalizer(scope, Effect.sync(() => open.forEach((client) => client.close()))), open)
+  })
+
+const channelFor = (state: ClientState, url: URL, receiveLimit: number): Effect.Effect<grpc.Client> =>
+  Effect.map(channelsOf(state.scope), (open) => {
     const tls = url.protocol === "https:"
     const key = `${tls ? "tls" : "h2c"} ${addressOf(url)} ${receiveLimit}`
-    const known = channels.get(state.scope)?.get(key)
-    if (known !== undefined) return Effect.succeed(known)
-    const client = new grpc.Client(addressOf(url), tls ? systemRoots() : grpc.credentials.createInsecure(), {
+    const client = open.get(key) ?? new grpc.Client(addressOf(url), tls ? systemRoots() : grpc.credentials.createInsecure(), {
       "grpc.max_receive_message_length": receiveLimit,
       // One attempt per call: relay's own fallback (1.0 → 0.3) and the user decide what is tried again.
       "grpc.enable_retries": 0
     })
-    const open = channels.get(state.scope) ?? new Map<string, grpc.Client>()
-    channels.set(state.scope, open.set(key, client))
-    return Effect.as(Scope.addFinalizer(state.scope, Effect.sync(() => client.close())), client)
+    open.delete(key)
+    // A long-running relay mcp may meet many agents: the channel used least recently makes room.
+    for (const [oldKey, oldest] of open) {
+      if (open.size < MAX_CHANNELS) break
+      open.delete(oldKey)
+      oldest.close()
+    }
+    open.set(key, client)
+    return client
   })
 
 /**
