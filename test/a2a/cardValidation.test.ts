@@ -716,6 +716,15 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
     expect(grpcAt("grpcs://localhost:50051")[0]?.url).toBe("https://localhost:50051/")
     expect(grpcAt("grpc://a.example.com:50051")[0]?.url).toBe("http://a.example.com:50051/")
     expect(grpcAt("https://a.example.com:443")[0]?.url).toBe("https://a.example.com/")
+    // The validator reads these addresses as the client does: valid, plaintext off loopback a warning.
+    const grpcCard = (url: string) => withInterfaces({ url, protocolBinding: "GRPC", protocolVersion: "1.0" })
+    expect(keys(check(grpcCard("grpcs://a.example.com:8443")))).toEqual([])
+    expect(keys(check(grpcCard("localhost:50051")))).toEqual([])
+    expect(keys(check(grpcCard("grpc://a.example.com:50051")))).toEqual([[
+      "warning",
+      "interface.url_insecure",
+      "/supportedInterfaces/0/url"
+    ]])
     for (
       const unusable of [
         "https://a.example.com/a2a/grpc",
