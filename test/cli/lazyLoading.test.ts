@@ -178,6 +178,8 @@ describe("start-up loads only what a command uses", () => {
       const overGrpc = sourcesLoadedBy(["task", "get", "--url", grpcAgent!, "t"])
       expect(loads(overGrpc, HEAVY["gRPC (@grpc/grpc-js)"])).toBe(true)
       expect(loads(overGrpc, HEAVY["protobuf (@bufbuild/protobuf)"])).toBe(true)
+      // Nor does gRPC bring protobufjs, which grpc-js needs only for services relay does not serve (scripts/bundle.mjs).
+      expect(loads(overGrpc, "node_modules/protobufjs/")).toBe(false)
     } finally {
       cards.kill()
     }
