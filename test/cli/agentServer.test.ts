@@ -151,7 +151,7 @@ describe("relay server agent", () => {
     expect(await inMemory.stop("SIGINT")).toBe(0)
     const postgres = startAgentCli(["-m", "echo", "--store", "postgres://relay:pg-s3cret@127.0.0.1:9/relay"])
     expect(await postgres.exited).toBe(1)
-    expect(postgres.output.stderr).toContain("not built yet")
+    expect(postgres.output.stderr).toContain("The task store postgres://***@127.0.0.1:9/relay cannot be used")
     expect(postgres.output.stderr).not.toContain("pg-s3cret")
 
     expect(await agent.stop("SIGINT")).toBe(0)
