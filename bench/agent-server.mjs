@@ -1,6 +1,9 @@
 // Agent server throughput: SendMessage with relay's `echo` model under 64 concurrent keep-alive
 // connections (autocannon), side by side with the official @a2a-js/sdk 1.3.0 server running an
-// equivalent echo executor, and a bare node:http server answering a canned Task (the floor).
+// equivalent echo executor, and a bare node:http server answering a canned Task (the floor); and
+// over gRPC, 64 calls in flight (support/grpcLoad.mjs), against a second relay agent started with
+// --grpc-port (a process of its own, so the first one's memory figures stay those of a server
+// that never loaded gRPC).
 // Each server is its own process on 127.0.0.1, port 0. The scenarios take turns for several
 // rounds (each round in a rotated order); each figure is the median of its rounds. The relay
 // agent's resident memory is read once it has started (idle, before any request) and, with the
@@ -9,10 +12,14 @@
 //   BENCH_DURATION     seconds per scenario and round (default 5), after one 2 s warm-up each
 //   BENCH_CONNECTIONS  concurrent connections (default 64)
 //   BENCH_ROUNDS       rounds (default 3)
+import { Role, TaskState } from "@a2a-js/sdk"
+import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
+import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc"
 import autocannon from "autocannon"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { memoryRow } from "./memory.mjs"
+import { grpcLoad, v1SendMessageBytes } from "./support/grpcLoad.mjs"
 import { benchDir, progress, residentBytes, sleep, startRelayAgent, startServer, withTimeout } from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
 
@@ -42,6 +49,18 @@ const restSend = JSON.stringify({ message: { messageId: randomUUID(), role: "ROL
 const json = { "content-type": "application/json" }
 const v1 = { ...json, "a2a-version": "1.0" }
 
+/** The gRPC interface (`host:port`) a relay agent's card lists at 1.0. */
+const grpcAddressOf = async (baseUrl) => {
+  const response = await fetch(`${baseUrl}/.well-known/agent-card.json`, {
+    headers: { "a2a-version": "1.0" },
+    signal: AbortSignal.timeout(10_000)
+  })
+  const card = await response.json()
+  const grpc = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC" && i.protocolVersion === "1.0")
+  if (grpc === undefined) throw new Error(`${baseUrl} lists no gRPC interface`)
+  return grpc.url
+}
+
 /** One request first: a scenario only counts if it really answers with the echoed, completed task. */
 const checkAnswer = async ({ url, headers, body }) => {
   const response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) })
@@ -51,12 +70,41 @@ const checkAnswer = async ({ url, headers, body }) => {
   }
 }
 
-const load = ({ url, headers, body }, seconds) =>
-  withTimeout(
-    autocannon({ url, method: "POST", headers, body, connections, duration: seconds }),
-    (seconds + 30) * 1000,
-    `autocannon ${url}`
+/** The gRPC scenario's check: the a2a-js gRPC client's send, from the card, answers the completed echo. */
+const checkGrpcAnswer = async ({ url }) => {
+  const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new GrpcTransportFactory()],
+    preferredTransports: ["GRPC"]
+  })).createFromUrl(url)
+  const part = { content: { $case: "text", value: "hello" }, mediaType: "", filename: "", metadata: undefined }
+  const message = {
+    messageId: randomUUID(),
+    contextId: "",
+    taskId: "",
+    role: Role.ROLE_USER,
+    parts: [part],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: []
+  }
+  const task = await withTimeout(
+    client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined }),
+    10_000,
+    "gRPC check"
   )
+  const text = JSON.stringify(task)
+  if (task.status?.state !== TaskState.TASK_STATE_COMPLETED || !text.includes("hello")) {
+    throw new Error(`unexpected gRPC answer from ${url}: ${text.slice(0, 300)}`)
+  }
+}
+
+const load = (scenario, seconds) => {
+  const { url, headers, body, grpc } = scenario
+  const run = grpc === undefined
+    ? autocannon({ url, method: "POST", headers, body, connections, duration: seconds })
+    : grpcLoad({ ...grpc, connections, seconds })
+  return withTimeout(run, (seconds + 30) * 1000, `${grpc === undefined ? "autocannon" : "gRPC load"} ${url}`)
+}
 
 const runScenario = async (scenario) => {
   const result = await load(scenario, duration)
@@ -67,8 +115,9 @@ const runScenario = async (scenario) => {
 
 export const measure = async () => {
   progress("agent server: starting relay (echo), the SDK server and the floor")
-  const [relay, sdk, floor] = await Promise.all([
+  const [relay, relayGrpc, sdk, floor] = await Promise.all([
     startRelayAgent("echo"),
+    startRelayAgent("echo", ["--grpc-port", "0"]),
     startScript("SDK echo server", "sdk-echo-server.mjs"),
     startScript("floor server", "floor-server.mjs")
   ])
@@ -83,12 +132,23 @@ export const measure = async () => {
       headers: v1,
       body: restSend
     },
-    { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send }
+    { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send },
+    {
+      id: "agent.grpc_v1",
+      label: "relay gRPC SendMessage (1.0)",
+      url: relayGrpc.url,
+      grpc: {
+        address: await grpcAddressOf(relayGrpc.url),
+        path: "/lf.a2a.v1.A2AService/SendMessage",
+        request: v1SendMessageBytes(randomUUID(), "hello"),
+        metadata: { "a2a-version": "1.0" }
+      }
+    }
   ]
   await sleep(SETTLE_MS)
   const relayIdleRss = residentBytes(relay.child.pid)
   for (const scenario of scenarios) {
-    await checkAnswer(scenario)
+    await (scenario.grpc === undefined ? checkAnswer : checkGrpcAnswer)(scenario)
     progress(`agent server: warm-up ${scenario.label}`)
     await load(scenario, WARM_UP_SECONDS)
   }
@@ -120,7 +180,8 @@ export const measure = async () => {
       ratio("agent.jsonrpc_v1", "agent.floor", "floor", { op: ">=", limit: 0.4 })
     ],
     "agent.rest_v1": [ratio("agent.rest_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
-    "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })]
+    "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
+    "agent.grpc_v1": [ratio("agent.grpc_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })]
   }
   return [
     ...scenarios.map((scenario) => {

@@ -93,8 +93,8 @@ export const jsonLineUrl = (text) => {
 /** The first http:// URL printed after "listening on". */
 export const listeningUrl = (text) => /listening on (http:\/\/[^\s]+)/.exec(text)?.[1]
 
-/** Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port. */
-export const startRelayAgent = (model) =>
+/** Starts `relay server agent` with a model (and `extraArgs`), bound to 127.0.0.1 on a free port. */
+export const startRelayAgent = (model, extraArgs = []) =>
   startServer(`relay server agent -m ${model}`, process.execPath, [
     relayBin,
     "server",
@@ -105,7 +105,8 @@ export const startRelayAgent = (model) =>
     "0",
     "--json",
     "--model",
-    model
+    model,
+    ...extraArgs
   ], { env: relayEnv(tempRelayHome()), findUrl: jsonLineUrl })
 
 /** Remembers a process spawned elsewhere (by an SDK's transport), so stopAll ends it too. */

@@ -316,7 +316,7 @@ const credentialsOf = (tls: GrpcTls | undefined) =>
 export const serveGrpc = (options: GrpcDoorOptions): Effect.Effect<number, ListenFailed, AgentServices | Scope.Scope> =>
   Effect.gen(function*() {
     const runFork = yield* FiberSet.makeRuntime<AgentServices>()
-    const server = new grpc.Server({ "grpc.max_receive_message_length": options.maxMessageBytes })
+    const server = new grpc.Server({ "grpc.max_receive_message_length": options.maxMessageBytes, "grpc.enable_channelz": 0 })
     for (const generation of GENERATIONS) {
       server.addService(byteServiceDefinition(grpcService(generation.version)), handlersOf(options, generation, runFork))
     }
