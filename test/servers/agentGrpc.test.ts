@@ -243,6 +243,11 @@ describe("a2a-version and hostile calls", () => {
     expect(answer.code).toBe(grpc.status.RESOURCE_EXHAUSTED)
   })
 
+  it("refuses by the metadata before reading the message: an oversized one with a bad version is told the version", async () => {
+    const answer = await rawCall("1.0", "SendMessage", v1Send("x".repeat(100 * 1024)), { "a2a-version": "9.9" })
+    expect(answer).toMatchObject({ code: grpc.status.FAILED_PRECONDITION, reason: "VERSION_NOT_SUPPORTED" })
+  })
+
   it("refuses malformed bytes, bad names and deep nesting with INVALID_ARGUMENT", async () => {
     const garbage = await rawCall("1.0", "SendMessage", Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f]), { "a2a-version": "1.0" })
     expect(garbage).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, reason: "PARSE_ERROR" })

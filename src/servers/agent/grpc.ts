@@ -6,13 +6,14 @@
  * becomes bytes again.
  *
  * Each call passes, in order: the API key (metadata `authorization: Bearer` or `x-api-key`, else
- * UNAUTHENTICATED); `a2a-version` (one relay does not speak: FAILED_PRECONDITION with
- * VERSION_NOT_SUPPORTED; none means 0.3, which relay speaks); the message (malformed bytes,
- * nesting past MAX_JSON_DEPTH or fields the decoders refuse: INVALID_ARGUMENT); then the operation.
+ * UNAUTHENTICATED) and `a2a-version` (one relay does not speak: FAILED_PRECONDITION with
+ * VERSION_NOT_SUPPORTED; none means 0.3, which relay speaks), both before its message is read;
+ * the message (over the size limit: RESOURCE_EXHAUSTED; malformed bytes, nesting past
+ * MAX_JSON_DEPTH or fields the decoders refuse: INVALID_ARGUMENT); then the operation.
  * The service called decides the generation of the answer, whatever version is named, as the
  * method name does at the JSON-RPC door: a 1.0 client that forgets `a2a-version` is still served.
  * Errors are statuses with a `google.rpc.Status` carrying the ErrorInfo (`grpc-status-details-bin`),
- * mapped as A2A §5.4 says; a message over the size limit is gRPC's RESOURCE_EXHAUSTED.
+ * mapped as A2A §5.4 says.
  *
  * Loaded only when the door is open: it pulls in @grpc/grpc-js and the protobuf descriptors.
  */
@@ -59,7 +60,11 @@ export interface GrpcDoorOptions {
 }
 
 /** A failed call as @grpc/grpc-js sends it. */
-type CallStatus = Partial<grpc.StatusObject> & { readonly code: grpc.status }
+interface CallStatus {
+  readonly code: grpc.status
+  readonly details: string
+  readonly metadata?: grpc.Metadata
+}
 
 /** The status of an A2A error: §5.4's code, its message, and the Status with its ErrorInfo in the trailer. */
 export const statusOf = (error: AgentRequestError): CallStatus => {
@@ -165,19 +170,34 @@ const GENERATIONS: ReadonlyArray<Generation> = [
   { version: "0.3", builds: V03_BUILDS, codec: v03RestCodec }
 ]
 
-/** Everything a call must pass before its operation runs, in order; the first refusal is its status. */
-const readCall = (
-  options: GrpcDoorOptions,
-  method: GrpcMethod,
-  build: Build,
-  call: Call
-): Either.Either<Operation, CallStatus> => {
-  if (options.checkKey !== undefined && !options.checkKey(keyHeaders(call.metadata))) return Either.left(UNAUTHENTICATED)
-  const version = versionRequest({ "a2a-version": firstValue(call.metadata, "a2a-version") }, "")
-  if (version._tag === "Unsupported") {
-    return Either.left(statusOf(versionNotSupported(`a2a-version ${version.version} is not supported; this agent speaks 1.0 and 0.3`)))
-  }
-  const json = method.request.toJson(call.request)
+/**
+ * Why a call is refused by its metadata alone (the key, then `a2a-version`), checked as the
+ * metadata arrives: a refused call's message is never read (at most what HTTP/2 flow control let
+ * in), as the HTTP doors read no body they will refuse.
+ */
+const metadataRefusal = (options: GrpcDoorOptions, metadata: grpc.Metadata): CallStatus | undefined => {
+  if (options.checkKey !== undefined && !options.checkKey(keyHeaders(metadata))) return UNAUTHENTICATED
+  const version = versionRequest({ "a2a-version": firstValue(metadata, "a2a-version") }, "")
+  return version._tag === "Unsupported"
+    ? statusOf(versionNotSupported(`a2a-version ${version.version} is not supported; this agent speaks 1.0 and 0.3`))
+    : undefined
+}
+
+/** Answers a call its metadata refuses before the method's handler starts. */
+const refuseByMetadata = (options: GrpcDoorOptions): grpc.ServerInterceptor => (_method, call) =>
+  new grpc.ServerInterceptingCall(call, {
+    start: (next) =>
+      next({
+        onReceiveMetadata: (metadata, forward) => {
+          const refusal = metadataRefusal(options, metadata)
+          return refusal === undefined ? forward(metadata) : call.sendStatus(refusal)
+        }
+      })
+  })
+
+/** The message as the operation to run, or the INVALID_ARGUMENT that says why it is not one. */
+const readMessage = (method: GrpcMethod, build: Build, bytes: Buffer): Either.Either<Operation, CallStatus> => {
+  const json = method.request.toJson(bytes)
   if (Either.isLeft(json)) return Either.left(statusOf(parseError(`The request is not a valid ${method.request.typeName}: ${json.left}`)))
   const tooDeep = nestingProblem(json.right)
   if (tooDeep !== undefined) return Either.left(statusOf(tooDeep))
@@ -280,7 +300,7 @@ const handlersOf = (options: GrpcDoorOptions, generation: Generation, runFork: R
     Object.values(service.methods).map((method) => {
       const build = generation.builds[method.name] ?? (() => Either.left(internalError(`${method.name} is not served`)))
       const handle = (call: Call, reply: (error: CallStatus | null, bytes?: Buffer) => void) => {
-        const operation = readCall(options, method, build, call)
+        const operation = readMessage(method, build, call.request)
         if (Either.isLeft(operation)) return reply(operation.left)
         const fiber = runFork(
           Effect.catchAllCause(
@@ -316,7 +336,11 @@ const credentialsOf = (tls: GrpcTls | undefined) =>
 export const serveGrpc = (options: GrpcDoorOptions): Effect.Effect<number, ListenFailed, AgentServices | Scope.Scope> =>
   Effect.gen(function*() {
     const runFork = yield* FiberSet.makeRuntime<AgentServices>()
-    const server = new grpc.Server({ "grpc.max_receive_message_length": options.maxMessageBytes, "grpc.enable_channelz": 0 })
+    const server = new grpc.Server({
+      "grpc.max_receive_message_length": options.maxMessageBytes,
+      "grpc.enable_channelz": 0,
+      interceptors: [refuseByMetadata(options)]
+    })
     for (const generation of GENERATIONS) {
       server.addService(byteServiceDefinition(grpcService(generation.version)), handlersOf(options, generation, runFork))
     }
