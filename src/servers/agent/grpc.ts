@@ -291,7 +291,13 @@ const answer = (
 // ---------------------------------------------------------------------------
 // The server
 
-type RunFork = (effect: Effect.Effect<void, never, AgentServices>) => Fiber.RuntimeFiber<void, never>
+type RunFork = (
+  effect: Effect.Effect<void, never, AgentServices>,
+  options: { readonly immediate: false }
+) => Fiber.RuntimeFiber<void, never>
+
+/** Each call's fiber starts with the scheduler's next batch, as the HTTP doors' requests do (../exchange.ts says why). */
+const BATCHED = { immediate: false } as const
 
 /** The handlers of one generation's service, keyed by method name as @grpc/grpc-js's addService takes them. */
 const handlersOf = (options: GrpcDoorOptions, generation: Generation, runFork: RunFork): grpc.UntypedServiceImplementation => {
@@ -310,7 +316,8 @@ const handlersOf = (options: GrpcDoorOptions, generation: Generation, runFork: R
                 Effect.logError(`gRPC ${method.path} failed unexpectedly`, cause),
                 Effect.sync(() => reply(statusOf(unexpectedFailure())))
               )
-          )
+          ),
+          BATCHED
         )
         call.on("cancelled", () => fiber.unsafeInterruptAsFork(FiberId.none))
       }
