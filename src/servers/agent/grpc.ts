@@ -37,6 +37,7 @@ import { nestingProblem, unexpectedFailure } from "./io.js"
 import { V1_METHODS } from "./jsonRpc.js"
 import { type AgentServices, execute, type Operation, type ResultCodec, v03RestCodec, v1Codec, writeOutcome } from "./operations.js"
 import { type Build as RestBuild, createPushV03Op, sendV03Op } from "./rest.js"
+import { writeOrWait } from "./sse.js"
 import { versionRequest } from "./versions.js"
 
 export interface GrpcTls {
@@ -217,20 +218,7 @@ const encodeAnswer = (method: GrpcMethod, json: unknown): Either.Either<Buffer, 
 
 /** Writes one message of a stream; when the stream's buffer is full, waits until it drains (or the call ends). */
 const writeMessage = (call: grpc.ServerWritableStream<Buffer, Buffer>, bytes: Buffer): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    if (call.write(bytes) || call.cancelled) return resume(Effect.void)
-    const done = () => {
-      call.off("drain", done)
-      call.off("cancelled", done)
-      resume(Effect.void)
-    }
-    call.on("drain", done)
-    call.on("cancelled", done)
-    return Effect.sync(() => {
-      call.off("drain", done)
-      call.off("cancelled", done)
-    })
-  })
+  writeOrWait(call, () => call.write(bytes) || call.cancelled, "cancelled")
 
 /** Sends the events of a stream as they come, then ends the call; a failure mid-stream ends it with INTERNAL. */
 const streamEvents = (
