@@ -244,12 +244,14 @@ describe("relay server agent --grpc-port", () => {
     })
   })
 
-  it("refuses a TLS certificate without its key, and TLS files without --grpc-port (usage errors)", async () => {
+  it("refuses a TLS certificate without its key, a key that is none, and TLS files without --grpc-port (usage errors)", async () => {
     const cert = makeSelfSignedCert()
     const halfTls = startAgentCli(["-m", "echo", "--grpc-port", "0", "--grpc-tls-cert", cert.certFile])
     const noPort = startAgentCli(["-m", "echo", "--grpc-tls-cert", cert.certFile, "--grpc-tls-key", cert.certFile])
-    expect(await Promise.all([halfTls.exited, noPort.exited])).toEqual([2, 2])
+    const notAKey = startAgentCli(["-m", "echo", "--grpc-port", "0", "--grpc-tls-cert", cert.certFile, "--grpc-tls-key", cert.certFile])
+    expect(await Promise.all([halfTls.exited, noPort.exited, notAKey.exited])).toEqual([2, 2, 2])
     expect(halfTls.output.stderr).toContain("--grpc-tls-cert and --grpc-tls-key go together")
     expect(noPort.output.stderr).toContain("--grpc-tls-cert is only used with --grpc-port")
+    expect(notAKey.output.stderr).toContain("--grpc-tls-cert and --grpc-tls-key are not a certificate and its key")
   })
 })

@@ -9,6 +9,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Context, Deferred, type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
+import { createSecureContext } from "node:tls"
 import { InvalidInput } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
@@ -167,6 +168,17 @@ const grpcOptionsOf = (config: AgentServerConfig) =>
     if (Option.isNone(config.grpcTlsCert) || Option.isNone(config.grpcTlsKey)) return { port: config.grpcPort.value }
     const cert = yield* readPemFile("--grpc-tls-cert", config.grpcTlsCert.value)
     const key = yield* readPemFile("--grpc-tls-key", config.grpcTlsKey.value)
+    // Node's TLS reads them as the gRPC server will: a bad file is told here, not as a failed listen.
+    yield* Effect.try({
+      try: () => createSecureContext({ cert, key }),
+      catch: (error) =>
+        new InvalidInput({
+          reason: `--grpc-tls-cert and --grpc-tls-key are not a certificate and its key: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          suggestion: "Give a PEM certificate chain and the PEM private key that goes with it"
+        })
+    })
     return { port: config.grpcPort.value, tls: { cert, key } }
   })
 
