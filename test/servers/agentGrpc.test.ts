@@ -138,6 +138,9 @@ describe.each(GENERATIONS)("the a2a-js gRPC client at %s", (version) => {
     expect(card.description).toContain("Model chosen because")
     expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toContain("GRPC")
 
+    const byApiKey = await client.getTask({ tenant: "", id: task.id }, { serviceParameters: { "x-api-key": KEY } })
+    expect(byApiKey.id).toBe(task.id)
+
     const refused = await rejection(client.sendMessage(send(userMessage("no key"))))
     expect(statusOf(refused)).toBe(grpc.status.UNAUTHENTICATED)
   })
