@@ -136,7 +136,11 @@ describe.each(GENERATIONS)("the a2a-js gRPC client at %s", (version) => {
     expect(answerOf(task)).toBe("over tls")
     const card = await client.transport.getExtendedAgentCard({ tenant: "" }, authorized)
     expect(card.description).toContain("Model chosen because")
-    expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toContain("GRPC")
+    // The HTTP interfaces at the HTTP port, the gRPC ones at the gRPC port, of the host the client called.
+    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url])).toEqual(expect.arrayContaining([
+      ["JSONRPC", `${secured.baseUrl}/`],
+      ["GRPC", secured.grpcAddress]
+    ]))
 
     const byApiKey = await client.getTask({ tenant: "", id: task.id }, { serviceParameters: { "x-api-key": KEY } })
     expect(byApiKey.id).toBe(task.id)
