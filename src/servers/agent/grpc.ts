@@ -68,7 +68,7 @@ interface CallStatus {
 }
 
 /** The status of an A2A error: §5.4's code, its message, and the Status with its ErrorInfo in the trailer. */
-export const statusOf = (error: AgentRequestError): CallStatus => {
+const statusOf = (error: AgentRequestError): CallStatus => {
   const code = GRPC_STATUS[error.spec.grpcStatus]
   const metadata = new grpc.Metadata()
   metadata.set(STATUS_DETAILS_KEY, Buffer.from(encodeStatusDetails(code, error.message, error.spec.reason, error.metadata)))
