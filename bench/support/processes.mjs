@@ -93,9 +93,13 @@ export const jsonLineUrl = (text) => {
 /** The first http:// URL printed after "listening on". */
 export const listeningUrl = (text) => /listening on (http:\/\/[^\s]+)/.exec(text)?.[1]
 
-/** Starts `relay server agent` with a model (and `extraArgs`), bound to 127.0.0.1 on a free port. */
-export const startRelayAgent = (model, extraArgs = []) =>
-  startServer(`relay server agent -m ${model}`, process.execPath, [
+/**
+ * Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port, over the task store
+ * given (memory unless told: the figures before stores were durable were measured so), in `relayHome`,
+ * with `extraArgs` besides.
+ */
+export const startRelayAgent = (model, { store = "memory", relayHome = tempRelayHome(), extraArgs = [] } = {}) =>
+  startServer(`relay server agent -m ${model} --store ${store}`, process.execPath, [
     relayBin,
     "server",
     "agent",
@@ -106,8 +110,10 @@ export const startRelayAgent = (model, extraArgs = []) =>
     "--json",
     "--model",
     model,
+    "--store",
+    store,
     ...extraArgs
-  ], { env: relayEnv(tempRelayHome()), findUrl: jsonLineUrl })
+  ], { env: relayEnv(relayHome), findUrl: jsonLineUrl })
 
 /** Remembers a process spawned elsewhere (by an SDK's transport), so stopAll ends it too. */
 export const adopt = (pid) => {

@@ -1,7 +1,6 @@
 /** `relay card get|validate`: an agent's card, and a validator that reports every issue. */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
-import { savedAgentUrl } from "../programs/agentNames.js"
+import { Effect } from "effect"
 import { getCard, validateCard } from "../programs/cards.js"
 import { withValuesFrom } from "./commandTree.js"
 import { AGENT_NAMES_COMMAND, agentOptions, maxResponseBytes, outputOptions, withAgentAccess } from "./options.js"
@@ -35,20 +34,13 @@ const file = Options.boolean("file").pipe(Options.withDescription("Treat SOURCE 
 
 const severityMark = { error: "✗", warning: "!", info: "i" } as const
 
-/** A saved agent's name stands for its URL; anything else is a URL or a file, as before names (--file: always a file). */
-const sourceOf = (source: string, file: boolean) =>
-  file ? Effect.succeed(source) : Effect.map(savedAgentUrl(source), Option.getOrElse(() => source))
-
 const validate = Command.make(
   "validate",
   { ...outputOptions, source, file, maxResponseBytes },
   (values) =>
     render(
       values,
-      Effect.flatMap(
-        sourceOf(values.source, values.file),
-        (source) => validateCard({ source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes })
-      ),
+      validateCard({ source: values.source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes }),
       (result, style) => {
         const heading = result.valid ? style.green("Valid agent card") : style.red("Invalid agent card")
         const summary = fields(style, [

@@ -7,7 +7,7 @@ import * as Path from "node:path"
 import { isLoopbackHost } from "../a2a/hosts.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { parseOrigin } from "../mcp/origins.js"
-import { makeMcpServer } from "../mcp/server.js"
+import { makeMcpServer, type ServerFactory } from "../mcp/server.js"
 import type { ToolContext } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import type { StateDir } from "../services/StateDir.js"
@@ -19,12 +19,14 @@ import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
   Options.withAlias("t"),
-  Options.withDescription("stdio (default; for MCP clients that spawn relay), streamable-http, or sse"),
+  Options.withDescription(
+    "stdio (default; for MCP clients that spawn relay), streamable-http, or sse (deprecated: the old HTTP+SSE transport, for old clients only)"
+  ),
   Options.withDefault("stdio" as const),
   withSuggestions([
     ["stdio", "For MCP clients that start relay (the default)"],
     ["streamable-http", "An HTTP endpoint at /mcp"],
-    ["sse", "The older HTTP+SSE transport, at /sse"]
+    ["sse", "Deprecated: the old HTTP+SSE transport, at /sse"]
   ])
 )
 const host = Options.text("host").pipe(
@@ -110,7 +112,7 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
       maxRequestBytes: options.maxRequestBytes,
       loadCheckRun
     }
-    const make = () => makeMcpServer(context)
+    const make: ServerFactory = (era) => makeMcpServer(context, era)
     const kind = options.transport
     if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
     return yield* Effect.scoped(Effect.gen(function*() {

@@ -64,7 +64,7 @@ const resubscribeCommand = Command.make(
       )
       // The text was streamed: the files follow the summary.
       return render(values, following, (view, style) => {
-        const files = answerBody(view.parts, true)
+        const files = answerBody(view, true)
         return `\n${taskLines(style, view)}${files === "" ? "" : `\n\n${files}`}`
       }).pipe(Effect.tap(failWhenCut(values.json)))
     })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as Path from "node:path"
 import { partText } from "../a2a/text.js"
 import { answerTooLarge } from "../domain/answerFold.js"
-import type { AnswerPart } from "../domain/answerParts.js"
+import { type AnswerPart, isTextAlone } from "../domain/answerParts.js"
 import { fileSummary } from "../domain/fileParts.js"
 import { act } from "../domain/hints.js"
 import type { MessageResult, PushConfigView, TaskView, Truncation } from "../domain/results.js"
@@ -64,7 +64,7 @@ export const messageView = (agentUrl: string, showText: boolean) => (result: Mes
     ["Task ID", result.task_id],
     ["State", result.state, statePaint(style, result.state)]
   ])
-  const answer = answerBody(result.parts, !showText)
+  const answer = answerBody(result, !showText)
   const body = answer !== "" ? `\n\n${answer}` : showText ? `\n\n${style.dim("(no text in the response)")}` : ""
   return `${header}${body}${nextStep(style, agentUrl, result)}`
 }
@@ -92,9 +92,12 @@ const moreFilesLine = (files: ReadonlyArray<AnswerPart>) => {
 /**
  * The answer's parts as the terminal shows them, in order: text as it came (the chunks of one
  * artifact joined), data as its whole JSON, indented, and one line per file (MAX_FILE_LINES at
- * most); with `filesOnly`, the file lines alone (the text was streamed already).
+ * most); an answer of text alone is its text. With `filesOnly`, the file lines alone (the text was
+ * streamed already).
  */
-export const answerBody = (parts: ReadonlyArray<AnswerPart>, filesOnly = false): string => {
+export const answerBody = (answer: Pick<TaskView, "text" | "parts">, filesOnly = false): string => {
+  const { parts } = answer
+  if (isTextAlone(parts)) return filesOnly ? "" : answerText(answer.text)
   let body = ""
   let previous: AnswerPart | undefined
   let fileLines = 0
@@ -127,7 +130,7 @@ const historyText = (style: Style, history: HistoryLines | undefined) => {
 }
 
 export const taskViewText = (agentUrl: string) => (view: TaskView & { readonly history?: HistoryLines }, style: Style) => {
-  const answer = answerBody(view.parts)
+  const answer = answerBody(view)
   return `${taskLines(style, view)}${answer === "" ? "" : `\n\n${answer}`}${historyText(style, view.history)}${
     nextStep(style, agentUrl, view)
   }`

@@ -36,7 +36,10 @@ export const fileFacts = {
 
 export const AnswerPart = Schema.Struct({
   kind: Schema.Literal("text", "file", "data"),
-  /** A text part's text; null for the others. */
+  /**
+   * A text part's text beside file or data parts, where its place among them matters; null in an
+   * answer of text alone (its text is the result's `text`, once) and for the other kinds.
+   */
   text: Schema.NullOr(Schema.String),
   ...fileFacts,
   /** A data part's JSON value (null for the other kinds, and for a data part holding null). */
@@ -128,8 +131,17 @@ export const partView = ({ part, artifactId }: LocatedPart): AnswerPart => {
   }
 }
 
-/** The answer's parts, in order, as shown. */
-export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => locatedParts(result).map(partView)
+/**
+ * The answer's parts, in order, as shown. An answer of text alone does not repeat its text here:
+ * the result's `text` has it, and a cut answer of 32 MiB would otherwise be written out twice more.
+ */
+export const answerParts = (result: V1.Task | V1.Message): ReadonlyArray<AnswerPart> => {
+  const parts = locatedParts(result).map(partView)
+  return isTextAlone(parts) ? parts.map((part) => ({ ...part, text: null })) : parts
+}
+
+/** Whether an answer's parts are all text (or none): its text is then the result's `text`. */
+export const isTextAlone = (parts: ReadonlyArray<AnswerPart>): boolean => parts.every((part) => part.kind === "text")
 
 /** The bytes of a file part that carries them as base64, decoded a piece at a time as they are read (undefined for any other part). */
 export const partBytes = (part: V1.Part): { readonly size: number; readonly pieces: () => Iterable<Uint8Array> } | undefined =>

@@ -35,7 +35,7 @@ export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
       "severity, JSON path and fix hint. Use before relying on an unknown agent or when another tool reports an invalid " +
       "card. Next: get_agent_card to read the card, or send_message to talk to the agent.",
     inputSchema: {
-      source: z.string().describe("Agent base URL, card URL, or card file path"),
+      source: z.string().describe("An agent's saved name (list_agents), base URL, card URL, or card file path"),
       from_file: z.boolean().optional().describe("Treat source as a file path"),
       ...secrets
     },

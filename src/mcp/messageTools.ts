@@ -92,9 +92,9 @@ const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; da
     (files): ReadonlyArray<PartSource> => args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }]
   )
 
-export const registerMessageTools = ({ server, context, handle, atAgent, waitFor, heartbeat }: ToolKit) => {
+export const registerMessageTools = ({ server, context, era, handle, atAgent, waitFor, heartbeat }: ToolKit) => {
   // Files send_message may read: inside the client's roots or the directories the user allowed.
-  const roots = clientRoots(server)
+  const roots = clientRoots(server, era)
   const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
 
   server.registerTool("send_message", {

@@ -4,8 +4,7 @@
  * `handle`, which runs a tool's program and answers with its result, never echoing a secret.
  */
 import type { FileSystem, HttpClient } from "@effect/platform"
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, McpServer, ToolAnnotations } from "@modelcontextprotocol/server"
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
@@ -21,6 +20,9 @@ import type { StateDir } from "../services/StateDir.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
+
+/** The protocol era a server serves: `legacy` opened with `initialize` (2025-11-25 and before), `modern` is 2026-07-28. */
+export type ProtocolEra = "legacy" | "modern"
 
 /** The services the tools' programs use. */
 export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient | StateDir
@@ -124,9 +126,11 @@ const atAgentOf = (context: ToolContext) =>
     }))
 
 /** What a room needs to register its tools on one server. */
-export const toolKit = (server: McpServer, context: ToolContext) => ({
+export const toolKit = (server: McpServer, context: ToolContext, era: ProtocolEra) => ({
   server,
   context,
+  /** The protocol era this server serves (server.ts). */
+  era,
   /** Runs a tool's program: its result as structured content and a summary, or an error result; secrets of `args` never echoed. */
   handle: <A extends object, E extends Described>(
     extra: ToolExtra,
@@ -135,7 +139,7 @@ export const toolKit = (server: McpServer, context: ToolContext) => ({
     summarize: (result: A) => string,
     contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(server, extra.sessionId)), extra.signal)
+    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(extra)), extra.mcpReq.signal)
       .then((result) => withoutSecrets(result, secretsOf(args))),
   atAgent: atAgentOf(context),
   /** How long a call waits: its timeout_seconds, else the server's default. */

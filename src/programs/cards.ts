@@ -4,13 +4,14 @@
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Effect, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { type CardIssue, validateCard as checkCard } from "../a2a/validation/cardValidation.js"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
 import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import { withoutNulls } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
+import { savedAgentUrl } from "./agentNames.js"
 import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
 import { refusalOf, unreadableReason } from "./localFiles.js"
 
@@ -115,7 +116,10 @@ const fetchCardJsonAt = (input: ValidateCardInput) =>
     return (yield* client.fetchCardJson(target)).json
   })
 
-export const validateCard = Effect.fn("validateCard")(function*(input: ValidateCardInput) {
+export const validateCard = Effect.fn("validateCard")(function*(given: ValidateCardInput) {
+  // A saved agent's name stands for its URL (at every door); anything else is a URL or a file, as before names.
+  const saved = given.fromFile === true ? Option.none<string>() : yield* savedAgentUrl(given.source)
+  const input = Option.match(saved, { onNone: () => given, onSome: (source) => ({ ...given, source }) })
   const fromFile = input.fromFile === true || !looksLikeUrl(input.source)
   const json = fromFile
     ? yield* readCardFile(input.source)

@@ -49,6 +49,15 @@ describe("answerParts", () => {
     ])
   })
 
+  it("does not repeat the text of an answer of text alone: the result's text has it, the parts keep their places", () => {
+    const chunks = task({ artifacts: [{ artifactId: "a1", parts: [{ text: "one " }, { text: "two" }] }] })
+    expect(answerParts(chunks)).toEqual<ReadonlyArray<AnswerPart>>([
+      { ...none, kind: "text", artifact_id: "a1" },
+      { ...none, kind: "text", artifact_id: "a1" }
+    ])
+    expect(messageResult({ task: chunks }).text).toBe("one two")
+  })
+
   it("takes the parts the text is taken from: artifacts (with their ids), else the status message, else the agent's history", () => {
     const withArtifacts = task({
       artifacts: [{ artifactId: "a1", parts: [{ text: "one" }] }, { artifactId: "a2", parts: [{ data: [1] }] }],
@@ -57,8 +66,10 @@ describe("answerParts", () => {
     expect(answerParts(withArtifacts).map((part) => [part.kind, part.artifact_id])).toEqual([["text", "a1"], ["data", "a2"]])
     const fromStatus = task({ status: { state: "TASK_STATE_COMPLETED", message: agentMessage([{ raw: base64("x"), filename: "x" }]) } })
     expect(answerParts(fromStatus)).toMatchObject([{ kind: "file", name: "x", artifact_id: null }])
-    const fromHistory = task({ history: [{ ...agentMessage([{ text: "q" }]), role: "ROLE_USER" }, agentMessage([{ text: "a" }])] })
-    expect(answerParts(fromHistory).map((part) => part.text)).toEqual(["a"])
+    const fromHistory = task({
+      history: [{ ...agentMessage([{ text: "q" }, { data: 0 }]), role: "ROLE_USER" }, agentMessage([{ text: "a" }, { data: 1 }])]
+    })
+    expect(answerParts(fromHistory).map((part) => part.text ?? part.data)).toEqual(["a", 1])
   })
 
   it("puts the parts in every result beside the text, and a data part's text is its whole JSON, indented", () => {

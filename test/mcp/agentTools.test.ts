@@ -114,6 +114,8 @@ describe("the agent tools", () => {
     ok(await callTool(mcp, "add_agent", { name: "weather", url: mastra.baseUrl, card_url: `${mastra.baseUrl}${MASTRA_CARD_PATH}` }))
     const answer = ok(await callTool(mcp, "send_message", { agent_url: "weather", text: "hello by name" }))
     expect(answer).toMatchObject({ state: "completed", text: expect.stringContaining("hello by name") })
+    // validate_agent_card takes the name too, as the terminal's card validate does.
+    expect(ok(await callTool(mcp, "validate_agent_card", { source: "weather" }))).toMatchObject({ valid: true, source: mastra.baseUrl })
     expect(ok(await callTool(mcp, "list_agents"))["agents"].find((agent: { name: string }) => agent.name === "weather"))
       .toMatchObject({ card_url: `${mastra.baseUrl}${MASTRA_CARD_PATH}` })
     ok(await callTool(mcp, "remove_agent", { name: "weather" }))

@@ -220,7 +220,8 @@ describe("sendMessage: session rules (scripted agent)", () => {
         task_id: null,
         state: "completed",
         text: "hello back",
-        parts: [{ ...NO_FIELDS, kind: "text", text: "hello back" }],
+        // Text alone: the text is in `text`, once; the part keeps its place.
+        parts: [{ ...NO_FIELDS, kind: "text", text: null }],
         needs_input: false,
         needs_auth: false,
         kind: "message",

@@ -336,7 +336,7 @@ describe("relay task", () => {
       context_id: finished.contextId,
       state: "completed",
       text: combinedText(["one", "two"]),
-      parts: [expect.objectContaining({ kind: "text", text: combinedText(["one", "two"]) })],
+      parts: [expect.objectContaining({ kind: "text", text: null })],
       needs_input: false,
       needs_auth: false,
       kind: "task",

@@ -1,6 +1,7 @@
 // The session store under 10 processes (issue 15, item 5): mixed session and credential writes,
 // for agents of their own and agents they share, lose nothing; writers killed with SIGKILL in the
-// middle of those writes never leave a file that does not parse, nor lose what was there.
+// middle of those writes never leave a file that does not parse, nor lose what was there, nor a lock
+// that stops the next writer. (It replaced an older, narrower sessionStoreProcesses.test.ts.)
 import { Schema } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -96,6 +97,9 @@ describe("the session store under 10 processes", () => {
       expect(seeded.filter((url) => sessions[url] === undefined)).toEqual([])
       expect(sessions["http://proc-99.test/0"]?.credentials).toEqual({ kind: "bearer", token: "tok-99-0" })
     }
+    // A writer after the last kill gets through whatever lock the killed one left (stale after 2 s).
+    await exited(startWriter(home.stateDir, 100, 2), 60_000)
+    expect(readStore(home.stateDir).sessions["http://proc-100.test/1"]?.context_id).toBe("ctx-100-1")
     reportFigures("store, SIGKILL mid-write", { kills: 10, "unparsable files": 0, "records lost": 0 })
   }, 300_000)
 })

@@ -12,6 +12,7 @@ import { Context, Deferred, type Duration, Effect, Layer, Option, type Redacted,
 import { createSecureContext } from "node:tls"
 import { InvalidInput } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
+import type { TaskStoreChoice, TaskStoreTarget } from "../../domain/taskStoreChoice.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
 import { unreadableReason } from "../../programs/localFiles.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
@@ -24,6 +25,7 @@ import { type CardInfo, extendedAgentCard, httpBaseUrlFor } from "./card.js"
 import type { GrpcTls } from "./grpc.js"
 import { limitHeapGrowth } from "./heap.js"
 import { DEFAULT_MAX_BODY_BYTES } from "./io.js"
+import { resolveTaskStoreTarget, taskStoreLayer } from "./taskStores.js"
 
 export interface AgentLayerOptions {
   readonly host: string
@@ -95,10 +97,10 @@ const serverOverModel = (options: AgentLayerOptions) =>
     return Layer.merge(http, Layer.succeed(AgentGrpcAddress, grpcAddress))
   }))
 
-const composed = <E, R>(
+const composed = <E, R, StoreError>(
   options: AgentLayerOptions,
   model: Layer.Layer<ModelAccess, E, R>,
-  store: Layer.Layer<TaskStore.TaskStore>
+  store: Layer.Layer<TaskStore.TaskStore, StoreError, PushSender.PushSender>
 ) =>
   serverOverModel(options).pipe(
     Layer.provide(store),
@@ -107,15 +109,15 @@ const composed = <E, R>(
     Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), ...options.settings }))
   )
 
-/** The agent server over the selected model and an empty store, as an HttpServer for its address. */
-export const layer = (options: AgentLayerOptions & { readonly model: ModelSelection }) =>
-  composed(options, ModelAccess.layer(options.model), TaskStore.layer())
+/** The agent server over the selected model and the chosen store, as an HttpServer for its address. */
+export const layer = (options: AgentLayerOptions & { readonly model: ModelSelection; readonly store: TaskStoreTarget }) =>
+  composed(options, ModelAccess.layer(options.model), taskStoreLayer(options.store))
 
 /** The agent server over a model and store of the caller's (tests: a scripted model, a store with limits). */
-export const testLayer = (
+export const testLayer = <StoreError = never>(
   options: AgentLayerOptions & {
     readonly model: Layer.Layer<ModelAccess>
-    readonly store: Layer.Layer<TaskStore.TaskStore>
+    readonly store: Layer.Layer<TaskStore.TaskStore, StoreError, PushSender.PushSender>
   }
 ) => composed(options, options.model, options.store)
 
@@ -135,6 +137,8 @@ export interface AgentServerConfig {
   /** `--grpc-tls-cert` and `--grpc-tls-key`: PEM files that make the gRPC door speak TLS (both or neither). */
   readonly grpcTlsCert: Option.Option<string>
   readonly grpcTlsKey: Option.Option<string>
+  /** Where tasks are kept (`--store`). */
+  readonly store: TaskStoreChoice
 }
 
 /** What a started server reports. */
@@ -145,6 +149,7 @@ export interface AgentServerStarted {
   readonly model: ModelSelection
   readonly key: AgentKey | undefined
   readonly latency: Duration.Duration
+  readonly store: TaskStoreTarget
 }
 
 /** Largest PEM file read for the gRPC door's TLS. */
@@ -203,6 +208,7 @@ export const runAgentServer = <E, R>(
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
     const grpc = yield* grpcOptionsOf(config)
     const model = yield* selectModel(Option.getOrUndefined(config.model))
+    const store = yield* resolveTaskStoreTarget(config.store)
     const server = layer({
       host: config.host,
       port: config.port,
@@ -211,7 +217,8 @@ export const runAgentServer = <E, R>(
       settings: { latency: config.latency },
       push: { allowLoopback: true, allowPrivate: config.allowPrivateWebhooks },
       grpc,
-      model
+      model,
+      store
     })
     return yield* Effect.all([agentBaseUrl, AgentGrpcAddress]).pipe(
       Effect.flatMap(([baseUrl, grpcAddress]) =>
@@ -220,7 +227,8 @@ export const runAgentServer = <E, R>(
           grpc: grpcAddress === undefined ? undefined : { address: grpcAddress, tls: grpc?.tls !== undefined },
           model,
           key: agentKey,
-          latency: config.latency
+          latency: config.latency,
+          store
         })
       ),
       Effect.zipRight(Effect.never),
