@@ -150,15 +150,36 @@ const reopenFileStore = async (relayFile, fileHome) => {
   return { tasks: listed.totalSize, fullMs: full.ms, emptyMs: empty.ms, openMs: Math.max(0, full.ms - empty.ms) }
 }
 
+/**
+ * A throwaway PostgreSQL cluster (the tests' helper, test/helpers/postgres.ts) for the PostgreSQL
+ * store's row; undefined when its binaries are missing (the row is left out).
+ */
+const startPostgresCluster = async () => {
+  const { tsImport } = await import("tsx/esm/api")
+  const helper = await tsImport("../test/helpers/postgres.ts", import.meta.url)
+  if (!helper.postgresAvailable()) return undefined
+  return helper.startPostgres()
+}
+
 export const measure = async () => {
-  progress("agent server: starting relay (echo; memory and file stores; gRPC), the SDK server and the floor")
+  progress("agent server: starting relay (echo; memory, file and PostgreSQL stores; gRPC), the SDK server and the floor")
+  const cluster = await startPostgresCluster()
+  try {
+    return await measureWith(cluster === undefined ? undefined : await cluster.createDatabase())
+  } finally {
+    await cluster?.stop()
+  }
+}
+
+const measureWith = async (postgresStore) => {
   const fileHome = tempRelayHome()
-  const [relay, relayFile, relayGrpc, sdk, floor] = await Promise.all([
+  const [relay, relayFile, relayGrpc, sdk, floor, relayPostgres] = await Promise.all([
     startRelayAgent("echo"),
     startRelayAgent("echo", { store: "file", relayHome: fileHome }),
     startRelayAgent("echo", { extraArgs: ["--grpc-port", "0"] }),
     startScript("SDK echo server", "sdk-echo-server.mjs"),
-    startScript("floor server", "floor-server.mjs")
+    startScript("floor server", "floor-server.mjs"),
+    postgresStore === undefined ? undefined : startRelayAgent("echo", { store: postgresStore })
   ])
   const scenarios = [
     { id: "agent.floor", label: "node:http canned Task (floor)", url: `${floor.url}/`, headers: v1, body: v1Send },
@@ -189,7 +210,14 @@ export const measure = async () => {
         request: v1SendMessageBytes(randomUUID(), "hello"),
         metadata: { "a2a-version": "1.0" }
       }
-    }
+    },
+    ...(relayPostgres === undefined ? [] : [{
+      id: "agent.jsonrpc_v1_postgres",
+      label: "relay JSON-RPC SendMessage (1.0), PostgreSQL store",
+      url: `${relayPostgres.url}/`,
+      headers: v1,
+      body: v1Send
+    }])
   ]
   await sleep(SETTLE_MS)
   const relayIdleRss = residentBytes(relay.child.pid)
@@ -231,7 +259,11 @@ export const measure = async () => {
     "agent.jsonrpc_v1_file": [
       ratio("agent.jsonrpc_v1_file", "agent.sdk", "SDK", { op: ">=", limit: 4 }),
       ratio("agent.jsonrpc_v1_file", "agent.jsonrpc_v1", "memory store")
-    ]
+    ],
+    // Each send is a few database round trips: compared with the SDK's in-memory server, no goal yet.
+    "agent.jsonrpc_v1_postgres": relayPostgres === undefined
+      ? []
+      : [ratio("agent.jsonrpc_v1_postgres", "agent.sdk", "SDK"), ratio("agent.jsonrpc_v1_postgres", "agent.jsonrpc_v1", "memory store")]
   }
   const reopened = await reopenFileStore(relayFile, fileHome)
   return [

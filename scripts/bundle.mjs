@@ -39,6 +39,25 @@ const withoutConfigFileParsers = {
 }
 
 /**
+ * @grpc/grpc-js requires @grpc/proto-loader (and protobufjs behind it, a third of its chunk) only
+ * to describe its channelz and ORCA services, which relay never serves; relay's messages go through
+ * its own codec. The loader becomes a module that says so, should one ever be asked for.
+ */
+const withoutProtoLoader = {
+  name: "without-proto-loader",
+  setup(build) {
+    build.onResolve(
+      { filter: /^@grpc\/proto-loader$/ },
+      (args) => /@grpc[\\/]grpc-js[\\/]/.test(args.importer) ? { path: args.path, namespace: "unused-proto-loader" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "unused-proto-loader" }, () => ({
+      contents: "export const loadSync = () => { throw new Error(\"relay serves no channelz or ORCA service\") }",
+      loader: "js"
+    }))
+  }
+}
+
+/**
  * @effect/platform-node-shared's file system imports node:crypto for one use, the random names of
  * temporary files, and so every command loaded it.
  * It gets the module when it first names one. (A name it used and this lacks would be undefined:
@@ -121,7 +140,7 @@ const cli = await build({
   // Each chunk's map rides along inline through asCommonJs, which writes it beside the chunk.
   sourcemap: "inline",
   sourcesContent: false,
-  plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse, beepRenderedOnce, mcpShimsWithoutAjv],
+  plugins: [deepImports, withoutConfigFileParsers, withoutProtoLoader, cryptoOnFirstUse, beepRenderedOnce, mcpShimsWithoutAjv],
   // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" }
 })

@@ -113,7 +113,11 @@ export const startRelayAgent = (model, { store = "memory", relayHome = tempRelay
     "--store",
     store,
     ...extraArgs
-  ], { env: relayEnv(relayHome), findUrl: jsonLineUrl })
+  ], {
+    // A PostgreSQL store seals push secrets with a key of the environment's.
+    env: { ...relayEnv(relayHome), ...(store.startsWith("postgres") ? { RELAY_STORE_KEY: "bench store key, not a secret" } : {}) },
+    findUrl: jsonLineUrl
+  })
 
 /** Remembers a process spawned elsewhere (by an SDK's transport), so stopAll ends it too. */
 export const adopt = (pid) => {

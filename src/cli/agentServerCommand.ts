@@ -86,7 +86,13 @@ const store = Options.redacted("store").pipe(
   ])
 )
 
-interface AgentConfig extends OutputFlags, AgentServerConfig {}
+const migrateOnly = Options.boolean("migrate-only").pipe(
+  Options.withDescription("Set up or upgrade the --store database's tables, then exit (for operators; the server does it at start too)")
+)
+
+interface AgentConfig extends OutputFlags, AgentServerConfig {
+  readonly migrateOnly: boolean
+}
 
 const validate = (config: AgentConfig) => {
   if (!config.auth && Option.isSome(config.key)) {
@@ -159,8 +165,20 @@ const startupJson = (started: AgentServerStarted) =>
     ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
   })
 
+/** `--migrate-only`: the store's migrations, then exit; the password of the URL is never shown. */
+const migrateStore = (config: AgentConfig) =>
+  Effect.gen(function*() {
+    if (config.store._tag !== "postgres") {
+      return yield* new InvalidInput({ reason: "--migrate-only needs --store postgres://…", suggestion: "Name the database with --store" })
+    }
+    const { migrateOnly } = yield* Effect.promise(() => import("../services/PostgresTaskStorage.js"))
+    const ran = yield* migrateOnly(Redacted.value(config.store.url))
+    yield* writeErr(ran.length === 0 ? "The store's tables are up to date" : `Migrated the store: ${ran.join(", ")}`)
+    if (config.json) yield* writeOut(JSON.stringify({ migrated: ran }))
+  }).pipe(Effect.catchAll((error) => reportError(error, config.json)), withLogLevel(config))
+
 const serveAgent = (config: AgentConfig) =>
-  untilStopped(Effect.gen(function*() {
+  config.migrateOnly ? migrateStore(config) : untilStopped(Effect.gen(function*() {
     yield* validate(config)
     // The server, its model layer and the model SDKs load only when an agent server starts.
     const { runAgentServer } = yield* Effect.promise(() => import("../servers/agent/layer.js"))
@@ -175,7 +193,22 @@ const serveAgent = (config: AgentConfig) =>
 
 export const agentCommand = Command.make(
   "agent",
-  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks, store, grpcPort, grpcTlsCert, grpcTlsKey },
+  {
+    ...outputOptions,
+    host,
+    port,
+    auth,
+    key,
+    model,
+    latency,
+    maxBodyBytes,
+    allowPrivateWebhooks,
+    store,
+    migrateOnly,
+    grpcPort,
+    grpcTlsCert,
+    grpcTlsKey
+  },
   serveAgent
 ).pipe(Command.withDescription(
   "Run a local A2A agent backed by a language model (JSON-RPC, HTTP+JSON and with --grpc-port gRPC, A2A 1.0 and 0.3, streaming, push)"

@@ -4,9 +4,10 @@
  * state directory is created when missing, and a probe file is written and removed there.
  */
 import { Path } from "@effect/platform"
-import { Duration, Effect } from "effect"
+import { Config, Duration, Effect, Either, Redacted } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
 import { MODEL_FORMS } from "../domain/modelErrors.js"
+import { DEFAULT_FILE_STORE_DIR, parseTaskStoreChoice } from "../domain/taskStoreChoice.js"
 import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
 import { defaultStateDir, resolveStateDir } from "../services/StateDir.js"
@@ -102,6 +103,32 @@ const checkStore = Effect.gen(function*() {
     : failed("session store", `${file} cannot be used: ${problem}`, `Move ${file} aside (relay starts a new store), or restore a backup.`)
 })
 
+/**
+ * The agent server's task store RELAY_STORE names (as `relay server agent --store` reads it): the
+ * file store in the state directory by default; a PostgreSQL one is reached, its tables and rights checked.
+ */
+const checkTaskStore = Effect.gen(function*() {
+  const given = yield* Effect.orElseSucceed(Config.string("RELAY_STORE"), () => "file")
+  const choice = parseTaskStoreChoice(Redacted.make(given))
+  if (Either.isLeft(choice)) {
+    return failed("task store", choice.left.reason, "Leave RELAY_STORE out for the file store in the state directory, or set it to memory")
+  }
+  const store = choice.right
+  switch (store._tag) {
+    case "memory":
+      return passed("task store", "memory (RELAY_STORE=memory: relay server agent's tasks are gone when it stops)")
+    case "file": {
+      const dir = store.dir ?? (yield* Path.Path).join(yield* resolveStateDir, DEFAULT_FILE_STORE_DIR)
+      return passed("task store", `file store in ${dir}${store.dir === undefined ? " (the default; RELAY_STORE or --store chooses)" : ""}`)
+    }
+    case "postgres": {
+      const postgres = yield* Effect.promise(() => import("../services/PostgresTaskStorage.js"))
+      const check = yield* postgres.checkStore(Redacted.value(store.url))
+      return check.ok ? passed("task store", check.detail) : failed("task store", check.detail, check.fix ?? "")
+    }
+  }
+})
+
 const checkMcp = Effect.gen(function*() {
   const probes = yield* SystemProbes
   return yield* probes.probeMcp.pipe(Effect.match({
@@ -175,10 +202,10 @@ const checkClients = Effect.gen(function*() {
 
 export const runDoctor = Effect.gen(function*() {
   const probes = yield* SystemProbes
-  const [stateDir, store, mcp, model, ports, clients] = yield* Effect.all(
-    [checkStateDir, checkStore, checkMcp, checkModel, checkPorts, checkClients],
+  const [stateDir, store, mcp, model, ports, clients, taskStore] = yield* Effect.all(
+    [checkStateDir, checkStore, checkMcp, checkModel, checkPorts, checkClients, checkTaskStore],
     { concurrency: "unbounded" }
   )
-  const checks = [checkNode(probes.nodeVersion), stateDir, store, mcp, model, ...ports, ...clients]
+  const checks = [checkNode(probes.nodeVersion), stateDir, store, taskStore, mcp, model, ...ports, ...clients]
   return { ok: checks.every((check) => check.ok), checks } satisfies DoctorReport
 }).pipe(Effect.withSpan("runDoctor"))

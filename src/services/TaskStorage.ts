@@ -17,7 +17,7 @@
  * when asked for. Each task is serialised once when first listed after a change (one that will not
  * serialise is left out of lists, with a log line), and a list page stops at MAX_TASK_PAGE_BYTES.
  */
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, type Duration, Effect, Layer, Option, Schema, type Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import * as V1 from "../a2a/v1.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
@@ -36,6 +36,46 @@ export interface TaskWrite {
   readonly task: V1.Task
   /** Absent: the waiting messages stay as they are. */
   readonly queued?: ReadonlyArray<V1.Message> | undefined
+  /** The event that announces the change (none for silent bookkeeping): a shared storage logs it for other instances. */
+  readonly event?: V1.StreamResponse | undefined
+}
+
+/** "Task T reached version V", as a shared storage tells every instance. */
+export interface TaskChanged {
+  readonly taskId: string
+  readonly version: number
+  readonly state: V1.TaskState
+}
+
+/** One write as a shared storage logged it. */
+export interface LoggedChange {
+  readonly version: number
+  readonly task: V1.Task
+  readonly event?: V1.StreamResponse | undefined
+}
+
+/**
+ * What a storage that several processes share adds (the memory storage has none: its process is the
+ * only writer, and TaskStore hands changes out as it writes them). Changes reach the other instances
+ * as notifications; the writes themselves are read from the storage's log, after the version a
+ * subscriber has seen. A task being worked on is leased to its instance, which renews the lease;
+ * a lease that runs out means the instance died.
+ */
+export interface SharedTasks {
+  /** Every change written by any instance, this one's included; resumes by itself when the connection drops. */
+  readonly changes: Stream.Stream<TaskChanged>
+  /** The task's writes after `version`, oldest first. */
+  readonly changesAfter: (taskId: string, version: number) => Effect.Effect<ReadonlyArray<LoggedChange>>
+  readonly leaseTime: Duration.Duration
+  /** Leases the tasks to this instance for another lease time (taking them, or renewing its lease). */
+  readonly hold: (taskIds: ReadonlyArray<string>) => Effect.Effect<void>
+  /** Gives up this instance's lease of the task. */
+  readonly release: (taskId: string) => Effect.Effect<void>
+  /**
+   * Unfinished tasks whose lease ran out (their instance died), each leased to this instance by the
+   * same statement that found it, so that only one instance takes each.
+   */
+  readonly takeExpired: Effect.Effect<ReadonlyArray<string>>
 }
 
 export interface StoredPushConfig {
@@ -114,6 +154,8 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
   readonly pushConfigs: (taskId: string) => Effect.Effect<Option.Option<ReadonlyArray<StoredPushConfig>>>
   /** Removes a push config; Some(whether it existed), None when the task is missing. */
   readonly removePushConfig: (taskId: string, configId: string) => Effect.Effect<Option.Option<boolean>>
+  /** Present when other processes share the storage. */
+  readonly shared?: SharedTasks | undefined
 }>() {}
 
 /**
@@ -251,14 +293,15 @@ const flattened = <S extends string | undefined>(text: S): S => {
 }
 
 /** Position after the last task of a page, in the list order. */
-interface PageCursor {
+export interface PageCursor {
   readonly timestamp: string
   readonly seq: number
 }
 
-const encodeCursor = (cursor: PageCursor) => Buffer.from(JSON.stringify([cursor.timestamp, cursor.seq]), "utf8").toString("base64url")
+export const encodeCursor = (cursor: PageCursor) =>
+  Buffer.from(JSON.stringify([cursor.timestamp, cursor.seq]), "utf8").toString("base64url")
 
-const decodeCursor = (token: string): PageCursor | undefined => {
+export const decodeCursor = (token: string): PageCursor | undefined => {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
     if (Array.isArray(parsed) && typeof parsed[0] === "string" && Number.isInteger(parsed[1])) {

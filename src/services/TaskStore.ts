@@ -16,7 +16,7 @@
  * What is written is cut to MAX_STORED_JSON_DEPTH first (only a bug upstream gets that deep: the doors
  * refuse MAX_JSON_DEPTH), so the storage can always serialise it.
  */
-import { Cause, Context, Deferred, Effect, Either, FiberMap, Layer, Option, Queue, Stream } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Schedule, Stream } from "effect"
 import { mergeArtifactChunk } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { cutBelowDepth, exceedsJsonDepth, MAX_STORED_JSON_DEPTH } from "../domain/limits.js"
@@ -242,6 +242,27 @@ class LiveTasks implements TaskStorage.Retention {
     this.takeEarly(id, follower)
   }
 
+  /**
+   * The version after which the task's subscribers and waiters need the changes another instance
+   * wrote, now that it `reached` a version: the oldest a started subscriber has seen; for waiters
+   * alone, the one before it (only a settled state matters to them). Undefined: nobody here needs them.
+   */
+  cursor(id: string, reached: number): number | undefined {
+    const live = this.tasks.get(id)
+    if (live === undefined) return undefined
+    let cursor: number | undefined
+    for (const follower of live.followers ?? []) {
+      if (follower.next !== undefined) cursor = Math.min(cursor ?? Number.POSITIVE_INFINITY, follower.next - 1)
+    }
+    if (live.waiters !== undefined && live.waiters.length > 0) cursor = Math.min(cursor ?? Number.POSITIVE_INFINITY, reached - 1)
+    return cursor !== undefined && cursor < reached ? cursor : undefined
+  }
+
+  /** The tasks some subscriber or waiter here follows. */
+  followed(): ReadonlyArray<string> {
+    return [...this.tasks.keys()]
+  }
+
   wait(id: string, waiter: Deferred.Deferred<V1.Task>) {
     const live = this.entry(id)
     ;(live.waiters ??= []).push(waiter)
@@ -307,6 +328,13 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
     const maxHistory = options.maxHistory ?? DEFAULT_MAX_HISTORY
     const workers = yield* FiberMap.make<string>()
     const forkWorker = yield* FiberMap.runtime(workers)<never>()
+    const shared = storage.shared
+    /** The tasks whose worker runs here (shared storage), each with the last version this instance wrote. */
+    const working = new Map<string, { readonly fiber: symbol; wrote: number }>()
+    const wroteHere = (id: string, version: number) => {
+      const work = working.get(id)
+      if (work !== undefined) work.wrote = version
+    }
 
     /**
      * Writes the change over the version read and hands it out, as one step nothing interrupts (a
@@ -322,7 +350,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       const task = change.task
       // Nothing follows a terminal state: the messages waiting for the task are dropped.
       const queued = V1.isTerminalState(task.status.state) ? NOTHING_WAITS : change.queued
-      return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, { task, queued }, read.version), {
+      return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, { task, queued, event: change.event }, read.version), {
         // A failure is a conflict (the storage's only error); a defect goes on.
         onFailure: (cause) => Cause.isFailType(cause) ? again() : Effect.failCause(cause as Cause.Cause<never>),
         onSuccess: (written) => {
@@ -331,6 +359,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
             return Effect.succeedNone
           }
           live.wrote(id, read, written.value)
+          wroteHere(id, written.value.version)
           live.handOut(id, written.value.version, change)
           return Effect.succeed(Option.some(task))
         }
@@ -420,9 +449,76 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
         // Registered before the snapshot is read, so no change written after that read is missed.
         return Effect.suspend(() => {
           live.join(id, follower)
-          return Effect.map(storage.get(id), begin)
+          return Effect.flatMap(storage.get(id), (found) => {
+            const subscription = begin(found)
+            // Another instance may have written since the snapshot, its notification come before the follower started.
+            return shared === undefined || Option.isNone(subscription) || follower.next === undefined
+              ? Effect.succeed(subscription)
+              : Effect.as(catchUp(shared, id, follower.next - 1), subscription)
+          })
         }).pipe(Effect.onInterrupt(() => leave))
       })
+
+    // -------------------------------------------------------------------------
+    // Other instances sharing the storage
+
+    /** Hands out the task's changes written after `version` (by any instance: versions handed out already are skipped). */
+    const catchUp = (from: TaskStorage.SharedTasks, id: string, version: number) =>
+      Effect.map(from.changesAfter(id, version), (changes) => {
+        for (const logged of changes) live.handOut(id, logged.version, { task: logged.task, event: logged.event })
+      })
+
+    /**
+     * A change another instance wrote: it reaches this instance's subscribers and waiters, and a
+     * terminal state (a cancel on another instance) stops the worker running the task here.
+     */
+    const changed = (from: TaskStorage.SharedTasks, { state, taskId, version }: TaskStorage.TaskChanged) => {
+      const work = working.get(taskId)
+      const stop = work !== undefined && work.wrote !== version && V1.isTerminalState(state)
+        ? Effect.forkDaemon(FiberMap.remove(workers, taskId))
+        : Effect.void
+      if (work === undefined || work.wrote !== version) live.unknown(taskId)
+      const cursor = live.cursor(taskId, version)
+      return Effect.zipRight(stop, cursor === undefined ? Effect.void : catchUp(from, taskId, cursor))
+    }
+
+    /**
+     * Leases renewed for the workers running here, and a catch-up of every followed task in case a
+     * notification was lost (the connection dropped), three times per lease time.
+     */
+    const renewAndCatchUp = (from: TaskStorage.SharedTasks) =>
+      Effect.zipRight(
+        from.hold([...working.keys()]),
+        Effect.forEach(live.followed(), (id) => {
+          const cursor = live.cursor(id, Number.MAX_SAFE_INTEGER)
+          return cursor === undefined || cursor === Number.MAX_SAFE_INTEGER - 1 ? Effect.void : catchUp(from, id, cursor)
+        }, { discard: true })
+      )
+
+    const followOtherInstances = (from: TaskStorage.SharedTasks) =>
+      Effect.all([
+        Effect.forkScoped(Stream.runForEach(from.changes, (notice) => changed(from, notice))),
+        Effect.forkScoped(Effect.repeat(
+          Effect.catchAllCause(renewAndCatchUp(from), (cause) => Effect.logWarning("Renewing task leases failed", cause)),
+          Schedule.spaced(Duration.divide(from.leaseTime, 3).pipe(Option.getOrElse(() => from.leaseTime)))
+        ))
+      ], { discard: true })
+
+    /** The worker, with its task leased to this instance while it runs (another instance ends the task when the lease runs out). */
+    const runLeasedWorker = (from: TaskStorage.SharedTasks, id: string, worker: Effect.Effect<unknown>) =>
+      Effect.zipRight(
+        from.hold([id]),
+        Effect.sync(() => {
+          const fiber = Symbol(id)
+          working.set(id, { fiber, wrote: 0 })
+          const done = Effect.suspend(() => {
+            if (working.get(id)?.fiber !== fiber) return Effect.void
+            working.delete(id)
+            return from.release(id)
+          })
+          forkWorker(id, Effect.ensuring(worker, done))
+        })
+      )
 
     /** The answer of awaitSettled when it needs no waiting: None for a missing task, the task when settled. */
     const settledNow = (found: Option.Option<TaskStorage.StoredTask>): Option.Option<V1.Task> | undefined => {
@@ -447,6 +543,8 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
         })
       })
 
+    if (shared !== undefined) yield* followOtherInstances(shared)
+
     return TaskStore.of({
       storage,
       create: (created) =>
@@ -465,7 +563,8 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       publish,
       subscribe,
       awaitSettled,
-      runWorker: (id, worker) => Effect.sync(() => void forkWorker(id, worker)),
+      runWorker: (id, worker) =>
+        shared === undefined ? Effect.sync(() => void forkWorker(id, worker)) : runLeasedWorker(shared, id, worker),
       stopWorker: (id) => FiberMap.remove(workers, id)
     })
   })

@@ -7,7 +7,7 @@
  * chunk they load comes with a code cache V8 accepts (src/codeCacheLoader.ts), and that where the
  * caches do not fit the running Node, Node's require loads the chunks (src/bundleLoader.ts).
  */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -61,6 +61,19 @@ const sourcesLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> =
   return new Set(filesLoadedBy(args, input).flatMap(({ file }) => Object.keys(meta.outputs[file]?.inputs ?? {})))
 }
 
+/** Two card servers, their URLs printed on one line: a card whose one interface, on port 9 (nothing there), is JSON-RPC; one gRPC. */
+const CARD_SERVERS = `
+const http = require("node:http")
+const serve = (binding, url) => new Promise((resolve) => {
+  const card = JSON.stringify({ name: "x", description: "x", version: "1", capabilities: {}, skills: [],
+    defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"],
+    supportedInterfaces: [{ url, protocolBinding: binding, protocolVersion: "1.0" }] })
+  const server = http.createServer((req, res) => res.setHeader("content-type", "application/json").end(card))
+  server.listen(0, "127.0.0.1", () => resolve("http://127.0.0.1:" + server.address().port))
+})
+Promise.all([serve("JSONRPC", "http://127.0.0.1:9/"), serve("GRPC", "127.0.0.1:9")]).then((urls) => console.log(urls.join(" ")))
+`
+
 const HEAVY = {
   // Both SDK lines: the v2 server (with its core) that serves the tools, the v1 package for the old SSE transport.
   "the MCP SDK": "node_modules/@modelcontextprotocol/",
@@ -71,6 +84,8 @@ const HEAVY = {
   "the A2A client": "src/services/A2aClient.ts",
   "the HTTP client (undici)": "node_modules/undici/",
   "the OAuth client (openid-client)": "node_modules/openid-client/",
+  "gRPC (@grpc/grpc-js)": "node_modules/@grpc/grpc-js/",
+  "protobuf (@bufbuild/protobuf)": "node_modules/@bufbuild/protobuf/",
   // Not heavy in bytes, but its eight error classes cost ~1.5 ms to build (domain/authNeeded.ts).
   "the OAuth errors": "src/domain/oauth.ts"
 }
@@ -149,6 +164,27 @@ describe("start-up loads only what a command uses", () => {
     expect(loads(sources, "node_modules/@modelcontextprotocol/sdk/")).toBe(false)
     expect(loads(sources, HEAVY["the model layer"])).toBe(false)
     expect(loads(sources, HEAVY["the OAuth client (openid-client)"])).toBe(false)
+  })
+
+  it("a command that speaks JSON-RPC loads neither gRPC nor protobuf; one whose agent offers only gRPC loads both (#33)", async () => {
+    // The cards come from a child process: spawnSync holds this one's event loop.
+    const cards = spawn(process.execPath, ["-e", CARD_SERVERS], { stdio: ["ignore", "pipe", "inherit"] })
+    try {
+      const [jsonRpcAgent, grpcAgent] = await new Promise<Array<string>>((resolve) =>
+        cards.stdout.once("data", (chunk) => resolve(String(chunk).trim().split(" ")))
+      )
+      const overJsonRpc = sourcesLoadedBy(["task", "get", "--url", jsonRpcAgent!, "t"])
+      expect(loads(overJsonRpc, HEAVY["the A2A client"])).toBe(true)
+      expect(loads(overJsonRpc, HEAVY["gRPC (@grpc/grpc-js)"])).toBe(false)
+      expect(loads(overJsonRpc, HEAVY["protobuf (@bufbuild/protobuf)"])).toBe(false)
+      const overGrpc = sourcesLoadedBy(["task", "get", "--url", grpcAgent!, "t"])
+      expect(loads(overGrpc, HEAVY["gRPC (@grpc/grpc-js)"])).toBe(true)
+      expect(loads(overGrpc, HEAVY["protobuf (@bufbuild/protobuf)"])).toBe(true)
+      // Nor does gRPC bring protobufjs, which grpc-js needs only for services relay does not serve (scripts/bundle.mjs).
+      expect(loads(overGrpc, "node_modules/protobufjs/")).toBe(false)
+    } finally {
+      cards.kill()
+    }
   })
 
   it("relay mcp answers initialize and tools/list without the A2A client or model; the first tool call loads them", () => {

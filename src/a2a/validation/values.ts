@@ -1,6 +1,7 @@
 /** Checks of single values: URLs, media types, protocol bindings and protocol versions. */
+import { Either } from "effect"
 import { isLoopbackHost } from "../hosts.js"
-import { hasQueryOrFragment } from "../usableInterfaces.js"
+import { grpcUrl, hasQueryOrFragment } from "../usableInterfaces.js"
 import { at, type Context, quote } from "./context.js"
 
 const parseUrl = (text: string): URL | undefined => {
@@ -88,11 +89,25 @@ export const checkBinding = (ctx: Context, binding: string, path: string, key: s
   }
 }
 
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/
+/**
+ * A gRPC address the client reads (usableInterfaces.grpcUrl: host:port, or grpc(s)/http(s) without
+ * a path) is judged here; anything else as any interface URL (the spec's own sample gives gRPC an
+ * https URL with a path, valid card data though relay's client cannot route by a path).
+ */
+const checkGrpcAddress = (ctx: Context, address: URL, urlText: string, path: string): void => {
+  if (address.protocol === "http:" && !isLoopbackHost(address.hostname)) {
+    ctx.report(
+      "interface.url_insecure",
+      path,
+      `${JSON.stringify(urlText)} is plaintext gRPC on a non-loopback host`,
+      "Serve gRPC over TLS: credentials and messages would otherwise travel in clear text."
+    )
+  }
+}
 
 export const checkInterfaceUrl = (ctx: Context, urlText: string, binding: string | undefined, path: string): void => {
-  const isGrpc = binding?.toUpperCase() === "GRPC"
-  if (isGrpc && HOST_PORT.test(urlText)) return
+  const address = binding?.toUpperCase() === "GRPC" ? grpcUrl(urlText) : undefined
+  if (address !== undefined && Either.isRight(address)) return checkGrpcAddress(ctx, address.right, urlText, path)
   const url = parseUrl(urlText)
   // relay reaches every interface over http(s), so an ftp:// URL is unusable whatever the binding says.
   if (url === undefined || !isHttpUrl(url)) {
@@ -100,9 +115,7 @@ export const checkInterfaceUrl = (ctx: Context, urlText: string, binding: string
       "interface.url_invalid",
       path,
       `${JSON.stringify(urlText)} is not an absolute http(s) URL`,
-      isGrpc
-        ? "Use an absolute URL such as https://agent.example.com/a2a, or host:port for gRPC."
-        : "Use an absolute URL such as https://agent.example.com/a2a/jsonrpc."
+      "Use an absolute URL such as https://agent.example.com/a2a/jsonrpc."
     )
     return
   }

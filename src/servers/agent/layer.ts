@@ -13,6 +13,7 @@ import { createSecureContext } from "node:tls"
 import { InvalidInput } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
 import type { TaskStoreChoice, TaskStoreTarget } from "../../domain/taskStoreChoice.js"
+import { watchOrphanedTasks } from "../../programs/agent/orphans.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
 import { unreadableReason } from "../../programs/localFiles.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
@@ -97,12 +98,15 @@ const serverOverModel = (options: AgentLayerOptions) =>
     return Layer.merge(http, Layer.succeed(AgentGrpcAddress, grpcAddress))
   }))
 
+/** With a shared storage, this instance ends the tasks of instances that died (programs/agent/orphans.ts). */
+const orphanWatch = Layer.scopedDiscard(Effect.forkScoped(watchOrphanedTasks))
+
 const composed = <E, R, StoreError>(
   options: AgentLayerOptions,
   model: Layer.Layer<ModelAccess, E, R>,
   store: Layer.Layer<TaskStore.TaskStore, StoreError, PushSender.PushSender>
 ) =>
-  serverOverModel(options).pipe(
+  Layer.merge(serverOverModel(options), orphanWatch).pipe(
     Layer.provide(store),
     Layer.provide(PushSender.layer(options.push)),
     Layer.provide(model),

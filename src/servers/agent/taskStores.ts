@@ -1,9 +1,9 @@
 /**
  * The TaskStore a `--store` choice names, and the one place each backend plugs in: memory (the
  * live layer over the memory storage), file (over FileTaskStorage, recovering what the last
- * process left unfinished before the server answers) and PostgreSQL (not built yet).
+ * process left unfinished before the server answers) and PostgreSQL.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import type { StateFileUnavailable } from "../../domain/errors.js"
 import { DEFAULT_FILE_STORE_DIR, type TaskStoreChoice, type TaskStoreTarget, TaskStoreUnavailable } from "../../domain/taskStoreChoice.js"
 import { recoverAfterRestart } from "../../programs/agent/recovery.js"
@@ -33,15 +33,16 @@ const fileStore = (dir: string, options: FileStoreOptions | undefined) =>
     )
   )
 
-/** The PostgreSQL store plugs in here. */
-const postgresStore = (): Layer.Layer<TaskStore.TaskStore, TaskStoreUnavailable, PushSender> =>
-  Layer.fail(
-    new TaskStoreUnavailable({
-      store: "PostgreSQL",
-      reason: "the PostgreSQL store is not built yet",
-      suggestion: "Use --store file (the default) or --store memory"
-    })
-  )
+/**
+ * PostgreSQL, shared by several instances (services/PostgresTaskStorage.ts, loaded only then): the
+ * live layer over it; orphaned tasks are ended by the lease watch (programs/agent/orphans.ts), not
+ * by a restart's recovery.
+ */
+const postgresStore = (url: Redacted.Redacted<string>): Layer.Layer<TaskStore.TaskStore, TaskStoreUnavailable> =>
+  Layer.unwrapEffect(Effect.map(
+    Effect.promise(() => import("../../services/PostgresTaskStorage.js")),
+    (postgres) => TaskStore.layerOver().pipe(Layer.provide(postgres.postgresStorage(Redacted.value(url))))
+  ))
 
 export const taskStoreLayer = (
   target: TaskStoreTarget,
@@ -53,6 +54,6 @@ export const taskStoreLayer = (
     case "file":
       return fileStore(target.dir, fileOptions)
     case "postgres":
-      return postgresStore()
+      return postgresStore(target.url)
   }
 }

@@ -30,14 +30,23 @@ const isVersionMismatch = (endpoint: Endpoint, error: A2aClientError) =>
   endpoint.version === "1.0" &&
   ((error._tag === "ProtocolError" && (error.a2aCode === -32601 || error.a2aCode === -32009)) || isUnrouted(error))
 
+/**
+ * With binding and version both pinned, an agent without a card is still reachable at its URL:
+ * where the card is not found, and, for gRPC, where nothing answers HTTP at all (the URL is the
+ * gRPC server's own, which speaks no HTTP/1.1).
+ */
+export const isCardless = (target: Target, error: A2aClientError): boolean =>
+  target.binding !== undefined && target.protocol !== undefined &&
+  (error._tag === "CardNotFound" ||
+    (target.binding === "GRPC" && target.cardUrl === undefined &&
+      (error._tag === "AgentUnreachable" || error._tag === "HttpError" || error._tag === "InvalidCard")))
+
 /** Candidate endpoints in order: the one that worked last time first. */
 export const endpointsOf = (state: ClientState, target: Target) =>
   Effect.gen(function*() {
     const discovered = yield* discover(state, target).pipe(
       Effect.map(Option.some),
-      // With binding and version both pinned, an agent without a card is still reachable at its URL.
-      Effect.catchTag("CardNotFound", (error) =>
-        target.binding !== undefined && target.protocol !== undefined ? Effect.succeed(Option.none()) : Effect.fail(error))
+      Effect.catchIf((error) => isCardless(target, error), () => Effect.succeed(Option.none()))
     )
     if (Option.isNone(discovered)) {
       return [{ url: target.agentUrl, binding: target.binding!, version: target.protocol! }] as ReadonlyArray<Endpoint>
@@ -46,9 +55,7 @@ export const endpointsOf = (state: ClientState, target: Target) =>
     if (selected.length === 0) {
       return yield* new NoUsableInterface({
         url: discovered.value.cardUrl,
-        offered: discovered.value.card.supportedInterfaces.map((i) =>
-          `${i.protocolBinding} ${i.protocolVersion}`
-        ),
+        offered: discovered.value.card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
         pinned: target.binding !== undefined || target.protocol !== undefined
       })
     }

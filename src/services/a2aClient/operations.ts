@@ -9,7 +9,8 @@ import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, AuthRequired, ProtocolError, UnsupportedOperation } from "../../domain/clientErrors.js"
 import { loginOffered } from "../../domain/oauth.js"
 import { decodeCard, discover, type DiscoveredCard, replaceCachedCard } from "./discovery.js"
-import { withEndpoint } from "./endpoints.js"
+import { isCardless, withEndpoint } from "./endpoints.js"
+import { grpcTransport } from "./grpcTransport.js"
 import { jsonRpcTransport } from "./jsonRpcTransport.js"
 import { restTransport } from "./restTransport.js"
 import type { ClientState } from "./state.js"
@@ -17,7 +18,7 @@ import type { Endpoint, Target } from "./target.js"
 import type { Transport, Transports } from "./transport.js"
 
 /** Every binding the dialects can encode for; a new binding is a new transport file and a line here. */
-const transports: Transports = { JsonRpc: jsonRpcTransport, Rest: restTransport }
+const transports: Transports = { JsonRpc: jsonRpcTransport, Rest: restTransport, Grpc: grpcTransport }
 
 // TypeScript cannot tie `transports[wire._tag]` to `wire`'s own tag; the registry's type does.
 const transportFor = <A>(wire: WireRequest<A>) => transports[wire._tag] as Transport<WireRequest<A>["_tag"]>
@@ -38,7 +39,7 @@ const requireCapability = (
       has(card.card) ? Effect.void : Effect.fail(new UnsupportedOperation({ operation, reason, agentUrl: target.agentUrl }))
     ),
     // A card-less agent (pinned binding and version) is taken at its word.
-    Effect.catchTag("CardNotFound", (error) => target.binding && target.protocol ? Effect.void : Effect.fail(error))
+    Effect.catchIf((error) => isCardless(target, error), () => Effect.void)
   )
 
 const pushCapable = (state: ClientState, target: Target, operation: string) =>

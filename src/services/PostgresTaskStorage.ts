@@ -1,0 +1,503 @@
+/**
+ * The TaskStorage that several `relay server agent` instances share: PostgreSQL through @effect/sql-pg
+ * (pure JS `pg`). Loaded only by the agent server when `--store postgres://…` is chosen.
+ *
+ * Tables (migrations below run at start, one instance at a time):
+ * - relay_tasks: one row per task, the task as JSON text, its version for compare-and-set writes,
+ *   and the columns lists filter and sort on (state, status time, context, creation order), each
+ *   filter served by an index that also keeps the list order, so a page costs its rows; the lease of
+ *   the instance working on the task.
+ * - relay_task_events: every write after the first, (task, version) → the task and its event; other
+ *   instances' subscribers read it after their cursor when a NOTIFY says "task T reached version V".
+ * - relay_push_configs: a task's push configs in creation order, sealed (see domain/sealing.ts).
+ *
+ * Where this differs from a2a-js 1.3.0's DatabaseTaskStore (node_modules/@a2a-js/sdk): its `tasks`
+ * table holds the task JSON under its id and nothing else (no version: a save overwrites; no columns
+ * to filter on: it lists nothing), and its `push_notification_configs` keep tokens in clear; events
+ * stay in the process that produced them. Here writes compare versions, lists are keyset pages
+ * (status time, creation order), the event log and NOTIFY carry events across instances, leases end
+ * the tasks of a dead instance, and push secrets are sealed. JSON is kept as text, not jsonb: jsonb
+ * reorders keys and refuses \u0000, and a task must come back as it was stored.
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
+import type * as V1 from "../a2a/v1.js"
+import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
+import { MIN_STORE_KEY_CHARS, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
+import { redactUrl } from "../domain/secrets.js"
+import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
+import {
+  decodeCursor,
+  encodeCursor,
+  InvalidPageToken,
+  type LoggedChange,
+  type StoredPushConfig,
+  type StoredTask,
+  type TaskChanged,
+  type TaskPage,
+  type TaskQuery,
+  TaskStorage,
+  TaskVersionConflict,
+  type TaskWrite
+} from "./TaskStorage.js"
+
+export interface PostgresStorageOptions {
+  /** How long a task's lease lasts without renewal: a dead instance's tasks end after about this. Default 15 s. */
+  readonly leaseTime?: Duration.DurationInput | undefined
+  /** The key text push secrets are sealed with; default: RELAY_STORE_KEY. */
+  readonly storeKey?: string | undefined
+  /** Bytes of JSON a list page holds at most (always at least one task). Default MAX_TASK_PAGE_BYTES. */
+  readonly maxPageBytes?: number | undefined
+}
+
+/** The database named cannot be used; never with the URL's password (redactUrl). */
+const unavailable = (url: string, reason: string) =>
+  new TaskStoreUnavailable({
+    store: redactUrl(url),
+    reason,
+    suggestion: "Check that the store is reachable with that URL, and that RELAY_STORE_KEY is set (the same on every instance)."
+  })
+
+export const DEFAULT_LEASE_TIME = Duration.seconds(15)
+
+/**
+ * RELAY_STORE_LEASE (such as 5s or 2500ms), when set and valid. Read here, not with domain/units.ts:
+ * importing that from this chunk would split it into a chunk of its own that every command loads.
+ */
+const leaseTimeFromEnvironment = (): Duration.Duration | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$/.exec(process.env["RELAY_STORE_LEASE"] ?? "")
+  if (match === null) return undefined
+  return Duration.millis(Number(match[1]) * (match[2] === "s" ? 1000 : 1))
+}
+
+/** The NOTIFY channel: payload "<version> <state> <task id>". */
+const CHANNEL = "relay_task_changed"
+
+// ---------------------------------------------------------------------------
+// Migrations
+
+const TABLES = [
+  `CREATE TABLE relay_tasks (
+    id text PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    context_id text,
+    state text NOT NULL,
+    status_time text NOT NULL,
+    version integer NOT NULL,
+    task text NOT NULL,
+    queued text,
+    lease_owner text,
+    lease_until timestamptz,
+    updated_at timestamptz NOT NULL DEFAULT now()
+  )`,
+  "CREATE INDEX relay_tasks_by_time ON relay_tasks (status_time DESC, seq DESC)",
+  "CREATE INDEX relay_tasks_by_context ON relay_tasks (context_id, status_time DESC, seq DESC)",
+  "CREATE INDEX relay_tasks_by_state ON relay_tasks (state, status_time DESC, seq DESC)",
+  "CREATE INDEX relay_tasks_in_context ON relay_tasks (context_id, seq)",
+  "CREATE INDEX relay_tasks_leased ON relay_tasks (lease_until) WHERE lease_until IS NOT NULL",
+  `CREATE TABLE relay_task_events (
+    task_id text NOT NULL REFERENCES relay_tasks (id) ON DELETE CASCADE,
+    version integer NOT NULL,
+    event text,
+    task text NOT NULL,
+    PRIMARY KEY (task_id, version)
+  )`,
+  `CREATE TABLE relay_push_configs (
+    task_id text NOT NULL REFERENCES relay_tasks (id) ON DELETE CASCADE,
+    id text NOT NULL,
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    generation text NOT NULL,
+    sealed text NOT NULL,
+    PRIMARY KEY (task_id, id)
+  )`
+]
+
+const createTables = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => Effect.forEach(TABLES, (statement) => sql.unsafe(statement), { discard: true })
+)
+
+const MIGRATIONS_TABLE = "relay_migrations"
+const migrations = Migrator.fromRecord({ "0001_tasks_events_push_configs": createTables })
+export const LATEST_MIGRATION = 1
+
+/** Runs the migrations not run yet; instances starting together wait for each other (an advisory lock). */
+export const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.scoped(Effect.gen(function*() {
+    const connection = yield* sql.reserve
+    yield* connection.execute("SELECT pg_advisory_lock(hashtext('relay_migrations'))", [], undefined)
+    return yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
+      Effect.ensuring(Effect.ignore(connection.execute("SELECT pg_advisory_unlock(hashtext('relay_migrations'))", [], undefined)))
+    )
+  })))
+
+/** The latest migration run on the database, 0 when none. */
+export const migratedTo = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.flatMap(
+    sql<{ readonly present: boolean }>`SELECT to_regclass(${MIGRATIONS_TABLE}) IS NOT NULL AS present`,
+    (found) =>
+      found[0]?.present !== true ? Effect.succeed(0) : Effect.map(
+        sql.unsafe<{ readonly latest: number | null }>(`SELECT max(migration_id) AS latest FROM ${MIGRATIONS_TABLE}`),
+        (rows) => Number(rows[0]?.latest ?? 0)
+      )
+  ))
+
+// ---------------------------------------------------------------------------
+// Rows
+
+interface TaskRow {
+  readonly task: string
+  readonly version: number
+  readonly queued: string | null
+}
+
+const NOTHING_QUEUED: ReadonlyArray<V1.Message> = []
+
+const storedOf = (row: TaskRow): StoredTask => ({
+  task: JSON.parse(row.task) as V1.Task,
+  version: row.version,
+  queued: row.queued === null ? NOTHING_QUEUED : JSON.parse(row.queued) as ReadonlyArray<V1.Message>
+})
+
+const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
+
+/** The row a sealed config belongs to: a sealed value copied to another row does not open. */
+const sealedRow = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
+
+const parseChanged = (payload: string): TaskChanged | undefined => {
+  const [version, state, ...id] = payload.split(" ")
+  const taskId = id.join(" ")
+  return version === undefined || state === undefined || taskId === ""
+    ? undefined
+    : { taskId, version: Number(version), state: state as V1.TaskState }
+}
+
+/** Why the key text cannot seal push secrets, or undefined when it can. */
+const storeKeyProblem = (key: string | undefined = process.env[STORE_KEY_VARIABLE]): string | undefined =>
+  key !== undefined && key.length >= MIN_STORE_KEY_CHARS ?
+    undefined :
+    `${STORE_KEY_VARIABLE} must be set to a secret of at least ${MIN_STORE_KEY_CHARS} characters, the same on every instance: ` +
+    "push tokens and webhook credentials are stored sealed with it (for example: export RELAY_STORE_KEY=$(openssl rand -base64 32))"
+
+/** The key push secrets are sealed with: the option, else RELAY_STORE_KEY; none is an error (instances must share it). */
+const storeKey = (given: string | undefined) => {
+  const key = given ?? process.env[STORE_KEY_VARIABLE]
+  const problem = storeKeyProblem(key)
+  return problem === undefined ? Effect.succeed(key!) : Effect.fail(problem)
+}
+
+// ---------------------------------------------------------------------------
+// The storage
+
+const orDie = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
+
+export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, instance: string) =>
+  Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const leaseTime = Duration.decode(options.leaseTime ?? leaseTimeFromEnvironment() ?? DEFAULT_LEASE_TIME)
+    const leaseMillis = Duration.toMillis(leaseTime)
+    const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
+
+    const versionOf = (id: string) =>
+      Effect.map(sql<{ readonly version: number }>`SELECT version FROM relay_tasks WHERE id = ${id}`, (rows) => rows[0]?.version)
+
+    const create = (task: V1.Task) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql<{ readonly version: number }>`
+          INSERT INTO relay_tasks (id, context_id, state, status_time, version, task)
+          VALUES (${task.id}, ${task.contextId ?? null}, ${task.status.state}, ${statusTime(task)}, 1, ${JSON.stringify(task)})
+          ON CONFLICT (id) DO NOTHING RETURNING version`
+        if (inserted.length > 0) return { task, version: 1, queued: NOTHING_QUEUED } satisfies StoredTask
+        const found = (yield* versionOf(task.id)) ?? 0
+        return yield* Effect.fail(new TaskVersionConflict({ taskId: task.id, expected: 0, found }))
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /**
+     * One statement: the compare-and-set update, its log row and its notification (sent when the
+     * statement commits), and the version found when the update did not apply.
+     */
+    const update = (id: string, write: TaskWrite, expectedVersion: number) =>
+      Effect.gen(function*() {
+        const task = write.task
+        const taskJson = JSON.stringify(task)
+        const setsQueued = write.queued !== undefined
+        const queuedJson = write.queued === undefined || write.queued.length === 0 ? null : JSON.stringify(write.queued)
+        const rows = yield* sql<{ readonly written: number | null; readonly queued: string | null; readonly found: number | null }>`
+          WITH updated AS (
+            UPDATE relay_tasks SET
+              task = ${taskJson}, state = ${task.status.state}, status_time = ${statusTime(task)},
+              queued = CASE WHEN ${setsQueued} THEN ${queuedJson}::text ELSE queued END,
+              version = version + 1, updated_at = now()
+            WHERE id = ${id} AND version = ${expectedVersion}
+            RETURNING version, queued
+          ), logged AS (
+            INSERT INTO relay_task_events (task_id, version, event, task)
+            SELECT ${id}, version, ${write.event === undefined ? null : JSON.stringify(write.event)}::text, ${taskJson} FROM updated
+            RETURNING version
+          ), notified AS (
+            SELECT pg_notify(${CHANNEL}, version || ' ' || ${task.status.state} || ' ' || ${id}) FROM logged
+          )
+          SELECT (SELECT version FROM updated) AS written, (SELECT queued FROM updated) AS queued,
+            (SELECT version FROM relay_tasks WHERE id = ${id}) AS found, (SELECT count(*) FROM notified) AS notified`
+        const row = rows[0]
+        if (row?.written !== null && row?.written !== undefined) {
+          return Option.some<StoredTask>({
+            task,
+            version: row.written,
+            queued: row.queued === null ? NOTHING_QUEUED : JSON.parse(row.queued) as ReadonlyArray<V1.Message>
+          })
+        }
+        if (row?.found === null || row?.found === undefined) return Option.none()
+        return yield* Effect.fail(new TaskVersionConflict({ taskId: id, expected: expectedVersion, found: row.found }))
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** Keyset pages: rows after the cursor in the list order, from the index of the filter. */
+    const list = (query: TaskQuery) =>
+      Effect.gen(function*() {
+        const token = query.pageToken
+        const after = token === undefined ? undefined : decodeCursor(token)
+        if (token !== undefined && after === undefined) return yield* Effect.fail(new InvalidPageToken({ token }))
+        const filters: Array<string> = []
+        const params: Array<unknown> = []
+        const filter = (clause: string, ...values: ReadonlyArray<unknown>) => {
+          params.push(...values)
+          filters.push(clause.replace(/\?/g, () => `$${params.length - values.length + 1}`))
+        }
+        if (query.contextId !== undefined) filter("context_id = ?", query.contextId)
+        if (query.status !== undefined) filter("state = ?", query.status)
+        if (query.statusTimestampAfter !== undefined) filter("status_time >= ?", query.statusTimestampAfter)
+        const where = filters.length === 0 ? "" : `WHERE ${filters.join(" AND ")}`
+        const counted = yield* sql.unsafe<{ readonly total: string }>(`SELECT count(*) AS total FROM relay_tasks ${where}`, params)
+        if (after !== undefined) {
+          params.push(after.timestamp, after.seq)
+          filters.push(`(status_time, seq) < ($${params.length - 1}, $${params.length})`)
+        }
+        params.push(query.pageSize + 1)
+        const rows = yield* sql.unsafe<{ readonly task: string; readonly status_time: string; readonly seq: string }>(
+          `SELECT task, status_time, seq FROM relay_tasks ${filters.length === 0 ? "" : `WHERE ${filters.join(" AND ")}`}
+           ORDER BY status_time DESC, seq DESC LIMIT $${params.length}`,
+          params
+        )
+        const page: Array<(typeof rows)[number]> = []
+        let bytes = 0
+        for (const row of rows.slice(0, query.pageSize)) {
+          const size = Buffer.byteLength(row.task)
+          if (page.length > 0 && bytes + size > maxPageBytes) break
+          page.push(row)
+          bytes += size
+        }
+        const last = page[page.length - 1]
+        const more = rows.length > page.length
+        return {
+          tasks: page.map((row) => JSON.parse(row.task) as V1.Task),
+          totalSize: Number(counted[0]?.total ?? 0),
+          ...(more && last !== undefined ? { nextPageToken: encodeCursor({ timestamp: last.status_time, seq: Number(last.seq) }) } : {})
+        } satisfies TaskPage
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const openConfig = (taskId: string, row: { readonly id: string; readonly generation: string; readonly sealed: string }) => {
+      const opened = sealer.open(row.sealed, sealedRow(taskId, row.id))
+      if (opened === undefined) {
+        return Effect.as(
+          Effect.logError(
+            `Push config ${row.id} of task ${taskId} does not open with ${STORE_KEY_VARIABLE}: it was sealed under another key, left out`
+          ),
+          undefined
+        )
+      }
+      return Effect.succeed<StoredPushConfig>({ config: JSON.parse(opened), generation: row.generation as ProtocolVersion })
+    }
+
+    const pushConfigs = (taskId: string) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ readonly id: string | null; readonly generation: string | null; readonly sealed: string | null }>`
+          SELECT c.id, c.generation, c.sealed FROM relay_tasks t LEFT JOIN relay_push_configs c ON c.task_id = t.id
+          WHERE t.id = ${taskId} ORDER BY c.seq`
+        if (rows.length === 0) return Option.none()
+        const configs: Array<StoredPushConfig> = []
+        for (const row of rows) {
+          if (row.id === null || row.generation === null || row.sealed === null) continue
+          const opened = yield* openConfig(taskId, { id: row.id, generation: row.generation, sealed: row.sealed })
+          if (opened !== undefined) configs.push(opened)
+        }
+        return Option.some<ReadonlyArray<StoredPushConfig>>(configs)
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const putPushConfig = (taskId: string, stored: StoredPushConfig) =>
+      Effect.map(
+        sql`
+          INSERT INTO relay_push_configs (task_id, id, generation, sealed)
+          SELECT ${taskId}, ${stored.config.id ?? ""}, ${stored.generation},
+            ${sealer.seal(JSON.stringify(stored.config), sealedRow(taskId, stored.config.id ?? ""))}
+          WHERE EXISTS (SELECT 1 FROM relay_tasks WHERE id = ${taskId})
+          ON CONFLICT (task_id, id) DO UPDATE SET generation = excluded.generation, sealed = excluded.sealed
+          RETURNING id`,
+        (rows) => rows.length === 0 ? Option.none() : Option.some(stored)
+      ).pipe(orDie)
+
+    const removePushConfig = (taskId: string, configId: string) =>
+      Effect.map(
+        sql<{ readonly task: boolean; readonly removed: string }>`
+          WITH removed AS (DELETE FROM relay_push_configs WHERE task_id = ${taskId} AND id = ${configId} RETURNING 1)
+          SELECT EXISTS (SELECT 1 FROM relay_tasks WHERE id = ${taskId}) AS task, (SELECT count(*) FROM removed) AS removed`,
+        (rows) => rows[0]?.task === true ? Option.some(Number(rows[0].removed) > 0) : Option.none()
+      ).pipe(orDie)
+
+    const changes: Stream.Stream<TaskChanged> = sql.listen(CHANNEL).pipe(
+      Stream.filterMap((payload) => Option.fromNullable(parseChanged(payload))),
+      Stream.tapErrorCause((cause) => Effect.logWarning("Lost the PostgreSQL notifications; listening again", cause)),
+      Stream.retry(Schedule.spaced(Duration.seconds(1))),
+      Stream.orDie
+    )
+
+    const changesAfter = (taskId: string, version: number) =>
+      Effect.map(
+        sql<{ readonly version: number; readonly event: string | null; readonly task: string }>`
+          SELECT version, event, task FROM relay_task_events WHERE task_id = ${taskId} AND version > ${version} ORDER BY version`,
+        (rows) =>
+          rows.map((row): LoggedChange => ({
+            version: row.version,
+            task: JSON.parse(row.task) as V1.Task,
+            ...(row.event === null ? {} : { event: JSON.parse(row.event) as V1.StreamResponse })
+          }))
+      ).pipe(orDie)
+
+    const hold = (taskIds: ReadonlyArray<string>) =>
+      taskIds.length === 0 ? Effect.void : sql`
+        UPDATE relay_tasks SET lease_owner = ${instance}, lease_until = now() + ${leaseMillis} * interval '1 millisecond'
+        WHERE id IN ${sql.in(taskIds)}`.pipe(Effect.asVoid, orDie)
+
+    const release = (taskId: string) =>
+      sql`UPDATE relay_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ${taskId} AND lease_owner = ${instance}`.pipe(
+        Effect.asVoid,
+        orDie
+      )
+
+    const takeExpired = Effect.map(
+      sql<{ readonly id: string }>`
+        UPDATE relay_tasks SET lease_owner = ${instance}, lease_until = now() + ${leaseMillis} * interval '1 millisecond'
+        WHERE id IN (
+          SELECT id FROM relay_tasks
+          WHERE lease_until < now() AND state NOT IN ('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING id`,
+      (rows) => rows.map((row) => row.id)
+    ).pipe(orDie)
+
+    return TaskStorage.of({
+      create,
+      get: (id) =>
+        Effect.map(
+          sql<TaskRow>`SELECT task, version, queued FROM relay_tasks WHERE id = ${id}`,
+          (rows) => rows.length === 0 ? Option.none() : Option.some(storedOf(rows[0]!))
+        ).pipe(orDie),
+      update,
+      list,
+      contextTasks: (contextId) =>
+        Effect.map(
+          sql<{ readonly task: string }>`SELECT task FROM relay_tasks WHERE context_id = ${contextId} ORDER BY seq`,
+          (rows) => rows.map((row) => JSON.parse(row.task) as V1.Task)
+        ).pipe(orDie),
+      putPushConfig,
+      pushConfigs,
+      removePushConfig,
+      shared: { changes, changesAfter, leaseTime, hold, release, takeExpired }
+    })
+  })
+
+// ---------------------------------------------------------------------------
+// Layers
+
+/** The client for a connection URL, its failures told without the password. */
+export const clientLayer = (url: string): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, TaskStoreUnavailable> =>
+  PgClient.layer({ url: Redacted.make(url), applicationName: "relay", connectTimeout: Duration.seconds(5) }).pipe(
+    Layer.mapError((error) => unavailable(url, maskedReason(url, error)))
+  )
+
+/** The cause's message, with the URL's password cut out should the driver repeat it. */
+const maskedReason = (url: string, error: unknown): string => {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error)
+  let password = ""
+  try {
+    password = decodeURIComponent(new URL(url).password)
+  } catch {
+    // no password to hide
+  }
+  return password === "" ? cause : cause.split(password).join("***")
+}
+
+/** Runs the migrations over the URL's database and ends (`--migrate-only`): the migrations run now. */
+export const migrateOnly = (url: string) =>
+  Effect.map(
+    migrate.pipe(
+      Effect.mapError((error) => unavailable(url, maskedReason(url, error))),
+      Effect.provide(clientLayer(url))
+    ),
+    (ran) => ran.map(([id, name]) => `${id}_${name}`)
+  )
+
+/**
+ * The PostgreSQL TaskStorage for a connection URL, its tables migrated first; what `--store
+ * postgres://…` plugs in under `TaskStore.layerOver()`. `instance` names this process in leases.
+ */
+export const postgresStorage = (
+  url: string,
+  options: PostgresStorageOptions = {},
+  instance: string = `${process.pid}-${crypto.randomUUID()}`
+): Layer.Layer<TaskStorage, TaskStoreUnavailable> =>
+  Layer.scoped(
+    TaskStorage,
+    Effect.gen(function*() {
+      const key = yield* Effect.mapError(storeKey(options.storeKey), (reason) => unavailable(url, reason))
+      yield* migrate.pipe(Effect.mapError((error) => unavailable(url, maskedReason(url, error))))
+      return yield* make(options, sealerOf(key), instance)
+    })
+  ).pipe(Layer.provide(clientLayer(url)))
+
+/** What `relay doctor` finds of a PostgreSQL store: reachable, migrated, writable, and the key set. */
+export interface StoreCheck {
+  readonly ok: boolean
+  readonly detail: string
+  readonly fix: string | null
+}
+
+export const checkStore = (url: string): Effect.Effect<StoreCheck> => {
+  const shown = redactUrl(url)
+  const problem = (detail: string, fix: string): StoreCheck => ({ ok: false, detail: `${shown}: ${detail}`, fix })
+  return Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const migrated = yield* migratedTo
+    if (migrated < LATEST_MIGRATION) {
+      return problem(
+        migrated === 0 ? "reachable, its tables not created yet" : `reachable, migrated to ${migrated} of ${LATEST_MIGRATION}`,
+        `relay server agent --store '${shown}' --migrate-only (with the real password), or start the server: it migrates at start`
+      )
+    }
+    const rows = yield* sql<{ readonly writable: boolean }>`
+      SELECT NOT pg_is_in_recovery() AND has_table_privilege('relay_tasks', 'INSERT, UPDATE, DELETE') AS writable`
+    if (rows[0]?.writable !== true) {
+      return problem(
+        "reachable and migrated, but not writable (a replica, or no write privilege)",
+        "Point --store at the primary with a user that may write relay's tables"
+      )
+    }
+    if (storeKeyProblem() !== undefined) {
+      return problem("reachable, migrated and writable, but RELAY_STORE_KEY is not set", storeKeyProblem()!)
+    }
+    return { ok: true, detail: `${shown} (reachable, migrated, writable; push secrets sealed with RELAY_STORE_KEY)`, fix: null }
+  }).pipe(
+    Effect.provide(clientLayer(url)),
+    Effect.catchAll((error) =>
+      Effect.succeed(
+        problem(
+          `unreachable: ${error._tag === "TaskStoreUnavailable" ? error.reason : maskedReason(url, error)}`,
+          "Start PostgreSQL, or fix the URL in RELAY_STORE / --store"
+        )
+      )
+    )
+  )
+}

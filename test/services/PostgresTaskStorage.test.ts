@@ -1,0 +1,108 @@
+// The PostgreSQL storage keeps the TaskStorage contract, on a throwaway cluster (test/helpers/postgres.ts),
+// a fresh database per test; and what it adds: push secrets sealed at rest, migrations run once by
+// instances starting together, a connection URL's password never shown.
+import { Effect, Either, Layer, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  checkStore,
+  clientLayer,
+  LATEST_MIGRATION,
+  migratedTo,
+  migrateOnly,
+  postgresStorage
+} from "../../src/services/PostgresTaskStorage.js"
+import { TaskStorage } from "../../src/services/TaskStorage.js"
+import { postgresAvailable, type PostgresCluster, sqlRows, startPostgres } from "../helpers/postgres.js"
+import { storageContract } from "./taskStorageContract.js"
+
+const STORE_KEY = "test store key, not a secret"
+
+describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
+  let cluster: PostgresCluster
+  beforeAll(async () => {
+    cluster = await startPostgres()
+  }, 60_000)
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+
+  storageContract("the PostgreSQL storage", () =>
+    Layer.unwrapEffect(
+      Effect.map(Effect.promise(() => cluster.createDatabase()), (url) => postgresStorage(url, { storeKey: STORE_KEY }))
+    ))
+
+  const task = { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" as const, timestamp: "2026-01-01T00:00:00.000Z" } }
+  const config = {
+    config: {
+      id: "p",
+      taskId: "t",
+      url: "https://hooks.example/p",
+      token: "push-token-in-clear",
+      authentication: { scheme: "Bearer", credentials: "webhook-credential-in-clear" }
+    },
+    generation: "1.0" as const
+  }
+
+  it("keeps push tokens and webhook credentials sealed; a store opened with another key leaves them out", async () => {
+    const url = await cluster.createDatabase()
+    const withKey = (storeKey: string) => <A>(body: (storage: TaskStorage["Type"]) => Effect.Effect<A>) =>
+      Effect.runPromise(Effect.provide(Effect.flatMap(TaskStorage, body), postgresStorage(url, { storeKey })))
+    await withKey(STORE_KEY)((storage) => Effect.zipRight(storage.create(task).pipe(Effect.orDie), storage.putPushConfig("t", config)))
+    const stored = JSON.stringify(await sqlRows(url, "SELECT * FROM relay_push_configs"))
+    expect(stored).not.toContain("push-token-in-clear")
+    expect(stored).not.toContain("webhook-credential-in-clear")
+    expect(await withKey(STORE_KEY)((storage) => storage.pushConfigs("t"))).toEqual(Option.some([config]))
+    expect(await withKey("another key of enough length")((storage) => storage.pushConfigs("t"))).toEqual(Option.some([]))
+  })
+
+  it("refuses to start without a store key, saying which variable to set", async () => {
+    const url = await cluster.createDatabase()
+    const saved = process.env["RELAY_STORE_KEY"]
+    delete process.env["RELAY_STORE_KEY"]
+    try {
+      const started = await Effect.runPromise(Effect.either(Layer.launch(postgresStorage(url)).pipe(Effect.timeout("5 seconds"))))
+      expect(Either.getLeft(started).pipe(Option.map((error) => [error._tag, error.message.includes("RELAY_STORE_KEY")])))
+        .toEqual(Option.some(["TaskStoreUnavailable", true]))
+    } finally {
+      if (saved !== undefined) process.env["RELAY_STORE_KEY"] = saved
+    }
+  })
+
+  it("migrates once when instances start together, and --migrate-only migrates alone", async () => {
+    const url = await cluster.createDatabase()
+    const ran = await Promise.all([1, 2, 3].map(() => Effect.runPromise(migrateOnly(url))))
+    expect(ran.flat()).toEqual(["1_tasks_events_push_configs"])
+    expect(await Effect.runPromise(Effect.provide(migratedTo, clientLayer(url)))).toBe(LATEST_MIGRATION)
+    expect(await sqlRows(url, "SELECT count(*)::int AS n FROM relay_tasks")).toEqual([{ n: 0 }])
+  })
+
+  it("never shows the password of the connection URL when it cannot connect", async () => {
+    const url = `postgres://relay:pa55-w0rd-s3cret@127.0.0.1:${cluster.port}/no_such_database`
+    const failed = await Effect.runPromise(Effect.either(migrateOnly(url)))
+    const error = Either.getLeft(failed).pipe(Option.getOrThrow)
+    const shown = `${error.message} ${error.hint} ${JSON.stringify(error)}`
+    expect(shown).toContain("no_such_database")
+    expect(shown).not.toContain("pa55-w0rd-s3cret")
+  })
+
+  it("doctor's check: reachable, then migrated and writable, and an unreachable store told without its password", async () => {
+    const url = await cluster.createDatabase()
+    const saved = process.env["RELAY_STORE_KEY"]
+    process.env["RELAY_STORE_KEY"] = STORE_KEY
+    try {
+      const fresh = await Effect.runPromise(checkStore(url))
+      expect([fresh.ok, fresh.detail]).toEqual([false, expect.stringContaining("tables not created yet")])
+      await Effect.runPromise(migrateOnly(url))
+      expect((await Effect.runPromise(checkStore(url))).detail).toContain("reachable, migrated, writable")
+      const down = await Effect.runPromise(checkStore(`postgres://relay:pa55-w0rd-s3cret@127.0.0.1:${cluster.port}/nowhere`))
+      expect([down.ok, down.detail.includes("unreachable"), JSON.stringify(down).includes("pa55-w0rd-s3cret")]).toEqual([
+        false,
+        true,
+        false
+      ])
+    } finally {
+      if (saved === undefined) delete process.env["RELAY_STORE_KEY"]
+      else process.env["RELAY_STORE_KEY"] = saved
+    }
+  })
+})
