@@ -1,6 +1,8 @@
 // Agent server throughput: SendMessage with relay's `echo` model under 64 concurrent keep-alive
 // connections (autocannon), side by side with the official @a2a-js/sdk 1.3.0 server running an
-// equivalent echo executor, and a bare node:http server answering a canned Task (the floor).
+// equivalent echo executor, and a bare node:http server answering a canned Task (the floor); and
+// over gRPC, 64 calls in flight (support/grpcLoad.mjs), against a relay agent of its own started
+// with --grpc-port (so the first one's memory figures stay those of a server that never loaded gRPC).
 // Each server is its own process on 127.0.0.1, port 0. The scenarios take turns for several
 // rounds (each round in a rotated order); each figure is the median of its rounds. The relay
 // agent's resident memory is read once it has started (idle, before any request) and, with the
@@ -12,10 +14,14 @@
 //   BENCH_DURATION     seconds per scenario and round (default 5), after one 2 s warm-up each
 //   BENCH_CONNECTIONS  concurrent connections (default 64)
 //   BENCH_ROUNDS       rounds (default 3)
+import { Role, TaskState } from "@a2a-js/sdk"
+import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
+import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc"
 import autocannon from "autocannon"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { memoryRow } from "./memory.mjs"
+import { grpcLoad, v1SendMessageBytes } from "./support/grpcLoad.mjs"
 import {
   benchDir,
   exitOf,
@@ -55,6 +61,18 @@ const restSend = JSON.stringify({ message: { messageId: randomUUID(), role: "ROL
 const json = { "content-type": "application/json" }
 const v1 = { ...json, "a2a-version": "1.0" }
 
+/** The gRPC interface (`host:port`) a relay agent's card lists at 1.0. */
+const grpcAddressOf = async (baseUrl) => {
+  const response = await fetch(`${baseUrl}/.well-known/agent-card.json`, {
+    headers: { "a2a-version": "1.0" },
+    signal: AbortSignal.timeout(10_000)
+  })
+  const card = await response.json()
+  const grpc = card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC" && i.protocolVersion === "1.0")
+  if (grpc === undefined) throw new Error(`${baseUrl} lists no gRPC interface`)
+  return grpc.url
+}
+
 /** One request first: a scenario only counts if it really answers with the echoed, completed task. */
 const checkAnswer = async ({ url, headers, body }) => {
   const response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) })
@@ -64,12 +82,41 @@ const checkAnswer = async ({ url, headers, body }) => {
   }
 }
 
-const load = ({ url, headers, body }, seconds) =>
-  withTimeout(
-    autocannon({ url, method: "POST", headers, body, connections, duration: seconds }),
-    (seconds + 30) * 1000,
-    `autocannon ${url}`
+/** The gRPC scenario's check: the a2a-js gRPC client's send, from the card, answers the completed echo. */
+const checkGrpcAnswer = async ({ url }) => {
+  const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    transports: [new GrpcTransportFactory()],
+    preferredTransports: ["GRPC"]
+  })).createFromUrl(url)
+  const part = { content: { $case: "text", value: "hello" }, mediaType: "", filename: "", metadata: undefined }
+  const message = {
+    messageId: randomUUID(),
+    contextId: "",
+    taskId: "",
+    role: Role.ROLE_USER,
+    parts: [part],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: []
+  }
+  const task = await withTimeout(
+    client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined }),
+    10_000,
+    "gRPC check"
   )
+  const text = JSON.stringify(task)
+  if (task.status?.state !== TaskState.TASK_STATE_COMPLETED || !text.includes("hello")) {
+    throw new Error(`unexpected gRPC answer from ${url}: ${text.slice(0, 300)}`)
+  }
+}
+
+const load = (scenario, seconds) => {
+  const { url, headers, body, grpc } = scenario
+  const run = grpc === undefined
+    ? autocannon({ url, method: "POST", headers, body, connections, duration: seconds })
+    : grpcLoad({ ...grpc, connections, seconds })
+  return withTimeout(run, (seconds + 30) * 1000, `${grpc === undefined ? "autocannon" : "gRPC load"} ${url}`)
+}
 
 const runScenario = async (scenario) => {
   const result = await load(scenario, duration)
@@ -115,7 +162,7 @@ const startPostgresCluster = async () => {
 }
 
 export const measure = async () => {
-  progress("agent server: starting relay (echo; memory, file and PostgreSQL stores), the SDK server and the floor")
+  progress("agent server: starting relay (echo; memory, file and PostgreSQL stores; gRPC), the SDK server and the floor")
   const cluster = await startPostgresCluster()
   try {
     return await measureWith(cluster === undefined ? undefined : await cluster.createDatabase())
@@ -126,9 +173,10 @@ export const measure = async () => {
 
 const measureWith = async (postgresStore) => {
   const fileHome = tempRelayHome()
-  const [relay, relayFile, sdk, floor, relayPostgres] = await Promise.all([
+  const [relay, relayFile, relayGrpc, sdk, floor, relayPostgres] = await Promise.all([
     startRelayAgent("echo"),
     startRelayAgent("echo", { store: "file", relayHome: fileHome }),
+    startRelayAgent("echo", { extraArgs: ["--grpc-port", "0"] }),
     startScript("SDK echo server", "sdk-echo-server.mjs"),
     startScript("floor server", "floor-server.mjs"),
     postgresStore === undefined ? undefined : startRelayAgent("echo", { store: postgresStore })
@@ -152,6 +200,17 @@ const measureWith = async (postgresStore) => {
       headers: v1,
       body: v1Send
     },
+    {
+      id: "agent.grpc_v1",
+      label: "relay gRPC SendMessage (1.0)",
+      url: relayGrpc.url,
+      grpc: {
+        address: await grpcAddressOf(relayGrpc.url),
+        path: "/lf.a2a.v1.A2AService/SendMessage",
+        request: v1SendMessageBytes(randomUUID(), "hello"),
+        metadata: { "a2a-version": "1.0" }
+      }
+    },
     ...(relayPostgres === undefined ? [] : [{
       id: "agent.jsonrpc_v1_postgres",
       label: "relay JSON-RPC SendMessage (1.0), PostgreSQL store",
@@ -163,7 +222,7 @@ const measureWith = async (postgresStore) => {
   await sleep(SETTLE_MS)
   const relayIdleRss = residentBytes(relay.child.pid)
   for (const scenario of scenarios) {
-    await checkAnswer(scenario)
+    await (scenario.grpc === undefined ? checkAnswer : checkGrpcAnswer)(scenario)
     progress(`agent server: warm-up ${scenario.label}`)
     await load(scenario, WARM_UP_SECONDS)
   }
@@ -196,6 +255,7 @@ const measureWith = async (postgresStore) => {
     ],
     "agent.rest_v1": [ratio("agent.rest_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
     "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
+    "agent.grpc_v1": [ratio("agent.grpc_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
     "agent.jsonrpc_v1_file": [
       ratio("agent.jsonrpc_v1_file", "agent.sdk", "SDK", { op: ">=", limit: 4 }),
       ratio("agent.jsonrpc_v1_file", "agent.jsonrpc_v1", "memory store")

@@ -95,9 +95,10 @@ export const listeningUrl = (text) => /listening on (http:\/\/[^\s]+)/.exec(text
 
 /**
  * Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port, over the task store
- * given (memory unless told: the figures before stores were durable were measured so), in `relayHome`.
+ * given (memory unless told: the figures before stores were durable were measured so), in `relayHome`,
+ * with `extraArgs` besides.
  */
-export const startRelayAgent = (model, { store = "memory", relayHome = tempRelayHome() } = {}) =>
+export const startRelayAgent = (model, { store = "memory", relayHome = tempRelayHome(), extraArgs = [] } = {}) =>
   startServer(`relay server agent -m ${model} --store ${store}`, process.execPath, [
     relayBin,
     "server",
@@ -110,7 +111,8 @@ export const startRelayAgent = (model, { store = "memory", relayHome = tempRelay
     "--model",
     model,
     "--store",
-    store
+    store,
+    ...extraArgs
   ], {
     // A PostgreSQL store seals push secrets with a key of the environment's.
     env: { ...relayEnv(relayHome), ...(store.startsWith("postgres") ? { RELAY_STORE_KEY: "bench store key, not a secret" } : {}) },

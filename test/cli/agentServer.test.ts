@@ -1,10 +1,17 @@
 // `relay server agent` as a user runs it (the built dist/main.cjs): start-up lines, the
 // generated key with its ready `relay auth set` line, serving requests, and a clean exit on
-// SIGINT and SIGTERM with the port closed.
+// SIGINT and SIGTERM with the port closed; with --grpc-port, its gRPC port too.
+import * as grpc from "@grpc/grpc-js"
+import { Either } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { grpcService } from "../../src/a2a/grpcCodec.js"
 import { relayBin } from "../helpers/cli.js"
+import { makeSelfSignedCert } from "../helpers/selfSignedCert.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 const WAIT_MS = 10_000
@@ -31,8 +38,8 @@ afterEach(() => {
   for (const process of running.splice(0)) process.kill()
 })
 
-const startAgentCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Running => {
-  const child = spawn(process.execPath, [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", ...args], {
+const startAgentCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, nodeArgs: ReadonlyArray<string> = []): Running => {
+  const child = spawn(process.execPath, [...nodeArgs, relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", ...args], {
     env: { ...process.env, RELAY_HOME: home.stateDir, NO_COLOR: "1", OLLAMA_HOST: "127.0.0.1:9", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -173,5 +180,108 @@ describe("relay server agent", () => {
     expect(await agent.exited).toBe(1)
     expect(agent.output.stderr).toContain("Invalid model")
     expect(agent.output.stderr).toContain("hint:")
+  })
+})
+
+// ---------------------------------------------------------------------------
+// --grpc-port
+
+const recorder = fileURLToPath(new URL("../fixtures/recordLoadedModules.mjs", import.meta.url))
+
+/** Starts the CLI recording the modules it loads (test/fixtures/recordLoadedModules.mjs); `loadsGrpc` reads the record. */
+const startRecorded = (args: ReadonlyArray<string>) => {
+  const record = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-loaded-")), "loaded.txt")
+  const agent = startAgentCli(args, { RELAY_TEST_LOADED_MODULES: record }, ["--import", recorder])
+  /** Whether a chunk holding @grpc/grpc-js was loaded so far (the build's metafile names each chunk's sources). */
+  const loadsGrpc = () => {
+    const dist = Path.dirname(relayBin)
+    const meta = JSON.parse(Fs.readFileSync(Path.join(dist, "meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>
+    }
+    return Fs.readFileSync(record, "utf8").split("\n").filter((line) => line.startsWith("file:")).some((line) => {
+      const file = Path.relative(Path.dirname(dist), fileURLToPath(line.split(" cache=")[0]!))
+      return Object.keys(meta.outputs[file]?.inputs ?? {}).some((source) => source.includes("node_modules/@grpc/grpc-js/"))
+    })
+  }
+  return { agent, loadsGrpc }
+}
+
+/** One SendMessage over gRPC (1.0) with `credentials`; the answer's ProtoJSON. */
+const grpcSend = (address: string, credentials: grpc.ChannelCredentials, text: string) =>
+  new Promise<unknown>((resolve, reject) => {
+    const method = grpcService("1.0").methods["SendMessage"]!
+    const request = Either.getOrThrow(method.request.toBinary({
+      message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] }
+    }))
+    const client = new grpc.Client(address, credentials)
+    const metadata = new grpc.Metadata()
+    metadata.set("a2a-version", "1.0")
+    client.makeUnaryRequest(
+      method.path,
+      (bytes: Buffer) => bytes,
+      (bytes: Buffer) => bytes,
+      Buffer.from(request),
+      metadata,
+      { deadline: Date.now() + WAIT_MS },
+      (error, answer) => {
+        client.close()
+        return error === null ? resolve(Either.getOrThrow(method.response.toJson(answer!))) : reject(error)
+      }
+    )
+  })
+
+describe("relay server agent --grpc-port", () => {
+  it("serves gRPC with TLS from the PEM files, names the port at start-up, loads gRPC only then, and closes it on SIGINT", async () => {
+    const cert = makeSelfSignedCert()
+    const keyFile = Path.join(Path.dirname(cert.certFile), "key.pem")
+    // Two servers at once: each keeps its tasks in memory (one state directory holds one file store).
+    const plain = startRecorded(["--json", "-m", "echo", "--store", "memory"])
+    const withGrpc = startRecorded([
+      "--store",
+      "memory",
+      "--json",
+      "-m",
+      "echo",
+      "--grpc-port",
+      "0",
+      "--grpc-tls-cert",
+      cert.certFile,
+      "--grpc-tls-key",
+      keyFile
+    ])
+    const [plainLine] = await plain.agent.waitFor("stdout", /^\{.*\}\n/)
+    expect(JSON.parse(plainLine)).not.toHaveProperty("grpc_address")
+    expect(plain.loadsGrpc()).toBe(false)
+
+    const [line] = await withGrpc.agent.waitFor("stdout", /^\{.*\}\n/)
+    const started = JSON.parse(line) as { url: string; grpc_address: string; grpc_tls: boolean }
+    expect(started.grpc_address).toMatch(/^127\.0\.0\.1:\d+$/)
+    expect(started.grpc_tls).toBe(true)
+    await withGrpc.agent.waitFor("stderr", /gRPC on 127\.0\.0\.1:\d+ \(TLS\)/)
+    expect(withGrpc.loadsGrpc()).toBe(true)
+    const answer = await grpcSend(started.grpc_address, grpc.credentials.createSsl(Buffer.from(cert.cert)), "hi over grpc")
+    expect(answer).toMatchObject({
+      task: { status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "hi over grpc" }] }] }
+    })
+    // A plaintext client gets nothing from a TLS port.
+    await expect(grpcSend(started.grpc_address, grpc.credentials.createInsecure(), "plain")).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE
+    })
+
+    expect(await Promise.all([plain.agent.stop("SIGINT"), withGrpc.agent.stop("SIGINT")])).toEqual([0, 0])
+    await expect(grpcSend(started.grpc_address, grpc.credentials.createSsl(Buffer.from(cert.cert)), "gone")).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE
+    })
+  })
+
+  it("refuses a TLS certificate without its key, a key that is none, and TLS files without --grpc-port (usage errors)", async () => {
+    const cert = makeSelfSignedCert()
+    const halfTls = startAgentCli(["-m", "echo", "--grpc-port", "0", "--grpc-tls-cert", cert.certFile])
+    const noPort = startAgentCli(["-m", "echo", "--grpc-tls-cert", cert.certFile, "--grpc-tls-key", cert.certFile])
+    const notAKey = startAgentCli(["-m", "echo", "--grpc-port", "0", "--grpc-tls-cert", cert.certFile, "--grpc-tls-key", cert.certFile])
+    expect(await Promise.all([halfTls.exited, noPort.exited, notAKey.exited])).toEqual([2, 2, 2])
+    expect(halfTls.output.stderr).toContain("--grpc-tls-cert and --grpc-tls-key go together")
+    expect(noPort.output.stderr).toContain("--grpc-tls-cert is only used with --grpc-port")
+    expect(notAKey.output.stderr).toContain("--grpc-tls-cert and --grpc-tls-key are not a certificate and its key")
   })
 })

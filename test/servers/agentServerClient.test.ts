@@ -1,5 +1,5 @@
-// Our own A2aClient against relay's agent server, in all four dialects (JSON-RPC and HTTP+JSON,
-// each at 1.0 and 0.3): the same round trips the SDK clients make.
+// Our own A2aClient against relay's agent server, in all six dialects (JSON-RPC, HTTP+JSON and
+// gRPC, each at 1.0 and 0.3): the same round trips the SDK clients make.
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
@@ -18,7 +18,7 @@ let secured: AgentHandle
 const KEY = "client-test-key-0123"
 
 beforeAll(async () => {
-  ;[agent, secured] = await Promise.all([startAgent(), startAgent({ key: KEY })])
+  ;[agent, secured] = await Promise.all([startAgent({ grpc: {} }), startAgent({ key: KEY, grpc: {} })])
 })
 
 afterAll(async () => {
@@ -29,7 +29,9 @@ const DIALECTS: ReadonlyArray<readonly [Binding, ProtocolVersion]> = [
   ["JSONRPC", "1.0"],
   ["HTTP+JSON", "1.0"],
   ["JSONRPC", "0.3"],
-  ["HTTP+JSON", "0.3"]
+  ["HTTP+JSON", "0.3"],
+  ["GRPC", "1.0"],
+  ["GRPC", "0.3"]
 ]
 
 describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
@@ -71,7 +73,7 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
       const canceled = yield* a2a.cancelTask(target(), { id: running.id })
       expect(canceled.status.state).toBe("TASK_STATE_CANCELED")
 
-      const slow = taskOf(yield* a2a.send(target(), sendRequest("slow: x y", { configuration: { returnImmediately: true } })))
+      const slow = taskOf(yield* a2a.send(target(), sendRequest("slow: w x y z", { configuration: { returnImmediately: true } })))
       const events = yield* collect(a2a.subscribe(target(), { id: slow.id }))
       expect(kindsOf(events)[0]).toBe("task")
       expect(foldEvents(events)?.status.state).toBe("TASK_STATE_COMPLETED")
@@ -96,7 +98,9 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
       const card = yield* a2a.extendedCard({
         ...target(),
         agentUrl: agentUrlOf(secured.baseUrl),
-        credentials: { kind: "bearer", token: KEY }
+        credentials: { kind: "bearer", token: KEY },
+        // gRPC is at another port of the host, another origin: the key goes there only when allowed.
+        allowCrossOriginCredentials: binding === "GRPC"
       })
       expect(card.card.description).toContain("Model chosen because")
       expect(yield* Effect.flip(a2a.extendedCard(target()))).toMatchObject({ _tag: "UnsupportedOperation" })
@@ -110,16 +114,19 @@ describe.each(DIALECTS)("A2aClient over %s at %s", (binding, protocol) => {
 })
 
 describe("A2aClient ListTasks (1.0 only)", () => {
-  it.live.each(["JSONRPC", "HTTP+JSON"] as const)("pages through a context over %s", (binding) =>
-    withClient(Effect.gen(function*() {
-      const a2a = yield* A2aClient
-      const target: Target = { agentUrl: agentUrlOf(agent.baseUrl), binding, protocol: "1.0" }
-      const contextId = randomUUID()
-      for (const text of ["a", "b", "c"]) yield* a2a.send(target, sendRequest(text, { contextId }))
-      const first = yield* a2a.listTasks(target, { contextId, pageSize: 2 })
-      expect(first.tasks).toHaveLength(2)
-      const second = yield* a2a.listTasks(target, { contextId, pageSize: 2, pageToken: first.nextPageToken })
-      expect(second.tasks).toHaveLength(1)
-      expect(second.nextPageToken).toBe("")
-    })))
+  it.live.each(["JSONRPC", "HTTP+JSON", "GRPC"] as const)(
+    "pages through a context over %s",
+    (binding) =>
+      withClient(Effect.gen(function*() {
+        const a2a = yield* A2aClient
+        const target: Target = { agentUrl: agentUrlOf(agent.baseUrl), binding, protocol: "1.0" }
+        const contextId = randomUUID()
+        for (const text of ["a", "b", "c"]) yield* a2a.send(target, sendRequest(text, { contextId }))
+        const first = yield* a2a.listTasks(target, { contextId, pageSize: 2 })
+        expect(first.tasks).toHaveLength(2)
+        const second = yield* a2a.listTasks(target, { contextId, pageSize: 2, pageToken: first.nextPageToken })
+        expect(second.tasks).toHaveLength(1)
+        expect(second.nextPageToken).toBe("")
+      }))
+  )
 })

@@ -5,6 +5,7 @@
  * stream back (the socket's buffer is let drain) instead of filling the socket's buffer.
  */
 import { Cause, Effect, Stream } from "effect"
+import type { EventEmitter } from "node:events"
 import type { ServerResponse } from "node:http"
 import type * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, internalError } from "../../domain/agentErrors.js"
@@ -21,22 +22,30 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no"
 }
 
-/** Writes one frame; when the socket's buffer is full, waits until it drains (or the client is gone). */
-const writeFrame = (response: ServerResponse, text: string): Effect.Effect<void> =>
+/**
+ * Writes with `write` (true when the stream took it, or when it is gone); otherwise waits until
+ * the stream drains, or emits `gone` (its reader left). One step, so no drain is missed between
+ * the write and the wait. The gRPC door's streams write their messages with it too.
+ */
+export const writeOrWait = (stream: EventEmitter, write: () => boolean, gone: string): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
-    if (response.write(text) || response.destroyed) return resume(Effect.void)
+    if (write()) return resume(Effect.void)
     const done = () => {
-      response.off("drain", done)
-      response.off("close", done)
+      stream.off("drain", done)
+      stream.off(gone, done)
       resume(Effect.void)
     }
-    response.on("drain", done)
-    response.on("close", done)
+    stream.on("drain", done)
+    stream.on(gone, done)
     return Effect.sync(() => {
-      response.off("drain", done)
-      response.off("close", done)
+      stream.off("drain", done)
+      stream.off(gone, done)
     })
   })
+
+/** Writes one frame; when the socket's buffer is full, waits until it drains (or the client is gone). */
+const writeFrame = (response: ServerResponse, text: string): Effect.Effect<void> =>
+  writeOrWait(response, () => response.write(text) || response.destroyed, "close")
 
 /** Answers with an SSE stream of one error event (an error before the first event), then ends it. */
 export const writeSseError = ({ response }: Exchange, json: string): void => {
