@@ -1,9 +1,11 @@
 /**
- * How each A2A operation goes on the wire, for the four dialects we speak:
- * JSON-RPC and HTTP+JSON (REST), each at protocol 1.0 and 0.3.
+ * How each A2A operation goes on the wire, for the six dialects we speak:
+ * JSON-RPC, HTTP+JSON (REST) and gRPC, each at protocol 1.0 and 0.3.
  *
- * Pure: an operation becomes a `WireRequest` (method name and params, or HTTP verb, path and
- * body) plus a decoder into the v1.0 domain model. The A2aClient service does the I/O.
+ * Pure: an operation becomes a `WireRequest` (method name and params, HTTP verb, path and body,
+ * or gRPC method and message as ProtoJSON) plus a decoder into the v1.0 domain model. The
+ * A2aClient service does the I/O; gRPC messages become bytes there (grpcCodec.ts), the very
+ * ProtoJSON the REST bodies are.
  */
 import { Effect, type ParseResult, Schema } from "effect"
 import { type ProtocolVersion, SUPPORTED_VERSIONS } from "./protocolVersion.js"
@@ -12,9 +14,9 @@ import { repeated } from "./schemaFields.js"
 import * as T from "./translate.js"
 import * as V1 from "./v1.js"
 
-export type Binding = "JSONRPC" | "HTTP+JSON"
+export type Binding = "JSONRPC" | "HTTP+JSON" | "GRPC"
 
-export const SUPPORTED_BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
+export const SUPPORTED_BINDINGS: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON", "GRPC"]
 
 type Decoder<A> = (json: unknown) => Effect.Effect<A, ParseResult.ParseError>
 
@@ -36,6 +38,14 @@ export type WireRequest<A> =
     readonly body?: unknown
     /** Tried when the agent answers 404/405 to `verb` (the spec disagrees with itself on :subscribe). */
     readonly fallbackVerb?: HttpVerb
+    readonly decode: Decoder<A>
+  }
+  | {
+    readonly _tag: "Grpc"
+    /** The proto's method name in the generation's service (grpcCodec.ts), e.g. `SendMessage`. */
+    readonly method: string
+    /** The request message as ProtoJSON. */
+    readonly message: unknown
     readonly decode: Decoder<A>
   }
 
@@ -76,6 +86,13 @@ const rpc = <A>(method: string, params: unknown, decode: Decoder<A>): WireReques
   _tag: "JsonRpc",
   method,
   params,
+  decode
+})
+
+const grpc = <A>(method: string, message: unknown, decode: Decoder<A>): WireRequest<A> => ({
+  _tag: "Grpc",
+  method,
+  message,
   decode
 })
 
@@ -124,12 +141,20 @@ const encode = <A, I>(schema: Schema.Schema<A, I>) => Schema.encode(schema)
 
 // ---------------------------------------------------------------------------
 
-const jsonRpcV1 = (tenant: string | undefined): Dialect => {
+/**
+ * 1.0 over JSON-RPC or gRPC: the same method names and the same ProtoJSON request messages, the
+ * tenant inside each (`wire` wraps them in the binding's request).
+ */
+const protoMethodsV1 = (
+  binding: "JSONRPC" | "GRPC",
+  tenant: string | undefined,
+  wire: <A>(method: string, message: unknown, decode: Decoder<A>) => WireRequest<A>
+): Dialect => {
   const withTenant = <P extends object>(params: P) => (tenant ? { ...params, tenant } : params)
   const call = <I, IE, A>(method: string, input: Schema.Schema<I, IE>, decode: Decoder<A>) => (value: I) =>
-    Effect.map(encode(input)(value), (params) => rpc(method, withTenant(params as object), decode))
+    Effect.map(encode(input)(value), (params) => wire(method, withTenant(params as object), decode))
   return {
-    binding: "JSONRPC",
+    binding,
     version: "1.0",
     send: call("SendMessage", V1.SendMessageRequest, decodeSendResponse),
     stream: call("SendStreamingMessage", V1.SendMessageRequest, decodeStreamResponse),
@@ -143,9 +168,9 @@ const jsonRpcV1 = (tenant: string | undefined): Dialect => {
     deletePushConfig: (request) =>
       Effect.map(
         encode(V1.TaskPushNotificationConfigRequest)(request),
-        (params) => rpc("DeleteTaskPushNotificationConfig", withTenant(params), ignoreResult)
+        (params) => wire("DeleteTaskPushNotificationConfig", withTenant(params), ignoreResult)
       ),
-    extendedCard: () => Effect.succeed(rpc("GetExtendedAgentCard", withTenant({}), passThrough))
+    extendedCard: () => Effect.succeed(wire("GetExtendedAgentCard", withTenant({}), passThrough))
   }
 }
 
@@ -277,11 +302,53 @@ const restV03: Dialect = {
   extendedCard: () => Effect.succeed(rest("GET", "/v1/card", passThrough))
 }
 
+/**
+ * v0.3 gRPC (`a2a.v1.A2AService`): the v0.3 proto's messages, whose JSON v0.3 REST speaks, with
+ * tasks and configs named as resources (`tasks/{id}`, `tasks/{id}/pushNotificationConfigs/{id}`).
+ */
+const grpcV03: Dialect = {
+  binding: "GRPC",
+  version: "0.3",
+  send: (request) =>
+    Effect.map(encode(T.SendRequestAsV03Rest)(request), (message) => grpc("SendMessage", message, decoderOf(T.SendResponseAsV03Rest))),
+  stream: (request) =>
+    Effect.map(
+      encode(T.SendRequestAsV03Rest)(request),
+      (message) => grpc("SendStreamingMessage", message, decoderOf(T.StreamResponseAsV03Rest))
+    ),
+  getTask: (request) =>
+    Effect.succeed(
+      grpc("GetTask", definedOnly({ name: taskName(request.id), historyLength: request.historyLength }), decoderOf(T.TaskAsV03Rest))
+    ),
+  listTasks: undefined,
+  cancelTask: (request) => Effect.succeed(grpc("CancelTask", { name: taskName(request.id) }, decoderOf(T.TaskAsV03Rest))),
+  subscribe: (request) => Effect.succeed(grpc("TaskSubscription", { name: taskName(request.id) }, decoderOf(T.StreamResponseAsV03Rest))),
+  createPushConfig: (config) =>
+    Effect.succeed(grpc("CreateTaskPushNotificationConfig", T.pushConfigToV03Rest(config), decoderOf(T.PushConfigAsV03Rest))),
+  getPushConfig: (request) =>
+    Effect.succeed(grpc("GetTaskPushNotificationConfig", { name: pushConfigName(request) }, decoderOf(T.PushConfigAsV03Rest))),
+  listPushConfigs: (request) =>
+    Effect.succeed(grpc("ListTaskPushNotificationConfig", { parent: taskName(request.taskId) }, decoderOf(V03RestPushConfigList))),
+  deletePushConfig: (request) => Effect.succeed(grpc("DeleteTaskPushNotificationConfig", { name: pushConfigName(request) }, ignoreResult)),
+  extendedCard: () => Effect.succeed(grpc("GetAgentCard", {}, passThrough))
+}
+
+const taskName = (taskId: string) => `tasks/${taskId}`
+
+const pushConfigName = (request: V1.TaskPushNotificationConfigRequest) =>
+  `${taskName(request.taskId)}/pushNotificationConfigs/${request.id}`
+
 /** The dialect for an interface's binding and protocol version. */
-export const dialectFor = (binding: Binding, version: ProtocolVersion, tenant?: string): Dialect =>
-  binding === "JSONRPC"
-    ? (version === "1.0" ? jsonRpcV1(tenant) : jsonRpcV03)
-    : (version === "1.0" ? restV1(tenant) : restV03)
+export const dialectFor = (binding: Binding, version: ProtocolVersion, tenant?: string): Dialect => {
+  switch (binding) {
+    case "JSONRPC":
+      return version === "1.0" ? protoMethodsV1("JSONRPC", tenant, rpc) : jsonRpcV03
+    case "HTTP+JSON":
+      return version === "1.0" ? restV1(tenant) : restV03
+    case "GRPC":
+      return version === "1.0" ? protoMethodsV1("GRPC", tenant, grpc) : grpcV03
+  }
+}
 
 /** `"0.3.0"`, `"0.3"` → "0.3"; `"1.0"`, `"1.0.1"` → "1.0"; anything else is not ours. */
 export const protocolVersionOf = (declared: string): ProtocolVersion | undefined => {

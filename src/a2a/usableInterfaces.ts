@@ -3,12 +3,14 @@
  * of interface (A2aClient.selectEndpoints) and `relay card validate`, so the validator never calls
  * a card valid that the client then cannot use.
  *
- * An interface is usable when relay speaks its binding (JSONRPC or HTTP+JSON, aliases accepted),
- * its protocol version (1.0 or 0.3 by Major.Minor) and its URL is http(s), absolute or relative to
- * the card's own URL, with no query or fragment (operations are paths under it: a query would swallow them).
+ * An interface is usable when relay speaks its binding (JSONRPC, HTTP+JSON or GRPC, aliases
+ * accepted), its protocol version (1.0 or 0.3 by Major.Minor) and its URL is http(s), absolute or
+ * relative to the card's own URL, with no query or fragment (operations are paths under it: a
+ * query would swallow them). A gRPC interface's URL is an address (grpcUrl below).
  */
 import { Effect, Either, ParseResult } from "effect"
 import { type Binding, bindingOf, protocolVersionOf, SUPPORTED_BINDINGS } from "./dialects.js"
+import { isLoopbackHost } from "./hosts.js"
 import { type ProtocolVersion, SUPPORTED_VERSIONS } from "./protocolVersion.js"
 import { cardFromWire } from "./translate.js"
 import type * as V1 from "./v1.js"
@@ -36,6 +38,38 @@ const httpUrl = (text: string, base: string | undefined): URL | undefined => {
  */
 export const hasQueryOrFragment = (url: URL): boolean => /[?#]/.test(url.href)
 
+const GRPC_SCHEMES: Readonly<Record<string, "http:" | "https:">> = {
+  "http:": "http:",
+  "https:": "https:",
+  "grpc:": "http:",
+  "grpcs:": "https:"
+}
+
+/**
+ * A gRPC interface's address as the URL relay keeps for it: `host:port` (the specification's
+ * form), or a URL whose scheme names the channel: https or grpcs for TLS, http or grpc for
+ * plaintext (h2c). A bare address is TLS, except on a loopback host, where local servers (the
+ * SDKs' samples) listen in plaintext. Nothing after the port: gRPC routes by the service's name.
+ */
+export const grpcUrl = (text: string): Either.Either<URL, string> => {
+  const scheme = /^([a-z][a-z0-9+.-]*:)\/\//i.exec(text.trim())?.[1]?.toLowerCase()
+  const wanted = scheme === undefined ? undefined : GRPC_SCHEMES[scheme]
+  if (scheme !== undefined && wanted === undefined) {
+    return Either.left(`gRPC address ${JSON.stringify(text)} has a scheme other than https, http, grpcs or grpc`)
+  }
+  let url: URL
+  try {
+    url = new URL(scheme === undefined ? `https://${text.trim()}` : `${wanted}${text.trim().slice(scheme.length)}`)
+  } catch {
+    return Either.left(`gRPC address ${JSON.stringify(text)} is not host:port`)
+  }
+  if (url.pathname !== "/" || hasQueryOrFragment(url) || url.username !== "" || url.password !== "") {
+    return Either.left(`gRPC address ${JSON.stringify(text)} has more than a host and a port`)
+  }
+  // Parsed again rather than given another protocol, which would move a port 443 (left out of an https URL) to 80.
+  return Either.right(scheme === undefined && isLoopbackHost(url.hostname) ? new URL(`http://${text.trim()}`) : url)
+}
+
 /** The interface as relay would use it, or why relay cannot (right: usable; left: the reason). */
 export const interfaceUse = (entry: V1.AgentInterface, cardUrl?: string): Either.Either<UsableInterface, string> => {
   const binding = bindingOf(entry.protocolBinding)
@@ -47,6 +81,9 @@ export const interfaceUse = (entry: V1.AgentInterface, cardUrl?: string): Either
     return Either.left(
       `protocol version ${JSON.stringify(entry.protocolVersion)} is not one relay speaks (${SUPPORTED_VERSIONS.join(", ")})`
     )
+  }
+  if (binding === "GRPC") {
+    return Either.map(grpcUrl(entry.url), (url) => ({ url: url.toString(), binding, version, tenant: entry.tenant || undefined }))
   }
   const url = httpUrl(entry.url, cardUrl)
   if (url === undefined) return Either.left(`URL ${JSON.stringify(entry.url)} is not an absolute http(s) URL`)

@@ -15,7 +15,7 @@ import type { ModelProvider } from "../services/ModelAccess.js"
 import { withSuggestions } from "./commandTree.js"
 import { untilStopped } from "./ending.js"
 import { optional } from "./optional.js"
-import { bodyLimitOption, outputOptions, portOption } from "./options.js"
+import { bodyLimitOption, outputOptions, portOption, wholeNumber } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const host = Options.text("host").pipe(
@@ -56,11 +56,31 @@ const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
   )
 )
 
+const grpcPort = optional(
+  wholeNumber("grpc-port", "port", 0, 65535, " (0 picks a free port)"),
+  "Also serve A2A over gRPC (1.0 and 0.3) on this port of --host; 0 picks a free one"
+)
+const grpcTlsCert = optional(
+  Options.file("grpc-tls-cert", { exists: "yes" }),
+  "PEM certificate chain that makes the gRPC port speak TLS (with --grpc-tls-key; plaintext without)"
+)
+const grpcTlsKey = optional(Options.file("grpc-tls-key", { exists: "yes" }), "PEM private key of --grpc-tls-cert")
+
 interface AgentConfig extends OutputFlags, AgentServerConfig {}
 
 const validate = (config: AgentConfig) => {
   if (!config.auth && Option.isSome(config.key)) {
     return Effect.fail(new InvalidInput({ reason: "--key is only used with --auth", suggestion: "Add --auth to require the key" }))
+  }
+  if (Option.isSome(config.grpcTlsCert) !== Option.isSome(config.grpcTlsKey)) {
+    return Effect.fail(
+      new InvalidInput({ reason: "--grpc-tls-cert and --grpc-tls-key go together", suggestion: "Give both PEM files, or neither" })
+    )
+  }
+  if (Option.isSome(config.grpcTlsCert) && Option.isNone(config.grpcPort)) {
+    return Effect.fail(
+      new InvalidInput({ reason: "--grpc-tls-cert is only used with --grpc-port", suggestion: "Add --grpc-port (0 picks a free one)" })
+    )
   }
   return Effect.void
 }
@@ -70,6 +90,9 @@ const startupLines = (config: AgentConfig, started: AgentServerStarted) => {
   const lines = [
     `${style.bold("relay agent")} listening on ${style.cyan(started.baseUrl)}` +
     (isAllInterfaces(config.host) ? style.dim(` (all interfaces, port ${new URL(started.baseUrl).port})`) : ""),
+    ...(started.grpc === undefined
+      ? []
+      : [`gRPC on ${style.cyan(started.grpc.address)} ${style.dim(started.grpc.tls ? "(TLS)" : "(plaintext)")}`]),
     `Model: ${style.bold(started.model.spec.text)} ${style.dim(`(${started.model.reason})`)}`
   ]
   if (Duration.toMillis(started.latency) > 0) lines.push(`Latency: each turn stays working ${Duration.format(started.latency)}`)
@@ -103,6 +126,7 @@ const startupJson = (started: AgentServerStarted) =>
     url: started.baseUrl,
     model: started.model.spec.text,
     model_reason: started.model.reason,
+    ...(started.grpc === undefined ? {} : { grpc_address: started.grpc.address, grpc_tls: started.grpc.tls }),
     latency_ms: Duration.toMillis(started.latency),
     auth: started.key !== undefined,
     ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
@@ -124,8 +148,8 @@ const serveAgent = (config: AgentConfig) =>
 
 export const agentCommand = Command.make(
   "agent",
-  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks },
+  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks, grpcPort, grpcTlsCert, grpcTlsKey },
   serveAgent
 ).pipe(Command.withDescription(
-  "Run a local A2A agent backed by a language model (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3, streaming, push)"
+  "Run a local A2A agent backed by a language model (JSON-RPC, HTTP+JSON and with --grpc-port gRPC, A2A 1.0 and 0.3, streaming, push)"
 ))

@@ -44,15 +44,15 @@ const apiKey = optional(Options.redacted("api-key"), "API key for this call, sen
 export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent card, when it is not at the well-known path")
 /** The protocol generations and bindings, as completions describe them. */
 export const PROTOCOL_VALUES = [["1.0", "A2A 1.0"], ["0.3", "A2A 0.3"]] as const
-export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"]] as const
+export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"], ["grpc", "gRPC"]] as const
 const protocol = optional(
   Options.choice("protocol", ["1.0", "0.3"]),
   "Pin the A2A protocol version (default: the card's first, falling back to 0.3)"
 )
   .pipe(withSuggestions(PROTOCOL_VALUES))
 const binding = optional(
-  Options.choice("binding", ["jsonrpc", "rest"]),
-  "Pin the HTTP binding: JSON-RPC or HTTP+JSON (default: the card's first)"
+  Options.choice("binding", ["jsonrpc", "rest", "grpc"]),
+  "Pin the binding: JSON-RPC, HTTP+JSON or gRPC (default: the card's first)"
 )
   .pipe(withSuggestions(BINDING_VALUES))
 const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
@@ -73,6 +73,16 @@ export const allowInterfaceHost = Options.text("allow-interface-host").pipe(
   ),
   Options.repeated,
   Options.filterMap(hostNames, "--allow-interface-host takes a host name or an IP address, without a scheme, port or path")
+)
+
+/** `--insecure HOST` (repeatable): hosts relay may speak plaintext gRPC (h2c) to, besides this machine. */
+const insecure = Options.text("insecure").pipe(
+  Options.withPseudoName("HOST"),
+  Options.withDescription(
+    "Speak gRPC in plaintext (h2c) to this host where the card offers it so; without it, plaintext gRPC goes to this machine only; repeatable"
+  ),
+  Options.repeated,
+  Options.filterMap(hostNames, "--insecure takes a host name or an IP address, without a scheme, port or path")
 )
 
 /** A whole number in [low, high], else a usage error naming the option. */
@@ -140,6 +150,7 @@ export const agentOptions = {
   binding,
   allowCrossOrigin,
   allowInterfaceHost,
+  insecure,
   timeout,
   streamIdle,
   maxResponseBytes
@@ -151,13 +162,18 @@ export interface AgentOptionValues {
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly cardUrl: Option.Option<string>
   readonly protocol: Option.Option<"1.0" | "0.3">
-  readonly binding: Option.Option<"jsonrpc" | "rest">
+  readonly binding: Option.Option<"jsonrpc" | "rest" | "grpc">
   readonly allowCrossOrigin: boolean
   readonly allowInterfaceHost: ReadonlyArray<string>
+  readonly insecure: ReadonlyArray<string>
   readonly timeout: Option.Option<number>
   readonly streamIdle: Option.Option<number>
   readonly maxResponseBytes: number
 }
+
+/** `--binding`'s word → the binding's name in cards. */
+export const bindingOfChoice = (choice: "jsonrpc" | "rest" | "grpc"): Binding =>
+  choice === "rest" ? "HTTP+JSON" : choice === "grpc" ? "GRPC" : "JSONRPC"
 
 /** The program input of the agent options, with `--url` already decoded (see withAgentUrl). */
 const toAccess = (agentUrl: AgentUrl, values: AgentOptionValues): AgentAccess => ({
@@ -166,9 +182,10 @@ const toAccess = (agentUrl: AgentUrl, values: AgentOptionValues): AgentAccess =>
   apiKey: Option.getOrUndefined(Option.map(values.apiKey, Redacted.value)),
   cardUrl: Option.getOrUndefined(values.cardUrl),
   protocol: Option.getOrUndefined(values.protocol),
-  binding: Option.getOrUndefined(Option.map(values.binding, (b): Binding => (b === "rest" ? "HTTP+JSON" : "JSONRPC"))),
+  binding: Option.getOrUndefined(Option.map(values.binding, bindingOfChoice)),
   allowCrossOriginCredentials: values.allowCrossOrigin,
   allowInterfaceHosts: values.allowInterfaceHost,
+  insecureHosts: values.insecure,
   timeoutSeconds: Option.getOrUndefined(values.timeout),
   streamIdleSeconds: Option.getOrUndefined(values.streamIdle),
   maxResponseBytes: values.maxResponseBytes

@@ -64,6 +64,8 @@ export interface AgentAccess {
   readonly allowCrossOriginCredentials?: boolean | undefined
   /** Interface hosts the user vouches for (--allow-interface-host). */
   readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
+  /** Hosts relay may speak plaintext gRPC to (--insecure); loopback needs no naming. */
+  readonly insecureHosts?: ReadonlyArray<string> | undefined
   readonly timeoutSeconds?: number | undefined
   readonly streamIdleSeconds?: number | undefined
   /** Largest answer (card, JSON body, one stream event) read from the agent (default MAX_RESPONSE_BYTES). */
@@ -104,6 +106,7 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     binding: access.binding,
     allowCrossOriginCredentials: access.allowCrossOriginCredentials,
     allowInterfaceHosts: access.allowInterfaceHosts,
+    insecureHosts: access.insecureHosts,
     timeout: seconds(access.timeoutSeconds),
     streamIdleTimeout: seconds(access.streamIdleSeconds),
     maxResponseBytes: access.maxResponseBytes

@@ -654,12 +654,11 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
     expect(clientEndpoints(card)).toEqual([])
   })
 
-  it("no binding relay speaks (gRPC, a custom binding) is an error", () => {
+  it("no binding relay speaks (a custom binding) is an error", () => {
     for (
       const card of [
-        withInterfaces({ url: "a.example.com:443", protocolBinding: "GRPC", protocolVersion: "1.0" }),
         withInterfaces({ url: "https://a.example.com/ws", protocolBinding: "https://bindings.example.com/ws", protocolVersion: "1.0" }),
-        (({ additionalInterfaces: _dropped, ...card }) => ({ ...card, preferredTransport: "GRPC" }))(v03Card())
+        (({ additionalInterfaces: _dropped, ...card }) => ({ ...card, preferredTransport: "WEBSOCKET" }))(v03Card())
       ]
     ) {
       const result = check(card)
@@ -702,10 +701,40 @@ describe("validateCard agrees with the client's choice of interface (issue 17.5)
     )
   })
 
+  it("a gRPC interface is usable at host:port (TLS; plaintext on loopback) or a grpc(s)/http(s) URL with no path (#33)", () => {
+    const grpcAt = (url: string) => clientEndpoints(withInterfaces({ url, protocolBinding: "GRPC", protocolVersion: "1.0" }))
+    expect(grpcAt("a.example.com:8443")).toEqual([{
+      url: "https://a.example.com:8443/",
+      binding: "GRPC",
+      version: "1.0",
+      tenant: undefined
+    }])
+    expect(grpcAt("a.example.com")[0]?.url).toBe("https://a.example.com/")
+    expect(grpcAt("localhost:50051")[0]?.url).toBe("http://localhost:50051/")
+    expect(grpcAt("127.0.0.1:443")[0]?.url).toBe("http://127.0.0.1:443/")
+    expect(grpcAt("[::1]:50051")[0]?.url).toBe("http://[::1]:50051/")
+    expect(grpcAt("grpcs://localhost:50051")[0]?.url).toBe("https://localhost:50051/")
+    expect(grpcAt("grpc://a.example.com:50051")[0]?.url).toBe("http://a.example.com:50051/")
+    expect(grpcAt("https://a.example.com:443")[0]?.url).toBe("https://a.example.com/")
+    for (
+      const unusable of [
+        "https://a.example.com/a2a/grpc",
+        "a.example.com:50051/x",
+        "ws://a.example.com:1",
+        "a.example.com:1?x",
+        "u:p@a.example.com:1"
+      ]
+    ) {
+      const card = withInterfaces({ url: unusable, protocolBinding: "GRPC", protocolVersion: "1.0" })
+      expect(clientEndpoints(card), unusable).toEqual([])
+      expect(errorCodes(check(card)), unusable).toContain("card.no_usable_interface")
+    }
+  })
+
   it("one usable interface among unusable ones is enough, and it is the one the client picks", () => {
     const card = withInterfaces(
       { url: "https://a.example.com/a2a", protocolBinding: "JSONRPC", protocolVersion: "9.9" },
-      { url: "a.example.com:443", protocolBinding: "GRPC", protocolVersion: "1.0" },
+      { url: "https://a.example.com/ws", protocolBinding: "https://bindings.example.com/ws", protocolVersion: "1.0" },
       { url: "https://a.example.com/rest", protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
     )
     expect(check(card).valid).toBe(true)

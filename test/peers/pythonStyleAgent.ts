@@ -64,7 +64,7 @@ const ODD_TASKS: Readonly<Record<string, unknown>> = {
   broken: { id: "broken", status: { state: 3, message: { message_id: "m-broken", role: 2, parts: [{}] } } }
 }
 
-export const DIALECT_PATHS: Readonly<Record<`${Binding} ${ProtocolVersion}`, string>> = {
+export const DIALECT_PATHS: Readonly<Record<`${Exclude<Binding, "GRPC">} ${ProtocolVersion}`, string>> = {
   "JSONRPC 1.0": "/rpc",
   "HTTP+JSON 1.0": "/rest",
   "JSONRPC 0.3": "/rpc03",

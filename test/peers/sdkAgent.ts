@@ -1,10 +1,12 @@
-// A real A2A v1.0 agent for tests: @a2a-js/sdk 1.3.0 on express 5, bound to 127.0.0.1:0.
+// A real A2A v1.0 agent for tests: @a2a-js/sdk 1.3.0 on express 5, bound to 127.0.0.1:0; with
+// `grpc`, also the SDK's gRPC services (grpcService, and legacyGrpcService for v0.3) on a port of their own.
 // The SDK's TS types are ts-proto shapes (oneofs as {$case, value}, numeric enums), so the
 // events below are built in that style; the SDK turns them into ProtoJSON on the wire.
 import { Role, TaskState } from "@a2a-js/sdk"
 import type { AgentCard, AgentInterface, Artifact, Message, Part, Task, TaskStatus } from "@a2a-js/sdk"
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { createLegacyAwarePushNotificationSender } from "@a2a-js/sdk/compat/v0_3/server"
+import { LegacyA2AService, legacyGrpcService } from "@a2a-js/sdk/compat/v0_3/server/grpc"
 import {
   AgentEvent,
   DefaultExecutionEventBusManager,
@@ -15,6 +17,8 @@ import {
 } from "@a2a-js/sdk/server"
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server"
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express"
+import { A2AService, grpcService } from "@a2a-js/sdk/server/grpc"
+import * as grpc from "@grpc/grpc-js"
 import express from "express"
 import type { NextFunction, Request, Response } from "express"
 import { randomUUID } from "node:crypto"
@@ -26,7 +30,7 @@ import type { RecordedRequest } from "./httpUtil.js"
 
 export type { RecordedRequest } from "./httpUtil.js"
 
-export type SdkBinding = "JSONRPC" | "HTTP+JSON"
+export type SdkBinding = "JSONRPC" | "HTTP+JSON" | "GRPC"
 
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json"
 export const JSONRPC_PATH = "/a2a/jsonrpc"
@@ -60,6 +64,11 @@ export interface SdkAgentOptions {
   readonly extendedCard?: boolean
   /** Agent name on the card. Default `SDK Test Agent`. */
   readonly name?: string
+  /**
+   * With a GRPC binding: serve it over TLS with this certificate (for `localhost`), the card then
+   * listing `grpcs://localhost:<port>`; plaintext on `127.0.0.1:<port>` otherwise.
+   */
+  readonly grpcTls?: { readonly cert: string; readonly key: string }
 }
 
 export interface SdkAgentHandle {
@@ -68,6 +77,8 @@ export interface SdkAgentHandle {
   readonly cardUrl: string
   readonly jsonRpcUrl: string
   readonly restUrl: string
+  /** The gRPC interface's address as the card lists it, when GRPC is among the bindings. */
+  readonly grpcAddress: string | undefined
   /** The card as the SDK holds it (ts-proto shape, bound port included). */
   readonly card: AgentCard
   /** The extended card served to authenticated callers, when `extendedCard` is set. */
@@ -232,15 +243,20 @@ class ScriptedExecutor implements AgentExecutor {
   }
 }
 
-const interfaceFor = (binding: SdkBinding, baseUrl: string): AgentInterface => ({
-  url: `${baseUrl}${binding === "JSONRPC" ? JSONRPC_PATH : REST_PATH}`,
+const interfaceFor = (binding: SdkBinding, baseUrl: string, grpcAddress: string | undefined): AgentInterface => ({
+  url: binding === "GRPC" ? grpcAddress ?? "" : `${baseUrl}${binding === "JSONRPC" ? JSONRPC_PATH : REST_PATH}`,
   protocolBinding: binding,
   tenant: "",
   protocolVersion: "1.0"
 })
 
-const buildCard = (baseUrl: string, bindings: ReadonlyArray<SdkBinding>, options: SdkAgentOptions): AgentCard => {
-  const interfaces = bindings.map((binding) => interfaceFor(binding, baseUrl))
+const buildCard = (
+  baseUrl: string,
+  bindings: ReadonlyArray<SdkBinding>,
+  options: SdkAgentOptions,
+  grpcAddress: string | undefined
+): AgentCard => {
+  const interfaces = bindings.map((binding) => interfaceFor(binding, baseUrl, grpcAddress))
   const bearer = options.requireBearer !== undefined
   return {
     name: options.name ?? "SDK Test Agent",
@@ -336,7 +352,9 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
   // Bind first so the card can carry the real port; the app is attached right after.
   const server = http.createServer()
   const baseUrl = await listenOnLoopback(server)
-  const card = buildCard(baseUrl, bindings, options)
+  const grpcServer = bindings.includes("GRPC") ? new grpc.Server() : undefined
+  const grpcAddress = grpcServer === undefined ? undefined : await bindGrpc(grpcServer, options.grpcTls)
+  const card = buildCard(baseUrl, bindings, options, grpcAddress)
   const extendedCard = options.extendedCard === true ? extendedCardFrom(card) : undefined
 
   const runner = new BehaviourRunner(options.behaviour ?? "echo-complete", baseUrl)
@@ -369,12 +387,22 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
   if (bindings.includes("JSONRPC")) app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat }))
   if (bindings.includes("HTTP+JSON")) app.use(REST_PATH, restHandler({ requestHandler, userBuilder, legacyCompat }))
   server.on("request", app)
+  if (grpcServer !== undefined) {
+    // The bearer user as over HTTP, read from the call's metadata.
+    const grpcUserBuilder = (call: { readonly metadata: grpc.Metadata }) =>
+      userBuilder({ header: (name: string) => call.metadata.get(name.toLowerCase())[0]?.toString() })
+    grpcServer.addService(A2AService, grpcService({ requestHandler, userBuilder: grpcUserBuilder }))
+    if (options.legacyCompat === true) {
+      grpcServer.addService(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder: grpcUserBuilder }))
+    }
+  }
 
   return {
     baseUrl,
     cardUrl: `${baseUrl}${AGENT_CARD_PATH}`,
     jsonRpcUrl: `${baseUrl}${JSONRPC_PATH}`,
     restUrl: `${baseUrl}${REST_PATH}`,
+    grpcAddress,
     card,
     extendedCard,
     requests,
@@ -382,7 +410,20 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
     taskStore,
     close: async () => {
       runner.stopAll()
+      grpcServer?.forceShutdown()
       await closeServer(server)
     }
   }
 }
+
+/** Binds a gRPC server on loopback, port 0: the card's address for it. */
+const bindGrpc = (server: grpc.Server, tls: SdkAgentOptions["grpcTls"]) =>
+  new Promise<string>((resolve, reject) => {
+    const credentials = tls === undefined
+      ? grpc.ServerCredentials.createInsecure()
+      : grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }])
+    server.bindAsync("127.0.0.1:0", credentials, (error, port) => {
+      if (error !== null) reject(error)
+      else resolve(tls === undefined ? `127.0.0.1:${port}` : `grpcs://localhost:${port}`)
+    })
+  })

@@ -7,6 +7,7 @@ import { Duration, Effect, Layer, ManagedRuntime, Redacted, Stream } from "effec
 import type { ClientTimeouts } from "../../src/domain/limits.js"
 import type { AgentSettingsValue } from "../../src/programs/agent/settings.js"
 import { agentBaseUrl } from "../../src/servers/agent/AgentServer.js"
+import type { GrpcTls } from "../../src/servers/agent/grpc.js"
 import * as AgentServer from "../../src/servers/agent/layer.js"
 import { echoSpec, ModelAccess } from "../../src/services/ModelAccess.js"
 import { lastUserText, splitWords } from "../../src/services/modelProviders/echo.js"
@@ -83,11 +84,15 @@ export interface AgentOptions {
   readonly model?: "scripted" | "echo" | "mock"
   /** A model of the test's own (a real provider against a fake model server), instead of `model`. */
   readonly modelLayer?: Layer.Layer<ModelAccess>
+  /** Also open the gRPC door on a free port, with TLS when given. */
+  readonly grpc?: { readonly tls?: GrpcTls }
 }
 
 export interface AgentHandle {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   readonly baseUrl: string
+  /** `127.0.0.1:<port>` of the gRPC door, when it was asked for. */
+  readonly grpcAddress: string | undefined
   readonly model: ScriptedModel
   close(): Promise<void>
 }
@@ -111,11 +116,12 @@ export const startAgent = async (options: AgentOptions = {}): Promise<AgentHandl
     settings: options.settings,
     push: { timeout: "2 seconds", backoff: "20 millis", ...options.push },
     store: options.storeLayer ?? TaskStore.layer(options.store),
-    model: modelAccess
+    model: modelAccess,
+    grpc: options.grpc === undefined ? undefined : { port: 0, tls: options.grpc.tls }
   })
   const runtime = ManagedRuntime.make(server)
-  const baseUrl = await runtime.runPromise(agentBaseUrl)
-  return { baseUrl, model, close: () => runtime.dispose() }
+  const [baseUrl, grpcAddress] = await runtime.runPromise(Effect.all([agentBaseUrl, AgentServer.AgentGrpcAddress]))
+  return { baseUrl, grpcAddress, model, close: () => runtime.dispose() }
 }
 
 /** Resolves once `check` holds (polled every 20 ms); rejects after `timeoutMs`. */

@@ -57,6 +57,8 @@ export const rawOperation = <A>(ctx: InterfaceContext, wire: WireRequest<A>, opt
       options
     )
   }
+  // The checks select JSON-RPC and HTTP+JSON interfaces only (checkCommand.ts, bindingsOf).
+  if (wire._tag === "Grpc") return Effect.dieMessage("relay check reads raw answers over HTTP only, not gRPC")
   const contentType = ctx.id.protocol === "1.0" ? "application/a2a+json" : "application/json"
   return Effect.flatMap(RawHttp, (http) =>
     http.exchange({

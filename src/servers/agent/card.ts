@@ -37,6 +37,8 @@ export interface CardInfo {
   readonly modes: ModelModes
   /** The model's own skills (the mock model's scenarios); none: the general chat skill. */
   readonly skills?: ReadonlyArray<V1.AgentSkill> | undefined
+  /** The port of the gRPC door (`--grpc-port`), when it is open. */
+  readonly grpcPort?: number | undefined
 }
 
 const chatSkill = (modes: ModelModes): V1.AgentSkill => ({
@@ -49,19 +51,33 @@ const chatSkill = (modes: ModelModes): V1.AgentSkill => ({
   outputModes: modes.output
 })
 
-/** JSON-RPC at `/` and HTTP+JSON under the root, each at 1.0 and at 0.3, in that order of preference. */
-const interfacesAt = (baseUrl: string): ReadonlyArray<V1.AgentInterface> => [
-  { url: `${baseUrl}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
-  { url: baseUrl, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
-  { url: `${baseUrl}/`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
-  { url: baseUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
-]
+/**
+ * JSON-RPC at `/` and HTTP+JSON under the root, each at 1.0 and at 0.3, in that order of
+ * preference; then gRPC, when it is open, at 1.0 and 0.3 (last: clients that take the first
+ * interface they speak keep the HTTP bindings). A gRPC interface is `host:port` (a2a.proto), the
+ * host the client used with the gRPC port.
+ */
+const interfacesAt = (baseUrl: string, grpcPort: number | undefined): ReadonlyArray<V1.AgentInterface> => {
+  const http: ReadonlyArray<V1.AgentInterface> = [
+    { url: `${baseUrl}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+    { url: baseUrl, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+    { url: `${baseUrl}/`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+    { url: baseUrl, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" }
+  ]
+  if (grpcPort === undefined) return http
+  const grpcUrl = `${new URL(baseUrl).hostname}:${grpcPort}`
+  return [
+    ...http,
+    { url: grpcUrl, protocolBinding: "GRPC", protocolVersion: "1.0" },
+    { url: grpcUrl, protocolBinding: "GRPC", protocolVersion: "0.3" }
+  ]
+}
 
 /** The public card for a base URL such as `http://127.0.0.1:8000`. */
 export const agentCard = (info: CardInfo, baseUrl: string): V1.AgentCard => ({
   name: AGENT_NAME,
   description: `relay's local A2A agent for testing and development, answering with the ${info.model.text} model.`,
-  supportedInterfaces: interfacesAt(baseUrl),
+  supportedInterfaces: interfacesAt(baseUrl, info.grpcPort),
   version: VERSION,
   // Only with --auth is there an extended card worth asking for: it differs from this one and needs the key.
   capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: info.auth },
@@ -90,6 +106,17 @@ const localBaseUrl = ({ request }: Exchange) => {
 export const baseUrlOf = (exchange: Exchange): string => {
   const host = headerValue(exchange.headers, "host")
   return host !== undefined && HOST.test(host) ? `http://${host}` : localBaseUrl(exchange)
+}
+
+/**
+ * The HTTP base URL for a request that arrived at another port (the gRPC door's): the host the
+ * client used (`authority`, a plain host[:port]) at the HTTP server's port, else `httpBaseUrl`.
+ */
+export const httpBaseUrlFor = (authority: string, httpBaseUrl: string): string => {
+  if (!HOST.test(authority)) return httpBaseUrl
+  const url = new URL(`http://${authority}`)
+  url.port = new URL(httpBaseUrl).port
+  return url.origin
 }
 
 interface EncodedCard {

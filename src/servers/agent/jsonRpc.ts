@@ -63,7 +63,8 @@ const decodedWith = <A>(
 ): ParamsDecoder =>
 (params) => Either.map(decode(params === undefined && optional ? {} : params), build)
 
-const V1_METHODS: Readonly<Record<string, ParamsDecoder>> = {
+/** The 1.0 methods by name, whose params are the 1.0 request messages (the gRPC door reads the same ones). */
+export const V1_METHODS: Readonly<Record<string, ParamsDecoder>> = {
   SendMessage: decodedWith(V1.decodeSendMessageRequest, (request) => ({ _tag: "SendMessage", request })),
   SendStreamingMessage: decodedWith(V1.decodeSendMessageRequest, (request) => ({ _tag: "SendStreamingMessage", request })),
   GetTask: method(V1.GetTaskRequest, (request) => ({ _tag: "GetTask", request })),

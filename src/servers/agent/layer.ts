@@ -7,15 +7,22 @@
  * provides the one undici client (cli/serverCommands.ts). Webhooks are posted by PushSender's own client, whose connections are
  * guarded against private addresses.
  */
-import { type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
+import { FileSystem } from "@effect/platform"
+import { Context, Deferred, type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
+import { InvalidInput } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
+import { unreadableReason } from "../../programs/localFiles.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
 import * as PushSender from "../../services/PushSender.js"
 import * as TaskStore from "../../services/TaskStore.js"
+import { hostAndPort, reachableHost } from "../address.js"
 import { agentBaseUrl, agentServerLayer } from "./AgentServer.js"
-import { type AgentKey, resolveAgentKey } from "./auth.js"
+import { type AgentKey, makeKeyCheck, resolveAgentKey } from "./auth.js"
+import { type CardInfo, extendedAgentCard, httpBaseUrlFor } from "./card.js"
+import type { GrpcTls } from "./grpc.js"
 import { limitHeapGrowth } from "./heap.js"
+import { DEFAULT_MAX_BODY_BYTES } from "./io.js"
 
 export interface AgentLayerOptions {
   readonly host: string
@@ -29,24 +36,63 @@ export interface AgentLayerOptions {
   /** Changes to the default AgentSettings. */
   readonly settings?: Partial<AgentSettingsValue> | undefined
   readonly push?: PushSender.PushSenderOptions | undefined
+  /** Also serve gRPC on this port of `host` (0 picks one), with TLS when given. */
+  readonly grpc?: { readonly port: number; readonly tls?: GrpcTls | undefined } | undefined
 }
 
-/** The server, its card describing the model it runs over. */
+/** Where the gRPC door listens (`host:port`, as the card lists it), when it is open. */
+export class AgentGrpcAddress extends Context.Tag("relay/AgentGrpcAddress")<AgentGrpcAddress, string | undefined>() {}
+
+/**
+ * The gRPC door, when asked for, bound before the HTTP server so the card can list its port. Its
+ * extended card names the HTTP interfaces too, whose port is known once the HTTP server is bound:
+ * `httpBaseUrl` is completed then.
+ */
+const openGrpcDoor = (options: AgentLayerOptions, card: CardInfo, httpBaseUrl: Deferred.Deferred<string>) =>
+  Effect.gen(function*() {
+    if (options.grpc === undefined) return undefined
+    // @grpc/grpc-js and the protobuf descriptors load only when the door opens.
+    const { serveGrpc } = yield* Effect.promise(() => import("./grpc.js"))
+    const port: number = yield* serveGrpc({
+      host: options.host,
+      port: options.grpc.port,
+      tls: options.grpc.tls,
+      maxMessageBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      checkKey: options.key === undefined ? undefined : makeKeyCheck(options.key),
+      extendedCard: (authority) =>
+        options.key === undefined
+          ? Effect.succeed(undefined)
+          : Effect.map(
+            Deferred.await(httpBaseUrl),
+            (base) => extendedAgentCard({ ...card, grpcPort: port }, httpBaseUrlFor(authority, base))
+          )
+    })
+    return port
+  })
+
+/** The HTTP server (and the gRPC door when asked for), the card describing the model it runs over. */
 const serverOverModel = (options: AgentLayerOptions) =>
-  Layer.unwrapEffect(Effect.map(ModelAccess, (model) =>
-    agentServerLayer({
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const model = yield* ModelAccess
+    const card: CardInfo = {
+      model: { text: model.spec.text, reason: model.reason },
+      auth: options.key !== undefined,
+      modes: model.modes,
+      skills: model.skills
+    }
+    const httpBaseUrl = yield* Deferred.make<string>()
+    const grpcPort = yield* openGrpcDoor(options, card, httpBaseUrl)
+    const http = agentServerLayer({
       host: options.host,
       port: options.port,
-      card: {
-        model: { text: model.spec.text, reason: model.reason },
-        auth: options.key !== undefined,
-        modes: model.modes,
-        skills: model.skills
-      },
+      card: { ...card, grpcPort },
       key: options.key,
       maxBodyBytes: options.maxBodyBytes,
       clientTimeouts: options.clientTimeouts
-    })))
+    }).pipe(Layer.tap((bound) => Effect.flatMap(Effect.provide(agentBaseUrl, bound), (url) => Deferred.succeed(httpBaseUrl, url))))
+    const grpcAddress = grpcPort === undefined ? undefined : hostAndPort(reachableHost(options.host), grpcPort)
+    return Layer.merge(http, Layer.succeed(AgentGrpcAddress, grpcAddress))
+  }))
 
 const composed = <E, R>(
   options: AgentLayerOptions,
@@ -83,15 +129,46 @@ export interface AgentServerConfig {
   readonly latency: Duration.Duration
   readonly maxBodyBytes: number
   readonly allowPrivateWebhooks: boolean
+  /** `--grpc-port`: also serve gRPC there. */
+  readonly grpcPort: Option.Option<number>
+  /** `--grpc-tls-cert` and `--grpc-tls-key`: PEM files that make the gRPC door speak TLS (both or neither). */
+  readonly grpcTlsCert: Option.Option<string>
+  readonly grpcTlsKey: Option.Option<string>
 }
 
 /** What a started server reports. */
 export interface AgentServerStarted {
   readonly baseUrl: string
+  /** `host:port` of the gRPC door, when it is open, and whether it speaks TLS. */
+  readonly grpc: { readonly address: string; readonly tls: boolean } | undefined
   readonly model: ModelSelection
   readonly key: AgentKey | undefined
   readonly latency: Duration.Duration
 }
+
+/** Largest PEM file read for the gRPC door's TLS. */
+const MAX_PEM_FILE_BYTES = 1024 * 1024
+
+const readPemFile = (option: string, path: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const refused = (reason: string) =>
+      new InvalidInput({ reason: `Cannot read ${option} ${path}: ${reason}`, suggestion: `Give ${option} a readable PEM file` })
+    const info = yield* Effect.mapError(fs.stat(path), (error) => refused(unreadableReason(error)))
+    if (info.type !== "File") return yield* refused(`it is not a regular file (${info.type})`)
+    if (Number(info.size) > MAX_PEM_FILE_BYTES) return yield* refused(`it is over ${MAX_PEM_FILE_BYTES} bytes`)
+    return Buffer.from(yield* Effect.mapError(fs.readFile(path), (error) => refused(unreadableReason(error))))
+  })
+
+/** The gRPC door's options from the CLI's: its port, and TLS from the two PEM files. */
+const grpcOptionsOf = (config: AgentServerConfig) =>
+  Effect.gen(function*() {
+    if (Option.isNone(config.grpcPort)) return undefined
+    if (Option.isNone(config.grpcTlsCert) || Option.isNone(config.grpcTlsKey)) return { port: config.grpcPort.value }
+    const cert = yield* readPemFile("--grpc-tls-cert", config.grpcTlsCert.value)
+    const key = yield* readPemFile("--grpc-tls-key", config.grpcTlsKey.value)
+    return { port: config.grpcPort.value, tls: { cert, key } }
+  })
 
 /**
  * Effect's default scheduler yields with setTimeout (>= 1 ms) after 2048 microtask drains; under
@@ -112,6 +189,7 @@ export const runAgentServer = <E, R>(
   Effect.gen(function*() {
     yield* Effect.sync(limitHeapGrowth)
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
+    const grpc = yield* grpcOptionsOf(config)
     const model = yield* selectModel(Option.getOrUndefined(config.model))
     const server = layer({
       host: config.host,
@@ -120,10 +198,19 @@ export const runAgentServer = <E, R>(
       maxBodyBytes: config.maxBodyBytes,
       settings: { latency: config.latency },
       push: { allowLoopback: true, allowPrivate: config.allowPrivateWebhooks },
+      grpc,
       model
     })
-    return yield* agentBaseUrl.pipe(
-      Effect.flatMap((baseUrl) => announce({ baseUrl, model, key: agentKey, latency: config.latency })),
+    return yield* Effect.all([agentBaseUrl, AgentGrpcAddress]).pipe(
+      Effect.flatMap(([baseUrl, grpcAddress]) =>
+        announce({
+          baseUrl,
+          grpc: grpcAddress === undefined ? undefined : { address: grpcAddress, tls: grpc?.tls !== undefined },
+          model,
+          key: agentKey,
+          latency: config.latency
+        })
+      ),
       Effect.zipRight(Effect.never),
       Effect.provide(server)
     )

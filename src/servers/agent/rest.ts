@@ -43,12 +43,12 @@ import { writeSse } from "./sse.js"
 import { type VersionRequest, versionRequest } from "./versions.js"
 
 /** What a request carries besides its path. */
-interface RestInput {
+export interface RestInput {
   readonly body: unknown
   readonly query: Readonly<Record<string, string>>
 }
 
-type Build = (input: RestInput) => Either.Either<Operation, AgentRequestError>
+export type Build = (input: RestInput) => Either.Either<Operation, AgentRequestError>
 
 export interface RestRoute {
   readonly generation: ProtocolVersion
@@ -178,7 +178,7 @@ const matchV1 = (method: string, segments: ReadonlyArray<string>): RouteMatch | 
 }
 
 /** A v0.3 create body: the proto request `{parent, configId, config}` or a bare config `{name, pushNotificationConfig}`. */
-const createPushV03Op = (taskId: string): Build => ({ body }) => {
+export const createPushV03Op = (taskId: string): Build => ({ body }) => {
   const record = bodyObject(body)
   const config = Predicate.isRecord(record["config"]) ? record["config"] : record
   return Either.map(
@@ -197,7 +197,7 @@ const withProtoBlocking = (body: unknown, request: V1.SendMessageRequest): V1.Se
   return { ...request, configuration: { ...request.configuration, returnImmediately: true } }
 }
 
-const sendV03Op = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
+export const sendV03Op = (tag: "SendMessage" | "SendStreamingMessage"): Build => ({ body }) =>
   Either.map(decodeSendV03(body), (request) => ({ _tag: tag, request: withProtoBlocking(body, request) }))
 
 /** The v0.3 routes under /v1 (path after "v1"). */

@@ -12,7 +12,7 @@ import { refusalIn } from "../connectGuard.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./target.js"
 
-const DEFAULT_TIMEOUT: Duration.DurationInput = "30 seconds"
+export const DEFAULT_TIMEOUT: Duration.DurationInput = "30 seconds"
 
 export const JSON_CONTENT_TYPE = "application/json"
 export const A2A_CONTENT_TYPE = "application/a2a+json"

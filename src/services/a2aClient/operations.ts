@@ -10,6 +10,7 @@ import { type A2aClientError, AuthRequired, ProtocolError, UnsupportedOperation 
 import { loginOffered } from "../../domain/oauth.js"
 import { decodeCard, discover, type DiscoveredCard, replaceCachedCard } from "./discovery.js"
 import { withEndpoint } from "./endpoints.js"
+import { grpcTransport } from "./grpcTransport.js"
 import { jsonRpcTransport } from "./jsonRpcTransport.js"
 import { restTransport } from "./restTransport.js"
 import type { ClientState } from "./state.js"
@@ -17,7 +18,7 @@ import type { Endpoint, Target } from "./target.js"
 import type { Transport, Transports } from "./transport.js"
 
 /** Every binding the dialects can encode for; a new binding is a new transport file and a line here. */
-const transports: Transports = { JsonRpc: jsonRpcTransport, Rest: restTransport }
+const transports: Transports = { JsonRpc: jsonRpcTransport, Rest: restTransport, Grpc: grpcTransport }
 
 // TypeScript cannot tie `transports[wire._tag]` to `wire`'s own tag; the registry's type does.
 const transportFor = <A>(wire: WireRequest<A>) => transports[wire._tag] as Transport<WireRequest<A>["_tag"]>

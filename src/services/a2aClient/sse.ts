@@ -21,9 +21,10 @@ export type PayloadOf = (json: unknown) => Effect.Effect<unknown, A2aClientError
 /**
  * The last event of an interaction (§6a.8): a direct Message, a terminal Task, a status that is
  * terminal or waits for the user, or a v0.3 event marked `final`. Some agents keep the stream open
- * after it (e.g. @a2a-js at AUTH_REQUIRED), so the client stops reading there.
+ * after it (e.g. @a2a-js at AUTH_REQUIRED), so the client stops reading there. gRPC streams end
+ * there too (grpcCalls.ts).
  */
-const endsInteraction = (payload: unknown, event: V1.StreamResponse) => {
+export const endsInteraction = (payload: unknown, event: V1.StreamResponse) => {
   if ("message" in event) return true
   if ("task" in event) return V1.isTerminalState(event.task.status.state)
   if ("statusUpdate" in event) {

@@ -24,6 +24,8 @@ export interface Target {
   readonly allowCrossOriginCredentials?: boolean | undefined
   /** Interface hosts the user vouches for: used wherever they point, exempt from the rule of interfaceHosts.ts. */
   readonly allowInterfaceHosts?: ReadonlyArray<string> | undefined
+  /** Hosts (canonical, as --allow-interface-host) the user lets relay speak plaintext gRPC (h2c) to; loopback needs no naming. */
+  readonly insecureHosts?: ReadonlyArray<string> | undefined
   /** Wait at most this long for an answer: a whole unary response, or a stream's headers (default 30 s). */
   readonly timeout?: Duration.DurationInput | undefined
   /** End a stream that is silent this long (default: never). */

@@ -1,0 +1,335 @@
+/**
+ * The gRPC door of the agent server (`relay server agent --grpc-port`): `lf.a2a.v1.A2AService`
+ * (1.0) and `a2a.v1.A2AService` (0.3) on one @grpc/grpc-js server, over the same operations as
+ * the JSON-RPC and REST doors (operations.ts). A message's bytes become the ProtoJSON of the
+ * HTTP+JSON binding (a2a/grpcCodec.ts), are read by the same decoders, and the answer's ProtoJSON
+ * becomes bytes again.
+ *
+ * Each call passes, in order: the API key (metadata `authorization: Bearer` or `x-api-key`, else
+ * UNAUTHENTICATED); `a2a-version` (one relay does not speak: FAILED_PRECONDITION with
+ * VERSION_NOT_SUPPORTED; none means 0.3, which relay speaks); the message (malformed bytes,
+ * nesting past MAX_JSON_DEPTH or fields the decoders refuse: INVALID_ARGUMENT); then the operation.
+ * The service called decides the generation of the answer, whatever version is named, as the
+ * method name does at the JSON-RPC door: a 1.0 client that forgets `a2a-version` is still served.
+ * Errors are statuses with a `google.rpc.Status` carrying the ErrorInfo (`grpc-status-details-bin`),
+ * mapped as A2A §5.4 says; a message over the size limit is gRPC's RESOURCE_EXHAUSTED.
+ *
+ * Loaded only when the door is open: it pulls in @grpc/grpc-js and the protobuf descriptors.
+ */
+import * as grpc from "@grpc/grpc-js"
+import { Cause, Deferred, Effect, Either, type Fiber, FiberId, FiberSet, Option, type ParseResult, type Scope, Stream } from "effect"
+import {
+  byteServiceDefinition,
+  encodeStatusDetails,
+  GRPC_STATUS,
+  type GrpcMethod,
+  grpcService,
+  STATUS_DETAILS_KEY
+} from "../../a2a/grpcCodec.js"
+import { describeParseError } from "../../a2a/parseProblems.js"
+import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
+import type * as V1 from "../../a2a/v1.js"
+import { type AgentRequestError, internalError, invalidParamsAt, parseError, versionNotSupported } from "../../domain/agentErrors.js"
+import { ListenFailed } from "../../domain/errors.js"
+import { hostAndPort } from "../address.js"
+import { nestingProblem, unexpectedFailure } from "./io.js"
+import { V1_METHODS } from "./jsonRpc.js"
+import { type AgentServices, execute, type Operation, type ResultCodec, v03RestCodec, v1Codec, writeOutcome } from "./operations.js"
+import { type Build as RestBuild, createPushV03Op, sendV03Op } from "./rest.js"
+import { versionRequest } from "./versions.js"
+
+export interface GrpcTls {
+  /** PEM certificate chain and private key. */
+  readonly cert: Buffer
+  readonly key: Buffer
+}
+
+export interface GrpcDoorOptions {
+  readonly host: string
+  /** 0 picks a free port. */
+  readonly port: number
+  /** Serve TLS with this certificate; plaintext (h2c) without. */
+  readonly tls?: GrpcTls | undefined
+  /** Largest request message accepted, in bytes (the HTTP doors' body limit). */
+  readonly maxMessageBytes: number
+  /** The API-key check when auth is on (the HTTP doors' own, over the call's metadata). */
+  readonly checkKey: ((headers: Readonly<Record<string, string | undefined>>) => boolean) | undefined
+  /** The extended card for the authority (host:port) the client called; undefined when there is none. */
+  readonly extendedCard: (authority: string) => Effect.Effect<V1.AgentCard | undefined>
+}
+
+/** A failed call as @grpc/grpc-js sends it. */
+type CallStatus = Partial<grpc.StatusObject> & { readonly code: grpc.status }
+
+/** The status of an A2A error: §5.4's code, its message, and the Status with its ErrorInfo in the trailer. */
+export const statusOf = (error: AgentRequestError): CallStatus => {
+  const code = GRPC_STATUS[error.spec.grpcStatus]
+  const metadata = new grpc.Metadata()
+  metadata.set(STATUS_DETAILS_KEY, Buffer.from(encodeStatusDetails(code, error.message, error.spec.reason, error.metadata)))
+  return { code, details: error.message, metadata }
+}
+
+const UNAUTHENTICATED: CallStatus = { code: grpc.status.UNAUTHENTICATED, details: "Missing or invalid API key" }
+
+type Call = grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>
+
+const firstValue = (metadata: grpc.Metadata, key: string): string | undefined => {
+  const value = metadata.get(key)[0]
+  return value === undefined ? undefined : value.toString()
+}
+
+/** The headers the key check reads, from the call's metadata (keys are lower case in gRPC). */
+const keyHeaders = (metadata: grpc.Metadata) => ({
+  authorization: firstValue(metadata, "authorization"),
+  "x-api-key": firstValue(metadata, "x-api-key")
+})
+
+// ---------------------------------------------------------------------------
+// Requests: ProtoJSON → Operation
+
+type Build = (json: Record<string, unknown>) => Either.Either<Operation, AgentRequestError>
+
+/** A ProtoJSON decoder of the JSON-RPC door's 1.0 table (the same messages), its error naming the field. */
+const fromV1Table = (name: string): Build => (json) =>
+  Either.mapLeft(V1_METHODS[name]!(json), (error: ParseResult.ParseError) => invalidParamsAt(describeParseError(error, "the request")))
+
+const badName = (field: string, shape: string) => Either.left(invalidParamsAt({ field, message: `${field} must be ${shape}` }))
+
+const TASK_NAME = /^tasks\/([^/]+)$/
+const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]+)$/
+
+/** The fields of `json` named in `names` that it has (proto3 leaves out what is not set). */
+const present = (json: Record<string, unknown>, ...names: ReadonlyArray<string>) =>
+  Object.fromEntries(names.filter((name) => json[name] !== undefined).map((name) => [name, json[name]]))
+
+/**
+ * v0.3 names a task `tasks/{id}` (in `field`); the request is then the 1.0 one of the same
+ * operation, with the id as `idField` and the `extra` fields of the v0.3 request.
+ */
+const byTaskName = (
+  v1Method: string,
+  field: "name" | "parent",
+  idField: "id" | "taskId",
+  extra: (json: Record<string, unknown>) => object = () => ({})
+): Build => {
+  const build = fromV1Table(v1Method)
+  return (json) => {
+    const id = TASK_NAME.exec(String(json[field] ?? ""))?.[1]
+    return id === undefined ? badName(field, "tasks/{task id}") : build({ [idField]: id, ...extra(json) })
+  }
+}
+
+const byConfigName = (v1Method: string): Build => {
+  const build = fromV1Table(v1Method)
+  return (json) => {
+    const match = CONFIG_NAME.exec(String(json["name"] ?? ""))
+    if (match === null) return badName("name", "tasks/{task id}/pushNotificationConfigs/{config id}")
+    return build({ taskId: match[1], id: match[2] })
+  }
+}
+
+/** The REST door's v0.3 builders take the same proto JSON as a body. */
+const fromRestBody = (build: RestBuild): Build => (json) => build({ body: json, query: {} })
+
+const V1_BUILDS: Readonly<Record<string, Build>> = Object.fromEntries(Object.keys(V1_METHODS).map((name) => [name, fromV1Table(name)]))
+
+const V03_BUILDS: Readonly<Record<string, Build>> = {
+  SendMessage: fromRestBody(sendV03Op("SendMessage")),
+  SendStreamingMessage: fromRestBody(sendV03Op("SendStreamingMessage")),
+  GetTask: byTaskName("GetTask", "name", "id", (json) => present(json, "historyLength")),
+  CancelTask: byTaskName("CancelTask", "name", "id"),
+  TaskSubscription: byTaskName("SubscribeToTask", "name", "id"),
+  CreateTaskPushNotificationConfig: (json) => {
+    const id = TASK_NAME.exec(String(json["parent"] ?? ""))?.[1]
+    return id === undefined ? badName("parent", "tasks/{task id}") : createPushV03Op(id)({ body: json, query: {} })
+  },
+  GetTaskPushNotificationConfig: byConfigName("GetTaskPushNotificationConfig"),
+  ListTaskPushNotificationConfig: byTaskName(
+    "ListTaskPushNotificationConfigs",
+    "parent",
+    "taskId",
+    (json) => present(json, "pageSize", "pageToken")
+  ),
+  DeleteTaskPushNotificationConfig: byConfigName("DeleteTaskPushNotificationConfig"),
+  GetAgentCard: () => Either.right({ _tag: "GetExtendedAgentCard" })
+}
+
+interface Generation {
+  readonly version: ProtocolVersion
+  readonly builds: Readonly<Record<string, Build>>
+  readonly codec: ResultCodec
+}
+
+const GENERATIONS: ReadonlyArray<Generation> = [
+  { version: "1.0", builds: V1_BUILDS, codec: v1Codec },
+  { version: "0.3", builds: V03_BUILDS, codec: v03RestCodec }
+]
+
+/** Everything a call must pass before its operation runs, in order; the first refusal is its status. */
+const readCall = (
+  options: GrpcDoorOptions,
+  method: GrpcMethod,
+  build: Build,
+  call: Call
+): Either.Either<Operation, CallStatus> => {
+  if (options.checkKey !== undefined && !options.checkKey(keyHeaders(call.metadata))) return Either.left(UNAUTHENTICATED)
+  const version = versionRequest({ "a2a-version": firstValue(call.metadata, "a2a-version") }, "")
+  if (version._tag === "Unsupported") {
+    return Either.left(statusOf(versionNotSupported(`a2a-version ${version.version} is not supported; this agent speaks 1.0 and 0.3`)))
+  }
+  const json = method.request.toJson(call.request)
+  if (Either.isLeft(json)) return Either.left(statusOf(parseError(`The request is not a valid ${method.request.typeName}: ${json.left}`)))
+  const tooDeep = nestingProblem(json.right)
+  if (tooDeep !== undefined) return Either.left(statusOf(tooDeep))
+  const body = typeof json.right === "object" && json.right !== null && !Array.isArray(json.right) ? json.right : {}
+  return Either.mapLeft(build(body), statusOf)
+}
+
+// ---------------------------------------------------------------------------
+// Answers: Outcome → bytes
+
+/** An answer's ProtoJSON as the method's response bytes; only a bug makes it fail. */
+const encodeAnswer = (method: GrpcMethod, json: unknown): Either.Either<Buffer, AgentRequestError> =>
+  Either.mapBoth(method.response.toBinary(json ?? {}), {
+    onLeft: (reason) => internalError(`Cannot encode the ${method.response.typeName}: ${reason}`),
+    onRight: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  })
+
+/** Writes one message of a stream; when the stream's buffer is full, waits until it drains (or the call ends). */
+const writeMessage = (call: grpc.ServerWritableStream<Buffer, Buffer>, bytes: Buffer): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (call.write(bytes) || call.cancelled) return resume(Effect.void)
+    const done = () => {
+      call.off("drain", done)
+      call.off("cancelled", done)
+      resume(Effect.void)
+    }
+    call.on("drain", done)
+    call.on("cancelled", done)
+    return Effect.sync(() => {
+      call.off("drain", done)
+      call.off("cancelled", done)
+    })
+  })
+
+/** Sends the events of a stream as they come, then ends the call; a failure mid-stream ends it with INTERNAL. */
+const streamEvents = (
+  call: grpc.ServerWritableStream<Buffer, Buffer>,
+  method: GrpcMethod,
+  codec: ResultCodec,
+  events: Stream.Stream<V1.StreamResponse>
+): Effect.Effect<void> =>
+  Stream.runForEach(events, (event) => {
+    const bytes = encodeAnswer(method, codec.event(event))
+    return Either.isLeft(bytes) ? Effect.fail(bytes.left) : writeMessage(call, bytes.right)
+  }).pipe(
+    Effect.matchCauseEffect({
+      onSuccess: () => Effect.sync(() => call.end()),
+      onFailure: (cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.void
+        const failure = Cause.failureOption(cause)
+        const error = Option.isSome(failure)
+          ? failure.value
+          : internalError(`The event stream failed: ${Cause.pretty(cause).split("\n")[0]}`)
+        return Effect.sync(() => call.emit("error", statusOf(error)))
+      }
+    })
+  )
+
+/** Runs a call's operation and answers it: one message (unary) or the events (streaming), or the error. */
+const answer = (
+  options: GrpcDoorOptions,
+  generation: Generation,
+  method: GrpcMethod,
+  call: Call,
+  operation: Operation,
+  reply: (error: CallStatus | null, bytes?: Buffer) => void
+): Effect.Effect<void, never, AgentServices> =>
+  Effect.matchEffect(execute(operation, generation.version), {
+    onFailure: (error) => Effect.sync(() => reply(statusOf(error))),
+    onSuccess: (result) => {
+      if (result._tag === "Events") {
+        return method.serverStreaming
+          ? streamEvents(call as grpc.ServerWritableStream<Buffer, Buffer>, method, generation.codec, result.value)
+          : Effect.sync(() => reply(statusOf(internalError(`${method.name} answered with events`))))
+      }
+      const card = result._tag === "ExtendedCard" ? options.extendedCard(call.getHost()) : Effect.succeed(undefined)
+      return Effect.flatMap(card, (extended) =>
+        writeOutcome(
+          generation.codec,
+          result,
+          () => extended,
+          (json) => {
+            const bytes = encodeAnswer(method, json)
+            return Either.isLeft(bytes) ? reply(statusOf(bytes.left)) : reply(null, bytes.right)
+          },
+          (error) => reply(statusOf(error))
+        ))
+    }
+  })
+
+// ---------------------------------------------------------------------------
+// The server
+
+type RunFork = (effect: Effect.Effect<void, never, AgentServices>) => Fiber.RuntimeFiber<void, never>
+
+/** The handlers of one generation's service, keyed by method name as @grpc/grpc-js's addService takes them. */
+const handlersOf = (options: GrpcDoorOptions, generation: Generation, runFork: RunFork): grpc.UntypedServiceImplementation => {
+  const service = grpcService(generation.version)
+  return Object.fromEntries(
+    Object.values(service.methods).map((method) => {
+      const build = generation.builds[method.name] ?? (() => Either.left(internalError(`${method.name} is not served`)))
+      const handle = (call: Call, reply: (error: CallStatus | null, bytes?: Buffer) => void) => {
+        const operation = readCall(options, method, build, call)
+        if (Either.isLeft(operation)) return reply(operation.left)
+        const fiber = runFork(
+          Effect.catchAllCause(
+            answer(options, generation, method, call, operation.right, reply),
+            (cause) =>
+              Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(
+                Effect.logError(`gRPC ${method.path} failed unexpectedly`, cause),
+                Effect.sync(() => reply(statusOf(unexpectedFailure())))
+              )
+          )
+        )
+        call.on("cancelled", () => fiber.unsafeInterruptAsFork(FiberId.none))
+      }
+      const handler = method.serverStreaming
+        ? (call: grpc.ServerWritableStream<Buffer, Buffer>) =>
+          handle(call, (error) => (error === null ? call.end() : call.emit("error", error)))
+        : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) =>
+          handle(call, (error, bytes) => (error === null ? callback(null, bytes) : callback(error)))
+      return [method.name, handler]
+    })
+  )
+}
+
+const credentialsOf = (tls: GrpcTls | undefined) =>
+  tls === undefined
+    ? grpc.ServerCredentials.createInsecure()
+    : grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false)
+
+/**
+ * The gRPC door bound to `host:port` (0 picks a free port), serving until the scope closes, which
+ * cuts open calls (streams included) and interrupts the operations in flight; yields the bound port.
+ */
+export const serveGrpc = (options: GrpcDoorOptions): Effect.Effect<number, ListenFailed, AgentServices | Scope.Scope> =>
+  Effect.gen(function*() {
+    const runFork = yield* FiberSet.makeRuntime<AgentServices>()
+    const server = new grpc.Server({ "grpc.max_receive_message_length": options.maxMessageBytes })
+    for (const generation of GENERATIONS) {
+      server.addService(byteServiceDefinition(grpcService(generation.version)), handlersOf(options, generation, runFork))
+    }
+    yield* Effect.addFinalizer(() => Effect.sync(() => server.forceShutdown()))
+    const credentials = yield* Effect.try({
+      try: () => credentialsOf(options.tls),
+      catch: (error) => new ListenFailed({ host: options.host, port: options.port, reason: `TLS: ${String(error)}` })
+    })
+    const bound = yield* Deferred.make<number, ListenFailed>()
+    server.bindAsync(hostAndPort(options.host, options.port), credentials, (error, port) =>
+      Deferred.unsafeDone(
+        bound,
+        error === null ? Effect.succeed(port) : Effect.fail(ListenFailed.fromCause(options.host, options.port, error))
+      ))
+    return yield* Deferred.await(bound)
+  })
