@@ -3,6 +3,7 @@
 // the status codes, the ErrorInfo, the empty a2a-version or the stream's end wrong.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
+import { startBrokenGrpcAgent } from "./brokenGrpcAgent.js"
 import { failedMusts, idsWith, resultsOf, runCheck } from "./checkHarness.js"
 
 let agent: AgentHandle
@@ -29,4 +30,34 @@ describe("relay check against relay's own agent over gRPC", () => {
     )
     expect(resultsOf(report, "equivalence.task-visible")[0]?.detail).toMatch(/seen over 6 interfaces/)
   }, 30_000)
+})
+
+describe("relay check against a gRPC agent that gets gRPC's rules wrong", () => {
+  it("fails the status codes, the ErrorInfo, the empty a2a-version and the stream's end", async () => {
+    const broken = await startBrokenGrpcAgent()
+    try {
+      const report = await runCheck(broken.baseUrl, {
+        bindings: ["GRPC"],
+        only: ["transport.grpc-error-status", "transport.grpc-version-empty", "streaming.closes", "streaming.first-event"],
+        timeoutSeconds: 2
+      })
+      expect(report.interfaces.map((i) => `${i.protocol}/${i.binding}`)).toEqual(["1.0/grpc"])
+      expect(idsWith(report, "failed")).toEqual([
+        "transport.grpc-error-status@1.0/grpc",
+        "transport.grpc-version-empty@1.0/grpc",
+        "streaming.first-event@1.0/grpc",
+        "streaming.closes@1.0/grpc"
+      ])
+      const detail = (id: string) => resultsOf(report, id)[0]?.detail ?? ""
+      expect(detail("transport.grpc-error-status")).toContain("GetTask of an unknown task: no google.rpc.ErrorInfo")
+      expect(detail("transport.grpc-error-status")).toMatch(
+        /CancelTask of a task in TASK_STATE_COMPLETED: not FAILED_PRECONDITION \(9\) but gRPC status 13/
+      )
+      expect(detail("transport.grpc-error-status")).toMatch(/a2a-version 99.0: not FAILED_PRECONDITION/)
+      expect(detail("transport.grpc-version-empty")).toMatch(/without a2a-version: not NOT_FOUND \(5\) but gRPC status 3/)
+      expect(detail("streaming.closes")).toMatch(/did not close within 2s/)
+    } finally {
+      await broken.close()
+    }
+  }, 20_000)
 })
