@@ -10,9 +10,7 @@ import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import type { RawGrpc } from "../../services/RawGrpc.js"
 import type { RawHttp, RawResponse } from "../../services/RawHttp.js"
 import { firstTask, type InterfaceContext, unknownTaskId } from "./context.js"
-import { dialectOf, grpcStatusOf, rawOperation, type RawOptions, shown, wireOf } from "./rawExchanges.js"
-
-const GRPC_CODES = { NOT_FOUND: 5, FAILED_PRECONDITION: 9, INVALID_ARGUMENT: 3, INTERNAL: 13, UNIMPLEMENTED: 12 } as const
+import { dialectOf, GRPC_CODES, grpcStatusOf, rawOperation, type RawOptions, shown, wireOf } from "./rawExchanges.js"
 
 /** Why an answer is not the gRPC form of this A2A error; undefined when it is. */
 const misfit = (ctx: InterfaceContext, expected: ErrorSpec, response: RawResponse): string | undefined => {

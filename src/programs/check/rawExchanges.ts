@@ -86,7 +86,17 @@ export const rawOperation = <A>(
 const grpcCodec = Effect.promise(() => import("../../a2a/grpcCodec.js"))
 type GrpcCodec = Effect.Effect.Success<typeof grpcCodec>
 
-const GRPC_OK = 0
+/** The gRPC status codes the checks read (grpc/doc/statuscodes.md; the codec's table loads only with gRPC). */
+export const GRPC_CODES = {
+  OK: 0,
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAUTHENTICATED: 16
+} as const
 
 /** Plaintext (h2c) only to this machine or a host named with --insecure, as the client has it. */
 const plaintextRefused = (ctx: InterfaceContext, url: URL) =>
@@ -116,7 +126,7 @@ const statusJson = (codec: GrpcCodec, answer: RawGrpcResponse) => {
 
 const grpcView = (codec: GrpcCodec, method: NonNullable<ReturnType<GrpcCodec["grpcMethod"]>>, answer: RawGrpcResponse): RawResponse => {
   const messages = answer.messages.map((bytes) => protoJsonOf(method.response.toJson(bytes)))
-  const body = answer.code !== GRPC_OK && messages.length === 0
+  const body = answer.code !== GRPC_CODES.OK && messages.length === 0
     ? statusJson(codec, answer)
     : method.serverStreaming
     ? messages
@@ -216,12 +226,10 @@ export const rawErrorOf = (response: RawResponse): RawError | undefined => {
   return { code, reason: errorInfoReason(error["data"]) ?? errorInfoReason(error["details"]), id: json["id"] }
 }
 
-const GRPC_INVALID_ARGUMENT = 3
-
 /** Whether an answer refuses the request as invalid parameters: -32602 over JSON-RPC, 400 with an error body over REST, INVALID_ARGUMENT over gRPC. */
 export const refusedAsInvalid = (ctx: InterfaceContext, response: RawResponse): boolean => {
   const error = rawErrorOf(response)
-  if (ctx.id.binding === "grpc") return grpcStatusOf(response)?.code === GRPC_INVALID_ARGUMENT
+  if (ctx.id.binding === "grpc") return grpcStatusOf(response)?.code === GRPC_CODES.INVALID_ARGUMENT
   return ctx.id.binding === "jsonrpc" ? error?.code === -32602 : response.status === 400 && error !== undefined
 }
 

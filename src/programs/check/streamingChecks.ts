@@ -19,7 +19,7 @@ import {
   withinBudget,
   workingTask
 } from "./context.js"
-import { dialectOf, grpcStatusOf, parseJson, rawOperation, shown, wireOf } from "./rawExchanges.js"
+import { dialectOf, GRPC_CODES, grpcStatusOf, parseJson, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 /** The run's one raw streaming answer (sent on first use, bounded by the timeout: a stream that never closes fails). */
 const streamAnswer = (ctx: InterfaceContext) =>
@@ -140,7 +140,9 @@ const closes = (ctx: InterfaceContext) =>
     if (!isStream(ctx, response)) return ctx.id.binding === "grpc" ? failed(`no stream: ${shown(response)}`) : skipped(NOT_A_STREAM)
     if (response.truncated) return failed("the stream was still open after its size limit was read")
     const status = grpcStatusOf(response)
-    return status === undefined || status.code === 0 ? passed("closed") : failed(`the stream ended with ${shown(response)}, not OK`)
+    return status === undefined || status.code === GRPC_CODES.OK
+      ? passed("closed")
+      : failed(`the stream ended with ${shown(response)}, not OK`)
   })
 
 const subscribeUnknown = (ctx: InterfaceContext) =>

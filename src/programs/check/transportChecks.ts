@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import type { RawResponse } from "../../services/RawHttp.js"
 import { type InterfaceContext, unknownTaskId } from "./context.js"
-import { dialectOf, grpcStatusOf, rawErrorOf, rawJsonRpc, rawOperation, shown, wireOf } from "./rawExchanges.js"
+import { dialectOf, GRPC_CODES, grpcStatusOf, rawErrorOf, rawJsonRpc, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 const expectRpcError = (response: RawResponse, code: number, name: string, expectedId?: unknown): CheckOutcome => {
   const error = rawErrorOf(response)
@@ -48,8 +48,6 @@ const jsonContentType = (ctx: InterfaceContext) =>
       : failed(`a GetTask answer came with Content-Type ${JSON.stringify(type)}, not JSON: ${shown(response)}`)
   })
 
-const GRPC_FAILED_PRECONDITION = 9
-
 const versionRefused = (ctx: InterfaceContext) =>
   Effect.map(getUnknownTask(ctx, "99.0"), (response) => {
     const error = rawErrorOf(response)
@@ -59,7 +57,7 @@ const versionRefused = (ctx: InterfaceContext) =>
       return failed(`VersionNotSupported came with HTTP ${response.status}, not 400`)
     }
     const grpc = grpcStatusOf(response)
-    if (grpc !== undefined && grpc.code !== GRPC_FAILED_PRECONDITION) {
+    if (grpc !== undefined && grpc.code !== GRPC_CODES.FAILED_PRECONDITION) {
       return failed(`VersionNotSupported came with gRPC status ${grpc.code}, not FAILED_PRECONDITION (9)`)
     }
     return passed("VersionNotSupported")
