@@ -444,6 +444,14 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     scope: "across",
     title: "A task created over one interface is found, in the same state, over every other",
     spec: { "1.0": "§5.1", "0.3": "§3.4.1" }
+  }),
+  check({
+    id: "equivalence.same-answers",
+    group: "equivalence",
+    severity: "must",
+    scope: "across",
+    title: "GetTask answers a task alike over every binding and generation: its context, state and artifacts",
+    spec: { "1.0": "§5.1", "0.3": "§3.4.1" }
   })
 ]
 

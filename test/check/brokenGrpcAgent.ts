@@ -1,7 +1,8 @@
 // A 1.0 gRPC-only agent (its card served over HTTP by a stub) that gets gRPC's own rules wrong:
 // an unknown task is NOT_FOUND without an ErrorInfo, a finished task's cancel is INTERNAL with an
 // ErrorInfo of another domain, a call without a2a-version is refused as INVALID_ARGUMENT, and a
-// streamed answer never ends. Everything else a check asks is answered plainly.
+// streamed answer never ends. Its card also lists a JSON-RPC interface whose GetTask shows the task
+// with an artifact gRPC leaves out. Everything else a check asks is answered plainly.
 import * as grpc from "@grpc/grpc-js"
 import { Either } from "effect"
 import { A2A_ERROR_DOMAIN } from "../../src/a2a/errors.js"
@@ -54,20 +55,28 @@ export const startBrokenGrpcAgent = async () => {
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)))
   )
-  const card = await startStub({
+  const card = await startStub((baseUrl) => ({
+    "POST /rpc": (request) => {
+      const { id, method } = request.body as { id: unknown; method: string }
+      const task = { ...TASK, artifacts: [{ artifactId: "a-1", parts: [{ text: "only over JSON-RPC" }] }] }
+      return { body: { jsonrpc: "2.0", id, result: method === "SendMessage" ? { task } : task } }
+    },
     "GET /.well-known/agent-card.json": () => ({
       body: {
         name: "Broken gRPC agent",
         description: "gRPC's rules, planted wrong",
         version: "1.0.0",
-        supportedInterfaces: [{ url: `127.0.0.1:${port}`, protocolBinding: "GRPC", protocolVersion: "1.0" }],
+        supportedInterfaces: [
+          { url: `127.0.0.1:${port}`, protocolBinding: "GRPC", protocolVersion: "1.0" },
+          { url: `${baseUrl}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }
+        ],
         capabilities: { streaming: true, pushNotifications: true },
         defaultInputModes: ["text/plain"],
         defaultOutputModes: ["text/plain"],
         skills: [{ id: "echo", name: "Echo", description: "Echoes", tags: ["echo"] }]
       }
     })
-  })
+  }))
   return {
     baseUrl: card.baseUrl,
     /** The ErrorInfo domain a right answer names (for the test's expectations). */

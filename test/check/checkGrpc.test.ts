@@ -29,6 +29,7 @@ describe("relay check against relay's own agent over gRPC", () => {
       /CancelTask of a task in TASK_STATE_COMPLETED: FAILED_PRECONDITION TASK_NOT_CANCELABLE/
     )
     expect(resultsOf(report, "equivalence.task-visible")[0]?.detail).toMatch(/seen over 6 interfaces/)
+    expect(resultsOf(report, "equivalence.same-answers")[0]?.detail).toMatch(/answered alike over 6 interfaces/)
   }, 30_000)
 })
 
@@ -56,6 +57,10 @@ describe("relay check against a gRPC agent that gets gRPC's rules wrong", () => 
       expect(detail("transport.grpc-error-status")).toMatch(/a2a-version 99.0: not FAILED_PRECONDITION/)
       expect(detail("transport.grpc-version-empty")).toMatch(/without a2a-version: not NOT_FOUND \(5\) but gRPC status 3/)
       expect(detail("streaming.closes")).toMatch(/did not close within 2s/)
+      // Over JSON-RPC the same task has an artifact that gRPC leaves out.
+      const across = await runCheck(broken.baseUrl, { bindings: ["JSONRPC", "GRPC"], only: ["equivalence"], timeoutSeconds: 2 })
+      expect(idsWith(across, "failed")).toEqual(["equivalence.same-answers"])
+      expect(resultsOf(across, "equivalence.same-answers")[0]?.detail).toMatch(/1\.0 grpc .*"artifacts":\[\]/)
     } finally {
       await broken.close()
     }
