@@ -5,10 +5,10 @@
  * `grpc-status-details-bin` trailer. Unary and server-streaming calls are the same on the wire
  * (one request, messages until the status), so one call reads both. Bounded: the timeout is the
  * call's deadline, and the messages read stop at a byte cap (`truncated`).
- * @grpc/grpc-js loads with the first call, so only a check of a gRPC interface loads it.
+ * @grpc/grpc-js loads with the first call (rawGrpcCall.ts), so only a check of a gRPC interface loads it.
  */
-import { Context, Duration, Effect, Layer } from "effect"
-import { AgentUnreachable, RequestTimeout } from "../domain/clientErrors.js"
+import { Context, type Duration, Effect, Layer } from "effect"
+import type { AgentUnreachable, RequestTimeout } from "../domain/clientErrors.js"
 
 export interface RawGrpcRequest {
   /** `https://host:port` (TLS with the system's roots) or `http://host:port` (plaintext, h2c). */
@@ -38,67 +38,6 @@ export class RawGrpc extends Context.Tag("relay/RawGrpc")<RawGrpc, {
   readonly call: (request: RawGrpcRequest) => Effect.Effect<RawGrpcResponse, AgentUnreachable | RequestTimeout>
 }>() {}
 
-const DEADLINE_EXCEEDED = 4
-const UNAVAILABLE = 14
-const STATUS_DETAILS_KEY = "grpc-status-details-bin"
-
-const passBytes = (bytes: Buffer) => bytes
-
-const call = (request: RawGrpcRequest) =>
-  Effect.flatMap(
-    Effect.promise(() => import("@grpc/grpc-js")),
-    (grpc) =>
-      Effect.async<RawGrpcResponse, AgentUnreachable | RequestTimeout>((resume) => {
-        const url = new URL(request.url)
-        const address = `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`
-        const credentials = url.protocol === "https:" ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()
-        // One byte over the cap: a message that size is refused by gRPC (RESOURCE_EXHAUSTED), read as truncated.
-        const client = new grpc.Client(address, credentials, {
-          "grpc.max_receive_message_length": request.maxBytes + 1,
-          "grpc.enable_retries": 0
-        })
-        const metadata = new grpc.Metadata()
-        for (const [key, value] of Object.entries(request.metadata)) metadata.set(key, value)
-        const timeoutMs = Duration.toMillis(Duration.decode(request.timeout))
-        const stream = client.makeServerStreamRequest(request.path, passBytes, passBytes, Buffer.from(request.message), metadata, {
-          deadline: Date.now() + timeoutMs
-        })
-        const messages: Array<Uint8Array> = []
-        let size = 0
-        let truncated = false
-        stream.on("data", (bytes: Buffer) => {
-          if (truncated) return
-          size += bytes.length
-          if (size > request.maxBytes) {
-            truncated = true
-            stream.cancel()
-          } else messages.push(bytes)
-        })
-        // Non-OK statuses also come as "error"; the status event below says all.
-        stream.on("error", () => undefined)
-        stream.on("status", (status: { code: number; details: string; metadata: { get: (key: string) => Array<unknown> } }) => {
-          client.close()
-          const [details] = status.metadata.get(STATUS_DETAILS_KEY)
-          truncated = truncated || status.details.startsWith("Received message larger than max")
-          if (!truncated && status.code === DEADLINE_EXCEEDED) {
-            return resume(Effect.fail(new RequestTimeout({ url: request.url, after: Duration.format(Duration.decode(request.timeout)) })))
-          }
-          if (status.code === UNAVAILABLE && messages.length === 0) {
-            return resume(Effect.fail(new AgentUnreachable({ url: request.url, reason: status.details })))
-          }
-          resume(Effect.succeed({
-            code: status.code,
-            details: status.details,
-            statusDetails: details instanceof Buffer ? new Uint8Array(details) : undefined,
-            messages,
-            truncated
-          }))
-        })
-        return Effect.sync(() => {
-          stream.cancel()
-          client.close()
-        })
-      })
-  )
+const call = (request: RawGrpcRequest) => Effect.flatMap(Effect.promise(() => import("./rawGrpcCall.js")), (module) => module.call(request))
 
 export const layer = Layer.succeed(RawGrpc, { call })

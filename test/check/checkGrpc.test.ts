@@ -2,6 +2,9 @@
 // generations, beside JSON-RPC and REST), and the gRPC checks fail against a gRPC door that gets
 // the status codes, the ErrorInfo, the empty a2a-version or the stream's end wrong.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { CheckReport } from "../../src/domain/conformance.js"
+import { runRelay } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 import { startBrokenGrpcAgent } from "./brokenGrpcAgent.js"
 import { failedMusts, idsWith, resultsOf, runCheck } from "./checkHarness.js"
@@ -10,7 +13,11 @@ let agent: AgentHandle
 beforeAll(async () => {
   agent = await startAgent({ model: "echo", grpc: {} })
 })
-afterAll(() => agent.close())
+const home = tempHome()
+afterAll(async () => {
+  await agent.close()
+  home.cleanup()
+})
 
 describe("relay check against relay's own agent over gRPC", () => {
   it("passes every must-check on every interface, the gRPC ones included", async () => {
@@ -31,6 +38,17 @@ describe("relay check against relay's own agent over gRPC", () => {
     expect(resultsOf(report, "equivalence.task-visible")[0]?.detail).toMatch(/seen over 6 interfaces/)
     expect(resultsOf(report, "equivalence.same-answers")[0]?.detail).toMatch(/answered alike over 6 interfaces/)
   }, 30_000)
+})
+
+describe("relay check --binding grpc (dist/main.cjs)", () => {
+  it("loads gRPC as the bundle has it and exits 0: every gRPC check passes on both generations", async () => {
+    const result = await runRelay(["check", agent.baseUrl, "--binding", "grpc", "--json"], { stateDir: home.stateDir, timeoutMs: 30_000 })
+    expect(result.code, result.stderr).toBe(0)
+    const report = JSON.parse(result.stdout) as CheckReport
+    expect(report.interfaces.map((i) => `${i.protocol}/${i.binding}`)).toEqual(["1.0/grpc", "0.3/grpc"])
+    expect(idsWith(report, "failed")).toEqual([])
+    expect(resultsOf(report, "transport.grpc-error-status").map((r) => r.status)).toEqual(["passed", "passed"])
+  }, 40_000)
 })
 
 describe("relay check against a gRPC agent that gets gRPC's rules wrong", () => {
