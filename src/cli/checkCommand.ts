@@ -52,18 +52,18 @@ const protocol = Options.choice("protocol", ["1.0", "0.3", "all"]).pipe(
   Options.withDefault("all" as const),
   withSuggestions([...PROTOCOL_VALUES, ["all", "Every one the card declares"]])
 )
-const binding = Options.choice("binding", ["jsonrpc", "rest", "all"]).pipe(
-  Options.withDescription("HTTP bindings to check (default all the card declares)"),
+const binding = Options.choice("binding", ["jsonrpc", "rest", "grpc", "all"]).pipe(
+  Options.withDescription("Bindings to check: JSON-RPC, HTTP+JSON or gRPC (default all the card declares)"),
   Options.withDefault("all" as const),
   withSuggestions([...BINDING_VALUES, ["all", "Every one the card declares"]])
 )
 /** What each group of checks covers, as completions offer the groups to --only and --skip. */
 const GROUPS: Record<CheckGroup, string> = {
   card: "The agent card: where it is served, fields, interfaces",
-  transport: "Malformed requests, content types, versions, errors",
+  transport: "Malformed requests, content types, versions, errors (gRPC: status codes and ErrorInfo)",
   messaging: "Messages are answered; follow-ups keep task and context",
   tasks: "GetTask, ListTasks (filters, pages) and cancelling",
-  streaming: "Streamed answers (SSE) and subscribing to a task",
+  streaming: "Streamed answers (SSE or gRPC streams) and subscribing to a task",
   push: "Push notification configs and deliveries to a webhook",
   auth: "Requests without credentials are refused, naming the scheme",
   equivalence: "A task is the same over every interface"
@@ -92,8 +92,9 @@ const splitNames = (values: ReadonlyArray<string>) =>
   values.flatMap((value) => value.split(",")).map((name) => name.trim()).filter((name) => name !== "")
 
 const protocolsOf = (value: "1.0" | "0.3" | "all"): ReadonlyArray<ProtocolVersion> => (value === "all" ? ["1.0", "0.3"] : [value])
-const bindingsOf = (value: "jsonrpc" | "rest" | "all"): ReadonlyArray<Binding> =>
-  value === "all" ? ["JSONRPC", "HTTP+JSON"] : [value === "rest" ? "HTTP+JSON" : "JSONRPC"]
+const BINDINGS: Readonly<Record<"jsonrpc" | "rest" | "grpc", Binding>> = { jsonrpc: "JSONRPC", rest: "HTTP+JSON", grpc: "GRPC" }
+const bindingsOf = (value: "jsonrpc" | "rest" | "grpc" | "all"): ReadonlyArray<Binding> =>
+  value === "all" ? Object.values(BINDINGS) : [BINDINGS[value]]
 
 // ---------------------------------------------------------------------------
 // The terminal view
@@ -163,7 +164,7 @@ interface CheckValues {
   readonly urlArg: Option.Option<string>
   readonly url: Option.Option<string>
   readonly protocol: "1.0" | "0.3" | "all"
-  readonly binding: "jsonrpc" | "rest" | "all"
+  readonly binding: "jsonrpc" | "rest" | "grpc" | "all"
   readonly only: ReadonlyArray<string>
   readonly skip: ReadonlyArray<string>
   readonly timeout: Option.Option<number>

@@ -34,7 +34,7 @@ export interface CheckSpec {
   readonly spec: { readonly "1.0"?: string; readonly "0.3"?: string }
   readonly scope: CheckScope
   readonly needs: ReadonlyArray<CheckNeed>
-  /** Only on these bindings (default: both). */
+  /** Only on these bindings (default: all three). */
   readonly bindings?: ReadonlyArray<Binding>
   /** Only at these protocol versions (default: both). */
   readonly versions?: ReadonlyArray<ProtocolVersion>
@@ -48,6 +48,9 @@ const check = (spec: Omit<CheckSpec, "needs" | "scope"> & Partial<Pick<CheckSpec
 
 const JSONRPC_ONLY: ReadonlyArray<Binding> = ["JSONRPC"]
 const REST_ONLY: ReadonlyArray<Binding> = ["HTTP+JSON"]
+/** What only HTTP shows: content types, SSE framing, HTTP statuses and headers. */
+const HTTP_ONLY: ReadonlyArray<Binding> = ["JSONRPC", "HTTP+JSON"]
+const GRPC_ONLY: ReadonlyArray<Binding> = ["GRPC"]
 
 /** Every check, in the order they run and are reported. */
 export const CHECKS: ReadonlyArray<CheckSpec> = [
@@ -122,6 +125,7 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     id: "transport.json-content-type",
     group: "transport",
     severity: "must",
+    bindings: HTTP_ONLY,
     title: "Answers are JSON with a JSON content type",
     spec: { "1.0": "§9.1, §11.1", "0.3": "§3.2.1, §3.2.3" }
   }),
@@ -140,6 +144,22 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     bindings: REST_ONLY,
     title: "A REST error has a 4xx status and an error body",
     spec: { "1.0": "§11.6", "0.3": "§3.2.3" }
+  }),
+  check({
+    id: "transport.grpc-error-status",
+    group: "transport",
+    severity: "must",
+    bindings: GRPC_ONLY,
+    title: "Each A2A error is its gRPC status code with an ErrorInfo naming its reason, in domain a2a-protocol.org",
+    spec: { "1.0": "§5.4, §10", "0.3": "§3.2.2" }
+  }),
+  check({
+    id: "transport.grpc-version-empty",
+    group: "transport",
+    severity: "must",
+    bindings: GRPC_ONLY,
+    title: "A call without a2a-version is taken as A2A 0.3: served where the card offers 0.3, else refused as VersionNotSupported",
+    spec: { "1.0": "§3.6.2, §10" }
   }),
   // messaging
   check({
@@ -299,6 +319,8 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     group: "tasks",
     severity: "must",
     versions: ["1.0"],
+    // gRPC's Timestamp is a message: a text that is no timestamp cannot be sent.
+    bindings: HTTP_ONLY,
     title: "ListTasks refuses a statusTimestampAfter that is not a timestamp",
     spec: { "1.0": "§3.3.2, §5.6.1" }
   }),
@@ -322,6 +344,7 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     id: "streaming.content-type",
     group: "streaming",
     severity: "must",
+    bindings: HTTP_ONLY,
     needs: ["streaming"],
     title: "A streaming message is answered with text/event-stream",
     spec: { "1.0": "§3.1.2", "0.3": "§7.2" }
@@ -330,6 +353,7 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     id: "streaming.framing",
     group: "streaming",
     severity: "must",
+    bindings: HTTP_ONLY,
     needs: ["streaming"],
     title: "Every SSE event is data: lines of one JSON value, ended by a blank line",
     spec: { "1.0": "§9.4.2, §11.7", "0.3": "§3.3" }
@@ -407,6 +431,7 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     id: "auth.challenge",
     group: "auth",
     severity: "should",
+    bindings: HTTP_ONLY,
     needs: ["auth"],
     title: "A 401 names the scheme in WWW-Authenticate",
     spec: { "1.0": "§7.4", "0.3": "§4.4" }
@@ -418,6 +443,14 @@ export const CHECKS: ReadonlyArray<CheckSpec> = [
     severity: "must",
     scope: "across",
     title: "A task created over one interface is found, in the same state, over every other",
+    spec: { "1.0": "§5.1", "0.3": "§3.4.1" }
+  }),
+  check({
+    id: "equivalence.same-answers",
+    group: "equivalence",
+    severity: "must",
+    scope: "across",
+    title: "GetTask answers a task alike over every binding and generation: its context, state and artifacts",
     spec: { "1.0": "§5.1", "0.3": "§3.4.1" }
   })
 ]
@@ -441,10 +474,11 @@ export const skipped = (detail: string): CheckOutcome => ({ status: "skipped", d
 /** The interface a result belongs to; absent for checks of the agent as a whole. */
 export interface InterfaceId {
   readonly protocol: ProtocolVersion
-  readonly binding: "jsonrpc" | "rest"
+  readonly binding: "jsonrpc" | "rest" | "grpc"
 }
 
-export const bindingName = (binding: Binding): InterfaceId["binding"] => (binding === "JSONRPC" ? "jsonrpc" : "rest")
+export const bindingName = (binding: Binding): InterfaceId["binding"] =>
+  binding === "JSONRPC" ? "jsonrpc" : binding === "GRPC" ? "grpc" : "rest"
 
 /** One line of the report (its JSON form: see CHECK_REPORT_SCHEMA). */
 export interface CheckResult {
@@ -553,7 +587,7 @@ export const CHECK_REPORT_SCHEMA = {
       items: {
         type: "object",
         required: ["protocol", "binding", "url"],
-        properties: { protocol: { enum: ["1.0", "0.3"] }, binding: { enum: ["jsonrpc", "rest"] }, url: { type: "string" } }
+        properties: { protocol: { enum: ["1.0", "0.3"] }, binding: { enum: ["jsonrpc", "rest", "grpc"] }, url: { type: "string" } }
       }
     },
     results: {
@@ -569,7 +603,7 @@ export const CHECK_REPORT_SCHEMA = {
           spec: { type: ["string", "null"], description: "e.g. \"A2A v1.0 §9.4\"" },
           interface: {
             type: ["object", "null"],
-            properties: { protocol: { enum: ["1.0", "0.3"] }, binding: { enum: ["jsonrpc", "rest"] } }
+            properties: { protocol: { enum: ["1.0", "0.3"] }, binding: { enum: ["jsonrpc", "rest", "grpc"] } }
           },
           status: { enum: ["passed", "failed", "warning", "skipped"] },
           detail: { type: "string", description: "why it failed, warned or was skipped" },

@@ -4,10 +4,13 @@
  */
 import { Duration, Effect } from "effect"
 import * as z from "zod"
+import type { Binding } from "../a2a/dialects.js"
 import { CHECK_GROUPS, type CheckReport, summaryLine } from "../domain/conformance.js"
 import { withProgressMessages } from "./progress.js"
 import { checkReportShape } from "./resultShapes.js"
 import { contacting, loadedOnFirstUse, type ToolKit, withPrograms } from "./toolKit.js"
+
+const BINDINGS: Readonly<Record<"jsonrpc" | "rest" | "grpc", Binding>> = { jsonrpc: "JSONRPC", rest: "HTTP+JSON", grpc: "GRPC" }
 
 /** The whole check_agent call waits at most this long. */
 const CHECK_WAIT_LIMIT = Duration.minutes(3)
@@ -26,13 +29,13 @@ export const registerCheckTools = ({ server, context, handle, atAgent, heartbeat
   server.registerTool("check_agent", {
     title: "Check an agent's A2A conformance",
     description: "Run relay's conformance checks against an A2A agent (card, transport, messaging, tasks, streaming, push, " +
-      "auth, equivalence; both protocol generations and both HTTP bindings the card declares) and return every check's " +
+      "auth, equivalence; both protocol generations and every binding the card declares: JSON-RPC, HTTP+JSON, gRPC) and return every check's " +
       "verdict with its spec section. Creates a few tasks on the agent (listed in tasks_created). Use when building or " +
       "debugging an agent, or before relying on one. Next: send_message, or fix the failed checks and run it again.",
     inputSchema: {
       ...contacting,
       protocol: z.enum(["1.0", "0.3", "all"]).optional().describe("Protocol generations to check (default all)"),
-      binding: z.enum(["jsonrpc", "rest", "all"]).optional().describe("HTTP bindings to check (default all)"),
+      binding: z.enum(["jsonrpc", "rest", "grpc", "all"]).optional().describe("Bindings to check (default all the card declares)"),
       only: z.array(z.string()).optional().describe(`Only these groups (${CHECK_GROUPS.join(", ")}) or check ids`),
       skip: z.array(z.string()).optional().describe("Leave out these groups or check ids"),
       timeout_seconds: z.number().int().min(1).max(60).optional().describe("Seconds each request may take (default 10)"),
@@ -56,8 +59,8 @@ export const registerCheckTools = ({ server, context, handle, atAgent, heartbeat
                 ...access,
                 protocols: args.protocol === undefined || args.protocol === "all" ? ["1.0", "0.3"] : [args.protocol],
                 bindings: args.binding === undefined || args.binding === "all"
-                  ? ["JSONRPC", "HTTP+JSON"]
-                  : [args.binding === "rest" ? "HTTP+JSON" : "JSONRPC"],
+                  ? Object.values(BINDINGS)
+                  : [BINDINGS[args.binding]],
                 timeoutSeconds: args.timeout_seconds,
                 onGroupDone: (group, results) =>
                   say(

@@ -158,7 +158,7 @@ export const issueShape = z.object({
   hint: z.string()
 })
 
-const interfaceShape = { protocol: z.enum(["1.0", "0.3"]), binding: z.enum(["jsonrpc", "rest"]) }
+const interfaceShape = { protocol: z.enum(["1.0", "0.3"]), binding: z.enum(["jsonrpc", "rest", "grpc"]) }
 
 /** The report of relay check --json (domain/conformance CHECK_REPORT_SCHEMA). */
 export const checkReportShape = shapeOf<CheckReport>()({

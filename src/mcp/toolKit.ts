@@ -13,6 +13,7 @@ import type { AgentAccess } from "../programs/agentTarget.js"
 import type { A2aClient } from "../services/A2aClient.js"
 import type { NotificationLog } from "../services/NotificationLog.js"
 import type { PushReceiver } from "../services/PushReceiver.js"
+import type { RawGrpc } from "../services/RawGrpc.js"
 import type { RawHttp } from "../services/RawHttp.js"
 import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
@@ -47,7 +48,7 @@ export interface ToolContext {
    * What check_agent runs with besides the client: raw exchanges and a push receiver (the webhook
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
    */
-  readonly loadCheckRun: () => Promise<Layer.Layer<RawHttp | PushReceiver, ListenFailed, HttpClient.HttpClient>>
+  readonly loadCheckRun: () => Promise<Layer.Layer<RawHttp | RawGrpc | PushReceiver, ListenFailed, HttpClient.HttpClient>>
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */

@@ -4,11 +4,17 @@ import { Effect, Layer } from "effect"
 import type { CheckReport, CheckResult } from "../../src/domain/conformance.js"
 import { checkAgent, type CheckAgentInput, type CheckPlanInput, planChecks } from "../../src/programs/check/checkAgent.js"
 import { checkReceiverLayer } from "../../src/servers/webhook/checkReceiver.js"
+import * as RawGrpc from "../../src/services/RawGrpc.js"
 import * as RawHttp from "../../src/services/RawHttp.js"
 import { ProgramLayer } from "../helpers/a2aPrograms.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 
-const CheckLayer = Layer.mergeAll(ProgramLayer, RawHttp.layer.pipe(Layer.provide(NodeHttpClient.layerUndici)), checkReceiverLayer)
+const CheckLayer = Layer.mergeAll(
+  ProgramLayer,
+  RawHttp.layer.pipe(Layer.provide(NodeHttpClient.layerUndici)),
+  RawGrpc.layer,
+  checkReceiverLayer
+)
 
 export const runCheck = (agentUrl: string, input: Partial<CheckAgentInput> = {}): Promise<CheckReport> =>
   Effect.runPromise(

@@ -32,12 +32,14 @@ import {
 import { InvalidInput } from "../../domain/errors.js"
 import { escapeForTerminal } from "../../domain/terminalText.js"
 import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
+import type { RawGrpc } from "../../services/RawGrpc.js"
 import type { RawHttp, RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
 import { authChecks } from "./authChecks.js"
 import { cardBlocker, cardOutcome, cardProtocol, findCard } from "./cardChecks.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES, type PartAnswer } from "./context.js"
 import { equivalenceChecks } from "./equivalenceChecks.js"
+import { grpcChecks } from "./grpcChecks.js"
 import { interfaceHostsOutcome, notSentReason, splitByOrigin } from "./interfaceHosts.js"
 import { messagingChecks } from "./messagingChecks.js"
 import { partChecks } from "./partChecks.js"
@@ -67,10 +69,11 @@ export interface CheckAgentInput extends Omit<AgentAccess, "protocol" | "binding
 
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 10
 
-type InterfaceCheck = (ctx: InterfaceContext) => Effect.Effect<CheckOutcome, unknown, A2aClient | RawHttp>
+type InterfaceCheck = (ctx: InterfaceContext) => Effect.Effect<CheckOutcome, unknown, A2aClient | RawHttp | RawGrpc>
 
 const INTERFACE_CHECKS: Readonly<Record<string, InterfaceCheck>> = {
   ...transportChecks,
+  ...grpcChecks,
   ...messagingChecks,
   ...partChecks,
   ...taskChecks,

@@ -2,11 +2,16 @@
  * `relay check` and the interface rule. The client's doors use an interface on another origin than
  * its card when it stays within the card's class of address; a check, aimed at agents nobody vouches
  * for, sends nothing at all to another origin unless `--allow-interface-host` names its host. Such
- * an interface fails card.interface-hosts, naming its host, and its checks are skipped.
+ * an interface fails card.interface-hosts, naming its host, and its checks are skipped. A gRPC
+ * interface has a port of its own (the card is served over HTTP): the card's host is its origin.
  */
 import { hostOfUrl } from "../../a2a/hosts.js"
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import { type Endpoint, isHostAllowed, isOnCardOrigin } from "../../services/A2aClient.js"
+
+/** On the card's origin, or for gRPC on the card's host. */
+const isOnCardSide = (endpoint: Endpoint, cardUrl: string) =>
+  isOnCardOrigin(endpoint.url, cardUrl) || (endpoint.binding === "GRPC" && hostOfUrl(endpoint.url) === hostOfUrl(cardUrl))
 
 /** The interfaces a check may send to, and those on another origin that nobody allowed. */
 export const splitByOrigin = (
@@ -14,7 +19,7 @@ export const splitByOrigin = (
   cardUrl: string,
   allowed: ReadonlyArray<string> | undefined
 ) => {
-  const sendable = (endpoint: Endpoint) => isOnCardOrigin(endpoint.url, cardUrl) || isHostAllowed(endpoint.url, allowed)
+  const sendable = (endpoint: Endpoint) => isOnCardSide(endpoint, cardUrl) || isHostAllowed(endpoint.url, allowed)
   return { checked: endpoints.filter(sendable), refused: endpoints.filter((endpoint) => !sendable(endpoint)) }
 }
 
@@ -30,7 +35,7 @@ export const notSentReason = (endpoint: Endpoint, cardUrl: string) =>
 export const interfaceHostsOutcome = (checked: ReadonlyArray<Endpoint>, refused: ReadonlyArray<Endpoint>, cardUrl: string): CheckOutcome =>
   refused.length === 0
     ? passed(
-      checked.some((endpoint) => !isOnCardOrigin(endpoint.url, cardUrl))
+      checked.some((endpoint) => !isOnCardSide(endpoint, cardUrl))
         ? "other origins only on hosts the user allowed"
         : "every interface is on the card's origin"
     )

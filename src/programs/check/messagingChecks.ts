@@ -1,5 +1,5 @@
 /** The messaging group: SendMessage answered, its task well formed, its errors right, its follow-ups taken. */
-import { Effect, Option, Predicate, Ref } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import * as V1 from "../../a2a/v1.js"
 import { failed, passed, skipped } from "../../domain/conformance.js"
 import { A2aClient } from "../../services/A2aClient.js"
@@ -22,10 +22,10 @@ import {
 } from "./context.js"
 import { dialectOf, invalidName, rawOperation, refusedAsInvalid, resultOf, shown, wireOf } from "./rawExchanges.js"
 
+// The first answer, unless a check before (transport.grpc-error-status) has sent it already.
 const send = (ctx: InterfaceContext) =>
   orFailed(Effect.gen(function*() {
-    const answer = yield* sendCounted(ctx, { message: userMessage() })
-    yield* Ref.set(ctx.firstAnswer, Option.some(answer))
+    const answer = yield* firstAnswer(ctx)
     return "task" in answer ? passed(`a Task, ${stateSent(answer.task.status)}`) : passed("a Message")
   }))
 

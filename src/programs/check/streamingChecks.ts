@@ -1,6 +1,7 @@
 /**
  * The streaming group: one streaming message read raw (so framing faults are seen, not smoothed
  * over by a tolerant parser), SubscribeToTask to a live task, and SubscribeToTask's error path.
+ * Over gRPC the stream's messages are read as they came (rawExchanges.ts), and its end is its status.
  */
 import { Effect, Either, Option, Predicate, Ref, Stream } from "effect"
 import * as V1 from "../../a2a/v1.js"
@@ -18,7 +19,7 @@ import {
   withinBudget,
   workingTask
 } from "./context.js"
-import { dialectOf, parseJson, rawOperation, shown, wireOf } from "./rawExchanges.js"
+import { dialectOf, GRPC_CODES, grpcStatusOf, parseJson, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 /** The run's one raw streaming answer (sent on first use, bounded by the timeout: a stream that never closes fails). */
 const streamAnswer = (ctx: InterfaceContext) =>
@@ -39,6 +40,18 @@ const streamAnswer = (ctx: InterfaceContext) =>
 
 const isEventStream = (response: RawResponse) => /^text\/event-stream\b/i.test(response.headers["content-type"] ?? "")
 
+/** A gRPC stream's messages as rawExchanges reads them (a JSON array); undefined for an error status alone. */
+const grpcMessages = (response: RawResponse): ReadonlyArray<unknown> | undefined => {
+  const json = parseJson(response.text)
+  return Array.isArray(json) ? json : undefined
+}
+
+/** Whether the answer is a stream: an SSE body over HTTP, messages over gRPC. */
+const isStream = (ctx: InterfaceContext, response: RawResponse) =>
+  ctx.id.binding === "grpc" ? grpcMessages(response) !== undefined : isEventStream(response)
+
+const NOT_A_STREAM = "the answer is not an event stream (see streaming.content-type)"
+
 /** The SSE events of a body: blocks separated by a blank line; `data:` lines joined by newlines. */
 const sseBlocks = (text: string) =>
   text.split(/\r\n\r\n|\n\n|\r\r/).filter((block) => block.trim() !== "").map((block) => {
@@ -47,9 +60,9 @@ const sseBlocks = (text: string) =>
     return { data: data.length === 0 ? undefined : data.join("\n") }
   })
 
-/** Each event's payload: the JSON-RPC `result`, or the REST body. */
+/** Each event's payload: the JSON-RPC `result`, the REST body, or the gRPC message. */
 const eventPayloads = (ctx: InterfaceContext, response: RawResponse): ReadonlyArray<unknown> =>
-  sseBlocks(response.text).map(({ data }) => {
+  ctx.id.binding === "grpc" ? grpcMessages(response) ?? [] : sseBlocks(response.text).map(({ data }) => {
     const json = data === undefined ? undefined : parseJson(data)
     return ctx.id.binding === "jsonrpc" && Predicate.isRecord(json) ? json["result"] : json
   })
@@ -64,6 +77,8 @@ const kindOf = (payload: unknown): string | undefined => {
       ? "artifactUpdate"
       : payload["kind"]
   }
+  // The 0.3 proto names a message `msg`.
+  if ("msg" in payload) return "message"
   return ["task", "message", "statusUpdate", "artifactUpdate"].find((key) => key in payload)
 }
 
@@ -106,7 +121,7 @@ const framing = (ctx: InterfaceContext) =>
 
 const firstEvent = (ctx: InterfaceContext) =>
   withStream(ctx, (response) => {
-    if (!isEventStream(response)) return skipped("the answer is not an event stream (see streaming.content-type)")
+    if (!isStream(ctx, response)) return ctx.id.binding === "grpc" ? failed(`no stream: ${shown(response)}`) : skipped(NOT_A_STREAM)
     const kinds = eventPayloads(ctx, response).map(kindOf)
     if (kinds[0] === "task") return passed(`${kinds.length} event(s), the task first`)
     if (kinds[0] === "message") {
@@ -119,10 +134,15 @@ const firstEvent = (ctx: InterfaceContext) =>
 
 // The raw exchange returns once the body ends, or once it has read its limit (truncated): only
 // the first means the stream closed. An answer that is no event stream is no stream to close.
+// A gRPC stream ends with its status: OK, once the task is done.
 const closes = (ctx: InterfaceContext) =>
   withStream(ctx, (response) => {
-    if (!isEventStream(response)) return skipped("the answer is not an event stream (see streaming.content-type)")
-    return response.truncated ? failed("the stream was still open after its size limit was read") : passed("closed")
+    if (!isStream(ctx, response)) return ctx.id.binding === "grpc" ? failed(`no stream: ${shown(response)}`) : skipped(NOT_A_STREAM)
+    if (response.truncated) return failed("the stream was still open after its size limit was read")
+    const status = grpcStatusOf(response)
+    return status === undefined || status.code === GRPC_CODES.OK
+      ? passed("closed")
+      : failed(`the stream ended with ${shown(response)}, not OK`)
   })
 
 const subscribeUnknown = (ctx: InterfaceContext) =>
@@ -223,7 +243,9 @@ const subscribeLive = (ctx: InterfaceContext) =>
     }
     const response = answer.right
     // A refusal (plain, or as the stream's one event) is right for a task that finished first.
-    const refused = !isEventStream(response) || isRpcError(sseBlocks(response.text)[0]?.data)
+    const refused = ctx.id.binding === "grpc"
+      ? (grpcMessages(response) ?? []).length === 0
+      : !isEventStream(response) || isRpcError(sseBlocks(response.text)[0]?.data)
     if (refused) {
       return (yield* finishedMeanwhile(ctx, task.id, "the subscription")) ??
         failed(`the subscription was not a stream of the task's events: ${shown(response)}`)

@@ -53,6 +53,9 @@ const rawGetTask = (ctx: InterfaceContext, request: V1.GetTaskRequest) =>
 // Raw: our client trims history itself for agents that ignore historyLength, which would hide it.
 const historyLength = (ctx: InterfaceContext) =>
   orFailed(Effect.gen(function*() {
+    if (ctx.id.binding === "grpc" && ctx.id.protocol === "0.3") {
+      return yield* skipWith("the 0.3 proto's history_length has no presence: 0 is sent as no value at all")
+    }
     const task = yield* firstTask(ctx)
     const { response, result, task: read } = yield* rawGetTask(ctx, { id: task.id, historyLength: 0 })
     if (read._tag === "Left" || read.right.id !== task.id || !Predicate.isRecord(result)) {

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { type CheckOutcome, failed, passed } from "../../domain/conformance.js"
 import type { RawResponse } from "../../services/RawHttp.js"
 import { type InterfaceContext, unknownTaskId } from "./context.js"
-import { dialectOf, rawErrorOf, rawJsonRpc, rawOperation, shown, wireOf } from "./rawExchanges.js"
+import { dialectOf, GRPC_CODES, grpcStatusOf, rawErrorOf, rawJsonRpc, rawOperation, shown, wireOf } from "./rawExchanges.js"
 
 const expectRpcError = (response: RawResponse, code: number, name: string, expectedId?: unknown): CheckOutcome => {
   const error = rawErrorOf(response)
@@ -55,6 +55,10 @@ const versionRefused = (ctx: InterfaceContext) =>
     if (!refused) return failed(`A2A-Version: 99.0 was not refused with VersionNotSupported: ${shown(response)}`)
     if (ctx.id.binding === "rest" && response.status !== 400) {
       return failed(`VersionNotSupported came with HTTP ${response.status}, not 400`)
+    }
+    const grpc = grpcStatusOf(response)
+    if (grpc !== undefined && grpc.code !== GRPC_CODES.FAILED_PRECONDITION) {
+      return failed(`VersionNotSupported came with gRPC status ${grpc.code}, not FAILED_PRECONDITION (9)`)
     }
     return passed("VersionNotSupported")
   })

@@ -7,6 +7,7 @@ import { StateFileUnavailable } from "../../domain/errors.js"
 import type { NotificationRecord } from "../../domain/notification.js"
 import { NotificationLog } from "../../services/NotificationLog.js"
 import { PushReceiver } from "../../services/PushReceiver.js"
+import * as RawGrpc from "../../services/RawGrpc.js"
 import * as RawHttp from "../../services/RawHttp.js"
 import { webhookBaseUrl, webhookServerLayer } from "./WebhookServer.js"
 
@@ -44,5 +45,5 @@ export const checkReceiverLayer = Layer.scoped(
   })
 )
 
-/** What a `relay check` run needs besides the client: raw exchanges, and this receiver for push.delivery. */
-export const checkRunLayer = Layer.merge(RawHttp.layer, checkReceiverLayer)
+/** What a `relay check` run needs besides the client: raw exchanges (HTTP and gRPC), and this receiver for push.delivery. */
+export const checkRunLayer = Layer.mergeAll(RawHttp.layer, RawGrpc.layer, checkReceiverLayer)
