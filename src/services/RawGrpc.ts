@@ -7,32 +7,11 @@
  * call's deadline, and the messages read stop at a byte cap (`truncated`).
  * @grpc/grpc-js loads with the first call (rawGrpcCall.ts), so only a check of a gRPC interface loads it.
  */
-import { Context, type Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { AgentUnreachable, RequestTimeout } from "../domain/clientErrors.js"
+import type { RawGrpcRequest, RawGrpcResponse } from "./rawGrpcCall.js"
 
-export interface RawGrpcRequest {
-  /** `https://host:port` (TLS with the system's roots) or `http://host:port` (plaintext, h2c). */
-  readonly url: string
-  /** The HTTP/2 path, e.g. `/lf.a2a.v1.A2AService/GetTask`. */
-  readonly path: string
-  /** The request message's bytes, as is. */
-  readonly message: Uint8Array
-  /** Sent as is (names lower-cased, as gRPC has them). */
-  readonly metadata: Readonly<Record<string, string>>
-  readonly timeout: Duration.DurationInput
-  /** Bytes of messages read at most; the call is cancelled past it (`truncated`). */
-  readonly maxBytes: number
-}
-
-export interface RawGrpcResponse {
-  /** The gRPC status code (0 OK). */
-  readonly code: number
-  readonly details: string
-  /** The `grpc-status-details-bin` trailer (a binary google.rpc.Status), when sent. */
-  readonly statusDetails: Uint8Array | undefined
-  readonly messages: ReadonlyArray<Uint8Array>
-  readonly truncated: boolean
-}
+export type { RawGrpcRequest, RawGrpcResponse } from "./rawGrpcCall.js"
 
 export class RawGrpc extends Context.Tag("relay/RawGrpc")<RawGrpc, {
   readonly call: (request: RawGrpcRequest) => Effect.Effect<RawGrpcResponse, AgentUnreachable | RequestTimeout>

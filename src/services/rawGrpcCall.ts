@@ -1,11 +1,35 @@
 /**
  * The one call of RawGrpc over @grpc/grpc-js, in a module of its own: RawGrpc.ts loads it (and
  * grpc-js) with the first call only, as src/services/a2aClient/grpcTransport.ts loads grpcCalls.ts.
+ * What a call is and answers is written here, below RawGrpc, which re-exports it.
  */
 import * as grpc from "@grpc/grpc-js"
 import { Duration, Effect } from "effect"
 import { AgentUnreachable, RequestTimeout } from "../domain/clientErrors.js"
-import type { RawGrpcRequest, RawGrpcResponse } from "./RawGrpc.js"
+
+export interface RawGrpcRequest {
+  /** `https://host:port` (TLS with the system's roots) or `http://host:port` (plaintext, h2c). */
+  readonly url: string
+  /** The HTTP/2 path, e.g. `/lf.a2a.v1.A2AService/GetTask`. */
+  readonly path: string
+  /** The request message's bytes, as is. */
+  readonly message: Uint8Array
+  /** Sent as is (names lower-cased, as gRPC has them). */
+  readonly metadata: Readonly<Record<string, string>>
+  readonly timeout: Duration.DurationInput
+  /** Bytes of messages read at most; the call is cancelled past it (`truncated`). */
+  readonly maxBytes: number
+}
+
+export interface RawGrpcResponse {
+  /** The gRPC status code (0 OK). */
+  readonly code: number
+  readonly details: string
+  /** The `grpc-status-details-bin` trailer (a binary google.rpc.Status), when sent. */
+  readonly statusDetails: Uint8Array | undefined
+  readonly messages: ReadonlyArray<Uint8Array>
+  readonly truncated: boolean
+}
 
 const DEADLINE_EXCEEDED = 4
 const UNAVAILABLE = 14
