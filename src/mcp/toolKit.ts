@@ -9,6 +9,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
+import { withTraceHeaders } from "../domain/traceContext.js"
 import { agentUrlOf } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import type { A2aClient } from "../services/A2aClient.js"
@@ -20,6 +21,7 @@ import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
+import { legacyToolCall, type ToolCall } from "./toolCall.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
@@ -123,11 +125,22 @@ const atAgentOf = (context: ToolContext) =>
       allowInterfaceHosts: context.allowInterfaceHosts
     }))
 
-/** What a room needs to register its tools on one server. */
-export const toolKit = (server: McpServer, context: ToolContext) => ({
+/**
+ * What a room needs to register its tools on one server. `callOf` tells a tool what it may do
+ * with the call it answers (ask the user, the trace to forward: toolCall.ts), in its era's way.
+ */
+export const toolKit = (
+  server: McpServer,
+  context: ToolContext,
+  callOf: (extra: ToolExtra) => ToolCall = (extra) => legacyToolCall(server, extra)
+) => ({
   server,
   context,
-  /** Runs a tool's program: its result as structured content and a summary, or an error result; secrets of `args` never echoed. */
+  callOf,
+  /**
+   * Runs a tool's program: its result as structured content and a summary, or an error result;
+   * secrets of `args` never echoed. The agents it contacts receive the call's trace context.
+   */
   handle: <A extends object, E extends Described>(
     extra: ToolExtra,
     args: object,
@@ -135,8 +148,10 @@ export const toolKit = (server: McpServer, context: ToolContext) => ({
     summarize: (result: A) => string,
     contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(server, extra.sessionId)), extra.signal)
-      .then((result) => withoutSecrets(result, secretsOf(args))),
+    context.run(
+      toToolResult(program, summarize, contentOf).pipe(withTraceHeaders(callOf(extra).trace), logToClient(server, extra.sessionId)),
+      extra.signal
+    ).then((result) => withoutSecrets(result, secretsOf(args))),
   atAgent: atAgentOf(context),
   /** How long a call waits: its timeout_seconds, else the server's default. */
   waitFor: (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds)),

@@ -1,0 +1,121 @@
+/**
+ * What a tool knows of the call it answers besides its arguments, in the terms of no MCP era:
+ * how it may ask the user (a form to fill, a page to open) and the caller's trace context. The
+ * server that took the call builds it: `legacyToolCall` for the 2025-11-25 era (the capabilities
+ * the client declared at initialize, `elicitation/create` requests on the call's own stream, W3C
+ * trace context from the request's `_meta`). A tool only sees this interface, so another era
+ * plugs in by building the same from its own requests.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { type ClientCapabilities, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect } from "effect"
+import { type TraceHeaders, traceHeadersOf } from "../domain/traceContext.js"
+import type { ToolExtra } from "./progress.js"
+
+/** One field of a form: the flat JSON Schema subset MCP clients render (no nesting). */
+export type FormField =
+  | {
+    readonly type: "string"
+    readonly title?: string | undefined
+    readonly description?: string | undefined
+    readonly enum?: ReadonlyArray<string> | undefined
+    readonly format?: "email" | "uri" | "date" | "date-time" | undefined
+    readonly minLength?: number | undefined
+    readonly maxLength?: number | undefined
+  }
+  | {
+    readonly type: "number" | "integer"
+    readonly title?: string | undefined
+    readonly description?: string | undefined
+    readonly minimum?: number | undefined
+    readonly maximum?: number | undefined
+  }
+  | { readonly type: "boolean"; readonly title?: string | undefined; readonly description?: string | undefined }
+
+export interface FormRequest {
+  /** What the user is asked, shown above the fields. */
+  readonly message: string
+  readonly fields: Readonly<Record<string, FormField>>
+  readonly required: ReadonlyArray<string>
+}
+
+/** The user's answer; decline and cancel (or no answer at all) leave the question open. */
+export type FormReply =
+  | { readonly action: "accept"; readonly content: Readonly<Record<string, unknown>> }
+  | { readonly action: "decline" | "cancel" }
+
+export interface UrlRequest {
+  /** Why the user should open the page. */
+  readonly message: string
+  readonly url: string
+  /** Names this interaction, so the client can be told when it is over. */
+  readonly id: string
+}
+
+/** How a tool may reach the user; a member is missing when the client cannot do it. */
+export interface UserPrompt {
+  readonly askForm?: ((request: FormRequest) => Effect.Effect<FormReply>) | undefined
+  /** Offers a page to open; "accept" means the user went to it, nothing more. */
+  readonly openUrl?: ((request: UrlRequest) => Effect.Effect<"accept" | "decline" | "cancel">) | undefined
+  /** Tells the client the interaction `openUrl` began is complete. */
+  readonly urlDone?: ((id: string) => Effect.Effect<void>) | undefined
+}
+
+export interface ToolCall {
+  readonly user: UserPrompt
+  /** traceparent and tracestate to forward to agents (none when the caller sent none). */
+  readonly trace: TraceHeaders
+}
+
+/** A call that can ask nobody and carries no trace: what tests and programs without a client get. */
+export const NO_CALL: ToolCall = { user: {}, trace: {} }
+
+/** How long a person may take over a form or a page before the question is left open. */
+export const ASK_TIMEOUT = Duration.minutes(10)
+
+/** The modes a client's `elicitation` capability offers; an empty one means form (2025-06-18 clients). */
+export const elicitationModes = (elicitation: ClientCapabilities["elicitation"]) => {
+  if (elicitation === undefined) return { form: false, url: false }
+  const declared = elicitation as { readonly form?: object; readonly url?: object }
+  return { form: declared.form !== undefined || declared.url === undefined, url: declared.url !== undefined }
+}
+
+/** An `elicitation/create` on the call's own stream; no answer in time, or a failed one, counts as cancel. */
+const elicit = (extra: ToolExtra, params: Record<string, unknown>) =>
+  Effect.tryPromise((signal) =>
+    extra.sendRequest({ method: "elicitation/create", params } as never, ElicitResultSchema, {
+      signal,
+      timeout: Duration.toMillis(ASK_TIMEOUT)
+    })
+  ).pipe(
+    Effect.tapError((error) => Effect.logDebug(`The client did not answer elicitation/create: ${String(error.error)}`)),
+    Effect.orElseSucceed(() => ({ action: "cancel" as const, content: undefined }))
+  )
+
+/** The 2025-11-25 era's call: elicitation as the client declared it at initialize, trace context from `_meta`. */
+export const legacyToolCall = (server: McpServer, extra: ToolExtra): ToolCall => {
+  const modes = elicitationModes(server.server.getClientCapabilities()?.elicitation)
+  const askForm = (request: FormRequest) =>
+    Effect.map(
+      elicit(extra, {
+        mode: "form",
+        message: request.message,
+        requestedSchema: { type: "object", properties: request.fields, required: request.required }
+      }),
+      (reply): FormReply => reply.action === "accept" ? { action: "accept", content: reply.content ?? {} } : { action: reply.action }
+    )
+  const openUrl = (request: UrlRequest) =>
+    Effect.map(
+      elicit(extra, { mode: "url", message: request.message, url: request.url, elicitationId: request.id }),
+      (reply) => reply.action
+    )
+  const urlDone = (id: string) =>
+    Effect.promise(() =>
+      extra.sendNotification({ method: "notifications/elicitation/complete", params: { elicitationId: id } } as never)
+        .catch(() => undefined)
+    )
+  return {
+    trace: traceHeadersOf(extra._meta),
+    user: modes.url ? { ...(modes.form ? { askForm } : {}), openUrl, urlDone } : modes.form ? { askForm } : {}
+  }
+}
