@@ -163,25 +163,28 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
               }), heartbeat)
         )
       )
-    // When the agent asks for input and the client can show a form, the user answers it here (agentQuestions.ts).
+    // When the agent asks for input and the client can show a form, the user answers it here
+    // (agentQuestions.ts). Each message reaches the agent on its own: one refused for want of a
+    // login is sent again after it, never one the agent already took.
     const { user } = callOf(extra)
     const send = Effect.flatMap(content, ({ text, sources }) =>
-      atAgent(args, (access) =>
-        Effect.flatMap(
+      Effect.flatMap(
+        atAgent(args, (access) =>
           sendOne(access, text, sources, {
             contextId: args.context_id,
             taskId: args.task_id,
             useSession: args.use_session,
             pushUrl: args.push_url,
             pushToken: args.push_token
-          }),
-          (first) =>
-            askingTheUser(user, first, (reply, to) =>
+          })),
+        (first) =>
+          askingTheUser(user, first, (reply, to) =>
+            atAgent(args, (access) =>
               sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
                 contextId: to.context_id ?? undefined,
                 taskId: to.task_id ?? undefined
-              }))
-        )))
+              })))
+      ))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
   })
 

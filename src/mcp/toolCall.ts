@@ -8,7 +8,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { type ClientCapabilities, ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, FiberRef } from "effect"
 import { type TraceHeaders, traceHeadersOf } from "../domain/traceContext.js"
 import type { ToolExtra } from "./progress.js"
 
@@ -66,6 +66,9 @@ export interface ToolCall {
   /** traceparent and tracestate to forward to agents (none when the caller sent none). */
   readonly trace: TraceHeaders
 }
+
+/** The user the tool call being run may ask (toolKit.ts `handle` sets it); nobody by default. */
+export const currentUser: FiberRef.FiberRef<UserPrompt> = FiberRef.unsafeMake<UserPrompt>({})
 
 /** A call that can ask nobody and carries no trace: what tests and programs without a client get. */
 export const NO_CALL: ToolCall = { user: {}, trace: {} }

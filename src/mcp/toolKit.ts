@@ -19,9 +19,10 @@ import type { RawHttp } from "../services/RawHttp.js"
 import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
+import { loggingInWhenNeeded } from "./assistantLogin.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
-import { legacyToolCall, type ToolCall } from "./toolCall.js"
+import { currentUser, legacyToolCall, type ToolCall } from "./toolCall.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
 
 /** The services the tools' programs use. */
@@ -43,6 +44,8 @@ export interface ToolContext {
   readonly allowRead?: ReadonlyArray<string> | undefined
   /** Largest request send_message sends, files and data encoded (default MAX_AGENT_BODY_BYTES; relay mcp --max-request-bytes). */
   readonly maxRequestBytes?: number | undefined
+  /** The OAuth client id a login through the client uses when the agent has no saved tokens to take it from (relay mcp --login-client-id). */
+  readonly loginClientId?: string | undefined
   /**
    * What check_agent runs with besides the client: raw exchanges and a push receiver (the webhook
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
@@ -109,21 +112,24 @@ export const withPrograms = <A, E, R>(use: (programs: typeof import("./toolProgr
  * The MCP door for the agent URL: `agent_url` (a name from list_agents, or a URL) is resolved and
  * decoded here, once (a bad one fails the call with invalid_agent_url, an unknown name with
  * unknown_agent), and the program gets the canonical AgentUrl with the call's secrets and card URL
- * and the interface hosts the server's user allowed.
+ * and the interface hosts the server's user allowed. Refused for want of a login the user can do
+ * through the client, `use` runs again once they did (assistantLogin.ts).
  */
 const atAgentOf = (context: ToolContext) =>
 <A, E, R>(
   args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined; card_url?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
 ) =>
-  Effect.flatMap(agentUrlOf(args.agent_url), (agentUrl) =>
-    use({
+  Effect.flatMap(agentUrlOf(args.agent_url), (agentUrl) => {
+    const access: AgentAccess = {
       agentUrl,
       bearerToken: args.bearer_token,
       apiKey: args.api_key,
       cardUrl: args.card_url,
       allowInterfaceHosts: context.allowInterfaceHosts
-    }))
+    }
+    return use(access).pipe(loggingInWhenNeeded(access, context.loginClientId))
+  })
 
 /**
  * What a room needs to register its tools on one server. `callOf` tells a tool what it may do
@@ -149,7 +155,14 @@ export const toolKit = (
     contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
     context.run(
-      toToolResult(program, summarize, contentOf).pipe(withTraceHeaders(callOf(extra).trace), logToClient(server, extra.sessionId)),
+      Effect.suspend(() => {
+        const call = callOf(extra)
+        return toToolResult(program, summarize, contentOf).pipe(
+          withTraceHeaders(call.trace),
+          Effect.locally(currentUser, call.user),
+          logToClient(server, extra.sessionId)
+        )
+      }),
       extra.signal
     ).then((result) => withoutSecrets(result, secretsOf(args))),
   atAgent: atAgentOf(context),
