@@ -14,6 +14,9 @@ import type { FormField, FormRequest, UserPrompt } from "./toolCall.js"
 /** Questions asked in one call at most: an agent that keeps asking cannot keep the user forever. */
 export const MAX_QUESTIONS = 5
 
+/** Fields taken from an agent's schema at most: a form is for a person to fill. */
+export const MAX_SCHEMA_FIELDS = 20
+
 const ANSWER_FIELD = "answer"
 const FALLBACK_QUESTION = "The agent needs more input to continue."
 
@@ -77,9 +80,10 @@ const schemaFields = (parts: ReadonlyArray<AnswerPart>) => {
       return field === undefined ? [] : [[name, field] as const]
     })
     if (fields.length === 0) continue
-    const names = new Set(fields.map(([name]) => name))
+    const kept = fields.slice(0, MAX_SCHEMA_FIELDS)
+    const names = new Set(kept.map(([name]) => name))
     const required = Array.isArray(schema["required"]) ? schema["required"].filter((name) => names.has(name as string)) : []
-    return { fields: Object.fromEntries(fields), required: required as ReadonlyArray<string> }
+    return { fields: Object.fromEntries(kept), required: required as ReadonlyArray<string> }
   }
   return undefined
 }

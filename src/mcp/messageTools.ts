@@ -15,8 +15,9 @@ import type { TaskDetails, TaskList } from "../programs/tasks.js"
 import { type Answered, askingTheUser } from "./agentQuestions.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
-import { withProgress } from "./progress.js"
+import { withProgress, withProgressMessages } from "./progress.js"
 import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
+import type { UserPrompt } from "./toolCall.js"
 import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
@@ -167,6 +168,12 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
     // (agentQuestions.ts). Each message reaches the agent on its own: one refused for want of a
     // login is sent again after it, never one the agent already took.
     const { user } = callOf(extra)
+    // Progress goes on while the user thinks, so a client that times out idle calls keeps waiting.
+    const askForm = user.askForm
+    const patient: UserPrompt = askForm === undefined ? user : {
+      ...user,
+      askForm: (form) => withProgressMessages(extra, "Waiting for the user to answer the agent's question", () => askForm(form), heartbeat)
+    }
     const send = Effect.flatMap(content, ({ text, sources }) =>
       Effect.flatMap(
         atAgent(args, (access) =>
@@ -178,7 +185,7 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
             pushToken: args.push_token
           })),
         (first) =>
-          askingTheUser(user, first, (reply, to) =>
+          askingTheUser(patient, first, (reply, to) =>
             atAgent(args, (access) =>
               sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
                 contextId: to.context_id ?? undefined,

@@ -6,11 +6,14 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
-import { ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { questionForm, replyOf } from "../../src/mcp/agentQuestions.js"
+import type { MessageResult } from "../../src/domain/results.js"
+import { askingTheUser, MAX_SCHEMA_FIELDS, questionForm, replyOf, type UserReply } from "../../src/mcp/agentQuestions.js"
+import type { UserPrompt } from "../../src/mcp/toolCall.js"
 import { appLayer, type AppRuntime, callTool, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
+import { combinedText, INPUT_REQUIRED_QUESTION, SECOND_QUESTION } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { type AgentHandle, startAgent } from "../servers/agentHarness.js"
 
@@ -22,7 +25,7 @@ let mock: AgentHandle
 let sdkAgent: SdkAgentHandle
 /** The elicitation requests the form-capable client received, and how it answers the next one. */
 const asked: Array<ElicitRequest["params"]> = []
-let answer: (request: ElicitRequest["params"]) => ElicitResult = () => ({ action: "cancel" })
+let answer: (request: ElicitRequest["params"]) => ElicitResult | Promise<ElicitResult> = () => ({ action: "cancel" })
 let withForms: Client
 let withoutForms: Client
 
@@ -67,6 +70,30 @@ describe("an agent's question, asked of the user through the client", () => {
     expect(content["state"]).toBe("completed")
     expect(content["needs_input"]).toBe(false)
     expect(content["text"]).toContain("blue, please")
+  })
+
+  it("an agent that asks again is asked again, in the same call, until it answers", async () => {
+    asked.length = 0
+    let round = 0
+    answer = () => ({ action: "accept", content: { answer: `reply ${++round}` } })
+    const result = await callTool(withForms, "send_message", { agent_url: sdkAgent.baseUrl, message: "behaviour:ask-twice first" })
+    expect(asked.map((params) => params.message)).toEqual([INPUT_REQUIRED_QUESTION, SECOND_QUESTION])
+    expect(structured(result)).toMatchObject({ state: "completed", text: combinedText(["first", "reply 1", "reply 2"]) })
+  })
+
+  it("progress goes on while the user answers", async () => {
+    answer = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      return { action: "accept", content: { answer: "slowly" } }
+    }
+    const messages: Array<string | undefined> = []
+    const result = await callTool(withForms, "send_message", { agent_url: mock.baseUrl, message: "input-required" }, {
+      onprogress: (progress) => messages.push(progress.message)
+    })
+    expect(structured(result)["text"]).toContain("slowly")
+    // The heartbeat is 100 ms here: several beats while the user took 400 ms.
+    expect(messages.filter((message) => message === "Waiting for the user to answer the agent's question").length)
+      .toBeGreaterThanOrEqual(2)
   })
 
   it("declined: the task still waits for input and the result says the user declined", async () => {
@@ -130,6 +157,35 @@ describe("the form of a question", () => {
     expect(form.required).toEqual(["city"])
     expect(replyOf(form, { answer: " ok ", city: "Oslo", nights: 2 })).toEqual({ text: "ok", data: { city: "Oslo", nights: 2 } })
     expect(replyOf(form, { answer: "" })).toBeUndefined()
+  })
+
+  it("a data request's answer goes to the agent as the text and one data part", async () => {
+    const schema = { type: "object", properties: { city: { type: "string" }, nights: { type: "integer" } } }
+    const first: MessageResult = {
+      task_id: "t1",
+      context_id: "c1",
+      state: "input-required",
+      text: "Where?",
+      parts: [textPart("Where?"), schemaPart(schema)],
+      needs_input: true,
+      needs_auth: false,
+      kind: "task",
+      updated_at: null
+    }
+    const sent: Array<UserReply> = []
+    const user: UserPrompt = { askForm: () => Effect.succeed({ action: "accept", content: { answer: "", city: "Oslo", nights: 2 } }) }
+    const answered = await Effect.runPromise(
+      askingTheUser(user, first, (reply) => Effect.sync(() => (sent.push(reply), { ...first, state: "completed", needs_input: false })))
+    )
+    expect(sent).toEqual([{ text: "", data: { city: "Oslo", nights: 2 } }])
+    expect(answered).toMatchObject({ declined: false, result: { state: "completed" } })
+  })
+
+  it("a schema of many properties gives a form of at most MAX_SCHEMA_FIELDS of them", () => {
+    const properties = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`field${index}`, { type: "string" }]))
+    const form = questionForm({ text: "Fill", parts: [schemaPart({ type: "object", properties, required: ["field499"] })] })
+    expect(Object.keys(form.fields)).toHaveLength(MAX_SCHEMA_FIELDS + 1)
+    expect(form.required).toEqual([])
   })
 
   it("a question without words still asks something; an empty answer is none", () => {
