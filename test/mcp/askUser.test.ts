@@ -10,7 +10,7 @@ import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { MessageResult } from "../../src/domain/results.js"
 import { askingTheUser, MAX_SCHEMA_FIELDS, questionForm, replyOf, type UserReply } from "../../src/mcp/agentQuestions.js"
-import type { UserPrompt } from "../../src/mcp/toolCall.js"
+import { elicitationModes, type UserPrompt } from "../../src/mcp/toolCall.js"
 import { appLayer, type AppRuntime, callTool, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { combinedText, INPUT_REQUIRED_QUESTION, SECOND_QUESTION } from "../peers/behaviours.js"
@@ -116,6 +116,15 @@ describe("an agent's question, asked of the user through the client", () => {
     const content = structured(result)
     expect(content["needs_input"]).toBe(true)
     expect(content["next_step"]).toBe("The agent is waiting for input: answer with send_message (use_session=true, or the same task_id).")
+  })
+})
+
+describe("what a client's elicitation capability offers", () => {
+  it("an empty capability is form (2025-06-18 clients); url only when declared", () => {
+    expect(elicitationModes(undefined)).toEqual({ form: false, url: false })
+    expect(elicitationModes({})).toEqual({ form: true, url: false })
+    expect(elicitationModes({ url: {} })).toEqual({ form: false, url: true })
+    expect(elicitationModes({ form: {}, url: {} })).toEqual({ form: true, url: true })
   })
 })
 
