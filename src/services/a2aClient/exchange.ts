@@ -92,28 +92,31 @@ const withResponseTimeout = <A, E>(target: Target, url: string, effect: Effect.E
 }
 
 /**
- * Sends `request`, with the caller's trace context if it has one (traceContext.ts), so one trace
- * crosses to the agent: then an HTTP client that propagates spans of its own must not replace it.
+ * `request` with the caller's trace context if it has one (traceContext.ts), so one trace crosses
+ * to the agent: then an HTTP client that propagates spans of its own must not replace it.
  */
-const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
+const executeInTrace = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
   Effect.flatMap(FiberRef.get(currentTraceHeaders), (trace) =>
     Object.keys(trace).length === 0
       ? state.http.execute(request)
-      : Effect.locally(state.http.execute(HttpClientRequest.setHeaders(request, trace)), HttpClient.currentTracerPropagation, false)).pipe(
-      Effect.catchTags({
-        RequestError: (error) => {
-          // The interface rule refused the connection (see interfaceHosts): nothing was sent.
-          const refusal = refusalIn(error)
-          return Effect.fail(
-            refusal === undefined
-              ? new AgentUnreachable({ url: request.url, reason: describeTransport(error) })
-              : new InterfaceHostRefused({ url: request.url, reason: refusal })
-          )
-        },
-        ResponseError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: error.message }))
-      }),
-      Effect.tap((response) => Effect.logDebug(`${request.method} ${request.url} → ${response.status}`))
-    )
+      : Effect.locally(state.http.execute(HttpClientRequest.setHeaders(request, trace)), HttpClient.currentTracerPropagation, false))
+
+const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
+  executeInTrace(state, request).pipe(
+    Effect.catchTags({
+      RequestError: (error) => {
+        // The interface rule refused the connection (see interfaceHosts): nothing was sent.
+        const refusal = refusalIn(error)
+        return Effect.fail(
+          refusal === undefined
+            ? new AgentUnreachable({ url: request.url, reason: describeTransport(error) })
+            : new InterfaceHostRefused({ url: request.url, reason: refusal })
+        )
+      },
+      ResponseError: (error) => Effect.fail(new AgentUnreachable({ url: request.url, reason: error.message }))
+    }),
+    Effect.tap((response) => Effect.logDebug(`${request.method} ${request.url} → ${response.status}`))
+  )
 
 /**
  * The body, read as a stream that stops (and so aborts the request) at the first chunk past the
