@@ -9,38 +9,14 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
+import { nodeBinary } from "./nodeBinary.mjs"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-pack-"))
-const nodeCache = process.env.RELAY_NODE_CACHE ?? Path.join(Os.homedir(), ".cache", "relay-ci", "node")
 const { values: options } = parseArgs({ options: { node: { type: "string", multiple: true, default: [] } } })
 const fail = (message) => {
   console.error(`packed install: ${message}`)
   process.exit(1)
-}
-
-/** The `node` binary of one Node version, from the registry's package for this platform, installed once into the cache. */
-const nodeBinary = (version) => {
-  const packageName = `node-${process.platform}-${process.arch}`
-  const prefix = Path.join(nodeCache, version)
-  const binary = Path.join(prefix, "node_modules", packageName, "bin", "node")
-  if (!Fs.existsSync(binary)) {
-    execFileSync("npm", [
-      "install",
-      "--prefix",
-      prefix,
-      "--no-save",
-      "--no-package-lock",
-      "--no-audit",
-      "--no-fund",
-      `${packageName}@${version}`
-    ], {
-      stdio: ["ignore", "ignore", "inherit"]
-    })
-  }
-  const reported = execFileSync(binary, ["--version"], { encoding: "utf8" }).trim()
-  if (reported !== `v${version}`) fail(`${binary} is ${reported}, not v${version}`)
-  return binary
 }
 
 /** Resolves with what `relay mcp` answers to tools/list over stdio; anything but JSON-RPC on stdout throws. */

@@ -7,24 +7,27 @@ import * as Path from "node:path"
 import { isLoopbackHost } from "../a2a/hosts.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import { parseOrigin } from "../mcp/origins.js"
-import { makeMcpServer } from "../mcp/server.js"
+import { makeMcpServer, type ServerFactory } from "../mcp/server.js"
 import type { ToolContext } from "../mcp/tools.js"
 import { serveHttp, serveStdio, TRANSPORTS } from "../mcp/transports.js"
 import type { StateDir } from "../services/StateDir.js"
 import { withSuggestions } from "./commandTree.js"
 import { abandonStdout, untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
+import { optional } from "./optional.js"
 import { allowInterfaceHost, maxAnswerBytes, outputOptions, portOption, wholeNumber, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
 const transport = Options.choice("transport", TRANSPORTS).pipe(
   Options.withAlias("t"),
-  Options.withDescription("stdio (default; for MCP clients that spawn relay), streamable-http, or sse"),
+  Options.withDescription(
+    "stdio (default; for MCP clients that spawn relay), streamable-http, or sse (deprecated: the old HTTP+SSE transport, for old clients only)"
+  ),
   Options.withDefault("stdio" as const),
   withSuggestions([
     ["stdio", "For MCP clients that start relay (the default)"],
     ["streamable-http", "An HTTP endpoint at /mcp"],
-    ["sse", "The older HTTP+SSE transport, at /sse"]
+    ["sse", "Deprecated: the old HTTP+SSE transport, at /sse"]
   ])
 )
 const host = Options.text("host").pipe(
@@ -67,6 +70,12 @@ const maxRequestBytes = wholeNumber("max-request-bytes", "bytes", 1).pipe(
   Options.withDefault(MAX_AGENT_BODY_BYTES)
 )
 
+const loginClientId = optional(
+  Options.text("login-client-id"),
+  "OAuth client id for logins a user does through an MCP client that opens pages (URL elicitation), " +
+    "for agents with no saved tokens to take it from"
+)
+
 /**
  * The tools' services (A2A client, HTTP client, session store, notification log) are built on the
  * first tool call, for the rest of the command: `relay mcp` answers initialize and tools/list
@@ -91,7 +100,8 @@ const mcpOptions = {
   allowInterfaceHost,
   maxAnswerBytes,
   allowRead,
-  maxRequestBytes
+  maxRequestBytes,
+  loginClientId
 } as const
 
 export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
@@ -108,9 +118,10 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
       maxAnswerBytes: options.maxAnswerBytes,
       allowRead: options.allowRead.map((directory) => Path.resolve(directory)),
       maxRequestBytes: options.maxRequestBytes,
+      loginClientId: Option.getOrUndefined(options.loginClientId),
       loadCheckRun
     }
-    const make = () => makeMcpServer(context)
+    const make: ServerFactory = (era) => makeMcpServer(context, era)
     const kind = options.transport
     if (kind === "stdio") return yield* Effect.scoped(serveStdio(make))
     return yield* Effect.scoped(Effect.gen(function*() {

@@ -4,7 +4,7 @@
  * `remove_agent`, which change the names every door shares (`relay agent add|remove`). Each runs
  * the program of its terminal command. Every tool's `agent_url` takes these names (toolKit.ts, atAgent).
  */
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import type { ToolAnnotations } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import * as z from "zod"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"

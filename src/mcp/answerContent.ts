@@ -12,7 +12,7 @@
  * rest are counted in one line.
  */
 import { FileSystem } from "@effect/platform"
-import type { ContentBlock, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
+import type { ContentBlock, ResourceLink } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"

@@ -20,7 +20,7 @@ import {
   type JSONRPCMessage,
   type MessageExtraInfo,
   type RequestId
-} from "@modelcontextprotocol/sdk/types.js"
+} from "@modelcontextprotocol/server"
 import { McpClientNotReading } from "../domain/errors.js"
 
 export interface PaceLimits {

@@ -3,12 +3,14 @@
  * files send_message may read besides those the user allowed (programs/readPermission.ts). Asked
  * on the first read, kept until the client says they changed (`notifications/roots/list_changed`).
  * A client without the roots capability declares none; roots that are not `file://` URIs name no
- * directory and are left out; a client that fails to answer declares none for that call.
+ * directory and are left out; a client that fails to answer declares none for that call. In the
+ * 2026-07-28 era there are no server-to-client requests and Roots is deprecated: such a client
+ * declares none, and send_message reads only where `relay mcp --allow-read` allows.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { McpServer } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
+import type { ProtocolEra } from "./toolKit.js"
 
 /** How long a client may take to list its roots. */
 const LIST_ROOTS_TIMEOUT_MS = 10_000
@@ -23,9 +25,10 @@ const directoryOf = (uri: string): ReadonlyArray<string> => {
 }
 
 /** The client's roots as directories, asked of the client connected to `server` when first needed. */
-export const clientRoots = (server: McpServer): Effect.Effect<ReadonlyArray<string>> => {
+export const clientRoots = (server: McpServer, era: ProtocolEra): Effect.Effect<ReadonlyArray<string>> => {
+  if (era === "modern") return Effect.succeed([])
   let known: Promise<ReadonlyArray<string>> | undefined
-  server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+  server.server.setNotificationHandler("notifications/roots/list_changed", () => {
     known = undefined
   })
   const listed = async (): Promise<ReadonlyArray<string>> => {

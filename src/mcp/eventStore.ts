@@ -6,8 +6,7 @@
  * told the id is unknown). An event larger than the byte bound is never kept: a client that lost
  * the stream before it arrived does not get it on resuming.
  */
-import type { EventId, EventStore, StreamId } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from "@modelcontextprotocol/server"
 import { MAX_MCP_STORED_EVENT_BYTES } from "../domain/limits.js"
 
 /** Events kept per session: enough for a long task's progress notifications, small in memory. */

@@ -3,13 +3,23 @@
  * with posts to /messages (transports.ts loads this module when one is asked for). They bind
  * 127.0.0.1 by default and check Host (DNS rebinding) and Origin on every request. Each session
  * goes at its client's pace, and one whose client stops reading is closed (backpressure.ts).
+ *
+ * /mcp serves both protocol eras. A request carrying the 2026-07-28 `_meta` is served on its own
+ * by the SDK's modern entry (no session; GET and DELETE are 405 there), with a server made for it;
+ * everything else is the 2025-11-25 era, served as before: sessions opened by `initialize`,
+ * resumable streams, requests from the server to the client. Both run on the v2 SDK's server.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { McpServer, Transport } from "@modelcontextprotocol/server"
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type JSONRPCMessage,
+  type McpHttpHandler,
+  WebStandardStreamableHTTPServerTransport
+} from "@modelcontextprotocol/server"
 import { Cause, Effect, Runtime } from "effect"
 import express, { type Request, type Response } from "express"
 import { randomUUID } from "node:crypto"
@@ -22,6 +32,7 @@ import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from ".
 import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { makeEventStore } from "./eventStore.js"
 import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
+import type { ServerFactory } from "./server.js"
 import { makeSessionTable, type SessionTable } from "./sessionTable.js"
 import { sendWebResponse, webRequestOf } from "./webExchange.js"
 
@@ -95,18 +106,56 @@ interface StreamableSession {
 const serveStreamable = async (session: StreamableSession, req: Request, res: Response) =>
   sendWebResponse(await session.transport.handleRequest(webRequestOf(req), { parsedBody: req.body }), res, session.pace)
 
-/** Streamable HTTP sessions: a transport per Mcp-Session-Id, made on `initialize`. */
-const mountStreamableHttp = (app: App, makeServer: () => McpServer, sessions: SessionTable<StreamableSession>, limits: SessionPace) => {
+/**
+ * A 2026-07-28 exchange: one request, answered by the SDK's modern entry at the client's pace
+ * (its own backpressure: a client that stops reading the answer is cut off, its response ended).
+ */
+const serveModern = async (modern: McpHttpHandler, req: Request, res: Response, limits: SessionPace) => {
+  const pace = makeBackpressure(limits, { deliver: () => undefined, cutOff: () => void res.destroy() })
+  try {
+    await sendWebResponse(await modern.fetch(webRequestOf(req), { parsedBody: req.body }), res, pace)
+  } finally {
+    pace.stop()
+  }
+}
+
+/**
+ * Streamable HTTP: 2026-07-28 requests go to the modern entry; 2025-11-25 sessions get a
+ * transport per Mcp-Session-Id, made on `initialize`. GET and DELETE without a session have no
+ * session to act on: the modern entry answers them 405 (2026-07-28 has neither). 2026 requests
+ * have no session to bound: at most as many are served at once as the open sessions may have in
+ * flight (`maxModern`); past it a request gets 503 and may come again.
+ */
+const mountStreamableHttp = (
+  app: App,
+  makeServer: ServerFactory,
+  modern: McpHttpHandler,
+  sessions: SessionTable<StreamableSession>,
+  limits: SessionPace & { readonly maxModern: number }
+) => {
+  let modernInFlight = 0
+  const serveBoundedModern = async (req: Request, res: Response) => {
+    if (modernInFlight >= limits.maxModern) {
+      return jsonRpcError(res, 503, `Busy: ${limits.maxModern} requests are being served; try again shortly`)
+    }
+    modernInFlight += 1
+    try {
+      await serveModern(modern, req, res, limits)
+    } finally {
+      modernInFlight -= 1
+    }
+  }
   app.all("/mcp", async (req: Request, res: Response) => {
     const sessionId = req.headers["mcp-session-id"]
     const existing = typeof sessionId === "string" ? sessions.use(sessionId) : undefined
     if (existing) return serveStreamable(existing, req, res)
     if (sessionId !== undefined) return jsonRpcError(res, 404, "Unknown or expired session; initialize again")
-    if (req.method !== "POST" || !isInitializeRequest(req.body)) {
-      return jsonRpcError(res, 400, "No session: start with an initialize request")
+    if (req.method !== "POST" || !(await isLegacyRequest(webRequestOf(req), req.body))) return serveBoundedModern(req, res)
+    if (!isInitializeRequest(req.body)) {
+      return jsonRpcError(res, 400, "No session: start with an initialize request (2025-11-25), or send the 2026-07-28 _meta")
     }
     await sessions.makeRoom()
-    const server = makeServer()
+    const server = makeServer("legacy")
     const close = () => closeDropping(server, pace)
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -147,10 +196,10 @@ class PacedSse extends SSEServerTransport {
 }
 
 /** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
-const mountSse = (app: App, makeServer: () => McpServer, sessions: SessionTable<PacedSse>, limits: SessionPace) => {
+const mountSse = (app: App, makeServer: ServerFactory, sessions: SessionTable<PacedSse>, limits: SessionPace) => {
   app.get("/sse", async (_req: Request, res: Response) => {
     await sessions.makeRoom()
-    const server = makeServer()
+    const server = makeServer("legacy")
     const close = () => closeDropping(server, pace)
     const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
     const transport = new PacedSse("/messages", res, pace)
@@ -197,7 +246,7 @@ const guardedApp = (options: HttpOptions, log: (line: string, error?: unknown) =
 }
 
 /** Serves MCP over HTTP until interrupted; yields the bound address (port 0 picks a free one). */
-export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
+export const serveHttp = (options: HttpOptions, makeServer: ServerFactory) =>
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const log = (line: string, error?: unknown) =>
@@ -206,8 +255,21 @@ export const serveHttp = (options: HttpOptions, makeServer: () => McpServer) =>
     const maxSessions = options.maxSessions ?? MAX_MCP_HTTP_SESSIONS
     const evicted = (id: string) => log(`MCP session ${id} closed to make room for a new one (at most ${maxSessions} open)`)
     const pace: SessionPace = { ...(options.pace ?? MCP_CLIENT_PACE), log }
+    const modern = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        createMcpHandler(({ era }) => makeServer(era), {
+          legacy: "reject",
+          maxRequestBodySize: MAX_MCP_MESSAGE_BYTES,
+          onerror: (error) => log(`MCP request refused: ${error.message}`)
+        })
+      ),
+      (handler) => Effect.promise(() => handler.close())
+    )
     const sessions = options.kind === "streamable-http"
-      ? mountStreamableHttp(app, makeServer, makeSessionTable<StreamableSession>(maxSessions, evicted), pace)
+      ? mountStreamableHttp(app, makeServer, modern, makeSessionTable<StreamableSession>(maxSessions, evicted), {
+        ...pace,
+        maxModern: maxSessions * pace.maxInFlight
+      })
       : mountSse(app, makeServer, makeSessionTable<PacedSse>(maxSessions, evicted), pace)
     app.get("/health", (_req: Request, res: Response) => void res.json({ status: "ok" }))
     app.use(notServed(options.kind === "streamable-http" ? "/mcp" : "/sse and /messages"))

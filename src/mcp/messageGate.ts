@@ -4,7 +4,7 @@
  * a JSON-RPC error (JSON-RPC 2.0 §5.1 codes) before it reaches the MCP server, so no message can
  * wedge a transport or blow a stack further in.
  */
-import { type JSONRPCMessage, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import { type JSONRPCMessage, parseJSONRPCMessage, type RequestId } from "@modelcontextprotocol/server"
 import { Predicate } from "effect"
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../domain/limits.js"
 
@@ -57,11 +57,11 @@ export const admitJson = (json: unknown): Admission => {
     const isRequest = Predicate.isRecord(json) && typeof json["method"] === "string" && id !== null
     return refused(errorAnswer(INVALID_PARAMS, `Invalid params: the message nests deeper than ${MAX_JSON_DEPTH} levels`, id), !isRequest)
   }
-  const parsed = JSONRPCMessageSchema.safeParse(json)
-  if (!parsed.success) {
+  try {
+    return { _tag: "Accepted", message: parseJSONRPCMessage(json) }
+  } catch {
     return refused(errorAnswer(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", id))
   }
-  return { _tag: "Accepted", message: parsed.data }
 }
 
 /** One line of text: JSON.parse, then admitJson. */

@@ -8,12 +8,16 @@ import type { AnswerPart } from "../domain/answerParts.js"
 import { InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult, TaskView } from "../domain/results.js"
+import type { AgentAccess } from "../programs/agentTarget.js"
 import type { PartSource } from "../programs/outgoingParts.js"
+import type { SendMessageInput } from "../programs/sendMessage.js"
 import type { TaskDetails, TaskList } from "../programs/tasks.js"
+import { type Answered, askingTheUser } from "./agentQuestions.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
-import { withProgress } from "./progress.js"
+import { withProgress, withProgressMessages } from "./progress.js"
 import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
+import type { UserPrompt } from "./toolCall.js"
 import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
@@ -33,10 +37,15 @@ const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | 
   return "Done. send_message with use_session=true continues the conversation."
 }
 
-const withNextStep = (result: MessageResult): MessageResult & NextStep => ({
+const DECLINED = "The user declined to answer the agent's question (relay asked through your client); the task still waits " +
+  "for input: answer with send_message (use_session=true, or the same task_id) if the user wants to go on."
+
+const withNextStep = ({ result, declined }: Answered): MessageResult & NextStep => ({
   ...result,
   next_step: result.task_id === null
     ? "Done. send_message with use_session=true continues the conversation."
+    : declined
+    ? DECLINED
     : nextStepFor({ ...result, task_id: result.task_id })
 })
 
@@ -92,9 +101,9 @@ const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; da
     (files): ReadonlyArray<PartSource> => args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }]
   )
 
-export const registerMessageTools = ({ server, context, handle, atAgent, waitFor, heartbeat }: ToolKit) => {
+export const registerMessageTools = ({ server, context, era, handle, atAgent, waitFor, heartbeat, callOf }: ToolKit) => {
   // Files send_message may read: inside the client's roots or the directories the user allowed.
-  const roots = clientRoots(server)
+  const roots = clientRoots(server, era)
   const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
 
   server.registerTool("send_message", {
@@ -126,37 +135,63 @@ export const registerMessageTools = ({ server, context, handle, atAgent, waitFor
       sources.length === 0
         ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
         : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
-    const send = Effect.flatMap(
-      content,
-      ({ text, sources }) =>
-        atAgent(args, (access) =>
-          withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
-            Effect.flatMap(
-              outgoingParts({
+    /** One message to the agent, and its answer within the wait. */
+    const sendOne = (
+      access: AgentAccess,
+      text: string,
+      sources: ReadonlyArray<PartSource>,
+      to: Pick<SendMessageInput, "contextId" | "taskId" | "useSession" | "pushUrl" | "pushToken">
+    ) =>
+      withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+        Effect.flatMap(
+          outgoingParts({
+            text,
+            sources,
+            maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+            mayRead: insideDirectories(readableDirectories)
+          }),
+          (parts) =>
+            withProgress(extra, "Sending the message", (onUpdate) =>
+              sendMessage({
+                ...access,
+                ...to,
                 text,
-                sources,
-                maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
-                mayRead: insideDirectories(readableDirectories)
-              }),
-              (parts) =>
-                withProgress(extra, "Sending the message", (onUpdate) =>
-                  sendMessage({
-                    ...access,
-                    text,
-                    parts,
-                    contextId: args.context_id,
-                    taskId: args.task_id,
-                    useSession: args.use_session,
-                    stream: args.stream,
-                    pushUrl: args.push_url,
-                    pushToken: args.push_token,
-                    maxWait: wait,
-                    maxAnswerBytes: context.maxAnswerBytes,
-                    onUpdate
-                  }), heartbeat)
-            )
-          ))
-    )
+                parts,
+                stream: args.stream,
+                maxWait: wait,
+                maxAnswerBytes: context.maxAnswerBytes,
+                onUpdate
+              }), heartbeat)
+        )
+      )
+    // When the agent asks for input and the client can show a form, the user answers it here
+    // (agentQuestions.ts). Each message reaches the agent on its own: one refused for want of a
+    // login is sent again after it, never one the agent already took.
+    const { user } = callOf(extra)
+    // Progress goes on while the user thinks, so a client that times out idle calls keeps waiting.
+    const askForm = user.askForm
+    const patient: UserPrompt = askForm === undefined ? user : {
+      ...user,
+      askForm: (form) => withProgressMessages(extra, "Waiting for the user to answer the agent's question", () => askForm(form), heartbeat)
+    }
+    const send = Effect.flatMap(content, ({ text, sources }) =>
+      Effect.flatMap(
+        atAgent(args, (access) =>
+          sendOne(access, text, sources, {
+            contextId: args.context_id,
+            taskId: args.task_id,
+            useSession: args.use_session,
+            pushUrl: args.push_url,
+            pushToken: args.push_token
+          })),
+        (first) =>
+          askingTheUser(patient, first, (reply, to) =>
+            atAgent(args, (access) =>
+              sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
+                contextId: to.context_id ?? undefined,
+                taskId: to.task_id ?? undefined
+              })))
+      ))
     return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
   })
 

@@ -3,12 +3,12 @@
  * agent's task is reported at once, and a heartbeat repeats the latest status at least every
  * 10 s so clients that time out idle calls keep waiting.
  */
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js"
+import type { ServerContext } from "@modelcontextprotocol/server"
 import { Duration, Effect, Ref, Schedule } from "effect"
 import type { OnUpdate, TaskUpdate } from "../programs/taskUpdates.js"
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
+/** What a tool call knows of its request: its signal, its `_meta`, and how to notify the client (either era). */
+export type ToolExtra = ServerContext
 
 export const HEARTBEAT: Duration.DurationInput = "10 seconds"
 const MESSAGE_LIMIT = 200
@@ -54,7 +54,7 @@ export const withProgressMessages = <A, E, R>(
   program: (say: (message: string) => Effect.Effect<void>) => Effect.Effect<A, E, R>,
   heartbeat: Duration.DurationInput = HEARTBEAT
 ): Effect.Effect<A, E, R> => {
-  const token = extra._meta?.progressToken
+  const token = extra.mcpReq._meta?.progressToken
   if (token === undefined) return program(() => Effect.void)
   return Effect.gen(function*() {
     const latest = yield* Ref.make(initialMessage)
@@ -63,7 +63,7 @@ export const withProgressMessages = <A, E, R>(
       const progress = yield* Ref.updateAndGet(count, (n) => n + 1)
       const message = yield* Ref.get(latest)
       yield* Effect.tryPromise(() =>
-        extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } })
+        extra.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress, message } })
       ).pipe(Effect.ignore)
     })
     const say = (message: string) => Effect.zipRight(Ref.set(latest, message), send)

@@ -1,10 +1,17 @@
-/** The MCP server: fixed name, our version, instructions (SPEC §1.3), and the tools. */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+/**
+ * The MCP server: fixed name, our version, instructions (SPEC §1.3), and the tools. One factory
+ * serves both protocol eras (the v2 SDK, `@modelcontextprotocol/server`): a server is made per
+ * legacy (2025-11-25) connection or session, and per modern (2026-07-28) request; the tools and
+ * their programs are the same in both.
+ */
+import { type jsonSchemaValidator, McpServer } from "@modelcontextprotocol/server"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
 import { PACKAGE_NAME, VERSION } from "../version.js"
+import type { ProtocolEra } from "./toolKit.js"
 import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"
+
+export type { ProtocolEra } from "./toolKit.js"
 
 export const SERVER_NAME = PACKAGE_NAME
 
@@ -15,10 +22,10 @@ export const INSTRUCTIONS = "a2a-relay exposes Agent-to-Agent (A2A) protocol cap
   "send_message; when a result says state 'working', call wait_for_task."
 
 /**
- * The SDK turns failures it detects itself (arguments not matching the input schema, unknown
- * tools) into a bare error result through its `createToolError`. That method is private in the
- * typings, so it is replaced by name; if a later SDK drops it, those results merely lose their
- * code and hint (the tests notice).
+ * The SDK turns arguments that do not match the input schema into a bare error result through
+ * its `createToolError` (unknown tools are a JSON-RPC error, as both eras' specifications say).
+ * That method is not in the typings, so it is replaced by name; if a later SDK drops it, those
+ * results merely lose their code and hint (the tests notice).
  */
 const withCodedSdkFailures = (server: McpServer): McpServer => {
   if (typeof Reflect.get(server, "createToolError") === "function") {
@@ -28,20 +35,23 @@ const withCodedSdkFailures = (server: McpServer): McpServer => {
 }
 
 /**
- * The SDK's validator of elicitation answers, built on its first use: relay never elicits, and
- * building the Ajv instance (with its formats) was a cost to every `relay mcp` start (bench/README.md).
+ * The SDK's validator of elicitation answers, built on its first use: building the Ajv instance
+ * (with its formats) was a cost to every `relay mcp` start (bench/README.md).
  */
 const validatorOnFirstUse = (): jsonSchemaValidator => {
   let ajv: AjvJsonSchemaValidator | undefined
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
 
-/** A new server with every tool; one per MCP connection (an McpServer serves one transport). */
-export const makeMcpServer = (context: ToolContext): McpServer => {
+/** Makes the server for one legacy connection or session, or one modern request (transports.ts). */
+export type ServerFactory = (era: ProtocolEra) => McpServer
+
+/** A new server with every tool, for one legacy connection or session, or one modern request. */
+export const makeMcpServer = (context: ToolContext, era: ProtocolEra = "legacy"): McpServer => {
   const server = new McpServer(
     { name: SERVER_NAME, version: VERSION },
     { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: validatorOnFirstUse() }
   )
-  registerTools(server, context)
+  registerTools(server, context, era)
   return withCodedSdkFailures(server)
 }

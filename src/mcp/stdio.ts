@@ -7,9 +7,7 @@
  * while some wait their turn, stdin is not read. It closes when stdin ends, or when the client
  * is cut off for not reading its answers: then `cutOff` says why.
  */
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { type JSONRPCMessage, serializeMessage, type Transport } from "@modelcontextprotocol/server"
 import type { Readable, Writable } from "node:stream"
 import type { McpClientNotReading } from "../domain/errors.js"
 import { MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
@@ -118,9 +116,12 @@ export class BoundedStdioTransport implements Transport {
   private readonly framer: LineFramer
   private readonly pace: Backpressure
   private readonly stdout: Outbox
-  private closed = false
+  private ended = false
   /** Set when the client was cut off for not reading its answers; the transport is then closed. */
   cutOff: McpClientNotReading | undefined
+  /** Settles when the transport closes: stdin ended, or the client was cut off. */
+  readonly closed: Promise<void>
+  private readonly markClosed: () => void
 
   constructor(private readonly options: BoundedStdioOptions) {
     this.input = options.input ?? process.stdin
@@ -134,12 +135,15 @@ export class BoundedStdioTransport implements Transport {
         void this.close()
       },
       holding: (held) => {
-        if (this.closed) return
+        if (this.ended) return
         if (held) this.input.pause()
         else this.input.resume()
       }
     })
     this.stdout = this.pace.outbox(this.output)
+    let markClosed = () => {}
+    this.closed = new Promise((resolve) => (markClosed = resolve))
+    this.markClosed = markClosed
   }
 
   private readonly onData = (chunk: Buffer) => {
@@ -183,14 +187,15 @@ export class BoundedStdioTransport implements Transport {
   }
 
   close(): Promise<void> {
-    if (this.closed) return Promise.resolve()
-    this.closed = true
+    if (this.ended) return Promise.resolve()
+    this.ended = true
     this.input.off("data", this.onData)
     this.input.off("end", this.onEnd)
     this.input.off("close", this.onEnd)
     this.input.off("error", this.onError)
     this.pace.stop()
     this.onclose?.()
+    this.markClosed()
     return Promise.resolve()
   }
 }

@@ -4,7 +4,7 @@
  * message and hint (in the words of the tools, hints.ts) on failure (no structuredContent, which the client would validate against the
  * outputSchema). Defects never escape as rejected promises, and secrets never come back.
  */
-import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server"
 import { Cause, Effect, Option } from "effect"
 import { answerTooLarge } from "../domain/answerFold.js"
 import { type Described, isDescribed } from "../domain/errors.js"
@@ -109,8 +109,9 @@ export const toToolResult = <A extends object, E extends Described, R, R2 = neve
 
 /**
  * The SDK answers some failures itself, before or after our handler: arguments that do not
- * match the input schema, unknown tools, output that does not match the output schema. These get
- * a stable code and a hint like our own failures.
+ * match the input schema, output that does not match the output schema (an unknown tool is a
+ * JSON-RPC error, as the specification says). These get a stable code and a hint like our own
+ * failures.
  */
 export const describeSdkFailure = (message: string): Described => {
   if (message.includes("Input validation error")) {
@@ -119,9 +120,6 @@ export const describeSdkFailure = (message: string): Described => {
       message,
       hint: "Check the arguments against the tool's inputSchema (tools/list shows it) and call again."
     }
-  }
-  if (/Tool \S+ not found/.test(message)) {
-    return { code: "unknown_tool", message, hint: "tools/list shows the tools a2a-relay offers." }
   }
   return { code: "internal_error", message, hint: "This is a bug in a2a-relay; the server log (stderr) has details." }
 }

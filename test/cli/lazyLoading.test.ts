@@ -62,7 +62,8 @@ const sourcesLoadedBy = (args: ReadonlyArray<string>, input = ""): Set<string> =
 }
 
 const HEAVY = {
-  "the MCP SDK": "node_modules/@modelcontextprotocol/sdk/",
+  // Both SDK lines: the v2 server (with its core) that serves the tools, the v1 package for the old SSE transport.
+  "the MCP SDK": "node_modules/@modelcontextprotocol/",
   zod: "node_modules/zod/",
   ajv: "node_modules/ajv/",
   "the model layer": "src/services/ModelAccess.ts",
@@ -142,9 +143,10 @@ describe("start-up loads only what a command uses", () => {
     }
   )
 
-  it("relay mcp (stdio) does load the MCP SDK, and neither the model layer nor the OAuth client", () => {
+  it("relay mcp (stdio) does load the MCP SDK (the v2 server, not the v1 package), and neither the model layer nor the OAuth client", () => {
     const sources = sourcesLoadedBy(["mcp"], "")
-    expect(loads(sources, HEAVY["the MCP SDK"])).toBe(true)
+    expect(loads(sources, "node_modules/@modelcontextprotocol/server/")).toBe(true)
+    expect(loads(sources, "node_modules/@modelcontextprotocol/sdk/")).toBe(false)
     expect(loads(sources, HEAVY["the model layer"])).toBe(false)
     expect(loads(sources, HEAVY["the OAuth client (openid-client)"])).toBe(false)
   })
@@ -171,6 +173,21 @@ describe("start-up loads only what a command uses", () => {
     )
     expect(loads(called, HEAVY["the A2A client"])).toBe(true)
     expect(loads(called, "src/a2a/v1.ts")).toBe(true)
+  })
+
+  it("relay mcp answers a 2026-07-28 client's server/discover and tools/list without the A2A client", () => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "test", version: "0" }
+    }
+    const messages = [
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } },
+      { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }
+    ]
+    const listed = sourcesLoadedBy(["mcp"], messages.map((message) => JSON.stringify(message)).join("\n") + "\n")
+    expect(loads(listed, "node_modules/@modelcontextprotocol/server/")).toBe(true)
+    expect(loads(listed, HEAVY["the A2A client"])).toBe(false)
   })
 })
 

@@ -6,7 +6,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Ajv } from "ajv"
+import { Ajv2020 } from "ajv/dist/2020.js"
 import { ManagedRuntime } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
@@ -165,7 +165,8 @@ describe("an answer's files and data as MCP content", () => {
         required: Array<string>
       }
       expect(schema.required).toContain("parts")
-      const validate = new Ajv({ strict: false }).compile(schema)
+      // The SDK declares its schemas JSON Schema 2020-12, the dialect MCP names its default (2025-11-25 on).
+      const validate = new Ajv2020({ strict: false }).compile(schema)
       const sent = succeeded(await callTool(client, "send_message", { agent_url: mock.baseUrl, message: "data" }))
       const taskId = (sent.structuredContent as { task_id: string }).task_id
       const result = name === "send_message" ? sent : succeeded(await callTool(client, name, { agent_url: mock.baseUrl, task_id: taskId }))

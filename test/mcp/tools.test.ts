@@ -259,11 +259,12 @@ describe("the server and its tool list", () => {
     expect(Duration.toMillis(HEARTBEAT)).toBe(10_000)
   })
 
-  it("answers arguments that break the input schema, and unknown tools, with a coded error result", async () => {
+  it("answers arguments that break the input schema with a coded error result, and unknown tools with JSON-RPC -32602", async () => {
     const missing = failed(await call("get_task", { agent_url: agent.baseUrl }), "invalid_arguments")
     expect(missing.message).toMatch(/task_id/)
     failed(await call("get_push_notifications", { limit: 0 }), "invalid_arguments")
-    failed(await call("no_such_tool", {}), "unknown_tool")
+    // A protocol error in both eras (MCP 2025-11-25 and 2026-07-28, server/tools "Error Handling").
+    await expect(call("no_such_tool", {})).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/no_such_tool/) })
   })
 })
 
