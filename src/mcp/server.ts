@@ -3,8 +3,10 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { PACKAGE_NAME, VERSION } from "../version.js"
+import { serveLegacyTasks } from "./legacyTasks.js"
 import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"
+import { makeToolTasks } from "./toolTasks.js"
 
 export const SERVER_NAME = PACKAGE_NAME
 
@@ -36,12 +38,16 @@ const validatorOnFirstUse = (): jsonSchemaValidator => {
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
 
-/** A new server with every tool; one per MCP connection (an McpServer serves one transport). */
+/**
+ * A new server with every tool; one per MCP connection (an McpServer serves one transport). Its
+ * tool tasks (legacyTasks.ts) are its session's own.
+ */
 export const makeMcpServer = (context: ToolContext): McpServer => {
   const server = new McpServer(
     { name: SERVER_NAME, version: VERSION },
     { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: validatorOnFirstUse() }
   )
+  serveLegacyTasks(server, makeToolTasks(context.toolTasks))
   registerTools(server, context)
   return withCodedSdkFailures(server)
 }

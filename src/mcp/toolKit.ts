@@ -21,6 +21,7 @@ import type { StateDir } from "../services/StateDir.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
+import type { ToolTasksOptions } from "./toolTasks.js"
 
 /** The services the tools' programs use. */
 export type ToolEnv = SessionStore | A2aClient | NotificationLog | ReceivedFiles | FileSystem.FileSystem | HttpClient.HttpClient | StateDir
@@ -46,6 +47,8 @@ export interface ToolContext {
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
    */
   readonly loadCheckRun: () => Promise<Layer.Layer<RawHttp | PushReceiver, ListenFailed, HttpClient.HttpClient>>
+  /** How calls run as MCP tasks (toolTasks.ts); the defaults unless a test shortens them. */
+  readonly toolTasks?: ToolTasksOptions | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
