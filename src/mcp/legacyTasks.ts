@@ -163,10 +163,15 @@ export const serveLegacyTasks = (server: McpServer, tasks: ToolTasks) => {
     }
   })
 
-  // A closed session's tasks can be reached no more: their follows stop (the agents' tasks go on).
-  const close = server.close.bind(server)
-  server.close = () => {
-    tasks.close()
-    return close()
+  // A closed session's tasks can be reached no more: their follows stop (the agents' tasks go on),
+  // however it closed (stdin's end, an HTTP DELETE, eviction, the server stopping).
+  const connect = server.connect.bind(server)
+  server.connect = async (transport) => {
+    await connect(transport)
+    const closed = transport.onclose
+    transport.onclose = () => {
+      tasks.close()
+      closed?.()
+    }
   }
 }

@@ -307,13 +307,18 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
     /** The task once it is no longer working (ended or asking); undefined for an unknown task or an aborted wait. */
     settled: (taskId: string, owner: string | undefined, signal: AbortSignal): Promise<ToolTask | undefined> =>
       new Promise((resolve) => {
+        const done = (view: ToolTask | undefined) => {
+          signal.removeEventListener("abort", aborted)
+          resolve(view)
+        }
+        const aborted = () => done(undefined)
         const check = () => {
           const entry = find(taskId, owner)
-          if (entry === undefined || signal.aborted) return resolve(undefined)
-          if (entry.view.status !== "working") return resolve(entry.view)
+          if (entry === undefined || signal.aborted) return done(undefined)
+          if (entry.view.status !== "working") return done(entry.view)
           entry.waiters.push(check)
         }
-        signal.addEventListener("abort", () => resolve(undefined), { once: true })
+        signal.addEventListener("abort", aborted, { once: true })
         check()
       }),
 
@@ -362,12 +367,7 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
     list: (owner: string | undefined): ReadonlyArray<ToolTask> =>
       [...entries.values()].filter((entry) => entry.call.owner === owner).map((entry) => entry.view),
 
-    /** Forgets the owner's tasks (its session closed), stopping their follows; the agents' tasks go on. */
-    forget: (owner: string | undefined) => {
-      for (const [taskId, entry] of entries) if (entry.call.owner === owner) remove(taskId)
-    },
-
-    /** Forgets every task: the server stops. */
+    /** Forgets every task, stopping their follows (the agents' tasks go on): the session or server closed. */
     close: () => {
       for (const taskId of [...entries.keys()]) remove(taskId)
     }

@@ -215,6 +215,18 @@ describe("makeToolTasks", () => {
     expect(tasks.get(first, "session-a")).toBeUndefined()
     expect(script.calls.every((call) => call.signal.aborted || call.name !== "wait_for_task")).toBe(true)
   })
+
+  it("forgets every task on close, stopping their follows", async () => {
+    const script = scripted()
+    const tasks = makeToolTasks()
+    const started = tasks.start(startOf(script.callTool))
+    ;(await script.next("send_message")).answer(turn("working"))
+    const { task } = (await started) as { task: { taskId: string } }
+    const follow = await script.next("wait_for_task")
+    tasks.close()
+    expect(follow.signal.aborted).toBe(true)
+    expect(tasks.get(task.taskId, undefined)).toBeUndefined()
+  })
 })
 
 describe("the 2026 tasks extension", () => {
