@@ -73,7 +73,10 @@ const callThrough = (call: CallHandler, extra: ToolExtra): CallTool => (name, ar
       sendNotification: (notification) => {
         if (notification.method === "notifications/progress") say(notification.params.message ?? "")
         return Promise.resolve()
-      }
+      },
+      // A step outlives the request that started it, and asks the user nothing itself: the task's
+      // questions are asked through tasks/result.
+      sendRequest: () => Promise.reject(new McpError(ErrorCode.InvalidRequest, "A task step sends no requests"))
     }
   ).then((result) => ("task" in result ? Promise.reject(new Error("A task step made a task")) : result))
 
