@@ -7,9 +7,11 @@
 import { type jsonSchemaValidator, McpServer } from "@modelcontextprotocol/server"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
 import { PACKAGE_NAME, VERSION } from "../version.js"
+import { serveLegacyTasks } from "./legacyTasks.js"
 import type { ProtocolEra } from "./toolKit.js"
 import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"
+import { makeToolTasks } from "./toolTasks.js"
 
 export type { ProtocolEra } from "./toolKit.js"
 
@@ -46,12 +48,16 @@ const validatorOnFirstUse = (): jsonSchemaValidator => {
 /** Makes the server for one legacy connection or session, or one modern request (transports.ts). */
 export type ServerFactory = (era: ProtocolEra) => McpServer
 
-/** A new server with every tool, for one legacy connection or session, or one modern request. */
+/**
+ * A new server with every tool, for one legacy connection or session, or one modern request. A
+ * legacy server's tool tasks (legacyTasks.ts) are its session's own.
+ */
 export const makeMcpServer = (context: ToolContext, era: ProtocolEra = "legacy"): McpServer => {
   const server = new McpServer(
     { name: SERVER_NAME, version: VERSION },
     { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: validatorOnFirstUse() }
   )
+  if (era === "legacy") serveLegacyTasks(server, makeToolTasks(context.toolTasks))
   registerTools(server, context, era)
   return withCodedSdkFailures(server)
 }

@@ -23,6 +23,7 @@ import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
 import { currentUser, legacyToolCall, modernToolCall, type ToolCall } from "./toolCall.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
+import { STEP_PROGRESS, type ToolTasksOptions } from "./toolTasks.js"
 
 /** The protocol era a server serves: `legacy` opened with `initialize` (2025-11-25 and before), `modern` is 2026-07-28. */
 export type ProtocolEra = "legacy" | "modern"
@@ -53,6 +54,8 @@ export interface ToolContext {
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
    */
   readonly loadCheckRun: () => Promise<Layer.Layer<RawHttp | PushReceiver, ListenFailed, HttpClient.HttpClient>>
+  /** How calls run as MCP tasks (toolTasks.ts); the defaults unless a test shortens them. */
+  readonly toolTasks?: ToolTasksOptions | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -133,6 +136,9 @@ const atAgentOf = (context: ToolContext) =>
     return use(access).pipe(loggingInWhenNeeded(access, context.loginClientId))
   })
 
+/** A step of a tool task (legacyTasks.ts) outlives its request: the task asks the user, not the step. */
+const isTaskStep = (extra: ToolExtra) => extra.mcpReq._meta?.progressToken === STEP_PROGRESS
+
 /**
  * What a room needs to register its tools on one server. `callOf` tells a tool what it may do
  * with the call it answers (ask the user, the trace to forward: toolCall.ts), in its era's way.
@@ -141,7 +147,8 @@ export const toolKit = (
   server: McpServer,
   context: ToolContext,
   era: ProtocolEra,
-  callOf: (extra: ToolExtra) => ToolCall = (extra) => (era === "legacy" ? legacyToolCall(server, extra) : modernToolCall(extra))
+  callOf: (extra: ToolExtra) => ToolCall = (extra) =>
+    era === "legacy" && !isTaskStep(extra) ? legacyToolCall(server, extra) : modernToolCall(extra)
 ) => ({
   server,
   context,
