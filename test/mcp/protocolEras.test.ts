@@ -3,7 +3,7 @@
  * `server/discover`, `_meta` on every request) and 2025-11-25 clients (the v2 SDK's client in
  * legacy mode, the v1 SDK's client) are served by the same process and the same tools, over
  * stdio and over streamable HTTP. Each gets the same tool list, in the same order; send_message
- * reaches relay's own echo agent; an unknown tool is a JSON-RPC error in both. On HTTP a 2026
+ * reaches relay's own echo agent, with progress; an unknown tool is a JSON-RPC error in both. On HTTP a 2026
  * client has no GET or DELETE (405). (A legacy client's Last-Event-ID replay: transports.test.ts.)
  * Needs `npm run build` first.
  */
@@ -38,16 +38,17 @@ const relayEnv = (): Record<string, string> => {
   return { ...env, RELAY_HOME: home.stateDir, NO_COLOR: "1" }
 }
 
-/** What a test needs of either SDK's client. */
-interface AnyClient {
-  listTools(): Promise<{ tools: ReadonlyArray<{ name: string }> }>
-  callTool(
-    params: { name: string; arguments: Record<string, unknown> },
-    schema?: undefined,
-    options?: { timeout: number }
-  ): Promise<unknown>
-  close(): Promise<void>
+type AnyClient = ClientV1 | ClientV2
+interface CallOptions {
+  readonly timeout: number
+  readonly onprogress?: (progress: { message?: string | undefined }) => void
 }
+
+/** A tool call through either SDK's client (v1 takes a result schema before the options, v2 does not). */
+const callTool = (client: AnyClient, name: string, args: Record<string, unknown>, options: CallOptions): Promise<unknown> =>
+  client instanceof ClientV2
+    ? client.callTool({ name, arguments: args }, options)
+    : client.callTool({ name, arguments: args }, undefined, options)
 
 type Mode = "modern" | "auto" | "legacy"
 const negotiation = (mode: Mode) =>
@@ -70,17 +71,18 @@ const textOf = (result: unknown) =>
     .flatMap((block) => (block.type === "text" && block.text !== undefined ? [block.text] : []))
     .join("\n")
 
-/** tools/list, send_message to the echo agent, and an unknown tool: what every client must get alike. */
+/** tools/list, send_message to the echo agent (with progress), and an unknown tool: what every client must get alike. */
 const servesTheTools = async (client: AnyClient) => {
   const names = (await client.listTools()).tools.map((tool) => tool.name)
-  const sent = await client.callTool(
-    { name: "send_message", arguments: { agent_url: agent.baseUrl, message: "hello eras" } },
-    undefined,
-    { timeout: 15_000 }
-  ) as { isError?: boolean; structuredContent?: Record<string, unknown> }
+  const progress: Array<string | undefined> = []
+  const sent = await callTool(client, "send_message", { agent_url: agent.baseUrl, message: "hello eras", stream: true }, {
+    timeout: 15_000,
+    onprogress: ({ message }) => void progress.push(message)
+  }) as { isError?: boolean; structuredContent?: Record<string, unknown> }
   expect(sent.isError, textOf(sent)).not.toBe(true)
   expect(JSON.stringify(sent.structuredContent)).toContain("hello eras")
-  await expect(client.callTool({ name: "no_such_tool", arguments: {} }, undefined, { timeout: 5_000 })).rejects.toMatchObject({
+  expect(progress.length).toBeGreaterThan(0)
+  await expect(callTool(client, "no_such_tool", {}, { timeout: 5_000 })).rejects.toMatchObject({
     code: -32602
   })
   return names
