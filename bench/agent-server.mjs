@@ -5,6 +5,9 @@
 // rounds (each round in a rotated order); each figure is the median of its rounds. The relay
 // agent's resident memory is read once it has started (idle, before any request) and, with the
 // SDK server's and the floor's, right after the throughput run (each server took the same load).
+// The relay rows run over the memory store, and one row again over the durable file store (every
+// change fsynced before the answer); that server is then restarted over the tasks it kept (10 000,
+// its retention), and its start-up is timed against a start over an empty store.
 //
 //   BENCH_DURATION     seconds per scenario and round (default 5), after one 2 s warm-up each
 //   BENCH_CONNECTIONS  concurrent connections (default 64)
@@ -13,7 +16,17 @@ import autocannon from "autocannon"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { memoryRow } from "./memory.mjs"
-import { benchDir, progress, residentBytes, sleep, startRelayAgent, startServer, withTimeout } from "./support/processes.mjs"
+import {
+  benchDir,
+  exitOf,
+  progress,
+  residentBytes,
+  sleep,
+  startRelayAgent,
+  startServer,
+  tempRelayHome,
+  withTimeout
+} from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
 
 const duration = Number(process.env.BENCH_DURATION ?? 5)
@@ -65,10 +78,37 @@ const runScenario = async (scenario) => {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
 }
 
+/** Time from spawn to the start-up line of `relay server agent` over the store in `relayHome`. */
+const timedStart = async (relayHome) => {
+  const began = performance.now()
+  const started = await startRelayAgent("echo", { store: "file", relayHome })
+  return { started, ms: Math.round(performance.now() - began) }
+}
+
+/**
+ * The file store as the throughput run left it (its retention keeps 10 000 tasks): the server is
+ * stopped and started again on it, against a start over an empty store.
+ */
+const reopenFileStore = async (relayFile, fileHome) => {
+  progress("agent server: restarting relay over its file store")
+  relayFile.child.kill("SIGTERM")
+  await exitOf(relayFile.child, 10_000, "relay server agent (file store)")
+  const full = await timedStart(fileHome)
+  const listed = await fetch(`${full.started.url}/tasks?pageSize=1`, { headers: { "a2a-version": "1.0" } }).then((response) =>
+    response.json()
+  )
+  full.started.child.kill("SIGTERM")
+  const empty = await timedStart(tempRelayHome())
+  empty.started.child.kill("SIGTERM")
+  return { tasks: listed.totalSize, fullMs: full.ms, emptyMs: empty.ms, openMs: Math.max(0, full.ms - empty.ms) }
+}
+
 export const measure = async () => {
-  progress("agent server: starting relay (echo), the SDK server and the floor")
-  const [relay, sdk, floor] = await Promise.all([
+  progress("agent server: starting relay (echo; memory and file stores), the SDK server and the floor")
+  const fileHome = tempRelayHome()
+  const [relay, relayFile, sdk, floor] = await Promise.all([
     startRelayAgent("echo"),
+    startRelayAgent("echo", { store: "file", relayHome: fileHome }),
     startScript("SDK echo server", "sdk-echo-server.mjs"),
     startScript("floor server", "floor-server.mjs")
   ])
@@ -83,7 +123,14 @@ export const measure = async () => {
       headers: v1,
       body: restSend
     },
-    { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send }
+    { id: "agent.jsonrpc_v03", label: "relay JSON-RPC message/send (0.3)", url: `${relay.url}/`, headers: json, body: v03Send },
+    {
+      id: "agent.jsonrpc_v1_file",
+      label: "relay JSON-RPC SendMessage (1.0), file store (fsynced)",
+      url: `${relayFile.url}/`,
+      headers: v1,
+      body: v1Send
+    }
   ]
   await sleep(SETTLE_MS)
   const relayIdleRss = residentBytes(relay.child.pid)
@@ -120,8 +167,13 @@ export const measure = async () => {
       ratio("agent.jsonrpc_v1", "agent.floor", "floor", { op: ">=", limit: 0.4 })
     ],
     "agent.rest_v1": [ratio("agent.rest_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
-    "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })]
+    "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
+    "agent.jsonrpc_v1_file": [
+      ratio("agent.jsonrpc_v1_file", "agent.sdk", "SDK", { op: ">=", limit: 4 }),
+      ratio("agent.jsonrpc_v1_file", "agent.jsonrpc_v1", "memory store")
+    ]
   }
+  const reopened = await reopenFileStore(relayFile, fileHome)
   return [
     ...scenarios.map((scenario) => {
       const figure = figures.get(scenario.id)
@@ -137,6 +189,15 @@ export const measure = async () => {
         ratios: ratiosOf[scenario.id]
       }
     }),
+    {
+      id: "agent.file_store_open",
+      group: "Agent server",
+      label: `relay server agent start-up over a file store of ${reopened.tasks} tasks, less an empty store's`,
+      value: reopened.openMs,
+      unit: "ms",
+      detail: `${reopened.fullMs} ms with the tasks, ${reopened.emptyMs} ms empty`,
+      goal: { op: "<=", limit: 1000 }
+    },
     memoryRow("memory.agent_idle", "relay server agent, idle (before any request)", relayIdleRss, "VmRSS", { goal: false }),
     memoryRow("memory.agent_after_load", "relay server agent, after the throughput run", afterLoad.relay, "VmRSS", {
       ratios: [

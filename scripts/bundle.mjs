@@ -82,6 +82,28 @@ const beepRenderedOnce = {
   }
 }
 
+/**
+ * The MCP v2 server SDK imports its platform defaults from "@modelcontextprotocol/server/_shims": under
+ * Node that module loads Ajv with its formats (295 KB) as the default JSON Schema engine, though relay
+ * always passes its own (src/mcp/server.ts, @cfworker/json-schema). The build gives the SDK the same
+ * defaults with that engine, so `relay mcp` does not load Ajv at start.
+ */
+const MCP_SHIMS = "mcp-server-shims"
+const mcpShimsWithoutAjv = {
+  name: MCP_SHIMS,
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: "_shims", namespace: MCP_SHIMS }))
+    build.onLoad({ filter: /.*/, namespace: MCP_SHIMS }, () => ({
+      contents: [
+        "export { CfWorkerJsonSchemaValidator as DefaultJsonSchemaValidator } from \"@modelcontextprotocol/server/validators/cf-worker\"",
+        "export { default as process } from \"node:process\""
+      ].join("\n"),
+      resolveDir: process.cwd(),
+      loader: "js"
+    }))
+  }
+}
+
 const shared = { bundle: true, platform: "node", target: "node20", metafile: true, logLevel: "warning" }
 
 const cli = await build({
@@ -99,7 +121,7 @@ const cli = await build({
   // Each chunk's map rides along inline through asCommonJs, which writes it beside the chunk.
   sourcemap: "inline",
   sourcesContent: false,
-  plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse, beepRenderedOnce],
+  plugins: [deepImports, withoutConfigFileParsers, cryptoOnFirstUse, beepRenderedOnce, mcpShimsWithoutAjv],
   // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ES build bundles.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" }
 })

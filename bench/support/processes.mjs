@@ -93,9 +93,12 @@ export const jsonLineUrl = (text) => {
 /** The first http:// URL printed after "listening on". */
 export const listeningUrl = (text) => /listening on (http:\/\/[^\s]+)/.exec(text)?.[1]
 
-/** Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port. */
-export const startRelayAgent = (model) =>
-  startServer(`relay server agent -m ${model}`, process.execPath, [
+/**
+ * Starts `relay server agent` with a model, bound to 127.0.0.1 on a free port, over the task store
+ * given (memory unless told: the figures before stores were durable were measured so), in `relayHome`.
+ */
+export const startRelayAgent = (model, { store = "memory", relayHome = tempRelayHome() } = {}) =>
+  startServer(`relay server agent -m ${model} --store ${store}`, process.execPath, [
     relayBin,
     "server",
     "agent",
@@ -105,8 +108,10 @@ export const startRelayAgent = (model) =>
     "0",
     "--json",
     "--model",
-    model
-  ], { env: relayEnv(tempRelayHome()), findUrl: jsonLineUrl })
+    model,
+    "--store",
+    store
+  ], { env: relayEnv(relayHome), findUrl: jsonLineUrl })
 
 /** Remembers a process spawned elsewhere (by an SDK's transport), so stopAll ends it too. */
 export const adopt = (pid) => {

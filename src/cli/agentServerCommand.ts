@@ -5,9 +5,10 @@
  * the same facts goes to stdout, for scripts. Ctrl+C closes the port, ends open streams and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Duration, Effect, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Either, Option, Redacted } from "effect"
 import { isAllInterfaces } from "../a2a/hosts.js"
 import { InvalidInput } from "../domain/errors.js"
+import { describeTaskStore, parseTaskStoreChoice } from "../domain/taskStoreChoice.js"
 import { parseDuration } from "../domain/units.js"
 import { DEFAULT_AGENT_HOST, DEFAULT_AGENT_PORT, DEFAULT_MAX_BODY_BYTES } from "../servers/agent/defaults.js"
 import type { AgentServerConfig, AgentServerStarted } from "../servers/agent/layer.js"
@@ -17,6 +18,7 @@ import { untilStopped } from "./ending.js"
 import { optional } from "./optional.js"
 import { bodyLimitOption, outputOptions, portOption } from "./options.js"
 import { makeStyle, type OutputFlags, reportError, withLogLevel, writeErr, writeOut } from "./output.js"
+import { escapeForTerminal } from "./terminalText.js"
 
 const host = Options.text("host").pipe(
   Options.withDescription("Address to listen on (0.0.0.0: every interface)"),
@@ -56,6 +58,25 @@ const allowPrivateWebhooks = Options.boolean("allow-private-webhooks").pipe(
   )
 )
 
+const store = Options.redacted("store").pipe(
+  Options.withDescription(
+    "Where tasks are kept: file (the default: agent-store in the state directory, durable across restarts), file:DIR, " +
+      "memory (gone when the server stops) or postgres://… (env RELAY_STORE)"
+  ),
+  Options.withFallbackConfig(Config.redacted("RELAY_STORE")),
+  Options.withDefault(Redacted.make("file")),
+  Options.filterMap(
+    (value) => Either.getRight(parseTaskStoreChoice(value)),
+    "--store (or RELAY_STORE) must be memory, file, file:DIR or postgres://USER:PASSWORD@HOST/DATABASE"
+  ),
+  withSuggestions([
+    ["file", "Durable, in the state directory (the default)"],
+    ["file:", "Durable, in a directory of your choice, e.g. file:./tasks"],
+    ["memory", "Kept in memory only: gone when the server stops"],
+    ["postgres://", "A PostgreSQL database several servers share"]
+  ])
+)
+
 interface AgentConfig extends OutputFlags, AgentServerConfig {}
 
 const validate = (config: AgentConfig) => {
@@ -73,6 +94,11 @@ const startupLines = (config: AgentConfig, started: AgentServerStarted) => {
     `Model: ${style.bold(started.model.spec.text)} ${style.dim(`(${started.model.reason})`)}`
   ]
   if (Duration.toMillis(started.latency) > 0) lines.push(`Latency: each turn stays working ${Duration.format(started.latency)}`)
+  lines.push(
+    started.store._tag === "memory"
+      ? `Tasks: in memory ${style.dim("(gone when the server stops; --store file keeps them)")}`
+      : `Tasks: kept in ${escapeForTerminal(describeTaskStore(started.store))}`
+  )
   const agentKey = started.key
   if (agentKey === undefined) {
     lines.push(style.dim("No --auth: every request is accepted"))
@@ -104,6 +130,8 @@ const startupJson = (started: AgentServerStarted) =>
     model: started.model.spec.text,
     model_reason: started.model.reason,
     latency_ms: Duration.toMillis(started.latency),
+    store: started.store._tag,
+    ...(started.store._tag === "file" ? { store_dir: started.store.dir } : {}),
     auth: started.key !== undefined,
     ...(started.key?.source === "generated" ? { api_key: Redacted.value(started.key.key) } : {})
   })
@@ -124,7 +152,7 @@ const serveAgent = (config: AgentConfig) =>
 
 export const agentCommand = Command.make(
   "agent",
-  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks },
+  { ...outputOptions, host, port, auth, key, model, latency, maxBodyBytes, allowPrivateWebhooks, store },
   serveAgent
 ).pipe(Command.withDescription(
   "Run a local A2A agent backed by a language model (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3, streaming, push)"

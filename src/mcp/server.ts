@@ -4,8 +4,8 @@
  * legacy (2025-11-25) connection or session, and per modern (2026-07-28) request; the tools and
  * their programs are the same in both.
  */
-import { type jsonSchemaValidator, McpServer } from "@modelcontextprotocol/server"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
+import { McpServer } from "@modelcontextprotocol/server"
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker"
 import { PACKAGE_NAME, VERSION } from "../version.js"
 import { serveLegacyTasks } from "./legacyTasks.js"
 import type { ProtocolEra } from "./toolKit.js"
@@ -37,13 +37,13 @@ const withCodedSdkFailures = (server: McpServer): McpServer => {
 }
 
 /**
- * The SDK's validator of elicitation answers, built on its first use: building the Ajv instance
- * (with its formats) was a cost to every `relay mcp` start (bench/README.md).
+ * The SDK validates elicitation answers with a JSON Schema engine. Its own Node default is Ajv with
+ * its formats, a 295 KB module that every `relay mcp` start would load (scripts/bundle.mjs keeps
+ * that default out of the bundle); the SDK's other engine, @cfworker/json-schema (42 KB, the
+ * default it picks for browsers and workers), validates the same flat form schemas. bench/README.md
+ * has the start-up figures.
  */
-const validatorOnFirstUse = (): jsonSchemaValidator => {
-  let ajv: AjvJsonSchemaValidator | undefined
-  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
-}
+const answerValidator = () => new CfWorkerJsonSchemaValidator()
 
 /** Makes the server for one legacy connection or session, or one modern request (transports.ts). */
 export type ServerFactory = (era: ProtocolEra) => McpServer
@@ -55,7 +55,7 @@ export type ServerFactory = (era: ProtocolEra) => McpServer
 export const makeMcpServer = (context: ToolContext, era: ProtocolEra = "legacy"): McpServer => {
   const server = new McpServer(
     { name: SERVER_NAME, version: VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: validatorOnFirstUse() }
+    { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: answerValidator() }
   )
   if (era === "legacy") serveLegacyTasks(server, makeToolTasks(context.toolTasks))
   registerTools(server, context, era)

@@ -8,6 +8,7 @@ import { Path } from "@effect/platform"
 import { Config, type ConfigError, Context, Effect, Layer, Option, Ref } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
+import type { LockOptions } from "proper-lockfile"
 import { InvalidEnvironment, StateFileUnavailable } from "../domain/errors.js"
 
 export class StateDir extends Context.Tag("relay/StateDir")<StateDir, {
@@ -112,13 +113,15 @@ const lockFs: typeof Fs = (() => {
   return withCallbacks as unknown as typeof Fs
 })()
 
-export const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) => {
-  const acquire = Effect.tryPromise({
+/** Takes the lock on `file`, retrying as `retries` says; gives its release. */
+const acquireFileLock = (file: string, retries: LockOptions["retries"]) =>
+  Effect.tryPromise({
     try: () =>
       // Loaded on the first lock: reading commands (`session list`) never parse it.
       import("proper-lockfile").then(({ default: lockfile }) =>
         lockfile.lock(file, {
           ...LOCK_OPTIONS,
+          retries,
           fs: lockFs,
           lockfilePath: `${file}.lock`,
           onCompromised: (error) => {
@@ -130,8 +133,18 @@ export const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, 
       ),
     catch: (error) => new StateFileUnavailable({ file, operation: "lock", reason: error instanceof Error ? error.message : String(error) })
   })
-  return Effect.acquireUseRelease(acquire, () => effect, (release) => Effect.promise(() => release().catch(() => undefined)))
-}
+
+const releaseFileLock = (release: () => Promise<void>) => Effect.promise(() => release().catch(() => undefined))
+
+export const withFileLock = <A, E, R>(file: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(acquireFileLock(file, LOCK_OPTIONS.retries), () => effect, releaseFileLock)
+
+/**
+ * Holds the lock on `file` for the scope (a process's own store: the agent server's task store).
+ * It waits only as long as a killed holder's lock takes to go stale, then fails: a live holder keeps it.
+ */
+export const scopedFileLock = (file: string) =>
+  Effect.acquireRelease(acquireFileLock(file, { retries: 30, factor: 1, minTimeout: 100, maxTimeout: 100 }), releaseFileLock)
 
 /**
  * The real directory, resolved from the environment. Nothing touches the disk until a

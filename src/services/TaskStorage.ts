@@ -302,9 +302,44 @@ const jsonBytes = (record: TaskRecord): number =>
  */
 export const RECENTLY_FINISHED = 256
 
+/** What a storage kept elsewhere (FileTaskStorage) hears of each change, as it is made and in that order. */
+export interface ChangeObserver {
+  /** The task was created or updated; `seq` is its creation order. */
+  readonly taskWritten: (stored: StoredTask, seq: number) => void
+  /** The task's push configs are now these. */
+  readonly pushConfigsWritten: (taskId: string, configs: ReadonlyArray<StoredPushConfig>) => void
+}
+
+/** A task as a storage kept elsewhere reads it out and puts it back. */
+export interface StoredEntry {
+  readonly id: string
+  readonly seq: number
+  readonly version: number
+  readonly state: V1.TaskState
+  /** The status timestamp (ISO 8601), "" when the status has none. */
+  readonly time: string
+  readonly contextId: string | undefined
+  /** The task's JSON text. */
+  readonly taskJson: string
+  readonly queued: ReadonlyArray<V1.Message>
+  readonly pushConfigs: ReadonlyArray<StoredPushConfig>
+}
+
+/** The memory storage, with what a storage kept elsewhere builds on it. */
+export interface MemoryStorage extends TaskStorageApi {
+  /** Puts a task back as it was stored (a finished one stays as its text until read). */
+  readonly restore: (entry: StoredEntry) => void
+  /** Every task, least recently changed first. */
+  readonly entries: () => Iterable<StoredEntry>
+  /** Forgets a task; whether it was there. */
+  readonly forget: (id: string) => boolean
+}
+
+type TaskStorageApi = TaskStorage["Type"]
+
 /** The memory storage; `retention` says which tasks must stay past the bounds (none besides working ones by default). */
-export const make = (options: TaskStorageOptions = {}, retention: Retention = NOBODY_FOLLOWS) =>
-  Effect.sync(() => {
+export const make = (options: TaskStorageOptions = {}, retention: Retention = NOBODY_FOLLOWS, observer?: ChangeObserver) =>
+  Effect.sync((): MemoryStorage => {
     const maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_TASK_BYTES
     const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
@@ -427,9 +462,11 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         resize(record, sizeOf(task))
         setNewest(task.id, record)
         if (contextId !== undefined) joinContext(contextId, task.id)
+        const stored: StoredTask = { task, version: 1, queued: NOTHING_QUEUED }
+        observer?.taskWritten(stored, record.seq)
         if (V1.isTerminalState(record.state)) packFinished(record)
         evict(record)
-        return Effect.succeed({ task, version: 1, queued: NOTHING_QUEUED })
+        return Effect.succeed(stored)
       })
 
     const update = (id: string, write: TaskWrite, expectedVersion: number) =>
@@ -452,9 +489,11 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         const queued = record.queued ?? NOTHING_QUEUED
         resize(record, sizeOf(task, record.queued))
         setNewest(id, record)
+        const stored: StoredTask = { task, version: record.version, queued }
+        observer?.taskWritten(stored, record.seq)
         if (V1.isTerminalState(record.state)) packFinished(record)
         evict(record)
-        return Effect.succeed(Option.some({ task, version: record.version, queued }))
+        return Effect.succeed(Option.some(stored))
       })
 
     const list = (query: TaskQuery) =>
@@ -494,7 +533,59 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return record === undefined ? Option.none() : Option.some(f(record))
       })
 
-    return TaskStorage.of({
+    const pushConfigsChanged = (taskId: string, record: TaskRecord) =>
+      observer?.pushConfigsWritten(taskId, [...(record.pushConfigs?.values() ?? [])])
+
+    const restore = (entry: StoredEntry) => {
+      const previous = records.get(entry.id)
+      if (previous !== undefined) forget(entry.id, previous)
+      const finished = V1.isTerminalState(entry.state)
+      const record: TaskRecord = {
+        live: finished ? undefined : JSON.parse(entry.taskJson) as V1.Task,
+        packed: finished ? flattened(entry.taskJson) : undefined,
+        state: entry.state,
+        time: entry.time,
+        contextId: flattened(entry.contextId),
+        seq: entry.seq,
+        version: entry.version,
+        size: 0,
+        bytes: undefined
+      }
+      if (entry.queued.length > 0) record.queued = entry.queued
+      if (entry.pushConfigs.length > 0) record.pushConfigs = new Map(entry.pushConfigs.map((stored) => [stored.config.id ?? "", stored]))
+      resize(record, finished ? entry.taskJson.length : sizeOf(record.live!, record.queued))
+      setNewest(entry.id, record)
+      if (record.contextId !== undefined) joinContext(record.contextId, entry.id)
+      nextSeq = Math.max(nextSeq, entry.seq + 1)
+    }
+
+    function* entries(): Iterable<StoredEntry> {
+      for (const [id, record] of records) {
+        yield {
+          id,
+          seq: record.seq,
+          version: record.version,
+          state: record.state,
+          time: record.time,
+          contextId: record.contextId,
+          // Written only when asked for: a sweep by age reads the states and times alone.
+          get taskJson() {
+            return record.packed ?? JSON.stringify(record.live)
+          },
+          queued: record.queued ?? NOTHING_QUEUED,
+          pushConfigs: [...(record.pushConfigs?.values() ?? [])]
+        }
+      }
+    }
+
+    return {
+      restore,
+      entries,
+      forget: (id) => {
+        const record = records.get(id)
+        if (record !== undefined) forget(id, record)
+        return record !== undefined
+      },
       create,
       get: (id) =>
         Effect.sync(() => {
@@ -505,22 +596,29 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       list,
       contextTasks: (contextId) =>
         Effect.sync(() => {
-          const tasks: Array<V1.Task> = []
+          const found: Array<TaskRecord> = []
           for (const id of contextIds(contextId)) {
             const record = records.get(id)
-            if (record !== undefined) tasks.push(taskOf(record))
+            if (record !== undefined) found.push(record)
           }
-          return tasks
+          // Restored tasks joined their conversation in the order they last changed, not as created.
+          return found.sort((a, b) => a.seq - b.seq).map(taskOf)
         }),
       putPushConfig: (taskId, stored) =>
         withRecord(taskId, (record) => {
           const configs = record.pushConfigs ??= new Map()
           configs.set(stored.config.id ?? "", stored)
+          pushConfigsChanged(taskId, record)
           return stored
         }),
       pushConfigs: (taskId) => withRecord(taskId, (record) => [...(record.pushConfigs?.values() ?? [])]),
-      removePushConfig: (taskId, configId) => withRecord(taskId, (record) => record.pushConfigs?.delete(configId) ?? false)
-    })
+      removePushConfig: (taskId, configId) =>
+        withRecord(taskId, (record) => {
+          const removed = record.pushConfigs?.delete(configId) ?? false
+          if (removed) pushConfigsChanged(taskId, record)
+          return removed
+        })
+    }
   })
 
 /** An empty memory storage that forgets by state alone (TaskStore.layer gives it the followers too). */

@@ -470,12 +470,21 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
     })
   })
 
-/** An empty store over the memory storage; its task fibers are interrupted when the scope closes. */
-export const make = (options: TaskStoreOptions = {}) =>
+/**
+ * The store over a storage made with the store's Retention: a storage that forgets tasks on its own
+ * (the memory storage's bounds, the file storage's retention) asks it which ones a client follows.
+ */
+export const makeWithRetention = <E, R>(
+  makeStorage: (retention: TaskStorage.Retention) => Effect.Effect<TaskStorage.TaskStorage["Type"], E, R>,
+  options: Pick<TaskStoreOptions, "maxHistory"> = {}
+) =>
   Effect.gen(function*() {
     const live = new LiveTasks()
-    return yield* makeOver(yield* TaskStorage.make(options, live), live, options)
+    return yield* makeOver(yield* makeStorage(live), live, options)
   })
+
+/** An empty store over the memory storage; its task fibers are interrupted when the scope closes. */
+export const make = (options: TaskStoreOptions = {}) => makeWithRetention((retention) => TaskStorage.make(options, retention), options)
 
 export const layer = (options: TaskStoreOptions = {}): Layer.Layer<TaskStore> => Layer.scoped(TaskStore, make(options))
 

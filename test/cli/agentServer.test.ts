@@ -135,6 +135,33 @@ describe("relay server agent", () => {
     expect(await agent.stop("SIGINT")).toBe(0)
   })
 
+  it("keeps tasks in the state directory by default, one server per store; --store memory and a postgres URL as told", async () => {
+    const agent = startAgentCli(["--json", "-m", "echo"])
+    const [line] = await agent.waitFor("stdout", /^\{.*\}\n/)
+    const started = JSON.parse(line) as { url: string; store: string; store_dir: string }
+    expect(started).toMatchObject({ store: "file", store_dir: `${home.stateDir}/agent-store` })
+    await agent.waitFor("stderr", /Tasks: kept in \S+agent-store/)
+    const sent = (await (await sendMessage(started.url, "kept")).json()) as { result: { task: { id: string } } }
+
+    const second = startAgentCli(["-m", "echo"])
+    expect(await second.exited).toBe(1)
+    expect(second.output.stderr).toContain("another relay server agent is using it")
+    const inMemory = startAgentCli(["--json", "-m", "echo"], { RELAY_STORE: "memory" })
+    expect(JSON.parse((await inMemory.waitFor("stdout", /^\{.*\}\n/))[0])).toMatchObject({ store: "memory" })
+    expect(await inMemory.stop("SIGINT")).toBe(0)
+    const postgres = startAgentCli(["-m", "echo", "--store", "postgres://relay:pg-s3cret@127.0.0.1:9/relay"])
+    expect(await postgres.exited).toBe(1)
+    expect(postgres.output.stderr).toContain("not built yet")
+    expect(postgres.output.stderr).not.toContain("pg-s3cret")
+
+    expect(await agent.stop("SIGINT")).toBe(0)
+    const again = startAgentCli(["--json", "-m", "echo"])
+    const url = (JSON.parse((await again.waitFor("stdout", /^\{.*\}\n/))[0]) as { url: string }).url
+    const read = await fetch(`${url}/tasks/${sent.result.task.id}`, { headers: { "a2a-version": "1.0" } })
+    expect(((await read.json()) as { status: { state: string } }).status.state).toBe("TASK_STATE_COMPLETED")
+    expect(await again.stop("SIGINT")).toBe(0)
+  })
+
   it("refuses a --latency that is not a duration", async () => {
     const agent = startAgentCli(["-m", "mock", "--latency", "soon"])
     expect(await agent.exited).not.toBe(0)

@@ -166,6 +166,8 @@ describe("start-up loads only what a command uses", () => {
     const listed = sourcesLoadedBy(["mcp"], lines(handshake))
     expect(loads(listed, HEAVY["the A2A client"])).toBe(false)
     expect(loads(listed, "src/a2a/v1.ts")).toBe(false)
+    // The SDK's Node default JSON Schema engine (Ajv, bundled in its ajvProvider) stays out (scripts/bundle.mjs).
+    expect([...listed].filter((source) => /ajvProvider|node_modules\/ajv\//.test(source))).toEqual([])
 
     const called = sourcesLoadedBy(
       ["mcp"],

@@ -73,8 +73,8 @@ export interface AgentOptions {
   readonly maxBodyBytes?: number
   readonly push?: PushSender.PushSenderOptions
   readonly store?: TaskStore.TaskStoreOptions
-  /** A store of the test's own instead of TaskStore.layer(store). */
-  readonly storeLayer?: Layer.Layer<TaskStore.TaskStore>
+  /** A store of the test's own instead of TaskStore.layer(store) (storeBackends.ts: each backend's). */
+  readonly storeLayer?: Layer.Layer<TaskStore.TaskStore, unknown, PushSender.PushSender>
   /** How long a client may take to send its request (default: the server's). */
   readonly clientTimeouts?: ClientTimeouts
   /** Longest wait for the model. Default 10 s. */

@@ -31,7 +31,10 @@ export const sendMessage = (request: V1.SendMessageRequest, generation: Protocol
       const task = begun.task
       const historyLength = request.configuration?.historyLength
       const started = startWorker(services, begun, false)
-      if (request.configuration?.returnImmediately === true) return Effect.as(started, { task: presentTask(task, historyLength) })
+      if (request.configuration?.returnImmediately === true) {
+        // Read back: a durable storage gives the task once it is on disk, so what is answered survives a crash.
+        return Effect.zipRight(started, Effect.as(services.store.storage.get(task.id), { task: presentTask(task, historyLength) }))
+      }
       // A turn that needs no waiting (the echo model) is over when its worker has started: no waiter is made then.
       return Effect.zipRight(
         started,

@@ -9,6 +9,7 @@
  */
 import { type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
 import type { ClientTimeouts } from "../../domain/limits.js"
+import type { TaskStoreChoice, TaskStoreTarget } from "../../domain/taskStoreChoice.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
 import * as PushSender from "../../services/PushSender.js"
@@ -16,6 +17,7 @@ import * as TaskStore from "../../services/TaskStore.js"
 import { agentBaseUrl, agentServerLayer } from "./AgentServer.js"
 import { type AgentKey, resolveAgentKey } from "./auth.js"
 import { limitHeapGrowth } from "./heap.js"
+import { resolveTaskStoreTarget, taskStoreLayer } from "./taskStores.js"
 
 export interface AgentLayerOptions {
   readonly host: string
@@ -48,10 +50,10 @@ const serverOverModel = (options: AgentLayerOptions) =>
       clientTimeouts: options.clientTimeouts
     })))
 
-const composed = <E, R>(
+const composed = <E, R, StoreError>(
   options: AgentLayerOptions,
   model: Layer.Layer<ModelAccess, E, R>,
-  store: Layer.Layer<TaskStore.TaskStore>
+  store: Layer.Layer<TaskStore.TaskStore, StoreError, PushSender.PushSender>
 ) =>
   serverOverModel(options).pipe(
     Layer.provide(store),
@@ -60,15 +62,15 @@ const composed = <E, R>(
     Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), ...options.settings }))
   )
 
-/** The agent server over the selected model and an empty store, as an HttpServer for its address. */
-export const layer = (options: AgentLayerOptions & { readonly model: ModelSelection }) =>
-  composed(options, ModelAccess.layer(options.model), TaskStore.layer())
+/** The agent server over the selected model and the chosen store, as an HttpServer for its address. */
+export const layer = (options: AgentLayerOptions & { readonly model: ModelSelection; readonly store: TaskStoreTarget }) =>
+  composed(options, ModelAccess.layer(options.model), taskStoreLayer(options.store))
 
 /** The agent server over a model and store of the caller's (tests: a scripted model, a store with limits). */
-export const testLayer = (
+export const testLayer = <StoreError = never>(
   options: AgentLayerOptions & {
     readonly model: Layer.Layer<ModelAccess>
-    readonly store: Layer.Layer<TaskStore.TaskStore>
+    readonly store: Layer.Layer<TaskStore.TaskStore, StoreError, PushSender.PushSender>
   }
 ) => composed(options, options.model, options.store)
 
@@ -83,6 +85,8 @@ export interface AgentServerConfig {
   readonly latency: Duration.Duration
   readonly maxBodyBytes: number
   readonly allowPrivateWebhooks: boolean
+  /** Where tasks are kept (`--store`). */
+  readonly store: TaskStoreChoice
 }
 
 /** What a started server reports. */
@@ -91,6 +95,7 @@ export interface AgentServerStarted {
   readonly model: ModelSelection
   readonly key: AgentKey | undefined
   readonly latency: Duration.Duration
+  readonly store: TaskStoreTarget
 }
 
 /**
@@ -113,6 +118,7 @@ export const runAgentServer = <E, R>(
     yield* Effect.sync(limitHeapGrowth)
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
     const model = yield* selectModel(Option.getOrUndefined(config.model))
+    const store = yield* resolveTaskStoreTarget(config.store)
     const server = layer({
       host: config.host,
       port: config.port,
@@ -120,10 +126,11 @@ export const runAgentServer = <E, R>(
       maxBodyBytes: config.maxBodyBytes,
       settings: { latency: config.latency },
       push: { allowLoopback: true, allowPrivate: config.allowPrivateWebhooks },
-      model
+      model,
+      store
     })
     return yield* agentBaseUrl.pipe(
-      Effect.flatMap((baseUrl) => announce({ baseUrl, model, key: agentKey, latency: config.latency })),
+      Effect.flatMap((baseUrl) => announce({ baseUrl, model, key: agentKey, latency: config.latency, store })),
       Effect.zipRight(Effect.never),
       Effect.provide(server)
     )

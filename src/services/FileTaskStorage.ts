@@ -1,0 +1,544 @@
+/**
+ * The file TaskStorage: the agent server's tasks kept on disk, so that a task a client got an
+ * answer for survives `kill -9` and a restart. It is the memory storage (TaskStorage.make) with a
+ * journal beside it: every change the memory storage makes is appended to the journal as one line,
+ * and nothing is answered before its line is fsynced: a read waits for the task's last line, and a
+ * write a client is answered with returns only once synced (see isAnswered; a new task is answered
+ * once read). Writes that come together share one fsync (group commit: while one batch is being
+ * synced the next one gathers), so the rate holds under concurrency.
+ *
+ * Now and then (past `compactAboveBytes`, and at each start) the journal is folded into a snapshot:
+ * new lines go to the next generation's journal while the snapshot of the tasks as they are is
+ * written aside, synced and renamed into place; the older files then go. On start the newest
+ * complete snapshot is read and the journals from its generation on are replayed (the lines are
+ * whole states, so replaying from before the snapshot changes nothing). A line cut short by a
+ * crash at the end of a journal is dropped; a damaged line anywhere else stops the start.
+ *
+ * A task line is a small JSON header (id, version, creation order, state, time, conversation,
+ * waiting messages), a tab, and the task's JSON: a start parses the headers, and keeps finished
+ * tasks as their text (the memory storage packs them so anyway) until they are read.
+ *
+ * Why a journal and not a WASM SQLite (relay ships as one bundle without native modules): the
+ * memory storage already answers every read and list; what is missing is durability, which a
+ * journal adds with one append and one shared fdatasync per batch. sql.js keeps its database in
+ * memory and writes it out whole; wa-sqlite needs a Node VFS of its own, a ~1 MB WASM module to load
+ * at start, and a page-level B-tree write (several fsyncs with its own journal) per change. What
+ * the journal costs, against the memory store and the SDK's server, and how fast the store opens
+ * with 10 000 tasks: bench/README.md, "The file task store".
+ *
+ * Retention (README, "Persistence and many instances"): at most `maxTasks` tasks and `maxBytes`
+ * bytes, past which the least recently changed finished tasks go first (as in memory), and no
+ * finished or waiting task older than `maxAge` (swept at start and hourly). A working task, and
+ * one a client follows, always stays. One process at a time: the directory is locked.
+ */
+import { Clock, Duration, Effect, FiberSet, Layer, Option, Schedule } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as V1 from "../a2a/v1.js"
+import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
+import { scopedFileLock } from "./StateDir.js"
+import * as TaskStorage from "./TaskStorage.js"
+
+export interface FileTaskStorageOptions extends TaskStorage.TaskStorageOptions {
+  /** The directory of the store (created 0700). */
+  readonly dir: string
+  /** How long a finished or waiting task is kept after its last change. Default 30 days. */
+  readonly maxAge?: Duration.DurationInput | undefined
+  /** Journal bytes past which it is folded into a snapshot. Default 64 MiB (or twice the last snapshot). */
+  readonly compactAboveBytes?: number | undefined
+}
+
+export const DEFAULT_MAX_TASK_AGE = Duration.days(30)
+const DEFAULT_COMPACT_ABOVE_BYTES = 64 * 1024 * 1024
+const RETENTION_SWEEP_EVERY = Duration.hours(1)
+
+// ---------------------------------------------------------------------------
+// Lines
+
+/** The header of a task line. */
+interface TaskHeader {
+  readonly t: string
+  readonly v: number
+  readonly s: number
+  readonly st: V1.TaskState
+  readonly tm: string
+  readonly c?: string
+  readonly q?: ReadonlyArray<V1.Message>
+}
+
+const taskLine = (entry: Omit<TaskStorage.StoredEntry, "pushConfigs">): string => {
+  const header: TaskHeader = {
+    t: entry.id,
+    v: entry.version,
+    s: entry.seq,
+    st: entry.state,
+    tm: entry.time,
+    ...(entry.contextId === undefined ? {} : { c: entry.contextId }),
+    ...(entry.queued.length === 0 ? {} : { q: entry.queued })
+  }
+  // JSON text holds no raw tab: the first one ends the header.
+  return `${JSON.stringify(header)}\t${entry.taskJson}\n`
+}
+
+const writtenLine = (stored: TaskStorage.StoredTask, seq: number): string =>
+  taskLine({
+    id: stored.task.id,
+    seq,
+    version: stored.version,
+    state: stored.task.status.state,
+    time: stored.task.status.timestamp ?? "",
+    contextId: stored.task.contextId,
+    taskJson: JSON.stringify(stored.task),
+    queued: stored.queued
+  })
+
+const pushConfigsLine = (taskId: string, configs: ReadonlyArray<TaskStorage.StoredPushConfig>) =>
+  `${JSON.stringify({ p: taskId, c: configs })}\n`
+
+const dropLine = (taskId: string) => `${JSON.stringify({ d: taskId })}\n`
+
+/** The tasks a replay ends with, least recently changed last written last. */
+interface Replayed {
+  readonly tasks: Map<string, Omit<TaskStorage.StoredEntry, "pushConfigs">>
+  readonly pushConfigs: Map<string, ReadonlyArray<TaskStorage.StoredPushConfig>>
+}
+
+const isTaskHeader = (value: unknown): value is TaskHeader => {
+  const header = value as Partial<TaskHeader> | null
+  return typeof header === "object" && header !== null && typeof header.t === "string" && Number.isInteger(header.v) &&
+    Number.isInteger(header.s) && typeof header.st === "string" && typeof header.tm === "string"
+}
+
+/** Applies one line; false when it is not one of ours. */
+const applyLine = (state: Replayed, line: string): boolean => {
+  const tab = line.indexOf("\t")
+  try {
+    if (tab >= 0) {
+      const header: unknown = JSON.parse(line.slice(0, tab))
+      const taskJson = line.slice(tab + 1)
+      if (!isTaskHeader(header) || !taskJson.startsWith("{") || !taskJson.endsWith("}")) return false
+      state.tasks.delete(header.t)
+      state.tasks.set(header.t, {
+        id: header.t,
+        seq: header.s,
+        version: header.v,
+        state: header.st,
+        time: header.tm,
+        contextId: header.c,
+        taskJson,
+        queued: header.q ?? []
+      })
+      return true
+    }
+    const record = JSON.parse(line) as { p?: unknown; c?: unknown; d?: unknown }
+    if (typeof record.p === "string" && Array.isArray(record.c)) {
+      state.pushConfigs.set(record.p, record.c as ReadonlyArray<TaskStorage.StoredPushConfig>)
+      return true
+    }
+    if (typeof record.d === "string") {
+      state.tasks.delete(record.d)
+      state.pushConfigs.delete(record.d)
+      return true
+    }
+  } catch {
+    // not JSON: not one of ours
+  }
+  return false
+}
+
+/**
+ * Replays a file's lines. What follows the last newline was cut short by a crash, and so is a bad
+ * line with nothing good after it; a bad line before a good one means the file is damaged.
+ */
+const replayFile = (state: Replayed, file: string): { readonly dropped: number; readonly damagedAt?: number } => {
+  const lines = Fs.readFileSync(file, "utf8").split("\n")
+  const tail = lines.pop()!
+  let firstBad: number | undefined
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!
+    if (firstBad === undefined) {
+      if (!applyLine(state, line)) firstBad = index
+    } else if (line.length > 0 && applyLine({ tasks: new Map(), pushConfigs: new Map() }, line)) {
+      return { dropped: 0, damagedAt: firstBad + 1 }
+    }
+  }
+  return { dropped: (firstBad === undefined ? 0 : lines.length - firstBad) + (tail.length > 0 ? 1 : 0) }
+}
+
+// ---------------------------------------------------------------------------
+// Files
+
+const SNAPSHOT = /^snapshot-(\d+)\.jsonl$/
+const JOURNAL = /^journal-(\d+)\.jsonl$/
+
+const fileName = (kind: "snapshot" | "journal", generation: number) => `${kind}-${String(generation).padStart(8, "0")}.jsonl`
+
+const generationsOf = (names: ReadonlyArray<string>, pattern: RegExp) =>
+  names.flatMap((name) => {
+    const match = pattern.exec(name)
+    return match === null ? [] : [Number(match[1])]
+  }).sort((a, b) => a - b)
+
+/** Makes the directory's entries (a new or renamed file) durable. */
+const syncDirectory = (dir: string) => {
+  const fd = Fs.openSync(dir, "r")
+  try {
+    Fs.fsyncSync(fd)
+  } finally {
+    Fs.closeSync(fd)
+  }
+}
+
+const unavailable = (dir: string, reason: string, suggestion: string) => new TaskStoreUnavailable({ store: dir, reason, suggestion })
+
+const reasonOf = (error: unknown) => error instanceof Error ? error.message : String(error)
+
+interface Loaded extends Replayed {
+  /** The generation the next journal takes. */
+  readonly nextGeneration: number
+  /** Lines cut short by a crash and dropped. */
+  readonly dropped: number
+}
+
+/** Reads the newest complete snapshot and replays the journals from its generation on. */
+const load = (dir: string) =>
+  Effect.try({
+    try: (): Loaded | TaskStoreUnavailable => {
+      const names = Fs.readdirSync(dir)
+      // A snapshot a crash left half written.
+      for (const name of names) if (name.endsWith(".tmp")) Fs.rmSync(Path.join(dir, name), { force: true })
+      const snapshots = generationsOf(names, SNAPSHOT)
+      const journals = generationsOf(names, JOURNAL)
+      const base = snapshots.at(-1) ?? 0
+      const state: Replayed = { tasks: new Map(), pushConfigs: new Map() }
+      let dropped = 0
+      const files = [
+        ...(snapshots.length > 0 ? [fileName("snapshot", base)] : []),
+        ...journals.filter((generation) => generation >= base).map((generation) => fileName("journal", generation))
+      ]
+      for (const name of files) {
+        const replayed = replayFile(state, Path.join(dir, name))
+        if (replayed.damagedAt !== undefined) {
+          return unavailable(
+            dir,
+            `${name} is damaged at line ${replayed.damagedAt}`,
+            `Move ${Path.join(dir, name)} aside to start without the tasks it holds, or start with --store file:ANOTHER_DIR`
+          )
+        }
+        dropped += replayed.dropped
+      }
+      return { ...state, nextGeneration: Math.max(base, journals.at(-1) ?? 0) + 1, dropped }
+    },
+    catch: (error) => unavailable(dir, reasonOf(error), "Check the directory's permissions and its disk")
+  }).pipe(Effect.flatMap((loaded) => loaded instanceof TaskStoreUnavailable ? Effect.fail(loaded) : Effect.succeed(loaded)))
+
+// ---------------------------------------------------------------------------
+// The journal: appended lines, synced in batches
+
+interface Waiter {
+  readonly upTo: number
+  readonly resume: (effect: Effect.Effect<void>) => void
+}
+
+class Journal {
+  /** Lines appended so far, and how many of them are synced. */
+  appended = 0
+  synced = 0
+  /** Bytes in the current journal file. */
+  bytes = 0
+  /**
+   * The lines of the next batch, by what they are about: a task's newer state replaces its line not
+   * written yet (a turn's steps often fall in one batch), and is serialised only when the batch is.
+   */
+  private pending = new Map<string, () => string>()
+  private flushing = false
+  private waiters: Array<Waiter> = []
+  private failure: Error | undefined
+  /** Each task's last line, while it may not be synced yet. */
+  private readonly lastLineOf = new Map<string, number>()
+
+  constructor(private fd: number, private readonly afterFlush: () => void) {}
+
+  /** Appends the line `about` the thing `key` names (a later one for the same key replaces it); `taskId`: the task it changes. */
+  append(key: string, line: () => string, taskId?: string) {
+    // A task is never made again once forgotten (ids are fresh), but a stale line must not outlive it.
+    if (key.startsWith("d:")) {
+      this.pending.delete(`t:${key.slice(2)}`)
+      this.pending.delete(`p:${key.slice(2)}`)
+    }
+    this.pending.set(key, line)
+    this.appended++
+    if (taskId !== undefined) this.lastLineOf.set(taskId, this.appended)
+    // The first line of a batch waits for the turn of the event loop: what comes with it joins it.
+    if (!this.flushing) {
+      this.flushing = true
+      setImmediate(() => this.flush())
+    }
+  }
+
+  /** Once every line appended so far is synced (a defect when the disk failed). */
+  get allSynced(): Effect.Effect<void> {
+    return this.syncedUpTo(this.appended)
+  }
+
+  /** Once the task's last line is synced. */
+  taskSynced(taskId: string): Effect.Effect<void> {
+    return this.syncedUpTo(this.lastLineOf.get(taskId) ?? 0)
+  }
+
+  private syncedUpTo(upTo: number): Effect.Effect<void> {
+    if (this.failure !== undefined) return Effect.die(this.failure)
+    if (upTo <= this.synced) return Effect.void
+    return Effect.async<void>((resume) => {
+      this.waiters.push({ upTo, resume })
+    })
+  }
+
+  /** Later batches go to `fd` (called between batches: from afterFlush). */
+  switchTo(fd: number) {
+    Fs.closeSync(this.fd)
+    this.fd = fd
+    this.bytes = 0
+  }
+
+  close() {
+    Fs.closeSync(this.fd)
+  }
+
+  private flush() {
+    const lines = this.pending
+    if (lines.size === 0 || this.failure !== undefined) {
+      this.flushing = false
+      return
+    }
+    this.pending = new Map()
+    const upTo = this.appended
+    let text = ""
+    for (const line of lines.values()) text += line()
+    const buffer = Buffer.from(text, "utf8")
+    this.writeAll(buffer, 0, (error) => {
+      if (error !== null) return this.fail(error)
+      Fs.fdatasync(this.fd, (error) => {
+        if (error !== null) return this.fail(error)
+        this.bytes += buffer.length
+        this.synced = upTo
+        this.wake()
+        this.afterFlush()
+        this.flush()
+      })
+    })
+  }
+
+  private writeAll(buffer: Buffer, offset: number, done: (error: Error | null) => void) {
+    Fs.write(this.fd, buffer, offset, buffer.length - offset, null, (error, written) => {
+      if (error !== null) return done(error)
+      if (offset + written < buffer.length) return this.writeAll(buffer, offset + written, done)
+      done(null)
+    })
+  }
+
+  private wake() {
+    const synced = this.synced
+    const waiting = this.waiters
+    this.waiters = []
+    for (const waiter of waiting) {
+      if (waiter.upTo <= synced) waiter.resume(Effect.void)
+      else this.waiters.push(waiter)
+    }
+    if (synced === this.appended) this.lastLineOf.clear()
+    else if (this.lastLineOf.size > 4096) { for (const [id, line] of this.lastLineOf) if (line <= synced) this.lastLineOf.delete(id) }
+  }
+
+  /** The disk refused a write: nothing more is acknowledged (every waiting write fails, and every later one). */
+  private fail(error: Error) {
+    this.failure = new Error(`The task store's journal cannot be written: ${error.message}`)
+    this.flushing = false
+    const waiting = this.waiters
+    this.waiters = []
+    for (const waiter of waiting) waiter.resume(Effect.die(this.failure))
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The storage
+
+const ensureDirectory = (dir: string) =>
+  Effect.try({
+    try: () => {
+      Fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    },
+    catch: (error) => unavailable(dir, reasonOf(error), "Check the directory's permissions, or choose another with --store file:DIR")
+  })
+
+const lockDirectory = (dir: string) =>
+  Effect.mapError(scopedFileLock(Path.join(dir, "store")), (error) =>
+    error.reason.includes("already being held")
+      ? unavailable(
+        dir,
+        "another relay server agent is using it",
+        "Stop the other server, or give this one a store of its own: --store file:ANOTHER_DIR (or --store memory)"
+      )
+      : unavailable(dir, error.reason, "Check the directory's permissions and its disk"))
+
+/**
+ * The file storage in `options.dir`, as the last process left it; scoped: the directory stays
+ * locked, and the journal open, until the scope closes (after the last write is synced).
+ */
+export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Retention = NOBODY_FOLLOWS) =>
+  Effect.gen(function*() {
+    const dir = Path.resolve(options.dir)
+    yield* ensureDirectory(dir)
+    yield* lockDirectory(dir)
+    const loaded = yield* load(dir)
+    if (loaded.dropped > 0) yield* Effect.logWarning(`Task store ${dir}: ${loaded.dropped} line(s) cut short by a crash were dropped`)
+    const maxAge = Duration.decode(options.maxAge ?? DEFAULT_MAX_TASK_AGE)
+    let generation = loaded.nextGeneration
+    let snapshotBytes = 0
+    let compacting = false
+
+    const openJournal = (at: number) => {
+      const fd = Fs.openSync(Path.join(dir, fileName("journal", at)), "a", 0o600)
+      syncDirectory(dir)
+      return fd
+    }
+
+    const journal: Journal = yield* Effect.try({
+      try: () => new Journal(openJournal(generation), () => compactWhenLarge()),
+      catch: (error) => unavailable(dir, reasonOf(error), "Check the directory's permissions and its disk")
+    })
+    yield* Effect.addFinalizer(() => Effect.zipRight(Effect.ignore(Effect.sandbox(journal.allSynced)), Effect.sync(() => journal.close())))
+
+    /** A forgotten task's lines not written yet need not be; its drop line goes after any written ones. */
+    const dropped = (id: string) => journal.append(`d:${id}`, () => dropLine(id))
+
+    const memory = yield* TaskStorage.make(
+      options,
+      {
+        isFollowed: retention.isFollowed,
+        forgotten: (id) => {
+          dropped(id)
+          retention.forgotten(id)
+        }
+      },
+      {
+        taskWritten: (stored, seq) => journal.append(`t:${stored.task.id}`, () => writtenLine(stored, seq), stored.task.id),
+        pushConfigsWritten: (taskId, configs) => journal.append(`p:${taskId}`, () => pushConfigsLine(taskId, configs), taskId)
+      }
+    )
+    for (const entry of loaded.tasks.values()) memory.restore({ ...entry, pushConfigs: loaded.pushConfigs.get(entry.id) ?? [] })
+
+    /** The tasks as they stand, as lines. */
+    const snapshotText = () => {
+      const lines: Array<string> = []
+      for (const entry of memory.entries()) {
+        lines.push(taskLine(entry))
+        if (entry.pushConfigs.length > 0) lines.push(pushConfigsLine(entry.id, entry.pushConfigs))
+      }
+      return lines.join("")
+    }
+
+    /** Writes the snapshot of `at` aside, syncs it, renames it into place, and removes what it replaces. */
+    const writeSnapshot = (at: number, text: string) =>
+      Effect.tryPromise(async () => {
+        const file = Path.join(dir, fileName("snapshot", at))
+        const handle = await Fs.promises.open(`${file}.tmp`, "w", 0o600)
+        try {
+          await handle.writeFile(text, "utf8")
+          await handle.datasync()
+        } finally {
+          await handle.close()
+        }
+        await Fs.promises.rename(`${file}.tmp`, file)
+        syncDirectory(dir)
+        snapshotBytes = Buffer.byteLength(text)
+        for (const name of await Fs.promises.readdir(dir)) {
+          const older = SNAPSHOT.exec(name) ?? JOURNAL.exec(name)
+          if (older !== null && Number(older[1]) < at) {
+            await Fs.promises.rm(Path.join(dir, name), { force: true })
+          }
+        }
+      })
+
+    const runFork = yield* FiberSet.makeRuntime<never>()
+
+    /** Writes the tasks as they are now as the snapshot of the current generation, in the background. */
+    const snapshotNow = () => {
+      compacting = true
+      // Not interrupted when the store closes: the next process must not find it half done.
+      runFork(
+        Effect.uninterruptible(writeSnapshot(generation, snapshotText())).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning(`Task store ${dir}: a snapshot could not be written; the journal stays`, cause)
+          ),
+          Effect.ensuring(Effect.sync(() => {
+            compacting = false
+          }))
+        )
+      )
+    }
+
+    /** Starts the next generation: later lines go to its journal, the tasks as they are now to its snapshot. */
+    const compact = () => {
+      generation++
+      journal.switchTo(openJournal(generation))
+      snapshotNow()
+    }
+
+    const compactAbove = () => Math.max(options.compactAboveBytes ?? DEFAULT_COMPACT_ABOVE_BYTES, snapshotBytes * 2)
+    function compactWhenLarge() {
+      if (!compacting && journal.bytes > compactAbove()) compact()
+    }
+
+    /** Forgets the finished and waiting tasks nobody follows whose last change is older than maxAge. */
+    const sweepOld = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() => {
+        const before = new Date(now - Duration.toMillis(maxAge)).toISOString()
+        const old: Array<string> = []
+        for (const entry of memory.entries()) {
+          if (V1.isSettledState(entry.state) && entry.time < before && !retention.isFollowed(entry.id)) old.push(entry.id)
+        }
+        for (const id of old) {
+          memory.forget(id)
+          dropped(id)
+          retention.forgotten(id)
+        }
+      }))
+
+    yield* sweepOld
+    // The files replayed fold into this generation's snapshot; the next start reads that alone.
+    yield* Effect.sync(snapshotNow)
+    yield* Effect.forkScoped(Effect.repeat(Effect.delay(sweepOld, RETENTION_SWEEP_EVERY), Schedule.forever))
+
+    return TaskStorage.TaskStorage.of({
+      // A new task is answered once read (a read waits for its line), or with a later, answered write.
+      create: (task) => memory.create(task),
+      get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
+      update: (id, write, expectedVersion) =>
+        Effect.tap(
+          memory.update(id, write, expectedVersion),
+          (written) => Option.isSome(written) && isAnswered(write) ? journal.allSynced : Effect.void
+        ),
+      list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
+      contextTasks: (contextId) => Effect.zipRight(journal.allSynced, memory.contextTasks(contextId)),
+      putPushConfig: (taskId, stored) =>
+        Effect.tap(memory.putPushConfig(taskId, stored), (put) => Option.isSome(put) ? journal.allSynced : Effect.void),
+      pushConfigs: (taskId) => Effect.zipRight(journal.taskSynced(taskId), memory.pushConfigs(taskId)),
+      removePushConfig: (taskId, configId) =>
+        Effect.tap(
+          memory.removePushConfig(taskId, configId),
+          (removed) => Option.getOrElse(removed, () => false) ? journal.allSynced : Effect.void
+        )
+    })
+  })
+
+/**
+ * Whether a client is answered with this write: everything but a turn's progress (working, its
+ * artifact's chunks), which streams out to subscribers before its line is synced. A crash loses at
+ * most that progress, and the restart ends such a task failed anyway (programs/agent/recovery.ts).
+ */
+const isAnswered = (write: TaskStorage.TaskWrite) => write.task.status.state !== "TASK_STATE_WORKING" || write.queued !== undefined
+
+const NOBODY_FOLLOWS: TaskStorage.Retention = { isFollowed: () => false, forgotten: () => undefined }
+
+/** The file storage as the TaskStorage of a layer (its tests; the agent server makes it with TaskStore's Retention). */
+export const layer = (options: FileTaskStorageOptions) => Layer.scoped(TaskStorage.TaskStorage, make(options))

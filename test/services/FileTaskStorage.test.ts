@@ -1,0 +1,184 @@
+// The file TaskStorage: the storage contract, and what it adds to the memory storage: what was
+// written is there after the store is closed and opened again (from the journal, from a snapshot,
+// after a crash cut its last line), one process at a time, and retention by age and count.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Exit, Option, Scope } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll } from "vitest"
+import type * as V1 from "../../src/a2a/v1.js"
+import * as FileTaskStorage from "../../src/services/FileTaskStorage.js"
+import type { TaskStorage } from "../../src/services/TaskStorage.js"
+import { storageContract } from "./taskStorageContract.js"
+
+const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-file-store-"))
+afterAll(() => Fs.rmSync(root, { recursive: true, force: true }))
+let dirs = 0
+const freshDir = () => Path.join(root, `store-${++dirs}`)
+
+storageContract("the file storage", () => FileTaskStorage.layer({ dir: freshDir() }))
+
+const task = (id: string, state: V1.TaskState, timestamp = "2026-01-01T00:00:00.000Z", contextId = "ctx"): V1.Task => ({
+  id,
+  contextId,
+  status: { state, timestamp },
+  history: [{ messageId: `m-${id}`, role: "ROLE_USER", parts: [{ text: `hello ${id}` }], taskId: id, contextId }]
+})
+
+/** Opens the store in `dir`, runs `body` over it and closes it. */
+const withStore = <A, E>(
+  dir: string,
+  body: (storage: TaskStorage["Type"]) => Effect.Effect<A, E>,
+  options: Partial<FileTaskStorage.FileTaskStorageOptions> = {}
+) => Effect.scoped(Effect.flatMap(FileTaskStorage.make({ dir, maxAge: LONG_AGO, ...options }), body))
+
+/** The tasks here are of 2026-01-01: old enough for the default age retention. */
+const LONG_AGO = "36500 days"
+
+const journalText = (dir: string) =>
+  Fs.readdirSync(dir).filter((name) => name.startsWith("journal-")).map((name) => Fs.readFileSync(Path.join(dir, name), "utf8")).join("")
+
+describe("the file storage on disk", () => {
+  it.live("keeps tasks, versions, waiting messages, push configs and their orders across a restart", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const configs = yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          yield* storage.create(task("a", "TASK_STATE_SUBMITTED", "2026-01-01T00:00:01.000Z"))
+          yield* storage.create(task("b", "TASK_STATE_COMPLETED", "2026-01-01T00:00:01.000Z"))
+          yield* storage.create(task("c", "TASK_STATE_COMPLETED", "2026-01-01T00:00:00.000Z", "other"))
+          const queued: ReadonlyArray<V1.Message> = [{ messageId: "q", role: "ROLE_USER", parts: [{ text: "next" }] }]
+          yield* storage.update("a", { task: task("a", "TASK_STATE_WORKING", "2026-01-01T00:00:02.000Z"), queued }, 1)
+          yield* storage.putPushConfig("a", { config: { id: "p1", taskId: "a", url: "https://hooks.example/1" }, generation: "1.0" })
+          yield* storage.putPushConfig("a", { config: { id: "p2", taskId: "a", url: "https://hooks.example/2" }, generation: "0.3" })
+          yield* storage.removePushConfig("a", "p1")
+          // Acknowledged means on disk: a write that answers a client, and a read.
+          expect(journalText(dir)).toContain("https://hooks.example/2")
+          yield* storage.create(task("d", "TASK_STATE_SUBMITTED", "2026-01-01T00:00:03.000Z", "later"))
+          yield* storage.get("d")
+          expect(journalText(dir)).toContain(`{"t":"d",`)
+          return yield* storage.pushConfigs("a")
+        }))
+      const before = yield* withStore(dir, (storage) => storage.list({ pageSize: 10 }))
+      for (let restart = 0; restart < 2; restart++) {
+        yield* withStore(dir, (storage) =>
+          Effect.gen(function*() {
+            const a = Option.getOrThrow(yield* storage.get("a"))
+            expect([a.version, a.task.status.state, a.queued.map((message) => message.messageId)]).toEqual([2, "TASK_STATE_WORKING", ["q"]])
+            expect(yield* storage.pushConfigs("a")).toEqual(configs)
+            expect(Option.map(configs, (list) => list.map((stored) => stored.config.id))).toEqual(Option.some(["p2"]))
+            if (restart === 0) expect((yield* storage.list({ pageSize: 10 })).tasks).toEqual(before.tasks)
+            expect((yield* storage.contextTasks("ctx")).map((listed) => listed.id)).toEqual(["a", "b"])
+            // Versions and creation order go on from where they were.
+            const again = yield* Effect.either(storage.update("a", { task: task("a", "TASK_STATE_WORKING") }, 1))
+            expect(Either.isLeft(again)).toBe(true)
+            yield* storage.create(task(`new-${restart}`, "TASK_STATE_COMPLETED", "2026-01-01T00:00:01.000Z", "later"))
+          }))
+      }
+      const listed = yield* withStore(dir, (storage) => storage.list({ pageSize: 10 }))
+      expect(listed.tasks.map((listedTask) => listedTask.id)).toEqual(["d", "a", "new-1", "new-0", "b", "c"])
+    }))
+
+  it.live("folds its journal into a snapshot past its size, and opens from the snapshot and the newer journal", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < 40; i++) {
+            yield* storage.create(task(`t${i}`, "TASK_STATE_WORKING"))
+            yield* storage.update(`t${i}`, { task: task(`t${i}`, "TASK_STATE_COMPLETED") }, 1)
+          }
+          // Snapshots are written in the background: wait for the one the journal's size started.
+          for (let tries = 0; tries < 200 && Fs.readdirSync(dir).filter((name) => name.startsWith("snapshot-")).length !== 1; tries++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          }
+        }), { compactAboveBytes: 2_000 })
+      const names = Fs.readdirSync(dir)
+      expect(names.filter((name) => name.startsWith("snapshot-")).length).toBe(1)
+      const page = yield* withStore(dir, (storage) => storage.list({ pageSize: 100 }))
+      expect([page.totalSize, new Set(page.tasks.map((listed) => listed.status.state))]).toEqual([40, new Set(["TASK_STATE_COMPLETED"])])
+    }))
+
+  it.live("drops a last line a crash cut short, and refuses to start over a damaged one before good lines", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      yield* withStore(dir, (storage) => storage.create(task("kept", "TASK_STATE_COMPLETED")))
+      const journal = Fs.readdirSync(dir).find((name) => name.startsWith("journal-"))!
+      const line = Fs.readFileSync(Path.join(dir, journal), "utf8")
+      Fs.appendFileSync(Path.join(dir, journal), line.slice(0, 30).replace("kept", "torn"))
+      const ids = yield* withStore(dir, (storage) =>
+        Effect.map(storage.list({ pageSize: 10 }), (page) => page.tasks.map((listed) => listed.id)))
+      expect(ids).toEqual(["kept"])
+
+      const damaged = freshDir()
+      Fs.mkdirSync(damaged)
+      Fs.writeFileSync(Path.join(damaged, "journal-00000001.jsonl"), `{"nonsense\n${line}`)
+      const refused = yield* Effect.either(withStore(damaged, () =>
+        Effect.void))
+      expect(Either.getLeft(refused).pipe(Option.map((error) => [error.code, error.message]))).toEqual(
+        Option.some(["task_store_unavailable", expect.stringContaining("journal-00000001.jsonl is damaged at line 1")])
+      )
+    }))
+
+  it.live("is held by one process at a time: a second open fails while the first has it", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const scope = yield* Scope.make()
+      yield* Scope.extend(FileTaskStorage.make({ dir }), scope)
+      const second = yield* Effect.either(withStore(dir, () => Effect.void))
+      expect(Either.getLeft(second).pipe(Option.map((error) => error.message))).toEqual(
+        Option.some(expect.stringContaining("another relay server agent is using it"))
+      )
+      yield* Scope.close(scope, Exit.void)
+      yield* withStore(dir, () => Effect.void)
+    }), 15_000)
+
+  it.live("forgets finished and waiting tasks older than its age, and the oldest finished ones past its count", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const old = "2020-01-01T00:00:00.000Z"
+      const recent = new Date().toISOString()
+      yield* withStore(dir, (storage) =>
+        Effect.forEach([
+          task("old-done", "TASK_STATE_COMPLETED", old),
+          task("old-asks", "TASK_STATE_INPUT_REQUIRED", old),
+          task("old-working", "TASK_STATE_WORKING", old),
+          task("recent-done", "TASK_STATE_COMPLETED", recent)
+        ], (created) => storage.create(created)))
+      const kept = (options: Partial<FileTaskStorage.FileTaskStorageOptions>) =>
+        withStore(
+          dir,
+          (storage) => Effect.map(storage.list({ pageSize: 10 }), (page) => page.tasks.map((listed) => listed.id).sort()),
+          options
+        )
+      expect(yield* kept({})).toEqual(["old-asks", "old-done", "old-working", "recent-done"])
+      expect(yield* kept({ maxAge: FileTaskStorage.DEFAULT_MAX_TASK_AGE })).toEqual(["old-working", "recent-done"])
+      yield* withStore(
+        dir,
+        (storage) => Effect.forEach(["n1", "n2", "n3"], (id) => storage.create(task(id, "TASK_STATE_COMPLETED", recent))),
+        { maxTasks: 4 }
+      )
+      // Past 4 tasks, down to 90 %: the least recently changed finished ones went, the working one stays.
+      expect(yield* kept({})).toEqual(["n2", "n3", "old-working"])
+    }))
+
+  it.live("opens 10 000 tasks written concurrently, every one of them there", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const count = 10_000
+      yield* withStore(dir, (storage) =>
+        Effect.forEach(
+          Array.from({ length: count }, (_, i) => task(`t${i}`, i % 10 === 0 ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED")),
+          (created) => storage.create(created),
+          { concurrency: 64, discard: true }
+        ))
+      const opened = yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          const page = yield* storage.list({ pageSize: 1, status: "TASK_STATE_WORKING" })
+          const last = yield* storage.get(`t${count - 1}`)
+          return [(yield* storage.list({ pageSize: 1 })).totalSize, page.totalSize, Option.map(last, (stored) => stored.task.history)]
+        }))
+      expect(opened).toEqual([count, count / 10, Option.some(task(`t${count - 1}`, "TASK_STATE_COMPLETED").history)])
+    }), 30_000)
+})

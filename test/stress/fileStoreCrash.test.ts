@@ -1,0 +1,111 @@
+// The file task store under `kill -9` (issue 34): `relay server agent` (dist/main.cjs) takes a burst
+// of 1000 SendMessage requests and is killed with SIGKILL in the middle of it; started again on the
+// same directory, it has every task a client got an answer for, as that answer showed it.
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { relayBin } from "../helpers/cli.js"
+import { reportFigures, runPool } from "../helpers/figures.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+const SENDS = 1000
+const CONCURRENCY = 32
+/** Acknowledged sends after which the server is killed. */
+const KILL_AFTER = 400
+
+const home = tempHome()
+const storeDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-crash-store-"))
+const children: Array<ChildProcess> = []
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
+  home.cleanup()
+  Fs.rmSync(storeDir, { recursive: true, force: true })
+})
+
+/** Starts the server on the store; resolves with its URL (from the --json line) within 20 s. */
+const startServer = () =>
+  new Promise<{ readonly child: ChildProcess; readonly url: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      relayBin,
+      "server",
+      "agent",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--json",
+      "-m",
+      "echo",
+      "--store",
+      `file:${storeDir}`
+    ], { env: { ...process.env, RELAY_HOME: home.stateDir, RELAY_ECHO_DELAY_MS: "0" }, stdio: ["ignore", "pipe", "pipe"] })
+    children.push(child)
+    let stdout = ""
+    let stderr = ""
+    const timer = setTimeout(() => reject(new Error(`no start-up line within 20 s: ${stderr}`)), 20_000)
+    child.stderr!.on("data", (chunk) => (stderr += chunk))
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk
+      const line = stdout.split("\n")[0]
+      if (stdout.includes("\n") && line !== undefined) {
+        clearTimeout(timer)
+        resolve({ child, url: (JSON.parse(line) as { url: string }).url })
+      }
+    })
+    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)))
+  })
+
+const rpc = async (url: string, method: string, params: unknown) => {
+  const response = await fetch(`${url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    signal: AbortSignal.timeout(10_000)
+  })
+  return (await response.json()) as { result?: Record<string, any> }
+}
+
+describe("the file task store killed with SIGKILL", () => {
+  it("has every acknowledged task of a burst of 1000 sends after a restart", async () => {
+    const first = await startServer()
+    const acknowledged = new Map<string, string>()
+    let refused = 0
+    await runPool(SENDS, CONCURRENCY, async (index) => {
+      try {
+        const answer = await rpc(first.url, "SendMessage", {
+          message: { messageId: `m-${index}`, role: "ROLE_USER", parts: [{ text: `burst ${index}` }] }
+        })
+        const task = answer.result?.["task"]
+        if (task !== undefined) acknowledged.set(task["id"], task["status"]["state"])
+      } catch {
+        refused++
+      }
+      if (acknowledged.size === KILL_AFTER) first.child.kill("SIGKILL")
+    })
+    expect(acknowledged.size).toBeGreaterThanOrEqual(KILL_AFTER)
+    expect(refused).toBeGreaterThan(0)
+
+    const startedAt = Date.now()
+    const second = await startServer()
+    const restartMs = Date.now() - startedAt
+    let lost = 0
+    let changed = 0
+    await runPool([...acknowledged.keys()].length, CONCURRENCY, async (index) => {
+      const id = [...acknowledged.keys()][index]!
+      const task = (await rpc(second.url, "GetTask", { id })).result
+      if (task === undefined) lost++
+      // Acknowledged completed stays completed; one acknowledged while working ends failed (the restart).
+      else if (task["status"]["state"] !== acknowledged.get(id) && task["status"]["state"] !== "TASK_STATE_FAILED") changed++
+    })
+    second.child.kill("SIGTERM")
+    reportFigures("file store, kill -9 mid-burst", {
+      sends: SENDS,
+      acknowledged: acknowledged.size,
+      lost,
+      "restart ms": restartMs
+    })
+    expect([lost, changed]).toEqual([0, 0])
+  }, 120_000)
+})
