@@ -35,7 +35,7 @@ import {
 
 type CallRequest = { readonly method: "tools/call"; readonly params: Record<string, unknown> & { name: string; task?: unknown } }
 type Handler<R, A> = (request: R, extra: ToolExtra) => Promise<A>
-type CallHandler = Handler<CallRequest, CallToolResult | { task: Task }>
+export type CallHandler = Handler<CallRequest, CallToolResult | { task: Task }>
 type ListHandler = Handler<unknown, ListToolsResult>
 
 /** The capability a 2025-11-25 client reads before it asks for a task. */
@@ -59,7 +59,7 @@ const notFound = (taskId: string) =>
   new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: Task not found (${taskId})`)
 
 /** Runs a plain tool call through McpServer's own handler (validation, coded failures), with its progress heard. */
-const callThrough = (call: CallHandler, extra: ToolExtra): CallTool => (name, args, signal, say) => {
+export const callThrough = (call: CallHandler, extra: ToolExtra): CallTool => (name, args, signal, say) => {
   const meta = { ...extra.mcpReq._meta, progressToken: STEP_PROGRESS }
   // A step outlives the request that started it, and asks the user nothing itself: the task's
   // questions are asked through tasks/result.
@@ -120,7 +120,7 @@ const withTaskCalls = (server: McpServer, tasks: ToolTasks, call: CallHandler): 
  * plain calls still go through the check and task calls answer their handle. That map is not in
  * the typings; if a later SDK moves it, task calls fail the check (the tests notice).
  */
-const answerTasksBesideValidation = (protocol: object, withTasks: (call: CallHandler) => CallHandler) => {
+export const answerTasksBesideValidation = (protocol: object, withTasks: (call: CallHandler) => CallHandler) => {
   const handlers: unknown = Reflect.get(protocol, "_requestHandlers")
   const checked = handlers instanceof Map ? handlers.get("tools/call") as CallHandler | undefined : undefined
   if (checked !== undefined) (handlers as Map<string, CallHandler>).set("tools/call", withTasks(checked))

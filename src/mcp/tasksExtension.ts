@@ -5,10 +5,14 @@
  * wait_for_task, polls `tasks/get` (the result, or the agent's question as an `elicitation/create`
  * input request, inlined), answers with `tasks/update` and cancels with `tasks/cancel`.
  *
- * Free of any SDK: the server of that era hands over a request's method, params and `_meta`, and
- * sends back what these functions return (a result, or a JSON-RPC error to raise).
+ * The functions below `serveTasksExtension` are free of any SDK: they take a request's method,
+ * params and `_meta` (with the per-request envelope), and return a result or throw the JSON-RPC
+ * error to answer. `serveTasksExtension` plugs them into a 2026-07-28 server of the v2 SDK.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server"
+import { type CallToolResult, type McpServer, ProtocolError } from "@modelcontextprotocol/server"
+import * as z from "zod"
+import { answerTasksBesideValidation, type CallHandler, callThrough } from "./legacyTasks.js"
+import type { ToolExtra } from "./progress.js"
 import {
   answerOf,
   type CallTool,
@@ -172,5 +176,49 @@ export const answerTaskRequest = async (
     case "tasks/cancel":
       await tasks.cancel(taskId, undefined, signal)
       return ACKNOWLEDGED
+  }
+}
+
+/** A request's `_meta` with its 2026-07-28 envelope (the SDK lifts the envelope's keys out of `_meta`). */
+const metaOf = (extra: ToolExtra): Record<string, unknown> => ({ ...extra.mcpReq._meta, ...extra.mcpReq.envelope })
+
+const withExtensionCalls = (tasks: ToolTasks, call: CallHandler): CallHandler => async (request, extra) => {
+  const args = request.params["arguments"]
+  const answered = await callAsTask(tasks, {
+    name: request.params.name,
+    args: typeof args === "object" && args !== null ? args as Record<string, unknown> : {},
+    meta: metaOf(extra),
+    callTool: callThrough(call, extra),
+    signal: extra.mcpReq.signal
+  })
+  return (answered ?? await call(request, extra)) as CallToolResult
+}
+
+/**
+ * Makes a 2026-07-28 `server` serve the tasks extension from `tasks` (shared by every request's
+ * server: the era has no sessions). Call it before the tools are registered and before it connects.
+ */
+export const serveTasksExtension = (server: McpServer, tasks: ToolTasks) => {
+  const protocol = server.server
+  protocol.registerCapabilities(TASKS_CAPABILITY)
+  const install = protocol.setRequestHandler.bind(protocol) as (method: string, ...rest: ReadonlyArray<unknown>) => void
+  protocol.setRequestHandler = ((method: string, ...rest: ReadonlyArray<never>) => {
+    install(method, ...rest)
+    if (method === "tools/call" && rest.length === 1) answerTasksBesideValidation(protocol, (call) => withExtensionCalls(tasks, call))
+  }) as typeof protocol.setRequestHandler
+  for (const method of TASK_METHODS) {
+    install(
+      method,
+      { params: z.looseObject({}) },
+      // The SDK lifts a request's inputResponses (tasks/update's answers) out of its params.
+      (params: object, extra: ToolExtra) =>
+        answerTaskRequest(
+          tasks,
+          { method, params: { inputResponses: extra.mcpReq.inputResponses, ...params }, meta: metaOf(extra) },
+          extra.mcpReq.signal
+        ).catch((error: unknown) => {
+          throw error instanceof TasksWireError ? new ProtocolError(error.code, error.message, error.data) : error
+        })
+    )
   }
 }
