@@ -143,3 +143,36 @@ export const askingTheUser = <E, R>(
   }
   return round(first, 0)
 }
+
+/**
+ * What a 2026-07-28 question (an `input_required` result) carries through the client and back in
+ * its requestState: the task that asked, the form's field names, how many questions were asked.
+ * It comes back as untrusted input, and holds only what a client may pass as arguments anyway.
+ */
+export interface AskedState {
+  readonly task_id: string
+  readonly context_id: string | null
+  readonly fields: ReadonlyArray<string>
+  readonly asked: number
+}
+
+/** The state a retry brought back, when it is one relay made. */
+export const askedStateOf = (raw: unknown): AskedState | undefined => {
+  try {
+    const state: unknown = typeof raw === "string" ? JSON.parse(raw) : undefined
+    if (!isRecord(state)) return undefined
+    const { task_id, context_id, fields, asked } = state
+    const valid = typeof task_id === "string" && (context_id === null || typeof context_id === "string") &&
+      Array.isArray(fields) && fields.every((field) => typeof field === "string") && fields.length <= MAX_SCHEMA_FIELDS + 1 &&
+      typeof asked === "number" && Number.isInteger(asked) && asked >= 0
+    return valid ? { task_id, context_id, fields: fields as ReadonlyArray<string>, asked } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The reply a retry's form content makes (replyOf, by the fields the question had); none when declined or empty. */
+export const replyOfFields = (fields: ReadonlyArray<string>, content: Readonly<Record<string, unknown>> | undefined) =>
+  content === undefined
+    ? undefined
+    : replyOf({ message: "", fields: Object.fromEntries(fields.map((name) => [name, { type: "string" as const }])), required: [] }, content)

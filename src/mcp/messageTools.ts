@@ -2,6 +2,14 @@
  * The tools of messages and tasks: send_message (text, files and data), get_task, wait_for_task,
  * cancel_task and list_tasks, each result with the next step an assistant can take.
  */
+import {
+  acceptedContent,
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  inputRequired,
+  type InputRequiredResult
+} from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import * as z from "zod"
 import type { AnswerPart } from "../domain/answerParts.js"
@@ -12,13 +20,21 @@ import type { AgentAccess } from "../programs/agentTarget.js"
 import type { PartSource } from "../programs/outgoingParts.js"
 import type { SendMessageInput } from "../programs/sendMessage.js"
 import type { TaskDetails, TaskList } from "../programs/tasks.js"
-import { type Answered, askingTheUser } from "./agentQuestions.js"
+import {
+  type Answered,
+  type AskedState,
+  askedStateOf,
+  askingTheUser,
+  MAX_QUESTIONS,
+  questionForm,
+  replyOfFields
+} from "./agentQuestions.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
-import { withProgress, withProgressMessages } from "./progress.js"
+import { type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
-import type { UserPrompt } from "./toolCall.js"
-import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
+import { elicitationModes, type UserPrompt } from "./toolCall.js"
+import { contacting, isTaskStep, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
   .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
@@ -48,6 +64,42 @@ const withNextStep = ({ result, declined }: Answered): MessageResult & NextStep 
     ? DECLINED
     : nextStepFor({ ...result, task_id: result.task_id })
 })
+
+// ---------------------------------------------------------------------------
+// 2026-07-28: the agent's question as an input_required result the client answers by retrying (MRTR)
+
+const QUESTION_KEY = "agent_question"
+
+/** A 2026-07-28 call from a client that can fill a form: the question its retry answers, if any. */
+const modernAsking = (extra: ToolExtra) => {
+  const envelope = extra.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+  if (!elicitationModes(capabilities?.elicitation).form) return undefined
+  const state = askedStateOf(extra.mcpReq.requestState())
+  return { state, content: state === undefined ? undefined : acceptedContent(extra.mcpReq.inputResponses, QUESTION_KEY) }
+}
+
+/** The call's result, or, when the agent asks for input, its question for the client to put to the user. */
+const asQuestion = (result: CallToolResult, asked: number): CallToolResult | InputRequiredResult => {
+  const answer = result.structuredContent as (MessageResult & NextStep) | undefined
+  if (result.isError === true || answer === undefined || !answer.needs_input || answer.task_id === null) return result
+  if (asked >= MAX_QUESTIONS || answer.next_step === DECLINED) return result
+  const form = questionForm(answer)
+  const state: AskedState = { task_id: answer.task_id, context_id: answer.context_id, fields: Object.keys(form.fields), asked: asked + 1 }
+  return inputRequired({
+    inputRequests: {
+      [QUESTION_KEY]: {
+        method: "elicitation/create",
+        params: {
+          mode: "form",
+          message: form.message,
+          requestedSchema: { type: "object", properties: form.fields, required: [...form.required] }
+        }
+      } as never
+    },
+    requestState: JSON.stringify(state)
+  })
+}
 
 const viewWithNextStep = <V extends TaskView>(view: V): V & NextStep => ({ ...view, next_step: nextStepFor(view) })
 
@@ -192,7 +244,25 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
                 taskId: to.task_id ?? undefined
               })))
       ))
-    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
+    // A 2026-07-28 retry answering the agent's question: the answer goes to the task that asked
+    // (a declined one leaves it waiting, as the task now is).
+    // (A task's step does not ask: its task does, tasksExtension.ts.)
+    const modern = era === "modern" && !isTaskStep(extra) ? modernAsking(extra) : undefined
+    const asked = modern?.state
+    const answered = (state: AskedState) => {
+      const reply = replyOfFields(state.fields, modern?.content)
+      return reply === undefined
+        ? atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId: state.task_id })))
+          .pipe(Effect.map((view): Answered => ({ result: view, declined: true })))
+        : atAgent(args, (access) =>
+          sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
+            taskId: state.task_id,
+            contextId: state.context_id ?? undefined
+          })).pipe(Effect.map((result): Answered => ({ result, declined: false })))
+    }
+    const turn = asked === undefined ? send : answered(asked)
+    const result = handle(extra, args, Effect.map(turn, withNextStep), summarizeMessage, partsContent)
+    return modern === undefined ? result : result.then((plain) => asQuestion(plain, asked?.asked ?? 0))
   })
 
   server.registerTool(

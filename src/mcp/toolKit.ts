@@ -137,7 +137,7 @@ const atAgentOf = (context: ToolContext) =>
   })
 
 /** A step of a tool task (legacyTasks.ts) outlives its request: the task asks the user, not the step. */
-const isTaskStep = (extra: ToolExtra) => extra.mcpReq._meta?.progressToken === STEP_PROGRESS
+export const isTaskStep = (extra: ToolExtra) => extra.mcpReq._meta?.progressToken === STEP_PROGRESS
 
 /**
  * What a room needs to register its tools on one server. `callOf` tells a tool what it may do

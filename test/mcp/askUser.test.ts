@@ -4,12 +4,15 @@
  * or not askable; and the call's W3C trace context forwarded to the agent as HTTP headers.
  * In process, against relay's mock agent and the official SDK agent.
  */
+import { Client as ClientV2, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { createMcpHandler } from "@modelcontextprotocol/server"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { MessageResult } from "../../src/domain/results.js"
 import { askingTheUser, MAX_SCHEMA_FIELDS, questionForm, replyOf, type UserReply } from "../../src/mcp/agentQuestions.js"
+import { makeMcpServer } from "../../src/mcp/server.js"
 import { elicitationModes, type UserPrompt } from "../../src/mcp/toolCall.js"
 import { appLayer, type AppRuntime, callTool, connectModernTools, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -201,6 +204,53 @@ describe("the form of a question", () => {
     const form = questionForm({ text: "", parts: [] })
     expect(form.message).toBe("The agent needs more input to continue.")
     expect(replyOf(form, { answer: "  " })).toBeUndefined()
+  })
+})
+
+describe("a 2026-07-28 client: the agent's question as an input_required result", () => {
+  /** The v2 client pinned to 2026-07-28, with form elicitation (it answers input_required rounds by retrying). */
+  const modernWithForms = async (answerOf: (message: string) => ElicitResult) => {
+    const handler = createMcpHandler(({ era }) => makeMcpServer(contextFor(runtime), era), { legacy: "reject" })
+    const client = new ClientV2(
+      { name: "form-client", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } }
+    )
+    const questions: Array<string> = []
+    client.setRequestHandler("elicitation/create", (request) => {
+      questions.push(request.params.message)
+      return answerOf(request.params.message)
+    })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://relay.test/mcp"), { fetch: (url, init) => handler.fetch(new Request(url, init)) })
+    )
+    return { client, questions, close: () => client.close().finally(() => handler.close()) }
+  }
+
+  it("the user's answer, sent back with the retried call, goes to the agent's task; the next answer is the result", async () => {
+    const { client, questions, close } = await modernWithForms(() => ({ action: "accept", content: { answer: "blue, please" } }))
+    try {
+      const result = await client.callTool({ name: "send_message", arguments: { agent_url: mock.baseUrl, message: "input-required" } })
+      expect(questions).toHaveLength(1)
+      expect(questions[0]).toContain("The mock agent needs more input")
+      const content = structured(result as { structuredContent?: unknown })
+      expect(content["state"]).toBe("completed")
+      expect(content["text"]).toContain("blue, please")
+    } finally {
+      await close()
+    }
+  })
+
+  it("a declined question leaves the task waiting: needs_input, and the result says the user declined", async () => {
+    const { client, questions, close } = await modernWithForms(() => ({ action: "decline" }))
+    try {
+      const result = await client.callTool({ name: "send_message", arguments: { agent_url: mock.baseUrl, message: "input-required" } })
+      expect(questions).toHaveLength(1)
+      const content = structured(result as { structuredContent?: unknown })
+      expect(content["needs_input"]).toBe(true)
+      expect(content["next_step"]).toContain("declined")
+    } finally {
+      await close()
+    }
   })
 })
 
