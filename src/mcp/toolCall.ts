@@ -6,7 +6,7 @@
  * `modernToolCall` for 2026-07-28 (no server-to-client requests); both take W3C trace context from
  * the request's `_meta`. A tool only sees this interface.
  */
-import type { ClientCapabilities, ElicitRequestFormParams, ElicitRequestURLParams, McpServer } from "@modelcontextprotocol/server"
+import type { ElicitRequestFormParams, ElicitRequestURLParams, McpServer } from "@modelcontextprotocol/server"
 import { Duration, Effect, FiberRef } from "effect"
 import { type TraceHeaders, traceHeadersOf } from "../domain/traceContext.js"
 import type { ToolExtra } from "./progress.js"
@@ -76,7 +76,7 @@ export const NO_CALL: ToolCall = { user: {}, trace: {} }
 export const ASK_TIMEOUT = Duration.minutes(10)
 
 /** The modes a client's `elicitation` capability offers; an empty one means form (2025-06-18 clients). */
-export const elicitationModes = (elicitation: ClientCapabilities["elicitation"]) => {
+export const elicitationModes = (elicitation: object | undefined) => {
   if (elicitation === undefined) return { form: false, url: false }
   const declared = elicitation as { readonly form?: object; readonly url?: object }
   return { form: declared.form !== undefined || declared.url === undefined, url: declared.url !== undefined }

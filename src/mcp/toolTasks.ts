@@ -16,6 +16,7 @@
  * - Bounded: at most MAX_TOOL_TASKS at once; each lives TOOL_TASK_TTL_MS from its creation.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server"
+import { elicitationModes } from "./toolCall.js"
 
 /** An MCP task's status (the same five words in both eras). */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled"
@@ -412,10 +413,6 @@ export const answerOf = (reply: { readonly action?: unknown; readonly content?: 
   return typeof answer === "string" && answer.trim() !== "" ? answer : undefined
 }
 
-/** Whether a client's capabilities admit a form elicitation (an empty `elicitation` means form, as before modes). */
-export const canElicitForm = (
-  capabilities: { readonly elicitation?: { readonly form?: unknown; readonly url?: unknown } | undefined } | undefined
-) => {
-  const elicitation = capabilities?.elicitation
-  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined)
-}
+/** Whether a client's capabilities admit a form elicitation (toolCall.ts elicitationModes). */
+export const canElicitForm = (capabilities: { readonly elicitation?: object | undefined } | undefined) =>
+  elicitationModes(capabilities?.elicitation).form
