@@ -14,6 +14,7 @@ import type { StateDir } from "../services/StateDir.js"
 import { withSuggestions } from "./commandTree.js"
 import { abandonStdout, untilStopped } from "./ending.js"
 import { mcpClientCommands } from "./mcpClientCommands.js"
+import { optional } from "./optional.js"
 import { allowInterfaceHost, maxAnswerBytes, outputOptions, portOption, wholeNumber, within } from "./options.js"
 import { reportError, withLogLevel, writeErr, writeOut } from "./output.js"
 
@@ -69,6 +70,12 @@ const maxRequestBytes = wholeNumber("max-request-bytes", "bytes", 1).pipe(
   Options.withDefault(MAX_AGENT_BODY_BYTES)
 )
 
+const loginClientId = optional(
+  Options.text("login-client-id"),
+  "OAuth client id for logins a user does through an MCP client that opens pages (URL elicitation), " +
+    "for agents with no saved tokens to take it from"
+)
+
 /**
  * The tools' services (A2A client, HTTP client, session store, notification log) are built on the
  * first tool call, for the rest of the command: `relay mcp` answers initialize and tools/list
@@ -93,7 +100,8 @@ const mcpOptions = {
   allowInterfaceHost,
   maxAnswerBytes,
   allowRead,
-  maxRequestBytes
+  maxRequestBytes,
+  loginClientId
 } as const
 
 export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
@@ -110,6 +118,7 @@ export const mcpCommand = Command.make("mcp", mcpOptions, (options) =>
       maxAnswerBytes: options.maxAnswerBytes,
       allowRead: options.allowRead.map((directory) => Path.resolve(directory)),
       maxRequestBytes: options.maxRequestBytes,
+      loginClientId: Option.getOrUndefined(options.loginClientId),
       loadCheckRun
     }
     const make: ServerFactory = (era) => makeMcpServer(context, era)

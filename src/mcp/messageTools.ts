@@ -2,19 +2,39 @@
  * The tools of messages and tasks: send_message (text, files and data), get_task, wait_for_task,
  * cancel_task and list_tasks, each result with the next step an assistant can take.
  */
+import {
+  acceptedContent,
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  inputRequired,
+  type InputRequiredResult
+} from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import * as z from "zod"
 import type { AnswerPart } from "../domain/answerParts.js"
 import { InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult, TaskView } from "../domain/results.js"
+import type { AgentAccess } from "../programs/agentTarget.js"
 import type { PartSource } from "../programs/outgoingParts.js"
+import type { SendMessageInput } from "../programs/sendMessage.js"
 import type { TaskDetails, TaskList } from "../programs/tasks.js"
+import {
+  type Answered,
+  type AskedState,
+  askedStateOf,
+  askingTheUser,
+  MAX_QUESTIONS,
+  questionForm,
+  replyOfFields
+} from "./agentQuestions.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
-import { withProgress } from "./progress.js"
+import { type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
-import { contacting, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
+import { elicitationModes, type UserPrompt } from "./toolCall.js"
+import { contacting, isTaskStep, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
   .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
@@ -33,12 +53,53 @@ const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | 
   return "Done. send_message with use_session=true continues the conversation."
 }
 
-const withNextStep = (result: MessageResult): MessageResult & NextStep => ({
+const DECLINED = "The user declined to answer the agent's question (relay asked through your client); the task still waits " +
+  "for input: answer with send_message (use_session=true, or the same task_id) if the user wants to go on."
+
+const withNextStep = ({ result, declined }: Answered): MessageResult & NextStep => ({
   ...result,
   next_step: result.task_id === null
     ? "Done. send_message with use_session=true continues the conversation."
+    : declined
+    ? DECLINED
     : nextStepFor({ ...result, task_id: result.task_id })
 })
+
+// ---------------------------------------------------------------------------
+// 2026-07-28: the agent's question as an input_required result the client answers by retrying (MRTR)
+
+const QUESTION_KEY = "agent_question"
+
+/** A 2026-07-28 call from a client that can fill a form: the question its retry answers, if any. */
+const modernAsking = (extra: ToolExtra) => {
+  const envelope = extra.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+  if (!elicitationModes(capabilities?.elicitation).form) return undefined
+  const state = askedStateOf(extra.mcpReq.requestState())
+  return { state, content: state === undefined ? undefined : acceptedContent(extra.mcpReq.inputResponses, QUESTION_KEY) }
+}
+
+/** The call's result, or, when the agent asks for input, its question for the client to put to the user. */
+const asQuestion = (result: CallToolResult, asked: number): CallToolResult | InputRequiredResult => {
+  const answer = result.structuredContent as (MessageResult & NextStep) | undefined
+  if (result.isError === true || answer === undefined || !answer.needs_input || answer.task_id === null) return result
+  if (asked >= MAX_QUESTIONS || answer.next_step === DECLINED) return result
+  const form = questionForm(answer)
+  const state: AskedState = { task_id: answer.task_id, context_id: answer.context_id, fields: Object.keys(form.fields), asked: asked + 1 }
+  return inputRequired({
+    inputRequests: {
+      [QUESTION_KEY]: {
+        method: "elicitation/create",
+        params: {
+          mode: "form",
+          message: form.message,
+          requestedSchema: { type: "object", properties: form.fields, required: [...form.required] }
+        }
+      } as never
+    },
+    requestState: JSON.stringify(state)
+  })
+}
 
 const viewWithNextStep = <V extends TaskView>(view: V): V & NextStep => ({ ...view, next_step: nextStepFor(view) })
 
@@ -92,7 +153,7 @@ const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; da
     (files): ReadonlyArray<PartSource> => args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }]
   )
 
-export const registerMessageTools = ({ server, context, era, handle, atAgent, waitFor, heartbeat }: ToolKit) => {
+export const registerMessageTools = ({ server, context, era, handle, atAgent, waitFor, heartbeat, callOf }: ToolKit) => {
   // Files send_message may read: inside the client's roots or the directories the user allowed.
   const roots = clientRoots(server, era)
   const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
@@ -126,38 +187,82 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
       sources.length === 0
         ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
         : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
-    const send = Effect.flatMap(
-      content,
-      ({ text, sources }) =>
-        atAgent(args, (access) =>
-          withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
-            Effect.flatMap(
-              outgoingParts({
+    /** One message to the agent, and its answer within the wait. */
+    const sendOne = (
+      access: AgentAccess,
+      text: string,
+      sources: ReadonlyArray<PartSource>,
+      to: Pick<SendMessageInput, "contextId" | "taskId" | "useSession" | "pushUrl" | "pushToken">
+    ) =>
+      withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+        Effect.flatMap(
+          outgoingParts({
+            text,
+            sources,
+            maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+            mayRead: insideDirectories(readableDirectories)
+          }),
+          (parts) =>
+            withProgress(extra, "Sending the message", (onUpdate) =>
+              sendMessage({
+                ...access,
+                ...to,
                 text,
-                sources,
-                maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
-                mayRead: insideDirectories(readableDirectories)
-              }),
-              (parts) =>
-                withProgress(extra, "Sending the message", (onUpdate) =>
-                  sendMessage({
-                    ...access,
-                    text,
-                    parts,
-                    contextId: args.context_id,
-                    taskId: args.task_id,
-                    useSession: args.use_session,
-                    stream: args.stream,
-                    pushUrl: args.push_url,
-                    pushToken: args.push_token,
-                    maxWait: wait,
-                    maxAnswerBytes: context.maxAnswerBytes,
-                    onUpdate
-                  }), heartbeat)
-            )
-          ))
-    )
-    return handle(extra, args, send.pipe(Effect.map(withNextStep)), summarizeMessage, partsContent)
+                parts,
+                stream: args.stream,
+                maxWait: wait,
+                maxAnswerBytes: context.maxAnswerBytes,
+                onUpdate
+              }), heartbeat)
+        )
+      )
+    // When the agent asks for input and the client can show a form, the user answers it here
+    // (agentQuestions.ts). Each message reaches the agent on its own: one refused for want of a
+    // login is sent again after it, never one the agent already took.
+    const { user } = callOf(extra)
+    // Progress goes on while the user thinks, so a client that times out idle calls keeps waiting.
+    const askForm = user.askForm
+    const patient: UserPrompt = askForm === undefined ? user : {
+      ...user,
+      askForm: (form) => withProgressMessages(extra, "Waiting for the user to answer the agent's question", () => askForm(form), heartbeat)
+    }
+    const send = Effect.flatMap(content, ({ text, sources }) =>
+      Effect.flatMap(
+        atAgent(args, (access) =>
+          sendOne(access, text, sources, {
+            contextId: args.context_id,
+            taskId: args.task_id,
+            useSession: args.use_session,
+            pushUrl: args.push_url,
+            pushToken: args.push_token
+          })),
+        (first) =>
+          askingTheUser(patient, first, (reply, to) =>
+            atAgent(args, (access) =>
+              sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
+                contextId: to.context_id ?? undefined,
+                taskId: to.task_id ?? undefined
+              })))
+      ))
+    // A 2026-07-28 retry answering the agent's question: the answer goes to the task that asked
+    // (a declined one leaves it waiting, as the task now is).
+    // (A task's step does not ask: its task does, tasksExtension.ts.)
+    const modern = era === "modern" && !isTaskStep(extra) ? modernAsking(extra) : undefined
+    const asked = modern?.state
+    const answered = (state: AskedState) => {
+      const reply = replyOfFields(state.fields, modern?.content)
+      return reply === undefined
+        ? atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId: state.task_id })))
+          .pipe(Effect.map((view): Answered => ({ result: view, declined: true })))
+        : atAgent(args, (access) =>
+          sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
+            taskId: state.task_id,
+            contextId: state.context_id ?? undefined
+          })).pipe(Effect.map((result): Answered => ({ result, declined: false })))
+    }
+    const turn = asked === undefined ? send : answered(asked)
+    const result = handle(extra, args, Effect.map(turn, withNextStep), summarizeMessage, partsContent)
+    return modern === undefined ? result : result.then((plain) => asQuestion(plain, asked?.asked ?? 0))
   })
 
   server.registerTool(

@@ -7,9 +7,12 @@
 import { McpServer } from "@modelcontextprotocol/server"
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker"
 import { PACKAGE_NAME, VERSION } from "../version.js"
+import { serveLegacyTasks } from "./legacyTasks.js"
+import { serveTasksExtension } from "./tasksExtension.js"
 import type { ProtocolEra } from "./toolKit.js"
 import { describeSdkFailure, errorResult } from "./toolResult.js"
 import { registerTools, type ToolContext } from "./tools.js"
+import { makeToolTasks, type ToolTasks } from "./toolTasks.js"
 
 export type { ProtocolEra } from "./toolKit.js"
 
@@ -43,15 +46,31 @@ const withCodedSdkFailures = (server: McpServer): McpServer => {
  */
 const answerValidator = () => new CfWorkerJsonSchemaValidator()
 
+/** The tool tasks of the 2026-07-28 era: one registry per running server (its requests' servers share it). */
+const extensionTasks = new WeakMap<ToolContext, ToolTasks>()
+const extensionTasksOf = (context: ToolContext): ToolTasks => {
+  const known = extensionTasks.get(context)
+  if (known !== undefined) return known
+  const made = makeToolTasks(context.toolTasks)
+  extensionTasks.set(context, made)
+  return made
+}
+
 /** Makes the server for one legacy connection or session, or one modern request (transports.ts). */
 export type ServerFactory = (era: ProtocolEra) => McpServer
 
-/** A new server with every tool, for one legacy connection or session, or one modern request. */
+/**
+ * A new server with every tool, for one legacy connection or session, or one modern request. A
+ * legacy server's tool tasks (legacyTasks.ts) are its session's own; modern ones
+ * (tasksExtension.ts) are the process's.
+ */
 export const makeMcpServer = (context: ToolContext, era: ProtocolEra = "legacy"): McpServer => {
   const server = new McpServer(
     { name: SERVER_NAME, version: VERSION },
     { instructions: INSTRUCTIONS, capabilities: { logging: {} }, jsonSchemaValidator: answerValidator() }
   )
+  if (era === "legacy") serveLegacyTasks(server, makeToolTasks(context.toolTasks))
+  else serveTasksExtension(server, extensionTasksOf(context))
   registerTools(server, context, era)
   return withCodedSdkFailures(server)
 }

@@ -8,6 +8,7 @@ import type { CallToolResult, McpServer, ToolAnnotations } from "@modelcontextpr
 import { Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
+import { withTraceHeaders } from "../domain/traceContext.js"
 import { agentUrlOf } from "../programs/agentNames.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import type { A2aClient } from "../services/A2aClient.js"
@@ -18,9 +19,12 @@ import type { RawHttp } from "../services/RawHttp.js"
 import type { ReceivedFiles } from "../services/ReceivedFiles.js"
 import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
+import { loggingInWhenNeeded } from "./assistantLogin.js"
 import { logToClient } from "./clientLog.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
+import { currentUser, legacyToolCall, modernToolCall, type ToolCall } from "./toolCall.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
+import { STEP_PROGRESS, type ToolTasksOptions } from "./toolTasks.js"
 
 /** The protocol era a server serves: `legacy` opened with `initialize` (2025-11-25 and before), `modern` is 2026-07-28. */
 export type ProtocolEra = "legacy" | "modern"
@@ -44,11 +48,15 @@ export interface ToolContext {
   readonly allowRead?: ReadonlyArray<string> | undefined
   /** Largest request send_message sends, files and data encoded (default MAX_AGENT_BODY_BYTES; relay mcp --max-request-bytes). */
   readonly maxRequestBytes?: number | undefined
+  /** The OAuth client id a login through the client uses when the agent has no saved tokens to take it from (relay mcp --login-client-id). */
+  readonly loginClientId?: string | undefined
   /**
    * What check_agent runs with besides the client: raw exchanges and a push receiver (the webhook
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
    */
   readonly loadCheckRun: () => Promise<Layer.Layer<RawHttp | RawGrpc | PushReceiver, ListenFailed, HttpClient.HttpClient>>
+  /** How calls run as MCP tasks (toolTasks.ts); the defaults unless a test shortens them. */
+  readonly toolTasks?: ToolTasksOptions | undefined
 }
 
 /** Parameters that carry secrets: they are used, never echoed (see withoutSecrets). */
@@ -110,29 +118,48 @@ export const withPrograms = <A, E, R>(use: (programs: typeof import("./toolProgr
  * The MCP door for the agent URL: `agent_url` (a name from list_agents, or a URL) is resolved and
  * decoded here, once (a bad one fails the call with invalid_agent_url, an unknown name with
  * unknown_agent), and the program gets the canonical AgentUrl with the call's secrets and card URL
- * and the interface hosts the server's user allowed.
+ * and the interface hosts the server's user allowed. Refused for want of a login the user can do
+ * through the client, `use` runs again once they did (assistantLogin.ts).
  */
 const atAgentOf = (context: ToolContext) =>
 <A, E, R>(
   args: { agent_url: string; bearer_token?: string | undefined; api_key?: string | undefined; card_url?: string | undefined },
   use: (access: AgentAccess) => Effect.Effect<A, E, R>
 ) =>
-  Effect.flatMap(agentUrlOf(args.agent_url), (agentUrl) =>
-    use({
+  Effect.flatMap(agentUrlOf(args.agent_url), (agentUrl) => {
+    const access: AgentAccess = {
       agentUrl,
       bearerToken: args.bearer_token,
       apiKey: args.api_key,
       cardUrl: args.card_url,
       allowInterfaceHosts: context.allowInterfaceHosts
-    }))
+    }
+    return use(access).pipe(loggingInWhenNeeded(access, context.loginClientId))
+  })
 
-/** What a room needs to register its tools on one server. */
-export const toolKit = (server: McpServer, context: ToolContext, era: ProtocolEra) => ({
+/** A step of a tool task (legacyTasks.ts) outlives its request: the task asks the user, not the step. */
+export const isTaskStep = (extra: ToolExtra) => extra.mcpReq._meta?.progressToken === STEP_PROGRESS
+
+/**
+ * What a room needs to register its tools on one server. `callOf` tells a tool what it may do
+ * with the call it answers (ask the user, the trace to forward: toolCall.ts), in its era's way.
+ */
+export const toolKit = (
+  server: McpServer,
+  context: ToolContext,
+  era: ProtocolEra,
+  callOf: (extra: ToolExtra) => ToolCall = (extra) =>
+    era === "legacy" && !isTaskStep(extra) ? legacyToolCall(server, extra) : modernToolCall(extra)
+) => ({
   server,
   context,
   /** The protocol era this server serves (server.ts). */
   era,
-  /** Runs a tool's program: its result as structured content and a summary, or an error result; secrets of `args` never echoed. */
+  callOf,
+  /**
+   * Runs a tool's program: its result as structured content and a summary, or an error result;
+   * secrets of `args` never echoed. The agents it contacts receive the call's trace context.
+   */
   handle: <A extends object, E extends Described>(
     extra: ToolExtra,
     args: object,
@@ -140,8 +167,17 @@ export const toolKit = (server: McpServer, context: ToolContext, era: ProtocolEr
     summarize: (result: A) => string,
     contentOf?: ContentOf<A, ToolEnv>
   ): Promise<CallToolResult> =>
-    context.run(toToolResult(program, summarize, contentOf).pipe(logToClient(extra)), extra.mcpReq.signal)
-      .then((result) => withoutSecrets(result, secretsOf(args))),
+    context.run(
+      Effect.suspend(() => {
+        const call = callOf(extra)
+        return toToolResult(program, summarize, contentOf).pipe(
+          withTraceHeaders(call.trace),
+          Effect.locally(currentUser, call.user),
+          logToClient(extra)
+        )
+      }),
+      extra.mcpReq.signal
+    ).then((result) => withoutSecrets(result, secretsOf(args))),
   atAgent: atAgentOf(context),
   /** How long a call waits: its timeout_seconds, else the server's default. */
   waitFor: (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds)),

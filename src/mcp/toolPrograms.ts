@@ -6,6 +6,7 @@
 export { RequestTimeout } from "../domain/clientErrors.js"
 export { clearCredentials, setCredentials } from "../programs/credentials.js"
 export { listNotifications } from "../programs/notifications.js"
+export { login } from "../programs/oauth.js"
 export { outgoingParts } from "../programs/outgoingParts.js"
 export { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
 export { insideDirectories } from "../programs/readPermission.js"

@@ -40,12 +40,17 @@ export const contextFor = (run: AppRuntime, overrides: Partial<ToolContext> = {}
   ...overrides
 })
 
-/** A client connected in memory to a fresh server; listTools primes the client's output validators. */
-export const connectTools = async (context: ToolContext): Promise<Client> => {
+/**
+ * A client (by default one declaring no capabilities) connected in memory to a fresh server;
+ * listTools primes the client's output validators.
+ */
+export const connectTools = async (
+  context: ToolContext,
+  connected: Client = new Client({ name: "tools-test", version: "1.0.0" })
+): Promise<Client> => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const server = makeMcpServer(context)
   await server.connect(serverSide)
-  const connected = new Client({ name: "tools-test", version: "1.0.0" })
   await connected.connect(clientSide)
   await connected.listTools()
   return connected

@@ -3,11 +3,12 @@
  * state's HttpClient, bounded in time (the target's response timeout) and in size (the body is
  * read only up to the target's limit).
  */
-import { HttpBody, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Predicate, Stream } from "effect"
+import { HttpBody, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Duration, Effect, FiberRef, Predicate, Stream } from "effect"
 import { isBase64 } from "../../a2a/parts.js"
 import { AgentUnreachable, InterfaceHostRefused, RequestTimeout, ResponseTooLarge } from "../../domain/clientErrors.js"
 import { MAX_RESPONSE_BYTES } from "../../domain/limits.js"
+import { currentTraceHeaders } from "../../domain/traceContext.js"
 import { refusalIn } from "../connectGuard.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./target.js"
@@ -90,8 +91,18 @@ const withResponseTimeout = <A, E>(target: Target, url: string, effect: Effect.E
   })
 }
 
+/**
+ * `request` with the caller's trace context if it has one (traceContext.ts), so one trace crosses
+ * to the agent: then an HTTP client that propagates spans of its own must not replace it.
+ */
+const executeInTrace = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
+  Effect.flatMap(FiberRef.get(currentTraceHeaders), (trace) =>
+    Object.keys(trace).length === 0
+      ? state.http.execute(request)
+      : Effect.locally(state.http.execute(HttpClientRequest.setHeaders(request, trace)), HttpClient.currentTracerPropagation, false))
+
 const sendRequest = (state: ClientState, request: HttpClientRequest.HttpClientRequest) =>
-  state.http.execute(request).pipe(
+  executeInTrace(state, request).pipe(
     Effect.catchTags({
       RequestError: (error) => {
         // The interface rule refused the connection (see interfaceHosts): nothing was sent.

@@ -1,0 +1,76 @@
+/**
+ * The agent's question reaches the user, end to end (issue 32): `relay server agent -m mock` asks
+ * for input, and `relay mcp` over stdio puts the question to the user through the official SDK
+ * client's form (elicitation), sends the answer to the task and returns the agent's next answer
+ * in the same call. Needs `npm run build`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { type ElicitRequest, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { relayBin } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+
+type Json = Record<string, any>
+
+const home = tempHome()
+const env = { ...(process.env as Record<string, string>), RELAY_HOME: home.stateDir, NO_COLOR: "1" }
+let agent: ChildProcess
+let agentUrl: string
+let mcp: Client
+const asked: Array<ElicitRequest["params"]> = []
+
+/** `relay server agent -m mock` on a free port; its URL from the --json line. */
+const startMockAgent = () =>
+  new Promise<string>((resolve, reject) => {
+    agent = spawn(process.execPath, [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", "-m", "mock", "--json"], {
+      env,
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    let stdout = ""
+    const timer = setTimeout(() => reject(new Error(`relay server agent did not start: ${stdout}`)), 15_000)
+    agent.stdout!.on("data", (chunk) => {
+      stdout += chunk
+      const line = stdout.split("\n").find((candidate) => candidate.startsWith("{"))
+      if (line !== undefined) {
+        clearTimeout(timer)
+        resolve((JSON.parse(line) as { url: string }).url)
+      }
+    })
+    agent.once("exit", (code) => reject(new Error(`relay server agent exited (${code})`)))
+  })
+
+beforeAll(async () => {
+  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  agentUrl = await startMockAgent()
+  mcp = new Client({ name: "assistant-questions", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } })
+  mcp.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push(request.params)
+    return { action: "accept", content: { answer: "the blue one" } }
+  })
+  await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [relayBin, "mcp"], env, stderr: "ignore" }))
+}, 30_000)
+
+afterAll(async () => {
+  await mcp?.close()
+  if (agent?.exitCode === null) agent.kill()
+  home.cleanup()
+})
+
+describe("relay mcp over stdio, the mock agent asking for input", () => {
+  it("asks the user through the client's form and answers with what the agent said next", async () => {
+    const result = await mcp.callTool({ name: "send_message", arguments: { agent_url: agentUrl, message: "input-required" } }, undefined, {
+      timeout: 20_000
+    })
+    expect(result.isError ?? false).toBe(false)
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.message).toContain("The mock agent needs more input")
+    const content = result.structuredContent as Json
+    expect(content["state"]).toBe("completed")
+    expect(content["needs_input"]).toBe(false)
+    // The mock echoes the answer it was given, in the task it asked in.
+    expect(content["text"]).toContain("the blue one")
+  })
+})
