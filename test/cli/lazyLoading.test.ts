@@ -129,13 +129,16 @@ describe("start-up loads only what a command uses", () => {
     }
   )
 
-  it("relay session list reads under 1 MB of chunk source (split per group, written without whitespace)", () => {
+  it("relay session list reads under 1.1 MB of chunk source (split per group, written without whitespace)", () => {
     const bytes = filesLoadedBy(["session", "list"]).reduce(
       (sum, { file }) => sum + Fs.statSync(Path.join(Path.dirname(dist), file)).size,
       0
     )
     expect(bytes).toBeGreaterThan(100_000)
-    expect(bytes).toBeLessThan(1_000_000)
+    // 1.02 MB since wave 3's gRPC, PostgreSQL and MCP v2 entry points: esbuild splits the Effect modules
+    // they share with the CLI into more chunks, and a name from another chunk is written qualified
+    // (import_chunk_X.name), ~48 KB more text in app.cjs for ~4 KB more code (bench/README.md).
+    expect(bytes).toBeLessThan(1_100_000)
   })
 
   it("relay session list reads and compiles at most 10 chunk files: what every command loads is one (scripts/bundle.mjs)", () => {
