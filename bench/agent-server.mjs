@@ -202,7 +202,7 @@ const measureWith = async (postgresStore) => {
     },
     {
       id: "agent.grpc_v1",
-      label: "relay gRPC SendMessage (1.0)",
+      label: "relay SendMessage over gRPC (1.0)",
       url: relayGrpc.url,
       grpc: {
         address: await grpcAddressOf(relayGrpc.url),
