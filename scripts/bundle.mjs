@@ -189,7 +189,7 @@ const asCommonJs = async (esm) => {
 
 /**
  * Relay's own sources are mapped, not its dependencies': a stack frame in Effect's code keeps its
- * place in the chunk, and the maps stay a tenth of what they would be (the package under 5 MB).
+ * place in the chunk, and the maps stay a tenth of what they would be (the package under 6 MB).
  */
 const isOwnSource = (source) => !source.includes("node_modules/")
 

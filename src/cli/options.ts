@@ -44,9 +44,7 @@ const apiKey = optional(Options.redacted("api-key"), "API key for this call, sen
 export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent card, when it is not at the well-known path")
 /** The protocol generations and bindings, as completions describe them. */
 export const PROTOCOL_VALUES = [["1.0", "A2A 1.0"], ["0.3", "A2A 0.3"]] as const
-export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"]] as const
-/** The client speaks gRPC too (relay check does not yet: it takes BINDING_VALUES). */
-const CLIENT_BINDING_VALUES = [...BINDING_VALUES, ["grpc", "gRPC"]] as const
+export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"], ["grpc", "gRPC"]] as const
 const protocol = optional(
   Options.choice("protocol", ["1.0", "0.3"]),
   "Pin the A2A protocol version (default: the card's first, falling back to 0.3)"
@@ -56,7 +54,7 @@ const binding = optional(
   Options.choice("binding", ["jsonrpc", "rest", "grpc"]),
   "Pin the binding: JSON-RPC, HTTP+JSON or gRPC (default: the card's first)"
 )
-  .pipe(withSuggestions(CLIENT_BINDING_VALUES))
+  .pipe(withSuggestions(BINDING_VALUES))
 const allowCrossOrigin = Options.boolean("allow-cross-origin-credentials").pipe(
   Options.withDescription("Send credentials to interface URLs on another origin than --url")
 )

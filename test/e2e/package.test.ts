@@ -12,7 +12,7 @@ const root = Path.resolve(import.meta.dirname, "../..")
 
 describe("the npm package", () => {
   it(
-    "holds only what runs: the bundled CLI, its chunks, their code caches and source maps, README and package.json, under 5 MB packed",
+    "holds only what runs: the bundled CLI, its chunks, their code caches and source maps, README and package.json, under 6 MB packed",
     () => {
       const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: root, encoding: "utf8" })) as Array<
         { files: Array<{ path: string }>; size: number; unpackedSize: number }
@@ -37,7 +37,9 @@ describe("the npm package", () => {
         "dist/chunks/code-cache.json",
         ...built.flatMap((name) => [`dist/chunks/${name}`, `dist/chunks/${name}.cache`, `dist/chunks/${name}.map`])
       ].sort())
-      expect(packed!.size).toBeLessThan(5_000_000)
+      // 6 MB since wave 3 added gRPC (grpc-js and the codec), PostgreSQL (pg) and the MCP v2 SDK beside the
+      // v1 package (`-t sse`): 5.0 MB packed then; each loads only with the commands that use it.
+      expect(packed!.size).toBeLessThan(6_000_000)
       // The sizes README.md gives (Quick start) are the package's, within 10 %.
       const stated = /about ([\d.]+) MB packed,\s+([\d.]+) MB installed/.exec(Fs.readFileSync(Path.join(root, "README.md"), "utf8"))
       expect(stated).not.toBeNull()
