@@ -169,6 +169,12 @@ describe.runIf(postgresAvailable())("two agent instances over one PostgreSQL dat
       await rpc(instances[round % 2]!.url, "ListTasks", { pageSize: 5 })
       await getTask(here.url, sent[Math.floor(round / 2)]!)
     }
+    // Tasks are listed newest status first: one still working moves to the front when it ends, and a
+    // walk through the pages going on then would pass it by. The walk starts once every task has ended.
+    await waitFor(async () => {
+      const working = (await rpc(a.url, "ListTasks", { pageSize: 1, status: "TASK_STATE_WORKING" })).json["result"] as Json
+      return working["totalSize"] === 0 ? true : undefined
+    }, 30_000)
     const listed: Array<string> = []
     let pageToken = ""
     for (let pages = 0; pages < 100; pages++) {
