@@ -80,11 +80,13 @@ export const detailedTask = (view: ToolTask) => {
   if (view.status === "input_required" && view.question !== undefined) {
     return {
       ...fields,
-      inputRequests: { [view.question.key]: { method: "elicitation/create", params: questionForm(view.question) } }
+      inputRequests: { [view.question.key]: { method: "elicitation/create", params: questionElicitation(view.question) } }
     }
   }
   if ((view.status === "completed" || view.status === "failed") && view.result !== undefined) {
-    return { ...fields, result: view.result }
+    // The result as the call would have answered it on this era's wire: with its resultType
+    // (the extension's own client refuses it without).
+    return { ...fields, result: { resultType: "complete" as const, ...view.result } }
   }
   return fields
 }

@@ -1,9 +1,9 @@
 /**
  * The 2026-07-28 tasks extension on the wire: the v2 client pinned to 2026-07-28 sees it in
  * server/discover; a client declaring it gets a task handle for a long send_message, polls
- * tasks/get, answers the agent's question with tasks/update and cancels with tasks/cancel. The v2
- * client has no tasks extension of its own, so those requests are raw JSON-RPC to the SDK's
- * modern entry (createMcpHandler) in process.
+ * tasks/get, answers the agent's question with tasks/update and cancels with tasks/cancel. Here
+ * those requests are raw JSON-RPC to the SDK's modern entry (createMcpHandler) in process, to see
+ * the wire itself; test/e2e/mcpTasks.test.ts drives the built binary with the extension's own client.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server"
