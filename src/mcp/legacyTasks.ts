@@ -9,6 +9,7 @@
  *
  * The v2 SDK has no task layer of its own: the `tasks/*` handlers are plain request handlers, and
  * the tools' list and call handlers are wrapped as McpServer installs them.
+ * Looked for in @modelcontextprotocol/server 2.4.0, missing: a public tools/call handler that may answer a task (its result is checked).
  */
 import {
   type CallToolResult,
