@@ -23,10 +23,10 @@ import {
 import * as z from "zod"
 import type { ToolExtra } from "./progress.js"
 import {
-  answerOf,
   type CallTool,
   canElicitForm,
-  questionForm,
+  questionElicitation,
+  replyTo,
   STEP_PROGRESS,
   TASK_TOOLS,
   type ToolTask,
@@ -177,8 +177,10 @@ export const serveLegacyTasks = (server: McpServer, tasks: ToolTasks) => {
       const view = await tasks.settled(taskId, extra.sessionId, signal)
       if (view === undefined) throw signal.aborted ? new ProtocolError(ProtocolErrorCode.InternalError, "Cancelled") : notFound(taskId)
       if (view.status === "input_required" && view.question !== undefined) {
-        const reply = await extra.mcpReq.elicitInput({ ...questionForm(view.question), _meta: { [RELATED_TASK_META_KEY]: { taskId } } })
-        const answer = answerOf(reply)
+        const answer = replyTo(
+          view.question,
+          await extra.mcpReq.elicitInput({ ...questionElicitation(view.question), _meta: { [RELATED_TASK_META_KEY]: { taskId } } })
+        )
         if (answer === undefined) tasks.decline(taskId, extra.sessionId, view.question.key)
         else tasks.answer(taskId, extra.sessionId, view.question.key, answer)
         continue

@@ -14,10 +14,10 @@ import * as z from "zod"
 import { answerTasksBesideValidation, type CallHandler, callThrough } from "./legacyTasks.js"
 import type { ToolExtra } from "./progress.js"
 import {
-  answerOf,
   type CallTool,
   canElicitForm,
-  questionForm,
+  questionElicitation,
+  replyTo,
   TASK_TOOLS,
   type ToolTask,
   type ToolTasks,
@@ -167,11 +167,13 @@ export const answerTaskRequest = async (
     case "tasks/update": {
       const responses = (request.params as { inputResponses?: unknown }).inputResponses
       if (typeof responses !== "object" || responses === null) throw new TasksWireError(INVALID_PARAMS, "inputResponses is required")
-      // Answers to keys not outstanding are ignored, as the extension asks.
-      for (const [key, reply] of Object.entries(responses)) {
-        const answer = typeof reply === "object" && reply !== null ? answerOf(reply) : undefined
-        if (answer === undefined) tasks.decline(taskId, undefined, key)
-        else tasks.answer(taskId, undefined, key, answer)
+      for (const [key, response] of Object.entries(responses)) {
+        // Answers to keys not outstanding are ignored, as the extension asks.
+        const question = view.question?.key === key ? view.question : undefined
+        if (question === undefined) continue
+        const reply = typeof response === "object" && response !== null ? replyTo(question, response) : undefined
+        if (reply === undefined) tasks.decline(taskId, undefined, key)
+        else tasks.answer(taskId, undefined, key, reply)
       }
       return ACKNOWLEDGED
     }

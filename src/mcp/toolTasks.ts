@@ -16,7 +16,9 @@
  * - Bounded: at most MAX_TOOL_TASKS at once; each lives TOOL_TASK_TTL_MS from its creation.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { elicitationModes } from "./toolCall.js"
+import type { AnswerPart } from "../domain/answerParts.js"
+import { questionForm, replyOf, type UserReply } from "./agentQuestions.js"
+import { elicitationModes, type FormRequest } from "./toolCall.js"
 
 /** An MCP task's status (the same five words in both eras). */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled"
@@ -38,10 +40,14 @@ export const STEP_PROGRESS = "a2a-relay/task-step"
 /** The tools whose calls may become tasks. */
 export const TASK_TOOLS: ReadonlyArray<string> = ["send_message", "wait_for_task"]
 
-/** What the user is asked: the agent's question, under a key unique in the task's life. */
+/**
+ * What the user is asked, under a key unique in the task's life: the agent's question as the form
+ * a plain call asks it with (agentQuestions.ts: its words, an answer field, and the fields of the
+ * JSON Schema its data part gives).
+ */
 export interface TaskQuestion {
   readonly key: string
-  readonly message: string
+  readonly form: FormRequest
 }
 
 /** A task as the wires show it. */
@@ -79,6 +85,7 @@ interface AgentTurn {
   readonly task_id?: string | null
   readonly state?: string
   readonly text?: string
+  readonly parts?: ReadonlyArray<AnswerPart>
   readonly needs_input?: boolean
 }
 
@@ -97,7 +104,7 @@ const summaryOf = (result: CallToolResult) => {
 /** Where a plain result leaves the task: still running, waiting for the user, or ended in a status. */
 export type Outcome =
   | { readonly _tag: "Running"; readonly agentTaskId: string }
-  | { readonly _tag: "Asking"; readonly agentTaskId: string; readonly question: string }
+  | { readonly _tag: "Asking"; readonly agentTaskId: string; readonly form: FormRequest }
   | { readonly _tag: "Ended"; readonly status: Exclude<TaskStatus, "working" | "input_required">; readonly statusMessage: string }
 
 const ENDED_STATUS: Record<string, "completed" | "failed" | "cancelled"> = {
@@ -121,7 +128,7 @@ export const outcomeOf = (result: CallToolResult, canAsk: boolean): Outcome => {
   if (result.isError === true) return { _tag: "Ended", status: "failed", statusMessage }
   if (agentTaskId !== undefined && (turn.state === "working" || turn.state === "submitted")) return { _tag: "Running", agentTaskId }
   if (agentTaskId !== undefined && turn.needs_input === true && canAsk) {
-    return { _tag: "Asking", agentTaskId, question: turn.text?.trim() || statusMessage }
+    return { _tag: "Asking", agentTaskId, form: questionForm({ text: turn.text?.trim() || statusMessage, parts: turn.parts ?? [] }) }
   }
   return { _tag: "Ended", status: ENDED_STATUS[turn.state ?? ""] ?? "completed", statusMessage }
 }
@@ -213,9 +220,9 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
     entry.agentTaskId = outcome.agentTaskId
     if (outcome._tag === "Asking") {
       entry.questions += 1
-      const question = { key: `question-${entry.questions}`, message: outcome.question }
+      const question = { key: `question-${entry.questions}`, form: outcome.form }
       // The plain result (needs_input) is kept for a user who declines.
-      change(entry, { status: "input_required", statusMessage: firstLine(outcome.question), question, result })
+      change(entry, { status: "input_required", statusMessage: firstLine(outcome.form.message), question, result })
       return
     }
     if (entry.view.status !== "working") change(entry, { status: "working", question: undefined, result: undefined })
@@ -333,11 +340,12 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
      * The user's answer to the question `key`: sent to the agent's task as send_message sends it,
      * then followed. Answers to no outstanding question are ignored (false).
      */
-    answer: (taskId: string, owner: string | undefined, key: string, text: string): boolean => {
+    answer: (taskId: string, owner: string | undefined, key: string, reply: UserReply): boolean => {
       const entry = find(taskId, owner)
       if (entry === undefined || entry.view.status !== "input_required" || entry.view.question?.key !== key) return false
       change(entry, { status: "working", statusMessage: "Sending the answer", question: undefined, result: undefined })
-      runStep(entry, "send_message", { message: text, task_id: entry.agentTaskId, timeout_seconds: firstWait })
+      const data = reply.data === undefined ? {} : { data: reply.data }
+      runStep(entry, "send_message", { message: reply.text, ...data, task_id: entry.agentTaskId, timeout_seconds: firstWait })
       return true
     },
 
@@ -392,26 +400,21 @@ const failure = (error: unknown): CallToolResult => ({
 // ---------------------------------------------------------------------------
 // Asking the user (an elicitation in form mode, in both eras)
 
-/** The field the user's answer comes in. */
-const ANSWER_FIELD = "answer"
-
-/** The elicitation that asks the user the agent's question, with one text field for the answer. */
-export const questionForm = (question: TaskQuestion) => ({
+/** The elicitation (form mode) that asks the user a task's question. */
+export const questionElicitation = (question: TaskQuestion) => ({
   mode: "form" as const,
-  message: question.message,
-  requestedSchema: {
-    type: "object" as const,
-    properties: { [ANSWER_FIELD]: { type: "string" as const, title: "Answer", description: "Your answer, sent to the agent" } },
-    required: [ANSWER_FIELD]
-  }
+  message: question.form.message,
+  requestedSchema: { type: "object" as const, properties: question.form.fields, required: [...question.form.required] }
 })
 
-/** The user's answer in an elicitation reply, when they accepted and wrote one. */
-export const answerOf = (reply: { readonly action?: unknown; readonly content?: unknown }): string | undefined => {
-  if (reply.action !== "accept" || typeof reply.content !== "object" || reply.content === null) return undefined
-  const answer = (reply.content as Record<string, unknown>)[ANSWER_FIELD]
-  return typeof answer === "string" && answer.trim() !== "" ? answer : undefined
-}
+/** The reply the user's answer to a task's question makes; none when they declined, cancelled or filled in nothing. */
+export const replyTo = (
+  question: TaskQuestion,
+  answer: { readonly action?: unknown; readonly content?: unknown }
+): UserReply | undefined =>
+  answer.action === "accept" && typeof answer.content === "object" && answer.content !== null
+    ? replyOf(question.form, answer.content as Record<string, unknown>)
+    : undefined
 
 /** Whether a client's capabilities admit a form elicitation (toolCall.ts elicitationModes). */
 export const canElicitForm = (capabilities: { readonly elicitation?: object | undefined } | undefined) =>

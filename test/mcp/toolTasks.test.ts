@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "vitest"
+import { questionForm } from "../../src/mcp/agentQuestions.js"
 import {
   answerTaskRequest,
   callAsTask,
@@ -13,7 +14,15 @@ import {
   detailedTask,
   TasksWireError
 } from "../../src/mcp/tasksExtension.js"
-import { type CallTool, makeToolTasks, outcomeOf, type TaskStart, TooManyTasks } from "../../src/mcp/toolTasks.js"
+import {
+  type CallTool,
+  makeToolTasks,
+  outcomeOf,
+  questionElicitation,
+  type TaskStart,
+  type ToolTask,
+  TooManyTasks
+} from "../../src/mcp/toolTasks.js"
 
 /** A plain result as send_message / wait_for_task answer it. */
 const turn = (state: string, text = "", taskId: string | null = "agent-task-1"): CallToolResult => ({
@@ -89,10 +98,10 @@ describe("outcomeOf: an A2A state as an MCP task status", () => {
   })
 
   it("input-required asks the user the agent's question only when the client can ask; else the task ends with it", () => {
-    expect(outcomeOf(turn("input-required", "Which colour?"), true)).toEqual({
+    expect(outcomeOf(turn("input-required", "Which colour?"), true)).toMatchObject({
       _tag: "Asking",
       agentTaskId: "agent-task-1",
-      question: "Which colour?"
+      form: { message: "Which colour?", required: ["answer"] }
     })
     expect(outcomeOf(turn("input-required", "Which colour?"), false)).toMatchObject({ _tag: "Ended", status: "completed" })
   })
@@ -152,23 +161,23 @@ describe("makeToolTasks", () => {
     const tasks = makeToolTasks()
     const started = tasks.start(startOf(script.callTool, { always: true }))
     ;(await script.call(0)).answer(turn("input-required", "Which colour?"))
-    const { task } = (await started) as { task: { taskId: string; status: string; question: { key: string; message: string } } }
-    expect(task).toMatchObject({ status: "input_required", question: { message: "Which colour?" } })
-    const key = task.question.key
-    expect(tasks.answer(task.taskId, undefined, "another-key", "red")).toBe(false)
-    expect(tasks.answer(task.taskId, "someone else", key, "red")).toBe(false)
-    expect(tasks.answer(task.taskId, undefined, key, "blue")).toBe(true)
+    const { task } = (await started) as { task: ToolTask }
+    expect(task).toMatchObject({ status: "input_required", question: { form: { message: "Which colour?" } } })
+    const key = task.question!.key
+    expect(tasks.answer(task.taskId, undefined, "another-key", { text: "red" })).toBe(false)
+    expect(tasks.answer(task.taskId, "someone else", key, { text: "red" })).toBe(false)
+    expect(tasks.answer(task.taskId, undefined, key, { text: "blue" })).toBe(true)
     expect(tasks.get(task.taskId, undefined)?.status).toBe("working")
     const sent = await script.call(1)
     expect([sent.name, sent.args]).toEqual([
       "send_message",
       { agent_url: "http://agent.test", bearer_token: "token-123456", message: "blue", task_id: "agent-task-1", timeout_seconds: 3 }
     ])
-    expect(tasks.answer(task.taskId, undefined, key, "again")).toBe(false)
+    expect(tasks.answer(task.taskId, undefined, key, { text: "again" })).toBe(false)
     sent.answer(turn("input-required", "And the size?"))
     const asked = await settledOf(tasks, task.taskId)
     // Each question has its own key.
-    expect(asked?.question).toMatchObject({ message: "And the size?" })
+    expect(asked?.question).toMatchObject({ form: { message: "And the size?" } })
     expect(asked?.question?.key).not.toBe(key)
     expect(tasks.decline(task.taskId, undefined, asked!.question!.key)).toBe(true)
     // Declined: the plain result, which says the agent waits for input.
@@ -284,7 +293,7 @@ describe("the 2026 tasks extension", () => {
         message: "Which colour?",
         requestedSchema: {
           type: "object",
-          properties: { answer: { type: "string", title: "Answer", description: "Your answer, sent to the agent" } },
+          properties: { answer: { type: "string", title: "Your answer", description: "Sent to the agent as your reply" } },
           required: ["answer"]
         }
       }
@@ -297,7 +306,82 @@ describe("the 2026 tasks extension", () => {
     expect((await script.call(2)).args).toMatchObject({ message: "blue", task_id: "agent-task-1" })
     script.calls[2]!.answer(turn("completed", "blue"))
     await settledOf(tasks, created.taskId)
-    expect(await get()).toMatchObject({ status: "completed", result: turn("completed", "blue") })
+    // The result as the call would answer it on the 2026 wire, with its resultType.
+    expect(await get()).toMatchObject({ status: "completed", result: { resultType: "complete", ...turn("completed", "blue") } })
+  })
+
+  it("asks a question whose data part gives a JSON Schema with the same form as elicitation, and sends its fields as data", async () => {
+    const part = (kind: "text" | "data", text: string | null, data: unknown = null) => ({
+      kind,
+      text,
+      data,
+      name: null,
+      media_type: null,
+      size: null,
+      sha256: null,
+      path: null,
+      url: null,
+      note: null,
+      artifact_id: null
+    })
+    const schema = {
+      type: "object",
+      properties: { colour: { type: "string", enum: ["red", "blue"] }, size: { type: "integer", minimum: 1 } },
+      required: ["colour"]
+    }
+    const asking: CallToolResult = {
+      content: [{ type: "text", text: "input-required: Pick a colour and a size" }],
+      structuredContent: {
+        task_id: "agent-task-1",
+        state: "input-required",
+        text: "Pick a colour and a size",
+        parts: [part("text", "Pick a colour and a size"), part("data", null, schema)],
+        needs_input: true,
+        needs_auth: false
+      }
+    }
+    const script = scripted()
+    const tasks = makeToolTasks()
+    const meta = declaring({ form: {} })
+    const creating = callAsTask(tasks, {
+      name: "send_message",
+      args: { agent_url: "http://agent.test", message: "go" },
+      meta,
+      callTool: script.callTool,
+      signal
+    })
+    ;(await script.call(0)).answer(turn("working"))
+    const { taskId } = (await creating) as ReturnType<typeof createTaskResult>
+    ;(await script.call(1)).answer(asking)
+    await settledOf(tasks, taskId)
+    const shown = await answerTaskRequest(tasks, { method: "tasks/get", params: { taskId }, meta }, signal)
+    if (!("inputRequests" in shown)) throw new Error("the task asks nothing")
+    const [key, request] = Object.entries(shown.inputRequests as Record<string, any>)[0]!
+    // The elicitation path's form (agentQuestions.questionForm) for the same answer.
+    const form = questionForm(asking.structuredContent as never)
+    expect(request.params).toEqual({
+      mode: "form",
+      message: "Pick a colour and a size",
+      requestedSchema: { type: "object", properties: form.fields, required: form.required }
+    })
+    expect(request.params.requestedSchema.properties).toMatchObject({
+      colour: { enum: ["red", "blue"] },
+      size: { type: "integer", minimum: 1 }
+    })
+    expect(request.params.requestedSchema.required).toEqual(["colour"])
+    // The 2025 wire asks with the same params.
+    expect(questionElicitation(tasks.get(taskId, undefined)!.question!)).toEqual(request.params)
+    await answerTaskRequest(
+      tasks,
+      {
+        method: "tasks/update",
+        params: { taskId, inputResponses: { [key]: { action: "accept", content: { colour: "blue", size: 3 } } } },
+        meta
+      },
+      signal
+    )
+    const sent = await script.call(2)
+    expect(sent.args).toMatchObject({ message: "", data: { colour: "blue", size: 3 }, task_id: "agent-task-1" })
   })
 
   it("shows a failed agent task as completed with the plain result (failed is for JSON-RPC errors); cancels by tasks/cancel", async () => {
