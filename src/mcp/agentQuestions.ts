@@ -103,6 +103,13 @@ export const questionForm = (result: Pick<MessageResult, "text" | "parts">): For
     : { message, fields: { [ANSWER_FIELD]: answer, ...data.fields }, required: data.required }
 }
 
+/** The form as the params of an `elicitation/create` in form mode (both eras). */
+export const formElicitation = (form: FormRequest) => ({
+  mode: "form" as const,
+  message: form.message,
+  requestedSchema: { type: "object" as const, properties: form.fields, required: [...form.required] }
+})
+
 /** The reply the form's content makes; none when the user filled in nothing. */
 export const replyOf = (form: FormRequest, content: Readonly<Record<string, unknown>>): UserReply | undefined => {
   const text = typeof content[ANSWER_FIELD] === "string" ? content[ANSWER_FIELD].trim() : ""

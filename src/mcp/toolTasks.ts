@@ -17,7 +17,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import type { AnswerPart } from "../domain/answerParts.js"
-import { questionForm, replyOf, type UserReply } from "./agentQuestions.js"
+import { formElicitation, questionForm, replyOf, type UserReply } from "./agentQuestions.js"
 import { elicitationModes, type FormRequest } from "./toolCall.js"
 
 /** An MCP task's status (the same five words in both eras). */
@@ -401,11 +401,7 @@ const failure = (error: unknown): CallToolResult => ({
 // Asking the user (an elicitation in form mode, in both eras)
 
 /** The elicitation (form mode) that asks the user a task's question. */
-export const questionElicitation = (question: TaskQuestion) => ({
-  mode: "form" as const,
-  message: question.form.message,
-  requestedSchema: { type: "object" as const, properties: question.form.fields, required: [...question.form.required] }
-})
+export const questionElicitation = (question: TaskQuestion) => formElicitation(question.form)
 
 /** The reply the user's answer to a task's question makes; none when they declined, cancelled or filled in nothing. */
 export const replyTo = (
