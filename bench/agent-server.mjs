@@ -258,7 +258,7 @@ const measureWith = async (postgresStore) => {
           headers: { "content-type": "application/grpc", te: "trailers", ...grpcSend.metadata },
           body: framed(grpcSend.request),
           clients: GRPC_CONNECTIONS,
-          streams: connections / GRPC_CONNECTIONS,
+          streams: Math.max(1, Math.round(connections / GRPC_CONNECTIONS)),
           answerBytes: await grpcAnswerBytes(grpcSend)
         }
         : undefined
