@@ -1,8 +1,10 @@
 // Agent server throughput: SendMessage with relay's `echo` model under 64 concurrent keep-alive
 // connections (autocannon), side by side with the official @a2a-js/sdk 1.3.0 server running an
 // equivalent echo executor, and a bare node:http server answering a canned Task (the floor); and
-// over gRPC, 64 calls in flight (support/grpcLoad.mjs), against a relay agent of its own started
-// with --grpc-port (so the first one's memory figures stay those of a server that never loaded gRPC).
+// over gRPC, 64 calls in flight, against a relay agent of its own started with --grpc-port (so the
+// first one's memory figures stay those of a server that never loaded gRPC). The gRPC load comes
+// from h2load (support/h2load.mjs), with JSON-RPC on that same agent under h2load too as its
+// reference; without h2load, from support/grpcLoad.mjs against the autocannon JSON-RPC row.
 // Each server is its own process on 127.0.0.1, port 0. The scenarios take turns for several
 // rounds (each round in a rotated order); each figure is the median of its rounds. The relay
 // agent's resident memory is read once it has started (idle, before any request) and, with the
@@ -21,7 +23,8 @@ import autocannon from "autocannon"
 import { randomUUID } from "node:crypto"
 import { join } from "node:path"
 import { memoryRow } from "./memory.mjs"
-import { grpcLoad, v1SendMessageBytes } from "./support/grpcLoad.mjs"
+import { framed, grpcCall, grpcLoad, v1SendMessageBytes } from "./support/grpcLoad.mjs"
+import { h2load, h2loadInstalled } from "./support/h2load.mjs"
 import {
   benchDir,
   exitOf,
@@ -110,19 +113,46 @@ const checkGrpcAnswer = async ({ url }) => {
   }
 }
 
+/** HTTP/2 connections of the gRPC load, each with its share of the `connections` calls in flight (as gRPC clients multiplex). */
+const GRPC_CONNECTIONS = 8
+
 const load = (scenario, seconds) => {
-  const { url, headers, body, grpc } = scenario
-  const run = grpc === undefined
+  const { url, headers, body, grpc, native } = scenario
+  const run = native !== undefined
+    ? h2load({ ...native, seconds })
+    : grpc === undefined
     ? autocannon({ url, method: "POST", headers, body, connections, duration: seconds })
     : grpcLoad({ ...grpc, connections, seconds })
-  return withTimeout(run, (seconds + 30) * 1000, `${grpc === undefined ? "autocannon" : "gRPC load"} ${url}`)
+  return withTimeout(
+    run,
+    (seconds + 30) * 1000,
+    `${native !== undefined ? "h2load" : grpc === undefined ? "autocannon" : "gRPC load"} ${url}`
+  )
+}
+
+/**
+ * h2load counts any HTTP 200 as served, and a failed gRPC call is a 200 too, but trailers-only: no
+ * DATA. Every served call carries the answer the check saw (its size varies by a few bytes with the
+ * timestamps' varints), so the DATA bytes must come to that size for nearly every call.
+ */
+const failedGrpcCalls = (scenario, result) => {
+  const least = scenario.native.answerBytes * 0.99
+  return result.dataBytes >= result.requests.total * least ? 0 : Math.ceil(result.requests.total - result.dataBytes / least)
 }
 
 const runScenario = async (scenario) => {
   const result = await load(scenario, duration)
-  const failures = result.errors + result.timeouts + result.non2xx
+  const failures = result.errors + result.timeouts + result.non2xx +
+    (scenario.native?.answerBytes === undefined ? 0 : failedGrpcCalls(scenario, result))
   if (failures > 0) throw new Error(`${scenario.label}: ${failures} failed requests`)
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+}
+
+/** The answer's size on the wire of one call through `grpcCall`, which must be served (grpc-status 0). */
+const grpcAnswerBytes = async (grpc) => {
+  const answer = await withTimeout(grpcCall(grpc), 10_000, "gRPC call")
+  if (answer.status !== "0") throw new Error(`the gRPC call failed with grpc-status ${answer.status}`)
+  return answer.dataBytes
 }
 
 /** Time from spawn to the start-up line of `relay server agent` over the store in `relayHome`. */
@@ -161,6 +191,14 @@ const startPostgresCluster = async () => {
   return helper.startPostgres()
 }
 
+/** What a row's detail says of its load generator, where it is not autocannon. */
+const loadGeneratorOf = (scenario) =>
+  scenario.native !== undefined
+    ? `; h2load${scenario.native.h1 ? " --h1" : ""}, ${scenario.native.clients} × ${scenario.native.streams}`
+    : scenario.grpc !== undefined
+    ? "; support/grpcLoad.mjs (h2load not installed)"
+    : ""
+
 export const measure = async () => {
   progress("agent server: starting relay (echo; memory, file and PostgreSQL stores; gRPC), the SDK server and the floor")
   const cluster = await startPostgresCluster()
@@ -181,6 +219,15 @@ const measureWith = async (postgresStore) => {
     startScript("floor server", "floor-server.mjs"),
     postgresStore === undefined ? undefined : startRelayAgent("echo", { store: postgresStore })
   ])
+  const grpcAddress = await grpcAddressOf(relayGrpc.url)
+  const grpcSend = {
+    address: grpcAddress,
+    path: "/lf.a2a.v1.A2AService/SendMessage",
+    request: v1SendMessageBytes(randomUUID(), "hello"),
+    metadata: { "a2a-version": "1.0" }
+  }
+  const native = h2loadInstalled()
+  if (!native) progress("agent server: h2load is not installed (Debian: nghttp2-client): gRPC load from support/grpcLoad.mjs")
   const scenarios = [
     { id: "agent.floor", label: "node:http canned Task (floor)", url: `${floor.url}/`, headers: v1, body: v1Send },
     { id: "agent.sdk", label: "@a2a-js/sdk 1.3.0 JSON-RPC SendMessage", url: `${sdk.url}/`, headers: v1, body: v1Send },
@@ -204,13 +251,28 @@ const measureWith = async (postgresStore) => {
       id: "agent.grpc_v1",
       label: "relay SendMessage over gRPC (1.0)",
       url: relayGrpc.url,
-      grpc: {
-        address: await grpcAddressOf(relayGrpc.url),
-        path: "/lf.a2a.v1.A2AService/SendMessage",
-        request: v1SendMessageBytes(randomUUID(), "hello"),
-        metadata: { "a2a-version": "1.0" }
-      }
+      grpc: grpcSend,
+      native: native
+        ? {
+          url: `http://${grpcAddress}${grpcSend.path}`,
+          headers: { "content-type": "application/grpc", te: "trailers", ...grpcSend.metadata },
+          body: framed(grpcSend.request),
+          clients: GRPC_CONNECTIONS,
+          streams: Math.max(1, Math.round(connections / GRPC_CONNECTIONS)),
+          answerBytes: await grpcAnswerBytes(grpcSend)
+        }
+        : undefined
     },
+    ...(native
+      ? [{
+        id: "agent.jsonrpc_v1_h2load",
+        label: "relay JSON-RPC SendMessage (1.0), gRPC's agent and load generator",
+        url: `${relayGrpc.url}/`,
+        headers: v1,
+        body: v1Send,
+        native: { url: `${relayGrpc.url}/`, headers: v1, body: v1Send, h1: true, clients: connections, streams: 1 }
+      }]
+      : []),
     ...(relayPostgres === undefined ? [] : [{
       id: "agent.jsonrpc_v1_postgres",
       label: "relay JSON-RPC SendMessage (1.0), PostgreSQL store",
@@ -255,7 +317,14 @@ const measureWith = async (postgresStore) => {
     ],
     "agent.rest_v1": [ratio("agent.rest_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
     "agent.jsonrpc_v03": [ratio("agent.jsonrpc_v03", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
-    "agent.grpc_v1": [ratio("agent.grpc_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
+    // Against JSON-RPC under the same load generator (h2load) when there is one.
+    "agent.grpc_v1": native
+      ? [
+        ratio("agent.grpc_v1", "agent.jsonrpc_v1_h2load", "JSON-RPC 1.0, h2load", { op: ">=", limit: 0.85 }),
+        ratio("agent.grpc_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0, autocannon")
+      ]
+      : [ratio("agent.grpc_v1", "agent.jsonrpc_v1", "JSON-RPC 1.0", { op: ">=", limit: 0.85 })],
+    "agent.jsonrpc_v1_h2load": [ratio("agent.jsonrpc_v1_h2load", "agent.jsonrpc_v1", "JSON-RPC 1.0, autocannon")],
     "agent.jsonrpc_v1_file": [
       ratio("agent.jsonrpc_v1_file", "agent.sdk", "SDK", { op: ">=", limit: 4 }),
       ratio("agent.jsonrpc_v1_file", "agent.jsonrpc_v1", "memory store")
@@ -275,7 +344,7 @@ const measureWith = async (postgresStore) => {
         label: scenario.label,
         value: figure.rps,
         unit: "req/s",
-        detail: `p50 ${figure.p50} ms, p99 ${figure.p99} ms`,
+        detail: `p50 ${figure.p50} ms, p99 ${figure.p99} ms${loadGeneratorOf(scenario)}`,
         p50_ms: figure.p50,
         p99_ms: figure.p99,
         ratios: ratiosOf[scenario.id]

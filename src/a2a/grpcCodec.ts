@@ -18,6 +18,7 @@ import { anyPack, anyUnpack } from "@bufbuild/protobuf/wkt"
 import { Either } from "effect"
 import { A2A_ERROR_DOMAIN } from "./errors.js"
 import type { ProtocolVersion } from "./protocolVersion.js"
+import { protoJsonToBinary } from "./protoJsonToBinary.js"
 import { A2AService as A2AServiceV03 } from "./schemas/a2aV03_pb.js"
 import { A2AService as A2AServiceV1 } from "./schemas/a2aV1_pb.js"
 import { ErrorInfoSchema } from "./schemas/rpcErrorDetails_pb.js"
@@ -74,11 +75,14 @@ export interface MessageCodec {
 
 const messageCodec = (schema: DescMessage): MessageCodec => ({
   typeName: schema.typeName,
-  toBinary: (json) =>
-    Either.try({
+  toBinary: (json) => {
+    // The plain shapes relay writes go straight to bytes; the rest (and every error) through the library.
+    const direct = protoJsonToBinary(schema, json)
+    return direct !== undefined ? Either.right(direct) : Either.try({
       try: () => toBinary(schema, fromJson(schema, json as JsonValue, { ignoreUnknownFields: true })),
       catch: reasonOf
-    }),
+    })
+  },
   toJson: (bytes) =>
     Either.try({
       try: () => toJson(schema, fromBinary(schema, bytes, { readUnknownFields: false, recursionLimit: RECURSION_LIMIT })),

@@ -9,6 +9,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver } from "@
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc"
 import * as grpc from "@grpc/grpc-js"
 import { Either } from "effect"
+import * as http2 from "node:http2"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { byteServiceDefinition, decodeStatusDetails, grpcService, STATUS_DETAILS_KEY } from "../../src/a2a/grpcCodec.js"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
@@ -266,5 +267,65 @@ describe("a2a-version and hostile calls", () => {
     expect(nested).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, reason: "INVALID_PARAMS" })
     const noMessage = await rawCall("1.0", "SendMessage", {}, { "a2a-version": "1.0" })
     expect(noMessage).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, reason: "INVALID_PARAMS" })
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Slow senders, as raw HTTP/2: what the HTTP doors' header and request timeouts bound
+
+describe("a slow sender", () => {
+  const LIMIT_MS = 400
+  let hurried: AgentHandle
+  beforeAll(async () => {
+    hurried = await startAgent({ grpc: {}, clientTimeouts: { headersMs: LIMIT_MS, requestMs: LIMIT_MS } })
+  })
+  afterAll(async () => {
+    await hurried?.close()
+  })
+
+  /** Resolves with what `emitter` emits as `event` first, rejects after `ms`. */
+  const first = <T>(emitter: NodeJS.EventEmitter, event: string, ms: number) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${event} within ${ms} ms`)), ms)
+      emitter.once(event, (value: T) => {
+        clearTimeout(timer)
+        resolve(value)
+      })
+    })
+
+  it("is answered DEADLINE_EXCEEDED when its message stops halfway, and its stream ends", async () => {
+    const session = http2.connect(`http://${hurried.grpcAddress}`)
+    try {
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/lf.a2a.v1.A2AService/SendMessage",
+        "content-type": "application/grpc",
+        te: "trailers",
+        "a2a-version": "1.0"
+      })
+      const message = Buffer.from(Either.getOrThrow(grpcService("1.0").methods["SendMessage"]!.request.toBinary(v1Send("slow"))))
+      const frame = Buffer.alloc(5 + message.length)
+      frame.writeUInt32BE(message.length, 1)
+      message.copy(frame, 5)
+      const began = performance.now()
+      stream.write(frame.subarray(0, frame.length >> 1))
+      const answer = first<http2.IncomingHttpHeaders>(stream, "response", LIMIT_MS * 10)
+      const ended = first<void>(stream, "close", LIMIT_MS * 10)
+      stream.resume()
+      expect((await answer)["grpc-status"]).toBe(String(grpc.status.DEADLINE_EXCEEDED))
+      await ended
+      expect(performance.now() - began).toBeGreaterThanOrEqual(LIMIT_MS * 0.9)
+    } finally {
+      session.destroy()
+    }
+  })
+
+  it("has its connection closed when it opens no call", async () => {
+    const session = http2.connect(`http://${hurried.grpcAddress}`)
+    try {
+      await first<void>(session, "goaway", LIMIT_MS * 10)
+    } finally {
+      session.destroy()
+    }
   })
 })

@@ -19,6 +19,7 @@
  */
 import * as grpc from "@grpc/grpc-js"
 import { Cause, Deferred, Effect, Either, type Fiber, FiberId, FiberSet, Option, type ParseResult, type Scope, Stream } from "effect"
+import { constants as http2, type ServerHttp2Stream } from "node:http2"
 import {
   byteServiceDefinition,
   encodeStatusDetails,
@@ -32,6 +33,7 @@ import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, internalError, invalidParamsAt, parseError, versionNotSupported } from "../../domain/agentErrors.js"
 import { ListenFailed } from "../../domain/errors.js"
+import { CLIENT_TIMEOUTS, type ClientTimeouts } from "../../domain/limits.js"
 import { hostAndPort } from "../address.js"
 import { nestingProblem, unexpectedFailure } from "./io.js"
 import { V1_METHODS } from "./jsonRpc.js"
@@ -58,6 +60,11 @@ export interface GrpcDoorOptions {
   readonly checkKey: ((headers: Readonly<Record<string, string | undefined>>) => boolean) | undefined
   /** The extended card for the authority (host:port) the client called; undefined when there is none. */
   readonly extendedCard: (authority: string) => Effect.Effect<V1.AgentCard | undefined>
+  /**
+   * How long a client may take to send a call (`requestMs`, from its start to its message's end)
+   * and leave its connection without one (`headersMs`); CLIENT_TIMEOUTS unless told.
+   */
+  readonly clientTimeouts?: ClientTimeouts | undefined
 }
 
 /** A failed call as @grpc/grpc-js sends it. */
@@ -184,17 +191,58 @@ const metadataRefusal = (options: GrpcDoorOptions, metadata: grpc.Metadata): Cal
     : undefined
 }
 
-/** Answers a call its metadata refuses before the method's handler starts. */
-const refuseByMetadata = (options: GrpcDoorOptions): grpc.ServerInterceptor => (_method, call) =>
-  new grpc.ServerInterceptingCall(call, {
+/** The answer to a call whose request did not all arrive in time (the HTTP doors' 408). */
+const tooSlow = (timeouts: ClientTimeouts): CallStatus => ({
+  code: grpc.status.DEADLINE_EXCEEDED,
+  details: `The request did not arrive within ${timeouts.requestMs / 1000} s`
+})
+
+/**
+ * The HTTP/2 stream under @grpc/grpc-js's own call (the first interceptor's `call`). grpc-js keeps
+ * it private: a status alone ends only the server's half, and a sender that never ends its own
+ * would hold the stream, its connection and what it buffers. Checked at run time; the slow-sender
+ * test (test/servers/agentGrpc.test.ts) fails should grpc-js move it.
+ */
+const http2StreamOf = (call: grpc.ServerInterceptingCallInterface): Pick<ServerHttp2Stream, "close"> | undefined => {
+  const stream = (call as unknown as { readonly stream?: Partial<ServerHttp2Stream> }).stream
+  return typeof stream?.close === "function" && stream.rstCode !== undefined ? stream as ServerHttp2Stream : undefined
+}
+
+/** Answers DEADLINE_EXCEEDED, then asks the client to stop sending (RST_STREAM NO_ERROR after a full answer, RFC 9113 §8.1). */
+const cutSlowCall = (call: grpc.ServerInterceptingCallInterface, timeouts: ClientTimeouts) => {
+  call.sendStatus(tooSlow(timeouts))
+  http2StreamOf(call)?.close(http2.NGHTTP2_NO_ERROR)
+}
+
+/**
+ * Answers a call its metadata refuses before the method's handler starts, and one whose request
+ * message (with its end) has not all arrived `requestMs` after the call began, as the HTTP doors
+ * bound a slow request: a sender that stops halfway holds no call for longer.
+ */
+const guardCall = (options: GrpcDoorOptions, timeouts: ClientTimeouts): grpc.ServerInterceptor => (_method, call) => {
+  const timer = setTimeout(() => cutSlowCall(call, timeouts), timeouts.requestMs)
+  const arrived = () => clearTimeout(timer)
+  return new grpc.ServerInterceptingCall(call, {
     start: (next) =>
       next({
         onReceiveMetadata: (metadata, forward) => {
           const refusal = metadataRefusal(options, metadata)
-          return refusal === undefined ? forward(metadata) : call.sendStatus(refusal)
-        }
-      })
+          if (refusal === undefined) return forward(metadata)
+          arrived()
+          call.sendStatus(refusal)
+        },
+        onReceiveHalfClose: (forward) => {
+          arrived()
+          forward()
+        },
+        onCancel: arrived
+      }),
+    sendStatus: (status, forward) => {
+      arrived()
+      forward(status)
+    }
   })
+}
 
 /** The message as the operation to run, or the INVALID_ARGUMENT that says why it is not one. */
 const readMessage = (method: GrpcMethod, build: Build, bytes: Buffer): Either.Either<Operation, CallStatus> => {
@@ -331,10 +379,13 @@ const credentialsOf = (tls: GrpcTls | undefined) =>
 export const serveGrpc = (options: GrpcDoorOptions): Effect.Effect<number, ListenFailed, AgentServices | Scope.Scope> =>
   Effect.gen(function*() {
     const runFork = yield* FiberSet.makeRuntime<AgentServices>()
+    const timeouts = options.clientTimeouts ?? CLIENT_TIMEOUTS
     const server = new grpc.Server({
       "grpc.max_receive_message_length": options.maxMessageBytes,
       "grpc.enable_channelz": 0,
-      interceptors: [refuseByMetadata(options)]
+      // A connection with no call open is closed (GOAWAY) after this, as an HTTP one that sends no request.
+      "grpc.max_connection_idle_ms": timeouts.headersMs,
+      interceptors: [guardCall(options, timeouts)]
     })
     for (const generation of GENERATIONS) {
       server.addService(byteServiceDefinition(grpcService(generation.version)), handlersOf(options, generation, runFork))

@@ -62,6 +62,7 @@ const openGrpcDoor = (options: AgentLayerOptions, card: CardInfo, httpBaseUrl: D
       port: options.grpc.port,
       tls: options.grpc.tls,
       maxMessageBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      clientTimeouts: options.clientTimeouts,
       checkKey: options.key === undefined ? undefined : makeKeyCheck(options.key),
       extendedCard: (authority) =>
         options.key === undefined
