@@ -17,7 +17,10 @@ afterAll(() => Fs.rmSync(root, { recursive: true, force: true }))
 let dirs = 0
 const freshDir = () => Path.join(root, `store-${++dirs}`)
 
-storageContract("the file storage", () => FileTaskStorage.layer({ dir: freshDir() }))
+storageContract("the file storage", () => FileTaskStorage.layer({ dir: freshDir() }), () => {
+  const dir = freshDir()
+  return [FileTaskStorage.layer({ dir }), FileTaskStorage.layer({ dir })]
+})
 
 const task = (id: string, state: V1.TaskState, timestamp = "2026-01-01T00:00:00.000Z", contextId = "ctx"): V1.Task => ({
   id,
