@@ -20,7 +20,7 @@
  * it has a token.
  */
 import { HttpClientRequest } from "@effect/platform"
-import { Clock, Context, Duration, Effect, FiberMap, Layer, Option, type ParseResult, Schema, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Either, FiberMap, Layer, Option, type ParseResult, Schema, Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
@@ -175,7 +175,7 @@ export const make = (options: PushSenderOptions = {}) =>
         // The literal was checked when the config was accepted; checked again here, where it is used.
         const problem = webhookUrlProblem(target.config.url, policy)
         if (problem !== undefined) return yield* Effect.fail(new PostFailed(problem, false))
-        const { json, contentType } = yield* Effect.orDie(bodyOf(target, delivery))
+        const { json, contentType } = yield* Effect.mapError(bodyOf(target, delivery), (error) => new PostFailed(error.message, false))
         const request = HttpClientRequest.post(target.config.url).pipe(
           HttpClientRequest.setHeaders(authHeaders(target.config)),
           HttpClientRequest.bodyText(JSON.stringify(json), contentType)
@@ -193,7 +193,9 @@ export const make = (options: PushSenderOptions = {}) =>
         for (;;) {
           const wait = delivery.due - (yield* Clock.currentTimeMillis)
           if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
-          const failure = yield* Effect.flip(post(target, delivery))
+          const posted = yield* Effect.either(post(target, delivery))
+          if (Either.isRight(posted)) return
+          const failure = posted.left
           if (!failure.retryable || delivery.attempts >= retries) {
             yield* Effect.logWarning(
               `Push notification for task ${delivery.taskId} to ${redactUrl(target.config.url)} failed: ${failure.reason}`
@@ -204,11 +206,7 @@ export const make = (options: PushSenderOptions = {}) =>
           delivery = { ...delivery, attempts: delivery.attempts + 1, due }
           yield* pending.reschedule(delivery)
         }
-      }).pipe(
-        // Flipped: a post that succeeds is the loop's end.
-        Effect.catchAll(() => Effect.void),
-        Effect.zipRight(Effect.suspend(() => pending.settle(first)))
-      )
+      }).pipe(Effect.zipRight(Effect.suspend(() => pending.settle(first))))
 
     /** The update recorded as a pending delivery; None when it was recorded already (another instance makes it). */
     const recorded = (target: PushTarget, pending: PendingDeliveries, update: TaskUpdate) =>
