@@ -1,8 +1,9 @@
 // Two `relay server agent` processes sharing one PostgreSQL database (a throwaway cluster, see
 // test/helpers/postgres.ts), with the mock model staying working 2 s per turn: a subscriber on B gets
 // every event of a task running on A, in order; a cancel on B ends A's task; `kill -9` of A mid-task
-// ends its task `failed` on B within the lease time, its webhook told once; mixed requests spread
-// over both lose and duplicate nothing.
+// ends its task `failed` on B within the lease time, its webhook told once; pushes an instance was
+// retrying when killed are taken over by another, each arriving once; mixed requests spread over both
+// lose and duplicate nothing.
 import { type ChildProcess, spawn } from "node:child_process"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
