@@ -97,11 +97,18 @@ const pushConfigsLine = (taskId: string, configs: ReadonlyArray<TaskStorage.Stor
 
 const dropLine = (taskId: string) => `${JSON.stringify({ d: taskId })}\n`
 
+/** A pending push delivery as it now stands, and one settled (see TaskStorage.PendingDeliveries). */
+const deliveryLine = (delivery: TaskStorage.PendingDelivery) => `${JSON.stringify({ pd: delivery })}\n`
+const settledLine = (delivery: TaskStorage.PendingDelivery) => `${JSON.stringify({ ps: TaskStorage.deliveryKey(delivery) })}\n`
+
 /** The tasks a replay ends with, least recently changed last written last. */
 interface Replayed {
   readonly tasks: Map<string, Omit<TaskStorage.StoredEntry, "pushConfigs">>
   readonly pushConfigs: Map<string, ReadonlyArray<TaskStorage.StoredPushConfig>>
+  readonly deliveries: Map<string, TaskStorage.PendingDelivery>
 }
+
+const emptyReplay = (): Replayed => ({ tasks: new Map(), pushConfigs: new Map(), deliveries: new Map() })
 
 const isTaskHeader = (value: unknown): value is TaskHeader => {
   const header = value as Partial<TaskHeader> | null
@@ -130,7 +137,8 @@ const applyLine = (state: Replayed, line: string): boolean => {
       })
       return true
     }
-    const record = JSON.parse(line) as { p?: unknown; c?: unknown; d?: unknown }
+    const record = JSON.parse(line) as { p?: unknown; c?: unknown; d?: unknown; pd?: unknown; ps?: unknown }
+    if (applyDeliveryLine(state, record)) return true
     if (typeof record.p === "string" && Array.isArray(record.c)) {
       state.pushConfigs.set(record.p, record.c as ReadonlyArray<TaskStorage.StoredPushConfig>)
       return true
@@ -146,6 +154,18 @@ const applyLine = (state: Replayed, line: string): boolean => {
   return false
 }
 
+/** Applies a pending delivery's line; false when it is not one. */
+const applyDeliveryLine = (state: Replayed, record: { pd?: unknown; ps?: unknown }): boolean => {
+  const delivery = record.pd as Partial<TaskStorage.PendingDelivery> | undefined
+  if (typeof delivery === "object" && delivery !== null && typeof delivery.taskId === "string" && Number.isInteger(delivery.version)) {
+    state.deliveries.set(TaskStorage.deliveryKey(delivery as TaskStorage.PendingDelivery), delivery as TaskStorage.PendingDelivery)
+    return true
+  }
+  if (typeof record.ps !== "string") return false
+  state.deliveries.delete(record.ps)
+  return true
+}
+
 /**
  * Replays a file's lines. What follows the last newline was cut short by a crash, and so is a bad
  * line with nothing good after it; a bad line before a good one means the file is damaged.
@@ -158,7 +178,7 @@ const replayFile = (state: Replayed, file: string): { readonly dropped: number; 
     const line = lines[index]!
     if (firstBad === undefined) {
       if (!applyLine(state, line)) firstBad = index
-    } else if (line.length > 0 && applyLine({ tasks: new Map(), pushConfigs: new Map() }, line)) {
+    } else if (line.length > 0 && applyLine(emptyReplay(), line)) {
       return { dropped: 0, damagedAt: firstBad + 1 }
     }
   }
@@ -210,7 +230,7 @@ const load = (dir: string) =>
       const snapshots = generationsOf(names, SNAPSHOT)
       const journals = generationsOf(names, JOURNAL)
       const base = snapshots.at(-1) ?? 0
-      const state: Replayed = { tasks: new Map(), pushConfigs: new Map() }
+      const state = emptyReplay()
       let dropped = 0
       const files = [
         ...(snapshots.length > 0 ? [fileName("snapshot", base)] : []),
@@ -426,6 +446,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       }
     )
     for (const entry of loaded.tasks.values()) memory.restore({ ...entry, pushConfigs: loaded.pushConfigs.get(entry.id) ?? [] })
+    const deliveries = journaledDeliveries(journal, loaded.deliveries.values())
 
     /** The tasks as they stand, as lines. */
     const snapshotText = () => {
@@ -434,6 +455,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
         lines.push(taskLine(entry))
         if (entry.pushConfigs.length > 0) lines.push(pushConfigsLine(entry.id, entry.pushConfigs))
       }
+      for (const delivery of deliveries.entries()) lines.push(deliveryLine(delivery))
       return lines.join("")
     }
 
@@ -523,12 +545,26 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       putPushConfig: (taskId, stored) =>
         Effect.tap(memory.putPushConfig(taskId, stored), (put) => Option.isSome(put) ? journal.allSynced : Effect.void),
       pushConfigs: (taskId) => Effect.zipRight(journal.taskSynced(taskId), memory.pushConfigs(taskId)),
+      deliveries,
       removePushConfig: (taskId, configId) =>
         Effect.tap(
           memory.removePushConfig(taskId, configId),
           (removed) => Option.getOrElse(removed, () => false) ? journal.allSynced : Effect.void
         )
     })
+  })
+
+/** The pending push deliveries the last process left, and each change to them journaled and synced before it returns. */
+const journaledDeliveries = (journal: Journal, restored: Iterable<TaskStorage.PendingDelivery>) =>
+  TaskStorage.pendingDeliveries(restored, {
+    written: (delivery) => {
+      journal.append(`q:${TaskStorage.deliveryKey(delivery)}`, () => deliveryLine(delivery))
+      return journal.allSynced
+    },
+    settled: (delivery) => {
+      journal.append(`q:${TaskStorage.deliveryKey(delivery)}`, () => settledLine(delivery))
+      return journal.allSynced
+    }
   })
 
 /**

@@ -10,6 +10,11 @@
  * - relay_task_events: every write after the first, (task, version) → the task and its event; other
  *   instances' subscribers read it after their cursor when a NOTIFY says "task T reached version V".
  * - relay_push_configs: a task's push configs in creation order, sealed (see domain/sealing.ts).
+ * - relay_push_deliveries (migration 2): each update on its way to a push config, (task, config,
+ *   version) → the event and task to post, attempts, next attempt's time, and the claim of the
+ *   instance making it; a delivered one stays as a settled row without its payload (until its task
+ *   goes), so that no other instance records and makes it again. No credentials: they stay sealed in
+ *   relay_push_configs and are read from there when posting.
  *
  * Where this differs from a2a-js 1.3.0's DatabaseTaskStore (node_modules/@a2a-js/sdk): its `tasks`
  * table holds the task JSON under its id and nothing else (no version: a save overwrites; no columns
@@ -30,10 +35,13 @@ import { MIN_STORE_KEY_CHARS, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "
 import { redactUrl } from "../domain/secrets.js"
 import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
 import {
+  byWriteOrder,
   decodeCursor,
   encodeCursor,
   InvalidPageToken,
   type LoggedChange,
+  type PendingDeliveries,
+  type PendingDelivery,
   type StoredPushConfig,
   type StoredTask,
   type TaskChanged,
@@ -115,14 +123,38 @@ const TABLES = [
   )`
 ]
 
+const PUSH_DELIVERIES = [
+  `CREATE TABLE relay_push_deliveries (
+    task_id text NOT NULL REFERENCES relay_tasks (id) ON DELETE CASCADE,
+    config_id text NOT NULL,
+    version integer NOT NULL,
+    event text,
+    task text,
+    attempts integer NOT NULL,
+    due bigint NOT NULL,
+    owner text,
+    lease_until timestamptz,
+    settled boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (task_id, config_id, version)
+  )`,
+  "CREATE INDEX relay_push_deliveries_claimable ON relay_push_deliveries (lease_until) WHERE NOT settled",
+  "CREATE INDEX relay_push_deliveries_by_owner ON relay_push_deliveries (owner) WHERE NOT settled"
+]
+
 const createTables = Effect.flatMap(
   SqlClient.SqlClient,
   (sql) => Effect.forEach(TABLES, (statement) => sql.unsafe(statement), { discard: true })
 )
 
 const MIGRATIONS_TABLE = "relay_migrations"
-const migrations = Migrator.fromRecord({ "0001_tasks_events_push_configs": createTables })
-export const LATEST_MIGRATION = 1
+const migrations = Migrator.fromRecord({
+  "0001_tasks_events_push_configs": createTables,
+  "0002_push_deliveries": Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => Effect.forEach(PUSH_DELIVERIES, (statement) => sql.unsafe(statement), { discard: true })
+  )
+})
+export const LATEST_MIGRATION = 2
 
 /** Runs the migrations not run yet; instances starting together wait for each other (an advisory lock). */
 export const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -388,6 +420,8 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       (rows) => rows.map((row) => row.id)
     ).pipe(orDie)
 
+    const deliveries = yield* pendingDeliveries(sql, instance, leaseTime)
+
     return TaskStorage.of({
       create,
       get: (id) =>
@@ -405,8 +439,86 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       putPushConfig,
       pushConfigs,
       removePushConfig,
+      deliveries,
       shared: { changes, changesAfter, leaseTime, hold, release, takeExpired }
     })
+  })
+
+// ---------------------------------------------------------------------------
+// Pending push deliveries
+
+interface DeliveryRow {
+  readonly task_id: string
+  readonly config_id: string
+  readonly version: number
+  readonly event: string
+  readonly task: string
+  readonly attempts: number
+  readonly due: string
+}
+
+const deliveryOf = (row: DeliveryRow): PendingDelivery => ({
+  taskId: row.task_id,
+  configId: row.config_id,
+  version: row.version,
+  event: JSON.parse(row.event) as V1.StreamResponse,
+  task: JSON.parse(row.task) as V1.Task,
+  attempts: row.attempts,
+  due: Number(row.due)
+})
+
+/**
+ * The deliveries in relay_push_deliveries: each claimed by the instance that records it, which renews
+ * its claims three times per lease time while it lives; a claim that ran out (its instance died) is
+ * taken by one other instance (SKIP LOCKED: two never take the same row).
+ */
+const pendingDeliveries = (sql: PgClient.PgClient, instance: string, leaseTime: Duration.Duration) =>
+  Effect.gen(function*() {
+    const leaseMillis = Duration.toMillis(leaseTime)
+    const leased = sql`now() + ${leaseMillis} * interval '1 millisecond'`
+    const key = (delivery: PendingDelivery) =>
+      sql`task_id = ${delivery.taskId} AND config_id = ${delivery.configId} AND version = ${delivery.version}`
+
+    const record = (delivery: PendingDelivery) =>
+      Effect.map(
+        sql`
+          INSERT INTO relay_push_deliveries (task_id, config_id, version, event, task, attempts, due, owner, lease_until)
+          SELECT ${delivery.taskId}, ${delivery.configId}, ${delivery.version}, ${JSON.stringify(delivery.event)},
+            ${JSON.stringify(delivery.task)}, ${delivery.attempts}, ${delivery.due}, ${instance}, ${leased}
+          WHERE EXISTS (SELECT 1 FROM relay_tasks WHERE id = ${delivery.taskId})
+          ON CONFLICT (task_id, config_id, version) DO NOTHING
+          RETURNING 1`,
+        (rows) => rows.length > 0
+      ).pipe(Effect.orDie)
+
+    const reschedule = (delivery: PendingDelivery) =>
+      sql`UPDATE relay_push_deliveries SET attempts = ${delivery.attempts}, due = ${delivery.due}, lease_until = ${leased}
+        WHERE ${key(delivery)} AND owner = ${instance}`.pipe(Effect.asVoid, Effect.orDie)
+
+    const settle = (delivery: PendingDelivery) =>
+      sql`UPDATE relay_push_deliveries SET settled = true, event = NULL, task = NULL, owner = NULL, lease_until = NULL
+        WHERE ${key(delivery)}`.pipe(Effect.asVoid, Effect.orDie)
+
+    const claim = Effect.map(
+      sql<DeliveryRow>`
+        UPDATE relay_push_deliveries SET owner = ${instance}, lease_until = ${leased}
+        WHERE (task_id, config_id, version) IN (
+          SELECT task_id, config_id, version FROM relay_push_deliveries
+          WHERE NOT settled AND lease_until < now()
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING task_id, config_id, version, event, task, attempts, due`,
+      (rows) => rows.map(deliveryOf).sort(byWriteOrder)
+    ).pipe(Effect.orDie)
+
+    const renew = sql`UPDATE relay_push_deliveries SET lease_until = ${leased} WHERE owner = ${instance} AND NOT settled`.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("Renewing the claims of pending push deliveries failed", cause))
+    )
+    yield* Effect.forkScoped(
+      Effect.repeat(renew, Schedule.spaced(Duration.divide(leaseTime, 3).pipe(Option.getOrElse(() => leaseTime))))
+    )
+
+    return { record, reschedule, settle, claim } satisfies PendingDeliveries
   })
 
 // ---------------------------------------------------------------------------

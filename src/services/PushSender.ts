@@ -6,19 +6,28 @@
  * the caller. Every post has a timeout and is retried with backoff on network errors, timeouts,
  * 408, 429 and 5xx; a post that still fails is logged and skipped.
  *
+ * Each update is recorded in the task storage as a pending delivery as soon as the config's fiber
+ * gets it (before any post, and ahead of the posts still going on), with its attempts and the time
+ * of the next one, and settled when delivered or given up: a restarted process (another instance,
+ * with a shared storage) takes over the ones left with `resume`, at the attempt they had reached.
+ * Recorded right after the task's write rather than in it: the write is every task's hot path in
+ * every storage, and what a crash in between loses is covered for unfinished tasks by the restart
+ * (they end failed, and their configs get that update).
+ *
  * Bodies follow the generation the config was registered over: v1.0 posts the StreamResponse
  * (`application/a2a+json`), v0.3 posts the whole Task as v0.3 JSON. `Authorization: <scheme>
  * <credentials>` is sent when the config has authentication, `X-A2A-Notification-Token` when
  * it has a token.
  */
 import { HttpClientRequest } from "@effect/platform"
-import { Context, Duration, Effect, FiberMap, Layer, Schedule, Schema, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Either, FiberMap, Layer, Option, type ParseResult, Schema, Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
 import { type AddressKind, hostKinds } from "../domain/ipAddresses.js"
 import { redactUrl } from "../domain/secrets.js"
 import { guardedHttpClient, refusalIn, type ResolveHost } from "./connectGuard.js"
+import type { PendingDeliveries, PendingDelivery } from "./TaskStorage.js"
 import type { TaskUpdate } from "./TaskStore.js"
 
 export type { ResolveHost } from "./connectGuard.js"
@@ -59,8 +68,10 @@ export const DEFAULT_PUSH_BACKOFF = Duration.millis(250)
 export class PushSender extends Context.Tag("relay/PushSender")<PushSender, {
   /** Why this webhook URL may not be used, or undefined when it may. */
   readonly checkUrl: (url: string) => string | undefined
-  /** Posts every update to the target from a fiber of its own; returns at once. */
-  readonly start: (target: PushTarget, updates: Stream.Stream<TaskUpdate>) => Effect.Effect<void>
+  /** Posts every update to the target from a fiber of its own, each recorded in `pending` until done; returns at once. */
+  readonly start: (target: PushTarget, updates: Stream.Stream<TaskUpdate>, pending: PendingDeliveries) => Effect.Effect<void>
+  /** Goes on with deliveries to the target a stopped process left (claimed from `pending`), in order; returns at once. */
+  readonly resume: (target: PushTarget, deliveries: ReadonlyArray<PendingDelivery>, pending: PendingDeliveries) => Effect.Effect<void>
   /** Stops posting to one config (deleted by the client). */
   readonly stop: (taskId: string, configId: string) => Effect.Effect<void>
 }>() {}
@@ -109,7 +120,10 @@ const encodeStreamResponse = Schema.encode(V1.StreamResponse)
 const encodeTaskV03 = Schema.encode(TaskAsV03)
 
 /** The body and content type of one notification. */
-const bodyOf = (target: PushTarget, update: TaskUpdate) =>
+const bodyOf = (
+  target: PushTarget,
+  update: Pick<TaskUpdate, "event" | "task">
+): Effect.Effect<{ readonly json: unknown; readonly contentType: string }, ParseResult.ParseError> =>
   target.generation === "1.0"
     ? Effect.map(encodeStreamResponse(update.event), (json) => ({ json, contentType: A2A_JSON }))
     : Effect.map(encodeTaskV03(update.task), (json) => ({ json, contentType: "application/json" }))
@@ -137,9 +151,8 @@ export const make = (options: PushSenderOptions = {}) =>
     const client = yield* guardedHttpClient((address, hostname) => hostProblem(address, policy, hostname), options.resolveHost)
     const fibers = yield* FiberMap.make<string>()
     const timeout = Duration.decode(options.timeout ?? DEFAULT_PUSH_TIMEOUT)
-    const retrySchedule = Schedule.exponential(options.backoff ?? DEFAULT_PUSH_BACKOFF).pipe(
-      Schedule.intersect(Schedule.recurs(options.retries ?? DEFAULT_PUSH_RETRIES))
-    )
+    const retries = options.retries ?? DEFAULT_PUSH_RETRIES
+    const backoff = Duration.toMillis(options.backoff ?? DEFAULT_PUSH_BACKOFF)
 
     const postOnce = (request: HttpClientRequest.HttpClientRequest) =>
       client.execute(request).pipe(
@@ -156,37 +169,85 @@ export const make = (options: PushSenderOptions = {}) =>
         Effect.timeoutFail({ duration: timeout, onTimeout: () => new PostFailed(`no answer within ${Duration.format(timeout)}`, true) })
       )
 
-    const deliver = (target: PushTarget, update: TaskUpdate) =>
+    /** One post of the delivery's update; fails with why. */
+    const post = (target: PushTarget, delivery: PendingDelivery) =>
       Effect.gen(function*() {
         // The literal was checked when the config was accepted; checked again here, where it is used.
         const problem = webhookUrlProblem(target.config.url, policy)
         if (problem !== undefined) return yield* Effect.fail(new PostFailed(problem, false))
-        const { json, contentType } = yield* bodyOf(target, update)
+        const { json, contentType } = yield* Effect.mapError(bodyOf(target, delivery), (error) => new PostFailed(error.message, false))
         const request = HttpClientRequest.post(target.config.url).pipe(
           HttpClientRequest.setHeaders(authHeaders(target.config)),
           HttpClientRequest.bodyText(JSON.stringify(json), contentType)
         )
-        yield* postOnce(request).pipe(Effect.retry({ schedule: retrySchedule, while: (failure) => failure.retryable }))
-      }).pipe(
-        Effect.catchAll((failure) =>
-          Effect.logWarning(
-            `Push notification for task ${target.config.taskId} to ${redactUrl(target.config.url)} failed: ` +
-              (failure instanceof PostFailed ? failure.reason : String(failure))
-          )
-        )
-      )
+        yield* postOnce(request)
+      })
+
+    /**
+     * Posts the delivery from the attempt it reached, waiting for each attempt's time: retried with
+     * backoff doubling after each failure (the same whoever resumes it), each failure stored; then settled.
+     */
+    const deliver = (target: PushTarget, pending: PendingDeliveries, first: PendingDelivery) =>
+      Effect.gen(function*() {
+        let delivery = first
+        for (;;) {
+          const wait = delivery.due - (yield* Clock.currentTimeMillis)
+          if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+          const posted = yield* Effect.either(post(target, delivery))
+          if (Either.isRight(posted)) return
+          const failure = posted.left
+          if (!failure.retryable || delivery.attempts >= retries) {
+            yield* Effect.logWarning(
+              `Push notification for task ${delivery.taskId} to ${redactUrl(target.config.url)} failed: ${failure.reason}`
+            )
+            return
+          }
+          const due = (yield* Clock.currentTimeMillis) + backoff * 2 ** delivery.attempts
+          delivery = { ...delivery, attempts: delivery.attempts + 1, due }
+          yield* pending.reschedule(delivery)
+        }
+      }).pipe(Effect.zipRight(Effect.suspend(() => pending.settle(first))))
+
+    /** The update recorded as a pending delivery; None when it was recorded already (another instance makes it). */
+    const recorded = (target: PushTarget, pending: PendingDeliveries, update: TaskUpdate) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const delivery: PendingDelivery = {
+          taskId: target.config.taskId ?? "",
+          configId: target.config.id ?? "",
+          version: update.version,
+          event: update.event,
+          task: update.task,
+          attempts: 0,
+          due: now
+        }
+        return Effect.map(pending.record(delivery), (fresh) => fresh ? Option.some(delivery) : Option.none())
+      })
 
     const keyOf = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
+    /** The fiber resuming a config's deliveries is kept apart from the one following its task now. */
+    const resumeKeyOf = (taskId: string, configId: string) => `${keyOf(taskId, configId)}\u0000resumed`
 
     return PushSender.of({
       checkUrl: (url) => webhookUrlProblem(url, policy),
-      start: (target, updates) =>
+      start: (target, updates, pending) =>
         FiberMap.run(
           fibers,
           keyOf(target.config.taskId ?? "", target.config.id ?? ""),
-          Stream.runForEach(updates, (update) => deliver(target, update))
+          updates.pipe(
+            Stream.mapEffect((update) => recorded(target, pending, update)),
+            // Recorded ahead of the posts: an update waiting behind a failing webhook is in the store too.
+            Stream.buffer({ capacity: "unbounded" }),
+            Stream.runForEach(Option.match({ onNone: () => Effect.void, onSome: (delivery) => deliver(target, pending, delivery) }))
+          )
         ).pipe(Effect.asVoid),
-      stop: (taskId, configId) => FiberMap.remove(fibers, keyOf(taskId, configId))
+      resume: (target, deliveries, pending) =>
+        FiberMap.run(
+          fibers,
+          resumeKeyOf(target.config.taskId ?? "", target.config.id ?? ""),
+          Effect.forEach(deliveries, (delivery) => deliver(target, pending, delivery), { discard: true })
+        ).pipe(Effect.asVoid),
+      stop: (taskId, configId) =>
+        Effect.zipRight(FiberMap.remove(fibers, keyOf(taskId, configId)), FiberMap.remove(fibers, resumeKeyOf(taskId, configId)))
     })
   })
 

@@ -78,6 +78,43 @@ export interface SharedTasks {
   readonly takeExpired: Effect.Effect<ReadonlyArray<string>>
 }
 
+/** One task update on its way to one push config, kept until it is delivered or given up. */
+export interface PendingDelivery {
+  readonly taskId: string
+  readonly configId: string
+  /** The task's version the update was written at (with the two ids, what names the delivery). */
+  readonly version: number
+  /** What is posted: the event and the task after it. No credentials: those stay in the (sealed) push config. */
+  readonly event: V1.StreamResponse
+  readonly task: V1.Task
+  /** Posts tried so far. */
+  readonly attempts: number
+  /** When the next post is due (milliseconds since the epoch). */
+  readonly due: number
+}
+
+/**
+ * The push deliveries not made yet. The instance that records a delivery makes it; another takes
+ * it over only when that instance is gone: the next process over the same file, or (a shared
+ * storage) another instance once the recorder's claim ran out (it renews its claims while it lives).
+ */
+export interface PendingDeliveries {
+  /**
+   * Records a new delivery, claimed by this instance, durably before it returns; false when the same
+   * delivery (task, config, version) was recorded already, by this instance or another: skip it then.
+   */
+  readonly record: (delivery: PendingDelivery) => Effect.Effect<boolean>
+  /** Stores a failed attempt's count and the next one's time. */
+  readonly reschedule: (delivery: PendingDelivery) => Effect.Effect<void>
+  /** Delivered or given up: it is not tried again, by any instance. */
+  readonly settle: (delivery: PendingDelivery) => Effect.Effect<void>
+  /**
+   * The deliveries no live instance makes (left by a process that stopped), now claimed by this
+   * one, in the order they were written per task and config.
+   */
+  readonly claim: Effect.Effect<ReadonlyArray<PendingDelivery>>
+}
+
 export interface StoredPushConfig {
   /** With its server-side `id` and `taskId` set. */
   readonly config: V1.TaskPushNotificationConfig
@@ -154,6 +191,8 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
   readonly pushConfigs: (taskId: string) => Effect.Effect<Option.Option<ReadonlyArray<StoredPushConfig>>>
   /** Removes a push config; Some(whether it existed), None when the task is missing. */
   readonly removePushConfig: (taskId: string, configId: string) => Effect.Effect<Option.Option<boolean>>
+  /** Push deliveries not made yet: kept with the tasks, so that their retries outlive the process. */
+  readonly deliveries: PendingDeliveries
   /** Present when other processes share the storage. */
   readonly shared?: SharedTasks | undefined
 }>() {}
@@ -647,6 +686,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
           // Restored tasks joined their conversation in the order they last changed, not as created.
           return found.sort((a, b) => a.seq - b.seq).map(taskOf)
         }),
+      deliveries: pendingDeliveries(),
       putPushConfig: (taskId, stored) =>
         withRecord(taskId, (record) => {
           const configs = record.pushConfigs ??= new Map()
@@ -663,6 +703,66 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         })
     }
   })
+
+// ---------------------------------------------------------------------------
+// Pending push deliveries, kept by one process
+
+/** What names a delivery. */
+export const deliveryKey = (delivery: Pick<PendingDelivery, "taskId" | "configId" | "version">) =>
+  `${delivery.taskId}\u0000${delivery.configId}\u0000${delivery.version}`
+
+/** Where a storage kept elsewhere (FileTaskStorage) writes each change of the pending deliveries. */
+export interface DeliveryObserver {
+  readonly written: (delivery: PendingDelivery) => Effect.Effect<void>
+  readonly settled: (delivery: PendingDelivery) => Effect.Effect<void>
+}
+
+export interface ProcessDeliveries extends PendingDeliveries {
+  /** Every pending delivery (a snapshot of the store). */
+  readonly entries: () => Iterable<PendingDelivery>
+}
+
+/** By task, config and version: each config's deliveries in the order their updates were written. */
+export const byWriteOrder = (a: PendingDelivery, b: PendingDelivery) =>
+  a.taskId !== b.taskId
+    ? (a.taskId < b.taskId ? -1 : 1)
+    : a.configId !== b.configId
+    ? (a.configId < b.configId ? -1 : 1)
+    : a.version - b.version
+
+/**
+ * The pending deliveries of a storage that one process uses at a time: `restored` are the ones the
+ * last process left, which `claim` hands out once; those recorded here are this process's own.
+ */
+export const pendingDeliveries = (
+  restored: Iterable<PendingDelivery> = [],
+  observer?: DeliveryObserver
+): ProcessDeliveries => {
+  const pending = new Map<string, PendingDelivery>()
+  let unclaimed: Array<PendingDelivery> = []
+  for (const delivery of restored) {
+    pending.set(deliveryKey(delivery), delivery)
+    unclaimed.push(delivery)
+  }
+  const write = (delivery: PendingDelivery) =>
+    Effect.suspend(() => {
+      pending.set(deliveryKey(delivery), delivery)
+      return observer?.written(delivery) ?? Effect.void
+    })
+  return {
+    record: (delivery) =>
+      Effect.suspend(() => pending.has(deliveryKey(delivery)) ? Effect.succeed(false) : Effect.as(write(delivery), true)),
+    reschedule: write,
+    settle: (delivery) =>
+      Effect.suspend(() => pending.delete(deliveryKey(delivery)) ? observer?.settled(delivery) ?? Effect.void : Effect.void),
+    claim: Effect.sync(() => {
+      const claimed = unclaimed.filter((delivery) => pending.has(deliveryKey(delivery))).sort(byWriteOrder)
+      unclaimed = []
+      return claimed
+    }),
+    entries: () => pending.values()
+  }
+}
 
 /** An empty memory storage that forgets by state alone (TaskStore.layer gives it the followers too). */
 export const layer = (options: TaskStorageOptions = {}): Layer.Layer<TaskStorage> => Layer.effect(TaskStorage, make(options))

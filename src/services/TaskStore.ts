@@ -26,6 +26,8 @@ import * as TaskStorage from "./TaskStorage.js"
 export interface TaskUpdate {
   readonly event: V1.StreamResponse
   readonly task: V1.Task
+  /** The task's version this update was written at. */
+  readonly version: number
 }
 
 /** Where a subscription's updates end. */
@@ -34,6 +36,8 @@ export type SubscriptionEnd = "settled" | "terminal"
 export interface TaskSubscription {
   /** The task when the subscription began. */
   readonly task: V1.Task
+  /** Its version then. */
+  readonly version: number
   /** Every later update, in order; ends after the first terminal or interrupted state. */
   readonly updates: Stream.Stream<TaskUpdate>
 }
@@ -310,8 +314,9 @@ class LiveTasks implements TaskStorage.Retention {
   }
 
   private deliver(id: string, follower: Follower, change: TaskChange) {
-    follower.next! += 1
-    if (change.event !== undefined) follower.queue.unsafeOffer({ event: change.event, task: change.task })
+    const version = follower.next!
+    follower.next = version + 1
+    if (change.event !== undefined) follower.queue.unsafeOffer({ event: change.event, task: change.task, version })
     // Nothing follows a terminal state: the follower keeps what is queued and is let go.
     if (V1.isTerminalState(change.task.status.state)) this.leave(id, follower)
   }
@@ -435,7 +440,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
           // A terminal task gets no more events: the subscription is the snapshot alone.
           if (V1.isTerminalState(task.status.state)) {
             live.leave(id, follower)
-            return Option.some({ task, updates: Stream.empty })
+            return Option.some({ task, version, updates: Stream.empty })
           }
           live.start(id, follower, version)
           const updates = Stream.fromQueue(queue).pipe(
@@ -444,7 +449,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
             ),
             Stream.ensuring(Effect.zipRight(leave, Queue.shutdown(queue)))
           )
-          return Option.some({ task, updates })
+          return Option.some({ task, version, updates })
         }
         // Registered before the snapshot is read, so no change written after that read is missed.
         return Effect.suspend(() => {

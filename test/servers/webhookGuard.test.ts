@@ -8,6 +8,7 @@ import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import * as PushSender from "../../src/services/PushSender.js"
+import { pendingDeliveries } from "../../src/services/TaskStorage.js"
 import { LOOPBACK_SPELLINGS, METADATA_SPELLINGS, OTHER_PRIVATE_HOSTS } from "../helpers/addresses.js"
 import { closeServer, listenOnLoopback } from "../peers/httpUtil.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
@@ -143,11 +144,12 @@ const deliver = async (
     })
   }))
   try {
-    const update = { event: { task }, task }
+    const update = { event: { task }, task, version: 1 }
     await runtime.runPromise(
       Effect.flatMap(
         PushSender.PushSender,
-        (sender) => sender.start({ config: { id: "cfg", taskId: task.id, url }, generation: "1.0" }, Stream.make(update))
+        (sender) =>
+          sender.start({ config: { id: "cfg", taskId: task.id, url }, generation: "1.0" }, Stream.make(update), pendingDeliveries())
       ).pipe(Effect.provide(logger))
     )
     await eventually(`the delivery to ${url}`, () => settled(warnings))

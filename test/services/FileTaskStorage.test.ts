@@ -9,7 +9,7 @@ import * as Path from "node:path"
 import { afterAll } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import * as FileTaskStorage from "../../src/services/FileTaskStorage.js"
-import type { TaskStorage } from "../../src/services/TaskStorage.js"
+import type { PendingDelivery, TaskStorage } from "../../src/services/TaskStorage.js"
 import { storageContract } from "./taskStorageContract.js"
 
 const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-file-store-"))
@@ -17,7 +17,10 @@ afterAll(() => Fs.rmSync(root, { recursive: true, force: true }))
 let dirs = 0
 const freshDir = () => Path.join(root, `store-${++dirs}`)
 
-storageContract("the file storage", () => FileTaskStorage.layer({ dir: freshDir() }))
+storageContract("the file storage", () => FileTaskStorage.layer({ dir: freshDir() }), () => {
+  const dir = freshDir()
+  return [FileTaskStorage.layer({ dir }), FileTaskStorage.layer({ dir })]
+})
 
 const task = (id: string, state: V1.TaskState, timestamp = "2026-01-01T00:00:00.000Z", contextId = "ctx"): V1.Task => ({
   id,
@@ -98,6 +101,29 @@ describe("the file storage on disk", () => {
       expect(names.filter((name) => name.startsWith("snapshot-")).length).toBe(1)
       const page = yield* withStore(dir, (storage) => storage.list({ pageSize: 100 }))
       expect([page.totalSize, new Set(page.tasks.map((listed) => listed.status.state))]).toEqual([40, new Set(["TASK_STATE_COMPLETED"])])
+    }))
+
+  it.live("keeps pending push deliveries in its snapshot: the next process gets the unsettled ones", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const pending = (version: number): PendingDelivery => {
+        const update = task("t", "TASK_STATE_COMPLETED")
+        return { taskId: "t", configId: "p", version, event: { task: update }, task: update, attempts: 1, due: 5 }
+      }
+      yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          yield* storage.create(task("t", "TASK_STATE_WORKING"))
+          yield* storage.deliveries.record(pending(1))
+          yield* storage.deliveries.record(pending(2))
+          yield* storage.deliveries.settle(pending(1))
+          for (let i = 0; i < 40; i++) yield* storage.create(task(`t${i}`, "TASK_STATE_COMPLETED"))
+          // The first journal goes once the snapshot its size started is written (in the background).
+          for (let tries = 0; tries < 200 && Fs.readdirSync(dir).includes("journal-00000001.jsonl"); tries++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          }
+        }), { compactAboveBytes: 2_000 })
+      expect(Fs.readdirSync(dir)).not.toContain("journal-00000001.jsonl")
+      expect(yield* withStore(dir, (storage) => storage.deliveries.claim)).toEqual([pending(2)])
     }))
 
   it.live("drops a last line a crash cut short, and refuses to start over a damaged one before good lines", () =>

@@ -1,7 +1,7 @@
 // The PostgreSQL storage keeps the TaskStorage contract, on a throwaway cluster (test/helpers/postgres.ts),
 // a fresh database per test; and what it adds: push secrets sealed at rest, migrations run once by
 // instances starting together, a connection URL's password never shown.
-import { Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   checkStore,
@@ -26,10 +26,23 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
     await cluster?.stop()
   })
 
-  storageContract("the PostgreSQL storage", () =>
+  /** Instances over one database, whose claims run out soon after they stop. */
+  const instancesOver = (database: Promise<string>) => (name: string) =>
     Layer.unwrapEffect(
-      Effect.map(Effect.promise(() => cluster.createDatabase()), (url) => postgresStorage(url, { storeKey: STORE_KEY }))
-    ))
+      Effect.map(Effect.promise(() => database), (url) => postgresStorage(url, { storeKey: STORE_KEY, leaseTime: "300 millis" }, name))
+    )
+
+  storageContract(
+    "the PostgreSQL storage",
+    () =>
+      Layer.unwrapEffect(
+        Effect.map(Effect.promise(() => cluster.createDatabase()), (url) => postgresStorage(url, { storeKey: STORE_KEY }))
+      ),
+    () => {
+      const instance = instancesOver(cluster.createDatabase())
+      return [instance("a"), instance("b")]
+    }
+  )
 
   const task = { id: "t", contextId: "c", status: { state: "TASK_STATE_WORKING" as const, timestamp: "2026-01-01T00:00:00.000Z" } }
   const config = {
@@ -55,6 +68,41 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
     expect(await withKey("another key of enough length")((storage) => storage.pushConfigs("t"))).toEqual(Option.some([]))
   })
 
+  it("makes each push delivery on one instance: another neither records it again nor takes it while its recorder lives", async () => {
+    const instance = instancesOver(cluster.createDatabase())
+    const pending = {
+      taskId: "t",
+      configId: "p",
+      version: 2,
+      event: { task },
+      task,
+      attempts: 0,
+      due: 0
+    }
+    const run = <A>(effect: Effect.Effect<A, never, TaskStorage>, layer: Layer.Layer<TaskStorage, unknown>) =>
+      Effect.runPromise(Effect.provide(effect, layer))
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const a = yield* Effect.map(Layer.build(instance("a")), Context.get(TaskStorage))
+      yield* Effect.orDie(a.create(task))
+      expect(yield* a.deliveries.record(pending)).toBe(true)
+      const fromB = yield* Effect.promise(() =>
+        run(
+          Effect.flatMap(TaskStorage, (b) =>
+            Effect.gen(function*() {
+              const recordedAgain = yield* b.deliveries.record(pending)
+              // Past twice the lease time: a's claim holds because a renews it.
+              yield* Effect.sleep("700 millis")
+              return { recordedAgain, claimed: yield* b.deliveries.claim }
+            })),
+          instance("b")
+        )
+      )
+      expect(fromB).toEqual({ recordedAgain: false, claimed: [] })
+      yield* a.deliveries.settle(pending)
+      expect(yield* a.deliveries.record(pending)).toBe(false)
+    })))
+  })
+
   it("refuses to start without a store key, saying which variable to set", async () => {
     const url = await cluster.createDatabase()
     const saved = process.env["RELAY_STORE_KEY"]
@@ -71,7 +119,7 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
   it("migrates once when instances start together, and --migrate-only migrates alone", async () => {
     const url = await cluster.createDatabase()
     const ran = await Promise.all([1, 2, 3].map(() => Effect.runPromise(migrateOnly(url))))
-    expect(ran.flat()).toEqual(["1_tasks_events_push_configs"])
+    expect(ran.flat()).toEqual(["1_tasks_events_push_configs", "2_push_deliveries"])
     expect(await Effect.runPromise(Effect.provide(migratedTo, clientLayer(url)))).toBe(LATEST_MIGRATION)
     expect(await sqlRows(url, "SELECT count(*)::int AS n FROM relay_tasks")).toEqual([{ n: 0 }])
   })

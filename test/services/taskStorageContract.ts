@@ -1,9 +1,9 @@
 // What every TaskStorage keeps to, as a suite any implementation runs: the memory storage
 // (TaskStorage.test.ts) and a database's one. Each test gets a fresh, empty storage from `makeLayer`.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, type Layer, Option } from "effect"
+import { Duration, Effect, Either, type Layer, Option, Schedule } from "effect"
 import type * as V1 from "../../src/a2a/v1.js"
-import { type StoredPushConfig, TaskStorage } from "../../src/services/TaskStorage.js"
+import { type PendingDelivery, type StoredPushConfig, TaskStorage } from "../../src/services/TaskStorage.js"
 
 const at = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`
 
@@ -45,7 +45,28 @@ const pushConfig = (taskId: string, id: string): StoredPushConfig => ({
   generation: "1.0"
 })
 
-export const storageContract = <E>(name: string, makeLayer: () => Layer.Layer<TaskStorage, E>) => {
+const delivery = (taskId: string, configId: string, version: number): PendingDelivery => {
+  const update = task(taskId, "TASK_STATE_COMPLETED", version)
+  return { taskId, configId, version, event: { task: update }, task: update, attempts: 0, due: 1_000 + version }
+}
+
+/** Claims until some delivery comes (a shared storage hands it over once its recorder's claim ran out), at most 10 s. */
+const claimSome = (storage: TaskStorage["Type"]) =>
+  storage.deliveries.claim.pipe(
+    Effect.filterOrFail((claimed) => claimed.length > 0, () => new Error("no pending delivery was handed over")),
+    Effect.retry({ schedule: Schedule.spaced(Duration.millis(50)), times: 200 })
+  )
+
+/**
+ * `makeLayer` gives a fresh, empty storage each time; `successive`, when the storage outlives its
+ * process, two layers over one fresh place: the second opened after the first closed, as a restarted
+ * process (or another instance) would.
+ */
+export const storageContract = <E>(
+  name: string,
+  makeLayer: () => Layer.Layer<TaskStorage, E>,
+  successive?: () => readonly [Layer.Layer<TaskStorage, E>, Layer.Layer<TaskStorage, E>]
+) => {
   const withStorage = <A, Err>(body: (storage: TaskStorage["Type"]) => Effect.Effect<A, Err>) =>
     Effect.provide(Effect.flatMap(TaskStorage, body), makeLayer())
 
@@ -184,5 +205,48 @@ export const storageContract = <E>(name: string, makeLayer: () => Layer.Layer<Ta
           expect(yield* storage.removePushConfig("missing", "p")).toEqual(Option.none())
         })
       ))
+
+    it.effect("records a pending push delivery once, and hands none of its own over while it lives", () =>
+      withStorage((storage) =>
+        Effect.gen(function*() {
+          yield* storage.create(task("t", "TASK_STATE_WORKING", 0))
+          const first = delivery("t", "p", 2)
+          expect(yield* storage.deliveries.record(first)).toBe(true)
+          expect(yield* storage.deliveries.record({ ...first, attempts: 3 })).toBe(false)
+          yield* storage.deliveries.reschedule({ ...first, attempts: 1, due: 5_000 })
+          expect(yield* storage.deliveries.claim).toEqual([])
+          yield* storage.deliveries.settle(first)
+          expect(yield* storage.deliveries.claim).toEqual([])
+        })
+      ))
+
+    if (successive !== undefined) {
+      it.live("hands the deliveries a stopped process left over to the next one, once, in order, as they stood", () =>
+        Effect.gen(function*() {
+          const [before, after] = successive()
+          yield* Effect.provide(
+            Effect.flatMap(TaskStorage, (storage) =>
+              Effect.gen(function*() {
+                yield* storage.create(task("t", "TASK_STATE_WORKING", 0))
+                for (const [config, version] of [["p2", 3], ["p1", 4], ["p1", 2], ["gone", 2]] as const) {
+                  yield* storage.deliveries.record(delivery("t", config, version))
+                }
+                yield* storage.deliveries.reschedule({ ...delivery("t", "p1", 2), attempts: 2, due: 9_000 })
+                yield* storage.deliveries.settle(delivery("t", "gone", 2))
+              })),
+            before
+          )
+          const [claimed, again] = yield* Effect.provide(
+            Effect.flatMap(TaskStorage, (storage) => Effect.all([claimSome(storage), storage.deliveries.claim])),
+            after
+          )
+          expect(claimed).toEqual([
+            { ...delivery("t", "p1", 2), attempts: 2, due: 9_000 },
+            delivery("t", "p1", 4),
+            delivery("t", "p2", 3)
+          ])
+          expect(again).toEqual([])
+        }))
+    }
   })
 }

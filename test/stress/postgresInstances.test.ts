@@ -1,8 +1,9 @@
 // Two `relay server agent` processes sharing one PostgreSQL database (a throwaway cluster, see
 // test/helpers/postgres.ts), with the mock model staying working 2 s per turn: a subscriber on B gets
 // every event of a task running on A, in order; a cancel on B ends A's task; `kill -9` of A mid-task
-// ends its task `failed` on B within the lease time, its webhook told once; mixed requests spread
-// over both lose and duplicate nothing.
+// ends its task `failed` on B within the lease time, its webhook told once; pushes an instance was
+// retrying when killed are taken over by another, each arriving once; mixed requests spread over both
+// lose and duplicate nothing.
 import { type ChildProcess, spawn } from "node:child_process"
 import http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -151,6 +152,42 @@ describe.runIf(postgresAvailable())("two agent instances over one PostgreSQL dat
       await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 500))
       const ends = posted.filter((body) => body["statusUpdate"]?.["status"]?.["state"] === "TASK_STATE_FAILED")
       expect(ends.length).toBe(1)
+    } finally {
+      stop(victim)
+      await closeServer(receiver)
+    }
+  })
+
+  it("kill -9 of an instance retrying pushes to a webhook that answers 503: another takes them over, each arrives once", async () => {
+    let failing = true
+    let failures = 0
+    const delivered: Array<string> = []
+    const receiver = http.createServer(async (req, res) => {
+      const body = await readBodyText(req)
+      if (failing) failures++
+      else delivered.push(body)
+      res.writeHead(failing ? 503 : 200).end()
+    })
+    const webhook = await listenOnLoopback(receiver)
+    const victim = await startInstance(store)
+    try {
+      const task = await sendAsync(victim.url, "my pushes outlive me", { taskPushNotificationConfig: { url: `${webhook}/hook` } })
+      // The first retry of the first notification (the task as it was sent): it is in the store, and retried.
+      await waitFor(async () => failures >= 2 ? true : undefined, 5000)
+      victim.child.kill("SIGKILL")
+      failing = false
+      const stateOf = (body: string) => {
+        const event = JSON.parse(body) as Json
+        return event["task"]?.["status"]?.["state"] ?? event["statusUpdate"]?.["status"]?.["state"]
+      }
+      await waitFor(async () => delivered.some((body) => stateOf(body) === "TASK_STATE_FAILED") ? true : undefined, 6 * LEASE_MS)
+      await waitFor(async () => delivered.some((body) => (JSON.parse(body) as Json)["task"] !== undefined) ? true : undefined, 6 * LEASE_MS)
+      // Another lease time: no instance posts any of them again.
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 500))
+      expect(new Set(delivered).size).toBe(delivered.length)
+      expect(delivered.filter((body) => (JSON.parse(body) as Json)["task"] !== undefined)).toHaveLength(1)
+      expect(delivered.filter((body) => stateOf(body) === "TASK_STATE_FAILED")).toHaveLength(1)
+      expect(delivered.every((body) => body.includes(task["id"]))).toBe(true)
     } finally {
       stop(victim)
       await closeServer(receiver)

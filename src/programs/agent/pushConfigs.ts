@@ -1,15 +1,16 @@
 /**
  * The agent's push notification configs: set (with the webhook URL checked), read back with their
- * secrets masked, listed in pages and deleted; each config gets the task's updates posted to it.
+ * secrets masked, listed in pages and deleted; each config gets the task's updates posted to it,
+ * and the deliveries a stopped process left pending are taken over and made.
  */
-import { Effect, Option, Stream } from "effect"
+import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as V1 from "../../a2a/v1.js"
 import { AgentRequestError, invalidParams, shown, taskNotFound } from "../../domain/agentErrors.js"
 import { randomId } from "../../domain/ids.js"
 import { MAX_URL_CHARS } from "../../domain/limits.js"
 import { PushSender } from "../../services/PushSender.js"
-import type { StoredPushConfig } from "../../services/TaskStorage.js"
+import type { PendingDelivery, StoredPushConfig } from "../../services/TaskStorage.js"
 import { TaskStore, type TaskUpdate } from "../../services/TaskStore.js"
 import { idProblem, lengthProblem, pageSizeOf, requireTask } from "./shared.js"
 
@@ -42,10 +43,10 @@ export const startDelivery = (stored: StoredPushConfig, withSnapshot: boolean) =
     const sender = yield* PushSender
     const subscription = yield* store.subscribe(stored.config.taskId ?? "", "terminal")
     if (Option.isNone(subscription)) return
-    const { task, updates } = subscription.value
+    const { task, updates, version } = subscription.value
     if (V1.isTerminalState(task.status.state) && !withSnapshot) return
-    const first: TaskUpdate = { event: { task }, task }
-    yield* sender.start(stored, withSnapshot ? Stream.concat(Stream.make(first), updates) : updates)
+    const first: TaskUpdate = { event: { task }, task, version }
+    yield* sender.start(stored, withSnapshot ? Stream.concat(Stream.make(first), updates) : updates, store.storage.deliveries)
   })
 
 /**
@@ -142,3 +143,47 @@ export const deletePushConfig = (request: { readonly taskId: string; readonly id
     if (!removed.value) return yield* configNotFound(request.taskId, request.id)
     yield* sender.stop(request.taskId, request.id)
   })
+
+/** The claimed deliveries of each task and config, in order (they come sorted by task, config and version). */
+const byConfig = (deliveries: ReadonlyArray<PendingDelivery>) => {
+  const groups = new Map<string, Array<PendingDelivery>>()
+  for (const delivery of deliveries) {
+    const key = `${delivery.taskId}\u0000${delivery.configId}`
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [delivery])
+    else group.push(delivery)
+  }
+  return groups.values()
+}
+
+/**
+ * Takes over the push deliveries no live process makes (claimed from the storage) and goes on with
+ * them; those whose config or task is gone meanwhile are settled unsent.
+ */
+export const resumePendingDeliveries = Effect.gen(function*() {
+  const store = yield* TaskStore
+  const sender = yield* PushSender
+  const pending = store.storage.deliveries
+  for (const group of byConfig(yield* pending.claim)) {
+    const { configId, taskId } = group[0]!
+    const configs = Option.getOrElse(yield* store.storage.pushConfigs(taskId), () => [])
+    const target = configs.find((stored) => stored.config.id === configId)
+    if (target === undefined) yield* Effect.forEach(group, pending.settle, { discard: true })
+    else yield* sender.resume(target, group, pending)
+  }
+})
+
+/**
+ * Resumes the deliveries a stopped process left: once at start; with a shared storage, also those of
+ * instances that die later (their claims run out), twice per lease time.
+ */
+export const watchPendingDeliveries = Effect.flatMap(TaskStore, (store) => {
+  const resume = Effect.catchAllCause(
+    resumePendingDeliveries,
+    (cause) => Effect.logWarning("Taking over pending push deliveries failed", cause)
+  )
+  const shared = store.storage.shared
+  if (shared === undefined) return resume
+  const every = Duration.divide(shared.leaseTime, 2).pipe(Option.getOrElse(() => shared.leaseTime))
+  return Effect.asVoid(Effect.repeat(resume, Schedule.spaced(every)))
+})

@@ -14,6 +14,7 @@ import { InvalidInput } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
 import type { TaskStoreChoice, TaskStoreTarget } from "../../domain/taskStoreChoice.js"
 import { watchOrphanedTasks } from "../../programs/agent/orphans.js"
+import { watchPendingDeliveries } from "../../programs/agent/pushConfigs.js"
 import { AgentSettings, type AgentSettingsValue } from "../../programs/agent/settings.js"
 import { unreadableReason } from "../../programs/localFiles.js"
 import { ModelAccess, type ModelSelection, selectModel } from "../../services/ModelAccess.js"
@@ -99,8 +100,11 @@ const serverOverModel = (options: AgentLayerOptions) =>
     return Layer.merge(http, Layer.succeed(AgentGrpcAddress, grpcAddress))
   }))
 
-/** With a shared storage, this instance ends the tasks of instances that died (programs/agent/orphans.ts). */
-const orphanWatch = Layer.scopedDiscard(Effect.forkScoped(watchOrphanedTasks))
+/**
+ * With a shared storage, this instance ends the tasks of instances that died (programs/agent/orphans.ts);
+ * with any, it makes the push deliveries a stopped process left pending (programs/agent/pushConfigs.ts).
+ */
+const orphanWatch = Layer.scopedDiscard(Effect.all([Effect.forkScoped(watchOrphanedTasks), Effect.forkScoped(watchPendingDeliveries)]))
 
 const composed = <E, R, StoreError>(
   options: AgentLayerOptions,
