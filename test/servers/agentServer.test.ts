@@ -24,9 +24,9 @@ import {
   v03Task,
   v03Text
 } from "./sdkClients.js"
-import { STORE_BACKENDS } from "./storeBackends.js"
+import { storeBackends } from "./storeBackends.js"
 
-describe.each(STORE_BACKENDS)("over the $name store", (backend) => {
+describe.each(storeBackends())("over the $name store", (backend) => {
   let agent: AgentHandle
 
   beforeAll(async () => {

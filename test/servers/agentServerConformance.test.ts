@@ -7,13 +7,13 @@ import * as V03Client from "a2a-sdk-v03/client"
 import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AgentHandle, startAgent } from "./agentHarness.js"
-import { STORE_BACKENDS } from "./storeBackends.js"
+import { storeBackends } from "./storeBackends.js"
 import { type Answer, type Json, openStream, post, request, rpc, sendV1, streamRpc, V1_HEADERS } from "./wire.js"
 
 const KEY = "conformance-key-0123"
 const KEYED = { "x-api-key": KEY }
 
-describe.each(STORE_BACKENDS)("over the $name store", (backend) => {
+describe.each(storeBackends())("over the $name store", (backend) => {
   /** Without --auth. */
   let agent: AgentHandle
   /** With --auth. */

@@ -166,9 +166,15 @@ describe(`at most ${MAX_QUEUED_MESSAGES} messages wait for one task`, () => {
     message: { kind: "message", messageId: randomUUID(), role: "user", taskId, parts: [{ kind: "text", text }] }
   })
   const QUEUE_FULL = new RegExp(`already holds ${MAX_QUEUED_MESSAGES} messages for its next turns`)
+  /** A turn long enough that the queue fills however slowly the machine sends (cancel ends it). */
+  let slow: AgentHandle
+  beforeAll(async () => {
+    slow = await startAgent({ model: "mock", settings: { latency: Duration.seconds(60) } })
+  })
+  afterAll(() => slow?.close())
 
   it("refuses one more with UnsupportedOperation at every door, in both generations", async () => {
-    const base = mock.baseUrl
+    const base = slow.baseUrl
     const started = await rpc(base, "SendMessage", { ...v1Message("busy", ""), configuration: { returnImmediately: true } })
     const taskId = started.json["result"]["task"]["id"] as string
     for (let index = 1; index <= MAX_QUEUED_MESSAGES; index++) {
