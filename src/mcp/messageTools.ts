@@ -221,29 +221,27 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
    * A tool's turn with the agent (send_message, wait_for_task), its question put to the user when
    * the client can show a form (agentQuestions.ts): 2025-11-25 inside the call, as many times as the
    * agent asks; 2026-07-28 as an `input_required` result whose retry brings the answer (`reply`
-   * sends it) or a decline (the task as it `waiting`). A task's step asks nothing: its task does
-   * (tasksExtension.ts).
+   * sends it) or a decline (the task as it `waiting`); `task`, when the call names one, is the only
+   * task such a retry may answer. A task's step asks nothing: its task does (tasksExtension.ts).
    */
   const askingAbout = <T extends MessageResult, E extends Described>(
     extra: ToolExtra,
     args: Contacting,
     turn: Effect.Effect<T, E, ToolEnv>,
     followUp: {
-      readonly reply: (answer: UserReply, to: T) => Effect.Effect<T, E, ToolEnv>
+      readonly reply: (answer: UserReply, to: Pick<MessageResult, "task_id" | "context_id">) => Effect.Effect<T, E, ToolEnv>
       readonly waiting: (taskId: string) => Effect.Effect<T, E, ToolEnv>
       readonly summarize: (result: T & NextStep) => string
+      readonly task?: string | undefined
     }
   ) => {
     const modern = era === "modern" && !isTaskStep(extra) ? modernAsking(extra) : undefined
-    const asked = modern?.state
+    const asked = followUp.task === undefined || modern?.state?.task_id === followUp.task ? modern?.state : undefined
     const answered = (state: AskedState): Effect.Effect<Answered<T>, E, ToolEnv> => {
       const reply = replyOfFields(state.fields, modern?.content)
       return reply === undefined
         ? Effect.map(followUp.waiting(state.task_id), (result) => ({ result, declined: true }))
-        : Effect.map(followUp.reply(reply, { task_id: state.task_id, context_id: state.context_id } as T), (result) => ({
-          result,
-          declined: false
-        }))
+        : Effect.map(followUp.reply(reply, state), (result) => ({ result, declined: false }))
     }
     // Progress goes on while the user thinks, so a client that times out idle calls keeps waiting.
     const { user } = callOf(extra)
@@ -371,7 +369,8 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
     return askingAbout(extra, args, waiting, {
       reply: (answer, to) => Effect.flatMap(sendReply(extra, args, answer, to, wait), asView),
       waiting: (taskId) => atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId }))),
-      summarize: summarizeTask
+      summarize: summarizeTask,
+      task: args.task_id
     })
   })
 
