@@ -167,10 +167,14 @@ const startLogin = (pages: PageOffers, access: AgentAccess, loginWith: LoginWith
     const expiry = setTimeout(() => forget(id), Duration.toMillis(Duration.sum(LOGIN_TIMEOUT, Duration.minutes(1)))).unref()
     pendingLogins.set(id, { agentUrl: access.agentUrl, fiber, expiry })
     // A login that fails before it shows a page (discovery, ...) fails the call as it would at once.
-    const page = yield* Effect.raceFirst(Deferred.await(shown), Effect.zipRight(Fiber.join(fiber), Effect.never)).pipe(
+    const page = yield* Effect.raceFirst(Effect.map(Deferred.await(shown), Option.some), Effect.as(Fiber.join(fiber), Option.none())).pipe(
       Effect.onError(() => Effect.sync(() => forget(id)))
     )
-    return yield* pages.offer(pageFor(access, page, id))
+    if (Option.isNone(page)) {
+      forget(id)
+      return true
+    }
+    return yield* pages.offer(pageFor(access, page.value, id))
   })
 
 const loginThroughResults = (pages: PageOffers, access: AgentAccess, loginWith: LoginWith, leg: Duration.Duration) => {

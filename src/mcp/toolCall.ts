@@ -187,6 +187,7 @@ const pageOffers = (extra: ToolExtra, endedAsking: Deferred.Deferred<InputRequir
       end(inputRequired({
         inputRequests: {
           [PAGE_KEY]: { method: "elicitation/create", params: { mode: "url", message: request.message, url: request.url } }
+          // The SDK types URL mode as 2025-11-25 has it (with elicitationId); 2026-07-28 has no such field.
         } as never,
         requestState: JSON.stringify({ page: request.id })
       })),
