@@ -29,8 +29,12 @@ const programs = () => import("./toolPrograms.js")
 /** How long the user has to finish logging in once the page was offered (as `relay auth login`). */
 export const LOGIN_TIMEOUT = Duration.minutes(5)
 
-/** How long a 2026-07-28 retry waits for the login in progress before asking the client to retry again. */
-export const LOGIN_LEG = Duration.seconds(20)
+/**
+ * How long a 2026-07-28 retry waits for the login in progress before asking the client to retry
+ * again: well inside a client's per-request timeout (the v2 SDK's is 60 s), and long enough that
+ * its round cap (10 by default) covers LOGIN_TIMEOUT.
+ */
+export const LOGIN_LEG = Duration.seconds(30)
 
 /** 2026-07-28 logins in progress at once, at most: each holds a loopback listener for up to LOGIN_TIMEOUT. */
 export const MAX_PENDING_LOGINS = 16
