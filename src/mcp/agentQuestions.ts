@@ -120,8 +120,8 @@ export const replyOf = (form: FormRequest, content: Readonly<Record<string, unkn
 }
 
 /** How a call that asked the user ended: the agent's last answer, and whether the user left its question open. */
-export interface Answered {
-  readonly result: MessageResult
+export interface Answered<T extends MessageResult = MessageResult> {
+  readonly result: T
   readonly declined: boolean
 }
 
@@ -130,13 +130,13 @@ export interface Answered {
  * the reply with `send` (to the same task); the last answer is the call's. Without a form, the
  * answer stays as it is.
  */
-export const askingTheUser = <E, R>(
+export const askingTheUser = <T extends MessageResult, E, R>(
   user: UserPrompt,
-  first: MessageResult,
-  send: (reply: UserReply, to: MessageResult) => Effect.Effect<MessageResult, E, R>
-): Effect.Effect<Answered, E, R> => {
+  first: T,
+  send: (reply: UserReply, to: T) => Effect.Effect<T, E, R>
+): Effect.Effect<Answered<T>, E, R> => {
   const askForm = user.askForm
-  const round = (result: MessageResult, asked: number): Effect.Effect<Answered, E, R> => {
+  const round = (result: T, asked: number): Effect.Effect<Answered<T>, E, R> => {
     if (askForm === undefined || !result.needs_input || result.task_id === null || asked >= MAX_QUESTIONS) {
       return Effect.succeed({ result, declined: false })
     }

@@ -8,12 +8,13 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   inputRequired,
-  type InputRequiredResult
+  type InputRequiredResult,
+  isInputRequiredResult
 } from "@modelcontextprotocol/server"
-import { Effect } from "effect"
+import { type Duration, Effect } from "effect"
 import * as z from "zod"
 import type { AnswerPart } from "../domain/answerParts.js"
-import { InvalidInput } from "../domain/errors.js"
+import { type Described, InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult, TaskView } from "../domain/results.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
@@ -27,14 +28,18 @@ import {
   askingTheUser,
   MAX_QUESTIONS,
   questionForm,
-  replyOfFields
+  replyOfFields,
+  type UserReply
 } from "./agentQuestions.js"
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
 import { type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
 import { elicitationModes, type UserPrompt } from "./toolCall.js"
-import { contacting, isTaskStep, oneOf, READ_ONLY_REMOTE, taskId, type ToolKit, withPrograms } from "./toolKit.js"
+import { contacting, isTaskStep, oneOf, READ_ONLY_REMOTE, taskId, type ToolEnv, type ToolKit, withPrograms } from "./toolKit.js"
+
+/** The arguments that name an agent and how to reach it (toolKit.ts atAgent). */
+type Contacting = Parameters<ToolKit["atAgent"]>[0]
 
 const timeoutSeconds = z.number().int().min(1).max(3600).optional()
   .describe("How long to wait for the task before returning state 'working' (default 45, or the server's --wait-seconds)")
@@ -56,7 +61,7 @@ const nextStepFor = (view: Pick<TaskView, "state" | "task_id" | "needs_input" | 
 const DECLINED = "The user declined to answer the agent's question (relay asked through your client); the task still waits " +
   "for input: answer with send_message (use_session=true, or the same task_id) if the user wants to go on."
 
-const withNextStep = ({ result, declined }: Answered): MessageResult & NextStep => ({
+const withNextStep = <T extends MessageResult>({ result, declined }: Answered<T>): T & NextStep => ({
   ...result,
   next_step: result.task_id === null
     ? "Done. send_message with use_session=true continues the conversation."
@@ -80,7 +85,9 @@ const modernAsking = (extra: ToolExtra) => {
 }
 
 /** The call's result, or, when the agent asks for input, its question for the client to put to the user. */
-const asQuestion = (result: CallToolResult, asked: number): CallToolResult | InputRequiredResult => {
+const asQuestion = (result: CallToolResult | InputRequiredResult, asked: number): CallToolResult | InputRequiredResult => {
+  // A call that already ends asking (a login page: assistantLogin.ts) stays so.
+  if (isInputRequiredResult(result)) return result
   const answer = result.structuredContent as (MessageResult & NextStep) | undefined
   if (result.isError === true || answer === undefined || !answer.needs_input || answer.task_id === null) return result
   if (asked >= MAX_QUESTIONS || answer.next_step === DECLINED) return result
@@ -158,6 +165,98 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
   const roots = clientRoots(server, era)
   const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
 
+  /** One message to the agent, and its answer within `to.wait`. */
+  const sendOne = (
+    extra: ToolExtra,
+    access: AgentAccess,
+    text: string,
+    sources: ReadonlyArray<PartSource>,
+    to: Pick<SendMessageInput, "contextId" | "taskId" | "useSession" | "pushUrl" | "pushToken" | "stream"> & {
+      readonly wait: Duration.Duration
+    }
+  ) =>
+    withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
+      Effect.flatMap(
+        outgoingParts({
+          text,
+          sources,
+          maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
+          mayRead: insideDirectories(readableDirectories)
+        }),
+        (parts) =>
+          withProgress(extra, "Sending the message", (onUpdate) =>
+            sendMessage({
+              ...access,
+              contextId: to.contextId,
+              taskId: to.taskId,
+              useSession: to.useSession,
+              pushUrl: to.pushUrl,
+              pushToken: to.pushToken,
+              text,
+              parts,
+              stream: to.stream,
+              maxWait: to.wait,
+              maxAnswerBytes: context.maxAnswerBytes,
+              onUpdate
+            }), heartbeat)
+      )
+    )
+
+  /** The user's answer to the agent's question, sent to the task that asked (the text, then the fields as one data part). */
+  const sendReply = (
+    extra: ToolExtra,
+    args: Contacting,
+    reply: UserReply,
+    to: Pick<MessageResult, "task_id" | "context_id">,
+    wait: Duration.Duration
+  ) =>
+    atAgent(args, (access) =>
+      sendOne(extra, access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
+        taskId: to.task_id ?? undefined,
+        contextId: to.context_id ?? undefined,
+        wait
+      }))
+
+  /**
+   * A tool's turn with the agent (send_message, wait_for_task), its question put to the user when
+   * the client can show a form (agentQuestions.ts): 2025-11-25 inside the call, as many times as the
+   * agent asks; 2026-07-28 as an `input_required` result whose retry brings the answer (`reply`
+   * sends it) or a decline (the task as it `waiting`); `task`, when the call names one, is the only
+   * task such a retry may answer. A task's step asks nothing: its task does (tasksExtension.ts).
+   */
+  const askingAbout = <T extends MessageResult, E extends Described>(
+    extra: ToolExtra,
+    args: Contacting,
+    turn: Effect.Effect<T, E, ToolEnv>,
+    followUp: {
+      readonly reply: (answer: UserReply, to: Pick<MessageResult, "task_id" | "context_id">) => Effect.Effect<T, E, ToolEnv>
+      readonly waiting: (taskId: string) => Effect.Effect<T, E, ToolEnv>
+      readonly summarize: (result: T & NextStep) => string
+      readonly task?: string | undefined
+    }
+  ) => {
+    const modern = era === "modern" && !isTaskStep(extra) ? modernAsking(extra) : undefined
+    const asked = followUp.task === undefined || modern?.state?.task_id === followUp.task ? modern?.state : undefined
+    const answered = (state: AskedState): Effect.Effect<Answered<T>, E, ToolEnv> => {
+      const reply = replyOfFields(state.fields, modern?.content)
+      return reply === undefined
+        ? Effect.map(followUp.waiting(state.task_id), (result) => ({ result, declined: true }))
+        : Effect.map(followUp.reply(reply, state), (result) => ({ result, declined: false }))
+    }
+    // Progress goes on while the user thinks, so a client that times out idle calls keeps waiting.
+    const { user } = callOf(extra)
+    const askForm = user.askForm
+    const patient: UserPrompt = askForm === undefined ? user : {
+      ...user,
+      askForm: (form) => withProgressMessages(extra, "Waiting for the user to answer the agent's question", () => askForm(form), heartbeat)
+    }
+    const asking = asked === undefined
+      ? Effect.flatMap(turn, (first) => askingTheUser(patient, first, followUp.reply))
+      : answered(asked)
+    const result = handle(extra, args, Effect.map(asking, withNextStep), followUp.summarize, partsContent)
+    return modern === undefined ? result : result.then((plain) => asQuestion(plain, asked?.asked ?? 0))
+  }
+
   server.registerTool("send_message", {
     title: "Send a message to an agent",
     description: "Send a message to an A2A agent (text, files and data) and return its answer. Use to ask an agent to do " +
@@ -187,82 +286,24 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
       sources.length === 0
         ? Effect.map(oneOf("message", args.message, args.text, "text"), (text) => ({ text, sources }))
         : Effect.succeed({ text: args.message ?? args.text ?? "", sources }))
-    /** One message to the agent, and its answer within the wait. */
-    const sendOne = (
-      access: AgentAccess,
-      text: string,
-      sources: ReadonlyArray<PartSource>,
-      to: Pick<SendMessageInput, "contextId" | "taskId" | "useSession" | "pushUrl" | "pushToken">
-    ) =>
-      withPrograms(({ insideDirectories, outgoingParts, sendMessage }) =>
-        Effect.flatMap(
-          outgoingParts({
-            text,
-            sources,
-            maxRequestBytes: context.maxRequestBytes ?? MAX_AGENT_BODY_BYTES,
-            mayRead: insideDirectories(readableDirectories)
-          }),
-          (parts) =>
-            withProgress(extra, "Sending the message", (onUpdate) =>
-              sendMessage({
-                ...access,
-                ...to,
-                text,
-                parts,
-                stream: args.stream,
-                maxWait: wait,
-                maxAnswerBytes: context.maxAnswerBytes,
-                onUpdate
-              }), heartbeat)
-        )
-      )
-    // When the agent asks for input and the client can show a form, the user answers it here
-    // (agentQuestions.ts). Each message reaches the agent on its own: one refused for want of a
-    // login is sent again after it, never one the agent already took.
-    const { user } = callOf(extra)
-    // Progress goes on while the user thinks, so a client that times out idle calls keeps waiting.
-    const askForm = user.askForm
-    const patient: UserPrompt = askForm === undefined ? user : {
-      ...user,
-      askForm: (form) => withProgressMessages(extra, "Waiting for the user to answer the agent's question", () => askForm(form), heartbeat)
-    }
+    // Each message reaches the agent on its own: one refused for want of a login is sent again
+    // after it (atAgent), never one the agent already took.
     const send = Effect.flatMap(content, ({ text, sources }) =>
-      Effect.flatMap(
-        atAgent(args, (access) =>
-          sendOne(access, text, sources, {
-            contextId: args.context_id,
-            taskId: args.task_id,
-            useSession: args.use_session,
-            pushUrl: args.push_url,
-            pushToken: args.push_token
-          })),
-        (first) =>
-          askingTheUser(patient, first, (reply, to) =>
-            atAgent(args, (access) =>
-              sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
-                contextId: to.context_id ?? undefined,
-                taskId: to.task_id ?? undefined
-              })))
-      ))
-    // A 2026-07-28 retry answering the agent's question: the answer goes to the task that asked
-    // (a declined one leaves it waiting, as the task now is).
-    // (A task's step does not ask: its task does, tasksExtension.ts.)
-    const modern = era === "modern" && !isTaskStep(extra) ? modernAsking(extra) : undefined
-    const asked = modern?.state
-    const answered = (state: AskedState) => {
-      const reply = replyOfFields(state.fields, modern?.content)
-      return reply === undefined
-        ? atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId: state.task_id })))
-          .pipe(Effect.map((view): Answered => ({ result: view, declined: true })))
-        : atAgent(args, (access) =>
-          sendOne(access, reply.text, reply.data === undefined ? [] : [{ _tag: "Data", value: reply.data }], {
-            taskId: state.task_id,
-            contextId: state.context_id ?? undefined
-          })).pipe(Effect.map((result): Answered => ({ result, declined: false })))
-    }
-    const turn = asked === undefined ? send : answered(asked)
-    const result = handle(extra, args, Effect.map(turn, withNextStep), summarizeMessage, partsContent)
-    return modern === undefined ? result : result.then((plain) => asQuestion(plain, asked?.asked ?? 0))
+      atAgent(args, (access) =>
+        sendOne(extra, access, text, sources, {
+          contextId: args.context_id,
+          taskId: args.task_id,
+          useSession: args.use_session,
+          pushUrl: args.push_url,
+          pushToken: args.push_token,
+          stream: args.stream,
+          wait
+        })))
+    return askingAbout(extra, args, send, {
+      reply: (answer, to) => sendReply(extra, args, answer, to, wait),
+      waiting: (taskId) => atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId }))),
+      summarize: summarizeMessage
+    })
   })
 
   server.registerTool(
@@ -319,7 +360,18 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
           heartbeat
         )
     )
-    return handle(extra, args, waiting.pipe(Effect.map(viewWithNextStep)), summarizeTask, partsContent)
+    // The agent's question is asked as send_message asks it; the answer goes to the task, whose
+    // next answer this call keeps waiting for.
+    const asView = (result: MessageResult) =>
+      result.task_id === args.task_id
+        ? Effect.succeed<TaskView>({ ...result, task_id: result.task_id, kind: "task" })
+        : atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId: args.task_id })))
+    return askingAbout(extra, args, waiting, {
+      reply: (answer, to) => Effect.flatMap(sendReply(extra, args, answer, to, wait), asView),
+      waiting: (taskId) => atAgent(args, (access) => withPrograms(({ getTask }) => getTask({ ...access, taskId }))),
+      summarize: summarizeTask,
+      task: args.task_id
+    })
   })
 
   server.registerTool(

@@ -4,8 +4,8 @@
  * `handle`, which runs a tool's program and answers with its result, never echoing a secret.
  */
 import type { FileSystem, HttpClient } from "@effect/platform"
-import type { CallToolResult, McpServer, ToolAnnotations } from "@modelcontextprotocol/server"
-import { Duration, Effect, type Layer } from "effect"
+import type { CallToolResult, InputRequiredResult, McpServer, ToolAnnotations } from "@modelcontextprotocol/server"
+import { Deferred, Duration, Effect, type Layer } from "effect"
 import * as z from "zod"
 import { type Described, InvalidInput, type ListenFailed } from "../domain/errors.js"
 import { withTraceHeaders } from "../domain/traceContext.js"
@@ -50,6 +50,8 @@ export interface ToolContext {
   readonly maxRequestBytes?: number | undefined
   /** The OAuth client id a login through the client uses when the agent has no saved tokens to take it from (relay mcp --login-client-id). */
   readonly loginClientId?: string | undefined
+  /** How long a 2026-07-28 retry waits for a login in progress before the client is asked to retry again (default LOGIN_LEG). */
+  readonly loginLeg?: Duration.Duration | undefined
   /**
    * What check_agent runs with besides the client: raw exchanges and a push receiver (the webhook
    * door's, on loopback for the run). Handed over by whoever starts the server, loaded on the first call.
@@ -134,7 +136,7 @@ const atAgentOf = (context: ToolContext) =>
       cardUrl: args.card_url,
       allowInterfaceHosts: context.allowInterfaceHosts
     }
-    return use(access).pipe(loggingInWhenNeeded(access, context.loginClientId))
+    return use(access).pipe(loggingInWhenNeeded(access, context.loginClientId, context.loginLeg))
   })
 
 /** A step of a tool task (legacyTasks.ts) outlives its request: the task asks the user, not the step. */
@@ -149,7 +151,7 @@ export const toolKit = (
   context: ToolContext,
   era: ProtocolEra,
   callOf: (extra: ToolExtra) => ToolCall = (extra) =>
-    era === "legacy" && !isTaskStep(extra) ? legacyToolCall(server, extra) : modernToolCall(extra)
+    isTaskStep(extra) ? modernToolCall(extra, false) : era === "legacy" ? legacyToolCall(server, extra) : modernToolCall(extra)
 ) => ({
   server,
   context,
@@ -158,7 +160,8 @@ export const toolKit = (
   callOf,
   /**
    * Runs a tool's program: its result as structured content and a summary, or an error result;
-   * secrets of `args` never echoed. The agents it contacts receive the call's trace context.
+   * secrets of `args` never echoed. The agents it contacts receive the call's trace context. A
+   * 2026-07-28 call that offers the user a page ends with that `input_required` result instead.
    */
   handle: <A extends object, E extends Described>(
     extra: ToolExtra,
@@ -166,18 +169,20 @@ export const toolKit = (
     program: Effect.Effect<A, E, ToolEnv>,
     summarize: (result: A) => string,
     contentOf?: ContentOf<A, ToolEnv>
-  ): Promise<CallToolResult> =>
+  ): Promise<CallToolResult | InputRequiredResult> =>
     context.run(
       Effect.suspend(() => {
         const call = callOf(extra)
-        return toToolResult(program, summarize, contentOf).pipe(
+        const result = toToolResult(program, summarize, contentOf).pipe(
+          Effect.map((result) => withoutSecrets(result, secretsOf(args))),
           withTraceHeaders(call.trace),
           Effect.locally(currentUser, call.user),
           logToClient(extra)
         )
+        return call.endedAsking === undefined ? result : Effect.raceFirst(result, Deferred.await(call.endedAsking))
       }),
       extra.mcpReq.signal
-    ).then((result) => withoutSecrets(result, secretsOf(args))),
+    ),
   atAgent: atAgentOf(context),
   /** How long a call waits: its timeout_seconds, else the server's default. */
   waitFor: (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds)),

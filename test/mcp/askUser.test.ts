@@ -112,6 +112,18 @@ describe("an agent's question, asked of the user through the client", () => {
     }
   })
 
+  it("wait_for_task on a task waiting for input asks the user too, sends the answer and keeps waiting for the next answer", async () => {
+    const waiting = structured(await callTool(withoutForms, "send_message", { agent_url: mock.baseUrl, message: "input-required" }))
+    expect(waiting["needs_input"]).toBe(true)
+    asked.length = 0
+    answer = () => ({ action: "accept", content: { answer: "green, thanks" } })
+    const result = await callTool(withForms, "wait_for_task", { agent_url: mock.baseUrl, task_id: waiting["task_id"] })
+    expect(result.isError ?? false).toBe(false)
+    expect(asked.map((params) => params.message)).toEqual([expect.stringContaining("The mock agent needs more input")])
+    expect(structured(result)).toMatchObject({ task_id: waiting["task_id"], kind: "task", state: "completed", needs_input: false })
+    expect(structured(result)["text"]).toContain("green, thanks")
+  })
+
   it("a client without elicitation gets today's result: needs_input and how to answer", async () => {
     asked.length = 0
     const result = await callTool(withoutForms, "send_message", { agent_url: mock.baseUrl, message: "input-required" })
@@ -248,6 +260,20 @@ describe("a 2026-07-28 client: the agent's question as an input_required result"
       const content = structured(result as { structuredContent?: unknown })
       expect(content["needs_input"]).toBe(true)
       expect(content["next_step"]).toContain("declined")
+    } finally {
+      await close()
+    }
+  })
+
+  it("wait_for_task on a task waiting for input: the same question, answered by the retry; the call keeps waiting", async () => {
+    const waiting = structured(await callTool(withoutForms, "send_message", { agent_url: mock.baseUrl, message: "input-required" }))
+    const { client, questions, close } = await modernWithForms(() => ({ action: "accept", content: { answer: "green, thanks" } }))
+    try {
+      const result = await client.callTool({ name: "wait_for_task", arguments: { agent_url: mock.baseUrl, task_id: waiting["task_id"] } })
+      expect(questions).toEqual([expect.stringContaining("The mock agent needs more input")])
+      const content = structured(result as { structuredContent?: unknown })
+      expect(content).toMatchObject({ task_id: waiting["task_id"], kind: "task", state: "completed", needs_input: false })
+      expect(content["text"]).toContain("green, thanks")
     } finally {
       await close()
     }
