@@ -83,7 +83,7 @@ const leaseTimeFromEnvironment = (): Duration.Duration | undefined => {
   return Duration.millis(Number(match[1]) * (match[2] === "s" ? 1000 : 1))
 }
 
-/** The NOTIFY channel: payload "<version> <state> <task id>". */
+/** The NOTIFY channel: payload "<version> <state> <instance> <task id>" (instance names carry no space). */
 const CHANNEL = "relay_task_changed"
 
 // ---------------------------------------------------------------------------
@@ -320,10 +320,14 @@ const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
 /** The row a sealed config belongs to: a sealed value copied to another row does not open. */
 const sealedRow = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
 
-const parseChanged = (payload: string): TaskChanged | undefined => {
-  const [version, state, ...id] = payload.split(" ")
+/**
+ * The change a notification tells, when another instance wrote it: this instance handed out its own
+ * writes as it made them, and reading them back from the log would cost a round trip each.
+ */
+const changedElsewhere = (payload: string, instance: string): TaskChanged | undefined => {
+  const [version, state, origin, ...id] = payload.split(" ")
   const taskId = id.join(" ")
-  return version === undefined || state === undefined || taskId === ""
+  return version === undefined || state === undefined || origin === instance || taskId === ""
     ? undefined
     : { taskId, version: Number(version), state: state as V1.TaskState }
 }
@@ -434,7 +438,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
             SELECT ${id}, version, ${write.event === undefined ? null : JSON.stringify(write.event)}::text, ${taskJson} FROM updated
             RETURNING version
           ), notified AS (
-            SELECT pg_notify(${CHANNEL}, version || ' ' || ${task.status.state} || ' ' || ${id}) FROM logged
+            SELECT pg_notify(${CHANNEL}, version || ' ' || ${task.status.state} || ' ' || ${instance} || ' ' || ${id}) FROM logged
           )
           SELECT (SELECT version FROM updated) AS written, (SELECT queued FROM updated) AS queued,
             (SELECT version FROM relay_tasks WHERE id = ${id}) AS found, (SELECT count(*) FROM notified) AS notified`
@@ -528,7 +532,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       ).pipe(orDie)
 
     const changes: Stream.Stream<TaskChanged> = sql.listen(CHANNEL).pipe(
-      Stream.filterMap((payload) => Option.fromNullable(parseChanged(payload))),
+      Stream.filterMap((payload) => Option.fromNullable(changedElsewhere(payload, instance))),
       Stream.tapErrorCause((cause) => Effect.logWarning("Lost the PostgreSQL notifications; listening again", cause)),
       Stream.retry(Schedule.spaced(Duration.seconds(1))),
       Stream.orDie
