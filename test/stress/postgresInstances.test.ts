@@ -25,7 +25,7 @@ const homes: Array<ReturnType<typeof tempHome>> = []
  * Mixed requests spread over two instances: the issue's 10 000 with RELAY_STRESS_PG_REQUESTS=10000
  * (README, Reliability suites, has its time); fewer by default, to keep CI's stress tier in its budget.
  */
-const MIXED_REQUESTS = Number(process.env["RELAY_STRESS_PG_REQUESTS"] ?? 2000)
+const MIXED_REQUESTS = Number(process.env["RELAY_STRESS_PG_REQUESTS"] ?? 1000)
 /** Clients sending them at once. */
 const CLIENTS = 32
 
