@@ -416,12 +416,21 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /**
+     * The tasks this instance leased and has not given back. A terminal write gives this instance's
+     * lease back in the same statement, so that the release after it needs no round trip (a lease a
+     * renewal took again in between is given back by that release; one left on a finished task only
+     * runs out: nothing takes a finished task).
+     */
+    const heldHere = new Set<string>()
+
+    /**
      * One statement: the compare-and-set update, its log row and its notification (sent when the
      * statement commits), and the version found when the update did not apply.
      */
     const update = (id: string, write: TaskWrite, expectedVersion: number) =>
       Effect.gen(function*() {
         const task = write.task
+        const ends = V1.isTerminalState(task.status.state)
         const taskJson = JSON.stringify(task)
         const setsQueued = write.queued !== undefined
         const queuedJson = write.queued === undefined || write.queued.length === 0 ? null : JSON.stringify(write.queued)
@@ -430,7 +439,9 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
             UPDATE relay_tasks SET
               task = ${taskJson}, state = ${task.status.state}, status_time = ${statusTime(task)},
               queued = CASE WHEN ${setsQueued} THEN ${queuedJson}::text ELSE queued END,
-              version = version + 1, updated_at = now()
+              version = version + 1, updated_at = now(),
+              lease_until = CASE WHEN ${ends} AND lease_owner = ${instance} THEN NULL ELSE lease_until END,
+              lease_owner = CASE WHEN ${ends} AND lease_owner = ${instance} THEN NULL ELSE lease_owner END
             WHERE id = ${id} AND version = ${expectedVersion}
             RETURNING version, queued
           ), logged AS (
@@ -444,6 +455,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
             (SELECT version FROM relay_tasks WHERE id = ${id}) AS found, (SELECT count(*) FROM notified) AS notified`
         const row = rows[0]
         if (row?.written !== null && row?.written !== undefined) {
+          if (ends) heldHere.delete(id)
           return Option.some<StoredTask>({
             task,
             version: row.written,
@@ -553,13 +565,17 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
     const hold = (taskIds: ReadonlyArray<string>) =>
       taskIds.length === 0 ? Effect.void : sql`
         UPDATE relay_tasks SET lease_owner = ${instance}, lease_until = now() + ${leaseMillis} * interval '1 millisecond'
-        WHERE id IN ${sql.in(taskIds)}`.pipe(Effect.asVoid, orDie)
-
-    const release = (taskId: string) =>
-      sql`UPDATE relay_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ${taskId} AND lease_owner = ${instance}`.pipe(
-        Effect.asVoid,
+        WHERE id IN ${sql.in(taskIds)}`.pipe(
+        Effect.zipRight(Effect.sync(() => taskIds.forEach((id) => heldHere.add(id)))),
         orDie
       )
+
+    const release = (taskId: string) =>
+      Effect.suspend(() =>
+        heldHere.delete(taskId)
+          ? sql`UPDATE relay_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ${taskId} AND lease_owner = ${instance}`
+          : Effect.void
+      ).pipe(Effect.asVoid, orDie)
 
     const takeExpired = Effect.map(
       sql<{ readonly id: string }>`
@@ -570,7 +586,11 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
           FOR UPDATE SKIP LOCKED
         )
         RETURNING id`,
-      (rows) => rows.map((row) => row.id)
+      (rows) =>
+        rows.map((row) => {
+          heldHere.add(row.id)
+          return row.id
+        })
     ).pipe(orDie)
 
     return TaskStorage.of({

@@ -3,7 +3,7 @@
 // instance at a time, never a working task; and every ListTasks filter is served by an index, as the
 // planner chooses it over a few thousand analysed rows.
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Schedule, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import {
@@ -146,6 +146,51 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage at scale", () => {
       }))
     expect(left).toBeLessThanOrEqual(10)
     expect(await idsLeft(url)).toContain("t029")
+  })
+
+  it("a terminal write gives the writer's lease back (the release after it costs no statement)", async () => {
+    const url = await cluster.createDatabase()
+    const leases = await withStorage(url, {}, (storage) =>
+      Effect.gen(function*() {
+        yield* Effect.orDie(storage.create(task("t", "TASK_STATE_WORKING")))
+        yield* storage.shared!.hold(["t"])
+        const held = yield* Effect.promise(() => sqlRows(url, "SELECT lease_owner IS NOT NULL AS leased FROM relay_tasks"))
+        yield* Effect.orDie(storage.update("t", { task: task("t", "TASK_STATE_COMPLETED") }, 1))
+        const ended = yield* Effect.promise(() => sqlRows(url, "SELECT lease_owner IS NOT NULL AS leased FROM relay_tasks"))
+        return [held[0]!["leased"], ended[0]!["leased"]]
+      }))
+    expect(leases).toEqual([true, false])
+  })
+
+  it("an instance hears the changes other instances write, not its own (it handed those out as it wrote them)", async () => {
+    const url = await cluster.createDatabase()
+    await Effect.runPromise(migrateOnly(url))
+    const [a, b] = [postgresStorage(url, { storeKey: STORE_KEY }, "A"), postgresStorage(url, { storeKey: STORE_KEY }, "B")]
+    const heard = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const onA = yield* Layer.build(a).pipe(Effect.map((context) => Context.get(context, TaskStorage)))
+      const onB = yield* Layer.build(b).pipe(Effect.map((context) => Context.get(context, TaskStorage)))
+      // Until A hears one of B's changes (LISTEN starts with the stream), A and B each write a task in turn.
+      const notices = yield* Effect.fork(
+        Stream.runCollect(Stream.takeUntil(onA.shared!.changes, (notice) => notice.taskId.startsWith("theirs")))
+      )
+      const writeOn = (storage: TaskStorage["Type"], id: string) =>
+        Effect.zipRight(
+          Effect.orDie(storage.create(task(id, "TASK_STATE_WORKING"))),
+          Effect.orDie(storage.update(id, { task: task(id, "TASK_STATE_COMPLETED") }, 1))
+        )
+      const writer = yield* Effect.fork(
+        Effect.forEach(
+          Array.from({ length: 100 }, (_, n) => n),
+          (n) => Effect.zipRight(writeOn(onA, `mine-${n}`), Effect.zipRight(writeOn(onB, `theirs-${n}`), Effect.sleep("20 millis"))),
+          { discard: true }
+        )
+      )
+      const heard = yield* Fiber.join(notices).pipe(Effect.timeout("5 seconds"), Effect.orDie)
+      yield* Fiber.interrupt(writer)
+      return [...heard]
+    })))
+    expect(heard.map((notice) => notice.taskId.replace(/\d+$/, "")).filter((id) => id !== "theirs-")).toEqual([])
+    expect(heard.at(-1)?.version).toBe(2)
   })
 
   it("serves every ListTasks filter and the page after a token from an index, over a few thousand analysed rows", async () => {
