@@ -27,9 +27,11 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect, Layer, Option, Redacted, Schedule, Stream } from "effect"
+import type { Connection as SqlConnection } from "@effect/sql/SqlConnection"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Duration, Effect, Layer, Option, Queue, Redacted, Schedule, Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
-import type * as V1 from "../a2a/v1.js"
+import * as V1 from "../a2a/v1.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 import { MIN_STORE_KEY_CHARS, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { redactUrl } from "../domain/secrets.js"
@@ -37,9 +39,11 @@ import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
 import {
   byWriteOrder,
   decodeCursor,
+  DEFAULT_MAX_TASKS,
   encodeCursor,
   InvalidPageToken,
   type LoggedChange,
+  type PageCursor,
   type PendingDeliveries,
   type PendingDelivery,
   type StoredPushConfig,
@@ -59,6 +63,12 @@ export interface PostgresStorageOptions {
   readonly storeKey?: string | undefined
   /** Bytes of JSON a list page holds at most (always at least one task). Default MAX_TASK_PAGE_BYTES. */
   readonly maxPageBytes?: number | undefined
+  /** Tasks kept: past it the least recently changed settled ones are deleted, down to 90 %. Default 10 000. */
+  readonly maxTasks?: number | undefined
+  /** How long a finished or waiting task is kept after its last change. Default 30 days. */
+  readonly maxAge?: Duration.DurationInput | undefined
+  /** How often an instance sweeps (besides at start and after each tenth of maxTasks it created). Default 1 minute. */
+  readonly sweepEvery?: Duration.DurationInput | undefined
 }
 
 /** The database named cannot be used; never with the URL's password (redactUrl). */
@@ -81,7 +91,7 @@ const leaseTimeFromEnvironment = (): Duration.Duration | undefined => {
   return Duration.millis(Number(match[1]) * (match[2] === "s" ? 1000 : 1))
 }
 
-/** The NOTIFY channel: payload "<version> <state> <task id>". */
+/** The NOTIFY channel: payload "<version> <state> <instance> <task id>" (instance names carry no space). */
 const CHANNEL = "relay_task_changed"
 
 // ---------------------------------------------------------------------------
@@ -146,15 +156,26 @@ const createTables = Effect.flatMap(
   (sql) => Effect.forEach(TABLES, (statement) => sql.unsafe(statement), { discard: true })
 )
 
+/** State lists as SQL literals (constants, so that the planner matches relay_tasks_settled's predicate). */
+const sqlStates = (states: ReadonlyArray<V1.TaskState>) => states.map((state) => `'${state}'`).join(", ")
+const SETTLED = sqlStates([...V1.TERMINAL_STATES, ...V1.INTERRUPTED_STATES])
+
+/** Retention's index: settled tasks by their last change, so that a sweep reads only the rows it deletes. */
+const createRetentionIndex = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql.unsafe(`CREATE INDEX relay_tasks_settled ON relay_tasks (updated_at) WHERE state IN (${SETTLED})`)
+)
+
 const MIGRATIONS_TABLE = "relay_migrations"
 const migrations = Migrator.fromRecord({
   "0001_tasks_events_push_configs": createTables,
   "0002_push_deliveries": Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => Effect.forEach(PUSH_DELIVERIES, (statement) => sql.unsafe(statement), { discard: true })
-  )
+  ),
+  "0003_retention_index": createRetentionIndex
 })
-export const LATEST_MIGRATION = 2
+export const LATEST_MIGRATION = 3
 
 /** Runs the migrations not run yet; instances starting together wait for each other (an advisory lock). */
 export const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -178,6 +199,136 @@ export const migratedTo = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   ))
 
 // ---------------------------------------------------------------------------
+// Retention: the memory store's bound and the file store's age, for a database all instances share
+
+/** The file store's default too (FileTaskStorage's DEFAULT_MAX_TASK_AGE; not imported: it would split a chunk). */
+export const DEFAULT_MAX_TASK_AGE = Duration.days(30)
+const DEFAULT_SWEEP_EVERY = Duration.minutes(1)
+/** Tasks one DELETE takes at most (with their events and push configs): no sweep holds rows or the WAL for long. */
+const RETENTION_BATCH = 500
+
+export interface RetentionPolicy {
+  readonly maxTasks: number
+  readonly maxAge: Duration.Duration
+  /** Tasks per DELETE. */
+  readonly batch: number
+}
+
+export const retentionPolicy = (options: PostgresStorageOptions = {}): RetentionPolicy => ({
+  maxTasks: options.maxTasks ?? DEFAULT_MAX_TASKS,
+  maxAge: Duration.decode(options.maxAge ?? DEFAULT_MAX_TASK_AGE),
+  batch: RETENTION_BATCH
+})
+
+/**
+ * One batch: deletes up to `limit` settled tasks (and, by cascade, their events and push configs)
+ * matching `which`, least recently changed first, none leased to a live instance nor locked by a
+ * write going on; the number deleted.
+ */
+const deleteSettled = (
+  connection: SqlConnection,
+  states: ReadonlyArray<V1.TaskState>,
+  which: string,
+  params: ReadonlyArray<unknown>,
+  limit: number
+) =>
+  Effect.map(
+    connection.execute(
+      `WITH doomed AS (
+        SELECT id FROM relay_tasks
+        WHERE state IN (${sqlStates(states)}) AND ${which} AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY updated_at LIMIT ${Math.max(0, Math.floor(limit))}
+        FOR UPDATE SKIP LOCKED
+      )
+      DELETE FROM relay_tasks USING doomed WHERE relay_tasks.id = doomed.id RETURNING relay_tasks.id`,
+      params,
+      undefined
+    ),
+    (rows) => rows.length
+  )
+
+/** Deletes in batches until a batch comes back short or `total` are gone; how many went. */
+const deleteInBatches = (batch: number, total: number, deleteUpTo: (limit: number) => Effect.Effect<number, SqlError>) =>
+  Effect.iterate({ deleted: 0, done: total <= 0 }, {
+    while: (state) => !state.done,
+    body: (state) => {
+      const limit = Math.min(batch, total - state.deleted)
+      return Effect.map(deleteUpTo(limit), (deleted) => ({
+        deleted: state.deleted + deleted,
+        done: deleted < limit || state.deleted + deleted >= total
+      }))
+    }
+  }).pipe(Effect.map((state) => state.deleted))
+
+const RETENTION_LOCK = "hashtext('relay_retention')"
+
+/**
+ * One sweep of the retention policy, by one instance at a time (a session advisory lock; the
+ * others skip theirs): settled tasks whose last change is older than maxAge go, then, past maxTasks,
+ * the least recently changed finished ones and then waiting ones, down to 90 % of it (as the memory
+ * store). A working task never goes, whatever its age or their number. The number deleted, or
+ * undefined when another instance was sweeping.
+ */
+export const sweepRetention = (policy: RetentionPolicy) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.scoped(Effect.gen(function*() {
+      const connection = yield* sql.reserve
+      const locked = yield* connection.execute(`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS locked`, [], undefined)
+      if (locked[0]?.locked !== true) return undefined
+      return yield* Effect.gen(function*() {
+        const old = yield* deleteInBatches(
+          policy.batch,
+          Number.POSITIVE_INFINITY,
+          (limit) =>
+            deleteSettled(
+              connection,
+              [...V1.TERMINAL_STATES, ...V1.INTERRUPTED_STATES],
+              "updated_at < now() - $1 * interval '1 millisecond'",
+              [Duration.toMillis(policy.maxAge)],
+              limit
+            )
+        )
+        const counted = yield* connection.execute("SELECT count(*) AS total FROM relay_tasks", [], undefined)
+        const total = Number(counted[0]?.total ?? 0)
+        if (total <= policy.maxTasks) return old
+        let excess = total - Math.floor(policy.maxTasks * 0.9)
+        let over = 0
+        for (const states of [V1.TERMINAL_STATES, V1.INTERRUPTED_STATES]) {
+          const deleted = yield* deleteInBatches(policy.batch, excess, (limit) => deleteSettled(connection, states, "true", [], limit))
+          over += deleted
+          excess -= deleted
+        }
+        return old + over
+      }).pipe(
+        Effect.ensuring(Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${RETENTION_LOCK})`, [], undefined)))
+      )
+    })))
+
+/**
+ * Sweeps at start, every `sweepEvery`, and after each tenth of maxTasks this instance created (in the
+ * background: a create never waits for it). Requests made while a sweep runs become one more sweep
+ * after it; failures are logged, and the next sweep retries.
+ */
+const keepRetention = (options: PostgresStorageOptions) =>
+  Effect.gen(function*() {
+    const policy = retentionPolicy(options)
+    const client = yield* SqlClient.SqlClient
+    const requests = yield* Queue.sliding<void>(1)
+    const sweep = sweepRetention(policy).pipe(
+      Effect.provideService(SqlClient.SqlClient, client),
+      Effect.catchAllCause((cause) => Effect.logWarning("The PostgreSQL task store's retention sweep failed; the next one retries", cause))
+    )
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(requests), sweep)))
+    yield* Effect.forkScoped(
+      Effect.repeat(Queue.offer(requests, undefined), Schedule.spaced(Duration.decode(options.sweepEvery ?? DEFAULT_SWEEP_EVERY)))
+    )
+    const sweepEveryCreates = Math.max(1, Math.floor(policy.maxTasks / 10))
+    let created = 0
+    /** Called after each task this instance created. */
+    return Effect.suspend(() => ++created % sweepEveryCreates === 0 ? Queue.offer(requests, undefined) : Effect.void)
+  })
+
+// ---------------------------------------------------------------------------
 // Rows
 
 interface TaskRow {
@@ -199,10 +350,14 @@ const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
 /** The row a sealed config belongs to: a sealed value copied to another row does not open. */
 const sealedRow = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
 
-const parseChanged = (payload: string): TaskChanged | undefined => {
-  const [version, state, ...id] = payload.split(" ")
+/**
+ * The change a notification tells, when another instance wrote it: this instance handed out its own
+ * writes as it made them, and reading them back from the log would cost a round trip each.
+ */
+const changedElsewhere = (payload: string, instance: string): TaskChanged | undefined => {
+  const [version, state, origin, ...id] = payload.split(" ")
   const taskId = id.join(" ")
-  return version === undefined || state === undefined || taskId === ""
+  return version === undefined || state === undefined || origin === instance || taskId === ""
     ? undefined
     : { taskId, version: Number(version), state: state as V1.TaskState }
 }
@@ -222,6 +377,45 @@ const storeKey = (given: string | undefined) => {
 }
 
 // ---------------------------------------------------------------------------
+// Lists
+
+interface Statement {
+  readonly text: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+/**
+ * A list's two statements: the count of the tasks its filters match, and its page, after the
+ * cursor in list order (status time, then creation order, newest first). Each filter has an index
+ * that keeps that order (relay_tasks_by_context, _by_state, _by_time; test/services/PostgresScale.test.ts holds
+ * the plans to them), so a page reads its rows; the count reads the matching entries of that
+ * index, which retention bounds.
+ */
+export const listStatements = (query: TaskQuery, after: PageCursor | undefined) => {
+  const filters: Array<string> = []
+  const params: Array<unknown> = []
+  const filter = (clause: string, ...values: ReadonlyArray<unknown>) => {
+    params.push(...values)
+    filters.push(clause.replace(/\?/g, () => `$${params.length - values.length + 1}`))
+  }
+  if (query.contextId !== undefined) filter("context_id = ?", query.contextId)
+  if (query.status !== undefined) filter("state = ?", query.status)
+  if (query.statusTimestampAfter !== undefined) filter("status_time >= ?", query.statusTimestampAfter)
+  const where = () => filters.length === 0 ? "" : `WHERE ${filters.join(" AND ")}`
+  const count: Statement = { text: `SELECT count(*) AS total FROM relay_tasks ${where()}`, params: [...params] }
+  if (after !== undefined) {
+    params.push(after.timestamp, after.seq)
+    filters.push(`(status_time, seq) < ($${params.length - 1}, $${params.length})`)
+  }
+  params.push(query.pageSize + 1)
+  const page: Statement = {
+    text: `SELECT task, status_time, seq FROM relay_tasks ${where()} ORDER BY status_time DESC, seq DESC LIMIT $${params.length}`,
+    params
+  }
+  return { count, page }
+}
+
+// ---------------------------------------------------------------------------
 // The storage
 
 const orDie = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
@@ -232,6 +426,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
     const leaseTime = Duration.decode(options.leaseTime ?? leaseTimeFromEnvironment() ?? DEFAULT_LEASE_TIME)
     const leaseMillis = Duration.toMillis(leaseTime)
     const maxPageBytes = options.maxPageBytes ?? MAX_TASK_PAGE_BYTES
+    const afterCreate = yield* keepRetention(options)
 
     const versionOf = (id: string) =>
       Effect.map(sql<{ readonly version: number }>`SELECT version FROM relay_tasks WHERE id = ${id}`, (rows) => rows[0]?.version)
@@ -242,10 +437,21 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
           INSERT INTO relay_tasks (id, context_id, state, status_time, version, task)
           VALUES (${task.id}, ${task.contextId ?? null}, ${task.status.state}, ${statusTime(task)}, 1, ${JSON.stringify(task)})
           ON CONFLICT (id) DO NOTHING RETURNING version`
-        if (inserted.length > 0) return { task, version: 1, queued: NOTHING_QUEUED } satisfies StoredTask
+        if (inserted.length > 0) {
+          yield* Effect.asVoid(afterCreate)
+          return { task, version: 1, queued: NOTHING_QUEUED } satisfies StoredTask
+        }
         const found = (yield* versionOf(task.id)) ?? 0
         return yield* Effect.fail(new TaskVersionConflict({ taskId: task.id, expected: 0, found }))
       }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /**
+     * The tasks this instance leased and has not given back. A terminal write gives this instance's
+     * lease back in the same statement, so that the release after it needs no round trip (a lease a
+     * renewal took again in between is given back by that release; one left on a finished task only
+     * runs out: nothing takes a finished task).
+     */
+    const heldHere = new Set<string>()
 
     /**
      * One statement: the compare-and-set update, its log row and its notification (sent when the
@@ -254,6 +460,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
     const update = (id: string, write: TaskWrite, expectedVersion: number) =>
       Effect.gen(function*() {
         const task = write.task
+        const ends = V1.isTerminalState(task.status.state)
         const taskJson = JSON.stringify(task)
         const setsQueued = write.queued !== undefined
         const queuedJson = write.queued === undefined || write.queued.length === 0 ? null : JSON.stringify(write.queued)
@@ -262,7 +469,9 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
             UPDATE relay_tasks SET
               task = ${taskJson}, state = ${task.status.state}, status_time = ${statusTime(task)},
               queued = CASE WHEN ${setsQueued} THEN ${queuedJson}::text ELSE queued END,
-              version = version + 1, updated_at = now()
+              version = version + 1, updated_at = now(),
+              lease_until = CASE WHEN ${ends} AND lease_owner = ${instance} THEN NULL ELSE lease_until END,
+              lease_owner = CASE WHEN ${ends} AND lease_owner = ${instance} THEN NULL ELSE lease_owner END
             WHERE id = ${id} AND version = ${expectedVersion}
             RETURNING version, queued
           ), logged AS (
@@ -270,12 +479,13 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
             SELECT ${id}, version, ${write.event === undefined ? null : JSON.stringify(write.event)}::text, ${taskJson} FROM updated
             RETURNING version
           ), notified AS (
-            SELECT pg_notify(${CHANNEL}, version || ' ' || ${task.status.state} || ' ' || ${id}) FROM logged
+            SELECT pg_notify(${CHANNEL}, version || ' ' || ${task.status.state} || ' ' || ${instance} || ' ' || ${id}) FROM logged
           )
           SELECT (SELECT version FROM updated) AS written, (SELECT queued FROM updated) AS queued,
             (SELECT version FROM relay_tasks WHERE id = ${id}) AS found, (SELECT count(*) FROM notified) AS notified`
         const row = rows[0]
         if (row?.written !== null && row?.written !== undefined) {
+          if (ends) heldHere.delete(id)
           return Option.some<StoredTask>({
             task,
             version: row.written,
@@ -292,26 +502,11 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
         const token = query.pageToken
         const after = token === undefined ? undefined : decodeCursor(token)
         if (token !== undefined && after === undefined) return yield* Effect.fail(new InvalidPageToken({ token }))
-        const filters: Array<string> = []
-        const params: Array<unknown> = []
-        const filter = (clause: string, ...values: ReadonlyArray<unknown>) => {
-          params.push(...values)
-          filters.push(clause.replace(/\?/g, () => `$${params.length - values.length + 1}`))
-        }
-        if (query.contextId !== undefined) filter("context_id = ?", query.contextId)
-        if (query.status !== undefined) filter("state = ?", query.status)
-        if (query.statusTimestampAfter !== undefined) filter("status_time >= ?", query.statusTimestampAfter)
-        const where = filters.length === 0 ? "" : `WHERE ${filters.join(" AND ")}`
-        const counted = yield* sql.unsafe<{ readonly total: string }>(`SELECT count(*) AS total FROM relay_tasks ${where}`, params)
-        if (after !== undefined) {
-          params.push(after.timestamp, after.seq)
-          filters.push(`(status_time, seq) < ($${params.length - 1}, $${params.length})`)
-        }
-        params.push(query.pageSize + 1)
+        const statements = listStatements(query, after)
+        const counted = yield* sql.unsafe<{ readonly total: string }>(statements.count.text, statements.count.params)
         const rows = yield* sql.unsafe<{ readonly task: string; readonly status_time: string; readonly seq: string }>(
-          `SELECT task, status_time, seq FROM relay_tasks ${filters.length === 0 ? "" : `WHERE ${filters.join(" AND ")}`}
-           ORDER BY status_time DESC, seq DESC LIMIT $${params.length}`,
-          params
+          statements.page.text,
+          statements.page.params
         )
         const page: Array<(typeof rows)[number]> = []
         let bytes = 0
@@ -379,7 +574,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       ).pipe(orDie)
 
     const changes: Stream.Stream<TaskChanged> = sql.listen(CHANNEL).pipe(
-      Stream.filterMap((payload) => Option.fromNullable(parseChanged(payload))),
+      Stream.filterMap((payload) => Option.fromNullable(changedElsewhere(payload, instance))),
       Stream.tapErrorCause((cause) => Effect.logWarning("Lost the PostgreSQL notifications; listening again", cause)),
       Stream.retry(Schedule.spaced(Duration.seconds(1))),
       Stream.orDie
@@ -400,13 +595,17 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
     const hold = (taskIds: ReadonlyArray<string>) =>
       taskIds.length === 0 ? Effect.void : sql`
         UPDATE relay_tasks SET lease_owner = ${instance}, lease_until = now() + ${leaseMillis} * interval '1 millisecond'
-        WHERE id IN ${sql.in(taskIds)}`.pipe(Effect.asVoid, orDie)
-
-    const release = (taskId: string) =>
-      sql`UPDATE relay_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ${taskId} AND lease_owner = ${instance}`.pipe(
-        Effect.asVoid,
+        WHERE id IN ${sql.in(taskIds)}`.pipe(
+        Effect.zipRight(Effect.sync(() => taskIds.forEach((id) => heldHere.add(id)))),
         orDie
       )
+
+    const release = (taskId: string) =>
+      Effect.suspend(() =>
+        heldHere.delete(taskId)
+          ? sql`UPDATE relay_tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ${taskId} AND lease_owner = ${instance}`
+          : Effect.void
+      ).pipe(Effect.asVoid, orDie)
 
     const takeExpired = Effect.map(
       sql<{ readonly id: string }>`
@@ -417,7 +616,11 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
           FOR UPDATE SKIP LOCKED
         )
         RETURNING id`,
-      (rows) => rows.map((row) => row.id)
+      (rows) =>
+        rows.map((row) => {
+          heldHere.add(row.id)
+          return row.id
+        })
     ).pipe(orDie)
 
     const deliveries = yield* pendingDeliveries(sql, instance, leaseTime)

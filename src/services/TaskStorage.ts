@@ -62,7 +62,7 @@ export interface LoggedChange {
  * a lease that runs out means the instance died.
  */
 export interface SharedTasks {
-  /** Every change written by any instance, this one's included; resumes by itself when the connection drops. */
+  /** Every change other instances write (this one hands out its own as it writes them); resumes by itself when the connection drops. */
   readonly changes: Stream.Stream<TaskChanged>
   /** The task's writes after `version`, oldest first. */
   readonly changesAfter: (taskId: string, version: number) => Effect.Effect<ReadonlyArray<LoggedChange>>

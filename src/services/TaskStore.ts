@@ -532,19 +532,15 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       return V1.isSettledState(task.status.state) ? Option.some(task) : undefined
     }
 
+    /** One read (a round trip to a database): the waiter is registered before it, so a change written after it resolves the wait. */
     const awaitSettled = (id: string) =>
-      Effect.flatMap(storage.get(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
-        const settled = settledNow(found)
-        if (settled !== undefined) return Effect.succeed(settled)
-        // Registered before the task is read again, so a change written after that read resolves it.
-        return Effect.flatMap(Deferred.make<V1.Task>(), (waiter) => {
-          live.wait(id, waiter)
-          return Effect.flatMap(storage.get(id), (again) => {
-            const now = settledNow(again)
-            if (now === undefined) return Effect.asSome(Deferred.await(waiter))
-            live.unwait(id, waiter)
-            return Effect.succeed(now)
-          })
+      Effect.flatMap(Deferred.make<V1.Task>(), (waiter) => {
+        live.wait(id, waiter)
+        return Effect.flatMap(storage.get(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
+          const now = settledNow(found)
+          if (now === undefined) return Effect.asSome(Deferred.await(waiter))
+          live.unwait(id, waiter)
+          return Effect.succeed(now)
         })
       })
 
@@ -594,7 +590,8 @@ export const layer = (options: TaskStoreOptions = {}): Layer.Layer<TaskStore> =>
 
 /**
  * The store over the TaskStorage of the context: where a database's storage plugs in. Such a storage
- * forgets no task on its own, so it asks no Retention.
+ * asks no Retention: its retention runs in the database for every instance, which cannot know what
+ * another instance's clients follow.
  */
 export const layerOver = (options: Pick<TaskStoreOptions, "maxHistory"> = {}): Layer.Layer<TaskStore, never, TaskStorage.TaskStorage> =>
   Layer.scoped(TaskStore, Effect.flatMap(TaskStorage.TaskStorage, (storage) => makeOver(storage, new LiveTasks(), options)))

@@ -119,7 +119,7 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
   it("migrates once when instances start together, and --migrate-only migrates alone", async () => {
     const url = await cluster.createDatabase()
     const ran = await Promise.all([1, 2, 3].map(() => Effect.runPromise(migrateOnly(url))))
-    expect(ran.flat()).toEqual(["1_tasks_events_push_configs", "2_push_deliveries"])
+    expect(ran.flat()).toEqual(["1_tasks_events_push_configs", "2_push_deliveries", "3_retention_index"])
     expect(await Effect.runPromise(Effect.provide(migratedTo, clientLayer(url)))).toBe(LATEST_MIGRATION)
     expect(await sqlRows(url, "SELECT count(*)::int AS n FROM relay_tasks")).toEqual([{ n: 0 }])
   })
