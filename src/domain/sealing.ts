@@ -21,6 +21,9 @@ export interface Sealer {
   readonly open: (sealed: string, row: string) => string | undefined
 }
 
+/** The row a push config's sealed secrets belong to: sealed text copied to another config does not open. */
+export const pushConfigRow = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
+
 /** The sealer of a key text (any characters, at least MIN_STORE_KEY_CHARS of them). */
 export const sealerOf = (keyText: string): Sealer => {
   const key = Buffer.from(hkdfSync("sha256", keyText, "relay-store", "push-configs", 32))

@@ -7,6 +7,7 @@ import { Path } from "@effect/platform"
 import { Config, Duration, Effect, Either, Redacted } from "effect"
 import { mcpClients } from "../domain/mcpClients.js"
 import { MODEL_FORMS } from "../domain/modelErrors.js"
+import { MIN_STORE_KEY_CHARS, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { DEFAULT_FILE_STORE_DIR, parseTaskStoreChoice } from "../domain/taskStoreChoice.js"
 import { ModelAccess, selectModel } from "../services/ModelAccess.js"
 import { SESSIONS_FILE, storeFileProblem } from "../services/SessionStore.js"
@@ -119,7 +120,17 @@ const checkTaskStore = Effect.gen(function*() {
       return passed("task store", "memory (RELAY_STORE=memory: relay server agent's tasks are gone when it stops)")
     case "file": {
       const dir = store.dir ?? (yield* Path.Path).join(yield* resolveStateDir, DEFAULT_FILE_STORE_DIR)
-      return passed("task store", `file store in ${dir}${store.dir === undefined ? " (the default; RELAY_STORE or --store chooses)" : ""}`)
+      const where = `file store in ${dir}${store.dir === undefined ? " (the default; RELAY_STORE or --store chooses)" : ""}`
+      // The server seals push secrets with RELAY_STORE_KEY when set, and refuses to start on one too short to be a key.
+      const key = yield* Effect.orElseSucceed(Config.string(STORE_KEY_VARIABLE), () => "")
+      if (key !== "" && key.length < MIN_STORE_KEY_CHARS) {
+        return failed(
+          "task store",
+          `${where}: ${STORE_KEY_VARIABLE} is shorter than ${MIN_STORE_KEY_CHARS} characters`,
+          `Set ${STORE_KEY_VARIABLE} to the key the store was written with, or unset it to use the key file relay keeps in ${dir}`
+        )
+      }
+      return passed("task store", `${where}; push secrets sealed with ${key === "" ? "its store.key" : STORE_KEY_VARIABLE}`)
     }
     case "postgres": {
       const postgres = yield* Effect.promise(() => import("../services/PostgresTaskStorage.js"))

@@ -30,11 +30,19 @@
  * bytes, past which the least recently changed finished tasks go first (as in memory), and no
  * finished or waiting task older than `maxAge` (swept at start and hourly). A working task, and
  * one a client follows, always stays. One process at a time: the directory is locked.
+ *
+ * Push tokens and webhook credentials are sealed in the lines (domain/sealing.ts, as in PostgreSQL)
+ * with RELAY_STORE_KEY, or else with a key relay makes once in the directory (`store.key`, 0600): the
+ * journals and snapshots can then be copied, backed up or attached to a bug report without the
+ * secrets, while the key file stays behind the directory's 0700. Lines a previous build wrote in clear
+ * are read as before, and written sealed from the next snapshot on (one is written at each start).
  */
 import { Clock, Duration, Effect, FiberSet, Layer, Option, Schedule } from "effect"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as V1 from "../a2a/v1.js"
+import { MIN_STORE_KEY_CHARS, pushConfigRow, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
 import { scopedFileLock } from "./StateDir.js"
 import * as TaskStorage from "./TaskStorage.js"
@@ -92,8 +100,49 @@ const writtenLine = (stored: TaskStorage.StoredTask, seq: number): string =>
     queued: stored.queued
   })
 
-const pushConfigsLine = (taskId: string, configs: ReadonlyArray<TaskStorage.StoredPushConfig>) =>
-  `${JSON.stringify({ p: taskId, c: configs })}\n`
+/** A push config as the lines hold it: its token and credentials sealed in `s` (absent in clear lines of old builds). */
+interface WrittenPushConfig extends TaskStorage.StoredPushConfig {
+  readonly s?: string
+}
+
+/** The secrets of a push config, sealed together. */
+interface PushSecrets {
+  readonly token?: string | undefined
+  readonly credentials?: string | undefined
+}
+
+const sealPushConfig = (sealer: Sealer, taskId: string, stored: TaskStorage.StoredPushConfig): WrittenPushConfig => {
+  const { authentication, token, ...rest } = stored.config
+  const secrets: PushSecrets = { token, credentials: authentication?.credentials }
+  if (secrets.token === undefined && secrets.credentials === undefined) return stored
+  return {
+    config: { ...rest, ...(authentication === undefined ? {} : { authentication: { scheme: authentication.scheme } }) },
+    generation: stored.generation,
+    s: sealer.seal(JSON.stringify(secrets), pushConfigRow(taskId, stored.config.id ?? ""))
+  }
+}
+
+/** The config with its secrets back; undefined when they do not open with this key. */
+const openPushConfig = (sealer: Sealer, taskId: string, written: WrittenPushConfig): TaskStorage.StoredPushConfig | undefined => {
+  if (written.s === undefined) return written
+  const opened = sealer.open(written.s, pushConfigRow(taskId, written.config.id ?? ""))
+  if (opened === undefined) return undefined
+  const { credentials, token } = JSON.parse(opened) as PushSecrets
+  const { authentication, ...rest } = written.config
+  return {
+    config: {
+      ...rest,
+      ...(token === undefined ? {} : { token }),
+      ...(authentication === undefined
+        ? {}
+        : { authentication: { ...authentication, ...(credentials === undefined ? {} : { credentials }) } })
+    },
+    generation: written.generation
+  }
+}
+
+const pushConfigsLine = (sealer: Sealer, taskId: string, configs: ReadonlyArray<TaskStorage.StoredPushConfig>) =>
+  `${JSON.stringify({ p: taskId, c: configs.map((stored) => sealPushConfig(sealer, taskId, stored)) })}\n`
 
 const dropLine = (taskId: string) => `${JSON.stringify({ d: taskId })}\n`
 
@@ -104,7 +153,7 @@ const settledLine = (delivery: TaskStorage.PendingDelivery) => `${JSON.stringify
 /** The tasks a replay ends with, least recently changed last written last. */
 interface Replayed {
   readonly tasks: Map<string, Omit<TaskStorage.StoredEntry, "pushConfigs">>
-  readonly pushConfigs: Map<string, ReadonlyArray<TaskStorage.StoredPushConfig>>
+  readonly pushConfigs: Map<string, ReadonlyArray<WrittenPushConfig>>
   readonly deliveries: Map<string, TaskStorage.PendingDelivery>
 }
 
@@ -140,7 +189,7 @@ const applyLine = (state: Replayed, line: string): boolean => {
     const record = JSON.parse(line) as { p?: unknown; c?: unknown; d?: unknown; pd?: unknown; ps?: unknown }
     if (applyDeliveryLine(state, record)) return true
     if (typeof record.p === "string" && Array.isArray(record.c)) {
-      state.pushConfigs.set(record.p, record.c as ReadonlyArray<TaskStorage.StoredPushConfig>)
+      state.pushConfigs.set(record.p, record.c as ReadonlyArray<WrittenPushConfig>)
       return true
     }
     if (typeof record.d === "string") {
@@ -212,6 +261,74 @@ const syncDirectory = (dir: string) => {
 const unavailable = (dir: string, reason: string, suggestion: string) => new TaskStoreUnavailable({ store: dir, reason, suggestion })
 
 const reasonOf = (error: unknown) => error instanceof Error ? error.message : String(error)
+
+const KEY_FILE = "store.key"
+
+/** Writes a new key file whole (0600, synced, renamed into place): a crash leaves it absent, never short. */
+const writeKeyFile = (dir: string, keyText: string) => {
+  const file = Path.join(dir, KEY_FILE)
+  const fd = Fs.openSync(`${file}.tmp`, "w", 0o600)
+  try {
+    Fs.writeSync(fd, keyText)
+    Fs.fsyncSync(fd)
+  } finally {
+    Fs.closeSync(fd)
+  }
+  Fs.renameSync(`${file}.tmp`, file)
+  syncDirectory(dir)
+}
+
+/** The key text: RELAY_STORE_KEY, else the directory's key file, made on first use. */
+const storeKeyText = (dir: string): string | TaskStoreUnavailable => {
+  const given = process.env[STORE_KEY_VARIABLE]
+  if (given !== undefined && given !== "") {
+    return given.length >= MIN_STORE_KEY_CHARS ? given : unavailable(
+      dir,
+      `${STORE_KEY_VARIABLE} is shorter than ${MIN_STORE_KEY_CHARS} characters`,
+      `Set ${STORE_KEY_VARIABLE} to a longer secret (for example: export ${STORE_KEY_VARIABLE}=$(openssl rand -base64 32)), or unset it to use ${
+        Path.join(dir, KEY_FILE)
+      }`
+    )
+  }
+  const file = Path.join(dir, KEY_FILE)
+  if (!Fs.existsSync(file)) writeKeyFile(dir, randomBytes(32).toString("base64"))
+  const kept = Fs.readFileSync(file, "utf8").trim()
+  return kept.length >= MIN_STORE_KEY_CHARS ? kept : unavailable(
+    dir,
+    `${file} holds no key`,
+    `Set ${STORE_KEY_VARIABLE} to the key the store was written with, or remove ${file} if the store holds no push configs`
+  )
+}
+
+const storeSealer = (dir: string) =>
+  Effect.try({
+    try: () => storeKeyText(dir),
+    catch: (error) => unavailable(dir, reasonOf(error), "Check the directory's permissions and its disk")
+  }).pipe(Effect.flatMap((key) => key instanceof TaskStoreUnavailable ? Effect.fail(key) : Effect.succeed(sealerOf(key))))
+
+/** Each task's push configs with their secrets opened; a wrong key stops the start rather than lose them. */
+const openPushConfigs = (dir: string, sealer: Sealer, written: Map<string, ReadonlyArray<WrittenPushConfig>>) => {
+  const opened = new Map<string, ReadonlyArray<TaskStorage.StoredPushConfig>>()
+  for (const [taskId, configs] of written) {
+    const open = configs.map((config) => openPushConfig(sealer, taskId, config))
+    const closed = open.findIndex((config) => config === undefined)
+    if (closed >= 0) {
+      const fromEnvironment = (process.env[STORE_KEY_VARIABLE] ?? "") !== ""
+      const keyFile = Path.join(dir, KEY_FILE)
+      return Effect.fail(unavailable(
+        dir,
+        `push config ${configs[closed]!.config.id} of task ${taskId} does not open with ${
+          fromEnvironment ? STORE_KEY_VARIABLE : keyFile
+        }: it was sealed under another key`,
+        `Set ${STORE_KEY_VARIABLE} to the key the store was written with${
+          fromEnvironment ? ` (or unset it if that was ${keyFile})` : ""
+        }, or start with --store file:ANOTHER_DIR`
+      ))
+    }
+    opened.set(taskId, open as ReadonlyArray<TaskStorage.StoredPushConfig>)
+  }
+  return Effect.succeed(opened)
+}
 
 interface Loaded extends Replayed {
   /** The generation the next journal takes. */
@@ -410,6 +527,8 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     yield* ensureDirectory(dir)
     yield* lockDirectory(dir)
     const loaded = yield* load(dir)
+    const sealer = yield* storeSealer(dir)
+    const loadedPushConfigs = yield* openPushConfigs(dir, sealer, loaded.pushConfigs)
     if (loaded.dropped > 0) yield* Effect.logWarning(`Task store ${dir}: ${loaded.dropped} line(s) cut short by a crash were dropped`)
     const maxAge = Duration.decode(options.maxAge ?? DEFAULT_MAX_TASK_AGE)
     let generation = loaded.nextGeneration
@@ -442,10 +561,10 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       },
       {
         taskWritten: (stored, seq) => journal.append(`t:${stored.task.id}`, () => writtenLine(stored, seq), stored.task.id),
-        pushConfigsWritten: (taskId, configs) => journal.append(`p:${taskId}`, () => pushConfigsLine(taskId, configs), taskId)
+        pushConfigsWritten: (taskId, configs) => journal.append(`p:${taskId}`, () => pushConfigsLine(sealer, taskId, configs), taskId)
       }
     )
-    for (const entry of loaded.tasks.values()) memory.restore({ ...entry, pushConfigs: loaded.pushConfigs.get(entry.id) ?? [] })
+    for (const entry of loaded.tasks.values()) memory.restore({ ...entry, pushConfigs: loadedPushConfigs.get(entry.id) ?? [] })
     const deliveries = journaledDeliveries(journal, loaded.deliveries.values())
 
     /** The tasks as they stand, as lines. */
@@ -453,7 +572,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       const lines: Array<string> = []
       for (const entry of memory.entries()) {
         lines.push(taskLine(entry))
-        if (entry.pushConfigs.length > 0) lines.push(pushConfigsLine(entry.id, entry.pushConfigs))
+        if (entry.pushConfigs.length > 0) lines.push(pushConfigsLine(sealer, entry.id, entry.pushConfigs))
       }
       for (const delivery of deliveries.entries()) lines.push(deliveryLine(delivery))
       return lines.join("")

@@ -18,10 +18,10 @@ interface Check {
   readonly fix: string | null
 }
 
-const doctor = async (args: ReadonlyArray<string> = ["--json"]) => {
+const doctor = async (args: ReadonlyArray<string> = ["--json"], env: Record<string, string> = {}) => {
   const run = await runRelay(["doctor", ...args], {
     stateDir: home.stateDir,
-    env: { HOME: home.parent, XDG_CONFIG_HOME: Path.join(home.parent, ".config"), RELAY_MODEL: "echo" },
+    env: { HOME: home.parent, XDG_CONFIG_HOME: Path.join(home.parent, ".config"), RELAY_MODEL: "echo", RELAY_STORE_KEY: "", ...env },
     timeoutMs: 40_000
   })
   return run
@@ -40,6 +40,7 @@ describe("relay doctor", () => {
     }
     expect(checks.mcp!.detail).toMatch(/answered tools\/list with \d+ tools/)
     expect(checks.model!.detail).toContain("echo")
+    expect(checks["task store"]).toMatchObject({ ok: true, detail: expect.stringContaining("push secrets sealed with its store.key") })
     expect(Object.keys(checks).filter((name) => name.startsWith("port "))).toEqual(["port 8000", "port 9000", "port 8090"])
     // Ports may be taken by something else on a shared machine: the exit code must agree with the report.
     expect(run.code).toBe(report.ok ? 0 : 1)
@@ -58,7 +59,7 @@ describe("relay doctor", () => {
       JSON.stringify({ mcpServers: { "a2a-relay": { command: "/usr/bin/node", args: ["/gone/relay/dist/main.js", "mcp"] } } })
     )
 
-    const run = await doctor()
+    const run = await doctor(["--json"], { RELAY_STORE_KEY: "too short" })
     expect(run.code).toBe(1)
     const checks = byName((JSON.parse(run.stdout) as { checks: ReadonlyArray<Check> }).checks)
     expect(checks["state directory"]).toMatchObject({ ok: false, fix: `chmod 700 ${home.stateDir}` })
@@ -67,6 +68,7 @@ describe("relay doctor", () => {
     expect(checks["session store"]!.fix).toContain("Move")
     expect(checks["mcp client cursor"]).toMatchObject({ ok: false, fix: "relay mcp install --client cursor --name a2a-relay" })
     expect(checks["mcp client cursor"]!.detail).toContain("/gone/relay/dist/main.js")
+    expect(checks["task store"]).toMatchObject({ ok: false, detail: expect.stringContaining("RELAY_STORE_KEY is shorter than 16") })
     // Reads only: the damaged store is still where it was.
     expect(Fs.readFileSync(store, "utf8")).toBe("{ not json")
 

@@ -208,3 +208,92 @@ describe("the file storage on disk", () => {
       expect(opened).toEqual([count, count / 10, Option.some(task(`t${count - 1}`, "TASK_STATE_COMPLETED").history)])
     }), 30_000)
 })
+
+describe("the file storage's push secrets", () => {
+  const secretConfig = (token: string, credentials: string): V1.TaskPushNotificationConfig => ({
+    id: "p",
+    taskId: "a",
+    url: "https://hooks.example/a",
+    token,
+    authentication: { scheme: "Bearer", credentials }
+  })
+
+  /** Every byte of the store's journals and snapshots (not its key file). */
+  const storeText = (dir: string) =>
+    Fs.readdirSync(dir).filter((name) => /^(journal|snapshot)-/.test(name)).map((name) => Fs.readFileSync(Path.join(dir, name), "utf8"))
+      .join("")
+
+  /** Runs `effect` with RELAY_STORE_KEY set to `key` (unset when undefined), and puts it back after. */
+  const withStoreKey = <A, E>(key: string | undefined, effect: Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const before = process.env["RELAY_STORE_KEY"]
+        if (key === undefined) delete process.env["RELAY_STORE_KEY"]
+        else process.env["RELAY_STORE_KEY"] = key
+        return before
+      }),
+      () => effect,
+      (before) =>
+        Effect.sync(() => {
+          if (before === undefined) delete process.env["RELAY_STORE_KEY"]
+          else process.env["RELAY_STORE_KEY"] = before
+        })
+    )
+
+  it.live("seals tokens and credentials in its journal and snapshot, with a 0600 key file it makes, and opens them again", () =>
+    withStoreKey(
+      undefined,
+      Effect.gen(function*() {
+        const dir = freshDir()
+        const stored = { config: secretConfig("tok-SECRET-1", "cred-SECRET-2"), generation: "1.0" as const }
+        yield* withStore(dir, (storage) =>
+          Effect.gen(function*() {
+            yield* storage.create(task("a", "TASK_STATE_WORKING"))
+            yield* storage.putPushConfig("a", stored)
+            expect(journalText(dir)).toContain("https://hooks.example/a")
+          }))
+        // The second open folds the journal into a snapshot.
+        expect(yield* withStore(dir, (storage) => storage.pushConfigs("a"))).toEqual(Option.some([stored]))
+        expect(Fs.readdirSync(dir).some((name) => name.startsWith("snapshot-"))).toBe(true)
+        expect(storeText(dir)).toContain("https://hooks.example/a")
+        expect(storeText(dir)).not.toMatch(/SECRET/)
+        expect(Fs.statSync(Path.join(dir, "store.key")).mode & 0o777).toBe(0o600)
+      })
+    ))
+
+  it.live("refuses to start with a RELAY_STORE_KEY its secrets were not sealed with, and says which key to set", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      yield* withStoreKey(
+        "the-first-key-of-this-store",
+        withStore(dir, (storage) =>
+          Effect.zipRight(
+            storage.create(task("a", "TASK_STATE_WORKING")),
+            storage.putPushConfig("a", { config: secretConfig("tok-1", "cred-1"), generation: "1.0" })
+          ))
+      )
+      const refused = yield* withStoreKey("another-key-altogether", Effect.either(withStore(dir, () => Effect.void)))
+      expect(Either.getLeft(refused).pipe(Option.map((error) => [error.code, error.message, error.hint]))).toEqual(Option.some([
+        "task_store_unavailable",
+        expect.stringContaining("push config p of task a does not open with RELAY_STORE_KEY"),
+        expect.stringContaining("Set RELAY_STORE_KEY to the key the store was written with")
+      ]))
+      const reopened = yield* withStoreKey("the-first-key-of-this-store", withStore(dir, (storage) => storage.pushConfigs("a")))
+      expect(Option.map(reopened, (configs) => configs.map((stored) => stored.config.token))).toEqual(Option.some(["tok-1"]))
+    }))
+
+  it.live("opens a store a previous build wrote in clear, and seals its secrets from then on", () =>
+    withStoreKey(
+      undefined,
+      Effect.gen(function*() {
+        const dir = freshDir()
+        yield* withStore(dir, (storage) => storage.create(task("a", "TASK_STATE_WORKING")))
+        const journal = Fs.readdirSync(dir).filter((name) => name.startsWith("journal-")).sort().at(-1)!
+        const clear = { config: secretConfig("old-token-SECRET", "old-cred-SECRET"), generation: "1.0" as const }
+        Fs.appendFileSync(Path.join(dir, journal), `${JSON.stringify({ p: "a", c: [clear] })}\n`)
+        expect(yield* withStore(dir, (storage) => storage.pushConfigs("a"))).toEqual(Option.some([clear]))
+        expect(storeText(dir)).not.toMatch(/SECRET/)
+        expect(yield* withStore(dir, (storage) => storage.pushConfigs("a"))).toEqual(Option.some([clear]))
+      })
+    ))
+})
