@@ -33,7 +33,7 @@ import { Duration, Effect, Layer, Option, Queue, Redacted, Schedule, Stream } fr
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import * as V1 from "../a2a/v1.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
-import { MIN_STORE_KEY_CHARS, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
+import { MIN_STORE_KEY_CHARS, pushConfigRow, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { redactUrl } from "../domain/secrets.js"
 import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
 import {
@@ -347,9 +347,6 @@ const storedOf = (row: TaskRow): StoredTask => ({
 
 const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
 
-/** The row a sealed config belongs to: a sealed value copied to another row does not open. */
-const sealedRow = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
-
 /**
  * The change a notification tells, when another instance wrote it: this instance handed out its own
  * writes as it made them, and reading them back from the log would cost a round trip each.
@@ -526,7 +523,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const openConfig = (taskId: string, row: { readonly id: string; readonly generation: string; readonly sealed: string }) => {
-      const opened = sealer.open(row.sealed, sealedRow(taskId, row.id))
+      const opened = sealer.open(row.sealed, pushConfigRow(taskId, row.id))
       if (opened === undefined) {
         return Effect.as(
           Effect.logError(
@@ -558,7 +555,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
         sql`
           INSERT INTO relay_push_configs (task_id, id, generation, sealed)
           SELECT ${taskId}, ${stored.config.id ?? ""}, ${stored.generation},
-            ${sealer.seal(JSON.stringify(stored.config), sealedRow(taskId, stored.config.id ?? ""))}
+            ${sealer.seal(JSON.stringify(stored.config), pushConfigRow(taskId, stored.config.id ?? ""))}
           WHERE EXISTS (SELECT 1 FROM relay_tasks WHERE id = ${taskId})
           ON CONFLICT (task_id, id) DO UPDATE SET generation = excluded.generation, sealed = excluded.sealed
           RETURNING id`,
