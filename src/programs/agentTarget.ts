@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { readAsClient } from "../a2a/usableInterfaces.js"
-import { type AgentUrl, canonicalAgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
+import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
 import { AuthRequired } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
 import { act } from "../domain/hints.js"
@@ -17,6 +17,7 @@ import type { InterfaceUsed } from "../domain/results.js"
 import { type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
+import { resolveAgentUrl } from "./agentNames.js"
 import { credentialsFrom } from "./credentials.js"
 import { readCardFile } from "./localFiles.js"
 import { bearerFor } from "./oauth.js"
@@ -182,7 +183,7 @@ export const cardFileAccess = Effect.fn("cardFileAccess")(function*(
       }`
     )
   }
-  const own = yield* Effect.mapError(canonicalAgentUrl(chosen.url), (error) => unusable(error.message))
+  const own = yield* Effect.mapError(resolveAgentUrl(chosen.url), (error) => unusable(error.message))
   return { agentUrl: own, card }
 })
 

@@ -23,6 +23,7 @@ const WAIT_MS = 15_000
 const freshStateDir = stateDirsFor(afterAll)
 const home = tempHome()
 let agentUrl: string
+let grpcAddress: string
 let grpcOrigin: string
 let cardFile: string
 let cardSite: Http.Server
@@ -73,7 +74,8 @@ beforeAll(async () => {
   if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
   const started = await startAgent()
   agentUrl = started.url
-  grpcOrigin = `http://${started.grpc_address}`
+  grpcAddress = started.grpc_address
+  grpcOrigin = `http://${grpcAddress}`
   const card = grpcOnlyCard(await (await fetch(`${agentUrl}/.well-known/agent-card.json`)).json() as Record<string, unknown>)
   cardFile = Path.join(home.parent, "grpc-card.json")
   Fs.writeFileSync(cardFile, JSON.stringify(card))
@@ -209,5 +211,8 @@ describe("credentials for relay's own --auth gRPC port (another origin than the 
     const sent = await relayJson(["message", "send", "--url", agentUrl, "--binding", "grpc", "hi again"], stateDir)
     expect(sent.code, sent.stderr).toBe(0)
     expect(sent.json()).toMatchObject({ state: "completed", text: "hi again", binding: "GRPC" })
+    // The address as the card gives it (host:port) names the same credentials.
+    const shown = await relayJson(["auth", "show", "--url", grpcAddress], stateDir)
+    expect(shown.json()).toMatchObject({ agent_url: grpcOrigin, credentials: { auth_type: "api_key" } })
   })
 })
