@@ -31,6 +31,15 @@ export const canonicalHostName = (text: string): string | undefined => {
   }
 }
 
+/** The origin of a URL (scheme, host and port); undefined when the text is not a URL. */
+export const originOfUrl = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
 /** The host of a URL in canonicalHostName's spelling; undefined when the text is not a URL. */
 export const hostOfUrl = (url: string): string | undefined => {
   try {

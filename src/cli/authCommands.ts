@@ -1,7 +1,8 @@
 /** `relay auth set|show|clear|login|logout`: credentials relay sends to an agent. Secrets are never printed unmasked. */
 import { Command, Options } from "@effect/cli"
-import { Config, Duration, Effect, Option, Redacted } from "effect"
-import { InvalidInput } from "../domain/errors.js"
+import { Config, Duration, Effect, Either, Option, Redacted } from "effect"
+import { canonicalAgentUrl } from "../domain/agentUrl.js"
+import { InvalidAgentUrl, InvalidInput } from "../domain/errors.js"
 import { DEFAULT_API_KEY_HEADER, type MaskedCredentials } from "../domain/session.js"
 import { clearCredentials, setCredentials, showCredentials } from "../programs/credentials.js"
 import { login, logout } from "../programs/oauth.js"
@@ -49,6 +50,28 @@ const secretsOf = (
     ? Effect.map(readSecret(bearerToken, "Bearer token"), (token) => ({ bearerToken: token, apiKey: undefined }))
     : Effect.map(readSecret(apiKey, "API key"), (key) => ({ bearerToken: undefined, apiKey: key }))
 
+/** A gRPC interface's address as a card gives it: `host:port`, or a grpc:// or grpcs:// URL. */
+const isGrpcAddress = (text: string) => /^(grpcs?:\/\/|\[[0-9a-f:.]+\]:\d+$|[a-z0-9.-]+:\d+$)/i.test(text.trim())
+
+/**
+ * `--url` of set, show and clear: an agent (a name or a URL), or a gRPC interface's address, which
+ * stands for its origin as the client reaches it (credentials are kept by origin for a card's
+ * interface on another origin than the agent's: a2aClient/endpoints.ts).
+ */
+const credentialsAgentOf = (url: Option.Option<string>) =>
+  Option.match(Option.filter(url, isGrpcAddress), {
+    onNone: () => agentOf(url),
+    onSome: (address) =>
+      Effect.flatMap(
+        Effect.promise(() => import("../a2a/usableInterfaces.js")),
+        ({ grpcUrl }) =>
+          Either.match(grpcUrl(address), {
+            onLeft: (reason) => Effect.fail(new InvalidAgentUrl({ url: address, reason })),
+            onRight: (reached) => canonicalAgentUrl(reached.origin)
+          })
+      )
+  })
+
 const set = Command.make(
   "set",
   { ...outputOptions, url: agentUrl, bearerToken, apiKey, apiKeyHeader },
@@ -56,7 +79,7 @@ const set = Command.make(
     render(
       flags,
       Effect.flatMap(secretsOf(bearerToken, apiKey), (secrets) =>
-        Effect.flatMap(agentOf(url), (agentUrl) =>
+        Effect.flatMap(credentialsAgentOf(url), (agentUrl) =>
           setCredentials({ agentUrl, ...secrets, apiKeyHeader: Option.getOrUndefined(apiKeyHeader) }))),
       (result, style) =>
         style.green(`Saved ${result.auth_type === "bearer" ? "bearer token" : "API key"} for ${result.agent_url}`)
@@ -79,7 +102,7 @@ const show = Command.make(
   ({ url, ...flags }) =>
     render(
       flags,
-      Effect.flatMap(agentOf(url), showCredentials),
+      Effect.flatMap(credentialsAgentOf(url), showCredentials),
       ({ agent_url, credentials }, style) =>
         `${style.bold("Credentials for")} ${style.cyan(agent_url)}\n` +
         (credentials === null
@@ -238,7 +261,7 @@ const clear = Command.make(
   ({ url, ...flags }) =>
     render(
       flags,
-      Effect.flatMap(agentOf(url), clearCredentials),
+      Effect.flatMap(credentialsAgentOf(url), clearCredentials),
       ({ agent_url, cleared }, style) =>
         cleared ? style.green(`Cleared credentials for ${agent_url}`) : style.dim(`No credentials were saved for ${agent_url}`)
     )

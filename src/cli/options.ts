@@ -1,5 +1,6 @@
 /** Options shared by many commands, defined once so every command spells them the same. */
 import { Args, Options } from "@effect/cli"
+import type { FileSystem } from "@effect/platform"
 import { Config, Effect, Either, Option, Redacted } from "effect"
 import { absurd } from "effect/Function"
 import type { Binding } from "../a2a/dialects.js"
@@ -42,6 +43,12 @@ export const agentUrl = Options.text("url").pipe(
 const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for this call (overrides saved credentials)")
 const apiKey = optional(Options.redacted("api-key"), "API key for this call, sent in X-API-Key (overrides saved credentials)")
 export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent card, when it is not at the well-known path")
+/** `--card-file`: the agent's card from a file, for an agent (a gRPC-only one) whose card is served at no HTTP path relay can find. */
+export const cardFile = optional(
+  Options.text("card-file").pipe(Options.withPseudoName("FILE")),
+  "The agent card in a file, for an agent whose card is not served where relay can fetch it (a gRPC-only agent); " +
+    "without --url, the agent is the card's first interface that fits --binding/--protocol"
+)
 /** The protocol generations and bindings, as completions describe them. */
 export const PROTOCOL_VALUES = [["1.0", "A2A 1.0"], ["0.3", "A2A 0.3"]] as const
 export const BINDING_VALUES = [["jsonrpc", "JSON-RPC 2.0"], ["rest", "HTTP+JSON (REST)"], ["grpc", "gRPC"]] as const
@@ -146,6 +153,7 @@ export const agentOptions = {
   bearerToken,
   apiKey,
   cardUrl,
+  cardFile,
   protocol,
   binding,
   allowCrossOrigin,
@@ -161,6 +169,7 @@ export interface AgentOptionValues {
   readonly bearerToken: Option.Option<Redacted.Redacted<string>>
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly cardUrl: Option.Option<string>
+  readonly cardFile: Option.Option<string>
   readonly protocol: Option.Option<"1.0" | "0.3">
   readonly binding: Option.Option<"jsonrpc" | "rest" | "grpc">
   readonly allowCrossOrigin: boolean
@@ -224,7 +233,40 @@ export const agentOf = (url: Option.Option<string>) => resolveAgentUrl(Option.ge
 export const withAgentAccess = <A, R>(
   values: AgentOptionValues & OutputFlags,
   command: (access: AgentAccess) => Effect.Effect<A, CommandFailed, R>
-): Effect.Effect<A, CommandFailed, R | SessionStore> => withAgentUrl(values, values.url, (agentUrl) => command(toAccess(agentUrl, values)))
+): Effect.Effect<A, CommandFailed, R | SessionStore | FileSystem.FileSystem> =>
+  Option.match(values.cardFile, {
+    onNone: () => withAgentUrl(values, values.url, (agentUrl) => command(toAccess(agentUrl, values))),
+    onSome: (path) => withCardFile(values, path, command)
+  })
+
+/**
+ * The door of `--card-file`: the card is read and decoded here, once, and the agent is the one
+ * --url names, else the card's own (cardFileAccess); a file that cannot serve is a usage error.
+ */
+const withCardFile = <A, R>(
+  values: AgentOptionValues & OutputFlags,
+  path: string,
+  command: (access: AgentAccess) => Effect.Effect<A, CommandFailed, R>
+) =>
+  Effect.gen(function*() {
+    if (Option.isSome(values.cardUrl)) {
+      return yield* new InvalidInput({
+        reason: "--card-file and --card-url do not go together: each says where the card is",
+        suggestion: "Give one of them: --card-file for a card in a file, --card-url for one served at a URL."
+      })
+    }
+    const named = Option.isNone(values.url) ? undefined : yield* resolveAgentUrl(values.url.value)
+    const pins = {
+      binding: Option.getOrUndefined(Option.map(values.binding, bindingOfChoice)),
+      protocol: Option.getOrUndefined(values.protocol)
+    }
+    // Loaded here, not with this module: the quick commands that share it reach no agent (test/cli/lazyLoading.test.ts).
+    const { cardFileAccess } = yield* Effect.promise(() => import("../programs/agentTarget.js"))
+    return yield* cardFileAccess(path, pins, named)
+  }).pipe(
+    Effect.catchAll((error) => render(values, Effect.fail(error), absurd)),
+    Effect.flatMap(({ agentUrl, card }) => command({ ...toAccess(agentUrl, values), card }))
+  )
 
 /** `--save-dir`, `--no-save`, `--download`: what becomes of the files an answer carries (README: Files and data). */
 export const answerFileOptions = {

@@ -6,9 +6,9 @@ import { answerTooLarge } from "../domain/answerFold.js"
 import { type AnswerPart, isTextAlone } from "../domain/answerParts.js"
 import { fileSummary } from "../domain/fileParts.js"
 import { act } from "../domain/hints.js"
-import type { MessageResult, PushConfigView, TaskView, Truncation } from "../domain/results.js"
+import type { InterfaceUsed, MessageResult, PushConfigView, TaskView, Truncation } from "../domain/results.js"
 import { checkOnTask, terminalHint } from "./hints.js"
-import { type CommandFailed, fields, reportError, type Style } from "./output.js"
+import { type CommandFailed, type Field, fields, reportError, type Style } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /** The paint of a task state, by what it asks of the user: done, failed, waiting, or running. */
@@ -50,11 +50,16 @@ const nextStep = (
   return ""
 }
 
-export const taskLines = (style: Style, view: Pick<TaskView, "task_id" | "context_id" | "state">) =>
+/** The row naming the interface a result came over (`GRPC, A2A 1.0`), when a call answered. */
+const interfaceRow = (style: Style, used: InterfaceUsed): ReadonlyArray<Field> =>
+  used.binding === undefined ? [] : [["Interface", `${used.binding}, A2A ${used.protocol_version}`, style.dim]]
+
+export const taskLines = (style: Style, view: Pick<TaskView, "task_id" | "context_id" | "state"> & InterfaceUsed) =>
   fields(style, [
     ["Task ID", view.task_id],
     ["Context ID", view.context_id],
-    ["State", view.state, statePaint(style, view.state)]
+    ["State", view.state, statePaint(style, view.state)],
+    ...interfaceRow(style, view)
   ])
 
 /** Ids and state, then the answer (only its files when its text was streamed), then the next step when the agent waits for the user. */
@@ -62,7 +67,8 @@ export const messageView = (agentUrl: string, showText: boolean) => (result: Mes
   const header = fields(style, [
     ["Context ID", result.context_id],
     ["Task ID", result.task_id],
-    ["State", result.state, statePaint(style, result.state)]
+    ["State", result.state, statePaint(style, result.state)],
+    ...interfaceRow(style, result)
   ])
   const answer = answerBody(result, !showText)
   const body = answer !== "" ? `\n\n${answer}` : showText ? `\n\n${style.dim("(no text in the response)")}` : ""

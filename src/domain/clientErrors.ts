@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { a2aErrorByCode } from "../a2a/errors.js"
-import { hostOfUrl } from "../a2a/hosts.js"
+import { hostOfUrl, originOfUrl } from "../a2a/hosts.js"
 import { leavingSavedTask } from "./errors.js"
 import { act, type Action, type Hint, HintSchema } from "./hints.js"
 
@@ -218,22 +218,37 @@ export class AuthRequired extends Schema.TaggedError<AuthRequired>()("AuthRequir
       } (HTTP ${this.status})`
       : `The agent at ${this.url} requires authentication (HTTP ${this.status}${this.challenge ? `, ${this.challenge}` : ""})`
   }
+  /** The origin the card routed the request to, when it is not the one addressed (a gRPC port, another host). */
+  private get interfaceOrigin(): string | undefined {
+    const [at, addressed] = [originOfUrl(this.url), originOfUrl(this.agentUrl)]
+    return at !== undefined && at !== addressed ? at : undefined
+  }
   get hint(): Hint {
+    const origin = this.interfaceOrigin
     switch (this.credentials) {
       case "withheld":
         return [
           `The card routes requests to ${this.url}, another origin than ${this.agentUrl}, and credentials are only sent ` +
-          "to the origin you addressed; if you trust it, allow them with ",
+          "to the origin you addressed: save credentials for that origin with ",
+          act("SaveCredentials", { agentUrl: origin ?? this.url }),
+          ", or, if you trust it with these, allow them with ",
           act("AllowCrossOriginCredentials"),
           "."
         ]
       case "given":
         return "Check the bearer token or API key given with this call: the agent refused it."
       case "saved":
-        return this.oauthLogin === undefined
-          ? ["The saved credentials were refused; save new ones with ", act("SaveCredentials", { agentUrl: this.agentUrl }), "."]
+        return this.oauthLogin === undefined || origin !== undefined
+          ? ["The saved credentials were refused; save new ones with ", act("SaveCredentials", { agentUrl: origin ?? this.agentUrl }), "."]
           : ["The saved credentials were refused; the agent's card declares OAuth: log in with ", this.loginAction(), "."]
       case "none":
+        if (origin !== undefined) {
+          return [
+            `The card routes requests to ${origin}, another origin than ${this.agentUrl}: save credentials for it with `,
+            act("SaveCredentials", { agentUrl: origin }),
+            "."
+          ]
+        }
         return this.oauthLogin === undefined
           ? [
             "Save credentials with ",
@@ -299,7 +314,7 @@ export class NoUsableInterface extends Schema.TaggedError<NoUsableInterface>()("
   readonly code = "no_usable_interface"
   override get message() {
     return `The agent card at ${this.url} offers no interface relay can use${this.pinned ? " with the pinned binding/version" : ""} ` +
-      `(the card offers ${this.offered.join(", ") || "none"}; relay speaks JSONRPC and HTTP+JSON at 1.0 and 0.3)`
+      `(the card offers ${this.offered.join(", ") || "none"}; relay speaks JSONRPC, HTTP+JSON and GRPC at 1.0 and 0.3)`
   }
   get hint(): Hint {
     return this.pinned

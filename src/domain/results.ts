@@ -2,6 +2,8 @@
  * The result shapes every door shows: plain, snake_case, stable (SPEC §2), built from the
  * v1.0 domain model by pure functions.
  */
+import type { Binding } from "../a2a/dialects.js"
+import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { resultText } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { type AnswerPart, answerParts } from "./answerParts.js"
@@ -19,10 +21,19 @@ export interface Truncation {
 }
 
 /**
+ * The interface a result came over: its binding (JSONRPC, HTTP+JSON or GRPC) and protocol
+ * version, as the client picked it. Left out where no call answered (a stubbed client).
+ */
+export interface InterfaceUsed {
+  readonly binding?: Binding
+  readonly protocol_version?: ProtocolVersion
+}
+
+/**
  * The message result of SPEC §2, plus the kind of answer and the agent's status time. It has the
  * keys of TaskView, in the same order, so scripts read `message send` and `task get` alike.
  */
-export interface MessageResult extends Truncation {
+export interface MessageResult extends Truncation, InterfaceUsed {
   readonly task_id: string | null
   readonly context_id: string | null
   /** v0.3-style lower-case state: completed, working, input-required, …; `unknown (X)` for a state A2A does not define. */
@@ -39,7 +50,7 @@ export interface MessageResult extends Truncation {
 }
 
 /** The task view of SPEC §2, plus what an assistant needs to decide the next step. */
-export interface TaskView extends TaskHead, Truncation {
+export interface TaskView extends TaskHead, Truncation, InterfaceUsed {
   readonly text: string
   readonly parts: ReadonlyArray<AnswerPart>
 }

@@ -34,7 +34,16 @@ import {
 import { answerContent } from "./answerContent.js"
 import { clientRoots } from "./clientRoots.js"
 import { type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
-import { historyShape, messageResultShape, type NextStep, nextStep, nullableString, shapeOf, taskViewShape } from "./resultShapes.js"
+import {
+  historyShape,
+  interfaceUsedShape,
+  messageResultShape,
+  type NextStep,
+  nextStep,
+  nullableString,
+  shapeOf,
+  taskViewShape
+} from "./resultShapes.js"
 import { elicitationModes, type UserPrompt } from "./toolCall.js"
 import { contacting, isTaskStep, oneOf, READ_ONLY_REMOTE, taskId, type ToolEnv, type ToolKit, withPrograms } from "./toolKit.js"
 
@@ -408,7 +417,8 @@ export const registerMessageTools = ({ server, context, era, handle, atAgent, wa
       count: z.number(),
       tasks: z.array(z.object(taskViewShape)),
       next_page_token: nullableString,
-      total_size: z.number().nullable()
+      total_size: z.number().nullable(),
+      ...interfaceUsedShape
     }),
     annotations: READ_ONLY_REMOTE
   }, (args, extra) =>

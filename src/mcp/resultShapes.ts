@@ -6,6 +6,7 @@
  */
 import type { Effect } from "effect"
 import * as z from "zod"
+import { SUPPORTED_VERSIONS } from "../a2a/protocolVersion.js"
 import type { AnswerPart } from "../domain/answerParts.js"
 import { CHECK_GROUPS, type CheckReport } from "../domain/conformance.js"
 import type { MessageResult, PushConfigView, TaskView } from "../domain/results.js"
@@ -100,6 +101,12 @@ export const answerPart = z.object(
 
 const answerParts = z.array(answerPart).describe("The answer's parts in order: text, files (saved to path, or by url) and data")
 
+/** The interface a result came over (domain/results.ts InterfaceUsed). */
+export const interfaceUsedShape = {
+  binding: z.enum(["JSONRPC", "HTTP+JSON", "GRPC"]).optional().describe("The binding the call went over: JSONRPC, HTTP+JSON or GRPC"),
+  protocol_version: z.enum(SUPPORTED_VERSIONS).optional().describe("The A2A protocol version spoken over it")
+}
+
 export const taskViewShape = shapeOf<TaskView>()({
   task_id: z.string(),
   context_id: nullableString,
@@ -110,7 +117,8 @@ export const taskViewShape = shapeOf<TaskView>()({
   needs_auth: z.boolean(),
   kind: z.literal("task"),
   updated_at: nullableString,
-  ...truncationShape
+  ...truncationShape,
+  ...interfaceUsedShape
 })
 export const nextStep = { next_step: z.string().describe("What to do next") }
 export const historyShape = {
@@ -129,6 +137,7 @@ export const messageResultShape = shapeOf<MessageResult & NextStep>()({
   kind: z.enum(["task", "message"]),
   updated_at: nullableString,
   ...truncationShape,
+  ...interfaceUsedShape,
   ...nextStep
 })
 

@@ -4,15 +4,22 @@
  * then explicit API key, then what is saved for the agent, then none — and the card URL: the one
  * given, else the one saved with the agent's session.
  */
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Either, Option } from "effect"
+import { pathToFileURL } from "node:url"
 import type { Binding } from "../a2a/dialects.js"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
-import type { AgentUrl } from "../domain/agentUrl.js"
+import { readAsClient } from "../a2a/usableInterfaces.js"
+import { type AgentUrl, normalizeAgentUrl } from "../domain/agentUrl.js"
 import { AuthRequired } from "../domain/clientErrors.js"
+import { InvalidInput } from "../domain/errors.js"
+import { act } from "../domain/hints.js"
+import type { InterfaceUsed } from "../domain/results.js"
 import { type Credentials, DEFAULT_API_KEY_HEADER } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
+import { resolveAgentUrl } from "./agentNames.js"
 import { credentialsFrom } from "./credentials.js"
+import { readCardFile } from "./localFiles.js"
 import { bearerFor } from "./oauth.js"
 import { saveCardUrl, savedCardUrlOf } from "./sessions.js"
 
@@ -70,6 +77,14 @@ export interface AgentAccess {
   readonly streamIdleSeconds?: number | undefined
   /** Largest answer (card, JSON body, one stream event) read from the agent (default MAX_RESPONSE_BYTES). */
   readonly maxResponseBytes?: number | undefined
+  /** The agent's card as the user gave it (`--card-file`, read by cardFileAccess): no discovery then. */
+  readonly card?: GivenCard | undefined
+}
+
+/** A card the user gave in a file: its JSON, and the path it was read from. */
+export interface GivenCard {
+  readonly json: unknown
+  readonly source: string
 }
 
 const explicitCredentials = (access: AgentAccess) =>
@@ -84,8 +99,22 @@ const explicitCredentials = (access: AgentAccess) =>
       Option.some
     )
 
+/**
+ * The credentials saved for an origin (`relay auth set --url ORIGIN`), OAuth tokens renewed as for
+ * the agent; none where nothing usable is saved there.
+ */
+const savedCredentialsAt = (origin: string) =>
+  Effect.gen(function*() {
+    const agentUrl = Either.getOrUndefined(normalizeAgentUrl(origin))
+    if (agentUrl === undefined) return undefined
+    const saved = yield* Effect.flatMap(SessionStore, (store) => store.getCredentials(agentUrl))
+    if (Option.isNone(saved)) return undefined
+    return saved.value.kind === "oauth" ? yield* bearerFor(agentUrl, saved.value) : saved.value as Credentials
+  }).pipe(Effect.orElseSucceed(() => undefined))
+
 export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentAccess) {
   const store = yield* SessionStore
+  const context = yield* Effect.context<Effect.Effect.Context<ReturnType<typeof savedCredentialsAt>>>()
   const agentUrl = access.agentUrl
   const savedCardUrl = yield* savedCardUrlOf(agentUrl)
   const explicit = yield* explicitCredentials(access)
@@ -109,10 +138,53 @@ export const resolveTarget = Effect.fn("resolveTarget")(function*(access: AgentA
     insecureHosts: access.insecureHosts,
     timeout: seconds(access.timeoutSeconds),
     streamIdleTimeout: seconds(access.streamIdleSeconds),
-    maxResponseBytes: access.maxResponseBytes
+    maxResponseBytes: access.maxResponseBytes,
+    card: access.card,
+    savedCredentialsOf: (origin) => Effect.provide(savedCredentialsAt(origin), context),
+    used: { endpoint: undefined }
   }
   if (access.cardUrl !== undefined && access.cardUrl !== savedCardUrl) yield* rememberCardUrl(target)
   return target
+})
+
+/** The binding and protocol version the target's last call went over (none before one answered): results name them. */
+export const interfaceUsed = (target: Target): InterfaceUsed => {
+  const endpoint = target.used?.endpoint
+  return endpoint === undefined ? {} : { binding: endpoint.binding, protocol_version: endpoint.version }
+}
+
+/**
+ * A card file given for the agent (`--card-file`), read and decoded at the door, and the agent it
+ * stands for: the URL given, else the card's first interface that fits the pins (the one a call
+ * takes). A file that is missing, not JSON or not a card is the user's to fix: a usage error.
+ */
+export const cardFileAccess = Effect.fn("cardFileAccess")(function*(
+  path: string,
+  pins: { readonly binding?: Binding | undefined; readonly protocol?: ProtocolVersion | undefined },
+  agentUrl: AgentUrl | undefined
+) {
+  const unusable = (reason: string) =>
+    new InvalidInput({
+      reason: `--card-file ${path}: ${reason}`,
+      suggestion: ["Check the card with ", act("ValidateCard", { source: path }), "."]
+    })
+  const json = yield* readCardFile(path).pipe(Effect.mapError((error) => unusable(error.reason)))
+  const reading = readAsClient(json, pathToFileURL(path).href)
+  if (Either.isLeft(reading)) return yield* unusable(`it is not an agent card (${reading.left})`)
+  const card: GivenCard = { json, source: path }
+  if (agentUrl !== undefined) return { agentUrl, card }
+  const chosen = reading.right.usable.find((use) =>
+    (pins.binding === undefined || use.binding === pins.binding) && (pins.protocol === undefined || use.version === pins.protocol)
+  )
+  if (chosen === undefined) {
+    return yield* unusable(
+      `it offers no interface relay can use${
+        pins.binding !== undefined || pins.protocol !== undefined ? " with the pinned binding/version" : ""
+      }`
+    )
+  }
+  const own = yield* Effect.mapError(resolveAgentUrl(chosen.url), (error) => unusable(error.message))
+  return { agentUrl: own, card }
 })
 
 /**

@@ -2,18 +2,14 @@
  * Agent cards: fetch one (public or extended), or validate one from a URL or a file, reporting
  * every issue the validator finds.
  */
-import { FileSystem } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import { type CardIssue, validateCard as checkCard } from "../a2a/validation/cardValidation.js"
 import { canonicalAgentUrl } from "../domain/agentUrl.js"
-import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
-import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import { withoutNulls } from "../domain/results.js"
 import { A2aClient } from "../services/A2aClient.js"
 import { savedAgentUrl } from "./agentNames.js"
 import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
-import { refusalOf, unreadableReason } from "./localFiles.js"
+import { readCardFile } from "./localFiles.js"
 
 export interface CardResult {
   readonly agent_url: string
@@ -65,39 +61,6 @@ export interface ValidateCardInput {
 }
 
 const looksLikeUrl = (source: string) => /^https?:\/\//i.test(source.trim())
-
-/** Why a card file is refused before it is opened: not a regular file (localFiles.ts), or over the size limit. */
-const cardFileRefusal = (realPath: string, info: FileSystem.File.Info, maxBytes: number): string | undefined =>
-  refusalOf(realPath, info) ?? (Number(info.size) > maxBytes ? `it is ${info.size} bytes, over the ${maxBytes}-byte limit` : undefined)
-
-/** The JSON of a card file; an error never shows the file's content (it may be any file at all). */
-const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const refused = (reason: string) => new CardFileRefused({ path, reason })
-    const unreadable = (error: PlatformError) => refused(unreadableReason(error))
-    const info = yield* Effect.mapError(fs.stat(path), unreadable)
-    const realPath = yield* Effect.mapError(fs.realPath(path), unreadable)
-    const refusal = cardFileRefusal(realPath, info, maxBytes)
-    if (refusal !== undefined) return yield* refused(refusal)
-    // At most one byte past the limit: a file that grew since stat is refused all the same.
-    const bytes = yield* fs.stream(path, { bytesToRead: maxBytes + 1 }).pipe(
-      Stream.runCollect,
-      Effect.map((chunks) => Buffer.concat([...chunks])),
-      Effect.mapError(unreadable)
-    )
-    if (bytes.length > maxBytes) return yield* refused(`it is over the ${maxBytes}-byte limit`)
-    let json: unknown
-    try {
-      json = JSON.parse(new TextDecoder().decode(bytes))
-    } catch {
-      return yield* new InvalidCard({ url: path, reason: "the file is not JSON (its content is not shown)" })
-    }
-    if (exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)) {
-      return yield* new InvalidCard({ url: path, reason: `the JSON nests deeper than ${MAX_AGENT_JSON_DEPTH} levels` })
-    }
-    return json
-  })
 
 /**
  * The card at a URL source. A decode point below the doors on purpose: `validate` takes a file

@@ -11,7 +11,7 @@ import { type MessageResult, messageResult, taskHead } from "../domain/results.j
 import type { SessionPatch, SessionRecord } from "../domain/session.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore, writeBehind } from "../services/SessionStore.js"
-import { type AgentAccess, resolveTarget, retryWithRenewedToken } from "./agentTarget.js"
+import { type AgentAccess, interfaceUsed, resolveTarget, retryWithRenewedToken } from "./agentTarget.js"
 import { type FileHandling, keepAnswerFiles } from "./answerFiles.js"
 import { webhookUrl } from "./pushConfig.js"
 import { isTaskNotFound, reportMissingTask, taskNotFound } from "./tasks.js"
@@ -159,7 +159,7 @@ export const sendMessage = Effect.fn("sendMessage")(function*(input: SendMessage
   const task = presentForTurn(yield* Ref.get(turn), waited.task)
   const result = messageResult({ task })
   yield* saveTurn(target, request, result)
-  return { ...result, parts: yield* keepAnswerFiles(target, task, result.parts, input.answerFiles) }
+  return { ...result, parts: yield* keepAnswerFiles(target, task, result.parts, input.answerFiles), ...interfaceUsed(target) }
 })
 
 /** Sends, then follows the task until the message is answered or its answer is cut; `answer` takes in all it shows. */
@@ -203,7 +203,11 @@ const converse = (
       if (!("task" in response)) {
         const result = { ...messageResult(response), ...truncation(answer) }
         yield* saveTurn(target, request, result)
-        return { ...result, parts: yield* keepAnswerFiles(target, response.message, result.parts, input.answerFiles) }
+        return {
+          ...result,
+          parts: yield* keepAnswerFiles(target, response.message, result.parts, input.answerFiles),
+          ...interfaceUsed(target)
+        }
       }
       const answered = answer.cut() || answersTurn(turn, response.task, yield* Clock.currentTimeMillis)
       const final = answered
@@ -214,7 +218,7 @@ const converse = (
           )
       const result = { ...messageResult({ task: final }), ...truncation(answer) }
       yield* session.last(turnPatch(request, result))
-      return { ...result, parts: yield* keepAnswerFiles(target, final, result.parts, input.answerFiles) }
+      return { ...result, parts: yield* keepAnswerFiles(target, final, result.parts, input.answerFiles), ...interfaceUsed(target) }
     }).pipe(Effect.ensuring(session.written))
   })
 

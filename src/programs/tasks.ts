@@ -9,10 +9,10 @@ import type { AgentUrl } from "../domain/agentUrl.js"
 import { makeAnswerFold, truncation } from "../domain/answerFold.js"
 import { findingTasks, ProtocolError, TaskNotFound, UnsupportedOperation } from "../domain/clientErrors.js"
 import { InvalidInput } from "../domain/errors.js"
-import { taskHead, type TaskView, taskView } from "../domain/results.js"
+import { type InterfaceUsed, taskHead, type TaskView, taskView } from "../domain/results.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { SessionStore } from "../services/SessionStore.js"
-import { type AgentAccess, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
+import { type AgentAccess, interfaceUsed, resolveTarget, retryWithRenewedToken, withAgentTarget } from "./agentTarget.js"
 import { type FileHandling, keepAnswerFiles } from "./answerFiles.js"
 import { type AnswerLimit, followStream, followTask, makeFollower, type OnUpdate, withinWait } from "./taskUpdates.js"
 
@@ -122,7 +122,7 @@ export const getTask = Effect.fn("getTask")(function*(input: TaskAnswerInput) {
       client.getTask(target, { id: input.taskId, ...withHistory(input.historyLength) }).pipe(reportMissingTask(target, input.taskId))
   )
   yield* rememberTask(target, task)
-  const view: TaskDetails = yield* viewWithFiles(target, task, input.answerFiles)
+  const view: TaskDetails = { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...interfaceUsed(target) }
   // Asking for N history messages means showing them; otherwise the view stays the SPEC's.
   return input.historyLength === undefined ? view : { ...view, history: (task.history ?? []).map(historyEntry) }
 })
@@ -135,7 +135,7 @@ export const cancelTask = Effect.fn("cancelTask")(function*(input: TaskInput) {
     (target) => client.cancelTask(target, { id: input.taskId }).pipe(reportMissingTask(target, input.taskId))
   )
   yield* rememberTask(target, task)
-  return taskView(task)
+  return { ...taskView(task), ...interfaceUsed(target) }
 })
 
 export interface ListTasksInput extends AgentAccess {
@@ -146,7 +146,7 @@ export interface ListTasksInput extends AgentAccess {
   readonly pageToken?: string | undefined
 }
 
-export interface TaskList {
+export interface TaskList extends InterfaceUsed {
   readonly count: number
   readonly tasks: ReadonlyArray<TaskView>
   /** Pass as the page token to get the next page; null on the last page. */
@@ -183,7 +183,8 @@ export const listTasks = Effect.fn("listTasks")(function*(input: ListTasksInput)
     count: response.tasks.length,
     tasks: response.tasks.map(taskView),
     next_page_token: response.nextPageToken === "" ? null : response.nextPageToken,
-    total_size: response.totalSize || null
+    total_size: response.totalSize || null,
+    ...interfaceUsed(target)
   } satisfies TaskList
 })
 
@@ -222,7 +223,7 @@ export const resubscribe = Effect.fn("resubscribe")(function*(input: FollowTaskI
   )
   const task = answer.task() ?? (yield* finalState)
   yield* rememberTask(target, task)
-  return { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...truncation(answer) }
+  return { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...truncation(answer), ...interfaceUsed(target) }
 })
 
 export interface WaitForTaskInput extends FollowTaskInput {
@@ -246,5 +247,5 @@ export const waitForTask = Effect.fn("waitForTask")(function*(input: WaitForTask
   )
   const task = waited.finished ? waited.value : waited.task
   yield* rememberTask(target, task)
-  return { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...truncation(answer) }
+  return { ...(yield* viewWithFiles(target, task, input.answerFiles)), ...truncation(answer), ...interfaceUsed(target) }
 })

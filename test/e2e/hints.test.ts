@@ -146,7 +146,7 @@ const failureOf = async (program: Effect.Effect<unknown, unknown, Layer.Layer.Su
 }
 
 describe("hints that name the actual fix", () => {
-  it("credentials kept from a card's other origin point at allowing them, not at saving them", async () => {
+  it("credentials kept from a card's other origin point at allowing them or saving some for that origin, not for the one addressed", async () => {
     // The user addresses localhost; the card's interfaces are on 127.0.0.1: another origin.
     const localhost = secured.baseUrl.replace("127.0.0.1", "localhost")
     const failure = await failureOf(Effect.gen(function*() {
@@ -158,7 +158,8 @@ describe("hints that name the actual fix", () => {
     }))
     expect(failure.code).toBe("auth_required")
     expect(failure.terminal).toContain("--allow-cross-origin-credentials")
-    expect(failure.terminal).not.toContain("relay auth set")
+    expect(failure.terminal).toContain(`relay auth set --url ${new URL(secured.baseUrl).origin} `)
+    expect(failure.terminal).not.toContain(`relay auth set --url ${localhost}`)
   })
 
   it("wrong credentials given with the call say to check them, not to save some", async () => {

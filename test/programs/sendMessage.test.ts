@@ -535,17 +535,21 @@ describe("sendMessage against real agents (SPEC §2 message result)", () => {
     }
     for (const result of Object.values(results)) {
       expect(Object.keys(result).sort()).toEqual([
+        "binding",
         "context_id",
         "kind",
         "needs_auth",
         "needs_input",
         "parts",
+        "protocol_version",
         "state",
         "task_id",
         "text",
         "updated_at"
       ])
       expect(result.context_id).toEqual(expect.any(String))
+      // The interface the answer came over: the card's first, in the agent's generation.
+      expect(result).toMatchObject({ binding: "JSONRPC", protocol_version: which === "v1.0" ? "1.0" : "0.3" })
     }
     expect(results.echo).toMatchObject({
       state: "completed",

@@ -55,7 +55,9 @@ describe("getTask", () => {
         needs_input: false,
         needs_auth: false,
         kind: "task",
-        updated_at: expect.any(String)
+        updated_at: expect.any(String),
+        binding: "JSONRPC",
+        protocol_version: "1.0"
       })
       expect(plain.parts.map((part) => part.kind)).toEqual(plain.parts.map(() => "text"))
       expect("history" in plain).toBe(false)

@@ -113,7 +113,19 @@ const expectNoSecret = (result: CliResult, ...secrets: ReadonlyArray<string>) =>
   for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret)
 }
 
-const MESSAGE_RESULT_KEYS = ["context_id", "kind", "needs_auth", "needs_input", "parts", "state", "task_id", "text", "updated_at"]
+const MESSAGE_RESULT_KEYS = [
+  "binding",
+  "context_id",
+  "kind",
+  "needs_auth",
+  "needs_input",
+  "parts",
+  "protocol_version",
+  "state",
+  "task_id",
+  "text",
+  "updated_at"
+]
 
 // ---------------------------------------------------------------------------
 
@@ -121,7 +133,9 @@ describe("relay message send / stream", () => {
   it("sends a message, prints ids, state and the answer, and saves the session; no credentials go out", async () => {
     const result = await relayAt(sdk, ["message", "send", "--url", sdk.baseUrl, "hello", "world"])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Context ID\s+\S+\nTask ID\s+\S+\nState\s+completed\n\necho: hello world\n$/)
+    expect(result.stdout).toMatch(
+      /^Context ID\s+\S+\nTask ID\s+\S+\nState\s+completed\nInterface\s+JSONRPC, A2A 1\.0\n\necho: hello world\n$/
+    )
     expect(credentialHeadersOf(result.sent, AUTH_HEADERS).every((headers) => Object.keys(headers).length === 0)).toBe(true)
     const taskId = /Task ID\s+(\S+)/.exec(result.stdout)?.[1]
     expect(session(sdk.baseUrl)).toMatchObject({ task_id: taskId, last_state: "completed" })
@@ -180,7 +194,7 @@ describe("relay message send / stream", () => {
     const result = await relay(["message", "stream", "--url", sdk.baseUrl, withBehaviour("chunked-artifact", "go")])
     expect(result.code).toBe(0)
     expect(result.stdout.startsWith(chunkTexts("go").join(""))).toBe(true)
-    expect(result.stdout).toMatch(/\n\nContext ID\s+\S+\nTask ID\s+\S+\nState\s+completed\n$/)
+    expect(result.stdout).toMatch(/\n\nContext ID\s+\S+\nTask ID\s+\S+\nState\s+completed\nInterface\s+JSONRPC, A2A 1\.0\n$/)
     expect(result.stderr).toContain("[completed]")
     expect(session(sdk.baseUrl)).toMatchObject({ last_state: "completed" })
   })
@@ -341,6 +355,8 @@ describe("relay task", () => {
       needs_auth: false,
       kind: "task",
       updated_at: expect.any(String),
+      binding: "JSONRPC",
+      protocol_version: "1.0",
       history: [{ role: "user", text: "two" }]
     })
   })
@@ -389,7 +405,11 @@ describe("relay task", () => {
     const result = await relay(["task", "resubscribe", "--url", sdk.baseUrl, running.taskId])
     expect(result.code).toBe(0)
     expect(result.stdout.startsWith(echoText("later"))).toBe(true)
-    expect(result.stdout).toMatch(new RegExp(`Task ID\\s+${running.taskId}\\nContext ID\\s+${running.contextId}\\nState\\s+completed\\n$`))
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `Task ID\\s+${running.taskId}\\nContext ID\\s+${running.contextId}\\nState\\s+completed\\nInterface\\s+JSONRPC, A2A 1\\.0\\n$`
+      )
+    )
     expect(result.stderr).toContain("[working]")
     expect(result.stderr).toContain("[completed]")
   })

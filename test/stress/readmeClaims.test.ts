@@ -265,7 +265,19 @@ describe("--json, as the README states it", () => {
     const sent = json(await relay(["message", "send", "--url", agentUrl, "same keys", "--json"]))
     const got = json(await relay(["task", "get", "--url", agentUrl, sent["task_id"] as string, "--json"]))
     expect(Object.keys(sent)).toEqual(Object.keys(got))
-    expect(Object.keys(got)).toEqual(["task_id", "context_id", "state", "text", "parts", "needs_input", "needs_auth", "kind", "updated_at"])
+    expect(Object.keys(got)).toEqual([
+      "task_id",
+      "context_id",
+      "state",
+      "text",
+      "parts",
+      "needs_input",
+      "needs_auth",
+      "kind",
+      "updated_at",
+      "binding",
+      "protocol_version"
+    ])
     expect(got).toEqual({ ...sent, updated_at: got["updated_at"] })
   })
 

@@ -6,6 +6,7 @@
 import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Option, Ref } from "effect"
 import { createHash } from "node:crypto"
+import { pathToFileURL } from "node:url"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import { cardFromWire } from "../../a2a/translate.js"
 import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
@@ -128,8 +129,15 @@ const firstCard = <A>(
     return yield* new CardNotFound({ url: target.agentUrl, tried })
   })
 
+/** Where a card the user gave lives, as a URL: the base its relative URLs would resolve against (none is usable). */
+const givenCardUrl = (source: string) => pathToFileURL(source).href
+
+/** A card the user gave (`--card-file`), decoded as discovery decodes a served one. */
+const givenCard = (given: NonNullable<Target["card"]>): Effect.Effect<DiscoveredCard, A2aClientError> =>
+  Effect.map(decodeCard(given.source, given.json), (decoded) => ({ ...decoded, raw: given.json, cardUrl: givenCardUrl(given.source) }))
+
 export const discover = (state: ClientState, target: Target): Effect.Effect<DiscoveredCard, A2aClientError> =>
-  Effect.gen(function*() {
+  target.card !== undefined ? givenCard(target.card) : Effect.gen(function*() {
     const candidates = cardCandidates(target)
     const key = candidates.join(" ")
     const known = (yield* Ref.get(state.cardLocations)).get(key)
@@ -141,11 +149,13 @@ export const discover = (state: ClientState, target: Target): Effect.Effect<Disc
 
 /** The card JSON as served, undecoded and uncached, so a validator can report on any card. */
 export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect<CardJson, A2aClientError> =>
-  firstCard(target, cardCandidates(target), (cardUrl) =>
-    exchange(state, target, cardRequest(target, cardUrl, undefined)).pipe(
-      Effect.flatMap(({ response, text }) => cardJsonOf(target, cardUrl, response, text)),
-      Effect.map(Option.map((json) => ({ json, cardUrl })))
-    )).pipe(Effect.withSpan("A2aClient.fetchCardJson"))
+  target.card !== undefined ?
+    Effect.succeed({ json: target.card.json, cardUrl: givenCardUrl(target.card.source) }) :
+    firstCard(target, cardCandidates(target), (cardUrl) =>
+      exchange(state, target, cardRequest(target, cardUrl, undefined)).pipe(
+        Effect.flatMap(({ response, text }) => cardJsonOf(target, cardUrl, response, text)),
+        Effect.map(Option.map((json) => ({ json, cardUrl })))
+      )).pipe(Effect.withSpan("A2aClient.fetchCardJson"))
 
 /** The extended card replaces the cached one (§6a.12) for calls with the same credentials. */
 export const replaceCachedCard = (state: ClientState, target: Target, card: DiscoveredCard) =>

@@ -59,7 +59,8 @@ export const endpointsOf = (state: ClientState, target: Target) =>
         pinned: target.binding !== undefined || target.protocol !== undefined
       })
     }
-    const endpoints = yield* withInterfaceRule(state, target, discovered.value.cardUrl, selected)
+    // A card the user gave is their word for where its interfaces are, as --allow-interface-host is for a host.
+    const endpoints = target.card !== undefined ? selected : yield* withInterfaceRule(state, target, discovered.value.cardUrl, selected)
     const remembered = (yield* Ref.get(state.workingEndpoints)).get(target.agentUrl)
     const preferred = remembered &&
       endpoints.find((e) => e.url === remembered.url && e.binding === remembered.binding && e.version === remembered.version)
@@ -76,14 +77,31 @@ const legacyEndpointFor = (endpoints: ReadonlyArray<Endpoint>, failed: Endpoint)
 const warnCrossOrigin = (state: ClientState, target: Target, endpoint: Endpoint) =>
   Effect.suspend(() => {
     const origin = originOf(endpoint.url)
-    if (target.credentials === undefined || !isCrossOrigin(target, endpoint.url)) return Effect.void
+    if (target.credentials === undefined || !isCrossOrigin(target, endpoint.url) || target.interfaceCredentials !== undefined) {
+      return Effect.void
+    }
     if (origin === undefined || state.warnedOrigins.has(origin)) return Effect.void
     state.warnedOrigins.add(origin)
     return Effect.logWarning(
       `The agent card routes requests to ${origin}, not ${originOf(target.agentUrl)}: credentials are not sent there ` +
-        `(use --allow-cross-origin-credentials to send them)`
+        `(save credentials for it with relay auth set --url ${origin}, or send these with --allow-cross-origin-credentials)`
     )
   })
+
+/**
+ * The target as it reaches `endpoint`: on another origin than the one addressed (and the user not
+ * allowing credentials across), with the credentials the user saved for that origin, if any.
+ */
+const withInterfaceCredentials = (target: Target, endpoint: Endpoint): Effect.Effect<Target> => {
+  const origin = originOf(endpoint.url)
+  if (origin === undefined || !isCrossOrigin(target, endpoint.url) || target.savedCredentialsOf === undefined) {
+    return Effect.succeed(target)
+  }
+  return Effect.map(
+    target.savedCredentialsOf(origin),
+    (credentials) => credentials === undefined ? target : { ...target, interfaceCredentials: { origin, credentials } }
+  )
+}
 
 /**
  * Runs `attempt` on the first endpoint, with the client state its requests go through (held to the
@@ -93,14 +111,21 @@ const warnCrossOrigin = (state: ClientState, target: Target, endpoint: Endpoint)
 export const withEndpoint = <A>(
   state: ClientState,
   target: Target,
-  attempt: (endpoint: Endpoint, via: ClientState) => Effect.Effect<A, A2aClientError>
+  attempt: (endpoint: Endpoint, via: ClientState, target: Target) => Effect.Effect<A, A2aClientError>
 ): Effect.Effect<A, A2aClientError> =>
   Effect.gen(function*() {
     const endpoints = yield* endpointsOf(state, target)
     const first = endpoints[0]!
     const attemptOn = (endpoint: Endpoint) =>
-      warnCrossOrigin(state, target, endpoint).pipe(
-        Effect.zipRight(Effect.flatMap(stateFor(state, endpoint), (via) => attempt(endpoint, via))),
+      Effect.zip(stateFor(state, endpoint), withInterfaceCredentials(target, endpoint)).pipe(
+        Effect.tap(([, reaching]) => warnCrossOrigin(state, reaching, endpoint)),
+        Effect.flatMap(([via, reaching]) => attempt(endpoint, via, reaching)),
+        // The interface that answered, for the results that name it (a target of one program's calls).
+        Effect.tap(() =>
+          Effect.sync(() => {
+            if (target.used !== undefined) target.used.endpoint = endpoint
+          })
+        ),
         Effect.tap(() =>
           Ref.update(
             state.workingEndpoints,

@@ -99,7 +99,7 @@ type UnaryCall = <I, A>(
 ) => Effect.Effect<A, A2aClientError>
 
 export const call: UnaryCall = (state, target, op, input, name) =>
-  withEndpoint(state, target, (endpoint, via) => {
+  withEndpoint(state, target, (endpoint, via, reaching) => {
     const encode = op(dialectOf(endpoint))
     if (encode === undefined) {
       return Effect.fail(
@@ -108,7 +108,7 @@ export const call: UnaryCall = (state, target, op, input, name) =>
     }
     return encode(input).pipe(
       Effect.orDie,
-      Effect.flatMap((wire) => transportFor(wire).unary(via, target, endpoint, wire)),
+      Effect.flatMap((wire) => transportFor(wire).unary(via, reaching, endpoint, wire)),
       Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
     )
   }).pipe(Effect.mapError(naming(target)), Effect.withSpan(`A2aClient.${name}`))
@@ -128,10 +128,10 @@ export const streamCall = <I>(
   Stream.unwrap(
     requireCapability(state, target, name, (card) => card.capabilities.streaming === true, "the agent card does not declare streaming")
       .pipe(
-        Effect.zipRight(withEndpoint(state, target, (endpoint, via) =>
+        Effect.zipRight(withEndpoint(state, target, (endpoint, via, reaching) =>
           op(dialectOf(endpoint))(input).pipe(
             Effect.orDie,
-            Effect.flatMap((wire) => transportFor(wire).stream(via, target, endpoint, wire)),
+            Effect.flatMap((wire) => transportFor(wire).stream(via, reaching, endpoint, wire)),
             Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
           )))
       )

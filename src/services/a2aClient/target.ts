@@ -2,8 +2,9 @@
  * Who the client talks to and how: the caller's target, the interface chosen for it, and the rule
  * for which requests carry the caller's credentials.
  */
-import type { Duration } from "effect"
+import type { Duration, Effect } from "effect"
 import type { Binding } from "../../a2a/dialects.js"
+import { originOfUrl } from "../../a2a/hosts.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type { AgentUrl } from "../../domain/agentUrl.js"
 import type { AddressClass } from "../../domain/ipAddresses.js"
@@ -32,6 +33,22 @@ export interface Target {
   readonly streamIdleTimeout?: Duration.DurationInput | undefined
   /** Largest answer (card, JSON body, one stream event) read (default MAX_RESPONSE_BYTES); reading stops past it. */
   readonly maxResponseBytes?: number | undefined
+  /** A card the user gave (`--card-file`): used as it is, with no discovery; `source` names it in errors. */
+  readonly card?: { readonly json: unknown; readonly source: string } | undefined
+  /**
+   * The credentials the user saved for another origin (`relay auth set --url ORIGIN`), looked up
+   * when the card routes a call there: saving them there addressed that origin.
+   */
+  readonly savedCredentialsOf?: ((origin: string) => Effect.Effect<Credentials | undefined>) | undefined
+  /** The credentials saved for the origin of the interface in use, when it is not the one addressed (endpoints.ts). */
+  readonly interfaceCredentials?: { readonly origin: string; readonly credentials: Credentials } | undefined
+  /** Where this target's calls note the interface they went to, so results can name it. */
+  readonly used?: InterfaceNote | undefined
+}
+
+/** The interface the last call of a target went to (set by endpoints.ts withEndpoint, the one place that picks it). */
+export interface InterfaceNote {
+  endpoint: Endpoint | undefined
 }
 
 /** One interface of the card we can speak. */
@@ -47,22 +64,24 @@ export interface Endpoint {
   readonly reach?: ReadonlyArray<AddressClass> | undefined
 }
 
-export const originOf = (url: string) => {
-  try {
-    return new URL(url).origin
-  } catch {
-    return undefined
-  }
-}
+export const originOf = originOfUrl
 
 export const isCrossOrigin = (target: Target, url: string) =>
   originOf(url) !== originOf(target.agentUrl) && target.allowCrossOriginCredentials !== true
 
+/** The credentials the user saved for `url`'s own origin, when the card routes this call there. */
+const interfaceCredentialsFor = (target: Target, url: string) =>
+  target.interfaceCredentials !== undefined && originOf(url) === target.interfaceCredentials.origin
+    ? target.interfaceCredentials.credentials
+    : undefined
+
 /**
- * Credentials for a URL: only on the origin the user addressed, unless they allowed otherwise.
- * Every request relay makes to an agent takes its credentials from here.
+ * Credentials for a URL: only on the origin the user addressed, unless they allowed otherwise;
+ * on another origin, those the user saved for that origin. Every request relay makes to an agent
+ * takes its credentials from here.
  */
-export const credentialsFor = (target: Target, url: string) => (isCrossOrigin(target, url) ? undefined : target.credentials)
+export const credentialsFor = (target: Target, url: string) =>
+  isCrossOrigin(target, url) ? interfaceCredentialsFor(target, url) : target.credentials
 
 export const credentialHeaders = (credentials: Credentials | undefined): Record<string, string> =>
   credentials === undefined
@@ -73,7 +92,9 @@ export const credentialHeaders = (credentials: Credentials | undefined): Record<
 
 /** What became of the caller's credentials on a request to `url` (AuthRequired says it). */
 export const credentialsSent = (target: Target, url: string) =>
-  target.credentials === undefined ?
+  isCrossOrigin(target, url) && interfaceCredentialsFor(target, url) !== undefined ?
+    "saved" as const
+    : target.credentials === undefined ?
     "none" as const
     : isCrossOrigin(target, url) ?
     "withheld" as const
