@@ -177,15 +177,22 @@ const migrations = Migrator.fromRecord({
 })
 export const LATEST_MIGRATION = 3
 
+/**
+ * A connection of the pool's own for the scope. Not interruptible while it is being handed out:
+ * @effect/sql-pg 0.53's `reserve` forgets a connection the pool hands out after its fiber was
+ * interrupted, which then stays checked out and the pool never ends (a store closed while its start-up
+ * sweep waited for one hung the contract tests 30 s, one run in two).
+ */
+const reservedConnection = Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.uninterruptible(sql.reserve))
+
 /** Runs the migrations not run yet; instances starting together wait for each other (an advisory lock). */
-export const migrate = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.scoped(Effect.gen(function*() {
-    const connection = yield* sql.reserve
-    yield* connection.execute("SELECT pg_advisory_lock(hashtext('relay_migrations'))", [], undefined)
-    return yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
-      Effect.ensuring(Effect.ignore(connection.execute("SELECT pg_advisory_unlock(hashtext('relay_migrations'))", [], undefined)))
-    )
-  })))
+export const migrate = Effect.scoped(Effect.gen(function*() {
+  const connection = yield* reservedConnection
+  yield* connection.execute("SELECT pg_advisory_lock(hashtext('relay_migrations'))", [], undefined)
+  return yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
+    Effect.ensuring(Effect.ignore(connection.execute("SELECT pg_advisory_unlock(hashtext('relay_migrations'))", [], undefined)))
+  )
+}))
 
 /** The latest migration run on the database, 0 when none. */
 export const migratedTo = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -270,39 +277,38 @@ const RETENTION_LOCK = "hashtext('relay_retention')"
  * undefined when another instance was sweeping.
  */
 export const sweepRetention = (policy: RetentionPolicy) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.scoped(Effect.gen(function*() {
-      const connection = yield* sql.reserve
-      const locked = yield* connection.execute(`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS locked`, [], undefined)
-      if (locked[0]?.locked !== true) return undefined
-      return yield* Effect.gen(function*() {
-        const old = yield* deleteInBatches(
-          policy.batch,
-          Number.POSITIVE_INFINITY,
-          (limit) =>
-            deleteSettled(
-              connection,
-              [...V1.TERMINAL_STATES, ...V1.INTERRUPTED_STATES],
-              "updated_at < now() - $1 * interval '1 millisecond'",
-              [Duration.toMillis(policy.maxAge)],
-              limit
-            )
-        )
-        const counted = yield* connection.execute("SELECT count(*) AS total FROM relay_tasks", [], undefined)
-        const total = Number(counted[0]?.total ?? 0)
-        if (total <= policy.maxTasks) return old
-        let excess = total - Math.floor(policy.maxTasks * 0.9)
-        let over = 0
-        for (const states of [V1.TERMINAL_STATES, V1.INTERRUPTED_STATES]) {
-          const deleted = yield* deleteInBatches(policy.batch, excess, (limit) => deleteSettled(connection, states, "true", [], limit))
-          over += deleted
-          excess -= deleted
-        }
-        return old + over
-      }).pipe(
-        Effect.ensuring(Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${RETENTION_LOCK})`, [], undefined)))
+  Effect.scoped(Effect.gen(function*() {
+    const connection = yield* reservedConnection
+    const locked = yield* connection.execute(`SELECT pg_try_advisory_lock(${RETENTION_LOCK}) AS locked`, [], undefined)
+    if (locked[0]?.locked !== true) return undefined
+    return yield* Effect.gen(function*() {
+      const old = yield* deleteInBatches(
+        policy.batch,
+        Number.POSITIVE_INFINITY,
+        (limit) =>
+          deleteSettled(
+            connection,
+            [...V1.TERMINAL_STATES, ...V1.INTERRUPTED_STATES],
+            "updated_at < now() - $1 * interval '1 millisecond'",
+            [Duration.toMillis(policy.maxAge)],
+            limit
+          )
       )
-    })))
+      const counted = yield* connection.execute("SELECT count(*) AS total FROM relay_tasks", [], undefined)
+      const total = Number(counted[0]?.total ?? 0)
+      if (total <= policy.maxTasks) return old
+      let excess = total - Math.floor(policy.maxTasks * 0.9)
+      let over = 0
+      for (const states of [V1.TERMINAL_STATES, V1.INTERRUPTED_STATES]) {
+        const deleted = yield* deleteInBatches(policy.batch, excess, (limit) => deleteSettled(connection, states, "true", [], limit))
+        over += deleted
+        excess -= deleted
+      }
+      return old + over
+    }).pipe(
+      Effect.ensuring(Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${RETENTION_LOCK})`, [], undefined)))
+    )
+  }))
 
 /**
  * Sweeps at start, every `sweepEvery`, and after each tenth of maxTasks this instance created (in the
@@ -716,6 +722,11 @@ const pendingDeliveries = (sql: PgClient.PgClient, instance: string, leaseTime: 
     )
     yield* Effect.forkScoped(
       Effect.repeat(renew, Schedule.spaced(Duration.divide(leaseTime, 3).pipe(Option.getOrElse(() => leaseTime))))
+    )
+    // An instance that stops hands its claims over at once (its sender has stopped before its store):
+    // the next one takes them all in one claim, in order, without waiting out the lease.
+    yield* Effect.addFinalizer(() =>
+      Effect.ignore(sql`UPDATE relay_push_deliveries SET lease_until = now() WHERE owner = ${instance} AND NOT settled`)
     )
 
     return { record, reschedule, settle, claim } satisfies PendingDeliveries
