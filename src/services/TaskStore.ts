@@ -527,18 +527,26 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       return V1.isSettledState(task.status.state) ? Option.some(task) : undefined
     }
 
+    /**
+     * The task is peeked at (not waited for until durable): only a settled one is answered, once `get`
+     * says it is durable; a waiter is resolved by a write that was (see commit).
+     */
+    const peek = storage.peek ?? storage.get
+    const durably = (id: string, settled: Option.Option<V1.Task>) =>
+      storage.peek === undefined ? Effect.succeed(settled) : Effect.as(storage.get(id), settled)
+
     const awaitSettled = (id: string) =>
-      Effect.flatMap(storage.get(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
+      Effect.flatMap(peek(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
         const settled = settledNow(found)
-        if (settled !== undefined) return Effect.succeed(settled)
+        if (settled !== undefined) return durably(id, settled)
         // Registered before the task is read again, so a change written after that read resolves it.
         return Effect.flatMap(Deferred.make<V1.Task>(), (waiter) => {
           live.wait(id, waiter)
-          return Effect.flatMap(storage.get(id), (again) => {
+          return Effect.flatMap(peek(id), (again) => {
             const now = settledNow(again)
             if (now === undefined) return Effect.asSome(Deferred.await(waiter))
             live.unwait(id, waiter)
-            return Effect.succeed(now)
+            return durably(id, now)
           })
         })
       })
