@@ -197,6 +197,8 @@ describe("the file storage's batches", () => {
       yield* withStore(dir, (storage) =>
         Effect.gen(function*() {
           yield* storage.create(task("quick", "TASK_STATE_SUBMITTED"))
+          // A turn reads its conversation (its model's prompt) without waiting for the disk: nobody is answered with it.
+          expect((yield* storage.contextTasks("ctx")).map((listed) => listed.id)).toEqual(["quick"])
           yield* nextTurn
           yield* storage.update("quick", { task: task("quick", "TASK_STATE_WORKING") }, 1)
           yield* nextTurn
@@ -223,7 +225,9 @@ describe("the file storage's batches", () => {
       const dir = freshDir()
       const settled = yield* Effect.scoped(Effect.gen(function*() {
         const store = yield* TaskStore.makeWithRetention((retention) => FileTaskStorage.make({ dir, maxAge: LONG_AGO, ...HOLD }, retention))
-        const update = (state: V1.TaskState): V1.StreamResponse => ({ statusUpdate: { taskId: "turn", contextId: "ctx", status: { state } } })
+        const update = (state: V1.TaskState): V1.StreamResponse => ({
+          statusUpdate: { taskId: "turn", contextId: "ctx", status: { state } }
+        })
         const go = yield* Deferred.make<void>()
         yield* store.create(task("turn", "TASK_STATE_SUBMITTED"))
         yield* store.runWorker(
