@@ -332,8 +332,10 @@ class Journal {
     })
   }
 
+  /** Whether every line up to `upTo` is synced, or, for a task, its lines up to `upTo` (all of them once it has no last line left). */
   private isSynced(taskId: string | undefined, upTo: number) {
-    return upTo <= this.synced || (taskId !== undefined && (this.syncedLineOf.get(taskId) ?? 0) >= upTo)
+    if (upTo <= this.synced) return true
+    return taskId !== undefined && (!this.lastLineOf.has(taskId) || (this.syncedLineOf.get(taskId) ?? 0) >= upTo)
   }
 
   /** Later batches go to `fd` (called between batches: from afterFlush). */

@@ -205,6 +205,14 @@ describe("the file storage's batches", () => {
           yield* storage.update("quick", { task: task("quick", "TASK_STATE_COMPLETED") }, 2)
           // The answered write is on disk when it returns, in one line.
           expect(taskLines(dir, "quick")).toBe(1)
+          // Another task's state held back does not hold an answered write back.
+          yield* storage.create(task("held", "TASK_STATE_WORKING"))
+          yield* storage.create(task("answered", "TASK_STATE_WORKING"))
+          yield* Effect.timeoutFail(storage.update("answered", { task: task("answered", "TASK_STATE_COMPLETED") }, 1), {
+            duration: "5 seconds",
+            onTimeout: () => new Error("the answered write waited for another task's line")
+          })
+          expect([taskLines(dir, "answered"), taskLines(dir, "held")]).toEqual([1, 0])
           yield* storage.create(task("read", "TASK_STATE_WORKING"))
           yield* nextTurn
           expect(taskLines(dir, "read")).toBe(0)
