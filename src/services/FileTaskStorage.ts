@@ -5,7 +5,8 @@
  * and nothing is answered before its line is fsynced: a read waits for the task's last line, and a
  * write a client is answered with returns only once synced (see isAnswered; a new task is answered
  * once read). Writes that come together share one fsync (group commit: while one batch is being
- * synced the next one gathers), so the rate holds under concurrency.
+ * synced the next one gathers), so the rate holds under concurrency; a task's state nobody waits
+ * for yet waits a little for its next change, so a turn answered at once is one line (see Journal).
  *
  * Now and then (past `compactAboveBytes`, and at each start) the journal is folded into a snapshot:
  * new lines go to the next generation's journal while the snapshot of the tasks as they are is
@@ -54,11 +55,14 @@ export interface FileTaskStorageOptions extends TaskStorage.TaskStorageOptions {
   readonly maxAge?: Duration.DurationInput | undefined
   /** Journal bytes past which it is folded into a snapshot. Default 64 MiB (or twice the last snapshot). */
   readonly compactAboveBytes?: number | undefined
+  /** How long a task's state nobody waits for yet may wait for its batch (see Journal). Default 20 ms. */
+  readonly unwaitedLineMs?: number | undefined
 }
 
 export const DEFAULT_MAX_TASK_AGE = Duration.days(30)
 const DEFAULT_COMPACT_ABOVE_BYTES = 64 * 1024 * 1024
 const RETENTION_SWEEP_EVERY = Duration.hours(1)
+const DEFAULT_UNWAITED_LINE_MS = 20
 
 // ---------------------------------------------------------------------------
 // Lines
@@ -372,63 +376,103 @@ const load = (dir: string) =>
 // ---------------------------------------------------------------------------
 // The journal: appended lines, synced in batches
 
+/** A line not written yet: the newest of its key (a task's newer state replaces its line not written yet). */
+interface PendingLine {
+  /** Its text, serialised only when its batch is. */
+  readonly text: () => string
+  /** Its number (lines are numbered as appended), and the number of the first line of its key it replaced. */
+  readonly number: number
+  readonly first: number
+  /** The task it is about, if any. */
+  readonly taskId: string | undefined
+  /** A task's state, which may wait for its task's next change (see Journal's "When a batch is written"). */
+  readonly mayWait: boolean
+  /** When its key's first line not written yet was appended (performance.now()). */
+  readonly since: number
+}
+
 interface Waiter {
+  /** The task whose lines it waits for; undefined: every line. */
+  readonly taskId: string | undefined
   readonly upTo: number
   readonly resume: (effect: Effect.Effect<void>) => void
 }
 
+/**
+ * When a batch is written: a task's state nobody waits for yet (a new task, a turn's progress) may
+ * wait up to `unwaitedLineMs` for a batch, since its task's next change often comes first and
+ * replaces it: an echo turn (created, working, completed) is one line, not two or three. Anything
+ * else, and whatever a reader or an answered write waits for, goes in the next batch: at the next
+ * turn of the event loop, or once the batch being written is synced (group commit).
+ */
 class Journal {
-  /** Lines appended so far, and how many of them are synced. */
+  /** Lines appended so far. */
   appended = 0
+  /** Every line up to this number is synced, or replaced by a synced one. */
   synced = 0
   /** Bytes in the current journal file. */
   bytes = 0
-  /**
-   * The lines of the next batch, by what they are about: a task's newer state replaces its line not
-   * written yet (a turn's steps often fall in one batch), and is serialised only when the batch is.
-   */
-  private pending = new Map<string, () => string>()
+  private pending = new Map<string, PendingLine>()
   private flushing = false
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private immediate = false
   private waiters: Array<Waiter> = []
   private failure: Error | undefined
-  /** Each task's last line, while it may not be synced yet. */
+  /** Each task's last line while it is not synced, and the last of its lines synced so far. */
   private readonly lastLineOf = new Map<string, number>()
+  private readonly syncedLineOf = new Map<string, number>()
 
-  constructor(private fd: number, private readonly afterFlush: () => void) {}
+  constructor(private fd: number, private readonly unwaitedLineMs: number, private readonly afterFlush: () => void) {}
 
-  /** Appends the line `about` the thing `key` names (a later one for the same key replaces it); `taskId`: the task it changes. */
-  append(key: string, line: () => string, taskId?: string) {
+  /** Appends the line about the thing `key` names (a later one for the same key replaces it); `taskId`: the task it is about. */
+  append(key: string, text: () => string, taskId?: string) {
+    const number = ++this.appended
+    let first = this.pending.get(key)?.first ?? number
     // A task is never made again once forgotten (ids are fresh), but a stale line must not outlive it.
     if (key.startsWith("d:")) {
-      this.pending.delete(`t:${key.slice(2)}`)
-      this.pending.delete(`p:${key.slice(2)}`)
+      for (const stale of [`t:${taskId}`, `p:${taskId}`]) {
+        first = Math.min(first, this.pending.get(stale)?.first ?? number)
+        this.pending.delete(stale)
+      }
     }
-    this.pending.set(key, line)
-    this.appended++
-    if (taskId !== undefined) this.lastLineOf.set(taskId, this.appended)
-    // The first line of a batch waits for the turn of the event loop: what comes with it joins it.
-    if (!this.flushing) {
-      this.flushing = true
-      setImmediate(() => this.flush())
-    }
+    const replaced = this.pending.get(key)
+    this.pending.set(key, {
+      text,
+      number,
+      first,
+      taskId,
+      mayWait: key.startsWith("t:"),
+      since: replaced?.since ?? performance.now()
+    })
+    if (taskId !== undefined) this.lastLineOf.set(taskId, number)
+    if (key.startsWith("t:")) this.flushLater(this.unwaitedLineMs)
+    else this.flushSoon()
   }
 
   /** Once every line appended so far is synced (a defect when the disk failed). */
   get allSynced(): Effect.Effect<void> {
-    return this.syncedUpTo(this.appended)
+    return this.syncedUpTo(undefined, this.appended)
   }
 
   /** Once the task's last line is synced. */
   taskSynced(taskId: string): Effect.Effect<void> {
-    return this.syncedUpTo(this.lastLineOf.get(taskId) ?? 0)
+    const last = this.lastLineOf.get(taskId)
+    return last === undefined ? Effect.void : this.syncedUpTo(taskId, last)
   }
 
-  private syncedUpTo(upTo: number): Effect.Effect<void> {
+  private syncedUpTo(taskId: string | undefined, upTo: number): Effect.Effect<void> {
     if (this.failure !== undefined) return Effect.die(this.failure)
-    if (upTo <= this.synced) return Effect.void
+    if (this.isSynced(taskId, upTo)) return Effect.void
     return Effect.async<void>((resume) => {
-      this.waiters.push({ upTo, resume })
+      this.waiters.push({ taskId, upTo, resume })
+      this.flushSoon()
     })
+  }
+
+  /** Whether every line up to `upTo` is synced, or, for a task, its lines up to `upTo` (all of them once it has no last line left). */
+  private isSynced(taskId: string | undefined, upTo: number) {
+    if (upTo <= this.synced) return true
+    return taskId !== undefined && (!this.lastLineOf.has(taskId) || (this.syncedLineOf.get(taskId) ?? 0) >= upTo)
   }
 
   /** Later batches go to `fd` (called between batches: from afterFlush). */
@@ -442,28 +486,89 @@ class Journal {
     Fs.closeSync(this.fd)
   }
 
-  private flush() {
-    const lines = this.pending
-    if (lines.size === 0 || this.failure !== undefined) {
-      this.flushing = false
-      return
-    }
-    this.pending = new Map()
-    const upTo = this.appended
+  /** A batch in `ms` at the latest, unless one is due sooner. */
+  private flushLater(ms: number) {
+    if (this.flushing || this.immediate || this.timer !== undefined) return
+    this.timer = setTimeout(() => this.flushNow(), ms)
+    this.timer.unref()
+  }
+
+  /** A batch at the next turn of the event loop (or once the one being written is synced). */
+  private flushSoon() {
+    if (this.flushing || this.immediate) return
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    this.immediate = true
+    setImmediate(() => this.flushNow())
+  }
+
+  private flushNow() {
+    this.timer = undefined
+    this.immediate = false
+    if (this.flushing || this.failure !== undefined) return
+    const batch = this.nextBatch()
+    if (batch.length === 0) return this.scheduleHeldBack()
+    this.flushing = true
     let text = ""
-    for (const line of lines.values()) text += line()
+    for (const line of batch) text += line.text()
     const buffer = Buffer.from(text, "utf8")
     this.writeAll(buffer, 0, (error) => {
       if (error !== null) return this.fail(error)
       Fs.fdatasync(this.fd, (error) => {
         if (error !== null) return this.fail(error)
         this.bytes += buffer.length
-        this.synced = upTo
+        this.flushing = false
+        this.written(batch)
         this.wake()
         this.afterFlush()
-        this.flush()
+        if (this.waiters.length > 0) this.flushSoon()
+        else this.scheduleHeldBack()
       })
     })
+  }
+
+  /**
+   * The lines of the next batch, taken out of `pending`: all but the task states that may wait (and
+   * every line of a task goes together, so that a task's synced line says all its lines are).
+   */
+  private nextBatch(): Array<PendingLine> {
+    const waitedFor = new Set<string | undefined>()
+    for (const waiter of this.waiters) waitedFor.add(waiter.taskId)
+    for (const line of this.pending.values()) if (!line.mayWait) waitedFor.add(line.taskId)
+    const all = waitedFor.has(undefined)
+    const oldEnough = performance.now() - this.unwaitedLineMs
+    const batch: Array<PendingLine> = []
+    for (const [key, line] of this.pending) {
+      if (all || !line.mayWait || line.since <= oldEnough || waitedFor.has(line.taskId)) {
+        batch.push(line)
+        this.pending.delete(key)
+      }
+    }
+    return batch
+  }
+
+  /** A batch for the lines held back, once the oldest of them may wait no more. */
+  private scheduleHeldBack() {
+    let oldest = Number.POSITIVE_INFINITY
+    for (const line of this.pending.values()) oldest = Math.min(oldest, line.since)
+    if (oldest !== Number.POSITIVE_INFINITY) this.flushLater(Math.max(0, oldest + this.unwaitedLineMs - performance.now()))
+  }
+
+  /** What a synced batch makes durable. */
+  private written(batch: ReadonlyArray<PendingLine>) {
+    let synced = this.appended
+    for (const line of this.pending.values()) synced = Math.min(synced, line.first - 1)
+    this.synced = synced
+    for (const line of batch) {
+      const taskId = line.taskId
+      if (taskId === undefined) continue
+      if (this.lastLineOf.get(taskId) === line.number) {
+        this.lastLineOf.delete(taskId)
+        this.syncedLineOf.delete(taskId)
+      } else if ((this.syncedLineOf.get(taskId) ?? 0) < line.number) {
+        this.syncedLineOf.set(taskId, line.number)
+      }
+    }
   }
 
   private writeAll(buffer: Buffer, offset: number, done: (error: Error | null) => void) {
@@ -475,15 +580,12 @@ class Journal {
   }
 
   private wake() {
-    const synced = this.synced
     const waiting = this.waiters
     this.waiters = []
     for (const waiter of waiting) {
-      if (waiter.upTo <= synced) waiter.resume(Effect.void)
+      if (this.isSynced(waiter.taskId, waiter.upTo)) waiter.resume(Effect.void)
       else this.waiters.push(waiter)
     }
-    if (synced === this.appended) this.lastLineOf.clear()
-    else if (this.lastLineOf.size > 4096) { for (const [id, line] of this.lastLineOf) if (line <= synced) this.lastLineOf.delete(id) }
   }
 
   /** The disk refused a write: nothing more is acknowledged (every waiting write fails, and every later one). */
@@ -542,13 +644,13 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     }
 
     const journal: Journal = yield* Effect.try({
-      try: () => new Journal(openJournal(generation), () => compactWhenLarge()),
+      try: () => new Journal(openJournal(generation), options.unwaitedLineMs ?? DEFAULT_UNWAITED_LINE_MS, () => compactWhenLarge()),
       catch: (error) => unavailable(dir, reasonOf(error), "Check the directory's permissions and its disk")
     })
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.ignore(Effect.sandbox(journal.allSynced)), Effect.sync(() => journal.close())))
 
     /** A forgotten task's lines not written yet need not be; its drop line goes after any written ones. */
-    const dropped = (id: string) => journal.append(`d:${id}`, () => dropLine(id))
+    const dropped = (id: string) => journal.append(`d:${id}`, () => dropLine(id), id)
 
     const memory = yield* TaskStorage.make(
       options,
@@ -654,13 +756,16 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       // A new task is answered once read (a read waits for its line), or with a later, answered write.
       create: (task) => memory.create(task),
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
+      peek: memory.get,
       update: (id, write, expectedVersion) =>
         Effect.tap(
           memory.update(id, write, expectedVersion),
-          (written) => Option.isSome(written) && isAnswered(write) ? journal.allSynced : Effect.void
+          (written) => Option.isSome(written) && isAnswered(write) ? journal.taskSynced(id) : Effect.void
         ),
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
-      contextTasks: (contextId) => Effect.zipRight(journal.allSynced, memory.contextTasks(contextId)),
+      // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
+      // answered with; an answer that comes of them is durable with its own task.
+      contextTasks: memory.contextTasks,
       putPushConfig: (taskId, stored) =>
         Effect.tap(memory.putPushConfig(taskId, stored), (put) => Option.isSome(put) ? journal.allSynced : Effect.void),
       pushConfigs: (taskId) => Effect.zipRight(journal.taskSynced(taskId), memory.pushConfigs(taskId)),

@@ -175,6 +175,11 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
   /** Stores a new task at version 1; TaskVersionConflict (expected 0) when its id is taken. */
   readonly create: (task: V1.Task) => Effect.Effect<StoredTask, TaskVersionConflict>
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredTask>>
+  /**
+   * The task as it stands, without waiting for it to be durable as `get` does (a storage that writes
+   * behind): for a reader that answers nobody with it. Absent: `get`.
+   */
+  readonly peek?: ((id: string) => Effect.Effect<Option.Option<StoredTask>>) | undefined
   /** Stores the write when the task is still at `expectedVersion`; None when there is no such task. */
   readonly update: (
     id: string,

@@ -532,15 +532,24 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       return V1.isSettledState(task.status.state) ? Option.some(task) : undefined
     }
 
-    /** One read (a round trip to a database): the waiter is registered before it, so a change written after it resolves the wait. */
+    /**
+     * The waiter is registered before the one read, so a change written after that read resolves it.
+     * Where the storage can peek (the file store: a read that waits for no disk), the read is a peek,
+     * and a settled task is answered once `get` says it is durable; elsewhere it is one `get` (a round
+     * trip to a database).
+     */
+    const read = storage.peek ?? storage.get
+    const durably = (id: string, settled: Option.Option<V1.Task>) =>
+      storage.peek === undefined ? Effect.succeed(settled) : Effect.as(storage.get(id), settled)
+
     const awaitSettled = (id: string) =>
       Effect.flatMap(Deferred.make<V1.Task>(), (waiter) => {
         live.wait(id, waiter)
-        return Effect.flatMap(storage.get(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
+        return Effect.flatMap(read(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
           const now = settledNow(found)
           if (now === undefined) return Effect.asSome(Deferred.await(waiter))
           live.unwait(id, waiter)
-          return Effect.succeed(now)
+          return durably(id, now)
         })
       })
 

@@ -2,7 +2,7 @@
 // written is there after the store is closed and opened again (from the journal, from a snapshot,
 // after a crash cut its last line), one process at a time, and retention by age and count.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, Option, Scope } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber, Option, Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -10,6 +10,7 @@ import { afterAll } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import * as FileTaskStorage from "../../src/services/FileTaskStorage.js"
 import type { PendingDelivery, TaskStorage } from "../../src/services/TaskStorage.js"
+import * as TaskStore from "../../src/services/TaskStore.js"
 import { storageContract } from "./taskStorageContract.js"
 
 const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-file-store-"))
@@ -296,4 +297,76 @@ describe("the file storage's push secrets", () => {
         expect(yield* withStore(dir, (storage) => storage.pushConfigs("a"))).toEqual(Option.some([clear]))
       })
     ))
+})
+describe("the file storage's batches", () => {
+  /** How many lines of the journal are states of the task. */
+  const taskLines = (dir: string, id: string) => journalText(dir).split("\n").filter((line) => line.startsWith(`{"t":"${id}",`)).length
+  /** Past the turn of the event loop at which a batch nobody holds back is written. */
+  const nextTurn = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+  const HOLD = { unwaitedLineMs: 60_000 }
+
+  it.live("holds a task's state nobody waits for until its next change, a reader or its time: a quick turn is one line", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          yield* storage.create(task("quick", "TASK_STATE_SUBMITTED"))
+          // A turn reads its conversation (its model's prompt) without waiting for the disk: nobody is answered with it.
+          expect((yield* storage.contextTasks("ctx")).map((listed) => listed.id)).toEqual(["quick"])
+          yield* nextTurn
+          yield* storage.update("quick", { task: task("quick", "TASK_STATE_WORKING") }, 1)
+          yield* nextTurn
+          yield* storage.update("quick", { task: task("quick", "TASK_STATE_COMPLETED") }, 2)
+          // The answered write is on disk when it returns, in one line.
+          expect(taskLines(dir, "quick")).toBe(1)
+          // Another task's state held back does not hold an answered write back.
+          yield* storage.create(task("held", "TASK_STATE_WORKING"))
+          yield* storage.create(task("answered", "TASK_STATE_WORKING"))
+          yield* Effect.timeoutFail(storage.update("answered", { task: task("answered", "TASK_STATE_COMPLETED") }, 1), {
+            duration: "5 seconds",
+            onTimeout: () => new Error("the answered write waited for another task's line")
+          })
+          expect([taskLines(dir, "answered"), taskLines(dir, "held")]).toEqual([1, 0])
+          yield* storage.create(task("read", "TASK_STATE_WORKING"))
+          yield* nextTurn
+          expect(taskLines(dir, "read")).toBe(0)
+          yield* storage.get("read")
+          expect(taskLines(dir, "read")).toBe(1)
+        }), HOLD)
+      // Nobody waits for it: it is written all the same once it waited its time.
+      yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          yield* storage.create(task("alone", "TASK_STATE_WORKING"))
+          for (let tries = 0; tries < 200 && taskLines(dir, "alone") === 0; tries++) yield* Effect.sleep("5 millis")
+          expect(taskLines(dir, "alone")).toBe(1)
+        }), { unwaitedLineMs: 10 })
+    }))
+
+  it.live("a turn that settles at once costs one line: the store peeks at the task a send waits for, and answers it durable", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const settled = yield* Effect.scoped(Effect.gen(function*() {
+        const store = yield* TaskStore.makeWithRetention((retention) => FileTaskStorage.make({ dir, maxAge: LONG_AGO, ...HOLD }, retention))
+        const update = (state: V1.TaskState): V1.StreamResponse => ({
+          statusUpdate: { taskId: "turn", contextId: "ctx", status: { state } }
+        })
+        const go = yield* Deferred.make<void>()
+        yield* store.create(task("turn", "TASK_STATE_SUBMITTED"))
+        yield* store.runWorker(
+          "turn",
+          Effect.gen(function*() {
+            yield* Deferred.await(go)
+            yield* store.publish("turn", update("TASK_STATE_WORKING"))
+            yield* nextTurn
+            yield* store.publish("turn", update("TASK_STATE_COMPLETED"))
+          })
+        )
+        const answer = yield* Effect.fork(store.awaitSettled("turn"))
+        // A batch would be written by now if the send waited for the task as submitted to be durable.
+        yield* Effect.sleep("50 millis")
+        yield* Deferred.succeed(go, undefined)
+        return [Option.map(yield* Fiber.join(answer), (answered) => answered.status.state), taskLines(dir, "turn")]
+      }))
+      expect(settled).toEqual([Option.some("TASK_STATE_COMPLETED"), 1])
+    }))
 })
