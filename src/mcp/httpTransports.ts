@@ -32,7 +32,6 @@ import { MAX_MCP_HTTP_SESSIONS, MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from ".
 import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { makeEventStore } from "./eventStore.js"
 import { jsonBody, jsonRpcError, jsonRpcFailures, messageGate, notServed, originCheck } from "./httpGuards.js"
-import { withServedVersionsResponse } from "./servedVersions.js"
 import type { ServerFactory } from "./server.js"
 import { makeSessionTable, type SessionTable } from "./sessionTable.js"
 import { sendWebResponse, webRequestOf } from "./webExchange.js"
@@ -114,9 +113,7 @@ const serveStreamable = async (session: StreamableSession, req: Request, res: Re
 const serveModern = async (modern: McpHttpHandler, req: Request, res: Response, limits: SessionPace) => {
   const pace = makeBackpressure(limits, { deliver: () => undefined, cutOff: () => void res.destroy() })
   try {
-    const response = await modern.fetch(webRequestOf(req), { parsedBody: req.body })
-    // This endpoint serves 2025-11-25 too: a version error says so (servedVersions.ts).
-    await sendWebResponse(await withServedVersionsResponse(response), res, pace)
+    await sendWebResponse(await modern.fetch(webRequestOf(req), { parsedBody: req.body }), res, pace)
   } finally {
     pace.stop()
   }

@@ -13,7 +13,6 @@ import type { McpClientNotReading } from "../domain/errors.js"
 import { MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
 import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { type Admission, admitText, idAtEdges, oversized, type Refused } from "./messageGate.js"
-import { withServedVersions } from "./servedVersions.js"
 
 const NEWLINE = 0x0a
 /** How much of an oversized line's start and end is kept to find its id. */
@@ -175,9 +174,9 @@ export class BoundedStdioTransport implements Transport {
     return Promise.resolve()
   }
 
-  /** Queues the message for stdout, where it goes out at the client's pace (a version error naming both eras). */
+  /** Queues the message for stdout, where it goes out at the client's pace. */
   send(message: JSONRPCMessage): Promise<void> {
-    this.write(serializeMessage(withServedVersions(message)))
+    this.write(serializeMessage(message))
     this.pace.sent(message)
     return Promise.resolve()
   }
