@@ -7,18 +7,16 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ManagedRuntime } from "effect"
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin, runRelay } from "../helpers/cli.js"
+import { relayBin, runRelay, startAgentServer } from "../helpers/cli.js"
 import { appLayer, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { stateDirsFor, tempHome } from "../helpers/stateHome.js"
 
 const KEY = "grpc-doors-key-0123456789abcdef"
-const WAIT_MS = 15_000
 
 const freshStateDir = stateDirsFor(afterAll)
 const home = tempHome()
@@ -30,38 +28,14 @@ let cardSite: Http.Server
 let stopAgent: () => void
 
 /** Starts relay's own agent (echo model, key required, gRPC in plaintext on loopback) and waits for its start-up line. */
-const startAgent = () =>
-  new Promise<{ url: string; grpc_address: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      relayBin,
-      "server",
-      "agent",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--grpc-port",
-      "0",
-      "--auth",
-      "--store",
-      "memory",
-      "-m",
-      "echo",
-      "--json"
-    ], { env: { ...process.env, RELAY_HOME: home.stateDir, RELAY_AGENT_KEY: KEY, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] })
-    stopAgent = () => void (child.exitCode === null && child.kill("SIGKILL"))
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => reject(new Error(`no start-up line: ${stderr}`)), WAIT_MS)
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-      const line = /^\{.*\}\n/.exec(stdout)
-      if (line === null) return
-      clearTimeout(timer)
-      resolve(JSON.parse(line[0]))
-    })
+const startAgent = async () => {
+  const agent = await startAgentServer(["--grpc-port", "0", "--auth", "--store", "memory", "-m", "echo"], {
+    stateDir: home.stateDir,
+    env: { RELAY_AGENT_KEY: KEY }
   })
+  stopAgent = agent.kill
+  return { url: agent.info.url, grpc_address: agent.info.grpc_address! }
+}
 
 /** Relay's card with every interface but the gRPC ones removed: the card of a gRPC-only agent. */
 const grpcOnlyCard = (card: Record<string, unknown>) => {

@@ -14,7 +14,7 @@ import { type ElicitRequest, ElicitRequestSchema } from "@modelcontextprotocol/s
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin } from "../helpers/cli.js"
+import { relayBin, startAgentServer } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 type Json = Record<string, any>
@@ -27,24 +27,11 @@ let mcp: Client
 const asked: Array<ElicitRequest["params"]> = []
 
 /** `relay server agent -m mock` on a free port; its URL from the --json line. */
-const startMockAgent = () =>
-  new Promise<string>((resolve, reject) => {
-    agent = spawn(process.execPath, [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", "-m", "mock", "--json"], {
-      env,
-      stdio: ["ignore", "pipe", "ignore"]
-    })
-    let stdout = ""
-    const timer = setTimeout(() => reject(new Error(`relay server agent did not start: ${stdout}`)), 15_000)
-    agent.stdout!.on("data", (chunk) => {
-      stdout += chunk
-      const line = stdout.split("\n").find((candidate) => candidate.startsWith("{"))
-      if (line !== undefined) {
-        clearTimeout(timer)
-        resolve((JSON.parse(line) as { url: string }).url)
-      }
-    })
-    agent.once("exit", (code) => reject(new Error(`relay server agent exited (${code})`)))
-  })
+const startMockAgent = async () => {
+  const started = await startAgentServer(["-m", "mock"], { stateDir: home.stateDir })
+  agent = started.child
+  return started.info.url
+}
 
 beforeAll(async () => {
   if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")

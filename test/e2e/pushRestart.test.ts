@@ -4,13 +4,13 @@
  * they are being retried, started again on the same store, and the webhook (answering now) gets
  * each notification once.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import * as Fs from "node:fs"
 import http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { relayBin } from "../helpers/cli.js"
+import { startAgentServer } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { closeServer, listenOnLoopback, readBodyText } from "../peers/httpUtil.js"
 
@@ -24,27 +24,14 @@ afterAll(() => {
 })
 
 /** Starts the server on the store; resolves with it and its URL (the --json line) within 20 s. */
-const startServer = () =>
-  new Promise<{ readonly child: ChildProcess; readonly url: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      relayBin,
-      ...["server", "agent", "--host", "127.0.0.1", "--port", "0", "--json", "-m", "echo", "--store", `file:${storeDir}`]
-    ], { env: { ...process.env, RELAY_HOME: home.stateDir, RELAY_ECHO_DELAY_MS: "0" }, stdio: ["ignore", "pipe", "pipe"] })
-    children.push(child)
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => reject(new Error(`no start-up line within 20 s: ${stderr}`)), 20_000)
-    child.stderr!.on("data", (chunk) => (stderr += chunk))
-    child.stdout!.on("data", (chunk) => {
-      stdout += chunk
-      const line = stdout.split("\n")[0]
-      if (stdout.includes("\n") && line !== undefined) {
-        clearTimeout(timer)
-        resolve({ child, url: (JSON.parse(line) as { url: string }).url })
-      }
-    })
-    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)))
+const startServer = async () => {
+  const server = await startAgentServer(["-m", "echo", "--store", `file:${storeDir}`], {
+    stateDir: home.stateDir,
+    env: { RELAY_ECHO_DELAY_MS: "0" }
   })
+  children.push(server.child)
+  return { child: server.child, url: server.info.url }
+}
 
 /** A webhook answering 503 while `failing`; it keeps the bodies it answered 200, and calls `onFailure` at each 503. */
 const startWebhook = async () => {

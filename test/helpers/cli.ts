@@ -1,5 +1,5 @@
 /** Runs the built CLI (dist/main.cjs) as a user would, with its own state directory. */
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
 export const relayBin = fileURLToPath(new URL("../../dist/main.cjs", import.meta.url))
@@ -113,3 +113,46 @@ export const relayJson = async (args: ReadonlyArray<string>, stateDir: string): 
   const streamed = args.includes("stream") || args.includes("--stream")
   return JSON.parse(streamed ? result.stdout.trimEnd().split("\n").at(-1)! : result.stdout) as Record<string, unknown>
 }
+
+/** A `relay server agent` started by startAgentServer: its process and its `--json` start-up line. */
+export interface AgentServerProcess {
+  readonly child: ChildProcess
+  /** The start-up line: url, and grpc_address when --grpc-port was given, among others. */
+  readonly info: { readonly url: string; readonly grpc_address?: string } & Record<string, unknown>
+  /** Kills it (SIGKILL) unless it has ended. */
+  readonly kill: () => void
+}
+
+/**
+ * `relay server agent --host 127.0.0.1 --port 0 --json` with `args` (model, store, …), resolved
+ * with its start-up line within 20 s; it fails with its stderr when it ends or says nothing.
+ */
+export const startAgentServer = (
+  args: ReadonlyArray<string>,
+  options: { readonly stateDir: string; readonly env?: Record<string, string> }
+): Promise<AgentServerProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [relayBin, "server", "agent", "--host", "127.0.0.1", "--port", "0", "--json", ...args], {
+      env: { ...process.env, RELAY_HOME: options.stateDir, NO_COLOR: "1", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const kill = () => void (child.exitCode === null && child.kill("SIGKILL"))
+    let stdout = ""
+    let stderr = ""
+    const timer = setTimeout(() => {
+      kill()
+      reject(new Error(`relay server agent ${args.join(" ")}: no start-up line within 20 s: ${stderr}`))
+    }, 20_000)
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+      const line = /^(\{.*\})\n/.exec(stdout)
+      if (line === null) return
+      clearTimeout(timer)
+      resolve({ child, info: JSON.parse(line[1]!), kill })
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`relay server agent ${args.join(" ")} exited ${code}: ${stderr}`))
+    })
+  })

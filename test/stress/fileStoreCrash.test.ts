@@ -1,12 +1,12 @@
 // The file task store under `kill -9` (issue 34): `relay server agent` (dist/main.cjs) takes a burst
 // of 1000 SendMessage requests and is killed with SIGKILL in the middle of it; started again on the
 // same directory, it has every task a client got an answer for, as that answer showed it.
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { relayBin } from "../helpers/cli.js"
+import { startAgentServer } from "../helpers/cli.js"
 import { reportFigures, runPool } from "../helpers/figures.js"
 import { tempHome } from "../helpers/stateHome.js"
 
@@ -25,37 +25,14 @@ afterAll(() => {
 })
 
 /** Starts the server on the store; resolves with its URL (from the --json line) within 20 s. */
-const startServer = () =>
-  new Promise<{ readonly child: ChildProcess; readonly url: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      relayBin,
-      "server",
-      "agent",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--json",
-      "-m",
-      "echo",
-      "--store",
-      `file:${storeDir}`
-    ], { env: { ...process.env, RELAY_HOME: home.stateDir, RELAY_ECHO_DELAY_MS: "0" }, stdio: ["ignore", "pipe", "pipe"] })
-    children.push(child)
-    let stdout = ""
-    let stderr = ""
-    const timer = setTimeout(() => reject(new Error(`no start-up line within 20 s: ${stderr}`)), 20_000)
-    child.stderr!.on("data", (chunk) => (stderr += chunk))
-    child.stdout!.on("data", (chunk) => {
-      stdout += chunk
-      const line = stdout.split("\n")[0]
-      if (stdout.includes("\n") && line !== undefined) {
-        clearTimeout(timer)
-        resolve({ child, url: (JSON.parse(line) as { url: string }).url })
-      }
-    })
-    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)))
+const startServer = async () => {
+  const server = await startAgentServer(["-m", "echo", "--store", `file:${storeDir}`], {
+    stateDir: home.stateDir,
+    env: { RELAY_ECHO_DELAY_MS: "0" }
   })
+  children.push(server.child)
+  return { child: server.child, url: server.info.url }
+}
 
 const rpc = async (url: string, method: string, params: unknown) => {
   const response = await fetch(`${url}/`, {
