@@ -192,7 +192,7 @@ const recorder = fileURLToPath(new URL("../fixtures/recordLoadedModules.mjs", im
 const startRecorded = (args: ReadonlyArray<string>) => {
   const record = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-loaded-")), "loaded.txt")
   const agent = startAgentCli(args, { RELAY_TEST_LOADED_MODULES: record }, ["--import", recorder])
-  /** Whether a chunk holding @grpc/grpc-js was loaded so far (the build's metafile names each chunk's sources). */
+  /** Whether a chunk holding the gRPC door (and its protobuf codec) was loaded so far (the build's metafile names each chunk's sources). */
   const loadsGrpc = () => {
     const dist = Path.dirname(relayBin)
     const meta = JSON.parse(Fs.readFileSync(Path.join(dist, "meta.json"), "utf8")) as {
@@ -200,7 +200,9 @@ const startRecorded = (args: ReadonlyArray<string>) => {
     }
     return Fs.readFileSync(record, "utf8").split("\n").filter((line) => line.startsWith("file:")).some((line) => {
       const file = Path.relative(Path.dirname(dist), fileURLToPath(line.split(" cache=")[0]!))
-      return Object.keys(meta.outputs[file]?.inputs ?? {}).some((source) => source.includes("node_modules/@grpc/grpc-js/"))
+      return Object.keys(meta.outputs[file]?.inputs ?? {}).some((source) =>
+        source.endsWith("src/servers/agent/grpcServer.ts") || source.includes("node_modules/@bufbuild/protobuf/")
+      )
     })
   }
   return { agent, loadsGrpc }

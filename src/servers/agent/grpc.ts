@@ -1,6 +1,6 @@
 /**
  * The gRPC door of the agent server (`relay server agent --grpc-port`): `lf.a2a.v1.A2AService`
- * (1.0) and `a2a.v1.A2AService` (0.3) on one @grpc/grpc-js server, over the same operations as
+ * (1.0) and `a2a.v1.A2AService` (0.3) on one HTTP/2 server (grpcServer.ts), over the same operations as
  * the JSON-RPC and REST doors (operations.ts). A message's bytes become the ProtoJSON of the
  * HTTP+JSON binding (a2a/grpcCodec.ts), are read by the same decoders, and the answer's ProtoJSON
  * becomes bytes again.
@@ -15,26 +15,17 @@
  * Errors are statuses with a `google.rpc.Status` carrying the ErrorInfo (`grpc-status-details-bin`),
  * mapped as A2A §5.4 says.
  *
- * Loaded only when the door is open: it pulls in @grpc/grpc-js and the protobuf descriptors.
+ * Loaded only when the door is open: it pulls in the protobuf descriptors.
  */
-import * as grpc from "@grpc/grpc-js"
-import { Cause, Deferred, Effect, Either, type Fiber, FiberId, FiberSet, Option, type ParseResult, type Scope, Stream } from "effect"
-import { constants as http2, type ServerHttp2Stream } from "node:http2"
-import {
-  byteServiceDefinition,
-  encodeStatusDetails,
-  GRPC_STATUS,
-  type GrpcMethod,
-  grpcService,
-  STATUS_DETAILS_KEY
-} from "../../a2a/grpcCodec.js"
+import { Cause, Effect, Either, type Fiber, FiberId, FiberSet, Option, type ParseResult, type Scope, Stream } from "effect"
+import { encodeStatusDetails, GRPC_STATUS, type GrpcMethod, grpcService } from "../../a2a/grpcCodec.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type * as V1 from "../../a2a/v1.js"
 import { type AgentRequestError, internalError, invalidParamsAt, parseError, versionNotSupported } from "../../domain/agentErrors.js"
 import { ListenFailed } from "../../domain/errors.js"
 import { CLIENT_TIMEOUTS, type ClientTimeouts } from "../../domain/limits.js"
-import { hostAndPort } from "../address.js"
+import { type CallStatus, type GrpcCall, type GrpcCallHandler, makeGrpcServer } from "./grpcServer.js"
 import { nestingProblem, unexpectedFailure } from "./io.js"
 import { V1_METHODS } from "./jsonRpc.js"
 import { type AgentServices, execute, type Operation, type ResultCodec, v03RestCodec, v1Codec, writeOutcome } from "./operations.js"
@@ -67,34 +58,18 @@ export interface GrpcDoorOptions {
   readonly clientTimeouts?: ClientTimeouts | undefined
 }
 
-/** A failed call as @grpc/grpc-js sends it. */
-interface CallStatus {
-  readonly code: grpc.status
-  readonly details: string
-  readonly metadata?: grpc.Metadata
-}
-
 /** The status of an A2A error: §5.4's code, its message, and the Status with its ErrorInfo in the trailer. */
 const statusOf = (error: AgentRequestError): CallStatus => {
   const code = GRPC_STATUS[error.spec.grpcStatus]
-  const metadata = new grpc.Metadata()
-  metadata.set(STATUS_DETAILS_KEY, Buffer.from(encodeStatusDetails(code, error.message, error.spec.reason, error.metadata)))
-  return { code, details: error.message, metadata }
+  return { code, details: error.message, statusDetails: encodeStatusDetails(code, error.message, error.spec.reason, error.metadata) }
 }
 
-const UNAUTHENTICATED: CallStatus = { code: grpc.status.UNAUTHENTICATED, details: "Missing or invalid API key" }
-
-type Call = grpc.ServerUnaryCall<Buffer, Buffer> | grpc.ServerWritableStream<Buffer, Buffer>
-
-const firstValue = (metadata: grpc.Metadata, key: string): string | undefined => {
-  const value = metadata.get(key)[0]
-  return value === undefined ? undefined : value.toString()
-}
+const UNAUTHENTICATED: CallStatus = { code: GRPC_STATUS.UNAUTHENTICATED, details: "Missing or invalid API key" }
 
 /** The headers the key check reads, from the call's metadata (keys are lower case in gRPC). */
-const keyHeaders = (metadata: grpc.Metadata) => ({
-  authorization: firstValue(metadata, "authorization"),
-  "x-api-key": firstValue(metadata, "x-api-key")
+const keyHeaders = (call: GrpcCall) => ({
+  authorization: call.metadata("authorization"),
+  "x-api-key": call.metadata("x-api-key")
 })
 
 // ---------------------------------------------------------------------------
@@ -183,65 +158,12 @@ const GENERATIONS: ReadonlyArray<Generation> = [
  * metadata arrives: a refused call's message is never read (at most what HTTP/2 flow control let
  * in), as the HTTP doors read no body they will refuse.
  */
-const metadataRefusal = (options: GrpcDoorOptions, metadata: grpc.Metadata): CallStatus | undefined => {
-  if (options.checkKey !== undefined && !options.checkKey(keyHeaders(metadata))) return UNAUTHENTICATED
-  const version = versionRequest({ "a2a-version": firstValue(metadata, "a2a-version") }, "")
+const metadataRefusal = (options: GrpcDoorOptions, call: GrpcCall): CallStatus | undefined => {
+  if (options.checkKey !== undefined && !options.checkKey(keyHeaders(call))) return UNAUTHENTICATED
+  const version = versionRequest({ "a2a-version": call.metadata("a2a-version") }, "")
   return version._tag === "Unsupported"
     ? statusOf(versionNotSupported(`a2a-version ${version.version} is not supported; this agent speaks 1.0 and 0.3`))
     : undefined
-}
-
-/** The answer to a call whose request did not all arrive in time (the HTTP doors' 408). */
-const tooSlow = (timeouts: ClientTimeouts): CallStatus => ({
-  code: grpc.status.DEADLINE_EXCEEDED,
-  details: `The request did not arrive within ${timeouts.requestMs / 1000} s`
-})
-
-/**
- * The HTTP/2 stream under @grpc/grpc-js's own call (the first interceptor's `call`). grpc-js keeps
- * it private: a status alone ends only the server's half, and a sender that never ends its own
- * would hold the stream, its connection and what it buffers. Checked at run time; the slow-sender
- * test (test/servers/agentGrpc.test.ts) fails should grpc-js move it.
- */
-const http2StreamOf = (call: grpc.ServerInterceptingCallInterface): Pick<ServerHttp2Stream, "close"> | undefined => {
-  const stream = (call as unknown as { readonly stream?: Partial<ServerHttp2Stream> }).stream
-  return typeof stream?.close === "function" && stream.rstCode !== undefined ? stream as ServerHttp2Stream : undefined
-}
-
-/** Answers DEADLINE_EXCEEDED, then asks the client to stop sending (RST_STREAM NO_ERROR after a full answer, RFC 9113 §8.1). */
-const cutSlowCall = (call: grpc.ServerInterceptingCallInterface, timeouts: ClientTimeouts) => {
-  call.sendStatus(tooSlow(timeouts))
-  http2StreamOf(call)?.close(http2.NGHTTP2_NO_ERROR)
-}
-
-/**
- * Answers a call its metadata refuses before the method's handler starts, and one whose request
- * message (with its end) has not all arrived `requestMs` after the call began, as the HTTP doors
- * bound a slow request: a sender that stops halfway holds no call for longer.
- */
-const guardCall = (options: GrpcDoorOptions, timeouts: ClientTimeouts): grpc.ServerInterceptor => (_method, call) => {
-  const timer = setTimeout(() => cutSlowCall(call, timeouts), timeouts.requestMs)
-  const arrived = () => clearTimeout(timer)
-  return new grpc.ServerInterceptingCall(call, {
-    start: (next) =>
-      next({
-        onReceiveMetadata: (metadata, forward) => {
-          const refusal = metadataRefusal(options, metadata)
-          if (refusal === undefined) return forward(metadata)
-          arrived()
-          call.sendStatus(refusal)
-        },
-        onReceiveHalfClose: (forward) => {
-          arrived()
-          forward()
-        },
-        onCancel: arrived
-      }),
-    sendStatus: (status, forward) => {
-      arrived()
-      forward(status)
-    }
-  })
 }
 
 /** The message as the operation to run, or the INVALID_ARGUMENT that says why it is not one. */
@@ -258,19 +180,19 @@ const readMessage = (method: GrpcMethod, build: Build, bytes: Buffer): Either.Ei
 // Answers: Outcome → bytes
 
 /** An answer's ProtoJSON as the method's response bytes; only a bug makes it fail. */
-const encodeAnswer = (method: GrpcMethod, json: unknown): Either.Either<Buffer, AgentRequestError> =>
-  Either.mapBoth(method.response.toBinary(json ?? {}), {
-    onLeft: (reason) => internalError(`Cannot encode the ${method.response.typeName}: ${reason}`),
-    onRight: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  })
+const encodeAnswer = (method: GrpcMethod, json: unknown): Either.Either<Uint8Array, AgentRequestError> =>
+  Either.mapLeft(
+    method.response.toBinary(json ?? {}),
+    (reason) => internalError(`Cannot encode the ${method.response.typeName}: ${reason}`)
+  )
 
 /** Writes one message of a stream; when the stream's buffer is full, waits until it drains (or the call ends). */
-const writeMessage = (call: grpc.ServerWritableStream<Buffer, Buffer>, bytes: Buffer): Effect.Effect<void> =>
-  writeOrWait(call, () => call.write(bytes) || call.cancelled, "cancelled")
+const writeMessage = (call: GrpcCall, bytes: Uint8Array): Effect.Effect<void> =>
+  writeOrWait(call.stream, () => call.write(bytes) || call.ended, "close")
 
-/** Sends the events of a stream as they come, then ends the call; a failure mid-stream ends it with INTERNAL. */
+/** Sends the events of a stream as they come, then ends the call; a failure mid-stream ends it with its status. */
 const streamEvents = (
-  call: grpc.ServerWritableStream<Buffer, Buffer>,
+  call: GrpcCall,
   method: GrpcMethod,
   codec: ResultCodec,
   events: Stream.Stream<V1.StreamResponse>
@@ -287,7 +209,7 @@ const streamEvents = (
         const error = Option.isSome(failure)
           ? failure.value
           : internalError(`The event stream failed: ${Cause.pretty(cause).split("\n")[0]}`)
-        return Effect.sync(() => call.emit("error", statusOf(error)))
+        return Effect.sync(() => call.end(statusOf(error)))
       }
     })
   )
@@ -297,19 +219,18 @@ const answer = (
   options: GrpcDoorOptions,
   generation: Generation,
   method: GrpcMethod,
-  call: Call,
-  operation: Operation,
-  reply: (error: CallStatus | null, bytes?: Buffer) => void
+  call: GrpcCall,
+  operation: Operation
 ): Effect.Effect<void, never, AgentServices> =>
   Effect.matchEffect(execute(operation, generation.version), {
-    onFailure: (error) => Effect.sync(() => reply(statusOf(error))),
+    onFailure: (error) => Effect.sync(() => call.end(statusOf(error))),
     onSuccess: (result) => {
       if (result._tag === "Events") {
         return method.serverStreaming
-          ? streamEvents(call as grpc.ServerWritableStream<Buffer, Buffer>, method, generation.codec, result.value)
-          : Effect.sync(() => reply(statusOf(internalError(`${method.name} answered with events`))))
+          ? streamEvents(call, method, generation.codec, result.value)
+          : Effect.sync(() => call.end(statusOf(internalError(`${method.name} answered with events`))))
       }
-      const card = result._tag === "ExtendedCard" ? options.extendedCard(call.getHost()) : Effect.succeed(undefined)
+      const card = result._tag === "ExtendedCard" ? options.extendedCard(call.authority) : Effect.succeed(undefined)
       return Effect.flatMap(card, (extended) =>
         writeOutcome(
           generation.codec,
@@ -317,9 +238,13 @@ const answer = (
           () => extended,
           (json) => {
             const bytes = encodeAnswer(method, json)
-            return Either.isLeft(bytes) ? reply(statusOf(bytes.left)) : reply(null, bytes.right)
+            if (Either.isLeft(bytes)) return call.end(statusOf(bytes.left))
+            // A unary call answers one message; a streaming one may answer a single message too (a Task).
+            if (!method.serverStreaming) return call.reply(bytes.right)
+            call.write(bytes.right)
+            call.end()
           },
-          (error) => reply(statusOf(error))
+          (error) => call.end(statusOf(error))
         ))
     }
   })
@@ -335,42 +260,50 @@ type RunFork = (
 /** Each call's fiber starts with the scheduler's next batch, as the HTTP doors' requests do (../exchange.ts says why). */
 const BATCHED = { immediate: false } as const
 
-/** The handlers of one generation's service, keyed by method name as @grpc/grpc-js's addService takes them. */
-const handlersOf = (options: GrpcDoorOptions, generation: Generation, runFork: RunFork): grpc.UntypedServiceImplementation => {
-  const service = grpcService(generation.version)
-  return Object.fromEntries(
-    Object.values(service.methods).map((method) => {
-      const build = generation.builds[method.name] ?? (() => Either.left(internalError(`${method.name} is not served`)))
-      const handle = (call: Call, reply: (error: CallStatus | null, bytes?: Buffer) => void) => {
-        const operation = readMessage(method, build, call.request)
-        if (Either.isLeft(operation)) return reply(operation.left)
-        const fiber = runFork(
-          Effect.catchAllCause(
-            answer(options, generation, method, call, operation.right, reply),
-            (cause) =>
-              Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(
-                Effect.logError(`gRPC ${method.path} failed unexpectedly`, cause),
-                Effect.sync(() => reply(statusOf(unexpectedFailure())))
-              )
-          ),
-          BATCHED
-        )
-        call.on("cancelled", () => fiber.unsafeInterruptAsFork(FiberId.none))
-      }
-      const handler = method.serverStreaming
-        ? (call: grpc.ServerWritableStream<Buffer, Buffer>) =>
-          handle(call, (error) => (error === null ? call.end() : call.emit("error", error)))
-        : (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) =>
-          handle(call, (error, bytes) => (error === null ? callback(null, bytes) : callback(error)))
-      return [method.name, handler]
-    })
-  )
+/** A method of either generation's service, with how its request becomes an operation. */
+interface Served {
+  readonly generation: Generation
+  readonly method: GrpcMethod
+  readonly build: Build
 }
 
-const credentialsOf = (tls: GrpcTls | undefined) =>
-  tls === undefined
-    ? grpc.ServerCredentials.createInsecure()
-    : grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false)
+/** Every method of both services, by its HTTP/2 path. */
+const servedMethods = (): ReadonlyMap<string, Served> =>
+  new Map(
+    GENERATIONS.flatMap((generation) =>
+      Object.values(grpcService(generation.version).methods).map((method): [string, Served] => [method.path, {
+        generation,
+        method,
+        build: generation.builds[method.name] ?? (() => Either.left(internalError(`${method.name} is not served`)))
+      }])
+    )
+  )
+
+/** What the door does with a call: the metadata checks, then the operation its message names. */
+const callHandler = (options: GrpcDoorOptions, runFork: RunFork): GrpcCallHandler => {
+  const methods = servedMethods()
+  return {
+    serves: (path) => methods.has(path),
+    refuse: (call) => metadataRefusal(options, call),
+    handle: (call, message) => {
+      const { build, generation, method } = methods.get(call.path)!
+      const operation = readMessage(method, build, message)
+      if (Either.isLeft(operation)) return call.end(operation.left)
+      const fiber = runFork(
+        Effect.catchAllCause(
+          answer(options, generation, method, call, operation.right),
+          (cause) =>
+            Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(
+              Effect.logError(`gRPC ${method.path} failed unexpectedly`, cause),
+              Effect.sync(() => call.end(statusOf(unexpectedFailure())))
+            )
+        ),
+        BATCHED
+      )
+      call.onCancel(() => fiber.unsafeInterruptAsFork(FiberId.none))
+    }
+  }
+}
 
 /**
  * The gRPC door bound to `host:port` (0 picks a free port), serving until the scope closes, which
@@ -380,26 +313,19 @@ export const serveGrpc = (options: GrpcDoorOptions): Effect.Effect<number, Liste
   Effect.gen(function*() {
     const runFork = yield* FiberSet.makeRuntime<AgentServices>()
     const timeouts = options.clientTimeouts ?? CLIENT_TIMEOUTS
-    const server = new grpc.Server({
-      "grpc.max_receive_message_length": options.maxMessageBytes,
-      "grpc.enable_channelz": 0,
-      // A connection with no call open is closed (GOAWAY) after this, as an HTTP one that sends no request.
-      "grpc.max_connection_idle_ms": timeouts.headersMs,
-      interceptors: [guardCall(options, timeouts)]
-    })
-    for (const generation of GENERATIONS) {
-      server.addService(byteServiceDefinition(grpcService(generation.version)), handlersOf(options, generation, runFork))
-    }
-    yield* Effect.addFinalizer(() => Effect.sync(() => server.forceShutdown()))
-    const credentials = yield* Effect.try({
-      try: () => credentialsOf(options.tls),
+    const server = yield* Effect.try({
+      try: () =>
+        makeGrpcServer(callHandler(options, runFork), {
+          tls: options.tls,
+          maxMessageBytes: options.maxMessageBytes,
+          requestMs: timeouts.requestMs,
+          idleMs: timeouts.headersMs
+        }),
       catch: (error) => new ListenFailed({ host: options.host, port: options.port, reason: `TLS: ${String(error)}` })
     })
-    const bound = yield* Deferred.make<number, ListenFailed>()
-    server.bindAsync(hostAndPort(options.host, options.port), credentials, (error, port) =>
-      Deferred.unsafeDone(
-        bound,
-        error === null ? Effect.succeed(port) : Effect.fail(ListenFailed.fromCause(options.host, options.port, error))
-      ))
-    return yield* Deferred.await(bound)
+    yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
+    return yield* Effect.tryPromise({
+      try: () => server.listen(options.host, options.port),
+      catch: (error) => ListenFailed.fromCause(options.host, options.port, error)
+    })
   })

@@ -1,0 +1,334 @@
+/**
+ * gRPC's wire on node:http2 (grpc/doc/PROTOCOL-HTTP2.md), the part the agent server's gRPC door
+ * serves: unary and server-streaming calls with one request message each. A call is read here
+ * (its path, metadata, deadline, one length-prefixed message, identity or gzip/deflate) and
+ * answered here (headers, messages, the status in trailers, or trailers-only when nothing was
+ * sent); what a call means is grpc.ts's business.
+ *
+ * Why not @grpc/grpc-js's Server (the client side still uses grpc-js): the door's own cost per call.
+ * Measured on 2 cores under h2load, with the same echo agent and codec, a SendMessage through
+ * grpc-js's Server took about 1.5× the server CPU of one through the JSON-RPC door, and through
+ * this door about 1.1× (bench/README.md "The gRPC door" has the figures): grpc-js wraps each call
+ * in interceptor chains, metadata objects, listeners and promises that relay's calls do not need.
+ *
+ * Limits, as the HTTP doors have them: a message over `maxMessageBytes` (after decompression)
+ * is RESOURCE_EXHAUSTED; a request that has not all arrived `requestMs` after the call began is
+ * DEADLINE_EXCEEDED and its stream is closed; a connection with no call open for `idleMs` is
+ * closed (GOAWAY); at most MAX_CALLS_PER_CONNECTION calls are open on one connection.
+ */
+import * as http2 from "node:http2"
+import type { AddressInfo } from "node:net"
+import * as zlib from "node:zlib"
+import { GRPC_STATUS } from "../../a2a/grpcCodec.js"
+
+/** How a call ends: its status code, message and (for an error) the `google.rpc.Status` bytes. */
+export interface CallStatus {
+  readonly code: number
+  readonly details: string
+  readonly statusDetails?: Uint8Array | undefined
+}
+
+const OK: CallStatus = { code: GRPC_STATUS.OK, details: "" }
+
+/** Calls open at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
+const MAX_CALLS_PER_CONNECTION = 256
+
+/** The bytes of a message frame's prefix: a compressed flag, then the length (big-endian). */
+const PREFIX_BYTES = 5
+
+/** The answer's headers: gRPC over HTTP/2 with protobuf messages. */
+const RESPONSE_HEADERS = { ":status": 200, "content-type": "application/grpc+proto" } as const
+
+/** grpc-message is percent-encoded: bytes outside printable ASCII, and `%` itself. */
+const percentEncoded = (text: string): string =>
+  /^[\x20-\x24\x26-\x7e]*$/.test(text)
+    ? text
+    : Array.from(Buffer.from(text, "utf8"), (byte) =>
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("")
+
+const statusHeaders = (status: CallStatus): http2.OutgoingHttpHeaders => ({
+  "grpc-status": String(status.code),
+  ...(status.details === "" ? {} : { "grpc-message": percentEncoded(status.details) }),
+  // Binary metadata travels as base64 (unpadded is what gRPC writes; readers take both).
+  ...(status.statusDetails === undefined
+    ? {}
+    : { "grpc-status-details-bin": Buffer.from(status.statusDetails).toString("base64").replace(/=+$/, "") })
+})
+
+/** A message on the wire: not compressed, its length, its bytes. */
+const framed = (message: Uint8Array): Buffer => {
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + message.length)
+  frame[0] = 0
+  frame.writeUInt32BE(message.length, 1)
+  frame.set(message, PREFIX_BYTES)
+  return frame
+}
+
+const DEADLINE_UNITS_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 }
+
+/** `grpc-timeout` (up to 8 digits and a unit) in milliseconds; undefined when malformed. */
+const deadlineMs = (header: string): number | undefined => {
+  const match = /^(\d{1,8})([HMSmun])$/.exec(header)
+  return match === null ? undefined : Number(match[1]) * DEADLINE_UNITS_MS[match[2]!]!
+}
+
+const firstOf = (value: string | ReadonlyArray<string> | undefined): string | undefined => typeof value === "string" ? value : value?.[0]
+
+/** One call: its metadata, then the means to answer it. */
+export class GrpcCall {
+  /** The answer's headers are sent (so the status goes in trailers). */
+  private answering = false
+  private status: CallStatus | undefined
+  private cancelHandlers: Array<() => void> = []
+
+  constructor(
+    readonly stream: http2.ServerHttp2Stream,
+    readonly path: string,
+    private readonly headers: http2.IncomingHttpHeaders
+  ) {}
+
+  /** The `host:port` the client called. */
+  get authority(): string {
+    return firstOf(this.headers[":authority"]) ?? firstOf(this.headers.host) ?? ""
+  }
+
+  /** A metadata entry's first value (keys are lower case). */
+  metadata(key: string): string | undefined {
+    return firstOf(this.headers[key])
+  }
+
+  /** The call has ended: answered, cancelled by the client, or its connection gone. */
+  get ended(): boolean {
+    return this.status !== undefined || this.stream.closed || this.stream.destroyed
+  }
+
+  /** Runs `handler` once if the call ends before it is answered (the client cancelled, a deadline, a lost connection). */
+  onCancel(handler: () => void): void {
+    this.cancelHandlers.push(handler)
+  }
+
+  /** Sends one message; false when the stream's buffer is full (wait for "drain" or "close"). */
+  write(message: Uint8Array): boolean {
+    if (this.ended) return true
+    this.respond()
+    return this.stream.write(framed(message))
+  }
+
+  /** Answers with one message and OK (a unary call's answer). */
+  reply(message: Uint8Array): void {
+    if (this.ended) return
+    this.respond()
+    this.status = OK
+    this.stream.end(framed(message))
+  }
+
+  /** Ends the call with `status` (OK by default): in the trailers, or trailers-only when nothing was sent. */
+  end(status: CallStatus = OK): void {
+    if (this.ended) return
+    this.status = status
+    if (this.answering) return void this.stream.end()
+    this.stream.respond({ ...RESPONSE_HEADERS, ...statusHeaders(status) }, { endStream: true })
+  }
+
+  /**
+   * Ends the call with `status` whatever it was doing (a deadline, a request too slow): the work
+   * on it is cancelled, and the client's sending stopped (RST_STREAM NO_ERROR after a full answer,
+   * RFC 9113 §8.1).
+   */
+  cut(status: CallStatus): void {
+    this.end(status)
+    if (!this.stream.closed) this.stream.close(http2.constants.NGHTTP2_NO_ERROR)
+    this.cancel()
+  }
+
+  private respond(): void {
+    if (this.answering) return
+    this.answering = true
+    this.stream.respond(RESPONSE_HEADERS, { waitForTrailers: true })
+    this.stream.once("wantTrailers", () => this.stream.sendTrailers(statusHeaders(this.status ?? OK)))
+  }
+
+  /** @internal The stream closed: a call not answered by then was cancelled. */
+  closed(): void {
+    if (this.status !== undefined) return
+    this.status = { code: GRPC_STATUS.CANCELLED, details: "Cancelled" }
+    this.cancel()
+  }
+
+  private cancel(): void {
+    const handlers = this.cancelHandlers
+    this.cancelHandlers = []
+    for (const handler of handlers) handler()
+  }
+}
+
+/** What the door does with calls. */
+export interface GrpcCallHandler {
+  /** Whether `path` names a method; false answers UNIMPLEMENTED. */
+  readonly serves: (path: string) => boolean
+  /** A status refuses the call by its metadata alone, before its message is read. */
+  readonly refuse: (call: GrpcCall) => CallStatus | undefined
+  /** The call's one request message has arrived (and the client's side of the call has ended). */
+  readonly handle: (call: GrpcCall, message: Buffer) => void
+}
+
+export interface GrpcServerOptions {
+  /** PEM certificate chain and key: TLS; plaintext (h2c) without. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined
+  /** Largest request message, in bytes, after decompression. */
+  readonly maxMessageBytes: number
+  /** How long a call's request may take to arrive, from the call's start to its end. */
+  readonly requestMs: number
+  /** How long a connection may stay with no call open. */
+  readonly idleMs: number
+}
+
+const status = (code: number, details: string): CallStatus => ({ code, details })
+
+/** The request message of a call, inflated when the client compressed it; a status when it cannot be one. */
+const requestMessage = (frames: Buffer, encoding: string | undefined, maxBytes: number): Buffer | CallStatus => {
+  if (frames.length === 0) return status(GRPC_STATUS.UNIMPLEMENTED, "The call carried no request message")
+  if (frames.length < PREFIX_BYTES) return status(GRPC_STATUS.INTERNAL, "The request message ended early")
+  const length = frames.readUInt32BE(1)
+  if (frames.length < PREFIX_BYTES + length) return status(GRPC_STATUS.INTERNAL, "The request message ended early")
+  if (frames.length > PREFIX_BYTES + length) {
+    return status(GRPC_STATUS.UNIMPLEMENTED, "The call carried more than one request message")
+  }
+  const message = frames.subarray(PREFIX_BYTES)
+  if (frames[0] === 0) return message
+  if (encoding === "gzip" || encoding === "deflate") {
+    try {
+      const inflate = encoding === "gzip" ? zlib.gunzipSync : zlib.inflateSync
+      return inflate(message, { maxOutputLength: maxBytes })
+    } catch (error) {
+      return (error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE"
+        ? status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request message is larger than ${maxBytes} bytes once decompressed`)
+        : status(GRPC_STATUS.INTERNAL, "The request message could not be decompressed")
+    }
+  }
+  return status(GRPC_STATUS.UNIMPLEMENTED, `The request message is compressed with ${encoding ?? "no named encoding"}`)
+}
+
+const isStatus = (value: Buffer | CallStatus): value is CallStatus => !Buffer.isBuffer(value)
+
+/**
+ * Reads the call's request: its frames (refusing a message whose announced length is over the
+ * limit as soon as its prefix arrives), then hands the message to the handler at the call's
+ * half-close. A request still incomplete after `requestMs` is cut with DEADLINE_EXCEEDED.
+ */
+const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServerOptions) => {
+  const { stream } = call
+  const chunks: Array<Buffer> = []
+  let received = 0
+  const slow = setTimeout(
+    () => call.cut(status(GRPC_STATUS.DEADLINE_EXCEEDED, `The request did not arrive within ${options.requestMs / 1000} s`)),
+    options.requestMs
+  )
+  const stop = (refusal: CallStatus) => {
+    clearTimeout(slow)
+    stream.removeAllListeners("data")
+    call.cut(refusal)
+  }
+  stream.on("data", (chunk: Buffer) => {
+    chunks.push(chunk)
+    received += chunk.length
+    // The announced length is known once the prefix is here: refuse before buffering the rest.
+    if (received >= PREFIX_BYTES && chunks.length <= 2) {
+      const head = chunks.length === 1 ? chunk : Buffer.concat(chunks)
+      if (head.readUInt32BE(1) > options.maxMessageBytes) {
+        stop(status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request message is larger than ${options.maxMessageBytes} bytes`))
+      }
+    }
+    if (received > options.maxMessageBytes + 2 * PREFIX_BYTES) {
+      stop(status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request is larger than ${options.maxMessageBytes} bytes`))
+    }
+  })
+  stream.once("end", () => {
+    clearTimeout(slow)
+    if (call.ended) return
+    const message = requestMessage(
+      chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+      call.metadata("grpc-encoding"),
+      options.maxMessageBytes
+    )
+    if (isStatus(message)) return call.end(message)
+    handler.handle(call, message)
+  })
+  stream.once("close", () => clearTimeout(slow))
+}
+
+/** Starts a call on a new stream: its path and metadata are checked, then its request is read. */
+const startCall = (
+  stream: http2.ServerHttp2Stream,
+  headers: http2.IncomingHttpHeaders,
+  handler: GrpcCallHandler,
+  options: GrpcServerOptions
+) => {
+  stream.on("error", () => {}) // a reset stream ends its call (below); nothing more to do
+  const contentType = firstOf(headers["content-type"]) ?? ""
+  if (headers[":method"] !== "POST" || !contentType.startsWith("application/grpc")) {
+    stream.respond({ ":status": 415 }, { endStream: true })
+    return
+  }
+  const call = new GrpcCall(stream, firstOf(headers[":path"]) ?? "", headers)
+  stream.once("close", () => call.closed())
+  const timeout = call.metadata("grpc-timeout")
+  if (timeout !== undefined) {
+    const ms = deadlineMs(timeout)
+    if (ms === undefined) return call.cut(status(GRPC_STATUS.INTERNAL, `Invalid grpc-timeout "${timeout}"`))
+    const deadline = setTimeout(() => call.cut(status(GRPC_STATUS.DEADLINE_EXCEEDED, "Deadline exceeded")), ms)
+    stream.once("close", () => clearTimeout(deadline))
+  }
+  if (!handler.serves(call.path)) return call.cut(status(GRPC_STATUS.UNIMPLEMENTED, `No method ${call.path}`))
+  const refusal = handler.refuse(call)
+  if (refusal !== undefined) return call.cut(refusal)
+  readRequest(call, handler, options)
+}
+
+/** Closes a connection (GOAWAY) once it has had no call open for `idleMs`. */
+const closeWhenIdle = (session: http2.ServerHttp2Session, idleMs: number) => {
+  let open = 0
+  const idle = setTimeout(() => session.close(), idleMs)
+  session.on("stream", (stream) => {
+    open++
+    clearTimeout(idle)
+    stream.once("close", () => {
+      if (--open === 0 && !session.closed) idle.refresh()
+    })
+  })
+  session.once("close", () => clearTimeout(idle))
+}
+
+/** A gRPC server (not yet listening) that hands its calls to `handler`; `close` ends it and every call. */
+export const makeGrpcServer = (handler: GrpcCallHandler, options: GrpcServerOptions) => {
+  const settings = { maxConcurrentStreams: MAX_CALLS_PER_CONNECTION }
+  const server = options.tls === undefined
+    ? http2.createServer({ settings })
+    : http2.createSecureServer({ settings, cert: options.tls.cert, key: options.tls.key, allowHTTP1: false })
+  const sessions = new Set<http2.ServerHttp2Session>()
+  server.on("session", (session) => {
+    sessions.add(session)
+    session.on("error", () => {})
+    session.once("close", () => sessions.delete(session))
+    closeWhenIdle(session, options.idleMs)
+  })
+  server.on("stream", (stream, headers) => startCall(stream, headers, handler, options))
+  return {
+    /** Listens on `host:port` (0 picks one); resolves with the bound port. */
+    listen: (host: string, port: number) =>
+      new Promise<number>((resolve, reject) => {
+        server.once("error", reject)
+        server.listen(port, host, () => {
+          server.off("error", reject)
+          resolve((server.address() as AddressInfo).port)
+        })
+      }),
+    /** Stops listening and cuts every connection with its calls. */
+    close: () => {
+      server.close()
+      for (const session of sessions) session.destroy()
+    }
+  }
+}

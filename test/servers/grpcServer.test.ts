@@ -1,0 +1,285 @@
+// gRPC's wire on node:http2 (src/servers/agent/grpcServer.ts) under a handler of its own: what
+// @grpc/grpc-js's client reads from it (messages, statuses with their details, compression,
+// deadlines, cancellation), and what a raw HTTP/2 client can send that no gRPC client does.
+import * as grpc from "@grpc/grpc-js"
+import * as http2 from "node:http2"
+import * as zlib from "node:zlib"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { GRPC_STATUS } from "../../src/a2a/grpcCodec.js"
+import { type GrpcCall, makeGrpcServer } from "../../src/servers/agent/grpcServer.js"
+
+const MAX_BYTES = 1024
+const REQUEST_MS = 2000
+
+/** Calls the handler saw cancelled, by their request text. */
+const cancelled: Array<string> = []
+
+const server = makeGrpcServer({
+  serves: (path) => path.startsWith("/test.Service/"),
+  refuse: (call) =>
+    call.metadata("x-refuse") === undefined ? undefined : {
+      code: GRPC_STATUS.PERMISSION_DENIED,
+      details: "refused: 100% ✗",
+      statusDetails: Buffer.from([1, 2, 3, 250])
+    },
+  handle: (call: GrpcCall, message: Buffer) => {
+    const text = message.toString()
+    switch (call.path) {
+      case "/test.Service/Echo":
+        return call.reply(message)
+      case "/test.Service/Stream":
+        for (const word of text.split(" ")) call.write(Buffer.from(word))
+        return call.end()
+      case "/test.Service/Fail":
+        return call.end({ code: GRPC_STATUS.NOT_FOUND, details: text })
+      default: // Hang: never answers
+        call.onCancel(() => cancelled.push(text))
+    }
+  }
+}, { maxMessageBytes: MAX_BYTES, requestMs: REQUEST_MS, idleMs: 10_000 })
+
+let address: string
+
+beforeAll(async () => {
+  address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`
+})
+
+afterAll(() => server.close())
+
+const bytes = (buffer: Buffer) => buffer
+const Client = grpc.makeGenericClientConstructor({
+  Echo: {
+    path: "/test.Service/Echo",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: bytes,
+    requestDeserialize: bytes,
+    responseSerialize: bytes,
+    responseDeserialize: bytes
+  },
+  Fail: {
+    path: "/test.Service/Fail",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: bytes,
+    requestDeserialize: bytes,
+    responseSerialize: bytes,
+    responseDeserialize: bytes
+  },
+  Hang: {
+    path: "/test.Service/Hang",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: bytes,
+    requestDeserialize: bytes,
+    responseSerialize: bytes,
+    responseDeserialize: bytes
+  },
+  Stream: {
+    path: "/test.Service/Stream",
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: bytes,
+    requestDeserialize: bytes,
+    responseSerialize: bytes,
+    responseDeserialize: bytes
+  }
+}, "test.Service")
+
+type UnaryMethod = (
+  request: Buffer,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  done: (error: grpc.ServiceError | null, answer?: Buffer) => void
+) => grpc.ClientUnaryCall
+
+const unary = (
+  method: "Echo" | "Fail" | "Hang",
+  request: string,
+  { metadata = new grpc.Metadata(), options = {}, compress = false }: {
+    metadata?: grpc.Metadata
+    options?: grpc.CallOptions
+    compress?: boolean
+  } = {}
+) => {
+  const client = new Client(address, grpc.credentials.createInsecure(), compress ? { "grpc.default_compression_algorithm": 2 } : {})
+  let call: grpc.ClientUnaryCall | undefined
+  const answer = new Promise<Buffer>((resolve, reject) => {
+    call = (client[method] as UnaryMethod).call(client, Buffer.from(request), metadata, options, (error, answer) => {
+      client.close()
+      return error === null ? resolve(answer!) : reject(error)
+    })
+  })
+  return { answer, cancel: () => call!.cancel() }
+}
+
+const rejection = (promise: Promise<unknown>) => promise.then(() => expect.fail("the call succeeded"), (error: grpc.ServiceError) => error)
+
+/** Resolves once `check` holds, polling; rejects after `ms`. */
+const eventually = async (check: () => boolean, ms = 5000) => {
+  const until = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out")
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe("the grpc-js client", () => {
+  it("gets a unary answer, and a streamed one message by message to its end", async () => {
+    expect((await unary("Echo", "hello").answer).toString()).toBe("hello")
+    const client = new Client(address, grpc.credentials.createInsecure())
+    const stream = (client["Stream"] as (r: Buffer) => grpc.ClientReadableStream<Buffer>).call(client, Buffer.from("one two three"))
+    const words: Array<string> = []
+    stream.on("data", (word: Buffer) => words.push(word.toString()))
+    const status = await new Promise<grpc.StatusObject>((resolve) => stream.on("status", resolve))
+    client.close()
+    expect(words).toEqual(["one", "two", "three"])
+    expect(status.code).toBe(grpc.status.OK)
+  })
+
+  it("reads an error's code, its percent-encoded message and its binary details", async () => {
+    const failed = await rejection(unary("Fail", "no such task: 50% ✓").answer)
+    expect(failed.code).toBe(grpc.status.NOT_FOUND)
+    expect(failed.details).toBe("no such task: 50% ✓")
+    const metadata = new grpc.Metadata()
+    metadata.set("x-refuse", "yes")
+    const refused = await rejection(unary("Echo", "hi", { metadata }).answer)
+    expect(refused.code).toBe(grpc.status.PERMISSION_DENIED)
+    expect(refused.details).toBe("refused: 100% ✗")
+    expect(refused.metadata.get("grpc-status-details-bin")).toEqual([Buffer.from([1, 2, 3, 250])])
+  })
+
+  it("sends gzip-compressed messages, which are read", async () => {
+    expect((await unary("Echo", "squeezed ".repeat(50), { compress: true }).answer).toString()).toBe("squeezed ".repeat(50))
+  })
+
+  it("cancels a call, and the handler learns it", async () => {
+    const call = unary("Hang", "cancel me")
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    call.cancel()
+    expect((await rejection(call.answer)).code).toBe(grpc.status.CANCELLED)
+    await eventually(() => cancelled.includes("cancel me"))
+  })
+
+  it("has its deadline kept by the server: DEADLINE_EXCEEDED, the handler's work cancelled", async () => {
+    const call = unary("Hang", "too late", { options: { deadline: Date.now() + 300 } })
+    expect((await rejection(call.answer)).code).toBe(grpc.status.DEADLINE_EXCEEDED)
+    await eventually(() => cancelled.includes("too late"))
+  })
+
+  it("is refused UNIMPLEMENTED for a method the handler does not serve", async () => {
+    const client = new Client(address, grpc.credentials.createInsecure())
+    const other = grpc.makeGenericClientConstructor({
+      Nope: {
+        path: "/other.Service/Nope",
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: bytes,
+        requestDeserialize: bytes,
+        responseSerialize: bytes,
+        responseDeserialize: bytes
+      }
+    }, "other.Service")
+    const nope = new other(address, grpc.credentials.createInsecure())
+    const error = await rejection(
+      new Promise((resolve, reject) =>
+        (nope["Nope"] as UnaryMethod).call(nope, Buffer.from("x"), new grpc.Metadata(), {}, (e, a) => (e === null ? resolve(a) : reject(e)))
+      )
+    )
+    client.close()
+    nope.close()
+    expect(error.code).toBe(grpc.status.UNIMPLEMENTED)
+  })
+})
+
+// ---------------------------------------------------------------------------
+// A raw HTTP/2 client
+
+const frame = (message: Buffer, compressed = false) => {
+  const prefix = Buffer.alloc(5)
+  prefix[0] = compressed ? 1 : 0
+  prefix.writeUInt32BE(message.length, 1)
+  return Buffer.concat([prefix, message])
+}
+
+interface RawAnswer {
+  readonly headers: http2.IncomingHttpHeaders
+  readonly trailers: http2.IncomingHttpHeaders
+  readonly data: Buffer
+}
+
+/** One request with `headers` and `body` (the gRPC ones by default); what came back, within 5 s. */
+const raw = (body: ReadonlyArray<Buffer>, headers: http2.OutgoingHttpHeaders = {}, path = "/test.Service/Echo") =>
+  new Promise<RawAnswer>((resolve, reject) => {
+    const session = http2.connect(`http://${address}`)
+    const timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5000)
+    const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...headers })
+    let answer: http2.IncomingHttpHeaders = {}
+    let trailers: http2.IncomingHttpHeaders = {}
+    const data: Array<Buffer> = []
+    stream.on("response", (h) => (answer = h))
+    stream.on("trailers", (t) => (trailers = t))
+    stream.on("data", (chunk: Buffer) => data.push(chunk))
+    stream.on("error", () => {})
+    stream.on("close", () => {
+      clearTimeout(timer)
+      session.close()
+      resolve({ headers: answer, trailers, data: Buffer.concat(data) })
+    })
+    for (const chunk of body) stream.write(chunk)
+    stream.end()
+  })
+
+/** A call's status: in the trailers, or in the headers of a trailers-only answer. */
+const statusOf = (answer: RawAnswer) => Number(answer.trailers["grpc-status"] ?? answer.headers["grpc-status"])
+
+describe("a raw HTTP/2 client", () => {
+  it("gets 415 for a request that is not gRPC", async () => {
+    const answer = await raw([Buffer.from("{}")], { "content-type": "application/json" })
+    expect(answer.headers[":status"]).toBe(415)
+  })
+
+  it("is refused a second message, no message, or a message cut short", async () => {
+    const two = await raw([frame(Buffer.from("a")), frame(Buffer.from("b"))])
+    expect(statusOf(two)).toBe(GRPC_STATUS.UNIMPLEMENTED)
+    expect(statusOf(await raw([]))).toBe(GRPC_STATUS.UNIMPLEMENTED)
+    const cut = frame(Buffer.from("hello")).subarray(0, 7)
+    expect(statusOf(await raw([cut]))).toBe(GRPC_STATUS.INTERNAL)
+  })
+
+  it("refuses a message whose announced length is over the limit, before the rest arrives", async () => {
+    const prefix = Buffer.alloc(5)
+    prefix.writeUInt32BE(MAX_BYTES + 1, 1)
+    const answer = await raw([prefix])
+    expect(statusOf(answer)).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED)
+    expect(answer.headers["grpc-message"]).toContain(`larger than ${MAX_BYTES} bytes`)
+  })
+
+  it("refuses a compressed message that inflates past the limit, and an encoding it does not know", async () => {
+    const bomb = zlib.gzipSync(Buffer.alloc(MAX_BYTES * 4))
+    expect(statusOf(await raw([frame(bomb, true)], { "grpc-encoding": "gzip" }))).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED)
+    const answer = await raw([frame(Buffer.from("x"), true)], { "grpc-encoding": "snappy" })
+    expect(statusOf(answer)).toBe(GRPC_STATUS.UNIMPLEMENTED)
+    const deflated = await raw([frame(zlib.deflateSync(Buffer.from("deflated")), true)], { "grpc-encoding": "deflate" })
+    expect(deflated.data.subarray(5).toString()).toBe("deflated")
+  })
+
+  it("refuses a malformed grpc-timeout, and keeps a well-formed one without the client's help", async () => {
+    expect(statusOf(await raw([frame(Buffer.from("x"))], { "grpc-timeout": "soon" }))).toBe(GRPC_STATUS.INTERNAL)
+    const began = Date.now()
+    const late = await raw([frame(Buffer.from("raw deadline"))], { "grpc-timeout": "200m" }, "/test.Service/Hang")
+    expect(statusOf(late)).toBe(GRPC_STATUS.DEADLINE_EXCEEDED)
+    expect(Date.now() - began).toBeGreaterThanOrEqual(180)
+    await eventually(() => cancelled.includes("raw deadline"))
+  })
+
+  it("answers in frames with the status in trailers, and unpadded base64 details", async () => {
+    const answer = await raw([frame(Buffer.from("framed"))])
+    expect(answer.headers["content-type"]).toBe("application/grpc+proto")
+    expect(answer.data).toEqual(frame(Buffer.from("framed")))
+    expect(answer.trailers["grpc-status"]).toBe("0")
+    const refused = await raw([frame(Buffer.from("x"))], { "x-refuse": "1" })
+    expect(refused.headers["grpc-status-details-bin"]).toBe(Buffer.from([1, 2, 3, 250]).toString("base64").replace(/=+$/, ""))
+    expect(refused.headers["grpc-message"]).toBe("refused: 100%25 %E2%9C%97")
+  })
+})
