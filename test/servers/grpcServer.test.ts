@@ -234,6 +234,16 @@ const raw = (body: ReadonlyArray<Buffer>, headers: http2.OutgoingHttpHeaders = {
 const statusOf = (answer: RawAnswer) => Number(answer.trailers["grpc-status"] ?? answer.headers["grpc-status"])
 
 describe("a raw HTTP/2 client", () => {
+  it("allows a bounded number of calls at once on one connection", async () => {
+    const session = http2.connect(`http://${address}`)
+    try {
+      const settings = await new Promise<http2.Settings>((resolve) => session.once("remoteSettings", resolve))
+      expect(settings.maxConcurrentStreams).toBe(256)
+    } finally {
+      session.close()
+    }
+  })
+
   it("gets 415 for a request that is not gRPC", async () => {
     const answer = await raw([Buffer.from("{}")], { "content-type": "application/json" })
     expect(answer.headers[":status"]).toBe(415)

@@ -29,6 +29,7 @@ export interface CallStatus {
 }
 
 const OK: CallStatus = { code: GRPC_STATUS.OK, details: "" }
+const OK_TRAILERS: http2.OutgoingHttpHeaders = { "grpc-status": "0" }
 
 /** Calls open at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
 const MAX_CALLS_PER_CONNECTION = 256
@@ -48,14 +49,15 @@ const percentEncoded = (text: string): string =>
         ? String.fromCharCode(byte)
         : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("")
 
-const statusHeaders = (status: CallStatus): http2.OutgoingHttpHeaders => ({
-  "grpc-status": String(status.code),
-  ...(status.details === "" ? {} : { "grpc-message": percentEncoded(status.details) }),
-  // Binary metadata travels as base64 (unpadded is what gRPC writes; readers take both).
-  ...(status.statusDetails === undefined
-    ? {}
-    : { "grpc-status-details-bin": Buffer.from(status.statusDetails).toString("base64").replace(/=+$/, "") })
-})
+const statusHeaders = (status: CallStatus): http2.OutgoingHttpHeaders =>
+  status === OK ? OK_TRAILERS : ({
+    "grpc-status": String(status.code),
+    ...(status.details === "" ? {} : { "grpc-message": percentEncoded(status.details) }),
+    // Binary metadata travels as base64 (unpadded is what gRPC writes; readers take both).
+    ...(status.statusDetails === undefined
+      ? {}
+      : { "grpc-status-details-bin": Buffer.from(status.statusDetails).toString("base64").replace(/=+$/, "") })
+  })
 
 /** A message on the wire: not compressed, its length, its bytes. */
 const framed = (message: Uint8Array): Buffer => {
@@ -259,6 +261,8 @@ const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServ
   stream.once("close", () => clearTimeout(slow))
 }
 
+const ignore = () => {}
+
 /** Starts a call on a new stream: its path and metadata are checked, then its request is read. */
 const startCall = (
   stream: http2.ServerHttp2Stream,
@@ -266,7 +270,7 @@ const startCall = (
   handler: GrpcCallHandler,
   options: GrpcServerOptions
 ) => {
-  stream.on("error", () => {}) // a reset stream ends its call (below); nothing more to do
+  stream.on("error", ignore) // a reset stream ends its call (its "close"); nothing more to do
   const contentType = firstOf(headers["content-type"]) ?? ""
   if (headers[":method"] !== "POST" || !contentType.startsWith("application/grpc")) {
     stream.respond({ ":status": 415 }, { endStream: true })
@@ -310,7 +314,7 @@ export const makeGrpcServer = (handler: GrpcCallHandler, options: GrpcServerOpti
   const sessions = new Set<http2.ServerHttp2Session>()
   server.on("session", (session) => {
     sessions.add(session)
-    session.on("error", () => {})
+    session.on("error", ignore)
     session.once("close", () => sessions.delete(session))
     closeWhenIdle(session, options.idleMs)
   })
