@@ -47,44 +47,26 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 const bytes = (buffer: Buffer) => buffer
-const Client = grpc.makeGenericClientConstructor({
-  Echo: {
-    path: "/test.Service/Echo",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: bytes,
-    requestDeserialize: bytes,
-    responseSerialize: bytes,
-    responseDeserialize: bytes
-  },
-  Fail: {
-    path: "/test.Service/Fail",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: bytes,
-    requestDeserialize: bytes,
-    responseSerialize: bytes,
-    responseDeserialize: bytes
-  },
-  Hang: {
-    path: "/test.Service/Hang",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: bytes,
-    requestDeserialize: bytes,
-    responseSerialize: bytes,
-    responseDeserialize: bytes
-  },
-  Stream: {
-    path: "/test.Service/Stream",
-    requestStream: false,
-    responseStream: true,
-    requestSerialize: bytes,
-    requestDeserialize: bytes,
-    responseSerialize: bytes,
-    responseDeserialize: bytes
-  }
-}, "test.Service")
+
+/** A grpc-js client of `service`'s methods, every message passed as its bytes. */
+const clientOf = (service: string, methods: Readonly<Record<string, { readonly streaming: boolean }>>) =>
+  grpc.makeGenericClientConstructor(
+    Object.fromEntries(
+      Object.entries(methods).map(([name, { streaming }]) => [name, {
+        path: `/${service}/${name}`,
+        requestStream: false,
+        responseStream: streaming,
+        requestSerialize: bytes,
+        requestDeserialize: bytes,
+        responseSerialize: bytes,
+        responseDeserialize: bytes
+      }])
+    ),
+    service
+  )
+
+const UNARY = { streaming: false }
+const Client = clientOf("test.Service", { Echo: UNARY, Fail: UNARY, Hang: UNARY, Stream: { streaming: true } })
 
 type UnaryMethod = (
   request: Buffer,
@@ -168,26 +150,16 @@ describe("the grpc-js client", () => {
   })
 
   it("is refused UNIMPLEMENTED for a method the handler does not serve", async () => {
-    const client = new Client(address, grpc.credentials.createInsecure())
-    const other = grpc.makeGenericClientConstructor({
-      Nope: {
-        path: "/other.Service/Nope",
-        requestStream: false,
-        responseStream: false,
-        requestSerialize: bytes,
-        requestDeserialize: bytes,
-        responseSerialize: bytes,
-        responseDeserialize: bytes
-      }
-    }, "other.Service")
+    const other = clientOf("other.Service", { Nope: UNARY })
     const nope = new other(address, grpc.credentials.createInsecure())
     const error = await rejection(
       new Promise((resolve, reject) =>
-        (nope["Nope"] as UnaryMethod).call(nope, Buffer.from("x"), new grpc.Metadata(), {}, (e, a) => (e === null ? resolve(a) : reject(e)))
+        (nope["Nope"] as UnaryMethod).call(nope, Buffer.from("x"), new grpc.Metadata(), {}, (error, answer) => {
+          nope.close()
+          return error === null ? resolve(answer) : reject(error)
+        })
       )
     )
-    client.close()
-    nope.close()
     expect(error.code).toBe(grpc.status.UNIMPLEMENTED)
   })
 })
