@@ -10,11 +10,13 @@
  * and of the well-known types Timestamp, Struct, Value and ListValue. Anything else (groups, a
  * message field given twice, which the library merges, Any, ...) answers undefined, and the caller
  * takes fromBinary + toJson, whose rules and errors stay the reference (the two are held to the
- * same JSON by test/a2a/protoBinaryToJson.test.ts). The primitives are read by the library's own
- * BinaryReader, so varints, floats and UTF-8 come out as the library reads them.
+ * same JSON by test/a2a/protoBinaryToJson.test.ts). The numbers are read by the library's own
+ * BinaryReader, so varints and floats come out as the library reads them; strings through
+ * Buffer (readString).
  */
 import { type DescEnum, type DescField, type DescMessage, type JsonValue, ScalarType } from "@bufbuild/protobuf"
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire"
+import { isUtf8 } from "node:buffer"
 
 /** Thrown inside for an encoding left to the library; never escapes. */
 const NOT_PLAIN: unique symbol = Symbol("not plain protobuf")
@@ -33,17 +35,63 @@ const LEGACY_REQUIRED = 3
 type Slots = Array<JsonValue | undefined>
 
 /** Reads one occurrence of a field (its tag already read) into the message's slots. */
-type ReadField = (r: BinaryReader, wire: WireType, slots: Slots, end: number, depth: number) => void
+type ReadField = (r: Reader, wire: WireType, slots: Slots, end: number, depth: number) => void
 
 /** Reads a message that ends at `end` to its JSON. */
-type ReadMessage = (r: BinaryReader, end: number, depth: number) => JsonValue
+type ReadMessage = (r: Reader, end: number, depth: number) => JsonValue
 
 const plans = new Map<string, ReadMessage>()
 
-/** The end of the length-delimited value starting here, which must lie inside its message. */
-const lengthEnd = (r: BinaryReader, end: number): number => {
+/** The library's reader, over a Buffer: strings and base64 are Buffer's. */
+class Reader extends BinaryReader {
+  constructor(readonly buffer: Buffer) {
+    super(buffer)
+  }
+
+  /** Moves past the length-delimited value starting here; answers where its bytes start. */
+  skipDelimited(): number {
+    const length = this.uint32()
+    const start = this.pos
+    if (length > this.len - start) notPlain()
+    this.pos = start + length
+    return start
+  }
+
+  /**
+   * The next tag's field number, its wire type in `wire` (no array, as the library's `tag` makes).
+   * Tags of more than 4 bytes (field numbers from 2^25), and those the library refuses, are its own.
+   */
+  field(): number {
+    const start = this.pos
+    const tag = this.uint32()
+    this.wire = tag & 7
+    return tag < 8 || this.wire > 5 || this.pos - start > 4 ? notPlain() : tag >>> 3
+  }
+
+  wire: WireType = WireType.Varint
+}
+
+/** The end of the length-delimited value (a message) starting here, which must lie inside its own message. */
+const lengthEnd = (r: Reader, end: number): number => {
   const length = r.uint32()
   return length <= end - r.pos ? r.pos + length : notPlain()
+}
+
+/**
+ * A string with UTF-8 validation, the very text the library's TextDecoder gives, decoded by Buffer
+ * (a TextDecoder call costs more than most strings here take to decode). Invalid UTF-8, which the
+ * library refuses, and a leading byte order mark, which TextDecoder drops, are the library's.
+ */
+const readString = (r: Reader): string => {
+  const start = r.skipDelimited()
+  const end = r.pos
+  const buffer = r.buffer
+  for (let at = start; at < end; at++) {
+    if (buffer[at]! < 0x80) continue
+    const bytes = buffer.subarray(start, end)
+    return isUtf8(bytes) && !(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) ? bytes.toString("utf8") : notPlain()
+  }
+  return buffer.toString("latin1", start, end)
 }
 
 /** A float as toJson writes it: the non-finite ones as text. */
@@ -53,7 +101,7 @@ const floatJson = (value: number): JsonValue =>
 /** A scalar or enum value: its wire type, its reader, and whether a JSON value is proto3's default. */
 interface Value {
   readonly wire: WireType
-  readonly read: (r: BinaryReader) => JsonValue
+  readonly read: (r: Reader) => JsonValue
   readonly isDefault: (json: JsonValue) => boolean
 }
 
@@ -63,15 +111,16 @@ const isZeroText = (json: JsonValue) => json === "0"
 const scalarOf = (type: ScalarType, strictUtf8: boolean): Value => {
   switch (type) {
     case ScalarType.STRING:
-      return { wire: WireType.LengthDelimited, read: (r) => r.string(strictUtf8), isDefault: (v) => v === "" }
+      return {
+        wire: WireType.LengthDelimited,
+        read: strictUtf8 ? readString : (r) => r.string(false),
+        isDefault: (v) => v === ""
+      }
     case ScalarType.BYTES:
       // Standard base64 with padding, as toJson writes it.
       return {
         wire: WireType.LengthDelimited,
-        read: (r) => {
-          const bytes = r.bytes()
-          return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")
-        },
+        read: (r) => r.buffer.toString("base64", r.skipDelimited(), r.pos),
         isDefault: (v) => v === ""
       }
     case ScalarType.BOOL:
@@ -111,13 +160,13 @@ const enumOf = (desc: DescEnum): Value | undefined => {
   if (desc.typeName === "google.protobuf.NullValue") {
     return { wire: WireType.Varint, read: (r) => (r.int32() === 0 ? null : notPlain()), isDefault: () => true }
   }
-  const names = new Map(desc.values.map((value) => [value.number, value.name]))
-  const first = desc.values[0]!.name
-  const read = (r: BinaryReader): JsonValue => {
+  // As toJson names them (desc.value: the last alias of a number).
+  const read = (r: Reader): JsonValue => {
     const number = r.int32()
-    return names.get(number) ?? number
+    return desc.value[number]?.name ?? number
   }
-  return { wire: WireType.Varint, read, isDefault: (v) => v === first }
+  const zero = desc.value[desc.values[0]!.number]!.name
+  return { wire: WireType.Varint, read, isDefault: (v) => v === zero }
 }
 
 /** How one field is read; undefined for the kinds left to the library. */
@@ -189,14 +238,14 @@ const listReader = (field: DescField & { readonly fieldKind: "list" }, index: nu
 const mapReader = (field: DescField & { readonly fieldKind: "map" }, index: number): ReadField | undefined => {
   if (field.mapKey !== ScalarType.STRING) return undefined
   const key = scalarOf(ScalarType.STRING, field.utf8Validation)
-  let readValue: (r: BinaryReader, wire: WireType, end: number, depth: number) => JsonValue
+  let readValue: (r: Reader, wire: WireType, end: number, depth: number) => JsonValue
   let missing: (depth: number) => JsonValue
   switch (field.mapKind) {
     case "message": {
       const message = field.message
       readValue = (r, wire, end, depth) => wire === WireType.LengthDelimited ? planOf(message)(r, lengthEnd(r, end), depth + 1) : notPlain()
       // An empty message, read from no bytes.
-      missing = (depth) => planOf(message)(new BinaryReader(new Uint8Array()), 0, depth + 1)
+      missing = (depth) => planOf(message)(new Reader(Buffer.alloc(0)), 0, depth + 1)
       break
     }
     case "enum":
@@ -204,7 +253,7 @@ const mapReader = (field: DescField & { readonly fieldKind: "map" }, index: numb
       const value = field.mapKind === "enum" ? enumOf(field.enum) : scalarOf(field.scalar, field.utf8Validation)
       if (value === undefined) return undefined
       readValue = (r, wire) => (wire === value.wire ? value.read(r) : notPlain())
-      const zero = new BinaryReader(new Uint8Array(8))
+      const zero = new Reader(Buffer.alloc(8))
       missing = () => {
         zero.pos = 0
         return value.read(zero)
@@ -218,7 +267,8 @@ const mapReader = (field: DescField & { readonly fieldKind: "map" }, index: numb
     let entryKey: JsonValue = ""
     let entryValue: JsonValue | undefined
     while (r.pos < entryEnd) {
-      const [number, entryWire] = r.tag()
+      const number = r.field()
+      const entryWire = r.wire
       if (number === 1 && entryWire === key.wire) entryKey = key.read(r)
       else if (number === 2) entryValue = readValue(r, entryWire, entryEnd, depth)
       else notPlain()
@@ -314,7 +364,8 @@ const planOf = (desc: DescMessage): ReadMessage => {
       const { byNumber, size, toJson } = layout ??= layoutOf(desc)
       const slots: Slots = new Array(size)
       while (r.pos < end) {
-        const [number, wire] = r.tag()
+        const number = r.field()
+        const wire = r.wire
         const read = byNumber.get(number)
         if (read !== undefined) read(r, wire, slots, end, depth)
         else if (wire === WireType.StartGroup || wire === WireType.EndGroup) notPlain()
@@ -335,7 +386,8 @@ const planOf = (desc: DescMessage): ReadMessage => {
  */
 export const protoBinaryToJson = (schema: DescMessage, bytes: Uint8Array): JsonValue | undefined => {
   try {
-    return planOf(schema)(new BinaryReader(bytes), bytes.byteLength, 0)
+    const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    return planOf(schema)(new Reader(buffer), buffer.byteLength, 0)
   } catch {
     return undefined
   }

@@ -173,8 +173,13 @@ describe("protoBinaryToJson", () => {
       [sendSchema, Uint8Array.of(0x12, 0x05, 0x0a, 0x01)],
       [sendSchema, Uint8Array.of(0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)],
       [sendSchema, written((w) => w.tag(50, WireType.StartGroup).tag(50, WireType.EndGroup))],
-      // Invalid UTF-8 in a string.
-      [sendSchema, written((w) => w.tag(1, WireType.LengthDelimited).bytes(Uint8Array.of(0xc3, 0x28)))],
+      // Invalid UTF-8 in a string: cut, a surrogate, overlong, past U+10FFFF.
+      [sendSchema, delimited(1, Uint8Array.of(0xc3, 0x28))],
+      [sendSchema, delimited(1, Uint8Array.of(0x61, 0xed, 0xa0, 0x80))],
+      [sendSchema, delimited(1, Uint8Array.of(0xc0, 0x80))],
+      [sendSchema, delimited(1, Uint8Array.of(0xf4, 0x90, 0x80, 0x80))],
+      // A byte order mark, which the library's TextDecoder drops.
+      [messageOf("Message"), delimited(1, Uint8Array.of(0xef, 0xbb, 0xbf, 0x61))],
       // A Value with no kind, a NaN Value, a Timestamp out of range or with negative nanos.
       [task, metadata("a", new Uint8Array())],
       [task, metadata("a", written((w) => w.tag(2, WireType.Bit64).double(NaN)))],
@@ -187,7 +192,7 @@ describe("protoBinaryToJson", () => {
     for (const [schema, bytes] of cases) {
       expectSameAsLibrary(schema, bytes)
     }
-    for (const [schema, bytes] of cases.slice(0, 6)) {
+    for (const [schema, bytes] of cases.slice(0, 9)) {
       // The library reads some of these (a string field's varint as a length), refuses others.
       expect(protoBinaryToJson(schema, bytes)).toBeUndefined()
       expect(send.toJson(bytes)).toStrictEqual(library(schema, bytes))
