@@ -17,6 +17,7 @@ import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2
 import { anyPack, anyUnpack } from "@bufbuild/protobuf/wkt"
 import { Either } from "effect"
 import { A2A_ERROR_DOMAIN } from "./errors.js"
+import { protoBinaryToJson } from "./protoBinaryToJson.js"
 import type { ProtocolVersion } from "./protocolVersion.js"
 import { protoJsonToBinary } from "./protoJsonToBinary.js"
 import { A2AService as A2AServiceV03 } from "./schemas/a2aV03_pb.js"
@@ -83,11 +84,14 @@ const messageCodec = (schema: DescMessage): MessageCodec => ({
       catch: reasonOf
     })
   },
-  toJson: (bytes) =>
-    Either.try({
+  toJson: (bytes) => {
+    // Plainly encoded bytes go straight to JSON; the rest (and every error) through the library.
+    const direct = protoBinaryToJson(schema, bytes)
+    return direct !== undefined ? Either.right(direct) : Either.try({
       try: () => toJson(schema, fromBinary(schema, bytes, { readUnknownFields: false, recursionLimit: RECURSION_LIMIT })),
       catch: reasonOf
     })
+  }
 })
 
 /** One method of a service. */
