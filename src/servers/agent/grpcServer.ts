@@ -83,7 +83,9 @@ export class GrpcCall {
   /** The answer's headers are sent (so the status goes in trailers). */
   private answering = false
   private status: CallStatus | undefined
-  private cancelHandlers: Array<() => void> = []
+  private cancelled: (() => void) | undefined
+  /** Timers that cut the call (its deadline, the bound on its request), cleared as it closes. */
+  private timers: Array<NodeJS.Timeout> = []
 
   constructor(
     readonly stream: http2.ServerHttp2Stream,
@@ -108,7 +110,14 @@ export class GrpcCall {
 
   /** Runs `handler` once if the call ends before it is answered (the client cancelled, a deadline, a lost connection). */
   onCancel(handler: () => void): void {
-    this.cancelHandlers.push(handler)
+    this.cancelled = handler
+  }
+
+  /** Cuts the call with `status` after `ms` unless it has closed by then; clear the timer to call it off. */
+  cutAfter(ms: number, status: CallStatus): NodeJS.Timeout {
+    const timer = setTimeout(() => this.cut(status), ms)
+    this.timers.push(timer)
+    return timer
   }
 
   /** Sends one message; false when the stream's buffer is full (wait for "drain" or "close"). */
@@ -154,15 +163,16 @@ export class GrpcCall {
 
   /** @internal The stream closed: a call not answered by then was cancelled. */
   closed(): void {
+    for (const timer of this.timers) clearTimeout(timer)
     if (this.status !== undefined) return
     this.status = { code: GRPC_STATUS.CANCELLED, details: "Cancelled" }
     this.cancel()
   }
 
   private cancel(): void {
-    const handlers = this.cancelHandlers
-    this.cancelHandlers = []
-    for (const handler of handlers) handler()
+    const handler = this.cancelled
+    this.cancelled = undefined
+    handler?.()
   }
 }
 
@@ -224,9 +234,9 @@ const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServ
   const { stream } = call
   const chunks: Array<Buffer> = []
   let received = 0
-  const slow = setTimeout(
-    () => call.cut(status(GRPC_STATUS.DEADLINE_EXCEEDED, `The request did not arrive within ${options.requestMs / 1000} s`)),
-    options.requestMs
+  const slow = call.cutAfter(
+    options.requestMs,
+    status(GRPC_STATUS.DEADLINE_EXCEEDED, `The request did not arrive within ${options.requestMs / 1000} s`)
   )
   const stop = (refusal: CallStatus) => {
     clearTimeout(slow)
@@ -247,7 +257,7 @@ const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServ
       stop(status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request is larger than ${options.maxMessageBytes} bytes`))
     }
   })
-  stream.once("end", () => {
+  stream.on("end", () => {
     clearTimeout(slow)
     if (call.ended) return
     const message = requestMessage(
@@ -258,7 +268,6 @@ const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServ
     if (isStatus(message)) return call.end(message)
     handler.handle(call, message)
   })
-  stream.once("close", () => clearTimeout(slow))
 }
 
 const ignore = () => {}
@@ -277,13 +286,12 @@ const startCall = (
     return
   }
   const call = new GrpcCall(stream, firstOf(headers[":path"]) ?? "", headers)
-  stream.once("close", () => call.closed())
+  stream.on("close", () => call.closed())
   const timeout = call.metadata("grpc-timeout")
   if (timeout !== undefined) {
     const ms = deadlineMs(timeout)
     if (ms === undefined) return call.cut(status(GRPC_STATUS.INTERNAL, `Invalid grpc-timeout "${timeout}"`))
-    const deadline = setTimeout(() => call.cut(status(GRPC_STATUS.DEADLINE_EXCEEDED, "Deadline exceeded")), ms)
-    stream.once("close", () => clearTimeout(deadline))
+    call.cutAfter(ms, status(GRPC_STATUS.DEADLINE_EXCEEDED, "Deadline exceeded"))
   }
   if (!handler.serves(call.path)) return call.cut(status(GRPC_STATUS.UNIMPLEMENTED, `No method ${call.path}`))
   const refusal = handler.refuse(call)
