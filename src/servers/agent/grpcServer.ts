@@ -7,9 +7,9 @@
  *
  * Why not @grpc/grpc-js's Server (the client side still uses grpc-js): the door's own cost per call.
  * Measured on 2 cores under h2load, with the same echo agent and codec, a SendMessage through
- * grpc-js's Server took about 1.5× the server CPU of one through the JSON-RPC door, and through
- * this door about 1.1× (bench/README.md "The gRPC door" has the figures): grpc-js wraps each call
- * in interceptor chains, metadata objects, listeners and promises that relay's calls do not need.
+ * grpc-js's Server took about 1.4× the server CPU of one through the JSON-RPC door, and through
+ * this door about 1.2× (bench/README.md, "The gRPC door on node:http2"): grpc-js wraps each call in
+ * interceptor chains, metadata objects, listeners and promises that relay's calls do not need.
  *
  * Limits, as the HTTP doors have them: a message over `maxMessageBytes` (after decompression)
  * is RESOURCE_EXHAUSTED; a request that has not all arrived `requestMs` after the call began is
