@@ -74,25 +74,27 @@ interface TaskHeader {
   readonly s: number
   readonly st: V1.TaskState
   readonly tm: string
-  readonly c?: string
-  readonly q?: ReadonlyArray<V1.Message>
+  readonly c?: string | undefined
+  readonly q?: ReadonlyArray<V1.Message> | undefined
 }
 
 const taskLine = (entry: Omit<TaskStorage.StoredEntry, "pushConfigs">): string => {
+  // JSON leaves out the keys whose value is undefined.
   const header: TaskHeader = {
     t: entry.id,
     v: entry.version,
     s: entry.seq,
     st: entry.state,
     tm: entry.time,
-    ...(entry.contextId === undefined ? {} : { c: entry.contextId }),
-    ...(entry.queued.length === 0 ? {} : { q: entry.queued })
+    c: entry.contextId,
+    q: entry.queued.length === 0 ? undefined : entry.queued
   }
   // JSON text holds no raw tab: the first one ends the header.
   return `${JSON.stringify(header)}\t${entry.taskJson}\n`
 }
 
-const writtenLine = (stored: TaskStorage.StoredTask, seq: number): string =>
+/** The line of a task as written; a finished one's JSON is made once, for this and for the memory storage's packing. */
+const writtenLine = (stored: TaskStorage.StoredTask, seq: number, finishedJson: string | undefined): string =>
   taskLine({
     id: stored.task.id,
     seq,
@@ -100,7 +102,7 @@ const writtenLine = (stored: TaskStorage.StoredTask, seq: number): string =>
     state: stored.task.status.state,
     time: stored.task.status.timestamp ?? "",
     contextId: stored.task.contextId,
-    taskJson: JSON.stringify(stored.task),
+    taskJson: finishedJson ?? JSON.stringify(stored.task),
     queued: stored.queued
   })
 
@@ -579,13 +581,12 @@ class Journal {
     const batch: Batch = { lines, fd: this.fd, syncedThen: this.syncedThen(), synced: false }
     const texts: Array<string> = []
     for (const line of lines) texts.push(line.text())
-    const buffer = Buffer.from(texts.join(""), "utf8")
     this.inFlight.push(batch)
     this.writing = true
-    this.writeAll(batch.fd, buffer, 0, (error) => {
+    this.writeText(batch.fd, texts.join(""), (error, bytes) => {
       this.writing = false
       if (error !== null) return this.fail(error)
-      if (batch.fd === this.fd) this.bytes += buffer.length
+      if (batch.fd === this.fd) this.bytes += bytes
       Fs.fdatasync(batch.fd, (error) => error === null ? this.durable(batch) : this.fail(error))
       this.next()
     })
@@ -656,6 +657,16 @@ class Journal {
         this.syncedLineOf.set(taskId, line.number)
       }
     }
+  }
+
+  /** Writes the text whole: as the string (fs copies it out once, no Buffer is made), the rest of a short write as bytes. */
+  private writeText(fd: number, text: string, done: (error: Error | null, bytes: number) => void) {
+    Fs.write(fd, text, null, "utf8", (error, written) => {
+      if (error !== null) return done(error, 0)
+      const bytes = Buffer.byteLength(text)
+      if (written === bytes) return done(null, bytes)
+      this.writeAll(fd, Buffer.from(text, "utf8"), written, (error) => done(error, bytes))
+    })
   }
 
   private writeAll(fd: number, buffer: Buffer, offset: number, done: (error: Error | null) => void) {
@@ -749,7 +760,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
         }
       },
       {
-        taskWritten: (stored, seq) => journal.appendState(stored.task.id, () => writtenLine(stored, seq)),
+        taskWritten: (stored, seq, finishedJson) => journal.appendState(stored.task.id, () => writtenLine(stored, seq, finishedJson)),
         pushConfigsWritten: (taskId, configs) => journal.append(`p:${taskId}`, () => pushConfigsLine(sealer, taskId, configs), taskId)
       }
     )
@@ -845,10 +856,9 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
       peek: memory.get,
       update: (id, write, expectedVersion) =>
-        Effect.tap(
-          memory.update(id, write, expectedVersion),
-          (written) => Option.isSome(written) && isAnswered(write) ? journal.taskSynced(id) : Effect.void
-        ),
+        isAnswered(write)
+          ? Effect.tap(memory.update(id, write, expectedVersion), (written) => Option.isSome(written) ? journal.taskSynced(id) : Effect.void)
+          : memory.update(id, write, expectedVersion),
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
       // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
       // answered with; an answer that comes of them is durable with its own task.
