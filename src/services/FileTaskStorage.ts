@@ -477,7 +477,14 @@ class Journal {
     this.flushSoon()
   }
 
-  private put(lines: Map<string, PendingLine>, key: string, text: () => string, taskId: string | undefined, mayWait: boolean, first?: number) {
+  private put(
+    lines: Map<string, PendingLine>,
+    key: string,
+    text: () => string,
+    taskId: string | undefined,
+    mayWait: boolean,
+    first?: number
+  ) {
     const number = ++this.appended
     if (taskId !== undefined) this.lastLineOf.set(taskId, number)
     const replaced = lines.get(key)
@@ -857,7 +864,10 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       peek: memory.get,
       update: (id, write, expectedVersion) =>
         isAnswered(write)
-          ? Effect.tap(memory.update(id, write, expectedVersion), (written) => Option.isSome(written) ? journal.taskSynced(id) : Effect.void)
+          ? Effect.tap(
+            memory.update(id, write, expectedVersion),
+            (written) => Option.isSome(written) ? journal.taskSynced(id) : Effect.void
+          )
           : memory.update(id, write, expectedVersion),
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
       // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
