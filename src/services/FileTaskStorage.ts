@@ -4,8 +4,8 @@
  * journal beside it: every change the memory storage makes is appended to the journal as one line,
  * and nothing is answered before its line is fsynced: a read waits for the task's last line, and a
  * write a client is answered with returns only once synced (see isAnswered; a new task is answered
- * once read). Writes that come together share one fsync (group commit: while one batch is being
- * synced the next one gathers), so the rate holds under concurrency; a task's state nobody waits
+ * once read). Writes that come together share one fsync (group commit: what comes while a batch is
+ * being synced goes in the next, synced beside it), so the rate holds under concurrency; a task's state nobody waits
  * for yet waits a little for its next change, so a turn answered at once is one line (see Journal).
  *
  * Now and then (past `compactAboveBytes`, and at each start) the journal is folded into a snapshot:
@@ -411,6 +411,17 @@ interface Waiter {
   readonly resume: (effect: Effect.Effect<void>) => void
 }
 
+/** Writes the text whole to the end of the file (the rest of a short write as bytes); its length in bytes. */
+const writeWhole = (fd: number, text: string): number => {
+  let written = Fs.writeSync(fd, text)
+  const bytes = Buffer.byteLength(text)
+  if (written < bytes) {
+    const buffer = Buffer.from(text, "utf8")
+    while (written < bytes) written += Fs.writeSync(fd, buffer, written)
+  }
+  return bytes
+}
+
 /** Batches written and not yet synced at once: one syncing while the next is written and synced (see Journal). */
 const BATCHES_AT_ONCE = 2
 
@@ -423,8 +434,10 @@ const BATCHES_AT_ONCE = 2
  *
  * Batches overlap: the next one is written and fdatasync'd while the previous one's sync still runs
  * (BATCHES_AT_ONCE), so that an answer waits for its own batch's sync rather than also for the one
- * before. Writes go one at a time and in order to the append-only file, and a sync makes durable
- * every write to its file before it: a batch counts as durable once every batch before it does.
+ * before. A batch is written at once (writeSync: a copy into the page cache, where an async write
+ * cost a thread pool round trip per batch), so writes go in order to the append-only file, and a
+ * sync makes durable every write to its file before it: a batch counts as durable once every batch
+ * before it does.
  */
 class Journal {
   /** Lines appended so far. */
@@ -436,9 +449,8 @@ class Journal {
   /** Task states not written yet, by task; every other line not written yet, by key. */
   private readonly pendingStates = new Map<string, PendingLine>()
   private readonly pending = new Map<string, PendingLine>()
-  /** Batches being written or synced, oldest first. */
+  /** Batches written and not yet durable, oldest first. */
   private readonly inFlight: Array<Batch> = []
-  private writing = false
   /** Files of earlier generations, closed once their last batch is durable. */
   private readonly retired: Array<number> = []
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -552,9 +564,9 @@ class Journal {
     }
   }
 
-  /** Whether the next batch must wait: for the write before it, or for a sync to return. */
+  /** Whether the next batch must wait for a sync to return. */
   private get busy() {
-    return this.writing || this.inFlight.length >= BATCHES_AT_ONCE
+    return this.inFlight.length >= BATCHES_AT_ONCE
   }
 
   /** A batch in `ms` at the latest, unless one is due sooner. */
@@ -573,7 +585,7 @@ class Journal {
     setImmediate(() => this.flushNow())
   }
 
-  /** What comes after a batch was written or synced: the next one at once when someone waits, else when a held line must go. */
+  /** What comes after a batch was synced: the next one at once when someone waits, else when a held line must go. */
   private next() {
     if (this.waiters.length > 0) this.flushSoon()
     else this.scheduleHeldBack()
@@ -589,14 +601,12 @@ class Journal {
     const texts: Array<string> = []
     for (const line of lines) texts.push(line.text())
     this.inFlight.push(batch)
-    this.writing = true
-    this.writeText(batch.fd, texts.join(""), (error, bytes) => {
-      this.writing = false
-      if (error !== null) return this.fail(error)
-      if (batch.fd === this.fd) this.bytes += bytes
-      Fs.fdatasync(batch.fd, (error) => error === null ? this.durable(batch) : this.fail(error))
-      this.next()
-    })
+    try {
+      this.bytes += writeWhole(batch.fd, texts.join(""))
+    } catch (error) {
+      return this.fail(error as Error)
+    }
+    Fs.fdatasync(batch.fd, (error) => error === null ? this.durable(batch) : this.fail(error))
   }
 
   /** Every line up to which is durable once the lines taken now are: those left pending come after. */
@@ -664,24 +674,6 @@ class Journal {
         this.syncedLineOf.set(taskId, line.number)
       }
     }
-  }
-
-  /** Writes the text whole: as the string (fs copies it out once, no Buffer is made), the rest of a short write as bytes. */
-  private writeText(fd: number, text: string, done: (error: Error | null, bytes: number) => void) {
-    Fs.write(fd, text, null, "utf8", (error, written) => {
-      if (error !== null) return done(error, 0)
-      const bytes = Buffer.byteLength(text)
-      if (written === bytes) return done(null, bytes)
-      this.writeAll(fd, Buffer.from(text, "utf8"), written, (error) => done(error, bytes))
-    })
-  }
-
-  private writeAll(fd: number, buffer: Buffer, offset: number, done: (error: Error | null) => void) {
-    Fs.write(fd, buffer, offset, buffer.length - offset, null, (error, written) => {
-      if (error !== null) return done(error)
-      if (offset + written < buffer.length) return this.writeAll(fd, buffer, offset + written, done)
-      done(null)
-    })
   }
 
   private wake() {
