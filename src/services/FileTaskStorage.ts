@@ -5,8 +5,9 @@
  * and nothing is answered before its line is fsynced: a read waits for the task's last line, and a
  * write a client is answered with returns only once synced (see isAnswered; a new task is answered
  * once read). Writes that come together share one fsync (group commit: what comes while a batch is
- * being synced goes in the next, synced beside it), so the rate holds under concurrency; a task's state nobody waits
- * for yet waits a little for its next change, so a turn answered at once is one line (see Journal).
+ * being synced goes in the next, synced beside it), so the rate holds under concurrency; a task's
+ * state nobody waits for yet waits a little for its next change, so a turn answered at once is one
+ * line (see Journal).
  *
  * Now and then (past `compactAboveBytes`, and at each start) the journal is folded into a snapshot:
  * new lines go to the next generation's journal while the snapshot of the tasks as they are is
