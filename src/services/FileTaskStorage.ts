@@ -4,9 +4,10 @@
  * journal beside it: every change the memory storage makes is appended to the journal as one line,
  * and nothing is answered before its line is fsynced: a read waits for the task's last line, and a
  * write a client is answered with returns only once synced (see isAnswered; a new task is answered
- * once read). Writes that come together share one fsync (group commit: while one batch is being
- * synced the next one gathers), so the rate holds under concurrency; a task's state nobody waits
- * for yet waits a little for its next change, so a turn answered at once is one line (see Journal).
+ * once read). Writes that come together share one fsync (group commit: what comes while a batch is
+ * being synced goes in the next, synced beside it), so the rate holds under concurrency; a task's
+ * state nobody waits for yet waits a little for its next change, so a turn answered at once is one
+ * line (see Journal).
  *
  * Now and then (past `compactAboveBytes`, and at each start) the journal is folded into a snapshot:
  * new lines go to the next generation's journal while the snapshot of the tasks as they are is
@@ -74,25 +75,27 @@ interface TaskHeader {
   readonly s: number
   readonly st: V1.TaskState
   readonly tm: string
-  readonly c?: string
-  readonly q?: ReadonlyArray<V1.Message>
+  readonly c?: string | undefined
+  readonly q?: ReadonlyArray<V1.Message> | undefined
 }
 
 const taskLine = (entry: Omit<TaskStorage.StoredEntry, "pushConfigs">): string => {
+  // JSON leaves out the keys whose value is undefined.
   const header: TaskHeader = {
     t: entry.id,
     v: entry.version,
     s: entry.seq,
     st: entry.state,
     tm: entry.time,
-    ...(entry.contextId === undefined ? {} : { c: entry.contextId }),
-    ...(entry.queued.length === 0 ? {} : { q: entry.queued })
+    c: entry.contextId,
+    q: entry.queued.length === 0 ? undefined : entry.queued
   }
   // JSON text holds no raw tab: the first one ends the header.
   return `${JSON.stringify(header)}\t${entry.taskJson}\n`
 }
 
-const writtenLine = (stored: TaskStorage.StoredTask, seq: number): string =>
+/** The line of a task as written; a finished one's JSON is made once, for this and for the memory storage's packing. */
+const writtenLine = (stored: TaskStorage.StoredTask, seq: number, finishedJson: string | undefined): string =>
   taskLine({
     id: stored.task.id,
     seq,
@@ -100,7 +103,7 @@ const writtenLine = (stored: TaskStorage.StoredTask, seq: number): string =>
     state: stored.task.status.state,
     time: stored.task.status.timestamp ?? "",
     contextId: stored.task.contextId,
-    taskJson: JSON.stringify(stored.task),
+    taskJson: finishedJson ?? JSON.stringify(stored.task),
     queued: stored.queued
   })
 
@@ -376,12 +379,12 @@ const load = (dir: string) =>
 // ---------------------------------------------------------------------------
 // The journal: appended lines, synced in batches
 
-/** A line not written yet: the newest of its key (a task's newer state replaces its line not written yet). */
+/** A line not written yet: the newest of its key (a task's newer state replaces its line not written yet, in place). */
 interface PendingLine {
   /** Its text, serialised only when its batch is. */
-  readonly text: () => string
+  text: () => string
   /** Its number (lines are numbered as appended), and the number of the first line of its key it replaced. */
-  readonly number: number
+  number: number
   readonly first: number
   /** The task it is about, if any. */
   readonly taskId: string | undefined
@@ -391,6 +394,17 @@ interface PendingLine {
   readonly since: number
 }
 
+/** Lines taken together: one write, then one fdatasync. */
+interface Batch {
+  readonly lines: ReadonlyArray<PendingLine>
+  /** The file they go to. */
+  readonly fd: number
+  /** Every line up to this number is durable once this batch is (the lines left pending when it was taken come after). */
+  readonly syncedThen: number
+  /** Its sync (or a later one of the same file) returned. */
+  synced: boolean
+}
+
 interface Waiter {
   /** The task whose lines it waits for; undefined: every line. */
   readonly taskId: string | undefined
@@ -398,12 +412,33 @@ interface Waiter {
   readonly resume: (effect: Effect.Effect<void>) => void
 }
 
+/** Writes the text whole to the end of the file (the rest of a short write as bytes); its length in bytes. */
+const writeWhole = (fd: number, text: string): number => {
+  let written = Fs.writeSync(fd, text)
+  const bytes = Buffer.byteLength(text)
+  if (written < bytes) {
+    const buffer = Buffer.from(text, "utf8")
+    while (written < bytes) written += Fs.writeSync(fd, buffer, written)
+  }
+  return bytes
+}
+
+/** Batches written and not yet synced at once: one syncing while the next is written and synced (see Journal). */
+const BATCHES_AT_ONCE = 2
+
 /**
  * When a batch is written: a task's state nobody waits for yet (a new task, a turn's progress) may
  * wait up to `unwaitedLineMs` for a batch, since its task's next change often comes first and
  * replaces it: an echo turn (created, working, completed) is one line, not two or three. Anything
  * else, and whatever a reader or an answered write waits for, goes in the next batch: at the next
- * turn of the event loop, or once the batch being written is synced (group commit).
+ * turn of the event loop (group commit: what comes meanwhile shares it).
+ *
+ * Batches overlap: the next one is written and fdatasync'd while the previous one's sync still runs
+ * (BATCHES_AT_ONCE), so that an answer waits for its own batch's sync rather than also for the one
+ * before. A batch is written at once (writeSync: a copy into the page cache, where an async write
+ * cost a thread pool round trip per batch), so writes go in order to the append-only file, and a
+ * sync makes durable every write to its file before it: a batch counts as durable once every batch
+ * before it does.
  */
 class Journal {
   /** Lines appended so far. */
@@ -412,8 +447,13 @@ class Journal {
   synced = 0
   /** Bytes in the current journal file. */
   bytes = 0
-  private pending = new Map<string, PendingLine>()
-  private flushing = false
+  /** Task states not written yet, by task; every other line not written yet, by key. */
+  private readonly pendingStates = new Map<string, PendingLine>()
+  private readonly pending = new Map<string, PendingLine>()
+  /** Batches written and not yet durable, oldest first. */
+  private readonly inFlight: Array<Batch> = []
+  /** Files of earlier generations, closed once their last batch is durable. */
+  private readonly retired: Array<number> = []
   private timer: ReturnType<typeof setTimeout> | undefined
   private immediate = false
   private waiters: Array<Waiter> = []
@@ -424,29 +464,56 @@ class Journal {
 
   constructor(private fd: number, private readonly unwaitedLineMs: number, private readonly afterFlush: () => void) {}
 
+  /** Appends a task's state: it may wait for the task's next change (a later one replaces it). */
+  appendState(taskId: string, text: () => string) {
+    this.put(this.pendingStates, taskId, text, taskId, true)
+    this.flushLater(this.unwaitedLineMs)
+  }
+
   /** Appends the line about the thing `key` names (a later one for the same key replaces it); `taskId`: the task it is about. */
   append(key: string, text: () => string, taskId?: string) {
-    const number = ++this.appended
-    let first = this.pending.get(key)?.first ?? number
-    // A task is never made again once forgotten (ids are fresh), but a stale line must not outlive it.
-    if (key.startsWith("d:")) {
-      for (const stale of [`t:${taskId}`, `p:${taskId}`]) {
-        first = Math.min(first, this.pending.get(stale)?.first ?? number)
-        this.pending.delete(stale)
-      }
+    this.put(this.pending, key, text, taskId, false)
+    this.flushSoon()
+  }
+
+  /**
+   * Appends a forgotten task's drop line: its lines not written yet (its state, its push configs keyed `p:ID`) need not be; the
+   * drop goes after any written ones. A task is never made again once forgotten (ids are fresh).
+   */
+  appendDrop(taskId: string, text: () => string) {
+    let first = this.appended + 1
+    for (const [lines, stale] of [[this.pendingStates, taskId], [this.pending, `p:${taskId}`]] as const) {
+      first = Math.min(first, lines.get(stale)?.first ?? first)
+      lines.delete(stale)
     }
-    const replaced = this.pending.get(key)
-    this.pending.set(key, {
+    this.put(this.pending, `d:${taskId}`, text, taskId, false, first)
+    this.flushSoon()
+  }
+
+  private put(
+    lines: Map<string, PendingLine>,
+    key: string,
+    text: () => string,
+    taskId: string | undefined,
+    mayWait: boolean,
+    first?: number
+  ) {
+    const number = ++this.appended
+    if (taskId !== undefined) this.lastLineOf.set(taskId, number)
+    const replaced = lines.get(key)
+    if (replaced !== undefined && first === undefined) {
+      replaced.text = text
+      replaced.number = number
+      return
+    }
+    lines.set(key, {
       text,
       number,
-      first,
+      first: Math.min(first ?? number, replaced?.first ?? number),
       taskId,
-      mayWait: key.startsWith("t:"),
+      mayWait,
       since: replaced?.since ?? performance.now()
     })
-    if (taskId !== undefined) this.lastLineOf.set(taskId, number)
-    if (key.startsWith("t:")) this.flushLater(this.unwaitedLineMs)
-    else this.flushSoon()
   }
 
   /** Once every line appended so far is synced (a defect when the disk failed). */
@@ -475,91 +542,130 @@ class Journal {
     return taskId !== undefined && (!this.lastLineOf.has(taskId) || (this.syncedLineOf.get(taskId) ?? 0) >= upTo)
   }
 
-  /** Later batches go to `fd` (called between batches: from afterFlush). */
+  /** Later batches go to `fd`; the current file is closed once its batches are durable. */
   switchTo(fd: number) {
-    Fs.closeSync(this.fd)
+    this.retired.push(this.fd)
     this.fd = fd
     this.bytes = 0
+    this.closeRetired()
   }
 
   close() {
-    Fs.closeSync(this.fd)
+    for (const fd of [...this.retired, this.fd]) Fs.closeSync(fd)
+    this.retired.length = 0
+  }
+
+  private closeRetired() {
+    for (let index = this.retired.length - 1; index >= 0; index--) {
+      const fd = this.retired[index]!
+      if (!this.inFlight.some((batch) => batch.fd === fd)) {
+        this.retired.splice(index, 1)
+        Fs.closeSync(fd)
+      }
+    }
+  }
+
+  /** Whether the next batch must wait for a sync to return. */
+  private get busy() {
+    return this.inFlight.length >= BATCHES_AT_ONCE
   }
 
   /** A batch in `ms` at the latest, unless one is due sooner. */
   private flushLater(ms: number) {
-    if (this.flushing || this.immediate || this.timer !== undefined) return
+    if (this.busy || this.immediate || this.timer !== undefined) return
     this.timer = setTimeout(() => this.flushNow(), ms)
     this.timer.unref()
   }
 
-  /** A batch at the next turn of the event loop (or once the one being written is synced). */
+  /** A batch at the next turn of the event loop (or once the batches in flight leave room for it). */
   private flushSoon() {
-    if (this.flushing || this.immediate) return
+    if (this.busy || this.immediate) return
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
     this.immediate = true
     setImmediate(() => this.flushNow())
   }
 
+  /** What comes after a batch was synced: the next one at once when someone waits, else when a held line must go. */
+  private next() {
+    if (this.waiters.length > 0) this.flushSoon()
+    else this.scheduleHeldBack()
+  }
+
   private flushNow() {
     this.timer = undefined
     this.immediate = false
-    if (this.flushing || this.failure !== undefined) return
-    const batch = this.nextBatch()
-    if (batch.length === 0) return this.scheduleHeldBack()
-    this.flushing = true
-    let text = ""
-    for (const line of batch) text += line.text()
-    const buffer = Buffer.from(text, "utf8")
-    this.writeAll(buffer, 0, (error) => {
-      if (error !== null) return this.fail(error)
-      Fs.fdatasync(this.fd, (error) => {
-        if (error !== null) return this.fail(error)
-        this.bytes += buffer.length
-        this.flushing = false
-        this.written(batch)
-        this.wake()
-        this.afterFlush()
-        if (this.waiters.length > 0) this.flushSoon()
-        else this.scheduleHeldBack()
-      })
-    })
+    if (this.busy || this.failure !== undefined) return
+    const lines = this.nextBatch()
+    if (lines.length === 0) return this.scheduleHeldBack()
+    const batch: Batch = { lines, fd: this.fd, syncedThen: this.syncedThen(), synced: false }
+    const texts: Array<string> = []
+    for (const line of lines) texts.push(line.text())
+    this.inFlight.push(batch)
+    try {
+      this.bytes += writeWhole(batch.fd, texts.join(""))
+    } catch (error) {
+      return this.fail(error as Error)
+    }
+    Fs.fdatasync(batch.fd, (error) => error === null ? this.durable(batch) : this.fail(error))
+  }
+
+  /** Every line up to which is durable once the lines taken now are: those left pending come after. */
+  private syncedThen() {
+    let synced = this.appended
+    for (const line of this.pendingStates.values()) synced = Math.min(synced, line.first - 1)
+    for (const line of this.pending.values()) synced = Math.min(synced, line.first - 1)
+    return synced
   }
 
   /**
-   * The lines of the next batch, taken out of `pending`: all but the task states that may wait (and
+   * The lines of the next batch, taken out of pending: all but the task states that may wait (and
    * every line of a task goes together, so that a task's synced line says all its lines are).
    */
   private nextBatch(): Array<PendingLine> {
     const waitedFor = new Set<string | undefined>()
     for (const waiter of this.waiters) waitedFor.add(waiter.taskId)
-    for (const line of this.pending.values()) if (!line.mayWait) waitedFor.add(line.taskId)
+    for (const line of this.pending.values()) waitedFor.add(line.taskId)
     const all = waitedFor.has(undefined)
     const oldEnough = performance.now() - this.unwaitedLineMs
     const batch: Array<PendingLine> = []
-    for (const [key, line] of this.pending) {
-      if (all || !line.mayWait || line.since <= oldEnough || waitedFor.has(line.taskId)) {
+    for (const [key, line] of this.pendingStates) {
+      if (all || line.since <= oldEnough || waitedFor.has(line.taskId)) {
         batch.push(line)
-        this.pending.delete(key)
+        this.pendingStates.delete(key)
       }
     }
+    for (const line of this.pending.values()) batch.push(line)
+    this.pending.clear()
     return batch
   }
 
   /** A batch for the lines held back, once the oldest of them may wait no more. */
   private scheduleHeldBack() {
     let oldest = Number.POSITIVE_INFINITY
-    for (const line of this.pending.values()) oldest = Math.min(oldest, line.since)
+    for (const lines of [this.pendingStates, this.pending]) for (const line of lines.values()) oldest = Math.min(oldest, line.since)
     if (oldest !== Number.POSITIVE_INFINITY) this.flushLater(Math.max(0, oldest + this.unwaitedLineMs - performance.now()))
   }
 
-  /** What a synced batch makes durable. */
-  private written(batch: ReadonlyArray<PendingLine>) {
-    let synced = this.appended
-    for (const line of this.pending.values()) synced = Math.min(synced, line.first - 1)
-    this.synced = synced
-    for (const line of batch) {
+  /** A batch's sync returned: it and the batches before it in its file are durable; those at the front are done. */
+  private durable(batch: Batch) {
+    if (this.failure !== undefined) return
+    const at = this.inFlight.indexOf(batch)
+    for (let index = 0; index <= at; index++) if (this.inFlight[index]!.fd === batch.fd) this.inFlight[index]!.synced = true
+    while (this.inFlight.length > 0 && this.inFlight[0]!.synced) {
+      const done = this.inFlight.shift()!
+      this.synced = Math.max(this.synced, done.syncedThen)
+      this.written(done.lines)
+    }
+    this.closeRetired()
+    this.wake()
+    this.afterFlush()
+    this.next()
+  }
+
+  /** Each task's lines a durable batch holds. */
+  private written(lines: ReadonlyArray<PendingLine>) {
+    for (const line of lines) {
       const taskId = line.taskId
       if (taskId === undefined) continue
       if (this.lastLineOf.get(taskId) === line.number) {
@@ -569,14 +675,6 @@ class Journal {
         this.syncedLineOf.set(taskId, line.number)
       }
     }
-  }
-
-  private writeAll(buffer: Buffer, offset: number, done: (error: Error | null) => void) {
-    Fs.write(this.fd, buffer, offset, buffer.length - offset, null, (error, written) => {
-      if (error !== null) return done(error)
-      if (offset + written < buffer.length) return this.writeAll(buffer, offset + written, done)
-      done(null)
-    })
   }
 
   private wake() {
@@ -590,8 +688,8 @@ class Journal {
 
   /** The disk refused a write: nothing more is acknowledged (every waiting write fails, and every later one). */
   private fail(error: Error) {
+    if (this.failure !== undefined) return
     this.failure = new Error(`The task store's journal cannot be written: ${error.message}`)
-    this.flushing = false
     const waiting = this.waiters
     this.waiters = []
     for (const waiter of waiting) waiter.resume(Effect.die(this.failure))
@@ -650,7 +748,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.ignore(Effect.sandbox(journal.allSynced)), Effect.sync(() => journal.close())))
 
     /** A forgotten task's lines not written yet need not be; its drop line goes after any written ones. */
-    const dropped = (id: string) => journal.append(`d:${id}`, () => dropLine(id), id)
+    const dropped = (id: string) => journal.appendDrop(id, () => dropLine(id))
 
     const memory = yield* TaskStorage.make(
       options,
@@ -662,7 +760,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
         }
       },
       {
-        taskWritten: (stored, seq) => journal.append(`t:${stored.task.id}`, () => writtenLine(stored, seq), stored.task.id),
+        taskWritten: (stored, seq, finishedJson) => journal.appendState(stored.task.id, () => writtenLine(stored, seq, finishedJson)),
         pushConfigsWritten: (taskId, configs) => journal.append(`p:${taskId}`, () => pushConfigsLine(sealer, taskId, configs), taskId)
       }
     )
@@ -758,10 +856,12 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
       peek: memory.get,
       update: (id, write, expectedVersion) =>
-        Effect.tap(
-          memory.update(id, write, expectedVersion),
-          (written) => Option.isSome(written) && isAnswered(write) ? journal.taskSynced(id) : Effect.void
-        ),
+        isAnswered(write)
+          ? Effect.tap(
+            memory.update(id, write, expectedVersion),
+            (written) => Option.isSome(written) ? journal.taskSynced(id) : Effect.void
+          )
+          : memory.update(id, write, expectedVersion),
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
       // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
       // answered with; an answer that comes of them is durable with its own task.

@@ -294,6 +294,8 @@ interface TaskRecord {
   live: V1.Task | undefined
   /** The JSON text of a finished task in place of `live` (see packFinished). */
   packed: string | undefined
+  /** A finished task's JSON text, made as it finishes: packing it and an observer's line share it (undefined once packed). */
+  finishedJson: string | undefined
   /** Of the task as it stands, so that lists filter and sort without unpacking it. */
   state: V1.TaskState
   time: string
@@ -370,15 +372,23 @@ const matches = (record: TaskRecord, query: TaskQuery): boolean => {
   return true
 }
 
-/** JSON text of a task and its size in bytes; NaN bytes when it does not serialise. */
-const jsonOf = (task: V1.Task): { readonly json: string | undefined; readonly bytes: number } => {
+/** JSON text of a task; undefined when it does not serialise. */
+const serialised = (task: V1.Task): string | undefined => {
   try {
-    const json = JSON.stringify(task)
-    return { json, bytes: Buffer.byteLength(json) }
+    return JSON.stringify(task)
   } catch {
-    return { json: undefined, bytes: Number.NaN }
+    return undefined
   }
 }
+
+/** JSON text of a task and its size in bytes; NaN bytes when it does not serialise. */
+const jsonOf = (task: V1.Task): { readonly json: string | undefined; readonly bytes: number } => {
+  const json = serialised(task)
+  return { json, bytes: json === undefined ? Number.NaN : Buffer.byteLength(json) }
+}
+
+/** The JSON text of a task when it is finished (see TaskRecord.finishedJson). */
+const finishedJsonOf = (task: V1.Task) => V1.isTerminalState(task.status.state) ? serialised(task) : undefined
 
 const jsonBytes = (record: TaskRecord): number =>
   record.packed === undefined ? jsonOf(record.live!).bytes : Buffer.byteLength(record.packed)
@@ -391,8 +401,8 @@ export const RECENTLY_FINISHED = 256
 
 /** What a storage kept elsewhere (FileTaskStorage) hears of each change, as it is made and in that order. */
 export interface ChangeObserver {
-  /** The task was created or updated; `seq` is its creation order. */
-  readonly taskWritten: (stored: StoredTask, seq: number) => void
+  /** The task was created or updated; `seq` is its creation order; `finishedJson` its JSON text when it finished. */
+  readonly taskWritten: (stored: StoredTask, seq: number, finishedJson: string | undefined) => void
   /** The task's push configs are now these. */
   readonly pushConfigsWritten: (taskId: string, configs: ReadonlyArray<StoredPushConfig>) => void
 }
@@ -513,12 +523,12 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
     /** Packs a finished task that is still stored and unchanged since; one that does not serialise stays as it is. */
     const pack = (record: TaskRecord) => {
       const task = record.live
-      if (task === undefined || !V1.isTerminalState(record.state) || records.get(task.id) !== record) return
-      const { json, bytes } = jsonOf(task)
-      if (json === undefined) return
+      const json = record.finishedJson
+      if (task === undefined || json === undefined || records.get(task.id) !== record) return
       record.packed = flattened(json)
-      record.bytes = bytes
+      record.bytes = Buffer.byteLength(json)
       record.live = undefined
+      record.finishedJson = undefined
       resize(record, json.length)
     }
 
@@ -538,6 +548,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         const record: TaskRecord = {
           live: task,
           packed: undefined,
+          finishedJson: finishedJsonOf(task),
           state: task.status.state,
           time: statusTime(task),
           contextId,
@@ -550,7 +561,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         setNewest(task.id, record)
         if (contextId !== undefined) joinContext(contextId, task.id)
         const stored: StoredTask = { task, version: 1, queued: NOTHING_QUEUED }
-        observer?.taskWritten(stored, record.seq)
+        observer?.taskWritten(stored, record.seq, record.finishedJson)
         if (V1.isTerminalState(record.state)) packFinished(record)
         evict(record)
         return Effect.succeed(stored)
@@ -566,6 +577,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         const task = write.task
         record.live = task
         record.packed = undefined
+        record.finishedJson = finishedJsonOf(task)
         record.state = task.status.state
         record.time = statusTime(task)
         record.bytes = undefined
@@ -577,7 +589,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         resize(record, sizeOf(task, record.queued))
         setNewest(id, record)
         const stored: StoredTask = { task, version: record.version, queued }
-        observer?.taskWritten(stored, record.seq)
+        observer?.taskWritten(stored, record.seq, record.finishedJson)
         if (V1.isTerminalState(record.state)) packFinished(record)
         evict(record)
         return Effect.succeed(Option.some(stored))
@@ -630,6 +642,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       const record: TaskRecord = {
         live: finished ? undefined : JSON.parse(entry.taskJson) as V1.Task,
         packed: finished ? flattened(entry.taskJson) : undefined,
+        finishedJson: undefined,
         state: entry.state,
         time: entry.time,
         contextId: flattened(entry.contextId),

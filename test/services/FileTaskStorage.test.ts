@@ -4,6 +4,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, Option, Scope } from "effect"
 import * as Fs from "node:fs"
+import NodeFs from "node:fs"
+import { syncBuiltinESMExports } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll } from "vitest"
@@ -340,6 +342,61 @@ describe("the file storage's batches", () => {
           for (let tries = 0; tries < 200 && taskLines(dir, "alone") === 0; tries++) yield* Effect.sleep("5 millis")
           expect(taskLines(dir, "alone")).toBe(1)
         }), { unwaitedLineMs: 10 })
+    }))
+
+  /** Runs `body` with the callback of the journal's first fdatasync held until `release` (the sync itself runs). */
+  const withFirstSyncHeld = <A, E>(body: (release: () => void, held: () => boolean) => Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const original = NodeFs.fdatasync
+        const state = { held: undefined as (() => void) | undefined, released: false }
+        NodeFs.fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) =>
+          original(fd, (error) => {
+            if (state.held === undefined && !state.released) state.held = () => callback(error)
+            else callback(error)
+          })) as typeof NodeFs.fdatasync
+        syncBuiltinESMExports()
+        const release = () => {
+          state.released = true
+          state.held?.()
+        }
+        return { original, state, release }
+      }),
+      ({ release, state }) => body(release, () => state.held !== undefined),
+      ({ original, release }) =>
+        Effect.sync(() => {
+          NodeFs.fdatasync = original
+          syncBuiltinESMExports()
+          release()
+        })
+    )
+
+  it.live("writes and syncs the next batch while the previous one's sync still runs, which then counts as synced too", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const states = yield* withStore(dir, (storage) =>
+        withFirstSyncHeld((release, held) =>
+          Effect.gen(function*() {
+            yield* storage.create(task("first", "TASK_STATE_WORKING"))
+            yield* storage.create(task("second", "TASK_STATE_WORKING"))
+            const first = yield* Effect.fork(storage.update("first", { task: task("first", "TASK_STATE_COMPLETED") }, 1))
+            for (let tries = 0; tries < 500 && !held(); tries++) yield* Effect.sleep("2 millis")
+            expect(held()).toBe(true)
+            // Its batch is written and synced although the first batch's sync has not returned; that later sync
+            // makes the first batch's earlier write durable as well, so both writes return.
+            const bothAnswered = Effect.zip(
+              storage.update("second", { task: task("second", "TASK_STATE_COMPLETED") }, 1),
+              Fiber.join(first)
+            )
+            const answered = yield* Effect.timeoutFail(bothAnswered, {
+              duration: "5 seconds",
+              onTimeout: () => new Error("the second batch waited for the first batch's sync")
+            })
+            release()
+            return [taskLines(dir, "first"), taskLines(dir, "second"), ...answered.map(Option.isSome)]
+          })
+        ), HOLD)
+      expect(states).toEqual([1, 1, true, true])
     }))
 
   it.live("a turn that settles at once costs one line: the store peeks at the task a send waits for, and answers it durable", () =>
