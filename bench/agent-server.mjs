@@ -6,16 +6,19 @@
 // from h2load (support/h2load.mjs), with JSON-RPC on that same agent under h2load too as its
 // reference; without h2load, from support/grpcLoad.mjs against the autocannon JSON-RPC row.
 // Each server is its own process on 127.0.0.1, port 0. The scenarios take turns for several
-// rounds (each round in a rotated order); each figure is the median of its rounds. The relay
+// rounds (each round in a rotated order); each figure is the median of its rounds, and each ratio
+// the median of its rounds' ratios: the two rows of a ratio are measured within the same round, a
+// few seconds apart, so the drift of a shared machine (its speed changes by tens of per cent from
+// one minute to the next) falls on both. Many short rounds spread every row over the whole run. The relay
 // agent's resident memory is read once it has started (idle, before any request) and, with the
 // SDK server's and the floor's, right after the throughput run (each server took the same load).
 // The relay rows run over the memory store, and one row again over the durable file store (every
 // change fsynced before the answer); that server is then restarted over the tasks it kept (10 000,
 // its retention), and its start-up is timed against a start over an empty store.
 //
-//   BENCH_DURATION     seconds per scenario and round (default 5), after one 2 s warm-up each
+//   BENCH_DURATION     seconds per scenario and round (default 2), after one 2 s warm-up each
 //   BENCH_CONNECTIONS  concurrent connections (default 64)
-//   BENCH_ROUNDS       rounds (default 3)
+//   BENCH_ROUNDS       rounds (default 8)
 import { Role, TaskState } from "@a2a-js/sdk"
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client"
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc"
@@ -38,9 +41,9 @@ import {
 } from "./support/processes.mjs"
 import { median } from "./support/stats.mjs"
 
-const duration = Number(process.env.BENCH_DURATION ?? 5)
+const duration = Number(process.env.BENCH_DURATION ?? 2)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 8)
 const WARM_UP_SECONDS = 2
 /** How long the freshly started servers are left alone before their idle memory is read. */
 const SETTLE_MS = 1_000
@@ -318,8 +321,12 @@ const measureWith = async (postgresStore) => {
       p99: median(runs.map((run) => run.p99))
     }]
   }))
-  const rps = (id) => figures.get(id).rps
-  const ratio = (id, to, label, goal) => ({ to: label, value: rps(id) / rps(to), goal })
+  /** The median of the rounds' ratios of `id` to `to` (each round measured both). */
+  const ratio = (id, to, label, goal) => {
+    const of = samples.get(id)
+    const reference = samples.get(to)
+    return { to: label, value: median(of.map((run, round) => run.rps / reference[round].rps)), goal }
+  }
   const ratiosOf = {
     "agent.floor": [],
     "agent.sdk": [ratio("agent.sdk", "agent.floor", "floor")],
