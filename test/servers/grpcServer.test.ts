@@ -32,6 +32,9 @@ const server = makeGrpcServer({
         return call.end()
       case "/test.Service/Fail":
         return call.end({ code: GRPC_STATUS.NOT_FOUND, details: text })
+      case "/test.Service/Trickle": // one message, then nothing
+        call.write(Buffer.from(text))
+        return call.onCancel(() => cancelled.push(text))
       default: // Hang: never answers
         call.onCancel(() => cancelled.push(text))
     }
@@ -253,6 +256,13 @@ describe("a raw HTTP/2 client", () => {
     expect(statusOf(late)).toBe(GRPC_STATUS.DEADLINE_EXCEEDED)
     expect(Date.now() - began).toBeGreaterThanOrEqual(180)
     await eventually(() => cancelled.includes("raw deadline"))
+  })
+
+  it("ends a stream that outlives its grpc-timeout with DEADLINE_EXCEEDED in the trailers, after what was sent", async () => {
+    const answer = await raw([frame(Buffer.from("first"))], { "grpc-timeout": "200m" }, "/test.Service/Trickle")
+    expect(answer.data).toEqual(frame(Buffer.from("first")))
+    expect(answer.trailers["grpc-status"]).toBe(String(GRPC_STATUS.DEADLINE_EXCEEDED))
+    await eventually(() => cancelled.includes("first"))
   })
 
   it("answers in frames with the status in trailers, and unpadded base64 details", async () => {

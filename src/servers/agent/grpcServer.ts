@@ -145,12 +145,16 @@ export class GrpcCall {
 
   /**
    * Ends the call with `status` whatever it was doing (a deadline, a request too slow): the work
-   * on it is cancelled, and the client's sending stopped (RST_STREAM NO_ERROR after a full answer,
-   * RFC 9113 §8.1).
+   * on it is cancelled, and a client still sending its request is stopped (RST_STREAM NO_ERROR
+   * after a full answer, RFC 9113 §8.1).
    */
   cut(status: CallStatus): void {
+    // A call being answered has its whole request (a handler runs once it has arrived); resetting its
+    // stream as its trailers go out brought node:http2 down (std::bad_alloc, Node 20.20), so only a
+    // call still sending is reset.
+    const sending = !this.answering
     this.end(status)
-    if (!this.stream.closed) this.stream.close(http2.constants.NGHTTP2_NO_ERROR)
+    if (sending && !this.stream.closed) this.stream.close(http2.constants.NGHTTP2_NO_ERROR)
     this.cancel()
   }
 
