@@ -5,33 +5,13 @@
  * each notification once.
  */
 import type { ChildProcess } from "node:child_process"
-import * as Fs from "node:fs"
 import http from "node:http"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
-import { startAgentServer } from "../helpers/cli.js"
-import { tempHome } from "../helpers/stateHome.js"
+import { describe, expect, it } from "vitest"
+import { fileStoreAgents } from "../helpers/fileStoreAgents.js"
 import { closeServer, listenOnLoopback, readBodyText } from "../peers/httpUtil.js"
+import { rpc } from "../servers/wire.js"
 
-const home = tempHome()
-const storeDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-push-restart-"))
-const children: Array<ChildProcess> = []
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
-  home.cleanup()
-  Fs.rmSync(storeDir, { recursive: true, force: true })
-})
-
-/** Starts the server on the store; resolves with it and its URL (the --json line) within 20 s. */
-const startServer = async () => {
-  const server = await startAgentServer(["-m", "echo", "--store", `file:${storeDir}`], {
-    stateDir: home.stateDir,
-    env: { RELAY_ECHO_DELAY_MS: "0" }
-  })
-  children.push(server.child)
-  return { child: server.child, url: server.info.url }
-}
+const { start: startServer } = fileStoreAgents("relay-push-restart-")
 
 /** A webhook answering 503 while `failing`; it keeps the bodies it answered 200, and calls `onFailure` at each 503. */
 const startWebhook = async () => {
@@ -76,21 +56,11 @@ describe("push deliveries of the file store across a kill -9", () => {
       const first = await startServer()
       // The second failed attempt (the first retry): every update is recorded by then, the retries go on.
       const retried = new Promise<void>((resolve) => (hook.onFailure = (count) => count === 2 && resolve()))
-      const response = await fetch(`${first.url}/`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "a2a-version": "1.0" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "SendMessage",
-          params: {
-            message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "hello" }] },
-            configuration: { taskPushNotificationConfig: { url: hook.url } }
-          }
-        }),
-        signal: AbortSignal.timeout(10_000)
+      const answer = await rpc(first.url, "SendMessage", {
+        message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "hello" }] },
+        configuration: { taskPushNotificationConfig: { url: hook.url } }
       })
-      const task = ((await response.json()) as { result: { task: { id: string; status: { state: string } } } }).result.task
+      const task = answer.json["result"]["task"]
       expect(task.status.state).toBe("TASK_STATE_COMPLETED")
       await within("the first retry", retried)
       first.child.kill("SIGKILL")

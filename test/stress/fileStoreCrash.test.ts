@@ -1,38 +1,16 @@
 // The file task store under `kill -9` (issue 34): `relay server agent` (dist/main.cjs) takes a burst
 // of 1000 SendMessage requests and is killed with SIGKILL in the middle of it; started again on the
 // same directory, it has every task a client got an answer for, as that answer showed it.
-import type { ChildProcess } from "node:child_process"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
-import { startAgentServer } from "../helpers/cli.js"
+import { describe, expect, it } from "vitest"
 import { reportFigures, runPool } from "../helpers/figures.js"
-import { tempHome } from "../helpers/stateHome.js"
+import { fileStoreAgents } from "../helpers/fileStoreAgents.js"
 
 const SENDS = 1000
 const CONCURRENCY = 32
 /** Acknowledged sends after which the server is killed. */
 const KILL_AFTER = 400
 
-const home = tempHome()
-const storeDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-crash-store-"))
-const children: Array<ChildProcess> = []
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
-  home.cleanup()
-  Fs.rmSync(storeDir, { recursive: true, force: true })
-})
-
-/** Starts the server on the store; resolves with its URL (from the --json line) within 20 s. */
-const startServer = async () => {
-  const server = await startAgentServer(["-m", "echo", "--store", `file:${storeDir}`], {
-    stateDir: home.stateDir,
-    env: { RELAY_ECHO_DELAY_MS: "0" }
-  })
-  children.push(server.child)
-  return { child: server.child, url: server.info.url }
-}
+const { start: startServer } = fileStoreAgents("relay-crash-store-")
 
 const rpc = async (url: string, method: string, params: unknown) => {
   const response = await fetch(`${url}/`, {
