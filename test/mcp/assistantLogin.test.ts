@@ -114,21 +114,26 @@ afterAll(async () => {
 
 const send = (client: Client) => callTool(client, "send_message", { agent_url: agent.baseUrl, message: "hello" }, { timeoutMs: 30_000 })
 
+/** The one question asked: a URL elicitation of the provider's login page for relay's web client (PKCE, a loopback redirect). */
+const loginPageOffered = () => {
+  expect(asked).toHaveLength(1)
+  const offered = asked[0]!
+  if (offered.mode !== "url") return expect.fail(`a ${offered.mode} question was asked, not a page`)
+  const page = new URL(offered.url)
+  expect(page.origin).toBe(provider.issuer)
+  expect(page.searchParams.get("client_id")).toBe(WEB_CLIENT)
+  expect(page.searchParams.get("code_challenge_method")).toBe("S256")
+  expect(new URL(page.searchParams.get("redirect_uri")!).hostname).toBe("127.0.0.1")
+  expect(offered.message).toContain(agent.baseUrl)
+  return offered
+}
+
 describe("login through the client", () => {
   it("an agent that needs a login: the user is offered the page, relay logs in and the message goes through", async () => {
     asked.length = 0
     const result = await send(pages)
     expect(result.isError ?? false, textOf(result)).toBe(false)
-    expect(asked).toHaveLength(1)
-    const offered = asked[0]!
-    expect(offered.mode).toBe("url")
-    if (offered.mode !== "url") return
-    const page = new URL(offered.url)
-    expect(page.origin).toBe(provider.issuer)
-    expect(page.searchParams.get("client_id")).toBe(WEB_CLIENT)
-    expect(page.searchParams.get("code_challenge_method")).toBe("S256")
-    expect(new URL(page.searchParams.get("redirect_uri")!).hostname).toBe("127.0.0.1")
-    expect(offered.message).toContain(agent.baseUrl)
+    const offered = loginPageOffered()
     expect(completed).toEqual([offered.elicitationId])
     const credentials = stored()!
     expect(credentials).toMatchObject({ flow: "authorization_code", client_id: WEB_CLIENT })
@@ -218,16 +223,7 @@ describe("login through a 2026-07-28 client: the page in an input_required resul
     try {
       const result = await sendModern(client)
       expect(result.isError ?? false, modernText(result)).toBe(false)
-      expect(asked).toHaveLength(1)
-      const offered = asked[0]!
-      expect(offered.mode).toBe("url")
-      if (offered.mode !== "url") return
-      const page = new URL(offered.url)
-      expect(page.origin).toBe(provider.issuer)
-      expect(page.searchParams.get("client_id")).toBe(WEB_CLIENT)
-      expect(page.searchParams.get("code_challenge_method")).toBe("S256")
-      expect(new URL(page.searchParams.get("redirect_uri")!).hostname).toBe("127.0.0.1")
-      expect(offered.message).toContain(agent.baseUrl)
+      loginPageOffered()
       // The first call, then its retry with the user's reply and the state naming the page.
       expect(calls).toHaveLength(2)
       expect(calls[1]).toMatchObject({ inputResponses: { relay_page: { action: "accept" } }, requestState: expect.any(String) })
