@@ -247,6 +247,22 @@ describe("the 2026 tasks extension", () => {
   })
   const signal = new AbortController().signal
 
+  /** A send_message task of a client that answers forms, created as the agent's turn is working. */
+  const startedSend = async () => {
+    const script = scripted()
+    const tasks = makeToolTasks()
+    const meta = declaring({ form: {} })
+    const creating = callAsTask(tasks, {
+      name: "send_message",
+      args: { agent_url: "http://agent.test", message: "go" },
+      meta,
+      callTool: script.callTool,
+      signal
+    })
+    ;(await script.call(0)).answer(turn("working"))
+    return { script, tasks, meta, created: (await creating) as ReturnType<typeof createTaskResult> }
+  }
+
   it("gives tasks only to clients that declare the extension, and only for send_message and wait_for_task", async () => {
     const script = scripted()
     const tasks = makeToolTasks()
@@ -266,18 +282,7 @@ describe("the 2026 tasks extension", () => {
   })
 
   it("creates, polls, asks by inputRequests, takes the answer by tasks/update, and inlines the result", async () => {
-    const script = scripted()
-    const tasks = makeToolTasks()
-    const meta = declaring({ form: {} })
-    const creating = callAsTask(tasks, {
-      name: "send_message",
-      args: { agent_url: "http://agent.test", message: "go" },
-      meta,
-      callTool: script.callTool,
-      signal
-    })
-    ;(await script.call(0)).answer(turn("working"))
-    const created = (await creating) as ReturnType<typeof createTaskResult>
+    const { script, tasks, meta, created } = await startedSend()
     expect(created).toMatchObject({ resultType: "task", status: "working", ttlMs: 3_600_000, pollIntervalMs: 1000 })
     const get = () => answerTaskRequest(tasks, { method: "tasks/get", params: { taskId: created.taskId }, meta }, signal)
     expect(await get()).toMatchObject({ resultType: "complete", taskId: created.taskId, status: "working" })
@@ -340,18 +345,7 @@ describe("the 2026 tasks extension", () => {
         needs_auth: false
       }
     }
-    const script = scripted()
-    const tasks = makeToolTasks()
-    const meta = declaring({ form: {} })
-    const creating = callAsTask(tasks, {
-      name: "send_message",
-      args: { agent_url: "http://agent.test", message: "go" },
-      meta,
-      callTool: script.callTool,
-      signal
-    })
-    ;(await script.call(0)).answer(turn("working"))
-    const { taskId } = (await creating) as ReturnType<typeof createTaskResult>
+    const { script, tasks, meta, created: { taskId } } = await startedSend()
     ;(await script.call(1)).answer(asking)
     await settledOf(tasks, taskId)
     const shown = await answerTaskRequest(tasks, { method: "tasks/get", params: { taskId }, meta }, signal)
