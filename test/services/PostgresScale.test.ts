@@ -4,7 +4,7 @@
 // planner chooses it over a few thousand analysed rows.
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Duration, Effect, Fiber, Layer, Schedule, Stream } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import {
   clientLayer,
@@ -15,7 +15,7 @@ import {
   sweepRetention
 } from "../../src/services/PostgresTaskStorage.js"
 import { TaskStorage } from "../../src/services/TaskStorage.js"
-import { postgresAvailable, type PostgresCluster, sqlRows, startPostgres } from "../helpers/postgres.js"
+import { postgresAvailable, postgresForSuite, sqlRows } from "../helpers/postgres.js"
 
 const STORE_KEY = "test store key, not a secret"
 
@@ -65,13 +65,7 @@ const name = (prefix: string, n: number) => `${prefix}${String(n).padStart(3, "0
 const many = (prefix: string, count: number, state: V1.TaskState) => Array.from({ length: count }, (_, n) => task(name(prefix, n), state))
 
 describe.runIf(postgresAvailable())("PostgreSQL task storage at scale", () => {
-  let cluster: PostgresCluster
-  beforeAll(async () => {
-    cluster = await startPostgres()
-  }, 60_000)
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const cluster = postgresForSuite()
 
   const policy = (overrides: Partial<RetentionPolicy>): RetentionPolicy => ({
     maxTasks: 10_000,

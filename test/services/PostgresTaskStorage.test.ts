@@ -2,7 +2,7 @@
 // a fresh database per test; and what it adds: push secrets sealed at rest, migrations run once by
 // instances starting together, a connection URL's password never shown.
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   checkStore,
   clientLayer,
@@ -12,19 +12,13 @@ import {
   postgresStorage
 } from "../../src/services/PostgresTaskStorage.js"
 import { TaskStorage } from "../../src/services/TaskStorage.js"
-import { postgresAvailable, type PostgresCluster, sqlRows, startPostgres } from "../helpers/postgres.js"
+import { postgresAvailable, postgresForSuite, sqlRows } from "../helpers/postgres.js"
 import { storageContract } from "./taskStorageContract.js"
 
 const STORE_KEY = "test store key, not a secret"
 
 describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
-  let cluster: PostgresCluster
-  beforeAll(async () => {
-    cluster = await startPostgres()
-  }, 60_000)
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const cluster = postgresForSuite()
 
   /** Instances over one database, whose claims run out soon after they stop. */
   const instancesOver = (database: Promise<string>) => (name: string) =>

@@ -2,14 +2,14 @@
 // share it: a subscriber on B gets A's changes once and in order, snapshot first; a cancel written
 // by B stops A's worker; a dead instance's lease runs out and exactly one other instance takes the task.
 import { Context, Deferred, Effect, Exit, Layer, Option, Scope, Stream } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type * as V1 from "../../src/a2a/v1.js"
 import { endOrphanedTasks, ORPHANED_REASON } from "../../src/programs/agent/orphans.js"
 import { postgresStorage } from "../../src/services/PostgresTaskStorage.js"
 import * as PushSender from "../../src/services/PushSender.js"
 import { TaskStorage } from "../../src/services/TaskStorage.js"
 import * as TaskStore from "../../src/services/TaskStore.js"
-import { postgresAvailable, type PostgresCluster, startPostgres } from "../helpers/postgres.js"
+import { postgresAvailable, postgresForSuite } from "../helpers/postgres.js"
 
 const STORE_KEY = "test store key, not a secret"
 const LEASE = "600 millis"
@@ -45,13 +45,7 @@ const startInstance = async (url: string, name: string) => {
 }
 
 describe.runIf(postgresAvailable())("task stores of two instances over one PostgreSQL database", () => {
-  let cluster: PostgresCluster
-  beforeAll(async () => {
-    cluster = await startPostgres()
-  }, 60_000)
-  afterAll(async () => {
-    await cluster?.stop()
-  })
+  const cluster = postgresForSuite()
 
   it("a subscriber on B gets the snapshot, then every change A writes, once and in order", async () => {
     const url = await cluster.createDatabase()
