@@ -37,6 +37,7 @@ import { MIN_STORE_KEY_CHARS, pushConfigRow, type Sealer, sealerOf, STORE_KEY_VA
 import { redactUrl } from "../domain/secrets.js"
 import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
 import {
+  bytesInPage,
   byWriteOrder,
   decodeCursor,
   DEFAULT_MAX_TASKS,
@@ -515,9 +516,9 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
         let bytes = 0
         for (const row of rows.slice(0, query.pageSize)) {
           const size = Buffer.byteLength(row.task)
-          if (page.length > 0 && bytes + size > maxPageBytes) break
+          if (page.length > 0 && bytes + bytesInPage(size, page.length) > maxPageBytes) break
+          bytes += bytesInPage(size, page.length)
           page.push(row)
-          bytes += size
         }
         const last = page[page.length - 1]
         const more = rows.length > page.length

@@ -222,6 +222,9 @@ export interface TaskStorageOptions {
   readonly maxPageBytes?: number | undefined
 }
 
+/** A task's bytes in a list page's JSON array: its own, and the comma before it after the first. */
+export const bytesInPage = (size: number, tasksBefore: number): number => (tasksBefore === 0 ? size : size + 1)
+
 export const DEFAULT_MAX_TASKS = 10_000
 export const DEFAULT_MAX_TASK_BYTES = 256 * 1024 * 1024
 
@@ -610,10 +613,10 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
           const record = matching[index]!
           const size = record.bytes ??= jsonBytes(record)
           if (Number.isNaN(size)) unserialisable.push(record.live?.id ?? "")
-          else if (page.length > 0 && bytes + size > maxPageBytes) break
+          else if (page.length > 0 && bytes + bytesInPage(size, page.length) > maxPageBytes) break
           else {
+            bytes += bytesInPage(size, page.length)
             page.push(record)
-            bytes += size
           }
         }
         const last = page[page.length - 1]

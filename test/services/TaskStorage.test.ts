@@ -60,3 +60,22 @@ describe("the memory storage's byte budget", () => {
       expect(yield* present("running", "followed", "new")).toEqual([true, true, true])
     }))
 })
+
+describe("the memory storage's list pages", () => {
+  it.effect("hold at most maxPageBytes of JSON, the commas between tasks counted", () =>
+    Effect.gen(function*() {
+      const tasks = [withFile("a", "TASK_STATE_COMPLETED", 500), withFile("b", "TASK_STATE_COMPLETED", 500)]
+      const exact = tasks.reduce((sum, task) => sum + Buffer.byteLength(JSON.stringify(task)), 0)
+      const pageOf = (maxPageBytes: number) =>
+        Effect.gen(function*() {
+          const storage = yield* TaskStorage.make({ maxPageBytes })
+          for (const task of tasks) yield* storage.create(task)
+          return (yield* storage.list({ pageSize: 10 })).tasks
+        })
+      // The two tasks' JSON alone fits, but not with the comma between them.
+      expect(yield* pageOf(exact)).toHaveLength(1)
+      const both = yield* pageOf(exact + 1)
+      expect(both).toHaveLength(2)
+      expect(Buffer.byteLength(JSON.stringify(both))).toBe(exact + 1 + 2)
+    }))
+})
