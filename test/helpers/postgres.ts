@@ -12,7 +12,6 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { afterAll, beforeAll } from "vitest"
 import { clientLayer } from "../../src/services/PostgresTaskStorage.js"
 
 const binDir = (): string | undefined => {
@@ -144,31 +143,4 @@ export const startPostgres = async (): Promise<PostgresCluster> => {
     Fs.rmSync(dir, { recursive: true, force: true })
   }
   return { url, port, createDatabase, stop }
-}
-
-/**
- * A throwaway cluster for the calling test file, inside its `describe.runIf(postgresAvailable())`:
- * started before its tests (within 60 s), stopped after them.
- */
-export const postgresForSuite = (): Omit<PostgresCluster, "stop"> => {
-  let cluster: PostgresCluster | undefined
-  beforeAll(async () => {
-    cluster = await startPostgres()
-  }, 60_000)
-  afterAll(async () => {
-    await cluster?.stop()
-  })
-  const started = (): PostgresCluster => {
-    if (cluster === undefined) throw new Error("the suite's PostgreSQL cluster has not started")
-    return cluster
-  }
-  return {
-    get url() {
-      return started().url
-    },
-    get port() {
-      return started().port
-    },
-    createDatabase: (name) => started().createDatabase(name)
-  }
 }

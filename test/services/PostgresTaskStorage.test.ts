@@ -12,7 +12,8 @@ import {
   postgresStorage
 } from "../../src/services/PostgresTaskStorage.js"
 import { TaskStorage } from "../../src/services/TaskStorage.js"
-import { postgresAvailable, postgresForSuite, sqlRows } from "../helpers/postgres.js"
+import { postgresAvailable, sqlRows } from "../helpers/postgres.js"
+import { postgresForSuite } from "../helpers/postgresSuite.js"
 import { storageContract } from "./taskStorageContract.js"
 
 const STORE_KEY = "test store key, not a secret"
