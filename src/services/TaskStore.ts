@@ -16,7 +16,7 @@
  * What is written is cut to MAX_STORED_JSON_DEPTH first (only a bug upstream gets that deep: the doors
  * refuse MAX_JSON_DEPTH), so the storage can always serialise it.
  */
-import { Cause, Context, Deferred, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Schedule, Stream } from "effect"
 import { mergeArtifactChunk } from "../a2a/text.js"
 import * as V1 from "../a2a/v1.js"
 import { cutBelowDepth, exceedsJsonDepth, MAX_STORED_JSON_DEPTH } from "../domain/limits.js"
@@ -152,10 +152,20 @@ interface Follower {
   early: Map<number, TaskChange> | undefined
 }
 
+/**
+ * A request waiting for its task to settle (awaitSettled): the task once it did, and the request to
+ * resume with it once it suspended. Not a Deferred: Effect 3 makes each Deferred by copying Effect's
+ * prototype into it, which cost a blocking SendMessage more than the rest of its waiting (bench/README.md).
+ */
+interface SettleWaiter {
+  settled: V1.Task | undefined
+  resume: ((task: V1.Task) => void) | undefined
+}
+
 interface LiveTask {
   followers: Set<Follower> | undefined
-  /** Resolved at the next terminal or interrupted state. */
-  waiters: Array<Deferred.Deferred<V1.Task>> | undefined
+  /** Told at the next terminal or interrupted state. */
+  waiters: Array<SettleWaiter> | undefined
 }
 
 /**
@@ -267,12 +277,12 @@ class LiveTasks implements TaskStorage.Retention {
     return [...this.tasks.keys()]
   }
 
-  wait(id: string, waiter: Deferred.Deferred<V1.Task>) {
+  wait(id: string, waiter: SettleWaiter) {
     const live = this.entry(id)
     ;(live.waiters ??= []).push(waiter)
   }
 
-  unwait(id: string, waiter: Deferred.Deferred<V1.Task>) {
+  unwait(id: string, waiter: SettleWaiter) {
     const live = this.tasks.get(id)
     const waiters = live?.waiters
     if (live === undefined || waiters === undefined) return
@@ -289,7 +299,10 @@ class LiveTasks implements TaskStorage.Retention {
     const waiters = live.waiters
     if (waiters !== undefined && V1.isSettledState(change.task.status.state)) {
       live.waiters = undefined
-      for (const waiter of waiters) Deferred.unsafeDone(waiter, Effect.succeed(change.task))
+      for (const waiter of waiters) {
+        waiter.settled = change.task
+        waiter.resume?.(change.task)
+      }
     }
     this.dropIfIdle(id, live)
   }
@@ -542,12 +555,21 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
     const durably = (id: string, settled: Option.Option<V1.Task>) =>
       storage.peek === undefined ? Effect.succeed(settled) : Effect.as(storage.get(id), settled)
 
+    /** The task once the waiter is told it settled; a request that goes away stops waiting. */
+    const settledLater = (id: string, waiter: SettleWaiter) =>
+      Effect.async<V1.Task>((resume) => {
+        if (waiter.settled !== undefined) return resume(Effect.succeed(waiter.settled))
+        waiter.resume = (task) => resume(Effect.succeed(task))
+        return Effect.sync(() => live.unwait(id, waiter))
+      })
+
     const awaitSettled = (id: string) =>
-      Effect.flatMap(Deferred.make<V1.Task>(), (waiter) => {
+      Effect.suspend(() => {
+        const waiter: SettleWaiter = { settled: undefined, resume: undefined }
         live.wait(id, waiter)
         return Effect.flatMap(read(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
           const now = settledNow(found)
-          if (now === undefined) return Effect.asSome(Deferred.await(waiter))
+          if (now === undefined) return Effect.asSome(settledLater(id, waiter))
           live.unwait(id, waiter)
           return durably(id, now)
         })
