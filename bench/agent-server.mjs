@@ -307,8 +307,9 @@ const measureWith = async (postgresStore) => {
   for (let round = 0; round < rounds; round++) {
     for (let turn = 0; turn < scenarios.length; turn++) {
       const scenario = scenarios[(round + turn) % scenarios.length]
-      progress(`agent server: round ${round + 1}/${rounds}, ${scenario.label}`)
-      samples.get(scenario.id).push(await runScenario(scenario))
+      const run = await runScenario(scenario)
+      progress(`agent server: round ${round + 1}/${rounds}, ${scenario.label}: ${Math.round(run.rps)} req/s`)
+      samples.get(scenario.id).push(run)
     }
   }
   const afterLoad = { relay: residentBytes(relay.child.pid), sdk: residentBytes(sdk.child.pid), floor: residentBytes(floor.child.pid) }

@@ -19,6 +19,7 @@
  */
 import { Context, type Duration, Effect, Layer, Option, Schema, type Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
+import { rememberTaskJson } from "../a2a/taskJson.js"
 import * as V1 from "../a2a/v1.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 
@@ -322,7 +323,12 @@ const NOTHING_QUEUED: ReadonlyArray<V1.Message> = []
 const statusTime = (task: V1.Task) => task.status.timestamp ?? ""
 
 /** The task, unpacked when it was packed (a fresh copy each time: callers may keep it). */
-const taskOf = (record: TaskRecord): V1.Task => record.live ?? JSON.parse(record.packed!) as V1.Task
+const taskOf = (record: TaskRecord): V1.Task => {
+  if (record.live !== undefined) return record.live
+  const task = JSON.parse(record.packed!) as V1.Task
+  rememberTaskJson(task, record.packed!)
+  return task
+}
 
 const storedOf = (record: TaskRecord): StoredTask => ({
   task: taskOf(record),
@@ -391,7 +397,13 @@ const jsonOf = (task: V1.Task): { readonly json: string | undefined; readonly by
 }
 
 /** The JSON text of a task when it is finished (see TaskRecord.finishedJson). */
-const finishedJsonOf = (task: V1.Task) => V1.isTerminalState(task.status.state) ? serialised(task) : undefined
+const finishedJsonOf = (task: V1.Task) => {
+  if (!V1.isTerminalState(task.status.state)) return undefined
+  const json = serialised(task)
+  // The answer carrying this task embeds the text rather than serialise it again.
+  if (json !== undefined) rememberTaskJson(task, json)
+  return json
+}
 
 const jsonBytes = (record: TaskRecord): number =>
   record.packed === undefined ? jsonOf(record.live!).bytes : Buffer.byteLength(record.packed)

@@ -19,6 +19,7 @@ import { errorInfoDetail } from "../../a2a/errors.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as ProtoJson from "../../a2a/protoJson.js"
+import { knownJson } from "../../a2a/taskJson.js"
 import * as T from "../../a2a/translate.js"
 import * as V03 from "../../a2a/v03.js"
 import * as V1 from "../../a2a/v1.js"
@@ -145,8 +146,15 @@ export const resolveMethod = (
 
 const JSON_TYPE = "application/json"
 
-/** One stringify of the whole envelope: a flat string (pieces joined around it would be flattened again to be written). */
-const resultJson = (id: RequestId, result: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result })
+/**
+ * The envelope around the result's JSON: a finished task's text as the storage made it (see
+ * a2a/taskJson.ts), else one stringify of the whole envelope (a flat string: pieces joined around a
+ * stringified result would be flattened again to be written).
+ */
+const resultJson = (id: RequestId, result: unknown) => {
+  const known = knownJson(result)
+  return known === undefined ? JSON.stringify({ jsonrpc: "2.0", id, result }) : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${known}}`
+}
 
 const errorJson = (id: RequestId, error: AgentRequestError) =>
   JSON.stringify({

@@ -17,6 +17,7 @@ import { errorInfoDetail } from "../../a2a/errors.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import * as ProtoJson from "../../a2a/protoJson.js"
+import { knownJson } from "../../a2a/taskJson.js"
 import * as T from "../../a2a/translate.js"
 import * as V1 from "../../a2a/v1.js"
 import {
@@ -324,7 +325,7 @@ export const makeRestHandler = (context: ServerContext) => (exchange: Exchange):
         codec,
         result,
         () => context.extendedCard(exchange),
-        (json) => writeJson(exchange, status, JSON.stringify(json), generation === "1.0" ? A2A_JSON : JSON_TYPE),
+        (json) => writeJson(exchange, status, knownJson(json) ?? JSON.stringify(json), generation === "1.0" ? A2A_JSON : JSON_TYPE),
         fail
       )
     }
