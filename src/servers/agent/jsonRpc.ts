@@ -153,7 +153,9 @@ const JSON_TYPE = "application/json"
  */
 const resultJson = (id: RequestId, result: unknown) => {
   const known = knownJson(result)
-  return known === undefined ? JSON.stringify({ jsonrpc: "2.0", id, result }) : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${known}}`
+  return known === undefined
+    ? JSON.stringify({ jsonrpc: "2.0", id, result })
+    : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${known}}`
 }
 
 const errorJson = (id: RequestId, error: AgentRequestError) =>
