@@ -155,7 +155,7 @@ interface Follower {
 /**
  * A request waiting for its task to settle (awaitSettled): the task once it did, and the request to
  * resume with it once it suspended. Not a Deferred: Effect 3 makes each Deferred by copying Effect's
- * prototype into it, which cost a blocking SendMessage more than the rest of its waiting (bench/README.md).
+ * prototype into it, ten times the cost of an Effect.async (bench/README.md, "without a Deferred").
  */
 interface SettleWaiter {
   settled: V1.Task | undefined
