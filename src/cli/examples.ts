@@ -1,6 +1,6 @@
 /**
  * Examples shown by `relay <command> --help`, keyed by the command's full path. Every command of
- * the tree has at least two (test/cli/help.test.ts), and each names only its own command's flags
+ * the tree has at least two (test/stress/help.test.ts), and each names only its own command's flags
  * (test/cli/namedFlags.test.ts). Kept here, apart from the command definitions, so that help can
  * teach without the command files growing.
  */
