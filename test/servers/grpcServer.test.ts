@@ -32,6 +32,8 @@ const server = makeGrpcServer({
         return call.end()
       case "/test.Service/Fail":
         return call.end({ code: GRPC_STATUS.NOT_FOUND, details: text })
+      case "/test.Service/Later": // the answer after 50 ms
+        return void setTimeout(() => call.reply(message), 50)
       case "/test.Service/Trickle": // one message, then nothing
         call.write(Buffer.from(text))
         return call.onCancel(() => cancelled.push(text))
@@ -183,8 +185,11 @@ interface RawAnswer {
   readonly data: Buffer
 }
 
-/** One request with `headers` and `body` (the gRPC ones by default); what came back, within 5 s. */
-const raw = (body: ReadonlyArray<Buffer>, headers: http2.OutgoingHttpHeaders = {}, path = "/test.Service/Echo") =>
+/**
+ * One request with `headers` and `body` (the gRPC ones by default); what came back, within 5 s. With
+ * `apartMs`, each piece of the body goes in a DATA frame of its own, that long after the one before.
+ */
+const raw = (body: ReadonlyArray<Buffer>, headers: http2.OutgoingHttpHeaders = {}, path = "/test.Service/Echo", apartMs = 0) =>
   new Promise<RawAnswer>((resolve, reject) => {
     const session = http2.connect(`http://${address}`)
     const timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5000)
@@ -201,8 +206,14 @@ const raw = (body: ReadonlyArray<Buffer>, headers: http2.OutgoingHttpHeaders = {
       session.close()
       resolve({ headers: answer, trailers, data: Buffer.concat(data) })
     })
-    for (const chunk of body) stream.write(chunk)
-    stream.end()
+    const send = async () => {
+      for (const [index, chunk] of body.entries()) {
+        if (index > 0 && apartMs > 0) await new Promise((later) => setTimeout(later, apartMs))
+        stream.write(chunk)
+      }
+      stream.end()
+    }
+    void send()
   })
 
 /** A call's status: in the trailers, or in the headers of a trailers-only answer. */
@@ -238,6 +249,10 @@ describe("a raw HTTP/2 client", () => {
     const answer = await raw([prefix])
     expect(statusOf(answer)).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED)
     expect(answer.headers["grpc-message"]).toContain(`larger than ${MAX_BYTES} bytes`)
+    // The prefix in three frames (2 + 2 + 1 bytes) is read as one.
+    const split = await raw([prefix.subarray(0, 2), prefix.subarray(2, 4), prefix.subarray(4)], {}, "/test.Service/Echo", 30)
+    expect(statusOf(split)).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED)
+    expect(split.headers["grpc-message"]).toContain(`message is larger than ${MAX_BYTES} bytes`)
   })
 
   it("refuses a compressed message that inflates past the limit, and an encoding it does not know", async () => {
@@ -245,8 +260,29 @@ describe("a raw HTTP/2 client", () => {
     expect(statusOf(await raw([frame(bomb, true)], { "grpc-encoding": "gzip" }))).toBe(GRPC_STATUS.RESOURCE_EXHAUSTED)
     const answer = await raw([frame(Buffer.from("x"), true)], { "grpc-encoding": "snappy" })
     expect(statusOf(answer)).toBe(GRPC_STATUS.UNIMPLEMENTED)
+    // What it takes instead, so that the client can fall back (grpc's compression.md).
+    expect(answer.headers["grpc-accept-encoding"]).toBe("identity,deflate,gzip")
     const deflated = await raw([frame(zlib.deflateSync(Buffer.from("deflated")), true)], { "grpc-encoding": "deflate" })
     expect(deflated.data.subarray(5).toString()).toBe("deflated")
+  })
+
+  it("refuses a message marked compressed without a compression named, or with a flag other than 0 or 1: INTERNAL", async () => {
+    const gzipped = zlib.gzipSync(Buffer.from("x"))
+    expect(statusOf(await raw([frame(gzipped, true)]))).toBe(GRPC_STATUS.INTERNAL)
+    expect(statusOf(await raw([frame(gzipped, true)], { "grpc-encoding": "identity" }))).toBe(GRPC_STATUS.INTERNAL)
+    const flagged = frame(Buffer.from("x"))
+    flagged[0] = 7
+    const odd = await raw([flagged])
+    expect(statusOf(odd)).toBe(GRPC_STATUS.INTERNAL)
+    expect(odd.headers["grpc-message"]).toContain("compressed flag is 7")
+  })
+
+  it("takes a grpc-timeout longer than a node timer holds (30 days, as grpc-js writes it) as no deadline", async () => {
+    for (const timeout of ["2592000S", "99999999H"]) {
+      const answer = await raw([frame(Buffer.from("in time"))], { "grpc-timeout": timeout }, "/test.Service/Later")
+      expect(statusOf(answer)).toBe(GRPC_STATUS.OK)
+      expect(answer.data).toEqual(frame(Buffer.from("in time")))
+    }
   })
 
   it("refuses a malformed grpc-timeout, and keeps a well-formed one without the client's help", async () => {
@@ -273,5 +309,51 @@ describe("a raw HTTP/2 client", () => {
     const refused = await raw([frame(Buffer.from("x"))], { "x-refuse": "1" })
     expect(refused.headers["grpc-status-details-bin"]).toBe(Buffer.from([1, 2, 3, 250]).toString("base64").replace(/=+$/, ""))
     expect(refused.headers["grpc-message"]).toBe("refused: 100%25 %E2%9C%97")
+  })
+})
+
+describe("a connection", () => {
+  const IDLE_MS = 300
+  const idling = makeGrpcServer({ serves: () => true, refuse: () => undefined, handle: (call, message) => call.reply(message) }, {
+    maxMessageBytes: MAX_BYTES,
+    requestMs: REQUEST_MS,
+    idleMs: IDLE_MS
+  })
+  let idlingAddress: string
+  beforeAll(async () => {
+    idlingAddress = `127.0.0.1:${await idling.listen("127.0.0.1", 0)}`
+  })
+  afterAll(() => idling.close())
+
+  /** Resolves once `session` is told to go away; rejects after `ms`. */
+  const goaway = (session: http2.ClientHttp2Session, ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no GOAWAY within ${ms} ms`)), ms)
+      session.once("goaway", () => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+
+  it("is closed once its calls have ended and none opens for the idle time, again and again", async () => {
+    const session = http2.connect(`http://${idlingAddress}`)
+    try {
+      for (const word of ["one", "two"]) {
+        const stream = session.request({
+          ":method": "POST",
+          ":path": "/test.Service/Echo",
+          "content-type": "application/grpc",
+          te: "trailers"
+        })
+        stream.resume()
+        stream.end(frame(Buffer.from(word)))
+        await new Promise((closed) => stream.once("close", closed))
+      }
+      const began = performance.now()
+      await goaway(session, IDLE_MS * 10)
+      expect(performance.now() - began).toBeGreaterThanOrEqual(IDLE_MS * 0.9)
+    } finally {
+      session.destroy()
+    }
   })
 })

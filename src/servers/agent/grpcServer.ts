@@ -26,6 +26,8 @@ export interface CallStatus {
   readonly code: number
   readonly details: string
   readonly statusDetails?: Uint8Array | undefined
+  /** Metadata that goes with the status (grpc-accept-encoding, with a compression not taken). */
+  readonly metadata?: http2.OutgoingHttpHeaders | undefined
 }
 
 const OK: CallStatus = { code: GRPC_STATUS.OK, details: "" }
@@ -51,6 +53,7 @@ const percentEncoded = (text: string): string =>
 
 const statusHeaders = (status: CallStatus): http2.OutgoingHttpHeaders =>
   status === OK ? OK_TRAILERS : ({
+    ...status.metadata,
     "grpc-status": String(status.code),
     ...(status.details === "" ? {} : { "grpc-message": percentEncoded(status.details) }),
     // Binary metadata travels as base64 (unpadded is what gRPC writes; readers take both).
@@ -69,6 +72,12 @@ const framed = (message: Uint8Array): Buffer => {
 }
 
 const DEADLINE_UNITS_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 }
+
+/**
+ * The longest delay a node timer keeps (2^31 - 1 ms, ~24.8 days): a longer one fires after 1 ms. A
+ * deadline further away than this is no deadline for a call (grpc-js sends 30 days as `2592000S`).
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** `grpc-timeout` (up to 8 digits and a unit) in milliseconds; undefined when malformed. */
 const deadlineMs = (header: string): number | undefined => {
@@ -203,7 +212,14 @@ export interface GrpcServerOptions {
 
 const status = (code: number, details: string): CallStatus => ({ code, details })
 
-/** The request message of a call, inflated when the client compressed it; a status when it cannot be one. */
+/** The compressions a request message may come in (besides none), as grpc-accept-encoding names them. */
+const ACCEPTED_ENCODINGS = "identity,deflate,gzip"
+
+/**
+ * The request message of a call, inflated when the client compressed it; a status when it cannot be
+ * one. As grpc's compression.md says: a compressed flag with no (or the identity) encoding, or a
+ * flag other than 0 and 1, is INTERNAL; an encoding not taken is UNIMPLEMENTED, with the ones taken.
+ */
 const requestMessage = (frames: Buffer, encoding: string | undefined, maxBytes: number): Buffer | CallStatus => {
   if (frames.length === 0) return status(GRPC_STATUS.UNIMPLEMENTED, "The call carried no request message")
   if (frames.length < PREFIX_BYTES) return status(GRPC_STATUS.INTERNAL, "The request message ended early")
@@ -214,6 +230,10 @@ const requestMessage = (frames: Buffer, encoding: string | undefined, maxBytes: 
   }
   const message = frames.subarray(PREFIX_BYTES)
   if (frames[0] === 0) return message
+  if (frames[0] !== 1) return status(GRPC_STATUS.INTERNAL, `The request message's compressed flag is ${frames[0]}, not 0 or 1`)
+  if (encoding === undefined || encoding === "identity") {
+    return status(GRPC_STATUS.INTERNAL, "The request message is marked compressed, but grpc-encoding names no compression")
+  }
   if (encoding === "gzip" || encoding === "deflate") {
     try {
       const inflate = encoding === "gzip" ? zlib.gunzipSync : zlib.inflateSync
@@ -224,7 +244,11 @@ const requestMessage = (frames: Buffer, encoding: string | undefined, maxBytes: 
         : status(GRPC_STATUS.INTERNAL, "The request message could not be decompressed")
     }
   }
-  return status(GRPC_STATUS.UNIMPLEMENTED, `The request message is compressed with ${encoding ?? "no named encoding"}`)
+  return {
+    code: GRPC_STATUS.UNIMPLEMENTED,
+    details: `The request message is compressed with ${encoding}; this server takes ${ACCEPTED_ENCODINGS}`,
+    metadata: { "grpc-accept-encoding": ACCEPTED_ENCODINGS }
+  }
 }
 
 const isStatus = (value: Buffer | CallStatus): value is CallStatus => !Buffer.isBuffer(value)
@@ -248,10 +272,12 @@ const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServ
     call.cut(refusal)
   }
   stream.on("data", (chunk: Buffer) => {
+    const before = received
     chunks.push(chunk)
     received += chunk.length
-    // The announced length is known once the prefix is here: refuse before buffering the rest.
-    if (received >= PREFIX_BYTES && chunks.length <= 2) {
+    // The announced length is known once the prefix is here (in however many frames it came): refuse
+    // before buffering the rest.
+    if (before < PREFIX_BYTES && received >= PREFIX_BYTES) {
       const head = chunks.length === 1 ? chunk : Buffer.concat(chunks)
       if (head.readUInt32BE(1) > options.maxMessageBytes) {
         stop(status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request message is larger than ${options.maxMessageBytes} bytes`))
@@ -295,7 +321,7 @@ const startCall = (
   if (timeout !== undefined) {
     const ms = deadlineMs(timeout)
     if (ms === undefined) return call.cut(status(GRPC_STATUS.INTERNAL, `Invalid grpc-timeout "${timeout}"`))
-    call.cutAfter(ms, status(GRPC_STATUS.DEADLINE_EXCEEDED, "Deadline exceeded"))
+    if (ms <= MAX_TIMER_MS) call.cutAfter(ms, status(GRPC_STATUS.DEADLINE_EXCEEDED, "Deadline exceeded"))
   }
   if (!handler.serves(call.path)) return call.cut(status(GRPC_STATUS.UNIMPLEMENTED, `No method ${call.path}`))
   const refusal = handler.refuse(call)
@@ -303,15 +329,19 @@ const startCall = (
   readRequest(call, handler, options)
 }
 
-/** Closes a connection (GOAWAY) once it has had no call open for `idleMs`. */
+/**
+ * Closes a connection (GOAWAY) once it has had no call open for `idleMs`: from its start, and again
+ * each time its last open call ends (a new timer each time: node does not restart a cleared one).
+ */
 const closeWhenIdle = (session: http2.ServerHttp2Session, idleMs: number) => {
   let open = 0
-  const idle = setTimeout(() => session.close(), idleMs)
+  const closeLater = () => setTimeout(() => session.close(), idleMs)
+  let idle = closeLater()
   session.on("stream", (stream) => {
     open++
     clearTimeout(idle)
     stream.once("close", () => {
-      if (--open === 0 && !session.closed) idle.refresh()
+      if (--open === 0 && !session.closed) idle = closeLater()
     })
   })
   session.once("close", () => clearTimeout(idle))
