@@ -344,6 +344,22 @@ interface Loaded extends Replayed {
   readonly dropped: number
 }
 
+/**
+ * A task whose last line has a good header but a body that does not parse (a line a crash cut short
+ * has no good header): served as it is, it would fail every read and list of it, and be copied into
+ * every later snapshot. Only the last line of each task is parsed (lines it replaced do not count).
+ */
+const unreadableTask = (state: Replayed): { readonly id: string; readonly reason: string } | undefined => {
+  for (const [id, entry] of state.tasks) {
+    try {
+      JSON.parse(entry.taskJson)
+    } catch (error) {
+      return { id, reason: reasonOf(error) }
+    }
+  }
+  return undefined
+}
+
 /** Reads the newest complete snapshot and replays the journals from its generation on. */
 const load = (dir: string) =>
   Effect.try({
@@ -370,6 +386,14 @@ const load = (dir: string) =>
           )
         }
         dropped += replayed.dropped
+      }
+      const unreadable = unreadableTask(state)
+      if (unreadable !== undefined) {
+        return unavailable(
+          dir,
+          `the line of task ${unreadable.id} is damaged (${unreadable.reason})`,
+          `Move the files of ${dir} aside to start without its tasks, or start with --store file:ANOTHER_DIR`
+        )
       }
       return { ...state, nextGeneration: Math.max(base, journals.at(-1) ?? 0) + 1, dropped }
     },
@@ -550,7 +574,10 @@ class Journal {
     this.closeRetired()
   }
 
+  /** Nothing is written after this: a later write fails (its descriptor may already be another file's). */
   close() {
+    this.fail(new Error("the store is closed"))
+    if (this.timer !== undefined) clearTimeout(this.timer)
     for (const fd of [...this.retired, this.fd]) Fs.closeSync(fd)
     this.retired.length = 0
   }
@@ -737,7 +764,12 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
 
     const openJournal = (at: number) => {
       const fd = Fs.openSync(Path.join(dir, fileName("journal", at)), "a", 0o600)
-      syncDirectory(dir)
+      try {
+        syncDirectory(dir)
+      } catch (error) {
+        Fs.closeSync(fd)
+        throw error
+      }
       return fd
     }
 
@@ -818,16 +850,32 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       )
     }
 
-    /** Starts the next generation: later lines go to its journal, the tasks as they are now to its snapshot. */
+    /** The journal's size at which the next compaction is tried after one could not start. */
+    let retryAbove = 0
+
+    /**
+     * Starts the next generation: later lines go to its journal, the tasks as they are now to its
+     * snapshot. When its journal cannot be opened (no descriptors left, a full or failing disk), the
+     * current one goes on, and compaction is tried again once it has grown as much again.
+     */
     const compact = () => {
+      let next: number
+      try {
+        next = openJournal(generation + 1)
+      } catch (error) {
+        retryAbove = journal.bytes + compactAbove()
+        runFork(Effect.logWarning(`Task store ${dir}: the next journal could not be opened (${reasonOf(error)}); the current one goes on`))
+        return
+      }
       generation++
-      journal.switchTo(openJournal(generation))
+      retryAbove = 0
+      journal.switchTo(next)
       snapshotNow()
     }
 
     const compactAbove = () => Math.max(options.compactAboveBytes ?? DEFAULT_COMPACT_ABOVE_BYTES, snapshotBytes * 2)
     function compactWhenLarge() {
-      if (!compacting && journal.bytes > compactAbove()) compact()
+      if (!compacting && journal.bytes > Math.max(compactAbove(), retryAbove)) compact()
     }
 
     /** Forgets the finished and waiting tasks nobody follows whose last change is older than maxAge. */

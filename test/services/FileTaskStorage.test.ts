@@ -150,6 +150,75 @@ describe("the file storage on disk", () => {
       )
     }))
 
+  it.live("refuses to start over a task whose line has a good header and a body that does not parse", () =>
+    Effect.gen(function*() {
+      for (const state of ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"] as const) {
+        const dir = freshDir()
+        yield* withStore(dir, (storage) => Effect.zipRight(storage.create(task("good", state)), storage.create(task("bad", state))))
+        for (const name of Fs.readdirSync(dir).filter((file) => file.endsWith(".jsonl"))) {
+          const file = Path.join(dir, name)
+          Fs.writeFileSync(file, Fs.readFileSync(file, "utf8").replace(`\t{"id":"bad",`, `\t{"id":bad",`))
+        }
+        const refused = yield* Effect.either(withStore(dir, () => Effect.void))
+        expect(Either.getLeft(refused).pipe(Option.map((error) => [error.code, error.message]))).toEqual(
+          Option.some(["task_store_unavailable", expect.stringContaining("the line of task bad is damaged")])
+        )
+      }
+    }))
+
+  it.live("goes on with its journal when the next one cannot be opened, and compacts once it can", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const snapshotOfTwo = () => Fs.readdirSync(dir).includes("snapshot-00000002.jsonl")
+      const page = yield* withStore(dir, (storage) =>
+        Effect.gen(function*() {
+          // The next generation's journal cannot be opened (as with no descriptor left, or a failing disk).
+          const blocked = Path.join(dir, "journal-00000002.jsonl")
+          Fs.mkdirSync(blocked)
+          for (let i = 0; i < 40; i++) {
+            yield* storage.create(task(`t${i}`, "TASK_STATE_WORKING"))
+            yield* storage.update(`t${i}`, { task: task(`t${i}`, "TASK_STATE_COMPLETED") }, 1)
+          }
+          expect(snapshotOfTwo()).toBe(false)
+          Fs.rmdirSync(blocked)
+          for (let i = 40; i < 120; i++) yield* storage.create(task(`t${i}`, "TASK_STATE_COMPLETED"))
+          // Snapshots are written in the background: wait for the one of the generation it could not start.
+          for (let tries = 0; tries < 200 && !snapshotOfTwo(); tries++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          }
+          expect(snapshotOfTwo()).toBe(true)
+          return yield* storage.list({ pageSize: 200 })
+        }), { compactAboveBytes: 2_000 })
+      expect(page.totalSize).toBe(120)
+      expect((yield* withStore(dir, (storage) => storage.list({ pageSize: 200 }))).totalSize).toBe(120)
+    }))
+
+  it.live("writes nothing once closed: a later write fails instead of reaching whatever file took its descriptor", () =>
+    Effect.gen(function*() {
+      const dir = freshDir()
+      const scope = yield* Scope.make()
+      const storage = yield* Scope.extend(FileTaskStorage.make({ dir }), scope)
+      yield* storage.create(task("before", "TASK_STATE_WORKING"))
+      yield* Scope.close(scope, Exit.void)
+      const other = Path.join(root, `other-${dirs}.txt`)
+      const fd = Fs.openSync(other, "w")
+      try {
+        const late = yield* Effect.exit(storage.deliveries.record({
+          taskId: "before",
+          configId: "p",
+          version: 1,
+          event: { task: task("before", "TASK_STATE_WORKING") },
+          task: task("before", "TASK_STATE_WORKING"),
+          attempts: 0,
+          due: 0
+        }))
+        expect(Exit.isFailure(late)).toBe(true)
+      } finally {
+        Fs.closeSync(fd)
+      }
+      expect(Fs.readFileSync(other, "utf8")).toBe("")
+    }))
+
   it.live("is held by one process at a time: a second open fails while the first has it", () =>
     Effect.gen(function*() {
       const dir = freshDir()
