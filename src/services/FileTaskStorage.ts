@@ -166,6 +166,14 @@ interface Replayed {
 
 const emptyReplay = (): Replayed => ({ tasks: new Map(), pushConfigs: new Map(), deliveries: new Map() })
 
+/** The shape of a push config line's entry: a config with its URL, the generation it was made over, sealed secrets. */
+const isWrittenPushConfig = (value: unknown): value is WrittenPushConfig => {
+  const written = value as Partial<WrittenPushConfig> | null
+  return typeof written === "object" && written !== null && typeof written.config === "object" && written.config !== null &&
+    typeof written.config.url === "string" && typeof written.generation === "string" &&
+    (written.s === undefined || typeof written.s === "string")
+}
+
 const isTaskHeader = (value: unknown): value is TaskHeader => {
   const header = value as Partial<TaskHeader> | null
   return typeof header === "object" && header !== null && typeof header.t === "string" && Number.isInteger(header.v) &&
@@ -195,8 +203,8 @@ const applyLine = (state: Replayed, line: string): boolean => {
     }
     const record = JSON.parse(line) as { p?: unknown; c?: unknown; d?: unknown; pd?: unknown; ps?: unknown }
     if (applyDeliveryLine(state, record)) return true
-    if (typeof record.p === "string" && Array.isArray(record.c)) {
-      state.pushConfigs.set(record.p, record.c as ReadonlyArray<WrittenPushConfig>)
+    if (typeof record.p === "string" && Array.isArray(record.c) && record.c.every(isWrittenPushConfig)) {
+      state.pushConfigs.set(record.p, record.c)
       return true
     }
     if (typeof record.d === "string") {

@@ -164,6 +164,15 @@ describe("the file storage on disk", () => {
           Option.some(["task_store_unavailable", expect.stringContaining("the line of task bad is damaged")])
         )
       }
+      // A push config line whose entries are not push configs is a damaged line too.
+      const dir = freshDir()
+      yield* withStore(dir, (storage) => storage.create(task("kept", "TASK_STATE_COMPLETED")))
+      const journal = Path.join(dir, Fs.readdirSync(dir).find((name) => name.startsWith("journal-"))!)
+      Fs.writeFileSync(journal, `{"p":"kept","c":[null]}\n${Fs.readFileSync(journal, "utf8")}`)
+      const refused = yield* Effect.either(withStore(dir, () => Effect.void))
+      expect(Either.getLeft(refused).pipe(Option.map((error) => error.message))).toEqual(
+        Option.some(expect.stringContaining("is damaged at line 1"))
+      )
     }))
 
   it.live("goes on with its journal when the next one cannot be opened, and compacts once it can", () =>
