@@ -353,9 +353,10 @@ interface Loaded extends Replayed {
 }
 
 /**
- * A task whose last line has a good header but a body that does not parse (a line a crash cut short
- * has no good header): served as it is, it would fail every read and list of it, and be copied into
- * every later snapshot. Only the last line of each task is parsed (lines it replaced do not count).
+ * A task whose last line has a good header but a body that does not parse (damaged on disk: a line a
+ * crash cut short is already refused by applyLine, its body unclosed): served as it is, it would fail
+ * every read and list of it, and be copied into every later snapshot. Only each task's last line is
+ * parsed (the lines it replaced do not count).
  */
 const unreadableTask = (state: Replayed): { readonly id: string; readonly reason: string } | undefined => {
   for (const [id, entry] of state.tasks) {
