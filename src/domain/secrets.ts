@@ -16,3 +16,16 @@ export const redactUrl = (url: string): string => {
     return "(not a URL)"
   }
 }
+
+/** `text` (an error's message, say) with `url` in it, as given or as parsed, shown as redactUrl shows it. */
+export const redactUrlIn = (text: string, url: string): string => {
+  const spellings = new Set([url])
+  try {
+    spellings.add(new URL(url).href)
+  } catch {
+    // Not a URL: only as given.
+  }
+  let shown = text
+  for (const spelling of spellings) shown = shown.split(spelling).join(redactUrl(url))
+  return shown
+}

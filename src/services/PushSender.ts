@@ -25,7 +25,7 @@ import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
 import { type AddressKind, hostKinds } from "../domain/ipAddresses.js"
-import { redactUrl } from "../domain/secrets.js"
+import { redactUrl, redactUrlIn } from "../domain/secrets.js"
 import { guardedHttpClient, refusalIn, type ResolveHost } from "./connectGuard.js"
 import type { PendingDeliveries, PendingDelivery } from "./TaskStorage.js"
 import type { TaskUpdate } from "./TaskStore.js"
@@ -154,11 +154,12 @@ export const make = (options: PushSenderOptions = {}) =>
     const retries = options.retries ?? DEFAULT_PUSH_RETRIES
     const backoff = Duration.toMillis(options.backoff ?? DEFAULT_PUSH_BACKOFF)
 
-    const postOnce = (request: HttpClientRequest.HttpClientRequest) =>
+    /** One post to `url`; a transport error's message names the URL, which may hold a token: it is shown redacted. */
+    const postOnce = (request: HttpClientRequest.HttpClientRequest, url: string) =>
       client.execute(request).pipe(
         Effect.mapError((error) => {
           const refusal = refusalIn(error)
-          return refusal === undefined ? new PostFailed(error.message, true) : new PostFailed(refusal, false)
+          return refusal === undefined ? new PostFailed(redactUrlIn(error.message, url), true) : new PostFailed(refusal, false)
         }),
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
@@ -180,7 +181,7 @@ export const make = (options: PushSenderOptions = {}) =>
           HttpClientRequest.setHeaders(authHeaders(target.config)),
           HttpClientRequest.bodyText(JSON.stringify(json), contentType)
         )
-        yield* postOnce(request)
+        yield* postOnce(request, target.config.url)
       })
 
     /**

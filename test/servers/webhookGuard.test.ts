@@ -221,6 +221,18 @@ describe("PushSender guards every post", () => {
     expect(delivery?.headers["content-type"]).toContain("application/a2a+json")
   })
 
+  it("logs a failed post without the token its URL holds (user info, query)", async () => {
+    // A port nobody listens on any more: the post fails in transport, whose error names the URL.
+    const gone = http.createServer()
+    const port = new URL(await listenOnLoopback(gone)).port
+    await closeServer(gone)
+    const url = `http://user:PASSWORD@127.0.0.1:${port}/hook?token=QUERYSECRET`
+    const { warnings } = await deliver(url, { retries: 0 }, (logged) => logged.some((warning) => warning.includes("failed")))
+    const logged = warnings.join("\n")
+    expect(logged).toContain(`http://***@127.0.0.1:${port}/hook?***`)
+    expect(logged).not.toMatch(/PASSWORD|QUERYSECRET/)
+  })
+
   it("does not follow a redirect (a public webhook cannot bounce the post elsewhere)", async () => {
     const redirector = http.createServer((_request, response) => {
       response.writeHead(307, { location: `${sink.url}/redirected` }).end()
