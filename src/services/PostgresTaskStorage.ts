@@ -801,8 +801,12 @@ export const checkStore = (url: string): Effect.Effect<StoreCheck> => {
         `relay server agent --store '${shown}' --migrate-only (with the real password), or start the server: it migrates at start`
       )
     }
+    // has_table_privilege with a list of privileges holds when any one is held: each is asked apart, of every table.
     const rows = yield* sql<{ readonly writable: boolean }>`
-      SELECT NOT pg_is_in_recovery() AND has_table_privilege('relay_tasks', 'INSERT, UPDATE, DELETE') AS writable`
+      SELECT NOT pg_is_in_recovery() AND bool_and(
+        has_table_privilege(name, 'INSERT') AND has_table_privilege(name, 'UPDATE') AND has_table_privilege(name, 'DELETE')
+      ) AS writable
+      FROM unnest(ARRAY['relay_tasks', 'relay_task_events', 'relay_push_configs', 'relay_push_deliveries']) AS name`
     if (rows[0]?.writable !== true) {
       return problem(
         "reachable and migrated, but not writable (a replica, or no write privilege)",

@@ -137,6 +137,17 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
       expect([fresh.ok, fresh.detail]).toEqual([false, expect.stringContaining("tables not created yet")])
       await Effect.runPromise(migrateOnly(url))
       expect((await Effect.runPromise(checkStore(url))).detail).toContain("reachable, migrated, writable")
+      // A user that may only add tasks is not one that may write relay's tables.
+      const role = `relay_inserter_${process.pid}`
+      for (
+        const statement of [
+          `CREATE ROLE ${role} LOGIN`,
+          `GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`,
+          `GRANT INSERT ON relay_tasks TO ${role}`
+        ]
+      ) await sqlRows(url, statement)
+      const inserter = await Effect.runPromise(checkStore(url.replace("postgres://relay@", `postgres://${role}@`)))
+      expect([inserter.ok, inserter.detail]).toEqual([false, expect.stringContaining("not writable")])
       const down = await Effect.runPromise(checkStore(`postgres://relay:pa55-w0rd-s3cret@127.0.0.1:${cluster.port}/nowhere`))
       expect([down.ok, down.detail.includes("unreachable"), JSON.stringify(down).includes("pa55-w0rd-s3cret")]).toEqual([
         false,
