@@ -506,6 +506,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
         const token = query.pageToken
         const after = token === undefined ? undefined : decodeCursor(token)
         if (token !== undefined && after === undefined) return yield* Effect.fail(new InvalidPageToken({ token }))
+        if (query.contextId !== undefined && !holdable(query.contextId)) return { tasks: [], totalSize: 0 } satisfies TaskPage
         const statements = listStatements(query, after)
         const counted = yield* sql.unsafe<{ readonly total: string }>(statements.count.text, statements.count.params)
         const rows = yield* sql.unsafe<{ readonly task: string; readonly status_time: string; readonly seq: string }>(
@@ -542,8 +543,15 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       return Effect.succeed<StoredPushConfig>({ config: JSON.parse(opened), generation: row.generation as ProtocolVersion })
     }
 
+    const get = (id: string) =>
+      !holdable(id) ? Effect.succeedNone : Effect.map(
+        sql<TaskRow>`SELECT task, version, queued FROM relay_tasks WHERE id = ${id}`,
+        (rows) => rows.length === 0 ? Option.none() : Option.some(storedOf(rows[0]!))
+      ).pipe(orDie)
+
     const pushConfigs = (taskId: string) =>
       Effect.gen(function*() {
+        if (!holdable(taskId)) return Option.none()
         const rows = yield* sql<{ readonly id: string | null; readonly generation: string | null; readonly sealed: string | null }>`
           SELECT c.id, c.generation, c.sealed FROM relay_tasks t LEFT JOIN relay_push_configs c ON c.task_id = t.id
           WHERE t.id = ${taskId} ORDER BY c.seq`
@@ -558,7 +566,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const putPushConfig = (taskId: string, stored: StoredPushConfig) =>
-      Effect.map(
+      !holdable(taskId) ? Effect.succeedNone : Effect.map(
         sql`
           INSERT INTO relay_push_configs (task_id, id, generation, sealed)
           SELECT ${taskId}, ${stored.config.id ?? ""}, ${stored.generation},
@@ -569,8 +577,8 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
         (rows) => rows.length === 0 ? Option.none() : Option.some(stored)
       ).pipe(orDie)
 
-    const removePushConfig = (taskId: string, configId: string) =>
-      Effect.map(
+    const removePushConfig = (taskId: string, configId: string): Effect.Effect<Option.Option<boolean>> =>
+      !holdable(taskId) ? Effect.succeedNone : !holdable(configId) ? Effect.map(get(taskId), Option.as(false)) : Effect.map(
         sql<{ readonly task: boolean; readonly removed: string }>`
           WITH removed AS (DELETE FROM relay_push_configs WHERE task_id = ${taskId} AND id = ${configId} RETURNING 1)
           SELECT EXISTS (SELECT 1 FROM relay_tasks WHERE id = ${taskId}) AS task, (SELECT count(*) FROM removed) AS removed`,
@@ -631,15 +639,11 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
 
     return TaskStorage.of({
       create,
-      get: (id) =>
-        Effect.map(
-          sql<TaskRow>`SELECT task, version, queued FROM relay_tasks WHERE id = ${id}`,
-          (rows) => rows.length === 0 ? Option.none() : Option.some(storedOf(rows[0]!))
-        ).pipe(orDie),
+      get,
       update,
       list,
       contextTasks: (contextId) =>
-        Effect.map(
+        !holdable(contextId) ? Effect.succeed([]) : Effect.map(
           sql<{ readonly task: string }>`SELECT task FROM relay_tasks WHERE context_id = ${contextId} ORDER BY seq`,
           (rows) => rows.map((row) => JSON.parse(row.task) as V1.Task)
         ).pipe(orDie),
@@ -781,6 +785,9 @@ export const postgresStorage = (
       return yield* make(options, sealerOf(key), instance)
     })
   ).pipe(Layer.provide(clientLayer(url)))
+
+/** Whether PostgreSQL's text can hold `text` (no NUL): an id that it cannot names no stored row. */
+const holdable = (text: string) => !text.includes("\u0000")
 
 /** What `relay doctor` finds of a PostgreSQL store: reachable, migrated, writable, and the key set. */
 export interface StoreCheck {

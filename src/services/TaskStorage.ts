@@ -359,7 +359,11 @@ export const encodeCursor = (cursor: PageCursor) =>
 export const decodeCursor = (token: string): PageCursor | undefined => {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"))
-    if (Array.isArray(parsed) && typeof parsed[0] === "string" && Number.isInteger(parsed[1])) {
+    // Only what encodeCursor writes: a timestamp (text a database holds: no NUL) and a task's creation number.
+    if (
+      Array.isArray(parsed) && typeof parsed[0] === "string" && !parsed[0].includes("\u0000") && Number.isSafeInteger(parsed[1]) &&
+      parsed[1] >= 0
+    ) {
       return { timestamp: parsed[0], seq: Number(parsed[1]) }
     }
   } catch {

@@ -119,6 +119,44 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
     expect(await sqlRows(url, "SELECT count(*)::int AS n FROM relay_tasks")).toEqual([{ n: 0 }])
   })
 
+  it("answers ids and filters PostgreSQL cannot hold (a NUL) as nothing found, and a token it did not give as invalid", async () => {
+    const url = await cluster.createDatabase()
+    const nul = "a\u0000b"
+    const token = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
+    const answers = await Effect.runPromise(Effect.provide(
+      Effect.flatMap(TaskStorage, (storage) =>
+        Effect.gen(function*() {
+          yield* Effect.orDie(storage.create(task))
+          return [
+            yield* storage.get(nul),
+            yield* storage.contextTasks(nul),
+            (yield* storage.list({ contextId: nul, pageSize: 10 })).totalSize,
+            yield* storage.pushConfigs(nul),
+            yield* storage.putPushConfig(nul, config),
+            yield* storage.removePushConfig(nul, "p"),
+            yield* storage.removePushConfig("t", nul),
+            ...(yield* Effect.forEach(
+              [token(["2026-01-01T00:00:00.000Z", 1e21]), token([nul, 1]), token(["2026-01-01T00:00:00.000Z", -1])],
+              (pageToken) => Effect.map(Effect.flip(storage.list({ pageToken, pageSize: 10 })), (error) => error._tag)
+            ))
+          ]
+        })),
+      postgresStorage(url, { storeKey: STORE_KEY })
+    ))
+    expect(answers).toEqual([
+      Option.none(),
+      [],
+      0,
+      Option.none(),
+      Option.none(),
+      Option.none(),
+      Option.some(false),
+      "InvalidPageToken",
+      "InvalidPageToken",
+      "InvalidPageToken"
+    ])
+  })
+
   it("never shows the password of the connection URL when it cannot connect", async () => {
     const url = `postgres://relay:pa55-w0rd-s3cret@127.0.0.1:${cluster.port}/no_such_database`
     const failed = await Effect.runPromise(Effect.either(migrateOnly(url)))
