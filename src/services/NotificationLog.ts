@@ -180,6 +180,19 @@ const cutToLastWholeLine = (fd: number) => {
   if (end < size) Fs.ftruncateSync(fd, end)
 }
 
+/**
+ * Ends a line a crash left cut short (the file's last byte no newline), before this process's first
+ * line: the fragment alone then fails to parse and is skipped, and the next line stands whole instead
+ * of gluing onto it. Not cut off: another receiver may be writing that line this instant (an append
+ * waits for its write; at worst an empty line, which readers skip).
+ */
+const endTornLine = (fd: number, write: (fd: number, bytes: Buffer) => number) => {
+  const size = Fs.fstatSync(fd).size
+  if (size === 0) return
+  const last = Buffer.alloc(1)
+  if (Fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) write(fd, Buffer.from("\n"))
+}
+
 /** Errors of a disk (or quota, or file size limit) with no room left: a line may have been cut short. */
 const NO_ROOM = new Set(["ENOSPC", "EDQUOT", "EFBIG"])
 
@@ -282,6 +295,12 @@ export const make = (options: NotificationLogOptions = {}) =>
       if (descriptor === undefined) {
         // Read as well as appended to: a failed write is undone by finding the last whole line.
         const fd = Fs.openSync(file, "a+", 0o600)
+        try {
+          endTornLine(fd, write)
+        } catch (error) {
+          Fs.closeSync(fd)
+          throw error
+        }
         descriptor = { fd, ino: Fs.fstatSync(fd).ino }
       }
       const fd = descriptor.fd

@@ -711,6 +711,22 @@ layer(logLayer(rotatingState, { maxFileBytes: 2048 }), { excludeTestServices: tr
   }
 )
 
+const tornState = freshStateDir()
+
+layer(logLayer(tornState), { excludeTestServices: true })("notification log left by a crash mid-line", (it) => {
+  it.effect("ends the torn line before its first line: the next notification is read whole", () =>
+    Effect.gen(function*() {
+      const log = yield* NotificationLog.NotificationLog
+      const before = sampleRecord(600)
+      // A receiver killed while writing a long line left the first part of it.
+      Fs.mkdirSync(Path.dirname(log.file), { recursive: true })
+      Fs.writeFileSync(log.file, `${JSON.stringify(before)}\n${JSON.stringify(sampleRecord(601)).slice(0, 40)}`)
+      const after = sampleRecord(602)
+      yield* log.append(after)
+      expect((yield* log.read({})).map((record) => record.id)).toEqual([before.id, after.id])
+    }))
+})
+
 const slowFollowerState = freshStateDir()
 
 layer(logLayer(slowFollowerState, { maxFileBytes: 2048, followInterval: "400 millis" }), { excludeTestServices: true })(
