@@ -388,6 +388,9 @@ interface Statement {
   readonly params: ReadonlyArray<unknown>
 }
 
+/** Whether PostgreSQL's text can hold `text` (no NUL): an id that it cannot names no stored row. */
+const holdable = (text: string) => !text.includes("\u0000")
+
 /**
  * A list's two statements: the count of the tasks its filters match, and its page, after the
  * cursor in list order (status time, then creation order, newest first). Each filter has an index
@@ -577,13 +580,17 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
         (rows) => rows.length === 0 ? Option.none() : Option.some(stored)
       ).pipe(orDie)
 
-    const removePushConfig = (taskId: string, configId: string): Effect.Effect<Option.Option<boolean>> =>
-      !holdable(taskId) ? Effect.succeedNone : !holdable(configId) ? Effect.map(get(taskId), Option.as(false)) : Effect.map(
+    const removePushConfig = (taskId: string, configId: string): Effect.Effect<Option.Option<boolean>> => {
+      if (!holdable(taskId)) return Effect.succeedNone
+      // A config id PostgreSQL cannot hold names no config: only whether the task is there is left to say.
+      if (!holdable(configId)) return Effect.map(get(taskId), Option.as(false))
+      return Effect.map(
         sql<{ readonly task: boolean; readonly removed: string }>`
           WITH removed AS (DELETE FROM relay_push_configs WHERE task_id = ${taskId} AND id = ${configId} RETURNING 1)
           SELECT EXISTS (SELECT 1 FROM relay_tasks WHERE id = ${taskId}) AS task, (SELECT count(*) FROM removed) AS removed`,
         (rows) => rows[0]?.task === true ? Option.some(Number(rows[0].removed) > 0) : Option.none()
       ).pipe(orDie)
+    }
 
     const changes: Stream.Stream<TaskChanged> = sql.listen(CHANNEL).pipe(
       Stream.filterMap((payload) => Option.fromNullable(changedElsewhere(payload, instance))),
@@ -785,9 +792,6 @@ export const postgresStorage = (
       return yield* make(options, sealerOf(key), instance)
     })
   ).pipe(Layer.provide(clientLayer(url)))
-
-/** Whether PostgreSQL's text can hold `text` (no NUL): an id that it cannot names no stored row. */
-const holdable = (text: string) => !text.includes("\u0000")
 
 /** What `relay doctor` finds of a PostgreSQL store: reachable, migrated, writable, and the key set. */
 export interface StoreCheck {
