@@ -36,9 +36,11 @@ import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
 import { MIN_STORE_KEY_CHARS, pushConfigRow, type Sealer, sealerOf, STORE_KEY_VARIABLE } from "../domain/sealing.js"
 import { redactUrl } from "../domain/secrets.js"
 import { TaskStoreUnavailable } from "../domain/taskStoreChoice.js"
+import { notifications } from "./postgresNotifications.js"
 import {
   bytesInPage,
   byWriteOrder,
+  type ChangesResumed,
   decodeCursor,
   DEFAULT_MAX_TASKS,
   encodeCursor,
@@ -363,7 +365,38 @@ const changedElsewhere = (payload: string, instance: string): TaskChanged | unde
   const taskId = id.join(" ")
   return version === undefined || state === undefined || origin === instance || taskId === ""
     ? undefined
-    : { taskId, version: Number(version), state: state as V1.TaskState }
+    : { _tag: "TaskChanged", taskId, version: Number(version), state: state as V1.TaskState }
+}
+
+const RESUMED: ChangesResumed = { _tag: "ChangesResumed" }
+
+/** How long listening waits before it starts again, after the connection was lost: growing, at most a few seconds. */
+const LISTEN_AGAIN = Schedule.exponential(Duration.millis(250)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))
+
+/**
+ * Other instances' changes, over a connection of their own that is probed three times per lease time
+ * (as often as leases are renewed) and listened on again when lost, each loss told once.
+ */
+const changesHeard = (
+  sql: PgClient.PgClient,
+  instance: string,
+  leaseTime: Duration.Duration
+): Stream.Stream<TaskChanged | ChangesResumed> => {
+  const url = sql.config.url === undefined ? "" : Redacted.value(sql.config.url)
+  return notifications({
+    url,
+    channel: CHANNEL,
+    applicationName: `relay notifications ${instance}`,
+    probeEvery: Duration.divide(leaseTime, 3).pipe(Option.getOrElse(() => leaseTime)),
+    describe: (error) => maskedReason(url, error)
+  }).pipe(
+    Stream.filterMap((notice): Option.Option<TaskChanged | ChangesResumed> =>
+      notice._tag === "Listening" ? Option.some(RESUMED) : Option.fromNullable(changedElsewhere(notice.payload, instance))
+    ),
+    Stream.tapError((lost) => Effect.logWarning(`Lost the PostgreSQL notifications (${lost.reason}); listening again`)),
+    Stream.retry(LISTEN_AGAIN),
+    Stream.orDie
+  )
 }
 
 /** Why the key text cannot seal push secrets, or undefined when it can. */
@@ -592,12 +625,7 @@ export const make = (options: PostgresStorageOptions = {}, sealer: Sealer, insta
       ).pipe(orDie)
     }
 
-    const changes: Stream.Stream<TaskChanged> = sql.listen(CHANNEL).pipe(
-      Stream.filterMap((payload) => Option.fromNullable(changedElsewhere(payload, instance))),
-      Stream.tapErrorCause((cause) => Effect.logWarning("Lost the PostgreSQL notifications; listening again", cause)),
-      Stream.retry(Schedule.spaced(Duration.seconds(1))),
-      Stream.orDie
-    )
+    const changes = changesHeard(sql, instance, leaseTime)
 
     const changesAfter = (taskId: string, version: number) =>
       Effect.map(

@@ -43,9 +43,15 @@ export interface TaskWrite {
 
 /** "Task T reached version V", as a shared storage tells every instance. */
 export interface TaskChanged {
+  readonly _tag: "TaskChanged"
   readonly taskId: string
   readonly version: number
   readonly state: V1.TaskState
+}
+
+/** Notifications were lost (the connection dropped) and come again from now on: what came meanwhile is to be read. */
+export interface ChangesResumed {
+  readonly _tag: "ChangesResumed"
 }
 
 /** One write as a shared storage logged it. */
@@ -63,8 +69,12 @@ export interface LoggedChange {
  * a lease that runs out means the instance died.
  */
 export interface SharedTasks {
-  /** Every change other instances write (this one hands out its own as it writes them); resumes by itself when the connection drops. */
-  readonly changes: Stream.Stream<TaskChanged>
+  /**
+   * Every change other instances write (this one hands out its own as it writes them). It resumes by
+   * itself when its connection drops, and says so (ChangesResumed, also when it first starts): the
+   * changes written meanwhile were not told.
+   */
+  readonly changes: Stream.Stream<TaskChanged | ChangesResumed>
   /** The task's writes after `version`, oldest first. */
   readonly changesAfter: (taskId: string, version: number) => Effect.Effect<ReadonlyArray<LoggedChange>>
   readonly leaseTime: Duration.Duration

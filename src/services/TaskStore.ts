@@ -490,7 +490,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
      * A change another instance wrote: it reaches this instance's subscribers and waiters, and a
      * terminal state (a cancel on another instance) stops the worker running the task here.
      */
-    const changed = (from: TaskStorage.SharedTasks, { state, taskId, version }: TaskStorage.TaskChanged) => {
+    const changed = (from: TaskStorage.SharedTasks, { state, taskId, version }: Omit<TaskStorage.TaskChanged, "_tag">) => {
       const work = working.get(taskId)
       const stop = work !== undefined && work.wrote !== version && V1.isTerminalState(state)
         ? Effect.forkDaemon(FiberMap.remove(workers, taskId))
@@ -499,6 +499,17 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       const cursor = live.cursor(taskId, version)
       return Effect.zipRight(stop, cursor === undefined ? Effect.void : catchUp(from, taskId, cursor))
     }
+
+    /**
+     * After notifications were lost: each task worked on or followed here is taken as changed to the
+     * version the storage has (a cancel written meanwhile stops its worker; followers catch up).
+     */
+    const resync = (from: TaskStorage.SharedTasks) =>
+      Effect.forEach(new Set([...working.keys(), ...live.followed()]), (id) =>
+        Effect.flatMap(storage.get(id), (found) =>
+          Option.isNone(found)
+            ? Effect.void
+            : changed(from, { taskId: id, version: found.value.version, state: found.value.task.status.state })), { discard: true })
 
     /**
      * Leases renewed for the workers running here, and a catch-up of every followed task in case a
@@ -515,7 +526,12 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
 
     const followOtherInstances = (from: TaskStorage.SharedTasks) =>
       Effect.all([
-        Effect.forkScoped(Stream.runForEach(from.changes, (notice) => changed(from, notice))),
+        Effect.forkScoped(Stream.runForEach(from.changes, (notice) =>
+          // A read that failed (the database restarting) is made good by the next catch-up; the listening goes on.
+          Effect.catchAllCause(
+            notice._tag === "ChangesResumed" ? resync(from) : changed(from, notice),
+            (cause) => Effect.logWarning("Reading a change another instance wrote failed", cause)
+          ))),
         Effect.forkScoped(Effect.repeat(
           Effect.catchAllCause(renewAndCatchUp(from), (cause) => Effect.logWarning("Renewing task leases failed", cause)),
           Schedule.spaced(Duration.divide(from.leaseTime, 3).pipe(Option.getOrElse(() => from.leaseTime)))
