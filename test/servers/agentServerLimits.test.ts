@@ -241,6 +241,20 @@ describe("sizes past their limits", () => {
     expect(longConfigId.json["error"]["code"]).toBe(-32602)
   })
 
+  it("refuses an id with a NUL (text a PostgreSQL store cannot hold, so no store keeps it), storing nothing", async () => {
+    const before = await taskCount()
+    for (const message of [{ messageId: "m\u0000" }, { contextId: "ctx\u0000x" }, { taskId: "\u0000" }]) {
+      const viaRpc = await rpc(base, "SendMessage", {
+        message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text: "x" }], ...message }
+      })
+      expect(viaRpc.json["error"]).toMatchObject({ code: -32602, message: expect.stringContaining("must not contain a NUL character") })
+    }
+    expect(await taskCount()).toBe(before)
+    const task = await sendV1(base, "hook me")
+    const config = await rpc(base, "CreateTaskPushNotificationConfig", { taskId: task["id"], id: "a\u0000b", url: "http://127.0.0.1:9/x" })
+    expect(config.json["error"]).toMatchObject({ code: -32602, message: expect.stringContaining("push notification config id must not") })
+  })
+
   it("does not echo a huge id back in an error", async () => {
     const huge = "y".repeat(100_000)
     const answer = await rpc(base, "GetTask", { id: huge })

@@ -75,7 +75,14 @@ export const checkHistoryLength = (historyLength: number | undefined) => {
 export const lengthProblem = (field: string, value: string | undefined, max: number) =>
   value !== undefined && value.length > max ? invalidParams(`${field} is longer than ${max} characters (${value.length})`) : undefined
 
-export const idProblem = (field: string, value: string | undefined) => lengthProblem(field, value, MAX_ID_CHARS)
+/**
+ * Why an id a client gives is refused, if it is: too long, or with a NUL, which a PostgreSQL store
+ * cannot hold (every store refuses it alike, rather than one failing where the others keep it).
+ */
+export const idProblem = (field: string, value: string | undefined) =>
+  value !== undefined && value.includes("\u0000")
+    ? invalidParams(`${field} must not contain a NUL character (U+0000)`)
+    : lengthProblem(field, value, MAX_ID_CHARS)
 
 export const requireTask = (taskId: string) =>
   Effect.flatMap(TaskStore, (store) =>

@@ -48,9 +48,9 @@ const partsProblem = (parts: ReadonlyArray<V1.Part>) => {
 /** Why a message cannot be taken, if it cannot: it needs an id and a part that is not blank text. */
 const messageProblem = (message: V1.Message) => {
   if (message.messageId.trim() === "") return invalidParams("message.messageId is required")
-  const longId = idProblem("message.messageId", message.messageId) ?? idProblem("message.taskId", message.taskId) ??
+  const badId = idProblem("message.messageId", message.messageId) ?? idProblem("message.taskId", message.taskId) ??
     idProblem("message.contextId", message.contextId)
-  if (longId !== undefined) return longId
+  if (badId !== undefined) return badId
   if (message.role !== "ROLE_USER") return invalidParams("messages sent to the agent must have role ROLE_USER")
   if (message.parts.length === 0) return invalidParams("message.parts needs at least one part")
   if (!message.parts.some(hasContent)) return invalidParams("the message is empty: its text is blank")
