@@ -29,7 +29,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection as SqlConnection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Duration, Effect, Layer, Option, Queue, Redacted, Schedule, Stream } from "effect"
+import { Duration, Effect, Fiber, Layer, Option, Queue, Redacted, Schedule, Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import * as V1 from "../a2a/v1.js"
 import { MAX_TASK_PAGE_BYTES } from "../domain/limits.js"
@@ -760,13 +760,16 @@ const pendingDeliveries = (sql: PgClient.PgClient, instance: string, leaseTime: 
     const renew = sql`UPDATE relay_push_deliveries SET lease_until = ${leased} WHERE owner = ${instance} AND NOT settled`.pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("Renewing the claims of pending push deliveries failed", cause))
     )
-    yield* Effect.forkScoped(
+    const renewing = yield* Effect.forkScoped(
       Effect.repeat(renew, Schedule.spaced(Duration.divide(leaseTime, 3).pipe(Option.getOrElse(() => leaseTime))))
     )
-    // An instance that stops hands its claims over at once (its sender has stopped before its store):
-    // the next one takes them all in one claim, in order, without waiting out the lease.
+    // An instance that stops hands its claims over at once (its sender has stopped before its store, and
+    // the renewal stops first here): the next one takes them all in one claim, in order, without waiting out the lease.
     yield* Effect.addFinalizer(() =>
-      Effect.ignore(sql`UPDATE relay_push_deliveries SET lease_until = now() WHERE owner = ${instance} AND NOT settled`)
+      Effect.zipRight(
+        Fiber.interrupt(renewing),
+        Effect.ignore(sql`UPDATE relay_push_deliveries SET lease_until = now() WHERE owner = ${instance} AND NOT settled`)
+      )
     )
 
     return { record, reschedule, settle, claim } satisfies PendingDeliveries

@@ -74,6 +74,11 @@ export class PushSender extends Context.Tag("relay/PushSender")<PushSender, {
   readonly resume: (target: PushTarget, deliveries: ReadonlyArray<PendingDelivery>, pending: PendingDeliveries) => Effect.Effect<void>
   /** Stops posting to one config (deleted by the client). */
   readonly stop: (taskId: string, configId: string) => Effect.Effect<void>
+  /**
+   * Stops every delivery, and starts none after (the process is stopping): what was not delivered stays
+   * pending in the storage, for the next start or another instance. Called before the storage closes.
+   */
+  readonly stopAll: Effect.Effect<void>
 }>() {}
 
 // ---------------------------------------------------------------------------
@@ -228,27 +233,38 @@ export const make = (options: PushSenderOptions = {}) =>
     /** The fiber resuming a config's deliveries is kept apart from the one following its task now. */
     const resumeKeyOf = (taskId: string, configId: string) => `${keyOf(taskId, configId)}\u0000resumed`
 
+    let stopped = false
+    const unlessStopped = (deliveries: Effect.Effect<void>) => Effect.suspend(() => stopped ? Effect.void : deliveries)
+
     return PushSender.of({
       checkUrl: (url) => webhookUrlProblem(url, policy),
       start: (target, updates, pending) =>
-        FiberMap.run(
-          fibers,
-          keyOf(target.config.taskId ?? "", target.config.id ?? ""),
-          updates.pipe(
-            Stream.mapEffect((update) => recorded(target, pending, update)),
-            // Recorded ahead of the posts: an update waiting behind a failing webhook is in the store too.
-            Stream.buffer({ capacity: "unbounded" }),
-            Stream.runForEach(Option.match({ onNone: () => Effect.void, onSome: (delivery) => deliver(target, pending, delivery) }))
-          )
-        ).pipe(Effect.asVoid),
+        unlessStopped(
+          FiberMap.run(
+            fibers,
+            keyOf(target.config.taskId ?? "", target.config.id ?? ""),
+            updates.pipe(
+              Stream.mapEffect((update) => recorded(target, pending, update)),
+              // Recorded ahead of the posts: an update waiting behind a failing webhook is in the store too.
+              Stream.buffer({ capacity: "unbounded" }),
+              Stream.runForEach(Option.match({ onNone: () => Effect.void, onSome: (delivery) => deliver(target, pending, delivery) }))
+            )
+          ).pipe(Effect.asVoid)
+        ),
       resume: (target, deliveries, pending) =>
-        FiberMap.run(
-          fibers,
-          resumeKeyOf(target.config.taskId ?? "", target.config.id ?? ""),
-          Effect.forEach(deliveries, (delivery) => deliver(target, pending, delivery), { discard: true })
-        ).pipe(Effect.asVoid),
+        unlessStopped(
+          FiberMap.run(
+            fibers,
+            resumeKeyOf(target.config.taskId ?? "", target.config.id ?? ""),
+            Effect.forEach(deliveries, (delivery) => deliver(target, pending, delivery), { discard: true })
+          ).pipe(Effect.asVoid)
+        ),
       stop: (taskId, configId) =>
-        Effect.zipRight(FiberMap.remove(fibers, keyOf(taskId, configId)), FiberMap.remove(fibers, resumeKeyOf(taskId, configId)))
+        Effect.zipRight(FiberMap.remove(fibers, keyOf(taskId, configId)), FiberMap.remove(fibers, resumeKeyOf(taskId, configId))),
+      stopAll: Effect.suspend(() => {
+        stopped = true
+        return FiberMap.clear(fibers)
+      })
     })
   })
 

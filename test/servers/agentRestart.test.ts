@@ -1,12 +1,15 @@
 // The agent server over the file store, stopped and started again on the same directory: what
 // clients got answers for is still there, a task that was working ends failed saying the server
 // restarted, and its push config delivers that update (so does a waiting task's config, later).
+import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RESTARTED_MESSAGE } from "../../src/programs/agent/recovery.js"
 import { taskStoreLayer } from "../../src/servers/agent/taskStores.js"
+import * as TaskStorage from "../../src/services/TaskStorage.js"
+import * as TaskStore from "../../src/services/TaskStore.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
 import { type AgentHandle, eventually, startAgent } from "./agentHarness.js"
 import { type Json, rpc, sendV1 } from "./wire.js"
@@ -78,5 +81,47 @@ describe("the agent server restarted over its file store", () => {
     const third = await startOnDir()
     expect((await getTask(third.baseUrl, working["id"]))["status"]["state"]).toBe("TASK_STATE_FAILED")
     expect(sink.deliveries.filter((delivery) => delivery.path === "/working" && stateOf(delivery) === "TASK_STATE_FAILED").length).toBe(1)
+  })
+})
+
+describe("the agent server stopping", () => {
+  it("stops its push deliveries before it closes its store: none writes to the store once it closes", async () => {
+    const failing = await startWebhookSink({ status: 503 })
+    let rescheduled = 0
+    let afterClose = 0
+    let closing = false
+    // The memory store, its deliveries counted, and the time its scope closes marked (then held a while,
+    // for a delivery still running to show itself).
+    const counted = (storage: TaskStorage.TaskStorage["Type"]): TaskStorage.TaskStorage["Type"] => ({
+      ...storage,
+      deliveries: {
+        ...storage.deliveries,
+        reschedule: (delivery) =>
+          Effect.zipRight(
+            Effect.sync(() => {
+              rescheduled++
+              if (closing) afterClose++
+            }),
+            storage.deliveries.reschedule(delivery)
+          )
+      }
+    })
+    const storeLayer = Layer.scoped(
+      TaskStore.TaskStore,
+      Effect.zipLeft(
+        TaskStore.makeWithRetention((retention) => Effect.map(TaskStorage.make({}, retention), counted)),
+        Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => (closing = true)), Effect.sleep("150 millis")))
+      )
+    )
+    const agent = await startAgent({ storeLayer, model: "echo", push: { backoff: "1 millis", retries: 1_000_000 } })
+    try {
+      await sendV1(agent.baseUrl, "hello", { configuration: { taskPushNotificationConfig: { url: `${failing.url}/down` } } })
+      await eventually("a delivery being retried", () => rescheduled >= 5)
+    } finally {
+      await agent.close()
+      await failing.close()
+    }
+    expect(closing).toBe(true)
+    expect(afterClose).toBe(0)
   })
 })

@@ -106,13 +106,22 @@ const serverOverModel = (options: AgentLayerOptions) =>
  */
 const orphanWatch = Layer.scopedDiscard(Effect.all([Effect.forkScoped(watchOrphanedTasks), Effect.forkScoped(watchPendingDeliveries)]))
 
+/**
+ * The sender's deliveries stop before the store closes (built after it, this closes before it), though
+ * the store is built over the sender (a restart resumes deliveries): none then writes to a closed store,
+ * or renews a claim the store handed over to the next instance as it closed.
+ */
+const deliveriesStopFirst = Layer.scopedDiscard(
+  Effect.flatMap(PushSender.PushSender, (sender) => Effect.addFinalizer(() => sender.stopAll))
+)
+
 const composed = <E, R, StoreError>(
   options: AgentLayerOptions,
   model: Layer.Layer<ModelAccess, E, R>,
   store: Layer.Layer<TaskStore.TaskStore, StoreError, PushSender.PushSender>
 ) =>
   Layer.merge(serverOverModel(options), orphanWatch).pipe(
-    Layer.provide(store),
+    Layer.provide(deliveriesStopFirst.pipe(Layer.provideMerge(store))),
     Layer.provide(PushSender.layer(options.push)),
     Layer.provide(model),
     Layer.provide(Layer.succeed(AgentSettings, { ...AgentSettings.defaultValue(), ...options.settings }))
