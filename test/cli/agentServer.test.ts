@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { grpcService } from "../../src/a2a/grpcCodec.js"
-import { relayBin } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { makeSelfSignedCert } from "../helpers/selfSignedCert.js"
 import { tempHome } from "../helpers/stateHome.js"
 
@@ -19,7 +19,7 @@ const WAIT_MS = 10_000
 let home: ReturnType<typeof tempHome>
 
 beforeAll(() => {
-  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+  requireBuiltRelay()
   home = tempHome()
 })
 

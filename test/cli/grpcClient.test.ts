@@ -6,9 +6,8 @@
  * hand-made servers, an endless stream cut at the whole-answer limit and Ctrl-C cancelling the call.
  */
 import { spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin, runRelay } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/selfSignedCert.js"
 import { stateDirsFor } from "../helpers/stateHome.js"
 import { echoText } from "../peers/behaviours.js"
@@ -24,7 +23,7 @@ let endless: GrpcStub
 let endlessCard: Stub
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   cert = makeSelfSignedCert()
   ;[tlsPeer, plainPeer] = await Promise.all([
     startSdkAgent({ bindings: ["GRPC"], legacyCompat: true, grpcTls: cert }),

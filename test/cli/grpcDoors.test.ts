@@ -12,7 +12,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin, runRelay, startAgentServer } from "../helpers/cli.js"
+import { requireBuiltRelay, runRelay, startAgentServer } from "../helpers/cli.js"
 import { appLayer, connectTools, contextFor } from "../helpers/mcpTools.js"
 import { stateDirsFor, tempHome } from "../helpers/stateHome.js"
 
@@ -45,7 +45,7 @@ const grpcOnlyCard = (card: Record<string, unknown>) => {
 }
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   const started = await startAgent()
   agentUrl = started.url
   grpcAddress = started.grpc_address

@@ -4,10 +4,9 @@
  * `card validate /dev/zero --file` returns at once. Needs `npm run build` first.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_RESPONSE_BYTES } from "../../src/domain/limits.js"
-import { relayBin } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { measure } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
@@ -30,7 +29,7 @@ const gigabyte = (head: string, tail: string): StubRoute => (_request, res) => {
 }
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   ;[hugeCard, hugeAnswer, deepAnswer] = await Promise.all([
     startStub({ "GET /.well-known/agent-card.json": gigabyte("{\"name\":\"", "\"}") }),
     startStub((base) => ({

@@ -6,9 +6,8 @@
  * that command's prompt saves it for relay.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin, runRelay } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { onTerminal } from "../helpers/terminal.js"
 
@@ -24,7 +23,7 @@ const savedFor = async (url: string) =>
 const children: Array<ChildProcess> = []
 
 beforeAll(() => {
-  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+  requireBuiltRelay()
 })
 
 afterAll(() => {

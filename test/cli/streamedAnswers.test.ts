@@ -6,9 +6,8 @@
  * then response_too_large, exit 1.
  */
 import { spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
+import { type CliResult, relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type Progress, startEndlessAgent } from "../peers/hugeAnswers.js"
 import type { Stub } from "../services/a2aClientHarness.js"
@@ -19,7 +18,7 @@ let fast: Stub
 let chunky: Stub
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   ;[fast, chunky] = await Promise.all([startEndlessAgent(16, progress), startEndlessAgent(10_000, progress)])
 })
 

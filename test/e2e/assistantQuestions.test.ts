@@ -12,9 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type ElicitRequest, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin, startAgentServer } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay, startAgentServer } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 type Json = Record<string, any>
@@ -34,7 +33,7 @@ const startMockAgent = async () => {
 }
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   agentUrl = await startMockAgent()
   mcp = new Client({ name: "assistant-questions", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } })
   mcp.setRequestHandler(ElicitRequestSchema, (request) => {

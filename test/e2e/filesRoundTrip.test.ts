@@ -20,7 +20,7 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CardServer, startCardServer } from "../helpers/a2aPrograms.js"
-import { relayBin, runRelay } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { PEER_DATA, PEER_IMAGE, REPORT, REPORT_PATH, withBehaviour } from "../peers/behaviours.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
@@ -54,7 +54,7 @@ const peers = new Map<string, { readonly baseUrl: string; close(): Promise<void>
 let mcp: Client
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   Fs.mkdirSync(outbox)
   Fs.writeFileSync(MIB_FILE, MIB)
   const [agent, v1, v03] = await Promise.all([startAgent({ model: "echo" }), startSdkAgent(), startV03Agent()])

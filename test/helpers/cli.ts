@@ -1,8 +1,14 @@
 /** Runs the built CLI (dist/main.cjs) as a user would, with its own state directory. */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
 import { fileURLToPath } from "node:url"
 
 export const relayBin = fileURLToPath(new URL("../../dist/main.cjs", import.meta.url))
+
+/** For a suite's beforeAll: the suites that run the built CLI say so at once when it is not built. */
+export const requireBuiltRelay = (): void => {
+  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+}
 
 export interface CliResult {
   readonly code: number | null

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allowedHostNames } from "../../src/mcp/httpTransports.js"
 import { closedPortUrl, headerOf, rpcMethodOf, waitUntil } from "../helpers/a2aPrograms.js"
-import { relayBin, runRelay } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
@@ -78,7 +78,7 @@ const expectWaitOfOneSecond = async (client: Client) => {
 }
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   ;[agent, secured, measuring, working] = await Promise.all([
     startSdkAgent(),
     startSdkAgent({ requireBearer: BEARER }),

@@ -20,7 +20,7 @@ import {
   startTaskOn
 } from "../helpers/a2aPrograms.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
-import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
+import { type CliResult, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { BROKEN_V03_ERRORS, BROKEN_V1_ERRORS, brokenV03Card, brokenV1Card, validV1Card, writeCardFile } from "../helpers/sampleCards.js"
 import { storeLayer, tempHome } from "../helpers/stateHome.js"
 import {
@@ -54,7 +54,7 @@ let brokenCard: CardServer
 let closedUrl: string
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+  requireBuiltRelay()
   ;[sdk, v03, secured, sink, brokenCard, closedUrl] = await Promise.all([
     startSdkAgent(),
     startV03Agent(),

@@ -8,11 +8,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CARD_SUMMARY_LIMITS } from "../../src/domain/limits.js"
 import { closedPortUrl } from "../helpers/a2aPrograms.js"
-import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
+import { type CliResult, relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { stateDirsFor } from "../helpers/stateHome.js"
 import { A2A_CARD_TYPE, aiCatalog, CATALOG_PATH, hostileCard, type JsonSite, startJsonSite } from "../peers/catalogSite.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
@@ -31,7 +30,7 @@ let hostile: JsonSite
 let closed: string
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+  requireBuiltRelay()
   ;[relayAgent, sdk, mastra, v03, hostile, closed] = await Promise.all([
     startAgent({ model: "echo" }),
     startSdkAgent(),

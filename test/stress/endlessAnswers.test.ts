@@ -7,10 +7,9 @@
  * bounded (before the limit: 1.5 GB, 500 MB and a 147 MB JSON-RPC line). Needs `npm run build`.
  */
 import { spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_ANSWER_BYTES } from "../../src/domain/limits.js"
-import { relayBin } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
 import { measure, type Measured } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -27,7 +26,7 @@ const peaks: Record<string, number> = {}
 let agent: Stub
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   agent = await startEndlessAgent(MiB, progress)
 })
 

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
 import { measure, type Measured } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
@@ -28,7 +28,7 @@ const figures: Record<string, number> = {}
 let echo: AgentHandle
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   Fs.writeFileSync(file, bytes)
   echo = await startAgent({ model: "echo" })
 })

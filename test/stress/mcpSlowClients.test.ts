@@ -14,7 +14,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { relayBin } from "../helpers/cli.js"
+import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
@@ -35,7 +35,7 @@ let bigCards: Stub
 const figures: Record<string, string | number> = {}
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error("dist/main.cjs is missing: run npm run build first")
+  requireBuiltRelay()
   const text = "y".repeat(ANSWER_CHARS)
   agent = await startStub((base) => ({
     "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${base}/rpc`, binding: "JSONRPC", version: "1.0" }])),

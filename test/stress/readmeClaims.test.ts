@@ -13,7 +13,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliResult, relayBin, runRelay } from "../helpers/cli.js"
+import { type CliResult, relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
 
 const README = Fs.readFileSync(Path.join(import.meta.dirname, "../../README.md"), "utf8")
@@ -93,7 +93,7 @@ let pushBase = ""
 let receiver: Server
 
 beforeAll(async () => {
-  if (!Fs.existsSync(relayBin)) throw new Error(`${relayBin} is missing: run npm run build first`)
+  requireBuiltRelay()
   // The Quick start's agent (first block) and receiver (second block), each as the README writes it.
   const agentLine = wordsOf(blockAfter("## Quick start").find((line) => line.includes(" server agent "))!)
   expect(agentLine.slice(0, 2)).toEqual(["node", "dist/main.cjs"])
