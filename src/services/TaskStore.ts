@@ -53,9 +53,18 @@ export interface TaskChange {
 export interface TaskStoreOptions extends TaskStorage.TaskStorageOptions {
   /** Messages kept per task (the oldest go first). Default 100. */
   readonly maxHistory?: number | undefined
+  /**
+   * Updates a subscriber may leave unread (a client that stopped reading its stream, while the task
+   * goes on); past it, what it left unread is dropped and it takes the task as it stands. Default 1 000.
+   */
+  readonly maxUnread?: number | undefined
 }
 
 export const DEFAULT_MAX_HISTORY = 100
+export const DEFAULT_MAX_UNREAD = 1000
+
+/** What the live layer is made with. */
+type LiveOptions = Pick<TaskStoreOptions, "maxHistory" | "maxUnread">
 
 /** The storage's reads and push configs: changes to tasks go through TaskStore, which hands them out. */
 export type TaskReads = Omit<TaskStorage.TaskStorage["Type"], "create" | "update">
@@ -150,6 +159,8 @@ interface Follower {
   next: number | undefined
   /** Changes that came before their turn (or before the snapshot), by version. */
   early: Map<number, TaskChange> | undefined
+  /** It left more than maxUnread updates unread: they were dropped, and it starts again from the task as it stands. */
+  behind: boolean
 }
 
 /**
@@ -173,6 +184,8 @@ interface LiveTask {
  * here, and the storage's Retention.
  */
 class LiveTasks implements TaskStorage.Retention {
+  constructor(private readonly maxUnread: number) {}
+
   private readonly tasks = new Map<string, LiveTask>()
   /**
    * Each unfinished task as this store last wrote it: the next change is decided over it without
@@ -226,6 +239,19 @@ class LiveTasks implements TaskStorage.Retention {
   readonly isFollowed = (id: string): boolean => {
     for (const follower of this.tasks.get(id)?.followers ?? []) if (follower.until === "settled") return true
     return false
+  }
+
+  /**
+   * A follower with maxUnread updates unread is let go, and what it left unread dropped (its queue
+   * shut down): each update holds the task as it was then, so a reader that stopped would otherwise
+   * keep them all for as long as the task goes on. It starts again from the task as it stands.
+   */
+  private fellBehind(id: string, follower: Follower): boolean {
+    if (Option.getOrElse(follower.queue.unsafeSize(), () => 0) < this.maxUnread) return false
+    follower.behind = true
+    this.leave(id, follower)
+    Effect.runFork(Queue.shutdown(follower.queue))
+    return true
   }
 
   /** Ends the push deliveries of a forgotten task (their streams end when the queue shuts down). */
@@ -329,6 +355,7 @@ class LiveTasks implements TaskStorage.Retention {
   private deliver(id: string, follower: Follower, change: TaskChange) {
     const version = follower.next!
     follower.next = version + 1
+    if (change.event !== undefined && this.fellBehind(id, follower)) return
     if (change.event !== undefined) follower.queue.unsafeOffer({ event: change.event, task: change.task, version })
     // Nothing follows a terminal state: the follower keeps what is queued and is let go.
     if (V1.isTerminalState(change.task.status.state)) this.leave(id, follower)
@@ -341,7 +368,7 @@ class LiveTasks implements TaskStorage.Retention {
 const NOTHING_WAITS: ReadonlyArray<V1.Message> = []
 
 /** The live layer over `storage`; `live` is the Retention the storage was made with, when it forgets tasks. */
-const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, options: TaskStoreOptions) =>
+const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, options: LiveOptions) =>
   Effect.gen(function*() {
     const maxHistory = options.maxHistory ?? DEFAULT_MAX_HISTORY
     const workers = yield* FiberMap.make<string>()
@@ -440,9 +467,19 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
         return Either.right({ task: applyTaskEvent(read.task, safe, maxHistory), event: safe })
       })
 
-    const subscribe = (id: string, until: SubscriptionEnd = "settled") =>
+    /** A follower that fell behind (see LiveTasks.fellBehind) goes on from the task as it stands now. */
+    const caughtUp = (id: string, until: SubscriptionEnd): Stream.Stream<TaskUpdate> =>
+      Stream.unwrap(Effect.map(
+        subscribe(id, until),
+        Option.match({
+          onNone: () => Stream.empty,
+          onSome: ({ task, updates, version }) => Stream.concat(Stream.make({ event: { task }, task, version }), updates)
+        })
+      ))
+
+    const subscribe = (id: string, until: SubscriptionEnd = "settled"): Effect.Effect<Option.Option<TaskSubscription>> =>
       Effect.flatMap(Queue.unbounded<TaskUpdate>(), (queue) => {
-        const follower: Follower = { queue, until, next: undefined, early: undefined }
+        const follower: Follower = { queue, until, next: undefined, early: undefined, behind: false }
         const leave = Effect.sync(() => live.leave(id, follower))
         const begin = (found: Option.Option<TaskStorage.StoredTask>): Option.Option<TaskSubscription> => {
           if (Option.isNone(found)) {
@@ -457,10 +494,11 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
           }
           live.start(id, follower, version)
           const updates = Stream.fromQueue(queue).pipe(
+            Stream.ensuring(Effect.zipRight(leave, Queue.shutdown(queue))),
+            Stream.concat(Stream.suspend(() => follower.behind ? caughtUp(id, until) : Stream.empty)),
             Stream.takeUntil((update) =>
               until === "settled" ? V1.isSettledState(update.task.status.state) : V1.isTerminalState(update.task.status.state)
-            ),
-            Stream.ensuring(Effect.zipRight(leave, Queue.shutdown(queue)))
+            )
           )
           return Option.some({ task, version, updates })
         }
@@ -623,10 +661,10 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
  */
 export const makeWithRetention = <E, R>(
   makeStorage: (retention: TaskStorage.Retention) => Effect.Effect<TaskStorage.TaskStorage["Type"], E, R>,
-  options: Pick<TaskStoreOptions, "maxHistory"> = {}
+  options: LiveOptions = {}
 ) =>
   Effect.gen(function*() {
-    const live = new LiveTasks()
+    const live = new LiveTasks(options.maxUnread ?? DEFAULT_MAX_UNREAD)
     return yield* makeOver(yield* makeStorage(live), live, options)
   })
 
@@ -640,5 +678,8 @@ export const layer = (options: TaskStoreOptions = {}): Layer.Layer<TaskStore> =>
  * asks no Retention: its retention runs in the database for every instance, which cannot know what
  * another instance's clients follow.
  */
-export const layerOver = (options: Pick<TaskStoreOptions, "maxHistory"> = {}): Layer.Layer<TaskStore, never, TaskStorage.TaskStorage> =>
-  Layer.scoped(TaskStore, Effect.flatMap(TaskStorage.TaskStorage, (storage) => makeOver(storage, new LiveTasks(), options)))
+export const layerOver = (options: LiveOptions = {}): Layer.Layer<TaskStore, never, TaskStorage.TaskStorage> =>
+  Layer.scoped(
+    TaskStore,
+    Effect.flatMap(TaskStorage.TaskStorage, (storage) => makeOver(storage, new LiveTasks(options.maxUnread ?? DEFAULT_MAX_UNREAD), options))
+  )

@@ -111,6 +111,28 @@ describe("TaskStore", () => {
       expect(updates.map(({ task }) => artifactIds(task))).toEqual([["b"], ["b", "a"], ["b", "a"]])
     }))
 
+  it.effect("lets a subscriber that stopped reading leave at most maxUnread updates: past it, it goes on from the task as it stands", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const artifact = (id: string): V1.StreamResponse => ({
+          artifactUpdate: { taskId: "t", contextId: "ctx", artifact: { artifactId: id, parts: [{ text: id }] } }
+        })
+        yield* store.create(task("t", "TASK_STATE_WORKING", "2026-01-01T00:00:00.000Z"))
+        const subscription = Option.getOrThrow(yield* store.subscribe("t"))
+        // 25 updates while nobody reads: past the 10 it may leave unread, they are dropped.
+        for (let n = 0; n < 25; n++) yield* store.publish("t", artifact(`a${n}`))
+        const collected = yield* Effect.fork(Stream.runCollect(subscription.updates))
+        yield* Effect.repeatN(Effect.yieldNow(), 10)
+        yield* store.publish("t", artifact("after"))
+        yield* store.publish("t", status("t", "TASK_STATE_COMPLETED"))
+        const updates = Chunk.toReadonlyArray(yield* Fiber.join(collected))
+        // The task as it stood when it read again, then every update after, to the end.
+        expect(updates.map((update) => Object.keys(update.event)[0])).toEqual(["task", "artifactUpdate", "statusUpdate"])
+        expect(artifactIds(updates[0]!.task)).toHaveLength(25)
+        expect(updates[0]!.event).toEqual({ task: updates[0]!.task })
+        expect(updates.map((update) => update.version)).toEqual([26, 27, 28])
+      }), { maxUnread: 10 }))
+
   it.effect("resolves awaitSettled at the next terminal or interrupted state", () =>
     withStore((store) =>
       Effect.gen(function*() {
