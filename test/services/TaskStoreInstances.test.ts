@@ -30,6 +30,8 @@ const statusUpdate = (id: string, state: V1.TaskState, text: string): V1.StreamR
   }
 })
 
+type Instance = Awaited<ReturnType<typeof startInstance>>
+
 /** An instance: its store and storage, alive until `close`. */
 const startInstance = async (url: string, name: string, leaseTime: Duration.DurationInput = LEASE) => {
   const scope = Effect.runSync(Scope.make())
@@ -44,6 +46,21 @@ const startInstance = async (url: string, name: string, leaseTime: Duration.Dura
     run,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
+}
+
+/** A working task on the instance, its worker running until stopped; resolves once it runs, with a wait for its stop. */
+const workForever = async (instance: Instance, id: string) => {
+  const stopped = Effect.runSync(Deferred.make<void>())
+  const started = Effect.runSync(Deferred.make<void>())
+  await instance.run(instance.store.create(working(id)))
+  await instance.run(instance.store.runWorker(
+    id,
+    Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
+      Effect.onInterrupt(() => Deferred.succeed(stopped, undefined))
+    )
+  ))
+  await Effect.runPromise(Deferred.await(started))
+  return (within: Duration.DurationInput) => Effect.runPromise(Deferred.await(stopped).pipe(Effect.timeout(within)))
 }
 
 /**
@@ -127,18 +144,9 @@ describe.runIf(postgresAvailable())("task stores of two instances over one Postg
     const url = await cluster.createDatabase()
     const [a, b] = [await startInstance(url, "A"), await startInstance(url, "B")]
     try {
-      const stopped = Effect.runSync(Deferred.make<void>())
-      const started = Effect.runSync(Deferred.make<void>())
-      await a.run(a.store.create(working("t")))
-      await a.run(a.store.runWorker(
-        "t",
-        Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
-          Effect.onInterrupt(() => Deferred.succeed(stopped, undefined))
-        )
-      ))
-      await Effect.runPromise(Deferred.await(started))
+      const stopped = await workForever(a, "t")
       await b.run(b.store.publish("t", statusUpdate("t", "TASK_STATE_CANCELED", "canceled")))
-      await Effect.runPromise(Deferred.await(stopped).pipe(Effect.timeout("5 seconds")))
+      await stopped("5 seconds")
     } finally {
       await Promise.all([a.close(), b.close()])
     }
@@ -200,19 +208,10 @@ describe.runIf(postgresAvailable())("task stores of two instances over one Postg
     const url = await cluster.createDatabase()
     const [a, b] = [await startInstance(url, "A", LONG_LEASE), await startInstance(url, "B", LONG_LEASE)]
     try {
-      const stopped = Effect.runSync(Deferred.make<void>())
-      const started = Effect.runSync(Deferred.make<void>())
-      await a.run(a.store.create(working("t")))
-      await a.run(a.store.runWorker(
-        "t",
-        Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
-          Effect.onInterrupt(() => Deferred.succeed(stopped, undefined))
-        )
-      ))
-      await Effect.runPromise(Deferred.await(started))
+      const stopped = await workForever(a, "t")
       expect(await cutNotifications(url)).toBe(2)
       await b.run(b.store.publish("t", statusUpdate("t", "TASK_STATE_CANCELED", "canceled")))
-      await Effect.runPromise(Deferred.await(stopped).pipe(Effect.timeout("8 seconds")))
+      await stopped("8 seconds")
     } finally {
       await Promise.all([a.close(), b.close()])
     }
@@ -224,19 +223,10 @@ describe.runIf(postgresAvailable())("task stores of two instances over one Postg
     // A probes three times per lease time; a notification the periodic catch-up brings stops no worker.
     const [a, b] = [await startInstance(proxy.url, "A", "1500 millis"), await startInstance(url, "B", LONG_LEASE)]
     try {
-      const stopped = Effect.runSync(Deferred.make<void>())
-      const started = Effect.runSync(Deferred.make<void>())
-      await a.run(a.store.create(working("t")))
-      await a.run(a.store.runWorker(
-        "t",
-        Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
-          Effect.onInterrupt(() => Deferred.succeed(stopped, undefined))
-        )
-      ))
-      await Effect.runPromise(Deferred.await(started))
+      const stopped = await workForever(a, "t")
       expect(proxy.silenceListeners()).toBe(1)
       await b.run(b.store.publish("t", statusUpdate("t", "TASK_STATE_CANCELED", "canceled")))
-      await Effect.runPromise(Deferred.await(stopped).pipe(Effect.timeout("8 seconds")))
+      await stopped("8 seconds")
     } finally {
       await Promise.all([a.close(), b.close()])
       await proxy.close()
