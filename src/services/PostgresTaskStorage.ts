@@ -738,7 +738,8 @@ const pendingDeliveries = (sql: PgClient.PgClient, instance: string, leaseTime: 
       ).pipe(Effect.orDie)
 
     const reschedule = (delivery: PendingDelivery) =>
-      sql`UPDATE relay_push_deliveries SET attempts = ${delivery.attempts}, due = ${delivery.due}, lease_until = ${leased}
+      sql`UPDATE relay_push_deliveries SET attempts = ${delivery.attempts}, due = ${delivery.due}, lease_until = ${leased},
+          event = ${JSON.stringify(delivery.event)}
         WHERE ${key(delivery)} AND owner = ${instance}`.pipe(Effect.asVoid, Effect.orDie)
 
     const settle = (delivery: PendingDelivery) =>

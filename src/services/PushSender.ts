@@ -12,7 +12,8 @@
  * with a shared storage) takes over the ones left with `resume`, at the attempt they had reached.
  * Recorded right after the task's write rather than in it: the write is every task's hot path in
  * every storage, and what a crash in between loses is covered for unfinished tasks by the restart
- * (they end failed, and their configs get that update).
+ * (they end failed, and their configs get that update). A webhook that falls more than `maxWaiting`
+ * updates behind gets the task as it then stands in place of the updates it has not taken (`follow`).
  *
  * Bodies follow the generation the config was registered over: v1.0 posts the StreamResponse
  * (`application/a2a+json`), v0.3 posts the whole Task as v0.3 JSON. `Authorization: <scheme>
@@ -20,7 +21,7 @@
  * it has a token.
  */
 import { HttpClientRequest } from "@effect/platform"
-import { Clock, Context, Duration, Effect, Either, FiberMap, Layer, Option, type ParseResult, Schema, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Either, FiberMap, Layer, Option, type ParseResult, Queue, Schema, Stream } from "effect"
 import type { ProtocolVersion } from "../a2a/protocolVersion.js"
 import { TaskAsV03 } from "../a2a/translate.js"
 import * as V1 from "../a2a/v1.js"
@@ -59,11 +60,17 @@ export interface PushSenderOptions extends Partial<WebhookPolicy> {
   readonly backoff?: Duration.DurationInput | undefined
   /** How webhook host names are resolved when connecting (default: the system resolver). */
   readonly resolveHost?: ResolveHost | undefined
+  /** Updates waiting for one config's posts, past which they are folded into the task as it stands (see `follow`). Default 100. */
+  readonly maxWaiting?: number | undefined
 }
 
 export const DEFAULT_PUSH_TIMEOUT = Duration.seconds(10)
 export const DEFAULT_PUSH_RETRIES = 3
 export const DEFAULT_PUSH_BACKOFF = Duration.millis(250)
+export const DEFAULT_MAX_WAITING = 100
+
+/** Said after a config's last update, to the fiber posting them. */
+const NO_MORE = Symbol("no more updates")
 
 export class PushSender extends Context.Tag("relay/PushSender")<PushSender, {
   /** Why this webhook URL may not be used, or undefined when it may. */
@@ -229,6 +236,52 @@ export const make = (options: PushSenderOptions = {}) =>
         return Effect.map(pending.record(delivery), (fresh) => fresh ? Option.some(delivery) : Option.none())
       })
 
+    const maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING
+
+    /**
+     * The waiting deliveries folded into the newest, its event the task as it now stands (a StreamResponse
+     * as any other): stored so first, then the others settled, so that a crash in between loses none.
+     */
+    const fold = (pending: PendingDeliveries, behind: ReadonlyArray<PendingDelivery>) =>
+      Effect.gen(function*() {
+        const newest = behind[behind.length - 1]!
+        const folded: PendingDelivery = { ...newest, event: { task: newest.task } }
+        yield* pending.reschedule(folded)
+        yield* Effect.forEach(behind.slice(0, -1), pending.settle, { discard: true })
+        return folded
+      })
+
+    /**
+     * Posts the task's updates to the target in order, each recorded as it comes (ahead of the posts, so
+     * an update waiting behind a failing webhook is in the store too). A webhook more than `maxWaiting`
+     * updates behind gets the task as it then stands in place of those it has not taken: each holds the
+     * task as it was, and a task that goes on would otherwise pile them up without end.
+     */
+    const follow = (target: PushTarget, updates: Stream.Stream<TaskUpdate>, pending: PendingDeliveries) =>
+      Effect.gen(function*() {
+        const waiting = yield* Queue.unbounded<PendingDelivery | typeof NO_MORE>()
+        const wait = (delivery: PendingDelivery) =>
+          Effect.suspend(() =>
+            Option.getOrElse(waiting.unsafeSize(), () => 0) < maxWaiting
+              ? Queue.offer(waiting, delivery)
+              : Effect.flatMap(Queue.takeAll(waiting), (behind) =>
+                Effect.flatMap(fold(pending, [...behind as Iterable<PendingDelivery>, delivery]), (folded) =>
+                  Queue.offer(waiting, folded)))
+          )
+        yield* Effect.forkScoped(updates.pipe(
+          Stream.mapEffect((update) =>
+            recorded(target, pending, update)
+          ),
+          Stream.runForEach(Option.match({ onNone: () => Effect.void, onSome: wait })),
+          Effect.zipRight(Queue.offer(waiting, NO_MORE))
+        ))
+        for (;;) {
+          const next = yield* Queue.take(waiting)
+          if (next === NO_MORE) return
+          yield* deliver(target, pending, next)
+        }
+      }).pipe(Effect.scoped)
+
     const keyOf = (taskId: string, configId: string) => `${taskId}\u0000${configId}`
     /** The fiber resuming a config's deliveries is kept apart from the one following its task now. */
     const resumeKeyOf = (taskId: string, configId: string) => `${keyOf(taskId, configId)}\u0000resumed`
@@ -243,12 +296,7 @@ export const make = (options: PushSenderOptions = {}) =>
           FiberMap.run(
             fibers,
             keyOf(target.config.taskId ?? "", target.config.id ?? ""),
-            updates.pipe(
-              Stream.mapEffect((update) => recorded(target, pending, update)),
-              // Recorded ahead of the posts: an update waiting behind a failing webhook is in the store too.
-              Stream.buffer({ capacity: "unbounded" }),
-              Stream.runForEach(Option.match({ onNone: () => Effect.void, onSome: (delivery) => deliver(target, pending, delivery) }))
-            )
+            follow(target, updates, pending)
           ).pipe(Effect.asVoid)
         ),
       resume: (target, deliveries, pending) =>

@@ -115,7 +115,7 @@ export interface PendingDeliveries {
    * delivery (task, config, version) was recorded already, by this instance or another: skip it then.
    */
   readonly record: (delivery: PendingDelivery) => Effect.Effect<boolean>
-  /** Stores a failed attempt's count and the next one's time. */
+  /** Stores the delivery as it now stands: a failed attempt's count and the next one's time, or its event folded (PushSender). */
   readonly reschedule: (delivery: PendingDelivery) => Effect.Effect<void>
   /** Delivered or given up: it is not tried again, by any instance. */
   readonly settle: (delivery: PendingDelivery) => Effect.Effect<void>

@@ -3,11 +3,15 @@
 // product's own paths), task semantics (streaming without buffering, several subscribers,
 // failures, conversation context, input-required turns), push delivery and shutdown.
 import { randomUUID } from "node:crypto"
+import * as Fs from "node:fs"
 import http from "node:http"
 import net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { validateCard } from "../../src/a2a/validation/cardValidation.js"
 import type { AgentDecision } from "../../src/programs/agent/settings.js"
+import { taskStoreLayer } from "../../src/servers/agent/taskStores.js"
 import { startWebhookSink, type WebhookDelivery, type WebhookSink } from "../peers/webhookSink.js"
 import { type AgentHandle, eventually, SLOW_WORD_MS, startAgent } from "./agentHarness.js"
 import {
@@ -538,6 +542,56 @@ describe("push notifications", () => {
     for (const delivery of deliveries) {
       expect(delivery.headers["x-a2a-notification-token"]).toBe("tok-03")
       expect(delivery.headers["content-type"]).toBe("application/json")
+    }
+  })
+
+  it("gives a webhook that falls behind the task as it stands in place of the updates it has not taken, losing no state", async () => {
+    const bodies: Array<Json> = []
+    // Each post answered after 30 ms: far slower than the 1 ms the model takes for each chunk.
+    const slow = http.createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk) => (body += chunk))
+      request.on("end", () => {
+        bodies.push(JSON.parse(body) as Json)
+        setTimeout(() => response.end(), 30)
+      })
+    })
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve))
+    const webhook = `http://127.0.0.1:${(slow.address() as net.AddressInfo).port}/slow`
+    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "relay-fold-"))
+    const onDir = () => startAgent({ model: "mock", push: { maxWaiting: 5 }, storeLayer: taskStoreLayer({ _tag: "file", dir }) })
+    let streaming = await onDir()
+    try {
+      const task = await sendV1(streaming.baseUrl, "stream 300 every 1ms", {
+        configuration: { returnImmediately: true, taskPushNotificationConfig: { url: webhook } }
+      })
+      await eventually("the completion posted", () => bodies.some((body) => stateOf(body) === "TASK_STATE_COMPLETED"), 20_000)
+      expect(bodies.length).toBeLessThan(150)
+      expect(bodies.filter((body) => kindOf(body) === "task").length).toBeGreaterThan(1)
+      // A receiver that takes each body as it comes ends with the whole answer.
+      let text = ""
+      for (const body of bodies) {
+        if (kindOf(body) === "task") text = answerText(body["task"])
+        if (kindOf(body) === "artifactUpdate") {
+          const chunk = (body["artifactUpdate"]["artifact"]["parts"] as Array<Json>).map((part) => part["text"]).join("")
+          text = body["artifactUpdate"]["append"] === true ? text + chunk : chunk
+        }
+      }
+      const stored = (await rpc(streaming.baseUrl, "GetTask", { id: task["id"] })).json["result"] as Json
+      expect(text).toBe(answerText(stored))
+      expect(text.split("\n").filter(Boolean)).toHaveLength(300)
+      expect(stateOf(bodies[bodies.length - 1]!)).toBe("TASK_STATE_COMPLETED")
+      // The updates folded away were settled in the store: once the last post is answered, a restart posts none of them.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const posted = bodies.length
+      await streaming.close()
+      streaming = await onDir()
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(bodies.length).toBe(posted)
+    } finally {
+      await streaming.close()
+      await new Promise((resolve) => slow.close(resolve))
+      Fs.rmSync(dir, { recursive: true, force: true })
     }
   })
 
