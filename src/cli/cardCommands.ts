@@ -2,6 +2,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { getCard, validateCard } from "../programs/cards.js"
+import { anyFile } from "../programs/readPermission.js"
 import { withValuesFrom } from "./commandTree.js"
 import { AGENT_NAMES_COMMAND, agentOptions, maxResponseBytes, outputOptions, withAgentAccess } from "./options.js"
 import { CommandFailed, EXIT_FAILURE, fields, render } from "./output.js"
@@ -40,7 +41,7 @@ const validate = Command.make(
   (values) =>
     render(
       values,
-      validateCard({ source: values.source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes }),
+      validateCard({ source: values.source, fromFile: values.file, maxResponseBytes: values.maxResponseBytes }, anyFile),
       (result, style) => {
         const heading = result.valid ? style.green("Valid agent card") : style.red("Invalid agent card")
         const summary = fields(style, [

@@ -64,17 +64,25 @@ export class InvalidCard extends Schema.TaggedError<InvalidCard>()("InvalidCard"
   }
 }
 
-/** A card file relay will not read (not a regular file, too large, missing): nothing of its content is shown. */
+/**
+ * A card file relay will not read (not a regular file, too large, missing, or where the door may
+ * not read: MCP's roots and allowed directories): nothing of its content is shown.
+ */
 export class CardFileRefused extends Schema.TaggedError<CardFileRefused>()("CardFileRefused", {
   path: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** Set when the file lies where the door may not read. */
+  notAllowed: Schema.optional(Schema.Boolean)
 }) {
   readonly code = "card_file_refused"
   override get message() {
     return `Cannot use ${this.path} as a card file: ${this.reason}`
   }
   get hint() {
-    return "Give the path of a regular file holding an agent card as JSON."
+    return this.notAllowed === true
+      ? "Validate a card file inside one of the MCP client's roots, give the agent's URL instead, or ask the user to " +
+        "let relay mcp read the directory that holds it."
+      : "Give the path of a regular file holding an agent card as JSON."
   }
 }
 

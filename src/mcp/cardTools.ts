@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as z from "zod"
 import type { CardResult, ValidationResult } from "../programs/cards.js"
 import { issueShape, nullableString, shapeOf } from "./resultShapes.js"
-import { contacting, loadedOnFirstUse, READ_ONLY_REMOTE, secrets, type ToolKit } from "./toolKit.js"
+import { contacting, loadedOnFirstUse, READ_ONLY_REMOTE, secrets, type ToolKit, withPrograms } from "./toolKit.js"
 
 /** The card programs, with the card validator and its JSON Schema engine, load on the first card tool call. */
 const cardPrograms = loadedOnFirstUse(() => import("../programs/cards.js"))
@@ -28,7 +28,7 @@ const summarizeCard = (result: { agent_url: string; generation: string; card: un
   ].filter((line) => line !== "").join("\n")
 }
 
-export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
+export const registerCardTools = ({ server, handle, atAgent, readableDirectories }: ToolKit) => {
   server.registerTool("validate_agent_card", {
     title: "Validate an agent card",
     description: "Check an A2A agent card (v1.0 or v0.3) from a URL or a file and list every problem with a stable code, " +
@@ -55,13 +55,15 @@ export const registerCardTools = ({ server, handle, atAgent }: ToolKit) => {
     handle(
       extra,
       args,
-      Effect.flatMap(cardPrograms, ({ validateCard }) =>
-        validateCard({
-          source: args.source,
-          fromFile: args.from_file,
-          bearerToken: args.bearer_token,
-          apiKey: args.api_key
-        })),
+      withPrograms(({ insideDirectories }) =>
+        Effect.flatMap(cardPrograms, ({ validateCard }) =>
+          validateCard({
+            source: args.source,
+            fromFile: args.from_file,
+            bearerToken: args.bearer_token,
+            apiKey: args.api_key
+          }, insideDirectories(readableDirectories)))
+      ),
       (r) =>
         `${r.valid ? "Valid" : "Invalid"} agent card${r.agent_name ? ` "${r.agent_name}"` : ""} (${r.generation}): ` +
         `${r.error_count} error(s), ${r.warning_count} warning(s)` +

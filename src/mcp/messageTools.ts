@@ -32,7 +32,6 @@ import {
   type UserReply
 } from "./agentQuestions.js"
 import { answerContent } from "./answerContent.js"
-import { clientRoots } from "./clientRoots.js"
 import { type ToolExtra, withProgress, withProgressMessages } from "./progress.js"
 import {
   historyShape,
@@ -169,11 +168,9 @@ const partSourcesOf = (args: { files?: ReadonlyArray<FileToSend> | undefined; da
     (files): ReadonlyArray<PartSource> => args.data === undefined ? files : [...files, { _tag: "Data", value: args.data }]
   )
 
-export const registerMessageTools = ({ server, context, era, handle, atAgent, waitFor, heartbeat, callOf }: ToolKit) => {
-  // Files send_message may read: inside the client's roots or the directories the user allowed.
-  const roots = clientRoots(server, era)
-  const readableDirectories = Effect.map(roots, (directories) => [...directories, ...(context.allowRead ?? [])])
-
+export const registerMessageTools = (
+  { server, context, era, handle, atAgent, waitFor, heartbeat, callOf, readableDirectories }: ToolKit
+) => {
   /** One message to the agent, and its answer within `to.wait`. */
   const sendOne = (
     extra: ToolExtra,

@@ -21,6 +21,7 @@ import type { SessionStore } from "../services/SessionStore.js"
 import type { StateDir } from "../services/StateDir.js"
 import { loggingInWhenNeeded } from "./assistantLogin.js"
 import { logToClient } from "./clientLog.js"
+import { clientRoots } from "./clientRoots.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
 import { currentUser, legacyToolCall, modernToolCall, type ToolCall } from "./toolCall.js"
 import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
@@ -184,6 +185,11 @@ export const toolKit = (
       extra.mcpReq.signal
     ),
   atAgent: atAgentOf(context),
+  /**
+   * The directories files may be read from at this door (send_message's files, validate_agent_card's
+   * file): the client's roots and those the user allowed (`--allow-read`).
+   */
+  readableDirectories: Effect.map(clientRoots(server, era), (directories) => [...directories, ...(context.allowRead ?? [])]),
   /** How long a call waits: its timeout_seconds, else the server's default. */
   waitFor: (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds)),
   heartbeat: context.heartbeat ?? HEARTBEAT

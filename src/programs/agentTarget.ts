@@ -21,6 +21,7 @@ import { resolveAgentUrl } from "./agentNames.js"
 import { credentialsFrom } from "./credentials.js"
 import { readCardFile } from "./localFiles.js"
 import { bearerFor } from "./oauth.js"
+import { anyFile } from "./readPermission.js"
 import { saveCardUrl, savedCardUrlOf } from "./sessions.js"
 
 /**
@@ -168,7 +169,7 @@ export const cardFileAccess = Effect.fn("cardFileAccess")(function*(
       reason: `--card-file ${path}: ${reason}`,
       suggestion: ["Check the card with ", act("ValidateCard", { source: path }), "."]
     })
-  const json = yield* readCardFile(path).pipe(Effect.mapError((error) => unusable(error.reason)))
+  const json = yield* readCardFile(path, anyFile).pipe(Effect.mapError((error) => unusable(error.reason)))
   const reading = readAsClient(json, pathToFileURL(path).href)
   if (Either.isLeft(reading)) return yield* unusable(`it is not an agent card (${reading.left})`)
   const card: GivenCard = { json, source: path }

@@ -10,6 +10,7 @@ import { A2aClient } from "../services/A2aClient.js"
 import { savedAgentUrl } from "./agentNames.js"
 import { type AgentAccess, resolveTarget, withAgentTarget } from "./agentTarget.js"
 import { readCardFile } from "./localFiles.js"
+import type { ReadPermission } from "./readPermission.js"
 
 export interface CardResult {
   readonly agent_url: string
@@ -79,13 +80,14 @@ const fetchCardJsonAt = (input: ValidateCardInput) =>
     return (yield* client.fetchCardJson(target)).json
   })
 
-export const validateCard = Effect.fn("validateCard")(function*(given: ValidateCardInput) {
+/** Validates a card; a file is read only where `mayRead` allows (the door's: any file at the terminal). */
+export const validateCard = Effect.fn("validateCard")(function*<R>(given: ValidateCardInput, mayRead: ReadPermission<R>) {
   // A saved agent's name stands for its URL (at every door); anything else is a URL or a file, as before names.
   const saved = given.fromFile === true ? Option.none<string>() : yield* savedAgentUrl(given.source)
   const input = Option.match(saved, { onNone: () => given, onSome: (source) => ({ ...given, source }) })
   const fromFile = input.fromFile === true || !looksLikeUrl(input.source)
   const json = fromFile
-    ? yield* readCardFile(input.source)
+    ? yield* readCardFile(input.source, mayRead)
     : yield* fetchCardJsonAt(input)
   const result = checkCard(json)
   return {

@@ -1,23 +1,23 @@
 /**
- * Reading files the user names (a card to validate, a file to send): only regular files, judged
- * before they are opened, since a device or a FIFO would never end and the pseudo file systems'
- * files claim a size they do not have; then read in one piece of the size stat gave.
+ * Reading files the user names (a card to validate, a file to send): only regular files, and only
+ * what the door's ReadPermission allows. Judged on what was opened, not on what the path named a
+ * moment before: the file is opened without blocking (a FIFO would never open otherwise) and
+ * without following a last symlink, and the descriptor must be the file still at the allowed real
+ * path (its device and inode) and a regular file, not of the pseudo file systems (their files claim
+ * a size they do not have). So a symlink or FIFO swapped in after the check is never read, and a
+ * file is read from the descriptor judged, in one piece of the size it had.
  */
-import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Effect, Stream } from "effect"
+import { Effect, type Scope } from "effect"
+import * as Fs from "node:fs"
+import type { FileHandle } from "node:fs/promises"
 import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
+import type { FileNotAllowed, FileUnreadable } from "../domain/outgoingPartErrors.js"
+import type { ReadPermission } from "./readPermission.js"
 
 /** Pseudo file systems whose files claim a size they do not have (or none at all). */
 const PSEUDO_FILE_SYSTEMS = ["/proc/", "/sys/"]
-
-/** Why a file is refused before it is opened: anything but a regular file, or a file of the pseudo file systems. */
-export const refusalOf = (realPath: string, info: FileSystem.File.Info): string | undefined => {
-  if (info.type !== "File") return `it is not a regular file (${info.type})`
-  const pseudo = PSEUDO_FILE_SYSTEMS.find((root) => realPath.startsWith(root))
-  return pseudo === undefined ? undefined : `it is a special file of ${pseudo.slice(0, -1)}`
-}
 
 /** A platform error's reason without the path or call it names (those are already in the message). */
 export const describeReason = (error: PlatformError) => (error._tag === "SystemError" ? error.reason : "bad argument")
@@ -26,45 +26,109 @@ export const describeReason = (error: PlatformError) => (error._tag === "SystemE
 export const unreadableReason = (error: PlatformError) =>
   error._tag === "SystemError" && error.reason === "NotFound" ? "no such file" : `it cannot be read (${describeReason(error)})`
 
+/** Why a file was not read: its reason, and what to do instead where the reason calls for something else. */
+export interface FileRefusal {
+  readonly reason: string
+  readonly suggestion?: string | undefined
+}
+
+/** An open file judged readable, and its size then; closed with the scope. */
+export interface JudgedFile {
+  readonly handle: FileHandle
+  readonly size: number
+  /** Which file it is (device and inode): a second open must find the same. */
+  readonly identity: string
+}
+
+const typeOf = (stats: Fs.Stats) =>
+  stats.isDirectory() ? "Directory" : stats.isFIFO() ? "FIFO" : stats.isSocket() ? "Socket" : stats.isCharacterDevice()
+    ? "CharacterDevice"
+    : stats.isBlockDevice()
+    ? "BlockDevice"
+    : stats.isSymbolicLink()
+    ? "SymbolicLink"
+    : "Unknown"
+
+/** Why what was opened is refused: anything but a regular file, or a file of the pseudo file systems. */
+const refusalOf = (realPath: string, stats: Fs.Stats): FileRefusal | undefined => {
+  if (!stats.isFile()) {
+    const type = typeOf(stats)
+    const suggestion = type === "Directory" ? "Send the files in it one by one, or an archive of it." : undefined
+    return { reason: `it is not a regular file (${type})`, suggestion }
+  }
+  const pseudo = PSEUDO_FILE_SYSTEMS.find((root) => realPath.startsWith(root))
+  return pseudo === undefined ? undefined : { reason: `it is a special file of ${pseudo.slice(0, -1)}` }
+}
+
+const CHANGED: FileRefusal = { reason: "it changed while it was being opened (a link or file put in its place); try again" }
+
+const errnoReason = (error: unknown): FileRefusal => {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === "ENOENT") return { reason: "no such file" }
+  // O_NOFOLLOW on a real path: what is there now is a symlink, put in its place since it was resolved.
+  if (code === "ELOOP") return CHANGED
+  return { reason: `it cannot be read (${code ?? String(error)})` }
+}
+
+const identityOf = (stats: Fs.Stats) => `${stats.dev}:${stats.ino}`
+
 /**
- * The first `size` bytes of a regular file (fewer if it shrank), in one buffer allocated once: a
- * file that grew since it was measured is not read past that size.
+ * Opens the file at `realPath` (a real path a ReadPermission resolved and allowed) and judges what was
+ * opened: the same file as the real path still names, and a regular file outside the pseudo file systems.
  */
-export const readFileOfSize = (path: string, size: number) =>
-  Effect.scoped(Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const file = yield* fs.open(path, { flag: "r" })
-    const buffer = Buffer.allocUnsafe(size)
-    let filled = 0
-    while (filled < size) {
-      const read = Number(yield* file.read(buffer.subarray(filled)))
-      if (read === 0) break
-      filled += read
-    }
-    return filled === size ? buffer : buffer.subarray(0, filled)
-  }))
-
-/** Why a card file is refused before it is opened: not a regular file (localFiles.ts), or over the size limit. */
-const cardFileRefusal = (realPath: string, info: FileSystem.File.Info, maxBytes: number): string | undefined =>
-  refusalOf(realPath, info) ?? (Number(info.size) > maxBytes ? `it is ${info.size} bytes, over the ${maxBytes}-byte limit` : undefined)
-
-/** The JSON of a card file; an error never shows the file's content (it may be any file at all). */
-export const readCardFile = (path: string, maxBytes: number = MAX_CARD_FILE_BYTES) =>
+export const openJudged = (realPath: string): Effect.Effect<JudgedFile, FileRefusal, Scope.Scope> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const refused = (reason: string) => new CardFileRefused({ path, reason })
-    const unreadable = (error: PlatformError) => refused(unreadableReason(error))
-    const info = yield* Effect.mapError(fs.stat(path), unreadable)
-    const realPath = yield* Effect.mapError(fs.realPath(path), unreadable)
-    const refusal = cardFileRefusal(realPath, info, maxBytes)
-    if (refusal !== undefined) return yield* refused(refusal)
-    // At most one byte past the limit: a file that grew since stat is refused all the same.
-    const bytes = yield* fs.stream(path, { bytesToRead: maxBytes + 1 }).pipe(
-      Stream.runCollect,
-      Effect.map((chunks) => Buffer.concat([...chunks])),
-      Effect.mapError(unreadable)
+    const flags = Fs.constants.O_RDONLY | Fs.constants.O_NONBLOCK | Fs.constants.O_NOCTTY | Fs.constants.O_NOFOLLOW
+    const handle = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => Fs.promises.open(realPath, flags), catch: errnoReason }),
+      (handle) => Effect.promise(() => handle.close().catch(() => undefined))
     )
-    if (bytes.length > maxBytes) return yield* refused(`it is over the ${maxBytes}-byte limit`)
+    const opened = yield* Effect.tryPromise({ try: () => handle.stat(), catch: errnoReason })
+    // What the real path names now: a directory on its way swapped for a link would have led elsewhere.
+    const [named, resolved] = yield* Effect.tryPromise({
+      try: () => Promise.all([Fs.promises.stat(realPath), Fs.promises.realpath(realPath)]),
+      catch: () => CHANGED
+    })
+    if (resolved !== realPath || identityOf(named) !== identityOf(opened)) return yield* Effect.fail(CHANGED)
+    const refusal = refusalOf(realPath, opened)
+    if (refusal !== undefined) return yield* Effect.fail(refusal)
+    return { handle, size: opened.size, identity: identityOf(opened) }
+  })
+
+/** The first `size` bytes of an open file (fewer if it shrank), in one buffer allocated once. */
+export const readOpened = (handle: FileHandle, size: number) =>
+  Effect.tryPromise({
+    try: async () => {
+      const buffer = Buffer.allocUnsafe(size)
+      let filled = 0
+      while (filled < size) {
+        const { bytesRead } = await handle.read(buffer, filled, size - filled, filled)
+        if (bytesRead === 0) break
+        filled += bytesRead
+      }
+      return filled === size ? buffer : buffer.subarray(0, filled)
+    },
+    catch: errnoReason
+  })
+
+/**
+ * The JSON of a card file the door allows (`mayRead`: any file at the terminal; at the MCP server only
+ * inside the client's roots and the directories the user allowed); an error never shows the file's
+ * content (it may be any file at all).
+ */
+export const readCardFile = <R>(path: string, mayRead: ReadPermission<R>, maxBytes: number = MAX_CARD_FILE_BYTES) =>
+  Effect.gen(function*() {
+    const refused = (reason: string) => new CardFileRefused({ path, reason })
+    const realPath = yield* Effect.mapError(
+      mayRead(path),
+      (error: FileUnreadable | FileNotAllowed) =>
+        new CardFileRefused({ path, reason: error.reason, ...(error._tag === "FileNotAllowed" ? { notAllowed: true } : {}) })
+    )
+    const bytes = yield* Effect.scoped(Effect.gen(function*() {
+      const file = yield* Effect.mapError(openJudged(realPath), (refusal) => refused(refusal.reason))
+      if (file.size > maxBytes) return yield* refused(`it is ${file.size} bytes, over the ${maxBytes}-byte limit`)
+      return yield* Effect.mapError(readOpened(file.handle, file.size), (refusal) => refused(refusal.reason))
+    }))
     let json: unknown
     try {
       json = JSON.parse(new TextDecoder().decode(bytes))

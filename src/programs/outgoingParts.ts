@@ -16,7 +16,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../domain/limits.js"
 import { mediaTypeOfName } from "../domain/mediaTypes.js"
 import { type FileNotAllowed, FileUnreadable, RequestTooLarge } from "../domain/outgoingPartErrors.js"
 import type { StateDir } from "../services/StateDir.js"
-import { readFileOfSize, refusalOf, unreadableReason } from "./localFiles.js"
+import { type FileRefusal, openJudged, readOpened } from "./localFiles.js"
 import type { ReadPermission } from "./readPermission.js"
 
 /** Where a part comes from, as the doors take it. */
@@ -65,24 +65,24 @@ interface Planned {
   readonly make: Effect.Effect<V1.Part, FileUnreadable | InvalidInput, FileSystem.FileSystem>
 }
 
-/** A path as may be read, a regular file, with its size: not read yet. */
+/**
+ * A path as may be read, a regular file, with its size: not read yet. Opened and judged now for its
+ * size, and again when read: the second open must find the same file (localFiles.ts, openJudged).
+ */
 const measure = (path: string, mayRead: ReadPermission) =>
   Effect.gen(function*() {
     const realPath = yield* mayRead(path)
-    const info = yield* Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(realPath)).pipe(
-      Effect.mapError((error) => new FileUnreadable({ path, reason: unreadableReason(error) }))
-    )
-    const refusal = refusalOf(realPath, info)
-    if (refusal !== undefined) {
-      const suggestion = info.type === "Directory" ? "Send the files in it one by one, or an archive of it." : undefined
-      return yield* new FileUnreadable({ path, reason: refusal, suggestion })
-    }
-    const size = Number(info.size)
-    const read = readFileOfSize(realPath, size).pipe(
-      Effect.mapError((error) => new FileUnreadable({ path, reason: unreadableReason(error) }))
-    )
+    const unreadable = (refusal: FileRefusal) => new FileUnreadable({ path, ...refusal })
+    const { identity, size } = yield* Effect.scoped(openJudged(realPath)).pipe(Effect.mapError(unreadable))
+    const read = Effect.scoped(Effect.gen(function*() {
+      const file = yield* openJudged(realPath)
+      if (file.identity !== identity) return yield* Effect.fail(CHANGED_SINCE_MEASURED)
+      return yield* readOpened(file.handle, size)
+    })).pipe(Effect.mapError(unreadable))
     return { size, read }
   })
+
+const CHANGED_SINCE_MEASURED: FileRefusal = { reason: "another file was put in its place since it was measured; try again" }
 
 const filePart = (raw: string, filename: string | undefined, mediaType: string | undefined): V1.RawPart => ({
   raw,

@@ -13,7 +13,9 @@ import { StateDir } from "../services/StateDir.js"
 import { unreadableReason } from "./localFiles.js"
 
 /** The real path to read for a path as given, or why it may not be read. */
-export type ReadPermission = (path: string) => Effect.Effect<string, FileUnreadable | FileNotAllowed, FileSystem.FileSystem | StateDir>
+export type ReadPermission<R = FileSystem.FileSystem | StateDir> = (
+  path: string
+) => Effect.Effect<string, FileUnreadable | FileNotAllowed, R>
 
 const realPathOf = (path: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.realPath(path)).pipe(
@@ -21,7 +23,7 @@ const realPathOf = (path: string) =>
   )
 
 /** The terminal's: whatever file the user names. */
-export const anyFile: ReadPermission = realPathOf
+export const anyFile: ReadPermission<FileSystem.FileSystem> = realPathOf
 
 /** Whether `path` is `directory` or lies below it (both absolute). */
 const isWithin = (directory: string, path: string) => {

@@ -121,6 +121,10 @@ const failed = (result: CallToolResult, code?: string): ErrorInfo => {
   return info
 }
 
+/** A client whose user allowed reading the test's home folder (`--allow-read`), connected once. */
+let readingHomeClient: Client | undefined
+const readingHome = async () => (readingHomeClient ??= await connect(contextFor(runtime, { allowRead: [home.parent] })))
+
 beforeAll(async () => {
   runtime = ManagedRuntime.make(appLayer(home.stateDir))
   webhookUrl = await runtime.runPromise(webhookBaseUrl)
@@ -286,24 +290,46 @@ describe("agent cards", () => {
   it("validate_agent_card reports every problem of a broken card file, and fails on a missing file or dead URL", async () => {
     const file = Path.join(home.parent, "broken-card.json")
     Fs.writeFileSync(file, JSON.stringify({ name: "Broken", skills: "none" }))
-    const result = ok(await call("validate_agent_card", { source: file, from_file: true }))
+    const result = ok(await call("validate_agent_card", { source: file, from_file: true }, { via: await readingHome() }))
     expect(result["valid"]).toBe(false)
     expect(result["error_count"]).toBeGreaterThan(1)
     const issues = result["issues"] as ReadonlyArray<{ code: string; path: string; hint: string }>
     expect(issues.length).toBeGreaterThan(1)
     for (const issue of issues) expect(issue.hint.length).toBeGreaterThan(0)
 
-    failed(await call("validate_agent_card", { source: Path.join(home.parent, "nope.json"), from_file: true }), "card_file_refused")
+    const missing = await call("validate_agent_card", { source: Path.join(home.parent, "nope.json"), from_file: true }, {
+      via: await readingHome()
+    })
+    expect(failed(missing, "card_file_refused").message).toContain("no such file")
     failed(await call("validate_agent_card", { source: await closedPortUrl() }), "agent_unreachable")
   })
 
+  it("validate_agent_card with from_file reads only inside the client's roots and allowed directories, never the state directory", async () => {
+    const file = Path.join(home.parent, "card-elsewhere.json")
+    Fs.writeFileSync(file, JSON.stringify({ name: "Elsewhere", skills: "none" }))
+    // The default client declares no roots and the user allowed nothing: the file exists, and is not read.
+    for (const source of [file, Path.join(home.parent, "absent.json")]) {
+      const refused = failed(await call("validate_agent_card", { source, from_file: true }), "card_file_refused")
+      expect(refused.message).toContain("the MCP client declared no roots and the user allowed no directory")
+      expect(refused.hint).toContain("let relay mcp read the directory")
+    }
+    // The state directory holds credentials: refused even where the user allowed its parent.
+    Fs.mkdirSync(home.stateDir, { recursive: true, mode: 0o700 })
+    const inStateDir = Path.join(home.stateDir, "looks-like-a-card.json")
+    Fs.writeFileSync(inStateDir, JSON.stringify({ name: "not a card" }))
+    const inState = await call("validate_agent_card", { source: inStateDir, from_file: true }, { via: await readingHome() })
+    expect(failed(inState, "card_file_refused").message).toContain("state directory")
+  })
+
   it("validate_agent_card with from_file refuses devices and /proc, and shows nothing of a file that is not a card", async () => {
-    expect(failed(await call("validate_agent_card", { source: "/dev/zero", from_file: true }), "card_file_refused").message)
-      .toContain("not a regular file")
-    failed(await call("validate_agent_card", { source: "/proc/self/environ", from_file: true }), "card_file_refused")
+    const everywhere = await connect(contextFor(runtime, { allowRead: ["/"] }))
+    const refusedFile = async (source: string) =>
+      failed(await call("validate_agent_card", { source, from_file: true }, { via: everywhere }), "card_file_refused").message
+    expect(await refusedFile("/dev/zero")).toContain("not a regular file")
+    expect(await refusedFile("/proc/self/environ")).toContain("special file of /proc")
     const passwd = Path.join(home.parent, "passwd")
     Fs.writeFileSync(passwd, "root:x:0:0:root:/root:/bin/bash\n")
-    const notCard = await call("validate_agent_card", { source: passwd, from_file: true })
+    const notCard = await call("validate_agent_card", { source: passwd, from_file: true }, { via: everywhere })
     failed(notCard, "invalid_card")
     expect(JSON.stringify(notCard)).not.toContain("root:")
   })

@@ -10,6 +10,7 @@ import * as Path from "node:path"
 import { terminalHint } from "../../src/cli/hints.js"
 import { MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../../src/domain/limits.js"
 import { getCard, validateCard } from "../../src/programs/cards.js"
+import { anyFile } from "../../src/programs/readPermission.js"
 import { A2aClient } from "../../src/services/A2aClient.js"
 import { type CardServer, closedPortUrl, headerOf, ProgramLayer, startCardServer } from "../helpers/a2aPrograms.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
@@ -105,7 +106,7 @@ describe("validateCard", () => {
 
   it.live("validates agents' cards by URL: v1.0 and v0.3", () =>
     Effect.gen(function*() {
-      const v1 = yield* validateCard({ source: sdk.baseUrl })
+      const v1 = yield* validateCard({ source: sdk.baseUrl }, anyFile)
       expect(v1).toEqual({
         valid: true,
         source: sdk.baseUrl,
@@ -117,7 +118,7 @@ describe("validateCard", () => {
         error_count: 0,
         warning_count: 0
       })
-      const old = yield* validateCard({ source: v03.baseUrl })
+      const old = yield* validateCard({ source: v03.baseUrl }, anyFile)
       expect(old).toMatchObject({
         valid: true,
         agent_name: "v0.3 Test Agent",
@@ -130,7 +131,7 @@ describe("validateCard", () => {
 
   it.live("reports every issue of a broken card served at a URL", () =>
     Effect.gen(function*() {
-      const result = yield* validateCard({ source: brokenServer.baseUrl })
+      const result = yield* validateCard({ source: brokenServer.baseUrl }, anyFile)
       expect(result).toMatchObject({ valid: false, agent_name: null, error_count: BROKEN_V1_ERRORS.length })
       expect(pairs(result.issues)).toEqual(BROKEN_V1_ERRORS)
     }).pipe(Effect.provide(ProgramLayer)))
@@ -142,7 +143,7 @@ describe("validateCard", () => {
       const brokenV1File = writeCardFile(home.parent, "broken-v1.json", brokenV1Card())
       const brokenV03File = writeCardFile(home.parent, "broken-v03.json", brokenV03Card())
 
-      expect(yield* validateCard({ source: v1File, fromFile: true })).toMatchObject({
+      expect(yield* validateCard({ source: v1File, fromFile: true }, anyFile)).toMatchObject({
         valid: true,
         source: v1File,
         agent_name: "Weather Agent",
@@ -152,16 +153,16 @@ describe("validateCard", () => {
         issues: []
       })
       // A source that is not a URL is read as a file even without from_file.
-      expect(yield* validateCard({ source: v03File })).toMatchObject({
+      expect(yield* validateCard({ source: v03File }, anyFile)).toMatchObject({
         valid: true,
         protocol_version: "0.3.0",
         generation: "0.3",
         capabilities: { streaming: false, push_notifications: true }
       })
-      const broken1 = yield* validateCard({ source: brokenV1File, fromFile: true })
+      const broken1 = yield* validateCard({ source: brokenV1File, fromFile: true }, anyFile)
       expect(broken1.valid).toBe(false)
       expect(pairs(broken1.issues)).toEqual(BROKEN_V1_ERRORS)
-      const broken03 = yield* validateCard({ source: brokenV03File, fromFile: true })
+      const broken03 = yield* validateCard({ source: brokenV03File, fromFile: true }, anyFile)
       expect(broken03).toMatchObject({ valid: false, generation: "0.3", error_count: BROKEN_V03_ERRORS.length })
       expect(pairs(broken03.issues)).toEqual(BROKEN_V03_ERRORS)
       for (const issue of [...broken1.issues, ...broken03.issues]) {
@@ -173,11 +174,11 @@ describe("validateCard", () => {
   it.live("a file that is not JSON, or is missing, is a typed error", () =>
     Effect.gen(function*() {
       const notJson = writeCardFile(home.parent, "not-json.json", "{ name: oops")
-      expect(yield* Effect.flip(validateCard({ source: notJson, fromFile: true }))).toMatchObject({
+      expect(yield* Effect.flip(validateCard({ source: notJson, fromFile: true }, anyFile))).toMatchObject({
         _tag: "InvalidCard",
         code: "invalid_card"
       })
-      const missing = yield* Effect.flip(validateCard({ source: `${home.parent}/absent.json`, fromFile: true }))
+      const missing = yield* Effect.flip(validateCard({ source: `${home.parent}/absent.json`, fromFile: true }, anyFile))
       expect(missing).toMatchObject({ _tag: "CardFileRefused", code: "card_file_refused" })
       expect(missing.message).toBe(`Cannot use ${home.parent}/absent.json as a card file: no such file`)
     }).pipe(Effect.provide(ProgramLayer)))
@@ -196,7 +197,7 @@ describe("validateCard", () => {
         [big, `it is ${MAX_CARD_FILE_BYTES + 1} bytes, over the ${MAX_CARD_FILE_BYTES}-byte limit`]
       ] as const
       for (const [source, reason] of refusals) {
-        const error = yield* Effect.flip(validateCard({ source, fromFile: true }))
+        const error = yield* Effect.flip(validateCard({ source, fromFile: true }, anyFile))
         expect(error, source).toMatchObject({ _tag: "CardFileRefused", reason })
       }
     }).pipe(Effect.provide(ProgramLayer), Effect.timeout("10 seconds")))
@@ -204,7 +205,7 @@ describe("validateCard", () => {
   it.live("shows nothing of a file that is not a card", () =>
     Effect.gen(function*() {
       const secret = writeCardFile(home.parent, "passwd", "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n")
-      const error = yield* Effect.flip(validateCard({ source: secret, fromFile: true }))
+      const error = yield* Effect.flip(validateCard({ source: secret, fromFile: true }, anyFile))
       expect(error).toMatchObject({ _tag: "InvalidCard" })
       expect(`${error.message} ${"hint" in error ? error.hint : ""}`).not.toMatch(/root|daemon|nologin|bash/)
     }).pipe(Effect.provide(ProgramLayer)))
@@ -212,7 +213,7 @@ describe("validateCard", () => {
   it.live("a card file nested 100 000 levels is InvalidCard, not a stack overflow", () =>
     Effect.gen(function*() {
       const deep = writeCardFile(home.parent, "deep.json", `{"name":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)
-      const error = yield* Effect.flip(validateCard({ source: deep, fromFile: true }))
+      const error = yield* Effect.flip(validateCard({ source: deep, fromFile: true }, anyFile))
       expect(error).toMatchObject({ _tag: "InvalidCard" })
       expect(error.message).toContain(`deeper than ${MAX_AGENT_JSON_DEPTH} levels`)
     }).pipe(Effect.provide(ProgramLayer)))
@@ -236,7 +237,7 @@ describe("validateCard and the client agree on a served card (issue 17.5)", () =
         Effect.promise(() => startCardServer(card)),
         (server) =>
           Effect.gen(function*() {
-            const result = yield* validateCard({ source: server.baseUrl })
+            const result = yield* validateCard({ source: server.baseUrl }, anyFile)
             expect(result.valid).toBe(false)
             expect(result.issues.map((issue) => issue.code)).toContain("card.no_usable_interface")
             const client = yield* A2aClient
