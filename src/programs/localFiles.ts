@@ -14,7 +14,6 @@ import type { FileHandle } from "node:fs/promises"
 import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import type { FileNotAllowed, FileUnreadable } from "../domain/outgoingPartErrors.js"
-import type { ReadPermission } from "./readPermission.js"
 
 /** Pseudo file systems whose files claim a size they do not have (or none at all). */
 const PSEUDO_FILE_SYSTEMS = ["/proc/", "/sys/"]
@@ -116,7 +115,12 @@ export const readOpened = (handle: FileHandle, size: number) =>
  * inside the client's roots and the directories the user allowed); an error never shows the file's
  * content (it may be any file at all).
  */
-export const readCardFile = <R>(path: string, mayRead: ReadPermission<R>, maxBytes: number = MAX_CARD_FILE_BYTES) =>
+export const readCardFile = <R>(
+  path: string,
+  // A ReadPermission (readPermission.ts, which builds on this module).
+  mayRead: (path: string) => Effect.Effect<string, FileUnreadable | FileNotAllowed, R>,
+  maxBytes: number = MAX_CARD_FILE_BYTES
+) =>
   Effect.gen(function*() {
     const refused = (reason: string) => new CardFileRefused({ path, reason })
     const realPath = yield* Effect.mapError(
