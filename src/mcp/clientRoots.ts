@@ -10,7 +10,6 @@
 import type { McpServer } from "@modelcontextprotocol/server"
 import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
-import type { ProtocolEra } from "./toolKit.js"
 
 /** How long a client may take to list its roots. */
 const LIST_ROOTS_TIMEOUT_MS = 10_000
@@ -24,9 +23,12 @@ const directoryOf = (uri: string): ReadonlyArray<string> => {
   }
 }
 
-/** The client's roots as directories, asked of the client connected to `server` when first needed. */
-export const clientRoots = (server: McpServer, era: ProtocolEra): Effect.Effect<ReadonlyArray<string>> => {
-  if (era === "modern") return Effect.succeed([])
+/**
+ * The client's roots as directories, asked of the client connected to `server` when first needed;
+ * none where the server may not ask its client (`canAsk` false: the 2026-07-28 era).
+ */
+export const clientRoots = (server: McpServer, canAsk: boolean): Effect.Effect<ReadonlyArray<string>> => {
+  if (!canAsk) return Effect.succeed([])
   let known: Promise<ReadonlyArray<string>> | undefined
   server.server.setNotificationHandler("notifications/roots/list_changed", () => {
     known = undefined

@@ -189,7 +189,7 @@ export const toolKit = (
    * The directories files may be read from at this door (send_message's files, validate_agent_card's
    * file): the client's roots and those the user allowed (`--allow-read`).
    */
-  readableDirectories: Effect.map(clientRoots(server, era), (directories) => [...directories, ...(context.allowRead ?? [])]),
+  readableDirectories: Effect.map(clientRoots(server, era === "legacy"), (directories) => [...directories, ...(context.allowRead ?? [])]),
   /** How long a call waits: its timeout_seconds, else the server's default. */
   waitFor: (seconds: number | undefined) => (seconds === undefined ? context.defaultWait : Duration.seconds(seconds)),
   heartbeat: context.heartbeat ?? HEARTBEAT
