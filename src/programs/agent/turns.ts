@@ -10,7 +10,7 @@
  * worker, and only the last turn's end settles the task.
  */
 import type * as Prompt from "@effect/ai/Prompt"
-import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, Option } from "effect"
 import { allText, isBase64, standardBase64 } from "../../a2a/parts.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { artifactText, partsText } from "../../a2a/text.js"
@@ -72,18 +72,23 @@ export interface TurnServices {
   readonly clock: Clock.Clock
 }
 
-/** Runs `use` with the turn's services, read from the context in one step rather than one per service. */
-export const withTurnServices = <A, E, R>(use: (services: TurnServices) => Effect.Effect<A, E, R>) =>
-  Effect.clockWith((clock) =>
-    Effect.contextWithEffect((context: Context.Context<TaskStore | ModelAccess>) =>
-      use({
-        store: Context.get(context, TaskStore),
-        model: Context.get(context, ModelAccess),
-        settings: Context.get(context, AgentSettings),
-        clock
-      })
-    )
-  )
+/**
+ * Runs `use` with the turn's services, read from the fiber in one step: `clockWith` and
+ * `contextWithEffect` are four effects between them, run on every send.
+ */
+export const withTurnServices = <A, E, R>(
+  use: (services: TurnServices) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | TaskStore | ModelAccess> =>
+  Effect.withFiberRuntime<A, E, R>((fiber) => {
+    // The context holds them: the effect's type requires them of whoever runs it.
+    const context = fiber.currentContext as Context.Context<TaskStore | ModelAccess>
+    return use({
+      store: Context.get(context, TaskStore),
+      model: Context.get(context, ModelAccess),
+      settings: Context.get(context, AgentSettings),
+      clock: Context.get(fiber.currentDefaultServices, Clock.Clock)
+    })
+  })
 
 const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 
