@@ -911,7 +911,8 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       // A new task is answered once read (a read waits for its line), or with a later, answered write.
       create: (task) => memory.create(task),
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
-      peek: memory.get,
+      peek: memory.peek,
+      durable: (id) => journal.taskSynced(id),
       update: (id, write, expectedVersion) =>
         isAnswered(write)
           ? Effect.tap(

@@ -177,10 +177,16 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
   readonly create: (task: V1.Task) => Effect.Effect<StoredTask, TaskVersionConflict>
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredTask>>
   /**
-   * The task as it stands, without waiting for it to be durable as `get` does (a storage that writes
-   * behind): for a reader that answers nobody with it. Absent: `get`.
+   * The task as it stands, read at once (a storage that holds its tasks in memory), without waiting
+   * for it to be durable as `get` does (a storage that writes behind): for a reader that answers
+   * nobody with it until `durable`. Absent: `get`.
    */
-  readonly peek?: ((id: string) => Effect.Effect<Option.Option<StoredTask>>) | undefined
+  readonly peek?: ((id: string) => Option.Option<StoredTask>) | undefined
+  /**
+   * Where the storage writes behind: once what `peek` read of the task is durable (the wait of
+   * `get`, without its read). Absent: at once.
+   */
+  readonly durable?: ((id: string) => Effect.Effect<void>) | undefined
   /** Stores the write when the task is still at `expectedVersion`; None when there is no such task. */
   readonly update: (
     id: string,
@@ -645,6 +651,11 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return Effect.as(Effect.logError(`Tasks left out of a list because they do not serialise: ${unserialisable.join(", ")}`), result)
       })
 
+    const peek = (id: string): Option.Option<StoredTask> => {
+      const record = records.get(id)
+      return record === undefined ? Option.none() : Option.some(storedOf(record))
+    }
+
     const withRecord = <A>(id: string, f: (record: TaskRecord) => A) =>
       Effect.sync((): Option.Option<A> => {
         const record = records.get(id)
@@ -706,11 +717,8 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return record !== undefined
       },
       create,
-      get: (id) =>
-        Effect.sync(() => {
-          const record = records.get(id)
-          return record === undefined ? Option.none() : Option.some(storedOf(record))
-        }),
+      get: (id) => Effect.sync(() => peek(id)),
+      peek,
       update,
       list,
       contextTasks: (contextId) =>

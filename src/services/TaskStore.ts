@@ -547,14 +547,13 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
 
     /**
      * The waiter is registered before the one read, so a change written after that read resolves it.
-     * Where the storage can peek (the file store: a read that waits for no disk), the read is a peek,
-     * and a settled task is answered once `get` says it is durable; elsewhere it is one `get` (a round
-     * trip to a database).
+     * Where the storage can peek (the memory and file stores: a read at once, that waits for no disk),
+     * the read is a peek, without an effect of its own (a send makes it), and a settled task is
+     * answered once the storage says it is durable; elsewhere it is one `get` (a round trip to a
+     * database).
      */
-    const read = storage.peek ?? storage.get
-    const durably = (id: string, settled: Option.Option<V1.Task>) =>
-      storage.peek === undefined ? Effect.succeed(settled) : Effect.as(storage.get(id), settled)
-
+    const peek = storage.peek
+    const durable = storage.durable
     /** The task once the waiter is told it settled; a request that goes away stops waiting. */
     const settledLater = (id: string, waiter: SettleWaiter) =>
       Effect.async<V1.Task>((resume) => {
@@ -563,16 +562,20 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
         return Effect.sync(() => live.unwait(id, waiter))
       })
 
+    /** The answer once the task was read (`peeked`: by a peek): at once when it settled (and is durable), else when it does. */
+    const settledAfter = (id: string, waiter: SettleWaiter, found: Option.Option<TaskStorage.StoredTask>, peeked: boolean) => {
+      const now = settledNow(found)
+      if (now === undefined) return Effect.asSome(settledLater(id, waiter))
+      live.unwait(id, waiter)
+      return peeked && durable !== undefined ? Effect.as(durable(id), now) : Effect.succeed(now)
+    }
+
     const awaitSettled = (id: string) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
         const waiter: SettleWaiter = { settled: undefined, resume: undefined }
         live.wait(id, waiter)
-        return Effect.flatMap(read(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
-          const now = settledNow(found)
-          if (now === undefined) return Effect.asSome(settledLater(id, waiter))
-          live.unwait(id, waiter)
-          return durably(id, now)
-        })
+        if (peek !== undefined) return settledAfter(id, waiter, peek(id), true)
+        return Effect.flatMap(storage.get(id), (found) => settledAfter(id, waiter, found, false))
       })
 
     if (shared !== undefined) yield* followOtherInstances(shared)
