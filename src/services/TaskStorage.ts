@@ -455,6 +455,8 @@ export interface MemoryStorage extends TaskStorageApi {
   readonly entries: () => Iterable<StoredEntry>
   /** Forgets a task; whether it was there. */
   readonly forget: (id: string) => boolean
+  /** `update` made at once: the task written (None when there is none), or the conflict. */
+  readonly updateNow: (id: string, write: TaskWrite, expectedVersion: number) => Option.Option<StoredTask> | TaskVersionConflict
 }
 
 type TaskStorageApi = TaskStorage["Type"]
@@ -592,32 +594,38 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return Effect.succeed(stored)
       })
 
+    /** The update made at once, a conflict returned rather than failed: the file storage wraps it in its own effect. */
+    const updateNow = (id: string, write: TaskWrite, expectedVersion: number): Option.Option<StoredTask> | TaskVersionConflict => {
+      const record = records.get(id)
+      if (record === undefined) return Option.none()
+      if (record.version !== expectedVersion) {
+        return new TaskVersionConflict({ taskId: id, expected: expectedVersion, found: record.version })
+      }
+      const task = write.task
+      record.live = task
+      record.packed = undefined
+      record.finishedJson = finishedJsonOf(task)
+      record.state = task.status.state
+      record.time = statusTime(task)
+      record.bytes = undefined
+      record.version++
+      const waiting = write.queued
+      if (waiting !== undefined && waiting.length > 0) record.queued = waiting
+      else if (waiting !== undefined) delete record.queued
+      const queued = record.queued ?? NOTHING_QUEUED
+      resize(record, sizeOf(task, record.queued))
+      setNewest(id, record)
+      const stored: StoredTask = { task, version: record.version, queued }
+      observer?.taskWritten(stored, record.seq, record.finishedJson)
+      if (V1.isTerminalState(record.state)) packFinished(record)
+      evict(record)
+      return Option.some(stored)
+    }
+
     const update = (id: string, write: TaskWrite, expectedVersion: number) =>
       Effect.suspend((): Effect.Effect<Option.Option<StoredTask>, TaskVersionConflict> => {
-        const record = records.get(id)
-        if (record === undefined) return Effect.succeedNone
-        if (record.version !== expectedVersion) {
-          return Effect.fail(new TaskVersionConflict({ taskId: id, expected: expectedVersion, found: record.version }))
-        }
-        const task = write.task
-        record.live = task
-        record.packed = undefined
-        record.finishedJson = finishedJsonOf(task)
-        record.state = task.status.state
-        record.time = statusTime(task)
-        record.bytes = undefined
-        record.version++
-        const waiting = write.queued
-        if (waiting !== undefined && waiting.length > 0) record.queued = waiting
-        else if (waiting !== undefined) delete record.queued
-        const queued = record.queued ?? NOTHING_QUEUED
-        resize(record, sizeOf(task, record.queued))
-        setNewest(id, record)
-        const stored: StoredTask = { task, version: record.version, queued }
-        observer?.taskWritten(stored, record.seq, record.finishedJson)
-        if (V1.isTerminalState(record.state)) packFinished(record)
-        evict(record)
-        return Effect.succeed(Option.some(stored))
+        const written = updateNow(id, write, expectedVersion)
+        return written instanceof TaskVersionConflict ? Effect.fail(written) : Effect.succeed(written)
       })
 
     const list = (query: TaskQuery) =>
@@ -720,6 +728,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       get: (id) => Effect.sync(() => peek(id)),
       peek,
       update,
+      updateNow,
       list,
       contextTasks: (contextId) =>
         Effect.sync(() => {
