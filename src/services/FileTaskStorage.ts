@@ -920,6 +920,8 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
           if (written instanceof TaskStorage.TaskVersionConflict) return Effect.fail(written)
           return isAnswered(write) && Option.isSome(written) ? Effect.as(journal.taskSynced(id), written) : Effect.succeed(written)
         }),
+      updateNow: memory.updateNow,
+      writtenDurable: (id, write) => isAnswered(write) ? journal.taskSynced(id) : undefined,
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
       // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
       // answered with; an answer that comes of them is durable with its own task.

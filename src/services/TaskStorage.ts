@@ -193,6 +193,16 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
     write: TaskWrite,
     expectedVersion: number
   ) => Effect.Effect<Option.Option<StoredTask>, TaskVersionConflict>
+  /**
+   * `update` made at once, where the storage holds its tasks in memory: the task as written (None
+   * when there is none), or the conflict. A write that `writtenDurable` gives a wait for is durable
+   * once that wait ends (`update` is the two in one effect).
+   */
+  readonly updateNow?:
+    | ((id: string, write: TaskWrite, expectedVersion: number) => Option.Option<StoredTask> | TaskVersionConflict)
+    | undefined
+  /** Where the storage writes behind, the wait for a write `updateNow` made; undefined when nobody is answered with it. */
+  readonly writtenDurable?: ((id: string, write: TaskWrite) => Effect.Effect<void> | undefined) | undefined
   /** A page of tasks, newest status first (then newest task first). */
   readonly list: (query: TaskQuery) => Effect.Effect<TaskPage, InvalidPageToken>
   /** The tasks of a conversation, oldest first. */
@@ -455,8 +465,7 @@ export interface MemoryStorage extends TaskStorageApi {
   readonly entries: () => Iterable<StoredEntry>
   /** Forgets a task; whether it was there. */
   readonly forget: (id: string) => boolean
-  /** `update` made at once: the task written (None when there is none), or the conflict. */
-  readonly updateNow: (id: string, write: TaskWrite, expectedVersion: number) => Option.Option<StoredTask> | TaskVersionConflict
+  readonly updateNow: NonNullable<TaskStorageApi["updateNow"]>
 }
 
 type TaskStorageApi = TaskStorage["Type"]
@@ -594,7 +603,7 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return Effect.succeed(stored)
       })
 
-    /** The update made at once, a conflict returned rather than failed: the file storage wraps it in its own effect. */
+    /** The update made at once, a conflict returned rather than failed: TaskStore and the file storage make it without an effect of its own. */
     const updateNow = (id: string, write: TaskWrite, expectedVersion: number): Option.Option<StoredTask> | TaskVersionConflict => {
       const record = records.get(id)
       if (record === undefined) return Option.none()

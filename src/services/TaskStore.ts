@@ -354,10 +354,28 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       if (work !== undefined) work.wrote = version
     }
 
+    /** The written change handed out (None: the task is gone). */
+    const handOut = (id: string, read: TaskStorage.StoredTask, change: TaskChange, written: Option.Option<TaskStorage.StoredTask>) => {
+      if (Option.isNone(written)) {
+        live.unknown(id)
+        return Option.none()
+      }
+      live.wrote(id, read, written.value)
+      wroteHere(id, written.value.version)
+      live.handOut(id, written.value.version, change)
+      return Option.some(change.task)
+    }
+
+    const updateNow = storage.updateNow
+    const writtenDurable = storage.writtenDurable
+
     /**
      * Writes the change over the version read and hands it out, as one step nothing interrupts (a
      * version written and not handed out would hold its subscribers back for good); when the task
-     * changed since it was read, `again` reads it and decides anew.
+     * changed since it was read, `again` reads it and decides anew. Call it when the change is due
+     * (a storage that updates at once is written here and then, without effects of its own: a
+     * write and its hand-out in one piece of plain code need no uninterruptible region, and most
+     * writes need no wait).
      */
     const commit = <E>(
       id: string,
@@ -368,19 +386,18 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       const task = change.task
       // Nothing follows a terminal state: the messages waiting for the task are dropped.
       const queued = V1.isTerminalState(task.status.state) ? NOTHING_WAITS : change.queued
-      return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, { task, queued, event: change.event }, read.version), {
+      const update: TaskStorage.TaskWrite = { task, queued, event: change.event }
+      if (updateNow !== undefined) {
+        const written = updateNow(id, update, read.version)
+        if (written instanceof TaskStorage.TaskVersionConflict) return again()
+        const wait = Option.isSome(written) && writtenDurable !== undefined ? writtenDurable(id, update) : undefined
+        if (wait === undefined) return Effect.succeed(handOut(id, read, change, written))
+        return Effect.uninterruptible(Effect.map(wait, () => handOut(id, read, change, written)))
+      }
+      return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, update, read.version), {
         // A failure is a conflict (the storage's only error); a defect goes on.
         onFailure: (cause) => Cause.isFailType(cause) ? again() : Effect.failCause(cause as Cause.Cause<never>),
-        onSuccess: (written) => {
-          if (Option.isNone(written)) {
-            live.unknown(id)
-            return Effect.succeedNone
-          }
-          live.wrote(id, read, written.value)
-          wroteHere(id, written.value.version)
-          live.handOut(id, written.value.version, change)
-          return Effect.succeed(Option.some(task))
-        }
+        onSuccess: (written) => Effect.succeed(handOut(id, read, change, written))
       }))
     }
 
