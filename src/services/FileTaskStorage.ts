@@ -910,6 +910,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     return TaskStorage.TaskStorage.of({
       // A new task is answered once read (a read waits for its line), or with a later, answered write.
       create: (task) => memory.create(task),
+      createNow: memory.createNow,
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
       peek: memory.peek,
       durable: (id) => journal.taskSynced(id),
@@ -926,6 +927,7 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
       // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
       // answered with; an answer that comes of them is durable with its own task.
       contextTasks: memory.contextTasks,
+      contextTasksNow: memory.contextTasksNow,
       putPushConfig: (taskId, stored) =>
         Effect.tap(memory.putPushConfig(taskId, stored), (put) => Option.isSome(put) ? journal.allSynced : Effect.void),
       pushConfigs: (taskId) => Effect.zipRight(journal.taskSynced(taskId), memory.pushConfigs(taskId)),

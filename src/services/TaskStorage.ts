@@ -193,6 +193,8 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
     write: TaskWrite,
     expectedVersion: number
   ) => Effect.Effect<Option.Option<StoredTask>, TaskVersionConflict>
+  /** `create` made at once, where the storage holds its tasks in memory: the task as stored, or the conflict. */
+  readonly createNow?: ((task: V1.Task) => StoredTask | TaskVersionConflict) | undefined
   /**
    * `update` made at once, where the storage holds its tasks in memory: the task as written (None
    * when there is none), or the conflict. A write that `writtenDurable` gives a wait for is durable
@@ -207,6 +209,8 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
   readonly list: (query: TaskQuery) => Effect.Effect<TaskPage, InvalidPageToken>
   /** The tasks of a conversation, oldest first. */
   readonly contextTasks: (contextId: string) => Effect.Effect<ReadonlyArray<V1.Task>>
+  /** `contextTasks` read at once, where the storage holds its tasks in memory and the read waits for nothing. */
+  readonly contextTasksNow?: ((contextId: string) => ReadonlyArray<V1.Task>) | undefined
   /** Stores a push config under its id (replacing one with the same id); None when the task is missing. */
   readonly putPushConfig: (taskId: string, stored: StoredPushConfig) => Effect.Effect<Option.Option<StoredPushConfig>>
   /** The task's push configs in the order they were created; None when the task is missing. */
@@ -465,6 +469,7 @@ export interface MemoryStorage extends TaskStorageApi {
   readonly entries: () => Iterable<StoredEntry>
   /** Forgets a task; whether it was there. */
   readonly forget: (id: string) => boolean
+  readonly createNow: NonNullable<TaskStorageApi["createNow"]>
   readonly updateNow: NonNullable<TaskStorageApi["updateNow"]>
 }
 
@@ -576,31 +581,37 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       finishedLately = []
     }
 
+    /** The task created at once, a conflict returned rather than failed (see updateNow). */
+    const createNow = (task: V1.Task): StoredTask | TaskVersionConflict => {
+      const taken = records.get(task.id)
+      if (taken !== undefined) return new TaskVersionConflict({ taskId: task.id, expected: 0, found: taken.version })
+      const contextId = flattened(task.contextId)
+      const record: TaskRecord = {
+        live: task,
+        packed: undefined,
+        finishedJson: finishedJsonOf(task),
+        state: task.status.state,
+        time: statusTime(task),
+        contextId,
+        seq: nextSeq++,
+        version: 1,
+        size: 0,
+        bytes: undefined
+      }
+      resize(record, sizeOf(task))
+      setNewest(task.id, record)
+      if (contextId !== undefined) joinContext(contextId, task.id)
+      const stored: StoredTask = { task, version: 1, queued: NOTHING_QUEUED }
+      observer?.taskWritten(stored, record.seq, record.finishedJson)
+      if (V1.isTerminalState(record.state)) packFinished(record)
+      evict(record)
+      return stored
+    }
+
     const create = (task: V1.Task) =>
       Effect.suspend((): Effect.Effect<StoredTask, TaskVersionConflict> => {
-        const taken = records.get(task.id)
-        if (taken !== undefined) return Effect.fail(new TaskVersionConflict({ taskId: task.id, expected: 0, found: taken.version }))
-        const contextId = flattened(task.contextId)
-        const record: TaskRecord = {
-          live: task,
-          packed: undefined,
-          finishedJson: finishedJsonOf(task),
-          state: task.status.state,
-          time: statusTime(task),
-          contextId,
-          seq: nextSeq++,
-          version: 1,
-          size: 0,
-          bytes: undefined
-        }
-        resize(record, sizeOf(task))
-        setNewest(task.id, record)
-        if (contextId !== undefined) joinContext(contextId, task.id)
-        const stored: StoredTask = { task, version: 1, queued: NOTHING_QUEUED }
-        observer?.taskWritten(stored, record.seq, record.finishedJson)
-        if (V1.isTerminalState(record.state)) packFinished(record)
-        evict(record)
-        return Effect.succeed(stored)
+        const created = createNow(task)
+        return created instanceof TaskVersionConflict ? Effect.fail(created) : Effect.succeed(created)
       })
 
     /** The update made at once, a conflict returned rather than failed: TaskStore and the file storage make it without an effect of its own. */
@@ -673,6 +684,16 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       return record === undefined ? Option.none() : Option.some(storedOf(record))
     }
 
+    const contextTasksNow = (contextId: string): ReadonlyArray<V1.Task> => {
+      const found: Array<TaskRecord> = []
+      for (const id of contextIds(contextId)) {
+        const record = records.get(id)
+        if (record !== undefined) found.push(record)
+      }
+      // Restored tasks joined their conversation in the order they last changed, not as created.
+      return found.sort((a, b) => a.seq - b.seq).map(taskOf)
+    }
+
     const withRecord = <A>(id: string, f: (record: TaskRecord) => A) =>
       Effect.sync((): Option.Option<A> => {
         const record = records.get(id)
@@ -734,21 +755,14 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return record !== undefined
       },
       create,
+      createNow,
       get: (id) => Effect.sync(() => peek(id)),
       peek,
       update,
       updateNow,
       list,
-      contextTasks: (contextId) =>
-        Effect.sync(() => {
-          const found: Array<TaskRecord> = []
-          for (const id of contextIds(contextId)) {
-            const record = records.get(id)
-            if (record !== undefined) found.push(record)
-          }
-          // Restored tasks joined their conversation in the order they last changed, not as created.
-          return found.sort((a, b) => a.seq - b.seq).map(taskOf)
-        }),
+      contextTasks: (contextId) => Effect.sync(() => contextTasksNow(contextId)),
+      contextTasksNow,
       deliveries: pendingDeliveries(),
       putPushConfig: (taskId, stored) =>
         withRecord(taskId, (record) => {

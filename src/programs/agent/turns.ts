@@ -201,7 +201,12 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
   if (decision._tag === "AskForInput") return Effect.succeed(endTurn("TASK_STATE_INPUT_REQUIRED", decision.question))
   const parts = message?.parts ?? []
   const play = (earlier: ReadonlyArray<V1.Task>) => playTurn(services, task, promptFor(services, earlier, task), parts, streaming)
-  return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.storage.contextTasks(task.contextId), play)
+  if (task.contextId === undefined) return play([])
+  // Read at once where the storage can (no effect of its own on every turn).
+  const storage = services.store.storage
+  return storage.contextTasksNow === undefined
+    ? Effect.flatMap(storage.contextTasks(task.contextId), play)
+    : play(storage.contextTasksNow(task.contextId))
 }
 
 /** Messages a task keeps when a request or a turn's end changes it (the store's events keep its own bound). */
