@@ -355,7 +355,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
     }
 
     /** The written change handed out (None: the task is gone). */
-    const handOut = (id: string, read: TaskStorage.StoredTask, change: TaskChange, written: Option.Option<TaskStorage.StoredTask>) => {
+    const handedOut = (id: string, read: TaskStorage.StoredTask, change: TaskChange, written: Option.Option<TaskStorage.StoredTask>) => {
       if (Option.isNone(written)) {
         live.unknown(id)
         return Option.none()
@@ -392,13 +392,13 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
         const written = updateNow(id, update, read.version)
         if (written instanceof TaskStorage.TaskVersionConflict) return again()
         const wait = Option.isSome(written) && writtenDurable !== undefined ? writtenDurable(id, update) : undefined
-        if (wait === undefined) return Effect.succeed(handOut(id, read, change, written))
-        return Effect.uninterruptible(Effect.map(wait, () => handOut(id, read, change, written)))
+        if (wait === undefined) return Effect.succeed(handedOut(id, read, change, written))
+        return Effect.uninterruptible(Effect.map(wait, () => handedOut(id, read, change, written)))
       }
       return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, update, read.version), {
         // A failure is a conflict (the storage's only error); a defect goes on.
         onFailure: (cause) => Cause.isFailType(cause) ? again() : Effect.failCause(cause as Cause.Cause<never>),
-        onSuccess: (written) => Effect.succeed(handOut(id, read, change, written))
+        onSuccess: (written) => Effect.succeed(handedOut(id, read, change, written))
       }))
     }
 
@@ -572,6 +572,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
      */
     const peek = storage.peek
     const durable = storage.durable
+
     /** The task once the waiter is told it settled; a request that goes away stops waiting. */
     const settledLater = (id: string, waiter: SettleWaiter) =>
       Effect.async<V1.Task>((resume) => {
