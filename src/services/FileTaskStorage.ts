@@ -910,19 +910,24 @@ export const make = (options: FileTaskStorageOptions, retention: TaskStorage.Ret
     return TaskStorage.TaskStorage.of({
       // A new task is answered once read (a read waits for its line), or with a later, answered write.
       create: (task) => memory.create(task),
+      createNow: memory.createNow,
       get: (id) => Effect.zipRight(journal.taskSynced(id), memory.get(id)),
-      peek: memory.get,
+      peek: memory.peek,
+      durable: (id) => journal.taskSynced(id),
+      // The memory's update made here, at once: an answered write then waits for its line as one effect, not a tap over another.
       update: (id, write, expectedVersion) =>
-        isAnswered(write)
-          ? Effect.tap(
-            memory.update(id, write, expectedVersion),
-            (written) => Option.isSome(written) ? journal.taskSynced(id) : Effect.void
-          )
-          : memory.update(id, write, expectedVersion),
+        Effect.suspend(() => {
+          const written = memory.updateNow(id, write, expectedVersion)
+          if (written instanceof TaskStorage.TaskVersionConflict) return Effect.fail(written)
+          return isAnswered(write) && Option.isSome(written) ? Effect.as(journal.taskSynced(id), written) : Effect.succeed(written)
+        }),
+      updateNow: memory.updateNow,
+      writtenDurable: (id, write) => isAnswered(write) ? journal.taskSynced(id) : undefined,
       list: (query) => Effect.zipRight(journal.allSynced, memory.list(query)),
       // Not waited for: a conversation's tasks are what a turn reads (its model's prompt), not what a client is
       // answered with; an answer that comes of them is durable with its own task.
       contextTasks: memory.contextTasks,
+      contextTasksNow: memory.contextTasksNow,
       putPushConfig: (taskId, stored) =>
         Effect.tap(memory.putPushConfig(taskId, stored), (put) => Option.isSome(put) ? journal.allSynced : Effect.void),
       pushConfigs: (taskId) => Effect.zipRight(journal.taskSynced(taskId), memory.pushConfigs(taskId)),

@@ -187,20 +187,40 @@ export class TaskStorage extends Context.Tag("relay/TaskStorage")<TaskStorage, {
   readonly create: (task: V1.Task) => Effect.Effect<StoredTask, TaskVersionConflict>
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredTask>>
   /**
-   * The task as it stands, without waiting for it to be durable as `get` does (a storage that writes
-   * behind): for a reader that answers nobody with it. Absent: `get`.
+   * The task as it stands, read at once (a storage that holds its tasks in memory), without waiting
+   * for it to be durable as `get` does (a storage that writes behind): for a reader that answers
+   * nobody with it until `durable`. Absent: `get`.
    */
-  readonly peek?: ((id: string) => Effect.Effect<Option.Option<StoredTask>>) | undefined
+  readonly peek?: ((id: string) => Option.Option<StoredTask>) | undefined
+  /**
+   * Where the storage writes behind: once what `peek` read of the task is durable (the wait of
+   * `get`, without its read). Absent: at once.
+   */
+  readonly durable?: ((id: string) => Effect.Effect<void>) | undefined
   /** Stores the write when the task is still at `expectedVersion`; None when there is no such task. */
   readonly update: (
     id: string,
     write: TaskWrite,
     expectedVersion: number
   ) => Effect.Effect<Option.Option<StoredTask>, TaskVersionConflict>
+  /** `create` made at once, where the storage holds its tasks in memory: the task as stored, or the conflict. */
+  readonly createNow?: ((task: V1.Task) => StoredTask | TaskVersionConflict) | undefined
+  /**
+   * `update` made at once, where the storage holds its tasks in memory: the task as written (None
+   * when there is none), or the conflict. A write that `writtenDurable` gives a wait for is durable
+   * once that wait ends (`update` is the two in one effect).
+   */
+  readonly updateNow?:
+    | ((id: string, write: TaskWrite, expectedVersion: number) => Option.Option<StoredTask> | TaskVersionConflict)
+    | undefined
+  /** Where the storage writes behind, the wait for a write `updateNow` made; undefined when nobody is answered with it. */
+  readonly writtenDurable?: ((id: string, write: TaskWrite) => Effect.Effect<void> | undefined) | undefined
   /** A page of tasks, newest status first (then newest task first). */
   readonly list: (query: TaskQuery) => Effect.Effect<TaskPage, InvalidPageToken>
   /** The tasks of a conversation, oldest first. */
   readonly contextTasks: (contextId: string) => Effect.Effect<ReadonlyArray<V1.Task>>
+  /** `contextTasks` read at once, where the storage holds its tasks in memory and the read waits for nothing. */
+  readonly contextTasksNow?: ((contextId: string) => ReadonlyArray<V1.Task>) | undefined
   /** Stores a push config under its id (replacing one with the same id); None when the task is missing. */
   readonly putPushConfig: (taskId: string, stored: StoredPushConfig) => Effect.Effect<Option.Option<StoredPushConfig>>
   /** The task's push configs in the order they were created; None when the task is missing. */
@@ -459,6 +479,8 @@ export interface MemoryStorage extends TaskStorageApi {
   readonly entries: () => Iterable<StoredEntry>
   /** Forgets a task; whether it was there. */
   readonly forget: (id: string) => boolean
+  readonly createNow: NonNullable<TaskStorageApi["createNow"]>
+  readonly updateNow: NonNullable<TaskStorageApi["updateNow"]>
 }
 
 type TaskStorageApi = TaskStorage["Type"]
@@ -569,59 +591,71 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
       finishedLately = []
     }
 
+    /** The task created at once, a conflict returned rather than failed (see updateNow). */
+    const createNow = (task: V1.Task): StoredTask | TaskVersionConflict => {
+      const taken = records.get(task.id)
+      if (taken !== undefined) return new TaskVersionConflict({ taskId: task.id, expected: 0, found: taken.version })
+      const contextId = flattened(task.contextId)
+      const record: TaskRecord = {
+        live: task,
+        packed: undefined,
+        finishedJson: finishedJsonOf(task),
+        state: task.status.state,
+        time: statusTime(task),
+        contextId,
+        seq: nextSeq++,
+        version: 1,
+        size: 0,
+        bytes: undefined
+      }
+      resize(record, sizeOf(task))
+      setNewest(task.id, record)
+      if (contextId !== undefined) joinContext(contextId, task.id)
+      const stored: StoredTask = { task, version: 1, queued: NOTHING_QUEUED }
+      observer?.taskWritten(stored, record.seq, record.finishedJson)
+      if (V1.isTerminalState(record.state)) packFinished(record)
+      evict(record)
+      return stored
+    }
+
     const create = (task: V1.Task) =>
       Effect.suspend((): Effect.Effect<StoredTask, TaskVersionConflict> => {
-        const taken = records.get(task.id)
-        if (taken !== undefined) return Effect.fail(new TaskVersionConflict({ taskId: task.id, expected: 0, found: taken.version }))
-        const contextId = flattened(task.contextId)
-        const record: TaskRecord = {
-          live: task,
-          packed: undefined,
-          finishedJson: finishedJsonOf(task),
-          state: task.status.state,
-          time: statusTime(task),
-          contextId,
-          seq: nextSeq++,
-          version: 1,
-          size: 0,
-          bytes: undefined
-        }
-        resize(record, sizeOf(task))
-        setNewest(task.id, record)
-        if (contextId !== undefined) joinContext(contextId, task.id)
-        const stored: StoredTask = { task, version: 1, queued: NOTHING_QUEUED }
-        observer?.taskWritten(stored, record.seq, record.finishedJson)
-        if (V1.isTerminalState(record.state)) packFinished(record)
-        evict(record)
-        return Effect.succeed(stored)
+        const created = createNow(task)
+        return created instanceof TaskVersionConflict ? Effect.fail(created) : Effect.succeed(created)
       })
+
+    /** The update made at once, a conflict returned rather than failed: TaskStore and the file storage make it without an effect of its own. */
+    const updateNow = (id: string, write: TaskWrite, expectedVersion: number): Option.Option<StoredTask> | TaskVersionConflict => {
+      const record = records.get(id)
+      if (record === undefined) return Option.none()
+      if (record.version !== expectedVersion) {
+        return new TaskVersionConflict({ taskId: id, expected: expectedVersion, found: record.version })
+      }
+      const task = write.task
+      record.live = task
+      record.packed = undefined
+      record.finishedJson = finishedJsonOf(task)
+      record.state = task.status.state
+      record.time = statusTime(task)
+      record.bytes = undefined
+      record.version++
+      const waiting = write.queued
+      if (waiting !== undefined && waiting.length > 0) record.queued = waiting
+      else if (waiting !== undefined) delete record.queued
+      const queued = record.queued ?? NOTHING_QUEUED
+      resize(record, sizeOf(task, record.queued))
+      setNewest(id, record)
+      const stored: StoredTask = { task, version: record.version, queued }
+      observer?.taskWritten(stored, record.seq, record.finishedJson)
+      if (V1.isTerminalState(record.state)) packFinished(record)
+      evict(record)
+      return Option.some(stored)
+    }
 
     const update = (id: string, write: TaskWrite, expectedVersion: number) =>
       Effect.suspend((): Effect.Effect<Option.Option<StoredTask>, TaskVersionConflict> => {
-        const record = records.get(id)
-        if (record === undefined) return Effect.succeedNone
-        if (record.version !== expectedVersion) {
-          return Effect.fail(new TaskVersionConflict({ taskId: id, expected: expectedVersion, found: record.version }))
-        }
-        const task = write.task
-        record.live = task
-        record.packed = undefined
-        record.finishedJson = finishedJsonOf(task)
-        record.state = task.status.state
-        record.time = statusTime(task)
-        record.bytes = undefined
-        record.version++
-        const waiting = write.queued
-        if (waiting !== undefined && waiting.length > 0) record.queued = waiting
-        else if (waiting !== undefined) delete record.queued
-        const queued = record.queued ?? NOTHING_QUEUED
-        resize(record, sizeOf(task, record.queued))
-        setNewest(id, record)
-        const stored: StoredTask = { task, version: record.version, queued }
-        observer?.taskWritten(stored, record.seq, record.finishedJson)
-        if (V1.isTerminalState(record.state)) packFinished(record)
-        evict(record)
-        return Effect.succeed(Option.some(stored))
+        const written = updateNow(id, write, expectedVersion)
+        return written instanceof TaskVersionConflict ? Effect.fail(written) : Effect.succeed(written)
       })
 
     const list = (query: TaskQuery) =>
@@ -654,6 +688,21 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         if (unserialisable.length === 0) return Effect.succeed(result)
         return Effect.as(Effect.logError(`Tasks left out of a list because they do not serialise: ${unserialisable.join(", ")}`), result)
       })
+
+    const peek = (id: string): Option.Option<StoredTask> => {
+      const record = records.get(id)
+      return record === undefined ? Option.none() : Option.some(storedOf(record))
+    }
+
+    const contextTasksNow = (contextId: string): ReadonlyArray<V1.Task> => {
+      const found: Array<TaskRecord> = []
+      for (const id of contextIds(contextId)) {
+        const record = records.get(id)
+        if (record !== undefined) found.push(record)
+      }
+      // Restored tasks joined their conversation in the order they last changed, not as created.
+      return found.sort((a, b) => a.seq - b.seq).map(taskOf)
+    }
 
     const withRecord = <A>(id: string, f: (record: TaskRecord) => A) =>
       Effect.sync((): Option.Option<A> => {
@@ -716,23 +765,14 @@ export const make = (options: TaskStorageOptions = {}, retention: Retention = NO
         return record !== undefined
       },
       create,
-      get: (id) =>
-        Effect.sync(() => {
-          const record = records.get(id)
-          return record === undefined ? Option.none() : Option.some(storedOf(record))
-        }),
+      createNow,
+      get: (id) => Effect.sync(() => peek(id)),
+      peek,
       update,
+      updateNow,
       list,
-      contextTasks: (contextId) =>
-        Effect.sync(() => {
-          const found: Array<TaskRecord> = []
-          for (const id of contextIds(contextId)) {
-            const record = records.get(id)
-            if (record !== undefined) found.push(record)
-          }
-          // Restored tasks joined their conversation in the order they last changed, not as created.
-          return found.sort((a, b) => a.seq - b.seq).map(taskOf)
-        }),
+      contextTasks: (contextId) => Effect.sync(() => contextTasksNow(contextId)),
+      contextTasksNow,
       deliveries: pendingDeliveries(),
       putPushConfig: (taskId, stored) =>
         withRecord(taskId, (record) => {

@@ -67,7 +67,7 @@ export const DEFAULT_MAX_UNREAD = 1000
 type LiveOptions = Pick<TaskStoreOptions, "maxHistory" | "maxUnread">
 
 /** The storage's reads and push configs: changes to tasks go through TaskStore, which hands them out. */
-export type TaskReads = Omit<TaskStorage.TaskStorage["Type"], "create" | "update">
+export type TaskReads = Omit<TaskStorage.TaskStorage["Type"], "create" | "createNow" | "update" | "updateNow" | "writtenDurable">
 
 export class TaskStore extends Context.Tag("relay/TaskStore")<TaskStore, {
   /** The storage below, for reads and push configs. */
@@ -381,10 +381,29 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       if (work !== undefined) work.wrote = version
     }
 
+    /** The written change handed out (None: the task is gone). */
+    const handedOut = (id: string, read: TaskStorage.StoredTask, change: TaskChange, written: Option.Option<TaskStorage.StoredTask>) => {
+      if (Option.isNone(written)) {
+        live.unknown(id)
+        return Option.none()
+      }
+      live.wrote(id, read, written.value)
+      wroteHere(id, written.value.version)
+      live.handOut(id, written.value.version, change)
+      return Option.some(change.task)
+    }
+
+    const createNow = storage.createNow
+    const updateNow = storage.updateNow
+    const writtenDurable = storage.writtenDurable
+
     /**
      * Writes the change over the version read and hands it out, as one step nothing interrupts (a
      * version written and not handed out would hold its subscribers back for good); when the task
-     * changed since it was read, `again` reads it and decides anew.
+     * changed since it was read, `again` reads it and decides anew. Call it when the change is due
+     * (a storage that updates at once is written here and then, without effects of its own: a
+     * write and its hand-out in one piece of plain code need no uninterruptible region, and most
+     * writes need no wait).
      */
     const commit = <E>(
       id: string,
@@ -395,19 +414,18 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       const task = change.task
       // Nothing follows a terminal state: the messages waiting for the task are dropped.
       const queued = V1.isTerminalState(task.status.state) ? NOTHING_WAITS : change.queued
-      return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, { task, queued, event: change.event }, read.version), {
+      const update: TaskStorage.TaskWrite = { task, queued, event: change.event }
+      if (updateNow !== undefined) {
+        const written = updateNow(id, update, read.version)
+        if (written instanceof TaskStorage.TaskVersionConflict) return again()
+        const wait = Option.isSome(written) && writtenDurable !== undefined ? writtenDurable(id, update) : undefined
+        if (wait === undefined) return Effect.succeed(handedOut(id, read, change, written))
+        return Effect.uninterruptible(Effect.map(wait, () => handedOut(id, read, change, written)))
+      }
+      return Effect.uninterruptible(Effect.matchCauseEffect(storage.update(id, update, read.version), {
         // A failure is a conflict (the storage's only error); a defect goes on.
         onFailure: (cause) => Cause.isFailType(cause) ? again() : Effect.failCause(cause as Cause.Cause<never>),
-        onSuccess: (written) => {
-          if (Option.isNone(written)) {
-            live.unknown(id)
-            return Effect.succeedNone
-          }
-          live.wrote(id, read, written.value)
-          wroteHere(id, written.value.version)
-          live.handOut(id, written.value.version, change)
-          return Effect.succeed(Option.some(task))
-        }
+        onSuccess: (written) => Effect.succeed(handedOut(id, read, change, written))
       }))
     }
 
@@ -601,13 +619,13 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
 
     /**
      * The waiter is registered before the one read, so a change written after that read resolves it.
-     * Where the storage can peek (the file store: a read that waits for no disk), the read is a peek,
-     * and a settled task is answered once `get` says it is durable; elsewhere it is one `get` (a round
-     * trip to a database).
+     * Where the storage can peek (the memory and file stores: a read at once, that waits for no disk),
+     * the read is a peek, without an effect of its own (a send makes it), and a settled task is
+     * answered once the storage says it is durable; elsewhere it is one `get` (a round trip to a
+     * database).
      */
-    const read = storage.peek ?? storage.get
-    const durably = (id: string, settled: Option.Option<V1.Task>) =>
-      storage.peek === undefined ? Effect.succeed(settled) : Effect.as(storage.get(id), settled)
+    const peek = storage.peek
+    const durable = storage.durable
 
     /** The task once the waiter is told it settled; a request that goes away stops waiting. */
     const settledLater = (id: string, waiter: SettleWaiter) =>
@@ -617,16 +635,20 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
         return Effect.sync(() => live.unwait(id, waiter))
       })
 
+    /** The answer once the task was read (`peeked`: by a peek): at once when it settled (and is durable), else when it does. */
+    const settledAfter = (id: string, waiter: SettleWaiter, found: Option.Option<TaskStorage.StoredTask>, peeked: boolean) => {
+      const now = settledNow(found)
+      if (now === undefined) return Effect.asSome(settledLater(id, waiter))
+      live.unwait(id, waiter)
+      return peeked && durable !== undefined ? Effect.as(durable(id), now) : Effect.succeed(now)
+    }
+
     const awaitSettled = (id: string) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<Option.Option<V1.Task>> => {
         const waiter: SettleWaiter = { settled: undefined, resume: undefined }
         live.wait(id, waiter)
-        return Effect.flatMap(read(id), (found): Effect.Effect<Option.Option<V1.Task>> => {
-          const now = settledNow(found)
-          if (now === undefined) return Effect.asSome(settledLater(id, waiter))
-          live.unwait(id, waiter)
-          return durably(id, now)
-        })
+        if (peek !== undefined) return settledAfter(id, waiter, peek(id), true)
+        return Effect.flatMap(storage.get(id), (found) => settledAfter(id, waiter, found, false))
       })
 
     if (shared !== undefined) yield* followOtherInstances(shared)
@@ -636,6 +658,14 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
       create: (created) =>
         Effect.suspend(() => {
           const task = storable(created)
+          const logged = task === created ? Effect.void : logCut(task.id)
+          // A storage that creates at once needs no effect of its own (see commit).
+          if (createNow !== undefined) {
+            const written = createNow(task)
+            if (written instanceof TaskStorage.TaskVersionConflict) return Effect.die(written)
+            live.remember(task.id, written)
+            return logged
+          }
           const stored = Effect.matchEffect(storage.create(task), {
             onFailure: Effect.die,
             onSuccess: (written) => {
@@ -643,7 +673,7 @@ const makeOver = (storage: TaskStorage.TaskStorage["Type"], live: LiveTasks, opt
               return Effect.void
             }
           })
-          return task === created ? stored : Effect.zipRight(stored, logCut(task.id))
+          return task === created ? stored : Effect.zipRight(stored, logged)
         }),
       modify,
       publish,

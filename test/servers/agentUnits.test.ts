@@ -44,6 +44,8 @@ const race = (when: "before" | "after", until: TaskStore.SubscriptionEnd) =>
     let slow = false
     const storage = TaskStorage.TaskStorage.of({
       ...memory,
+      // Its writes go through `update` alone, which yields.
+      updateNow: undefined,
       update: (id, write, expectedVersion) => {
         const written = memory.update(id, write, expectedVersion)
         if (!slow) return written

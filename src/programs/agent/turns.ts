@@ -10,7 +10,7 @@
  * worker, and only the last turn's end settles the task.
  */
 import type * as Prompt from "@effect/ai/Prompt"
-import { Cause, type Clock, Context, Duration, Effect, Either, Option } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, Option } from "effect"
 import { allText, isBase64, standardBase64 } from "../../a2a/parts.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import { artifactText, partsText } from "../../a2a/text.js"
@@ -72,18 +72,23 @@ export interface TurnServices {
   readonly clock: Clock.Clock
 }
 
-/** Runs `use` with the turn's services, read from the context in one step rather than one per service. */
-export const withTurnServices = <A, E, R>(use: (services: TurnServices) => Effect.Effect<A, E, R>) =>
-  Effect.clockWith((clock) =>
-    Effect.contextWithEffect((context: Context.Context<TaskStore | ModelAccess>) =>
-      use({
-        store: Context.get(context, TaskStore),
-        model: Context.get(context, ModelAccess),
-        settings: Context.get(context, AgentSettings),
-        clock
-      })
-    )
-  )
+/**
+ * Runs `use` with the turn's services, read from the fiber in one step: `clockWith` and
+ * `contextWithEffect` are four effects between them, run on every send.
+ */
+export const withTurnServices = <A, E, R>(
+  use: (services: TurnServices) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | TaskStore | ModelAccess> =>
+  Effect.withFiberRuntime<A, E, R>((fiber) => {
+    // The context holds them: the effect's type requires them of whoever runs it.
+    const context = fiber.currentContext as Context.Context<TaskStore | ModelAccess>
+    return use({
+      store: Context.get(context, TaskStore),
+      model: Context.get(context, ModelAccess),
+      settings: Context.get(context, AgentSettings),
+      clock: Context.get(fiber.currentDefaultServices, Clock.Clock)
+    })
+  })
 
 const isoTime = (clock: Clock.Clock) => isoOf(clock.unsafeCurrentTimeMillis())
 
@@ -196,7 +201,12 @@ const decideTurn = (services: TurnServices, task: V1.Task, streaming: boolean): 
   if (decision._tag === "AskForInput") return Effect.succeed(endTurn("TASK_STATE_INPUT_REQUIRED", decision.question))
   const parts = message?.parts ?? []
   const play = (earlier: ReadonlyArray<V1.Task>) => playTurn(services, task, promptFor(services, earlier, task), parts, streaming)
-  return task.contextId === undefined ? play([]) : Effect.flatMap(services.store.storage.contextTasks(task.contextId), play)
+  if (task.contextId === undefined) return play([])
+  // Read at once where the storage can (no effect of its own on every turn).
+  const storage = services.store.storage
+  return storage.contextTasksNow === undefined
+    ? Effect.flatMap(storage.contextTasks(task.contextId), play)
+    : play(storage.contextTasksNow(task.contextId))
 }
 
 /** Messages a task keeps when a request or a turn's end changes it (the store's events keep its own bound). */
