@@ -59,7 +59,8 @@ const BASE64_PIECE = 1024 * 1024
  * to find. A piece is good until the next one is asked for: use it (hash it, write it) at once.
  */
 export function* base64Pieces(base64: string): Generator<Uint8Array> {
-  const piece = Buffer.allocUnsafe((BASE64_PIECE / 4) * 3)
+  // No larger than the bytes there are: an answer of many small files must not make a piece's buffer for each.
+  const piece = Buffer.allocUnsafe((Math.min(BASE64_PIECE, Math.ceil(base64.length / 4) * 4) / 4) * 3)
   for (let start = 0; start < base64.length; start += BASE64_PIECE) {
     yield piece.subarray(0, piece.write(base64.slice(start, start + BASE64_PIECE), "base64"))
   }

@@ -7,8 +7,8 @@
  * file (`file://`) or to its http(s) URL. The structured content keeps every part as well.
  *
  * Bounded: each image or audio file at most 5 MiB, each text file or data part at most 256 KiB, all that goes
- * inline in one result at most 8 MiB (encoded, so a result stays under the 10 MiB MCP message
- * cap), and at most 100 blocks; past any of these a file is linked instead, and past the last the
+ * inline in one result at most 8 MiB (as sent: base64, and text as a JSON string, escapes and all),
+ * and at most 100 blocks; past any of these a file is linked instead, and past the last the
  * rest are counted in one line.
  */
 import { FileSystem } from "@effect/platform"
@@ -104,6 +104,12 @@ const mediaBlock = (part: ContentPart, path: string, kind: "image" | "audio", li
     return { block: { type: kind, data, mimeType: sniffed }, inlineBytes: data.length } satisfies Placed
   })
 
+/**
+ * The bytes text takes in the MCP message, as a JSON string: a quote or a control character takes
+ * two to six, so text is measured as sent, not as read.
+ */
+const sentBytes = (text: string) => Buffer.byteLength(JSON.stringify(text))
+
 /** A small text file embedded with its text, when it is UTF-8; else a link. */
 const textBlock = (part: ContentPart, path: string, limits: ContentLimits, room: number) =>
   Effect.gen(function*() {
@@ -112,16 +118,18 @@ const textBlock = (part: ContentPart, path: string, limits: ContentLimits, room:
     const bytes = yield* readSaved(path, Math.min(limits.textBytes, size))
     const text = bytes === undefined ? undefined : decodeUtf8(bytes)
     if (text === undefined) return linked(part, bytes === undefined ? undefined : "its bytes are not UTF-8 text")
+    const inlineBytes = sentBytes(text)
+    if (inlineBytes > room) return linked(part, `not shown: this result already carries ${megabytes(limits.inlineBytes)} inline`)
     const resource = { uri: pathToFileURL(path).href, text, ...(part.media_type === null ? {} : { mimeType: part.media_type }) }
-    return { block: { type: "resource", resource }, inlineBytes: bytes!.length } satisfies Placed
+    return { block: { type: "resource", resource }, inlineBytes } satisfies Placed
   })
 
-/** A data part's JSON, when it is no larger than a text file shown inline; else a line saying where it is. */
+/** A data part's JSON, when it is no larger than a text file shown inline (both as sent); else a line saying where it is. */
 const dataBlock = (part: ContentPart, limits: ContentLimits, room: number): Placed => {
   const json = JSON.stringify(part.data) ?? "null"
-  const bytes = Buffer.byteLength(json)
+  const bytes = sentBytes(json)
   return bytes > Math.min(room, limits.textBytes)
-    ? { block: { type: "text", text: `[data: ${bytes} bytes of JSON, in structuredContent.parts]` }, inlineBytes: 0 }
+    ? { block: { type: "text", text: `[data: ${Buffer.byteLength(json)} bytes of JSON, in structuredContent.parts]` }, inlineBytes: 0 }
     : { block: { type: "text", text: json }, inlineBytes: bytes }
 }
 

@@ -8,6 +8,7 @@
 import { Effect } from "effect"
 import type * as V1 from "../a2a/v1.js"
 import { type AnswerPart, locatedParts, mediaTypeLie, partBytes, sha256Hex } from "../domain/answerParts.js"
+import { MAX_SAVED_FILES_PER_ANSWER } from "../domain/limits.js"
 import { A2aClient, type Target } from "../services/A2aClient.js"
 import { type FileToSave, ReceivedFiles, type SaveOutcome } from "../services/ReceivedFiles.js"
 
@@ -60,6 +61,9 @@ export const keepAnswerFiles = (
       toSave.sort((a, b) => a.index - b.index)
     }
     const answerId = "status" in answer ? answer.id : answer.taskId ?? answer.messageId
+    for (const { index } of toSave.splice(MAX_SAVED_FILES_PER_ANSWER)) {
+      kept[index] = withNote(kept[index]!, `not saved: the answer has more than ${MAX_SAVED_FILES_PER_ANSWER} files`)
+    }
     const outcomes = yield* Effect.flatMap(ReceivedFiles, (files) =>
       files.save({ dir: handling.saveDir, answerId }, toSave.map(({ file }) => file)))
     outcomes.forEach((outcome: SaveOutcome, position) => {

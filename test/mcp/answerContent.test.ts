@@ -132,6 +132,19 @@ describe("answerContent", () => {
     expect((two as { description: string }).description).toContain("already carries")
   })
 
+  it("counts text and data inline as sent, escapes and all: control characters and quotes cannot take a result past its budget", async () => {
+    const limits: ContentLimits = { ...MCP_ANSWER_CONTENT, inlineBytes: 64 * 1024 }
+    // Each 8 KiB as read: 48 KiB as sent (\u0001 is six characters in JSON), and 16 KiB of quotes twice escaped (32 KiB).
+    const controls = Array.from({ length: 4 }, (_, n) => saved(`controls-${n}.txt`, "text/plain", Buffer.alloc(8 * 1024, 1)))
+    const quotes = Array.from({ length: 4 }, () => dataPart("\"".repeat(8 * 1024)))
+    const blocks = await contentOf([...controls, ...quotes], limits)
+    const sent = blocks.reduce((total, block) => total + Buffer.byteLength(JSON.stringify(block)), 0)
+    expect(sent).toBeLessThan(limits.inlineBytes + 4 * 1024)
+    expect(blocks[0]).toMatchObject({ type: "resource" })
+    expect(blocks[1]).toMatchObject({ type: "resource_link", name: "controls-1.txt" })
+    expect(blocks.filter((block) => block.type === "text" && block.text.startsWith("[data:"))).toHaveLength(4)
+  })
+
   it("makes at most `blocks` blocks and counts the rest in one line", async () => {
     const parts = Array.from({ length: 10_000 }, (_, index) => dataPart(index))
     const blocks = await contentOf(parts)
