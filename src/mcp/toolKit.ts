@@ -24,7 +24,7 @@ import { logToClient } from "./clientLog.js"
 import { clientRoots } from "./clientRoots.js"
 import { HEARTBEAT, type ToolExtra } from "./progress.js"
 import { currentUser, legacyToolCall, modernToolCall, type ToolCall } from "./toolCall.js"
-import { type ContentOf, toToolResult, withoutSecrets } from "./toolResult.js"
+import { type ContentOf, forProtocolVersion, toToolResult, withoutSecrets } from "./toolResult.js"
 import { STEP_PROGRESS, type ToolTasksOptions } from "./toolTasks.js"
 
 /** The protocol era a server serves: `legacy` opened with `initialize` (2025-11-25 and before), `modern` is 2026-07-28. */
@@ -175,7 +175,7 @@ export const toolKit = (
       Effect.suspend(() => {
         const call = callOf(extra)
         const result = toToolResult(program, summarize, contentOf).pipe(
-          Effect.map((result) => withoutSecrets(result, secretsOf(args))),
+          Effect.map((result) => forProtocolVersion(withoutSecrets(result, secretsOf(args)), server.server.getNegotiatedProtocolVersion())),
           withTraceHeaders(call.trace),
           Effect.locally(currentUser, call.user),
           logToClient(extra)

@@ -61,6 +61,31 @@ const scrub = (value: unknown, secrets: ReadonlyArray<string>): unknown => {
 }
 
 /** The result with every occurrence of the given secrets replaced. */
+/** MCP versions whose content has no `resource_link` (it came in 2025-06-18), and no `audio` (2025-03-26). */
+const BEFORE_RESOURCE_LINKS = new Set(["2024-11-05", "2025-03-26"])
+const BEFORE_AUDIO = "2024-11-05"
+
+/** A block a client of that MCP version knows: a link as a line saying where the file is, audio as a line saying it was saved. */
+const knownTo = (version: string) => (block: ContentBlock): ContentBlock => {
+  if (block.type === "resource_link") {
+    const facts = [block.mimeType, block.size === undefined ? undefined : `${block.size} bytes`, block.description]
+      .filter((fact) => fact !== undefined)
+    return { type: "text", text: `[file ${block.name}: ${block.uri}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}]` }
+  }
+  if (block.type === "audio" && version === BEFORE_AUDIO) {
+    return { type: "text", text: `[audio (${block.mimeType}): saved, see structuredContent.parts; MCP ${version} has no audio content]` }
+  }
+  return block
+}
+
+/**
+ * The result in the content types of the MCP version the client negotiated: a client of an older
+ * one (2024-11-05, 2025-03-26) that checks a result's content against its own schema would refuse
+ * the whole result for one block of a type it does not know.
+ */
+export const forProtocolVersion = (result: CallToolResult, version: string | undefined): CallToolResult =>
+  version === undefined || !BEFORE_RESOURCE_LINKS.has(version) ? result : { ...result, content: result.content.map(knownTo(version)) }
+
 export const withoutSecrets = (result: CallToolResult, secrets: ReadonlyArray<string | undefined>): CallToolResult => {
   const present = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SCRUBBED_LENGTH)
   return present.length === 0 ? result : (scrub(result, present) as CallToolResult)

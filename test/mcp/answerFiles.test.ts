@@ -5,7 +5,8 @@
  * checked).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { CallToolResult, JSONRPCMessage, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { ManagedRuntime } from "effect"
 import { createHash, randomUUID } from "node:crypto"
@@ -14,6 +15,7 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MCP_ANSWER_CONTENT } from "../../src/domain/limits.js"
+import { makeMcpServer } from "../../src/mcp/server.js"
 import { webhookBaseUrl } from "../../src/servers/webhook/WebhookServer.js"
 import { IMAGE_PNG_BASE64 } from "../../src/services/modelProviders/mock.js"
 import * as NotificationLog from "../../src/services/NotificationLog.js"
@@ -155,6 +157,39 @@ describe("an answer's files and data as MCP content", () => {
       size: big.length,
       description: "image over 5 MiB: saved, not shown"
     }])
+  })
+
+  it("gives a client that negotiated MCP 2024-11-05 only the content types its version has: links and audio as lines", async () => {
+    const taskId = await echoTask([filePart(PDF, "old.pdf", "application/pdf"), filePart(WAV, "old.wav", "audio/wav")])
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await makeMcpServer(contextFor(runtime)).connect(serverSide)
+    const replies = new Map<unknown, JSONRPCMessage>()
+    clientSide.onmessage = (message) => {
+      if ("id" in message) replies.set(message.id, message)
+    }
+    await clientSide.start()
+    const request = async (id: number, method: string, params: Record<string, unknown>) => {
+      await clientSide.send({ jsonrpc: "2.0", id, method, params })
+      const deadline = Date.now() + 10_000
+      while (!replies.has(id)) {
+        if (Date.now() > deadline) throw new Error(`no answer to ${method}`)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      return (replies.get(id) as { result: Record<string, unknown> }).result
+    }
+    const initialized = await request(1, "initialize", {
+      protocolVersion: "2024-11-05",
+      capabilities: {},
+      clientInfo: { name: "old-client", version: "1.0.0" }
+    })
+    expect(initialized["protocolVersion"]).toBe("2024-11-05")
+    await clientSide.send({ jsonrpc: "2.0", method: "notifications/initialized" })
+    const result = await request(2, "tools/call", { name: "get_task", arguments: { agent_url: echo.baseUrl, task_id: taskId } })
+    const content = result["content"] as Array<{ type: string; text?: string }>
+    expect(content.map((block) => block.type)).toEqual(["text", "text", "text"])
+    expect(content[1]!.text).toMatch(/^\[file old\.pdf: file:\/\/.*old\.pdf \(application\/pdf, \d+ bytes\)\]$/)
+    expect(content[2]!.text).toContain("audio (audio/wav): saved")
+    await clientSide.close()
   })
 
   it.each(["send_message", "get_task", "wait_for_task"])(
