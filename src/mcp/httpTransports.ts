@@ -41,14 +41,29 @@ const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
 const bracketIpv6 = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
 
 /**
+ * A host as a request's Host header names it once parsed (the SDK's check compares parsed names):
+ * lower case, an IPv6 literal bracketed and in its shortest form. `--host MyBox` or `fe80::0001`
+ * would otherwise refuse every client that names the host as given.
+ */
+const asHostHeaderNames = (host: string) => {
+  try {
+    return new URL(`http://${bracketIpv6(host)}`).hostname
+  } catch {
+    return bracketIpv6(host).toLowerCase()
+  }
+}
+
+/**
  * Host names a request may carry (DNS-rebinding protection): loopback names, plus the bound
  * host; on a wildcard bind, this machine's name and interface addresses (what other machines
  * can use to reach it).
  */
 export const allowedHostNames = (host: string): ReadonlyArray<string> => {
-  if (isLoopbackHost(host)) return [...new Set([...LOOPBACK_NAMES, bracketIpv6(host)])]
-  if (!isAllInterfaces(host)) return [...LOOPBACK_NAMES, bracketIpv6(host)]
-  const addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => bracketIpv6(entry.address)))
+  if (isLoopbackHost(host)) return [...new Set([...LOOPBACK_NAMES, asHostHeaderNames(host)])]
+  if (!isAllInterfaces(host)) return [...LOOPBACK_NAMES, asHostHeaderNames(host)]
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).map((entry) => asHostHeaderNames(entry.address))
+  )
   return [...new Set([...LOOPBACK_NAMES, hostname().toLowerCase(), ...addresses])]
 }
 

@@ -596,6 +596,9 @@ describe("streamable HTTP", () => {
     expect(allowedHostNames("127.0.0.1")).toEqual(["localhost", "127.0.0.1", "[::1]"])
     expect(allowedHostNames("::1")).toEqual(["localhost", "127.0.0.1", "[::1]"])
     expect(allowedHostNames("192.168.7.7")).toContain("192.168.7.7")
+    // As a Host header names them once parsed: a name in lower case, an IPv6 literal in its shortest form.
+    expect(allowedHostNames("MyBox.Example")).toContain("mybox.example")
+    expect(allowedHostNames("fd00::0001")).toContain("[fd00::1]")
     const wildcard = allowedHostNames("0.0.0.0")
     expect(wildcard).toEqual(expect.arrayContaining(["localhost", "127.0.0.1", Os.hostname().toLowerCase()]))
     expect(wildcard).not.toContain("evil.example")
