@@ -75,7 +75,7 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
  * Files of one answer saved to disk; past it the rest are listed, not saved: an answer of tens of
  * thousands of tiny files would otherwise hold the process while it fills a folder.
  */
-export const MAX_SAVED_FILES_PER_ANSWER = 1000
+export const MAX_SAVED_FILES_PER_ANSWER = 10_000
 
 /** Largest card file `card validate --file` reads. */
 export const MAX_CARD_FILE_BYTES = 10 * 1024 * 1024

@@ -86,16 +86,18 @@ export const notifications = (options: ListenOptions): Stream.Stream<Notice, Not
     Effect.gen(function*() {
       const lost = (reason: string) => void emit.fail(new NotificationsLost({ reason }))
       const client = yield* connected(options, lost)
+      yield* Effect.tryPromise({
+        try: () => client.query(`LISTEN ${client.escapeIdentifier(options.channel)}`),
+        catch: (error) => new NotificationsLost({ reason: options.describe(error) })
+      })
+      // Listening first, then what comes: a notification that came with LISTEN's answer is not heard,
+      // and what it told is read by whoever heard `Listening` (they read what they missed).
+      void emit.single(LISTENING)
       client.on("notification", (message) => {
         if (message.channel === options.channel && message.payload !== undefined) {
           void emit.single({ _tag: "Notification", payload: message.payload })
         }
       })
-      yield* Effect.tryPromise({
-        try: () => client.query(`LISTEN ${client.escapeIdentifier(options.channel)}`),
-        catch: (error) => new NotificationsLost({ reason: options.describe(error) })
-      })
-      void emit.single(LISTENING)
       yield* Effect.forkScoped(Effect.catchAll(probe(client, options), (error) => Effect.sync(() => lost(error.reason))))
     })
   )

@@ -31,7 +31,7 @@ const noClient = Layer.succeed(A2aClient, {} as A2aClient["Type"])
 
 describe("an answer's files kept on disk", () => {
   it(`saves at most ${MAX_SAVED_FILES_PER_ANSWER} files of one answer and notes the rest as not saved`, async () => {
-    const count = MAX_SAVED_FILES_PER_ANSWER + 500
+    const count = MAX_SAVED_FILES_PER_ANSWER + 100
     const task = taskWithFiles(count)
     const kept = await Effect.runPromise(
       keepAnswerFiles({ agentUrl: agentUrlOf("http://agent.test") }, task, answerParts(task)).pipe(
