@@ -107,8 +107,10 @@ const silencingProxy = async (url: string) => {
 
 /** Ends every connection instances listen for notifications on (as a server restart or a cut connection would); how many. */
 const cutNotifications = async (url: string) =>
-  (await sqlRows(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'relay notifications%'"))
-    .length
+  (await sqlRows(
+    url,
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'relay notifications%' AND datname = current_database()"
+  )).length
 
 // Long enough that the periodic catch-up (a third of it) cannot be what delivers within the tests' waits.
 const LONG_LEASE = "60 seconds"
