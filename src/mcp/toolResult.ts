@@ -60,7 +60,6 @@ const scrub = (value: unknown, secrets: ReadonlyArray<string>): unknown => {
   return value
 }
 
-/** The result with every occurrence of the given secrets replaced. */
 /** MCP versions whose content has no `resource_link` (it came in 2025-06-18), and no `audio` (2025-03-26). */
 const BEFORE_RESOURCE_LINKS = new Set(["2024-11-05", "2025-03-26"])
 const BEFORE_AUDIO = "2024-11-05"
@@ -86,6 +85,7 @@ const knownTo = (version: string) => (block: ContentBlock): ContentBlock => {
 export const forProtocolVersion = (result: CallToolResult, version: string | undefined): CallToolResult =>
   version === undefined || !BEFORE_RESOURCE_LINKS.has(version) ? result : { ...result, content: result.content.map(knownTo(version)) }
 
+/** The result with every occurrence of the given secrets replaced. */
 export const withoutSecrets = (result: CallToolResult, secrets: ReadonlyArray<string | undefined>): CallToolResult => {
   const present = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SCRUBBED_LENGTH)
   return present.length === 0 ? result : (scrub(result, present) as CallToolResult)

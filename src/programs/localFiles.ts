@@ -7,6 +7,7 @@
  * a size they do not have). So a symlink or FIFO swapped in after the check is never read, and a
  * file is read from the descriptor judged, in one piece of the size it had.
  */
+import type { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, type Scope } from "effect"
 import * as Fs from "node:fs"
@@ -14,6 +15,7 @@ import type { FileHandle } from "node:fs/promises"
 import { CardFileRefused, InvalidCard } from "../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH, MAX_CARD_FILE_BYTES } from "../domain/limits.js"
 import type { FileNotAllowed, FileUnreadable } from "../domain/outgoingPartErrors.js"
+import type { StateDir } from "../services/StateDir.js"
 
 /** Pseudo file systems whose files claim a size they do not have (or none at all). */
 const PSEUDO_FILE_SYSTEMS = ["/proc/", "/sys/"]
@@ -24,6 +26,11 @@ export const describeReason = (error: PlatformError) => (error._tag === "SystemE
 /** Why a file could not be found or read, in words. */
 export const unreadableReason = (error: PlatformError) =>
   error._tag === "SystemError" && error.reason === "NotFound" ? "no such file" : `it cannot be read (${describeReason(error)})`
+
+/** The real path to read for a path as given, or why it may not be read (the doors' permissions: readPermission.ts). */
+export type ReadPermission<R = FileSystem.FileSystem | StateDir> = (
+  path: string
+) => Effect.Effect<string, FileUnreadable | FileNotAllowed, R>
 
 /** Why a file was not read: its reason, and what to do instead where the reason calls for something else. */
 export interface FileRefusal {
@@ -39,14 +46,17 @@ export interface JudgedFile {
   readonly identity: string
 }
 
-const typeOf = (stats: Fs.Stats) =>
-  stats.isDirectory() ? "Directory" : stats.isFIFO() ? "FIFO" : stats.isSocket() ? "Socket" : stats.isCharacterDevice()
-    ? "CharacterDevice"
-    : stats.isBlockDevice()
-    ? "BlockDevice"
-    : stats.isSymbolicLink()
-    ? "SymbolicLink"
-    : "Unknown"
+/** What a file that is not a regular one is, named as @effect/platform names it (the refusals say so). */
+const OTHER_TYPES: ReadonlyArray<readonly [string, (stats: Fs.Stats) => boolean]> = [
+  ["Directory", (stats) => stats.isDirectory()],
+  ["FIFO", (stats) => stats.isFIFO()],
+  ["Socket", (stats) => stats.isSocket()],
+  ["CharacterDevice", (stats) => stats.isCharacterDevice()],
+  ["BlockDevice", (stats) => stats.isBlockDevice()],
+  ["SymbolicLink", (stats) => stats.isSymbolicLink()]
+]
+
+const typeOf = (stats: Fs.Stats) => OTHER_TYPES.find(([, is]) => is(stats))?.[0] ?? "Unknown"
 
 /** Why what was opened is refused: anything but a regular file, or a file of the pseudo file systems. */
 const refusalOf = (realPath: string, stats: Fs.Stats): FileRefusal | undefined => {
@@ -115,12 +125,7 @@ export const readOpened = (handle: FileHandle, size: number) =>
  * inside the client's roots and the directories the user allowed); an error never shows the file's
  * content (it may be any file at all).
  */
-export const readCardFile = <R>(
-  path: string,
-  // A ReadPermission (readPermission.ts, which builds on this module).
-  mayRead: (path: string) => Effect.Effect<string, FileUnreadable | FileNotAllowed, R>,
-  maxBytes: number = MAX_CARD_FILE_BYTES
-) =>
+export const readCardFile = <R>(path: string, mayRead: ReadPermission<R>, maxBytes: number = MAX_CARD_FILE_BYTES) =>
   Effect.gen(function*() {
     const refused = (reason: string) => new CardFileRefused({ path, reason })
     const realPath = yield* Effect.mapError(

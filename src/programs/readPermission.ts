@@ -10,12 +10,9 @@ import { Effect } from "effect"
 import * as Path from "node:path"
 import { FileNotAllowed, FileUnreadable } from "../domain/outgoingPartErrors.js"
 import { StateDir } from "../services/StateDir.js"
-import { unreadableReason } from "./localFiles.js"
+import { type ReadPermission, unreadableReason } from "./localFiles.js"
 
-/** The real path to read for a path as given, or why it may not be read. */
-export type ReadPermission<R = FileSystem.FileSystem | StateDir> = (
-  path: string
-) => Effect.Effect<string, FileUnreadable | FileNotAllowed, R>
+export type { ReadPermission } from "./localFiles.js"
 
 const realPathOf = (path: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.realPath(path)).pipe(

@@ -261,17 +261,14 @@ export const make = (options: PushSenderOptions = {}) =>
       Effect.gen(function*() {
         const waiting = yield* Queue.unbounded<PendingDelivery | typeof NO_MORE>()
         const wait = (delivery: PendingDelivery) =>
-          Effect.suspend(() =>
-            Option.getOrElse(waiting.unsafeSize(), () => 0) < maxWaiting
-              ? Queue.offer(waiting, delivery)
-              : Effect.flatMap(Queue.takeAll(waiting), (behind) =>
-                Effect.flatMap(fold(pending, [...behind as Iterable<PendingDelivery>, delivery]), (folded) =>
-                  Queue.offer(waiting, folded)))
-          )
+          Effect.gen(function*() {
+            if (Option.getOrElse(waiting.unsafeSize(), () => 0) < maxWaiting) return yield* Queue.offer(waiting, delivery)
+            // NO_MORE comes after the last update: what is taken here is deliveries alone.
+            const behind = [...(yield* Queue.takeAll(waiting))] as Array<PendingDelivery>
+            return yield* Queue.offer(waiting, yield* fold(pending, [...behind, delivery]))
+          })
         yield* Effect.forkScoped(updates.pipe(
-          Stream.mapEffect((update) =>
-            recorded(target, pending, update)
-          ),
+          Stream.mapEffect((update) => recorded(target, pending, update)),
           Stream.runForEach(Option.match({ onNone: () => Effect.void, onSome: wait })),
           Effect.zipRight(Queue.offer(waiting, NO_MORE))
         ))
