@@ -6,7 +6,8 @@
  * - control characters (NUL included), bidi controls and the characters Windows refuses
  *   (`<>:"|?*`) are replaced by `_`; leading dots and spaces, and trailing dots and spaces
  *   (Windows drops them) are removed, so no name is hidden (`.bashrc` is `bashrc`) or `..`;
- * - Windows' reserved device names (CON, NUL, COM1, …, with any extension) get a `_` before them;
+ * - Windows' reserved device names (CON, NUL, COM1, …, and the console's CONIN$ and CONOUT$, with any
+ *   extension) get a `_` before them;
  * - at most MAX_NAME_BYTES bytes of UTF-8, cut before the extension, never inside a character;
  * - a name of nothing but dots, spaces and such characters (or none) is the fallback.
  */
@@ -18,7 +19,7 @@ export const MAX_NAME_BYTES = 200
 const MAX_EXTENSION_CHARS = 16
 
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069<>:"|?*]/g
-const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i
+const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8")
 

@@ -51,11 +51,21 @@ const cutResult = (cut: Described, structured: object, summary: string, more: Re
 const MIN_SCRUBBED_LENGTH = 6
 const REDACTED = "[redacted]"
 
+/**
+ * Whether `key` of `holder` is a file's bytes in base64 (an image's or audio's `data`, a resource's
+ * `blob`): a secret the file holds is encoded there, never as typed, and a chance match replaced
+ * would corrupt the file.
+ */
+const isBase64Bytes = (holder: object, key: string) =>
+  key === "blob" || (key === "data" && "type" in holder && (holder.type === "image" || holder.type === "audio"))
+
 const scrub = (value: unknown, secrets: ReadonlyArray<string>): unknown => {
   if (typeof value === "string") return secrets.reduce((text, secret) => text.replaceAll(secret, REDACTED), value)
   if (Array.isArray(value)) return value.map((item) => scrub(item, secrets))
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, scrub(inner, secrets)]))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, isBase64Bytes(value, key) ? inner : scrub(inner, secrets)])
+    )
   }
   return value
 }

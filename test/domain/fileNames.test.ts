@@ -38,6 +38,10 @@ describe("safeFileName", () => {
     expect(safe("com1")).toBe("_com1")
     expect(safe("LPT9.log")).toBe("_LPT9.log")
     expect(safe("CONSOLE.txt")).toBe("CONSOLE.txt")
+    // The console's input and output, which Windows opens as devices too.
+    expect(safe("CONIN$")).toBe("_CONIN$")
+    expect(safe("conout$.txt")).toBe("_conout$.txt")
+    expect(safe("CONIN$x")).toBe("CONIN$x")
   })
 
   it("uses the fallback for no name at all", () => {

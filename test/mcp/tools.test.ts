@@ -691,6 +691,29 @@ describe("secrets", () => {
     expect(clean.structuredContent).toEqual({ nested: [{ value: "x[redacted]y" }], short: "abc" })
   })
 
+  it("withoutSecrets leaves a file's base64 bytes whole, where a secret is never typed and a match would corrupt it", () => {
+    const secret = "QUJDREVGR0hJSktM"
+    const bytes = `iVBORw0KGgo${secret}AAAA`
+    const result: CallToolResult = {
+      content: [
+        { type: "text", text: `said ${secret}` },
+        { type: "image", data: bytes, mimeType: "image/png" },
+        { type: "audio", data: bytes, mimeType: "audio/wav" },
+        { type: "resource", resource: { uri: "file:///tmp/a.bin", blob: bytes } }
+      ],
+      structuredContent: { data: `a ${secret}`, parts: [{ data: { note: secret } }] }
+    }
+    const clean = withoutSecrets(result, [secret])
+    expect(clean.content).toEqual([
+      { type: "text", text: "said [redacted]" },
+      { type: "image", data: bytes, mimeType: "image/png" },
+      { type: "audio", data: bytes, mimeType: "audio/wav" },
+      { type: "resource", resource: { uri: "file:///tmp/a.bin", blob: bytes } }
+    ])
+    // A data part's JSON (or any other `data`) is what the agent wrote, scrubbed as text.
+    expect(clean.structuredContent).toEqual({ data: "a [redacted]", parts: [{ data: { note: "[redacted]" } }] })
+  })
+
   it("no token or key given to any tool appears anywhere in any result", () => {
     expect(seen.length).toBeGreaterThan(60)
     const everything = JSON.stringify(seen)
