@@ -211,6 +211,13 @@ const int64Text = (value: unknown): string =>
     ? String(value)
     : notPlain()
 
+/**
+ * A string field's text: with a lone surrogate (no UTF-8 for it) the library refuses the field,
+ * where Buffer would write U+FFFD. (Struct keys and Values it writes with U+FFFD: so does this.)
+ */
+const text = (value: unknown): string =>
+  typeof value === "string" && (value as string & { isWellFormed(): boolean }).isWellFormed() ? value : notPlain()
+
 const finite = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : notPlain())
 
 const base64 = (value: unknown): Uint8Array => typeof value === "string" && BASE64.test(value) ? Buffer.from(value, "base64") : notPlain()
@@ -226,7 +233,7 @@ const scalarOf = (type: ScalarType): {
     case ScalarType.STRING:
       return {
         wire: WireType.LengthDelimited,
-        write: (w, v) => w.string(typeof v === "string" ? v : notPlain()),
+        write: (w, v) => w.string(text(v)),
         isDefault: (v) => v === ""
       }
     case ScalarType.BYTES:
@@ -379,7 +386,7 @@ const mapWriter = (field: DescField & { readonly fieldKind: "map" }): WriteValue
       const value = entries[key]
       if (value === undefined || value === null) notPlain()
       const start = w.open(field.number)
-      w.tag(1, WireType.LengthDelimited).string(key)
+      w.tag(1, WireType.LengthDelimited).string(text(key))
       writeValue(w, value, depth)
       w.close(start)
     }

@@ -58,4 +58,29 @@ describe("protoJsonToBinary", () => {
       expect(protoJsonToBinary(sendResponse!, json)).toBeUndefined()
     }
   })
+
+  it("leaves a string field with a lone surrogate to the library, which refuses it; a Struct's strings take U+FFFD in both", () => {
+    const part = messageOf("Part")
+    const scopes = messageOf("ClientCredentialsOAuthFlow")
+    for (
+      const [schema, json] of [
+        [part, { text: "\ud800" }],
+        [part, { text: "a\udc00b" }],
+        [messageOf("Message"), { messageId: "m", referenceTaskIds: ["t", "\ud83d"] }],
+        [scopes, { scopes: { "\ud800": "read" } }],
+        [scopes, { scopes: { read: "\udfff" } }]
+      ] as const
+    ) {
+      expect(protoJsonToBinary(schema, json)).toBeUndefined()
+      expect(library(schema, json)).toBeUndefined()
+    }
+    // A pair is one character (4 bytes of UTF-8); in a Struct or Value the library writes U+FFFD too.
+    for (const json of [{ text: "\ud83d\ude00" }, { data: "\ud800" }, { metadata: { "\udc00": ["x\ud800"] } }]) {
+      const fast = protoJsonToBinary(part, json)
+      expect(fast).toBeDefined()
+      expect(Buffer.from(fast!).toString("hex")).toBe(Buffer.from(library(part, json)!).toString("hex"))
+    }
+  })
 })
+
+const messageOf = (name: string) => v1File.messages.find((message) => message.name === name)!
