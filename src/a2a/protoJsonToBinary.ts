@@ -199,7 +199,12 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
 const INT32 = { min: -0x80000000, max: 0x7fffffff }
 const UINT32 = { min: 0, max: 0xffffffff }
 const INT64_TEXT = /^-?(?:0|[1-9][0-9]*)$/
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/
+/**
+ * Base64 as ProtoJSON has it (standard or URL-safe, padded or not), whose bytes Buffer and the
+ * library read alike; a last group of one character the library refuses, and padding past the
+ * last group it reads otherwise.
+ */
+const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/
 
 const integer = (value: unknown, range: { readonly min: number; readonly max: number }): number =>
   typeof value === "number" && Number.isInteger(value) && value >= range.min && value <= range.max ? value : notPlain()

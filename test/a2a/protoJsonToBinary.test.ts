@@ -81,6 +81,20 @@ describe("protoJsonToBinary", () => {
       expect(Buffer.from(fast!).toString("hex")).toBe(Buffer.from(library(part, json)!).toString("hex"))
     }
   })
+
+  it("reads base64 as the library does: a last group of one character and padding past the last group are its own", () => {
+    const part = messageOf("Part")
+    // Buffer took "A" as no byte and "QUJDR" as "ABC"; the library refuses both. "QUJD==" it reads as "AB".
+    for (const raw of ["A", "QUJDR", "QUJD==", "QUJD=", "QUI==", "==", "=", "QUJDRA==="]) {
+      expect(protoJsonToBinary(part, { raw })).toBeUndefined()
+    }
+    expect(library(part, { raw: "A" })).toBeUndefined()
+    for (const raw of ["", "QQ", "QQ==", "QUI", "QUI=", "QUJD", "QUJDRA", "-_-_", "+/+/", "_w==", "_w"]) {
+      const fast = protoJsonToBinary(part, { raw })
+      expect(fast).toBeDefined()
+      expect(Buffer.from(fast!).toString("hex")).toBe(Buffer.from(library(part, { raw })!).toString("hex"))
+    }
+  })
 })
 
 const messageOf = (name: string) => v1File.messages.find((message) => message.name === name)!
