@@ -198,7 +198,8 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
 
 const INT32 = { min: -0x80000000, max: 0x7fffffff }
 const UINT32 = { min: 0, max: 0xffffffff }
-const INT64_TEXT = /^-?(?:0|[1-9][0-9]*)$/
+/** "-0" is the library's: it reads it as 0, the default, not written. */
+const INT64_TEXT = /^(?:0|-?[1-9][0-9]*)$/
 /**
  * Base64 as ProtoJSON has it (standard or URL-safe, padded or not), whose bytes Buffer and the
  * library read alike; a last group of one character the library refuses, and padding past the
@@ -234,6 +235,8 @@ const scalarOf = (type: ScalarType): {
   readonly isDefault: (value: unknown) => boolean
 } => {
   const isZero = (value: unknown) => value === 0 || value === "0"
+  // -0 is not proto3's default of a double or float: it is written (Object.is tells it from 0).
+  const isPositiveZero = (value: unknown) => Object.is(value, 0)
   switch (type) {
     case ScalarType.STRING:
       return {
@@ -246,9 +249,9 @@ const scalarOf = (type: ScalarType): {
     case ScalarType.BOOL:
       return { wire: WireType.Varint, write: (w, v) => w.bool(typeof v === "boolean" ? v : notPlain()), isDefault: (v) => v === false }
     case ScalarType.DOUBLE:
-      return { wire: WireType.Bit64, write: (w, v) => w.double(finite(v)), isDefault: isZero }
+      return { wire: WireType.Bit64, write: (w, v) => w.double(finite(v)), isDefault: isPositiveZero }
     case ScalarType.FLOAT:
-      return { wire: WireType.Bit32, write: (w, v) => w.float(finite(v)), isDefault: isZero }
+      return { wire: WireType.Bit32, write: (w, v) => w.float(finite(v)), isDefault: isPositiveZero }
     case ScalarType.INT32:
       return { wire: WireType.Varint, write: (w, v) => w.int32(integer(v, INT32)), isDefault: isZero }
     case ScalarType.SINT32:

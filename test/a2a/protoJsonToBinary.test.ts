@@ -2,7 +2,8 @@
 // for (@bufbuild/protobuf's fromJson + toBinary): random ProtoJSON of every message type of both
 // A2A generations, made from the descriptors, must come out as the same bytes; whatever the
 // writer leaves (undefined) must be what the library reads differently or refuses.
-import { type DescMessage, fromJson, type JsonValue, toBinary } from "@bufbuild/protobuf"
+import { create, createFileRegistry, type DescMessage, fromJson, type JsonValue, toBinary } from "@bufbuild/protobuf"
+import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt"
 import { describe, expect, it } from "vitest"
 import { protoJsonToBinary } from "../../src/a2a/protoJsonToBinary.js"
 import { file_lf_a2a_v1_a2a as v1File } from "../../src/a2a/schemas/a2aV1_pb.js"
@@ -93,6 +94,43 @@ describe("protoJsonToBinary", () => {
       const fast = protoJsonToBinary(part, { raw })
       expect(fast).toBeDefined()
       expect(Buffer.from(fast!).toString("hex")).toBe(Buffer.from(library(part, { raw })!).toString("hex"))
+    }
+  })
+
+  it("keeps proto3's defaults as the library does: -0 of a double or float written, \"-0\" of a 64-bit integer its own", () => {
+    // No A2A message has such a field without presence (only Struct's Values, a oneof): a message of its own.
+    const file = create(FileDescriptorProtoSchema, {
+      name: "implicit.proto",
+      package: "test",
+      syntax: "proto3",
+      messageType: [{
+        name: "Implicit",
+        field: [
+          FieldDescriptorProto_Type.DOUBLE,
+          FieldDescriptorProto_Type.FLOAT,
+          FieldDescriptorProto_Type.INT64,
+          FieldDescriptorProto_Type.SINT64,
+          FieldDescriptorProto_Type.SFIXED64
+        ]
+          .map((type, index) => ({
+            name: `f${index + 1}`,
+            jsonName: `f${index + 1}`,
+            number: index + 1,
+            type,
+            label: FieldDescriptorProto_Label.OPTIONAL
+          }))
+      }]
+    })
+    const implicit = createFileRegistry(file, () => undefined).getMessage("test.Implicit")!
+    for (const json of [{ f1: -0 }, { f2: -0 }, { f1: 0, f2: 0 }, { f3: 0, f4: "0", f5: -0 }]) {
+      const fast = protoJsonToBinary(implicit, json)
+      expect(fast).toBeDefined()
+      expect(Buffer.from(fast!).toString("hex")).toBe(Buffer.from(library(implicit, json)!).toString("hex"))
+    }
+    expect(Buffer.from(protoJsonToBinary(implicit, { f1: -0 })!).toString("hex")).toBe("090000000000000080")
+    for (const json of [{ f3: "-0" }, { f4: "-0" }, { f5: "-0" }]) {
+      expect(protoJsonToBinary(implicit, json)).toBeUndefined()
+      expect(library(implicit, json)).toHaveLength(0)
     }
   })
 })
