@@ -11,7 +11,7 @@ import { grpcService } from "../../src/a2a/grpcCodec.js"
 import { protoBinaryToJson } from "../../src/a2a/protoBinaryToJson.js"
 import { A2AService as A2AServiceV03 } from "../../src/a2a/schemas/a2aV03_pb.js"
 import { A2AService as A2AServiceV1, file_lf_a2a_v1_a2a as v1File } from "../../src/a2a/schemas/a2aV1_pb.js"
-import { messageJson, random, SCHEMAS } from "../helpers/protoJsonSamples.js"
+import { messageJson, random, SCHEMAS, withEdges } from "../helpers/protoJsonSamples.js"
 
 /** The gRPC codec's (grpcCodec.ts). */
 const RECURSION_LIMIT = 512
@@ -79,6 +79,18 @@ describe("protoBinaryToJson", () => {
       }
     }
     expect(direct).toBe(total)
+  })
+
+  it("reads the library's JSON from random messages with values at the edges", () => {
+    const next = random(35)
+    let direct = 0
+    for (const schema of SCHEMAS) {
+      for (let round = 0; round < 15; round++) {
+        const bytes = bytesOf(schema, withEdges(messageJson(schema, next, 0), next))
+        if (bytes !== undefined && expectSameAsLibrary(schema, bytes) === "direct") direct++
+      }
+    }
+    expect(direct).toBeGreaterThan(SCHEMAS.length * 15 * 0.3)
   })
 
   it("agrees with the library on every request type's bytes mangled: flipped, cut, repeated, with unknown fields", () => {

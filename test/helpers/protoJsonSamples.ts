@@ -110,3 +110,47 @@ const withNested = (messages: ReadonlyArray<DescMessage>): ReadonlyArray<DescMes
 
 /** Every message type of both A2A generations, nested ones included. */
 export const SCHEMAS = withNested([...v1File.messages, ...v03File.messages])
+
+/**
+ * Values at the edges, for the leaves of random ProtoJSON: lone surrogates, astral characters, a
+ * byte order mark, long text, base64 cut or padded past its last group, "-0", the integer limits,
+ * doubles past float's range, Timestamps at the ends of theirs or with offsets and odd fractions.
+ */
+const EDGE_TEXTS = [
+  "",
+  "\ud800",
+  "a\udc00b",
+  "\ud83d\ude00 𝄞",
+  "\ufeffbom",
+  "\u0000",
+  "y".repeat(20_000),
+  "-0",
+  "A",
+  "QUJDR",
+  "QUJD==",
+  "QUI==",
+  "QUI",
+  "_-8",
+  "==",
+  "0001-01-01T00:00:00Z",
+  "9999-12-31T23:59:59.999999999Z",
+  "0001-01-01T00:59:59+01:00",
+  "2020-01-01T00:00:00.5+05:30",
+  "2020-02-30T00:00:00Z",
+  "2020-01-01T24:00:00Z"
+]
+const EDGE_NUMBERS = [-0, 0.5, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 32 - 1, 1e308, 5e-324, 2 ** 53 + 2, 99, -1]
+
+/** `json` with some of its leaves (and now and then a key) swapped for values at the edges. */
+export const withEdges = (json: unknown, next: () => number): unknown => {
+  const edge = <T>(values: ReadonlyArray<T>): T => values[Math.floor(next() * values.length)]!
+  if (Array.isArray(json)) return json.map((item) => withEdges(item, next))
+  if (typeof json === "object" && json !== null) {
+    return Object.fromEntries(
+      Object.entries(json).map(([key, value]) => [next() < 0.05 ? edge(EDGE_TEXTS) : key, withEdges(value, next)])
+    )
+  }
+  if (typeof json === "string" && next() < 0.5) return edge(EDGE_TEXTS)
+  if (typeof json === "number" && next() < 0.3) return edge(EDGE_NUMBERS)
+  return json
+}
