@@ -5,7 +5,7 @@
  * discover the card (agent-card.json, then agent.json, or an explicit card URL; ETag and
  * Cache-Control honoured) → pick the first interface we speak (or the one pinned) → encode the
  * operation in that interface's dialect → send with A2A-Version and the caller's credentials
- * (only to the origin the user addressed) → decode; on the v0.3 signals of a 1.0 interface,
+ * (only to the origin the user addressed; masked wherever an error quotes the agent) → decode; on the v0.3 signals of a 1.0 interface,
  * fall back to the card's 0.3 interface unless the user pinned a version; an interface on another
  * origin than the card stays within the card's class of address (a2aClient/interfaceHosts.ts). Streams are checked
  * for their content type before parsing and end at the last event of the interaction.
@@ -17,6 +17,7 @@ import { HttpClient } from "@effect/platform"
 import { Context, Effect, Layer, Ref, type Scope, Stream } from "effect"
 import type * as V1 from "../a2a/v1.js"
 import type { A2aClientError } from "../domain/clientErrors.js"
+import { withoutSecretsIn } from "./a2aClient/answers.js"
 import { makeCardCache } from "./a2aClient/cardCache.js"
 import { type CardJson, discover, type DiscoveredCard, fetchCardJson } from "./a2aClient/discovery.js"
 import { download } from "./a2aClient/downloads.js"
@@ -80,26 +81,34 @@ const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient |
   }
 })
 
+/** Errors of a call with the caller's secrets masked wherever the agent's words are quoted (answers.ts). */
+const masked = <A>(target: Target, effect: Effect.Effect<A, A2aClientError>) => Effect.mapError(effect, withoutSecretsIn(target))
+const maskedStream = <A>(target: Target, stream: Stream.Stream<A, A2aClientError>) => Stream.mapError(stream, withoutSecretsIn(target))
+
 export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> = Effect.map(
   makeClientState,
   (state) =>
     A2aClient.of({
-      discover: (target) => discover(state, target),
-      fetchCardJson: (target) => fetchCardJson(state, target),
-      endpoint: (target) => Effect.map(endpointsOf(state, target), (endpoints) => endpoints[0]!),
-      send: (target, request) => call(state, target, (d) => d.send, request, "send"),
-      stream: (target, request) => streamCall(state, target, (d) => d.stream, request, "stream"),
+      discover: (target) => masked(target, discover(state, target)),
+      fetchCardJson: (target) => masked(target, fetchCardJson(state, target)),
+      endpoint: (target) => masked(target, Effect.map(endpointsOf(state, target), (endpoints) => endpoints[0]!)),
+      send: (target, request) => masked(target, call(state, target, (d) => d.send, request, "send")),
+      stream: (target, request) => maskedStream(target, streamCall(state, target, (d) => d.stream, request, "stream")),
       getTask: (target, request) =>
-        Effect.map(call(state, target, (d) => d.getTask, request, "getTask"), (task) => limitHistory(task, request.historyLength)),
-      listTasks: (target, request) => call(state, target, (d) => d.listTasks, request, "listTasks"),
-      cancelTask: (target, request) => call(state, target, (d) => d.cancelTask, request, "cancelTask"),
-      subscribe: (target, request) => streamCall(state, target, (d) => d.subscribe, request, "subscribe"),
-      createPushConfig: (target, config) => pushCall(state, target, (d) => d.createPushConfig, config, "createPushConfig"),
-      getPushConfig: (target, request) => pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig"),
-      listPushConfigs: (target, request) => pushCall(state, target, (d) => d.listPushConfigs, request, "listPushConfigs"),
-      deletePushConfig: (target, request) => pushCall(state, target, (d) => d.deletePushConfig, request, "deletePushConfig"),
-      extendedCard: (target) => extendedCard(state, target),
-      download: (target, url) => download(state, target, url)
+        masked(
+          target,
+          Effect.map(call(state, target, (d) => d.getTask, request, "getTask"), (task) => limitHistory(task, request.historyLength))
+        ),
+      listTasks: (target, request) => masked(target, call(state, target, (d) => d.listTasks, request, "listTasks")),
+      cancelTask: (target, request) => masked(target, call(state, target, (d) => d.cancelTask, request, "cancelTask")),
+      subscribe: (target, request) => maskedStream(target, streamCall(state, target, (d) => d.subscribe, request, "subscribe")),
+      createPushConfig: (target, config) => masked(target, pushCall(state, target, (d) => d.createPushConfig, config, "createPushConfig")),
+      getPushConfig: (target, request) => masked(target, pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig")),
+      listPushConfigs: (target, request) => masked(target, pushCall(state, target, (d) => d.listPushConfigs, request, "listPushConfigs")),
+      deletePushConfig: (target, request) =>
+        masked(target, pushCall(state, target, (d) => d.deletePushConfig, request, "deletePushConfig")),
+      extendedCard: (target) => masked(target, extendedCard(state, target)),
+      download: (target, url) => masked(target, download(state, target, url))
     })
 )
 

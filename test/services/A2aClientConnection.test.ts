@@ -24,6 +24,7 @@ import {
   scriptedRpc,
   sendRequest,
   stubPool,
+  type StubRequest,
   taskOf,
   v1Card,
   waitUntil,
@@ -272,6 +273,67 @@ describe("credentials", () => {
         expect(result.logs.filter((line) => line.startsWith("WARN"))).toEqual([])
       })))
   })
+})
+
+describe("an agent that echoes the credentials it was sent", () => {
+  const TOKEN = "echoed-bearer-0123456789abcdef"
+  const KEY = "echoed-api-key-0123456789"
+  const echoOf = (request: StubRequest) =>
+    `you sent authorization=${request.headers["authorization"]} x-api-key=${request.headers["x-api-key"]}`
+  // The card answers from the agent's origin; every operation echoes the request's credentials back, in each shape errors come in.
+  const echoingAgent = () =>
+    stub((baseUrl) => ({
+      "GET /.well-known/agent-card.json": reply(v1Card([
+        { url: `${baseUrl}/rpc`, binding: "JSONRPC", version: "1.0" },
+        { url: `${baseUrl}/rest`, binding: "HTTP+JSON", version: "1.0" }
+      ])),
+      "POST /rpc": (request, res) => {
+        const id = (request.body as { id?: unknown }).id
+        const error = { code: -32603, message: echoOf(request) }
+        if ((request.body as { method?: string }).method === "SendStreamingMessage") {
+          res.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${JSON.stringify({ jsonrpc: "2.0", id, error })}\n\n`)
+          return undefined
+        }
+        return { body: { jsonrpc: "2.0", id, error } }
+      },
+      "POST /rest/message:send": (request) => ({ status: 400, body: echoOf(request) }),
+      "GET /broken/.well-known/agent-card.json": (request) => ({ status: 500, body: echoOf(request) })
+    }))
+
+  it.live("never shows them in an error: they are masked as relay auth show masks them", () =>
+    withClient(Effect.gen(function*() {
+      const a2a = yield* A2aClient
+      const server = yield* echoingAgent()
+      const elsewhere = yield* stub({
+        "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${server.baseUrl}/rpc`, binding: "JSONRPC", version: "1.0" }]))
+      })
+      const base = { agentUrl: agentUrlOf(server.baseUrl) }
+      const bearer: Target = { ...base, credentials: { kind: "bearer", token: TOKEN } }
+      const keyed: Target = { ...base, credentials: { kind: "api_key", key: KEY, header: "X-API-Key" } }
+      const errors = [
+        yield* Effect.flip(a2a.send(bearer, sendRequest("hi"))),
+        yield* Effect.flip(a2a.send({ ...keyed, binding: "HTTP+JSON" }, sendRequest("hi"))),
+        yield* Effect.flip(collect(a2a.stream(bearer, sendRequest("hi")))),
+        yield* Effect.flip(a2a.discover({ ...keyed, cardUrl: `${server.baseUrl}/broken/.well-known/agent-card.json` })),
+        // A card elsewhere routing to the echoing origin: the credentials saved for that origin go there, and come back masked.
+        yield* Effect.flip(a2a.send({
+          agentUrl: agentUrlOf(elsewhere.baseUrl),
+          credentials: { kind: "bearer", token: "not-for-the-echoing-origin" },
+          savedCredentialsOf: (origin) => Effect.succeed(origin === server.baseUrl ? { kind: "bearer", token: TOKEN } : undefined)
+        }, sendRequest("hi")))
+      ]
+      expect(errors.map((error) => error._tag)).toEqual(["ProtocolError", "HttpError", "ProtocolError", "HttpError", "ProtocolError"])
+      // The agent did get them, and did echo them: what relay shows of its answers holds them masked.
+      expect(headerOf(server.requests[1]!, "authorization")).toBe(`Bearer ${TOKEN}`)
+      for (const error of errors) {
+        expect(error.message).not.toContain(TOKEN)
+        expect(error.message).not.toContain(KEY)
+        expect(JSON.stringify(error)).not.toMatch(/echoed-(bearer|api-key)-0123456789/)
+      }
+      expect(errors[0]!.message).toContain("authorization=Bearer …cdef")
+      expect(errors[1]!.message).toContain("x-api-key=…6789")
+      expect(errors[4]!.message).toContain("authorization=Bearer …cdef")
+    })))
 })
 
 describe("timeouts and interruption", () => {

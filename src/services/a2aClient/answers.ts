@@ -7,11 +7,20 @@ import { Effect, Option, type ParseResult, Predicate } from "effect"
 import { a2aErrorByReason, errorInfoReason } from "../../a2a/errors.js"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import * as V1 from "../../a2a/v1.js"
-import { type A2aClientError, AuthRequired, HttpError, InvalidResponse, ProtocolError } from "../../domain/clientErrors.js"
+import {
+  type A2aClientError,
+  AgentUnreachable,
+  AuthRequired,
+  HttpError,
+  InvalidCard,
+  InvalidResponse,
+  ProtocolError,
+  StreamBroken
+} from "../../domain/clientErrors.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
 import { answerExcerpt } from "../../domain/terminalText.js"
 import type { ClientState } from "./state.js"
-import { credentialsSent, originOf, type Target } from "./target.js"
+import { credentialsSent, originOf, type Target, withoutSecrets } from "./target.js"
 
 const INTERNAL_ERROR_CODE = -32603
 const MAX_WARNED_VALUES = 100
@@ -116,3 +125,30 @@ export const decodeWith = <A>(
       Effect.catchAll((error) => unreadable(url, describeParseError(error, "the answer").message, JSON.stringify(json) ?? "")),
       Effect.tap((value) => warnUnknownEnums(state, url, value))
     )
+
+/**
+ * The error with the target's secrets masked in the text an agent supplied (a body, a message, a
+ * challenge, a reason quoting the answer): an agent that echoes the request's headers must not make
+ * relay print the token it was sent.
+ */
+export const withoutSecretsIn = (target: Target) => (error: A2aClientError): A2aClientError => {
+  const mask = (text: string) => withoutSecrets(target, text)
+  switch (error._tag) {
+    case "HttpError":
+      return new HttpError({ ...error, body: mask(error.body) })
+    case "ProtocolError":
+      return new ProtocolError({ ...error, detail: mask(error.detail) })
+    case "AuthRequired":
+      return error.challenge === undefined ? error : new AuthRequired({ ...error, challenge: mask(error.challenge) })
+    case "InvalidResponse":
+      return new InvalidResponse({ ...error, reason: mask(error.reason) })
+    case "InvalidCard":
+      return new InvalidCard({ ...error, reason: mask(error.reason) })
+    case "AgentUnreachable":
+      return new AgentUnreachable({ ...error, reason: mask(error.reason) })
+    case "StreamBroken":
+      return new StreamBroken({ ...error, reason: mask(error.reason) })
+    default:
+      return error
+  }
+}

@@ -7,7 +7,7 @@ import { Effect, Either, Option, Ref } from "effect"
 import { interfaceUse } from "../../a2a/usableInterfaces.js"
 import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, NoUsableInterface } from "../../domain/clientErrors.js"
-import { isUnrouted } from "./answers.js"
+import { isUnrouted, withoutSecretsIn } from "./answers.js"
 import { discover } from "./discovery.js"
 import { stateFor, withInterfaceRule } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
@@ -119,7 +119,8 @@ export const withEndpoint = <A>(
     const attemptOn = (endpoint: Endpoint) =>
       Effect.zip(stateFor(state, endpoint), withInterfaceCredentials(target, endpoint)).pipe(
         Effect.tap(([, reaching]) => warnCrossOrigin(state, reaching, endpoint)),
-        Effect.flatMap(([via, reaching]) => attempt(endpoint, via, reaching)),
+        // Masked with the credentials saved for the interface's origin too, which the outer target does not hold.
+        Effect.flatMap(([via, reaching]) => Effect.mapError(attempt(endpoint, via, reaching), withoutSecretsIn(reaching))),
         // The interface that answered, for the results that name it (a target of one program's calls).
         Effect.tap(() =>
           Effect.sync(() => {

@@ -8,6 +8,7 @@ import { type Dialect, dialectFor, type WireRequest } from "../../a2a/dialects.j
 import type * as V1 from "../../a2a/v1.js"
 import { type A2aClientError, AuthRequired, ProtocolError, UnsupportedOperation } from "../../domain/clientErrors.js"
 import { loginOffered } from "../../domain/oauth.js"
+import { withoutSecretsIn } from "./answers.js"
 import { decodeCard, discover, type DiscoveredCard, replaceCachedCard } from "./discovery.js"
 import { isCardless, withEndpoint } from "./endpoints.js"
 import { grpcTransport } from "./grpcTransport.js"
@@ -132,6 +133,7 @@ export const streamCall = <I>(
           op(dialectOf(endpoint))(input).pipe(
             Effect.orDie,
             Effect.flatMap((wire) => transportFor(wire).stream(via, reaching, endpoint, wire)),
+            Effect.map(Stream.mapError(withoutSecretsIn(reaching))),
             Effect.catchTag("AuthRequired", withLoginAdvice(state, target))
           )))
       )

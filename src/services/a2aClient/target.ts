@@ -8,6 +8,7 @@ import { originOfUrl } from "../../a2a/hosts.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type { AgentUrl } from "../../domain/agentUrl.js"
 import type { AddressClass } from "../../domain/ipAddresses.js"
+import { maskSecretsIn } from "../../domain/secrets.js"
 import type { Credentials } from "../../domain/session.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
@@ -101,3 +102,12 @@ export const credentialsSent = (target: Target, url: string) =>
     : target.credentialsGiven === true ?
     "given" as const
     : "saved" as const
+
+/** The secrets a target's requests may carry: its credentials, and those saved for the interface's origin. */
+const secretsOf = (target: Target): ReadonlyArray<string> =>
+  [target.credentials, target.interfaceCredentials?.credentials].flatMap((credentials) =>
+    credentials === undefined ? [] : [credentials.kind === "bearer" ? credentials.token : credentials.key]
+  )
+
+/** `text` (an agent's words) with the target's secrets masked: an agent may echo the headers it was sent. */
+export const withoutSecrets = (target: Target, text: string): string => maskSecretsIn(text, secretsOf(target))
