@@ -4,7 +4,7 @@
  * typed errors with codes and hints, and SSE parsing of awkward but valid streams.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Fiber, Stream, TestClock } from "effect"
+import { Effect, Either, Fiber, Logger, LogLevel, Stream, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { resultText } from "../../src/a2a/text.js"
 import { A2aClient, type Target } from "../../src/services/A2aClient.js"
@@ -333,6 +333,27 @@ describe("an agent that echoes the credentials it was sent", () => {
       expect(errors[0]!.message).toContain("authorization=Bearer …cdef")
       expect(errors[1]!.message).toContain("x-api-key=…6789")
       expect(errors[4]!.message).toContain("authorization=Bearer …cdef")
+    })))
+
+  it.live("never shows them in the debug log (--verbose) either, where an answer relay cannot read is quoted", () =>
+    withClient(Effect.gen(function*() {
+      const a2a = yield* A2aClient
+      const server = yield* stub((baseUrl) => ({
+        "GET /.well-known/agent-card.json": reply(v1Card([{ url: `${baseUrl}/rpc`, binding: "JSONRPC", version: "1.0" }])),
+        "POST /rpc": (request) => ({ body: `not JSON-RPC: ${echoOf(request)}` }),
+        "GET /bad/card.json": (request) => ({ body: `not a card: ${echoOf(request)}` })
+      }))
+      const target: Target = { agentUrl: agentUrlOf(server.baseUrl), credentials: { kind: "bearer", token: TOKEN } }
+      const { logs } = yield* withCapturedLogs(
+        Effect.all([
+          Effect.flip(a2a.send(target, sendRequest("hi"))),
+          Effect.flip(a2a.discover({ ...target, cardUrl: `${server.baseUrl}/bad/card.json` }))
+        ]).pipe(Logger.withMinimumLogLevel(LogLevel.Debug))
+      )
+      const quoted = logs.filter((line) => line.includes("The answer from"))
+      expect(quoted).toHaveLength(2)
+      expect(quoted.every((line) => line.includes("authorization=Bearer …cdef"))).toBe(true)
+      expect(logs.join("\n")).not.toContain(TOKEN)
     })))
 })
 

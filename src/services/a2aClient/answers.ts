@@ -93,9 +93,9 @@ export const failureOf = (target: Target, url: string, response: HttpClientRespo
  * An answer relay cannot use. The error says why in one sentence; the raw answer goes to the
  * debug log only (shown with --verbose), since agents may put anything in it.
  */
-export const unreadable = (url: string, reason: string, raw: string) =>
+export const unreadable = (target: Target, url: string, reason: string, raw: string) =>
   Effect.zipRight(
-    Effect.logDebug(`The answer from ${url}: ${answerExcerpt(raw)}`),
+    Effect.logDebug(`The answer from ${url}: ${answerExcerpt(withoutSecrets(target, raw))}`),
     Effect.fail(new InvalidResponse({ url, reason }))
   )
 
@@ -115,6 +115,7 @@ const warnUnknownEnums = (state: ClientState, url: string, value: unknown) =>
  */
 export const decodeWith = <A>(
   state: ClientState,
+  target: Target,
   url: string,
   decode: (json: unknown) => Effect.Effect<A, ParseResult.ParseError>,
   json: unknown
@@ -122,7 +123,7 @@ export const decodeWith = <A>(
   exceedsJsonDepth(json, MAX_AGENT_JSON_DEPTH)
     ? Effect.fail(new InvalidResponse({ url, reason: TOO_DEEP }))
     : decode(json).pipe(
-      Effect.catchAll((error) => unreadable(url, describeParseError(error, "the answer").message, JSON.stringify(json) ?? "")),
+      Effect.catchAll((error) => unreadable(target, url, describeParseError(error, "the answer").message, JSON.stringify(json) ?? "")),
       Effect.tap((value) => warnUnknownEnums(state, url, value))
     )
 

@@ -16,7 +16,7 @@ import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import type { DiscoveredCard } from "./cardCache.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
 import type { ClientState } from "./state.js"
-import { credentialHeaders, credentialsFor, type Target } from "./target.js"
+import { credentialHeaders, credentialsFor, type Target, withoutSecrets } from "./target.js"
 
 export type { DiscoveredCard } from "./cardCache.js"
 
@@ -72,7 +72,7 @@ const cardJsonOf = (
   return Option.match(parseJson(text), {
     onNone: () =>
       Effect.zipRight(
-        Effect.logDebug(`The answer from ${cardUrl}: ${answerExcerpt(text)}`),
+        Effect.logDebug(`The answer from ${cardUrl}: ${answerExcerpt(withoutSecrets(target, text))}`),
         Effect.fail(new InvalidCard({ url: cardUrl, reason: "the response is not JSON" }))
       ),
     onSome: (json) =>

@@ -198,11 +198,18 @@ const prepare = <A>(state: ClientState, target: Target, endpoint: Endpoint, wire
   })
 
 /** A message of the answer as the model's value (its bytes as ProtoJSON, then the dialect's decoder). */
-const decodeMessage = <A>(state: ClientState, endpoint: Endpoint, method: GrpcMethod, wire: GrpcWire<A>, bytes: Buffer) =>
+const decodeMessage = <A>(
+  state: ClientState,
+  target: Target,
+  endpoint: Endpoint,
+  method: GrpcMethod,
+  wire: GrpcWire<A>,
+  bytes: Buffer
+) =>
   Either.match(method.response.toJson(bytes), {
     onLeft: (reason) =>
       Effect.fail(new InvalidResponse({ url: endpoint.url, reason: `a ${method.response.typeName} that does not decode: ${reason}` })),
-    onRight: (json) => Effect.map(decodeWith(state, endpoint.url, wire.decode, json), (value) => ({ json, value }))
+    onRight: (json) => Effect.map(decodeWith(state, target, endpoint.url, wire.decode, json), (value) => ({ json, value }))
   })
 
 const timeoutOf = (target: Target) => Duration.toMillis(Duration.decode(target.timeout ?? DEFAULT_TIMEOUT))
@@ -229,7 +236,7 @@ export const unary = <A>(state: ClientState, target: Target, endpoint: Endpoint,
       )
       return Effect.sync(() => call.cancel())
     })
-    return (yield* decodeMessage(state, endpoint, method, wire, bytes)).value
+    return (yield* decodeMessage(state, target, endpoint, method, wire, bytes)).value
   }).pipe(Effect.withSpan(`A2aClient.grpc.${wire.method}`))
 
 /**
@@ -282,7 +289,7 @@ export const stream = (
     const messages = Stream.repeatEffectOption(next)
       .pipe(
         Stream.concat(Stream.suspend(() => failure === undefined ? Stream.empty : Stream.fail(failureOf(target, endpoint, failure)))),
-        Stream.mapEffect((bytes) => decodeMessage(state, endpoint, method, wire, bytes)),
+        Stream.mapEffect((bytes) => decodeMessage(state, target, endpoint, method, wire, bytes)),
         Stream.takeUntil(({ json, value }) => endsInteraction(json, value)),
         Stream.map(({ value }) => value),
         Stream.ensuring(Effect.sync(() => call.cancel()))

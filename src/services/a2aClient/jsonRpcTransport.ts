@@ -40,10 +40,10 @@ export const jsonRpcTransport: Transport<"JsonRpc"> = {
       const json = parseJson(text)
       // Servers answer JSON-RPC errors with 200 or with 4xx/5xx; read the envelope either way.
       if (Option.isSome(json) && isJsonRpcEnvelope(json.value)) {
-        return yield* decodeWith(state, endpoint.url, wire.decode, yield* jsonRpcResult(endpoint.url, id, json.value))
+        return yield* decodeWith(state, target, endpoint.url, wire.decode, yield* jsonRpcResult(endpoint.url, id, json.value))
       }
       if (isHttpSuccess(response.status)) {
-        return yield* unreadable(endpoint.url, "the answer is not a JSON-RPC response", text)
+        return yield* unreadable(target, endpoint.url, "the answer is not a JSON-RPC response", text)
       }
       return yield* failureOf(target, endpoint.url, response, text)
     }),

@@ -41,8 +41,8 @@ export const restTransport: Transport<"Rest"> = {
         const { response, text } = yield* exchange(state, target, request)
         if (!isHttpSuccess(response.status)) return yield* failureOf(target, request.url, response, text)
         const json = text.trim() === "" ? Option.some<unknown>(undefined) : parseJson(text)
-        if (Option.isNone(json)) return yield* unreadable(request.url, "the answer is not JSON", text)
-        return yield* decodeWith(state, request.url, wire.decode, json.value)
+        if (Option.isNone(json)) return yield* unreadable(target, request.url, "the answer is not JSON", text)
+        return yield* decodeWith(state, target, request.url, wire.decode, json.value)
       })),
   // Each event's JSON is the payload itself.
   stream: (state, target, endpoint, wire) =>

@@ -74,7 +74,7 @@ const streamRefusal = (
   if (!isHttpSuccess(response.status)) return Effect.fail(failureOf(target, url, response, text))
   const error = errorInText(response.status, text)
   const contentType = response.headers["content-type"] || "no content type"
-  return error !== undefined ? Effect.fail(error) : unreadable(url, `expected an event stream, got ${contentType}`, text)
+  return error !== undefined ? Effect.fail(error) : unreadable(target, url, `expected an event stream, got ${contentType}`, text)
 }
 
 /** The response, once its headers say it is an event stream. */
@@ -87,12 +87,17 @@ const openEvents = (state: ClientState, target: Target, request: HttpClientReque
         : Effect.flatMap(readText(target, request.url, response), (text) => streamRefusal(target, request.url, response, text))
   )
 
-const eventPayload = (url: string, event: EventSourceMessage, payloadOf: PayloadOf): Effect.Effect<unknown, A2aClientError> => {
+const eventPayload = (
+  target: Target,
+  url: string,
+  event: EventSourceMessage,
+  payloadOf: PayloadOf
+): Effect.Effect<unknown, A2aClientError> => {
   const json = parseJson(event.data)
-  if (Option.isNone(json)) return unreadable(url, "an event is not JSON", event.data)
+  if (Option.isNone(json)) return unreadable(target, url, "an event is not JSON", event.data)
   if (event.event === "error") {
     const error = errorInBody(200, json.value)
-    return error !== undefined ? Effect.fail(error) : unreadable(url, "an error event in an unknown shape", event.data)
+    return error !== undefined ? Effect.fail(error) : unreadable(target, url, "an error event in an unknown shape", event.data)
   }
   return payloadOf(json.value)
 }
@@ -110,9 +115,9 @@ const eventsOf = (
     Stream.decodeText()
   )
   const events = sseEvents(url, target.maxResponseBytes ?? MAX_RESPONSE_BYTES, text).pipe(
-    Stream.mapEffect((event) => eventPayload(url, event, payloadOf)),
+    Stream.mapEffect((event) => eventPayload(target, url, event, payloadOf)),
     Stream.mapEffect((payload) =>
-      Effect.map(decodeWith(state, url, decode, payload), (event) => ({ event, last: endsInteraction(payload, event) }))
+      Effect.map(decodeWith(state, target, url, decode, payload), (event) => ({ event, last: endsInteraction(payload, event) }))
     ),
     Stream.takeUntil(({ last }) => last),
     Stream.map(({ event }) => event)
