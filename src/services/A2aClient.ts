@@ -31,7 +31,7 @@ export { cardCandidates, type CardJson, type DiscoveredCard } from "./a2aClient/
 export { selectEndpoints } from "./a2aClient/endpoints.js"
 export { classesOfHost, HostAddressing, isHostAllowed, isOnCardOrigin } from "./a2aClient/interfaceHosts.js"
 export type { Addressing } from "./a2aClient/state.js"
-export { credentialHeaders, credentialsFor, type Endpoint, type Target } from "./a2aClient/target.js"
+export { credentialHeaders, credentialsFor, type Endpoint, type Target, withoutSecrets } from "./a2aClient/target.js"
 
 export class A2aClient extends Context.Tag("relay/A2aClient")<A2aClient, {
   readonly discover: (target: Target) => Effect.Effect<DiscoveredCard, A2aClientError>

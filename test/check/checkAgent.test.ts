@@ -2,8 +2,11 @@
 // bindings; the official SDK servers fail exactly the checks they are known to fail; every fault
 // planted in a broken stub is reported by the check meant for it, and nothing else fails.
 import { Duration, Effect, Either } from "effect"
+import http from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHECKS, MAX_TASKS_PER_INTERFACE, summaryLine } from "../../src/domain/conformance.js"
+import { closeServer, listenOnLoopback, readBodyText, sendJson, tryParseJson } from "../peers/httpUtil.js"
 import { startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent } from "../peers/v03Agent.js"
 import { startAgent } from "../servers/agentHarness.js"
@@ -319,4 +322,47 @@ describe("relay check against a broken agent", () => {
     const refused = await Effect.runPromise(Effect.either(Effect.tryPromise(() => runCheck(agent.baseUrl, { only: ["nonsense"] }))))
     expect(Either.isLeft(refused) && String(refused.left.error)).toMatch(/Unknown check group or id: nonsense/)
   })
+})
+
+describe("relay check against an agent that echoes the credentials it was sent", () => {
+  const TOKEN = "echoed-bearer-token-0123456789"
+
+  /** A v1.0 JSON-RPC agent that answers every request with an error quoting its Authorization header. */
+  const startEchoingAgent = async () => {
+    const server = http.createServer((req, res) => {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      if (req.method === "GET" && req.url === WELL_KNOWN_CARD) {
+        return sendJson(res, 200, {
+          name: "Echoing agent",
+          description: "Quotes the request's headers back",
+          version: "1.0.0",
+          supportedInterfaces: [{ url: `${base}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+          capabilities: {},
+          defaultInputModes: ["text/plain"],
+          defaultOutputModes: ["text/plain"],
+          skills: [{ id: "echo", name: "Echo", description: "Echoes", tags: ["echo"] }]
+        })
+      }
+      void readBodyText(req).then((body) => {
+        const id = (tryParseJson(body) as { id?: unknown } | undefined)?.id ?? null
+        sendJson(res, 200, { jsonrpc: "2.0", id, error: { code: -32603, message: `you sent ${req.headers.authorization ?? "nothing"}` } })
+      })
+    })
+    const baseUrl = await listenOnLoopback(server)
+    return { baseUrl, close: () => closeServer(server) }
+  }
+
+  it("shows the token masked in every detail, never whole", async () => {
+    const agent = started(await startEchoingAgent())
+    const report = await runCheck(agent.baseUrl, {
+      bearerToken: TOKEN,
+      protocols: ["1.0"],
+      bindings: ["JSONRPC"],
+      only: ["transport", "messaging"]
+    })
+    const text = JSON.stringify(report)
+    expect(text).not.toContain(TOKEN)
+    // The agent's words are still quoted, the token as relay auth show shows it.
+    expect(report.results.some((result) => result.detail.includes("you sent Bearer …6789"))).toBe(true)
+  }, 30_000)
 })

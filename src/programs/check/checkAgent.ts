@@ -31,7 +31,7 @@ import {
 } from "../../domain/conformance.js"
 import { InvalidInput } from "../../domain/errors.js"
 import { escapeForTerminal } from "../../domain/terminalText.js"
-import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target } from "../../services/A2aClient.js"
+import { A2aClient, type DiscoveredCard, type Endpoint, selectEndpoints, type Target, withoutSecrets } from "../../services/A2aClient.js"
 import type { RawGrpc } from "../../services/RawGrpc.js"
 import type { RawHttp, RawResponse } from "../../services/RawHttp.js"
 import { type AgentAccess, resolveTarget } from "../agentTarget.js"
@@ -113,7 +113,22 @@ const resultOf = (
   duration_ms: Math.max(0, Math.round(durationMs))
 })
 
-const timed = <R>(spec: CheckSpec, id: InterfaceId | null, limit: Duration.Duration, run: Effect.Effect<CheckOutcome, unknown, R>) =>
+/**
+ * The outcome with the run's credentials masked in its detail: details quote agents, and an agent may
+ * echo the headers it was sent (as `relay auth show` shows them).
+ */
+const maskedFor = (target: Target) => (outcome: CheckOutcome): CheckOutcome => ({
+  ...outcome,
+  detail: withoutSecrets(target, outcome.detail)
+})
+
+const timed = <R>(
+  spec: CheckSpec,
+  id: InterfaceId | null,
+  limit: Duration.Duration,
+  run: Effect.Effect<CheckOutcome, unknown, R>,
+  masked: (outcome: CheckOutcome) => CheckOutcome
+) =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     const outcome = yield* run.pipe(
@@ -121,7 +136,7 @@ const timed = <R>(spec: CheckSpec, id: InterfaceId | null, limit: Duration.Durat
       Effect.catchAllDefect((defect) => Effect.fail(`the check itself failed: ${String(defect)}`)),
       Effect.catchAll((error) => Effect.succeed(failed(typeof error === "string" ? error : errorMessage(error))))
     )
-    return resultOf(spec, id, outcome, (yield* Clock.currentTimeMillis) - start)
+    return resultOf(spec, id, masked(outcome), (yield* Clock.currentTimeMillis) - start)
   })
 
 const errorMessage = (error: unknown) =>
@@ -182,6 +197,7 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
     maxResponseBytes: MAX_CHECK_BODY_BYTES
   }
   const report = input.onGroupDone ?? (() => Effect.void)
+  const masked = maskedFor(target)
 
   // The card first: without one (or one relay cannot read) one check names the root cause and nothing else runs.
   const findings = yield* findCard(target, timeout)
@@ -207,7 +223,7 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
     (specs.includes(spec) || spec.id === blocker?.id || (spec === hostsRule && refused.length > 0))
   )
   const cited = cardProtocol(findings)
-  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, outcomeOf(spec), 0, cited))
+  const cardResults = cardSpecs.map((spec) => resultOf(spec, null, masked(outcomeOf(spec)), 0, cited))
   if (cardResults.length > 0) yield* report("card", cardResults)
 
   const created = yield* Ref.make<ReadonlyArray<CreatedTask>>([])
@@ -239,7 +255,7 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
             ? resultOf(spec, id, skipped(unmet), 0)
             : run === undefined
             ? resultOf(spec, id, skipped("not implemented in this relay version"), 0)
-            : yield* timed(spec, id, checkLimit, run(ctx))
+            : yield* timed(spec, id, checkLimit, run(ctx), masked)
         )
       }
       interfaceResults.push(...groupResults)
@@ -249,7 +265,7 @@ export const checkAgent = Effect.fn("checkAgent")(function*(input: CheckAgentInp
   const acrossResults: Array<CheckResult> = []
   for (const spec of specs.filter((s) => s.scope === "across" && contexts.length > 0)) {
     const run = equivalenceChecks[spec.id as keyof typeof equivalenceChecks]
-    acrossResults.push(yield* timed(spec, null, checkLimit, run(contexts)))
+    acrossResults.push(yield* timed(spec, null, checkLimit, run(contexts), masked))
   }
   if (acrossResults.length > 0) yield* report("equivalence", acrossResults)
   // Interfaces the card does not declare (or no card to read them from) were not tested: say so rather than pass silently.
