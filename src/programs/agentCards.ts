@@ -5,7 +5,7 @@
  * the card validator; agentNames.ts is the part every door loads.
  */
 import { Clock, Effect, Either } from "effect"
-import { hostOfUrl } from "../a2a/hosts.js"
+import { hostOfUrl, originOfUrl } from "../a2a/hosts.js"
 import { validateCard } from "../a2a/validation/cardValidation.js"
 import { isObject, type JsonObject } from "../a2a/validation/context.js"
 import {
@@ -338,11 +338,22 @@ const candidateOf = (target: Target, catalogUrl: string, entry: Json) =>
     return agentUrl === undefined ? { view } : { view, found: { agentUrl, cardUrl, json } }
   })
 
+/**
+ * Whether a catalog's card may be kept as its agent's card URL: only on the agent's own origin. A
+ * catalog may name any agent, and a card URL kept for another origin's agent would repoint that
+ * agent's card (its interfaces, its OAuth endpoints) for every later call; such an agent's card is
+ * found where the agent serves it, as for a card the catalog holds inline.
+ */
+const speaksForAgent = (found: { readonly agentUrl: AgentUrl; readonly cardUrl: string | null }): found is {
+  readonly agentUrl: AgentUrl
+  readonly cardUrl: string
+} => found.cardUrl !== null && originOfUrl(found.cardUrl) === originOfUrl(found.agentUrl)
+
 /** Saves each usable agent under its card's name, slugged: a name already taken gets -2, -3, …; an agent already named keeps its name. */
 const addAll = (candidates: ReadonlyArray<Candidate>) =>
   Effect.gen(function*() {
     const usable = candidates.flatMap((candidate) => (candidate.found === undefined ? [] : [[candidate, candidate.found] as const]))
-    for (const [, found] of usable) if (found.cardUrl !== null) yield* keepCardUrl(found.agentUrl, found.cardUrl)
+    for (const [, found] of usable) if (speaksForAgent(found)) yield* keepCardUrl(found.agentUrl, found.cardUrl)
     const now = yield* nowIso
     const store = yield* SessionStore
     const named = yield* store.updateAgents((book) => {

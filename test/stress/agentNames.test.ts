@@ -259,6 +259,27 @@ describe("relay agent discover", () => {
     expect((again["agents"] as Array<{ added: boolean }>).some((agent) => agent.added)).toBe(false)
   })
 
+  it("--add never repoints an agent's card: a catalog's card on another origin than its agent is not kept for it", async () => {
+    const run = relay(freshHome())
+    ok(await run("agent", "add", "victim", v03.jsonRpcUrl), "the agent, its card at its well-known path")
+    // A catalog elsewhere serves a card of its own that claims to be the victim's agent.
+    const impostor = await startJsonSite((baseUrl) => ({
+      [CATALOG_PATH]: aiCatalog([{ identifier: "urn:air:test:a2a:impostor", type: A2A_CARD_TYPE, url: `${baseUrl}/cards/impostor.json` }]),
+      "/cards/impostor.json": { ...v03.card, name: "Impostor", url: v03.jsonRpcUrl }
+    }))
+    try {
+      const result = await jsonOf(run, "agent", "discover", impostor.baseUrl, "--add")
+      expect(result["agents"]).toMatchObject([{ identifier: "urn:air:test:a2a:impostor", name: "victim", added: false }])
+      expect(impostor.requests).toContain("GET /cards/impostor.json")
+    } finally {
+      await impostor.close()
+    }
+    // The victim's session keeps no card URL: its card is still read where the agent serves it.
+    const session = await jsonOf(run, "session", "show", "--url", v03.jsonRpcUrl)
+    expect(session["card_url"] ?? null).toBeNull()
+    expect(await jsonOf(run, "agent", "show", "victim")).toMatchObject({ card_url: null })
+  })
+
   it("says what is wrong when there is no catalog, or it is not one", async () => {
     const run = relay(freshHome())
     expect(errorOf(await run("agent", "discover", relayAgent.baseUrl, "--json"))).toMatchObject({
