@@ -175,6 +175,12 @@ export const cutBelowDepth = (value: unknown, maxDepth: number): unknown => {
 export const MAX_ID_CHARS = 1024
 
 /**
+ * Longest id in UTF-8 bytes: a PostgreSQL store keys its indexes by ids (a btree entry holds at most
+ * 2704 bytes), and 1024 characters of CJK text are 3072. Every store refuses such an id alike.
+ */
+export const MAX_ID_BYTES = 2048
+
+/**
  * Messages the agent server holds for a task that is still working, to handle after its current
  * turn, in order (each up to the request body limit); one more is refused with UnsupportedOperation.
  */

@@ -3,6 +3,8 @@
 // instances starting together, a connection URL's password never shown.
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { describe, expect, it } from "vitest"
+import { MAX_ID_BYTES, MAX_ID_CHARS } from "../../src/domain/limits.js"
+import { idProblem } from "../../src/programs/agent/shared.js"
 import {
   checkStore,
   clientLayer,
@@ -155,6 +157,51 @@ describe.runIf(postgresAvailable())("PostgreSQL task storage", () => {
       "InvalidPageToken",
       "InvalidPageToken"
     ])
+  })
+
+  it("holds every context and push config id the doors take, however many bytes its characters are", async () => {
+    const url = await cluster.createDatabase()
+    // No run a compressor could fold: PostgreSQL compresses an index entry before it measures it.
+    const spread = (count: number, from: number, span: number) =>
+      Array.from({ length: count }, (_, index) => String.fromCodePoint(from + ((index * 7919) % span))).join("")
+    const candidates = [
+      "x".repeat(MAX_ID_CHARS),
+      spread(MAX_ID_CHARS, 0x0400, 0x100),
+      spread(MAX_ID_CHARS, 0x4E00, 0x5000),
+      spread(MAX_ID_CHARS / 2, 0x1F300, 0x200),
+      spread(Math.floor(MAX_ID_BYTES / 3), 0x4E00, 0x5000)
+    ]
+    const taken = candidates.filter((id) => idProblem("id", id) === undefined)
+    // The 1024 CJK characters (3072 bytes) are refused; the others are at or under the limits.
+    expect(taken).toHaveLength(candidates.length - 1)
+    const held = await Effect.runPromise(Effect.provide(
+      Effect.flatMap(TaskStorage, (storage) =>
+        Effect.forEach(taken, (id, index) =>
+          Effect.gen(function*() {
+            const taskId = crypto.randomUUID()
+            yield* Effect.orDie(
+              storage.create({ ...task, id: taskId, contextId: id, status: { ...task.status, state: "TASK_STATE_COMPLETED" } })
+            )
+            yield* storage.putPushConfig(taskId, { ...config, config: { ...config.config, id, taskId } })
+            const recorded = yield* storage.deliveries.record({
+              taskId,
+              configId: id,
+              version: 2,
+              event: { task },
+              task,
+              attempts: 0,
+              due: index
+            })
+            const configs = yield* storage.pushConfigs(taskId)
+            return [
+              (yield* storage.contextTasks(id)).length,
+              Option.map(configs, (all) => all.map((stored) => stored.config.id === id)),
+              recorded
+            ]
+          }))),
+      postgresStorage(url, { storeKey: STORE_KEY })
+    ))
+    expect(held).toEqual(taken.map(() => [1, Option.some([true]), true]))
   })
 
   it("never shows the password of the connection URL when it cannot connect", async () => {

@@ -6,7 +6,7 @@ import { Clock, Effect, Option } from "effect"
 import type * as V1 from "../../a2a/v1.js"
 import { invalidParams, taskNotFound } from "../../domain/agentErrors.js"
 import { randomId } from "../../domain/ids.js"
-import { MAX_ID_CHARS } from "../../domain/limits.js"
+import { MAX_ID_BYTES, MAX_ID_CHARS } from "../../domain/limits.js"
 import { TaskStore } from "../../services/TaskStore.js"
 
 /** Pages of ListTasks: 50 by default, at most 100 (A2A §ListTasks). */
@@ -76,13 +76,18 @@ export const lengthProblem = (field: string, value: string | undefined, max: num
   value !== undefined && value.length > max ? invalidParams(`${field} is longer than ${max} characters (${value.length})`) : undefined
 
 /**
- * Why an id a client gives is refused, if it is: too long, or with a NUL, which a PostgreSQL store
- * cannot hold (every store refuses it alike, rather than one failing where the others keep it).
+ * Why an id a client gives is refused, if it is: too long, in characters or in UTF-8 bytes (past
+ * MAX_ID_BYTES a PostgreSQL store cannot index it), or with a NUL, which a PostgreSQL store cannot
+ * hold (every store refuses both alike, rather than one failing where the others keep it).
  */
-export const idProblem = (field: string, value: string | undefined) =>
-  value !== undefined && value.includes("\u0000")
-    ? invalidParams(`${field} must not contain a NUL character (U+0000)`)
-    : lengthProblem(field, value, MAX_ID_CHARS)
+export const idProblem = (field: string, value: string | undefined) => {
+  if (value === undefined) return undefined
+  if (value.includes("\u0000")) return invalidParams(`${field} must not contain a NUL character (U+0000)`)
+  const tooLong = lengthProblem(field, value, MAX_ID_CHARS)
+  if (tooLong !== undefined) return tooLong
+  const bytes = Buffer.byteLength(value)
+  return bytes > MAX_ID_BYTES ? invalidParams(`${field} is longer than ${MAX_ID_BYTES} bytes in UTF-8 (${bytes})`) : undefined
+}
 
 export const requireTask = (taskId: string) =>
   Effect.flatMap(TaskStore, (store) =>
