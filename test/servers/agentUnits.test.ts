@@ -6,6 +6,7 @@ import * as T from "../../src/a2a/translate.js"
 import * as V1 from "../../src/a2a/v1.js"
 import { REDACTED, redactPushConfig } from "../../src/programs/agent/pushConfigs.js"
 import { presentTask } from "../../src/programs/agent/shared.js"
+import { listTasks } from "../../src/programs/agent/useCases.js"
 import { heapFlags } from "../../src/servers/agent/heap.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"
@@ -316,6 +317,29 @@ describe("TaskStore", () => {
           expect(yield* ids("solo")).toEqual(["again"])
         }),
       { maxTasks: 4 }
+    ))
+})
+
+describe("ListTasks", () => {
+  it.effect("matches no task with a statusTimestampAfter past 9999-12-31T23:59:59.999Z, which RFC 3339 and an offset allow", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        yield* store.create(task("t", "TASK_STATE_COMPLETED", "2026-01-01T00:00:00.000Z"))
+        const list = (statusTimestampAfter: string, pageToken?: string) =>
+          Effect.provideService(
+            listTasks({ statusTimestampAfter, ...(pageToken === undefined ? {} : { pageToken }) }),
+            TaskStore.TaskStore,
+            store
+          )
+        const counts = yield* Effect.forEach(
+          ["2026-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.9999Z", "9999-12-31T23:30:00-01:00"],
+          (since) => Effect.map(list(since), (page) => [page.tasks.length, page.totalSize, page.nextPageToken])
+        )
+        expect(counts).toEqual([[1, 1, ""], [0, 0, ""], [0, 0, ""], [0, 0, ""]])
+        // A page token no storage gives is refused there as anywhere.
+        const refused = yield* Effect.flip(list("9999-12-31T23:59:59.9999Z", "not a token"))
+        expect([refused.kind, refused.message]).toEqual(["InvalidParams", "invalid pageToken"])
+      })
     ))
 })
 

@@ -17,6 +17,7 @@ import {
   unsupportedOperation
 } from "../../domain/agentErrors.js"
 import { timestampCeilMillis } from "../../domain/timestamp.js"
+import { decodeCursor, InvalidPageToken, type TaskPage, type TaskQuery } from "../../services/TaskStorage.js"
 import { TaskStore, type TaskSubscription } from "../../services/TaskStore.js"
 import { checkHistoryLength, nowIso, pageSizeOf, presentTask, requireTask, status, statusEvent } from "./shared.js"
 import { beginTurn, startWorker, withTurnServices } from "./turns.js"
@@ -112,13 +113,31 @@ export const subscribeToTask = (request: { readonly id: string }) =>
     return eventsOf(subscription.value, undefined)
   })
 
+/** The last millisecond toISOString writes with four digits of year: past it, "+010000-…" sorts before every stored time. */
+const LAST_FOUR_DIGIT_YEAR_MILLIS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+/** A time no task's status reaches (RFC 3339 allows 9999-12-31T23:59:59.9999Z, and an offset can take it past 9999). */
+const LATER_THAN_EVERY_TASK = "later than every task"
+
 /** RFC 3339 only (ProtoJSON's Timestamp), as the store's ISO form; tasks at or after it match. */
 const timestampAfter = (value: string | undefined) => {
   if (value === undefined) return Effect.succeed(undefined)
   const millis = timestampCeilMillis(value)
-  return millis === undefined
-    ? Effect.fail(invalidParams(`statusTimestampAfter must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, not "${shown(value)}"`))
-    : Effect.succeed(new Date(millis).toISOString())
+  if (millis === undefined) {
+    return Effect.fail(
+      invalidParams(`statusTimestampAfter must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, not "${shown(value)}"`)
+    )
+  }
+  return Effect.succeed(millis > LAST_FOUR_DIGIT_YEAR_MILLIS ? LATER_THAN_EVERY_TASK : new Date(millis).toISOString())
+}
+
+/** The storage's page of the query; none when it asks for a time past every task's (its token still checked, as the storage would). */
+const pageOf = (store: TaskStore["Type"], query: TaskQuery): Effect.Effect<TaskPage, InvalidPageToken> => {
+  if (query.statusTimestampAfter !== LATER_THAN_EVERY_TASK) return store.storage.list(query)
+  const token = query.pageToken
+  return token !== undefined && decodeCursor(token) === undefined
+    ? Effect.fail(new InvalidPageToken({ token }))
+    : Effect.succeed({ tasks: [], totalSize: 0 })
 }
 
 /** ListTasks: newest status first, paginated; artifacts only when asked for. */
@@ -128,7 +147,7 @@ export const listTasks = (request: V1.ListTasksRequest) =>
     const pageSize = yield* pageSizeOf(request.pageSize)
     yield* checkHistoryLength(request.historyLength)
     const since = yield* timestampAfter(request.statusTimestampAfter)
-    const page = yield* store.storage.list({
+    const page = yield* pageOf(store, {
       contextId: request.contextId,
       status: request.status === "TASK_STATE_UNSPECIFIED" ? undefined : request.status,
       statusTimestampAfter: since,
