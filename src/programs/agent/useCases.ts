@@ -17,7 +17,7 @@ import {
   unsupportedOperation
 } from "../../domain/agentErrors.js"
 import { timestampCeilMillis } from "../../domain/timestamp.js"
-import { decodeCursor, InvalidPageToken, type TaskPage, type TaskQuery } from "../../services/TaskStorage.js"
+import { decodeCursor, InvalidPageToken, type TaskPage } from "../../services/TaskStorage.js"
 import { TaskStore, type TaskSubscription } from "../../services/TaskStore.js"
 import { checkHistoryLength, nowIso, pageSizeOf, presentTask, requireTask, status, statusEvent } from "./shared.js"
 import { beginTurn, startWorker, withTurnServices } from "./turns.js"
@@ -117,10 +117,10 @@ export const subscribeToTask = (request: { readonly id: string }) =>
 const LAST_FOUR_DIGIT_YEAR_MILLIS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 
 /** A time no task's status reaches (RFC 3339 allows 9999-12-31T23:59:59.9999Z, and an offset can take it past 9999). */
-const LATER_THAN_EVERY_TASK = "later than every task"
+const AFTER_EVERY_TASK = Symbol("after every task")
 
 /** RFC 3339 only (ProtoJSON's Timestamp), as the store's ISO form; tasks at or after it match. */
-const timestampAfter = (value: string | undefined) => {
+const timestampAfter = (value: string | undefined): Effect.Effect<string | typeof AFTER_EVERY_TASK | undefined, AgentRequestError> => {
   if (value === undefined) return Effect.succeed(undefined)
   const millis = timestampCeilMillis(value)
   if (millis === undefined) {
@@ -128,17 +128,14 @@ const timestampAfter = (value: string | undefined) => {
       invalidParams(`statusTimestampAfter must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, not "${shown(value)}"`)
     )
   }
-  return Effect.succeed(millis > LAST_FOUR_DIGIT_YEAR_MILLIS ? LATER_THAN_EVERY_TASK : new Date(millis).toISOString())
+  return Effect.succeed(millis > LAST_FOUR_DIGIT_YEAR_MILLIS ? AFTER_EVERY_TASK : new Date(millis).toISOString())
 }
 
-/** The storage's page of the query; none when it asks for a time past every task's (its token still checked, as the storage would). */
-const pageOf = (store: TaskStore["Type"], query: TaskQuery): Effect.Effect<TaskPage, InvalidPageToken> => {
-  if (query.statusTimestampAfter !== LATER_THAN_EVERY_TASK) return store.storage.list(query)
-  const token = query.pageToken
-  return token !== undefined && decodeCursor(token) === undefined
-    ? Effect.fail(new InvalidPageToken({ token }))
+/** No task, for a time past every task's; its page token still checked, as the storage would. */
+const noPage = (pageToken: string | undefined): Effect.Effect<TaskPage, InvalidPageToken> =>
+  pageToken !== undefined && decodeCursor(pageToken) === undefined
+    ? Effect.fail(new InvalidPageToken({ token: pageToken }))
     : Effect.succeed({ tasks: [], totalSize: 0 })
-}
 
 /** ListTasks: newest status first, paginated; artifacts only when asked for. */
 export const listTasks = (request: V1.ListTasksRequest) =>
@@ -147,13 +144,14 @@ export const listTasks = (request: V1.ListTasksRequest) =>
     const pageSize = yield* pageSizeOf(request.pageSize)
     yield* checkHistoryLength(request.historyLength)
     const since = yield* timestampAfter(request.statusTimestampAfter)
-    const page = yield* pageOf(store, {
+    const listed = since === AFTER_EVERY_TASK ? noPage(request.pageToken) : store.storage.list({
       contextId: request.contextId,
       status: request.status === "TASK_STATE_UNSPECIFIED" ? undefined : request.status,
       statusTimestampAfter: since,
       pageSize,
       pageToken: request.pageToken
-    }).pipe(Effect.catchTag("InvalidPageToken", (invalid) => Effect.fail(invalidParams(invalid.message))))
+    })
+    const page = yield* Effect.catchTag(listed, "InvalidPageToken", (invalid) => Effect.fail(invalidParams(invalid.message)))
     const includeArtifacts = request.includeArtifacts === true
     return {
       tasks: page.tasks.map((task) => presentTask(task, request.historyLength, includeArtifacts)),
