@@ -76,16 +76,24 @@ const canonicalHost = (host: string): string => {
 }
 
 /**
- * The addresses an IP literal reaches (the embedded IPv4 address for IPv6 forms that carry one),
- * or undefined when `literal` is not an IP address (a host name).
+ * The unspecified address with the loopback address it also reaches: a connection to 0.0.0.0 or ::
+ * goes to this machine, so it must not pass where loopback may not.
+ */
+const withThisMachine = (address: IpAddress): ReadonlyArray<IpAddress> =>
+  address.range() !== "unspecified"
+    ? [address]
+    : [address, address.kind() === "ipv4" ? ipaddr.parse("127.0.0.1") : ipaddr.parse("::1")]
+
+/**
+ * The addresses an IP literal reaches (the embedded IPv4 address for IPv6 forms that carry one;
+ * loopback too for the unspecified address), or undefined when `literal` is not an IP address (a host name).
  */
 export const reachedAddresses = (literal: string): ReadonlyArray<IpAddress> | undefined => {
   const bare = canonicalHost(literal)
   if (!ipaddr.isValid(bare)) return undefined
   const address = ipaddr.parse(bare)
-  if (address.kind() === "ipv4") return [address]
-  const embedded = embeddedIpv4(address as ipaddr.IPv6)
-  return embedded.length === 0 ? [address] : embedded
+  const embedded = address.kind() === "ipv4" ? [] : embeddedIpv4(address as ipaddr.IPv6)
+  return (embedded.length === 0 ? [address] : embedded).flatMap(withThisMachine)
 }
 
 /** The class of one address (IPv6 forms that carry an IPv4 address are judged by it: see reachedAddresses). */

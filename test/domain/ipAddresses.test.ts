@@ -20,6 +20,13 @@ describe("reachedAddresses", () => {
     expect(reached("::ffff:0:a9fe:a9fe")).toEqual(["169.254.169.254"])
   })
 
+  it("adds loopback to the unspecified address in every spelling: connecting to it reaches this machine", () => {
+    for (const spelling of ["0.0.0.0", "0", "0x0", "0.0", "[::ffff:0.0.0.0]", "[::ffff:0:0]"]) {
+      expect(reached(spelling), spelling).toEqual(["0.0.0.0", "127.0.0.1"])
+    }
+    for (const spelling of ["::", "[::]", "[0:0:0:0:0:0:0:0]"]) expect(reached(spelling), spelling).toEqual(["::", "::1"])
+  })
+
   it("reads a Teredo address as its server and its de-obfuscated client", () => {
     // RFC 4380 §4: server 65.54.227.120, client 192.0.2.45 obfuscated as 3fff:fdd2.
     expect(reached("2001:0:4136:e378:8000:63bf:3fff:fdd2")).toEqual(["65.54.227.120", "192.0.2.45"])
@@ -28,7 +35,6 @@ describe("reachedAddresses", () => {
   it("leaves other IPv6 addresses alone and answers undefined for host names", () => {
     expect(reached("2606:4700:4700::1111")).toEqual(["2606:4700:4700::1111"])
     expect(reached("[::1]")).toEqual(["::1"])
-    expect(reached("::")).toEqual(["::"])
     expect(reached("64:ff9b:1::a9fe:a9fe")).toEqual(["64:ff9b:1::a9fe:a9fe"])
     expect(reached("hooks.example.com")).toBeUndefined()
     expect(reached("169.254.169.254.nip.io")).toBeUndefined()
@@ -128,9 +134,11 @@ describe("hostClasses (the interface rule's finer classes)", () => {
       expect(hostClasses(host), host).toEqual(["metadata"])
     }
     for (const host of ["169.254.1.1", "[fe80::1]", "[::ffff:169.254.0.7]"]) expect(hostClasses(host), host).toEqual(["link-local"])
-    for (const host of ["10.1.2.3", "192.168.0.1", "[fd00:ec2::1]", "100.64.0.1", "0.0.0.0"]) {
+    for (const host of ["10.1.2.3", "192.168.0.1", "[fd00:ec2::1]", "100.64.0.1"]) {
       expect(hostClasses(host), host).toEqual(["private"])
     }
+    // Unspecified, and this machine: a private card cannot point at it to reach loopback services.
+    for (const host of ["0.0.0.0", "[::]"]) expect(hostClasses(host), host).toEqual(["private", "loopback"])
     for (const host of ["127.0.0.2", "[::1]", "localhost"]) expect(hostClasses(host), host).toEqual(["loopback"])
     expect(hostClasses("93.184.216.34")).toEqual(["public"])
     expect(hostClasses("agent.example.com")).toBeUndefined()

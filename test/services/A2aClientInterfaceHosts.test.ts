@@ -22,7 +22,8 @@ const DNS: Record<string, ReadonlyArray<LookupAddress>> = {
   "internal.test": [{ address: "127.0.0.1", family: 4 }],
   "metadata.test": [{ address: "169.254.169.254", family: 4 }],
   "imds6.test": [{ address: "fd00:ec2::254", family: 6 }],
-  "sneaky.test": [{ address: "127.0.0.1", family: 4 }, { address: "169.254.169.254", family: 4 }]
+  "sneaky.test": [{ address: "127.0.0.1", family: 4 }, { address: "169.254.169.254", family: 4 }],
+  "zero.test": [{ address: "0.0.0.0", family: 4 }]
 }
 const asked: Array<string> = []
 const fakeResolve: ResolveHost = async (hostname, options) => {
@@ -115,6 +116,20 @@ describe("a public card whose interface points inward", () => {
     // Its answer is not A2A, which the error says without quoting it.
     expect(result._tag === "Left" && result.left._tag).toBe("InvalidResponse")
   })
+})
+
+describe("a private card whose interface points at the unspecified address", () => {
+  it.each(["0.0.0.0", "0", "[::ffff:0.0.0.0]", "zero.test"])(
+    "%s connects to this machine: refused as loopback, nothing sent",
+    async (host) => {
+      const card = await cardPointingAt(() => `http://${host}:${internalPort()}/rpc`)
+      const before = internal.requestCount()
+      const result = await send(card.baseUrl, { cardClasses: ["private"] })
+      expect(result._tag === "Left" && result.left._tag).toBe("InterfaceHostRefused")
+      expect(result._tag === "Left" && result.left.message).toContain("is a loopback address")
+      expect(internal.requestCount()).toBe(before)
+    }
+  )
 })
 
 describe("cards whose interfaces stay within their class", () => {
