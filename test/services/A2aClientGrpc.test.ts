@@ -7,17 +7,30 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { status as grpcStatus } from "@grpc/grpc-js"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Fiber, Layer, Stream } from "effect"
+import type { LookupAddress } from "node:dns"
 import { afterAll, beforeAll } from "vitest"
 import type { ProtocolVersion } from "../../src/a2a/protocolVersion.js"
 import { partsText } from "../../src/a2a/text.js"
-import { A2aClient, type Target } from "../../src/services/A2aClient.js"
+import { A2aClient, classesOfHost, HostAddressing, type Target } from "../../src/services/A2aClient.js"
+import type { ResolveHost } from "../../src/services/connectGuard.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 import { CANCELED_TEXT, chunkTexts, echoText, withBehaviour } from "../peers/behaviours.js"
 import { answerBytes, grpcCardStub, startGrpcStub, waitFor } from "../peers/grpcStub.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startWebhookSink, type WebhookSink } from "../peers/webhookSink.js"
-import { collect, foldEvents, kindsOf, messageOf, sendRequest, type Stub, taskOf, waitForState, withClient } from "./a2aClientHarness.js"
+import {
+  ClientLive,
+  collect,
+  foldEvents,
+  kindsOf,
+  messageOf,
+  sendRequest,
+  type Stub,
+  taskOf,
+  waitForState,
+  withClient
+} from "./a2aClientHarness.js"
 
 let peer: SdkAgentHandle
 let sink: WebhookSink
@@ -249,6 +262,41 @@ describe("hand-made gRPC servers", () => {
       const task = yield* a2a.getTask(targetAt(stub, { insecureHosts: ["::ffff:7f00:1"] }), { id: "t-1" })
       expect(partsText(task.artifacts?.[0]?.parts ?? [])).toBe("plain")
     })))
+
+  /** A client whose interface rule asks `resolve` what `localhost` is (the system's own lookup says 127.0.0.1). */
+  const withLocalhostAt = <A, E>(addresses: ReadonlyArray<LookupAddress>, body: Effect.Effect<A, E, A2aClient>) => {
+    const resolve: ResolveHost = async (hostname) => (hostname === "localhost" ? addresses : [])
+    return Effect.provide(
+      body,
+      ClientLive.pipe(Layer.provide(Layer.succeed(HostAddressing, { resolve, cardHostClasses: classesOfHost(resolve) })))
+    )
+  }
+
+  it.live("a gRPC interface on another origin is dialed at the addresses the rule judged, never looked up again", () =>
+    Effect.gen(function*() {
+      const server = track(
+        yield* Effect.promise(() => startGrpcStub("1.0", { GetTask: (_call, callback) => callback(null, taskBytes("1.0", "pinned")) }))
+      )
+      const port = server.address.split(":")[1]
+      // The card is on 127.0.0.1 (loopback): its interface on localhost is another origin, held to loopback.
+      const stub = track(yield* Effect.promise(() => grpcCardStub(`grpc://localhost:${port}`, "1.0")))
+      // The lookup the rule makes answers the metadata address (a name re-pointed between lookups):
+      // refused, and no second lookup (grpc-js's, which would find 127.0.0.1) sends the call anyway.
+      const refused = yield* withLocalhostAt(
+        [{ address: "169.254.169.254", family: 4 }],
+        Effect.flip(Effect.flatMap(A2aClient, (a2a) => a2a.getTask(targetAt(stub), { id: "t-1" })))
+      )
+      expect(refused).toMatchObject({ _tag: "InterfaceHostRefused" })
+      expect(refused.message).toContain("localhost is a metadata address")
+      expect(server.metadata).toEqual([])
+      // Judged loopback: the call goes to the address judged.
+      const task = yield* withLocalhostAt(
+        [{ address: "127.0.0.1", family: 4 }],
+        Effect.flatMap(A2aClient, (a2a) => a2a.getTask(targetAt(stub), { id: "t-1" }))
+      )
+      expect(partsText(task.artifacts?.[0]?.parts ?? [])).toBe("pinned")
+      expect(server.metadata).toHaveLength(1)
+    }))
 
   it.live("refuse a message over the response limit", () =>
     withClient(Effect.gen(function*() {

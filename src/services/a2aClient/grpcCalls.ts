@@ -9,6 +9,8 @@
  */
 import * as grpc from "@grpc/grpc-js"
 import { Duration, Effect, Either, Option, Scope, Stream } from "effect"
+import type { LookupAddress } from "node:dns"
+import { isIP } from "node:net"
 import { createSecureContext } from "node:tls"
 import { a2aErrorByReason, JSON_RPC_ERRORS } from "../../a2a/errors.js"
 import { decodeStatusDetails, GRPC_STATUS, type GrpcMethod, grpcMethod, grpcStatusName, STATUS_DETAILS_KEY } from "../../a2a/grpcCodec.js"
@@ -75,15 +77,45 @@ const channelsOf = (scope: Scope.Scope): Effect.Effect<Map<string, grpc.Client>>
     return Effect.as(Scope.addFinalizer(scope, Effect.sync(() => open.forEach((client) => client.close()))), open)
   })
 
-const channelFor = (state: ClientState, url: URL, receiveLimit: number): Effect.Effect<grpc.Client> =>
+/**
+ * A grpc-js target that dials exactly these addresses (those of the first one's family: a target
+ * names one family), so that no lookup of grpc-js's own can reach another address.
+ */
+const pinnedTarget = (addresses: ReadonlyArray<LookupAddress>, port: string) => {
+  const v6 = addresses[0]?.family === 6
+  const dialed = addresses.filter(({ family }) => (family === 6) === v6)
+  return v6
+    ? `ipv6:${dialed.map(({ address }) => `[${address}]:${port}`).join(",")}`
+    : `ipv4:${dialed.map(({ address }) => `${address}:${port}`).join(",")}`
+}
+
+/** The channel's options: dialing pinned addresses, it still names the host (`:authority`, TLS name and certificate). */
+const channelOptions = (url: URL, receiveLimit: number, pinned: boolean): grpc.ChannelOptions => ({
+  "grpc.max_receive_message_length": receiveLimit,
+  // One attempt per call: relay's own fallback (1.0 → 0.3) and the user decide what is tried again.
+  "grpc.enable_retries": 0,
+  ...(pinned ? { "grpc.default_authority": addressOf(url) } : {}),
+  ...(pinned && isIP(url.hostname.replace(/^\[|\]$/g, "")) === 0 ? { "grpc.ssl_target_name_override": url.hostname } : {})
+})
+
+/** A channel to the endpoint: to the addresses the interface rule judged when it held the endpoint, else by its host. */
+const channelFor = (
+  state: ClientState,
+  url: URL,
+  receiveLimit: number,
+  judged: ReadonlyArray<LookupAddress> | undefined
+): Effect.Effect<grpc.Client> =>
   Effect.map(channelsOf(state.scope), (open) => {
     const tls = url.protocol === "https:"
-    const key = `${tls ? "tls" : "h2c"} ${addressOf(url)} ${receiveLimit}`
-    const client = open.get(key) ?? new grpc.Client(addressOf(url), tls ? systemRoots() : grpc.credentials.createInsecure(), {
-      "grpc.max_receive_message_length": receiveLimit,
-      // One attempt per call: relay's own fallback (1.0 → 0.3) and the user decide what is tried again.
-      "grpc.enable_retries": 0
-    })
+    const port = url.port || (tls ? "443" : "80")
+    const dial = judged === undefined ? addressOf(url) : pinnedTarget(judged, port)
+    const key = `${tls ? "tls" : "h2c"} ${dial} ${addressOf(url)} ${receiveLimit}`
+    const client = open.get(key) ??
+      new grpc.Client(
+        dial,
+        tls ? systemRoots() : grpc.credentials.createInsecure(),
+        channelOptions(url, receiveLimit, judged !== undefined)
+      )
     open.delete(key)
     // A long-running relay mcp may meet many agents: the channel used least recently makes room.
     for (const [oldKey, oldest] of open) {
@@ -95,11 +127,26 @@ const channelFor = (state: ClientState, url: URL, receiveLimit: number): Effect.
     return client
   })
 
+/** The host's addresses: a literal itself, a name as resolved (none when it does not resolve). */
+const addressesOf = (state: ClientState, host: string): Effect.Effect<ReadonlyArray<LookupAddress>> => {
+  const family = isIP(host)
+  return family !== 0
+    ? Effect.succeed([{ address: host, family }])
+    : Effect.promise(() => state.addressing.resolve(host, {}).catch(() => []))
+}
+
 /**
  * Plaintext (h2c) only to this machine, or to a host the user named with --insecure;
- * an interface the rule holds to its card's class of address only where its host resolves within it.
+ * an interface the rule holds to its card's class of address only where its host resolves within
+ * it. Returns the addresses judged, which the channel then dials (undefined when the rule does not
+ * hold the endpoint): a second lookup, grpc-js's, could answer otherwise (DNS rebinding).
  */
-const refusal = (state: ClientState, target: Target, endpoint: Endpoint, url: URL): Effect.Effect<void, InterfaceHostRefused> =>
+const refusal = (
+  state: ClientState,
+  target: Target,
+  endpoint: Endpoint,
+  url: URL
+): Effect.Effect<ReadonlyArray<LookupAddress> | undefined, InterfaceHostRefused> =>
   Effect.gen(function*() {
     const host = url.hostname.replace(/^\[|\]$/g, "")
     if (url.protocol === "http:" && !isLoopbackHost(host) && !(target.insecureHosts ?? []).includes(host)) {
@@ -109,13 +156,9 @@ const refusal = (state: ClientState, target: Target, endpoint: Endpoint, url: UR
       })
     }
     const reach = endpoint.reach
-    if (reach === undefined) return
-    const classes = hostClasses(host) ?? (yield* Effect.promise(() =>
-      state.addressing.resolve(host, {}).then(
-        (addresses) => addresses.flatMap(({ address }) => hostClasses(address) ?? []),
-        () => []
-      )
-    ))
+    if (reach === undefined) return undefined
+    const addresses = yield* addressesOf(state, host)
+    const classes = addresses.flatMap(({ address }) => hostClasses(address) ?? [])
     const outside = classes.length === 0 ? "unresolved" : classes.find((kind) => !reach.includes(kind))
     if (outside !== undefined) {
       yield* new InterfaceHostRefused({
@@ -125,6 +168,7 @@ const refusal = (state: ClientState, target: Target, endpoint: Endpoint, url: UR
         }: relay keeps a card's interfaces on its card's class of address`
       })
     }
+    return addresses
   })
 
 // ---------------------------------------------------------------------------
@@ -190,10 +234,10 @@ const prepare = <A>(state: ClientState, target: Target, endpoint: Endpoint, wire
       return yield* new UnsupportedOperation({ operation: wire.method, reason: `A2A ${endpoint.version} has no ${wire.method} over gRPC` })
     }
     const url = new URL(endpoint.url)
-    yield* refusal(state, target, endpoint, url)
+    const judged = yield* refusal(state, target, endpoint, url)
     // Our own encoders made the message: one the codec refuses is a bug.
     const request = yield* Effect.orDieWith(method.request.toBinary(wire.message), (reason) => new Error(`gRPC ${wire.method}: ${reason}`))
-    const client = yield* channelFor(state, url, target.maxResponseBytes ?? MAX_RESPONSE_BYTES)
+    const client = yield* channelFor(state, url, target.maxResponseBytes ?? MAX_RESPONSE_BYTES, judged)
     return { method, request: Buffer.from(request), client, metadata: metadataFor(target, endpoint) }
   })
 
