@@ -84,6 +84,47 @@ const health = Effect.flatMap(
 
 const readAll = Effect.flatMap(NotificationLog.NotificationLog, (log) => log.read({}))
 
+/** What a sender that never stops uploading saw: the answer's status line, and whether the receiver closed the connection. */
+interface EndlessUpload {
+  readonly status: string
+  readonly closed: boolean
+}
+
+/** A length no upload reaches within a test (1 TiB). */
+const ENDLESS = 2 ** 40
+const BODY_PIECE = Buffer.alloc(64 * 1024, 0x61)
+/** The same piece framed as one chunk of a chunked body. */
+const CHUNK = Buffer.concat([Buffer.from(`${BODY_PIECE.length.toString(16)}\r\n`), BODY_PIECE, Buffer.from("\r\n")])
+
+/**
+ * Sends `head`, then `piece` without end (each time the socket drains), until the receiver closes
+ * the connection or `withinMs` passes.
+ */
+const endlessUpload = (head: string, withinMs: number, piece = BODY_PIECE) =>
+  Effect.flatMap(webhookBaseUrl, (base) =>
+    Effect.promise(() =>
+      new Promise<EndlessUpload>((resolve) => {
+        let answer = ""
+        const socket = Net.connect(Number(new URL(base).port), "127.0.0.1", () => {
+          socket.write(head)
+          pump()
+        })
+        const pump = () => {
+          while (!socket.destroyed && socket.write(piece));
+          if (!socket.destroyed) socket.once("drain", pump)
+        }
+        const done = (closed: boolean) => {
+          clearTimeout(timer)
+          socket.destroy()
+          resolve({ status: answer.slice(0, 12), closed })
+        }
+        const timer = setTimeout(() => done(false), withinMs)
+        socket.on("data", (data) => answer += String(data))
+        socket.on("error", () => done(true))
+        socket.on("close", () => done(true))
+      })
+    ))
+
 const recordWithId = (id: unknown) =>
   Effect.map(readAll, (records) => {
     const found = records.find((record) => record.id === id)
@@ -389,6 +430,17 @@ layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver wit
       expect((yield* readAll).length).toBe(before + 1)
     }))
 
+  it.effect("cuts off an upload past 16 times the limit: 413, then the connection closed instead of read to its end", () =>
+    Effect.gen(function*() {
+      const head = "POST /endless HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      // Kept alive, node would go on reading (and dropping) the upload until the 30 s request timeout.
+      const announced = yield* endlessUpload(`${head}Content-Length: ${ENDLESS}\r\n\r\n`, 8_000)
+      expect(announced).toEqual({ status: "HTTP/1.1 413", closed: true })
+      const chunked = yield* endlessUpload(`${head}Transfer-Encoding: chunked\r\n\r\n`, 8_000, CHUNK)
+      expect(chunked).toEqual({ status: "HTTP/1.1 413", closed: true })
+      expect(yield* health).toBe(200)
+    }))
+
   it.effect("survives hostile bodies: deep nesting, huge strings, non-object JSON", () =>
     Effect.gen(function*() {
       const before = (yield* readAll).length
@@ -503,6 +555,17 @@ layer(serverLayer(freshStateDir(), { token: Redacted.make(TOKEN) }), { excludeTe
           })
         ).pipe(Effect.timeout("2 seconds"))
         expect(status).toBe("HTTP/1.1 401")
+      }))
+
+    it.effect("closes the connection of a sender without the token that keeps uploading, after its 401", () =>
+      Effect.gen(function*() {
+        const head = "POST /auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        const announced = yield* endlessUpload(`${head}Content-Length: ${ENDLESS}\r\n\r\n`, 8_000)
+        expect(announced).toEqual({ status: "HTTP/1.1 401", closed: true })
+        const chunked = yield* endlessUpload(`${head}Transfer-Encoding: chunked\r\n\r\n`, 8_000, CHUNK)
+        expect(chunked).toEqual({ status: "HTTP/1.1 401", closed: true })
+        // A refusal of a body already read whole keeps the connection: it answers as before.
+        expect((yield* postJson("/auth", V03_BODIES.task, { "x-a2a-notification-token": "wrong" })).status).toBe(401)
       }))
 
     it.effect("compares in constant time over equal-length digests", () =>

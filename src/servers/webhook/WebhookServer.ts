@@ -73,8 +73,21 @@ const isAuthorized = (expected: string, headers: Exchange["headers"]) => anyMatc
 // ---------------------------------------------------------------------------
 // Responses
 
+/**
+ * A refusal whose body was not read to its end (no token, or an upload past the cut-off) closes
+ * the connection: kept alive, node would read the rest of that body, and discard it, until the
+ * request timeout.
+ */
+const CLOSE = { connection: "close" } as const
+
 const answerError = (exchange: Exchange, status: number, code: string, message: string, hint: string) =>
-  writeJson(exchange, status, JSON.stringify({ error: { code, message, hint } }))
+  writeJson(
+    exchange,
+    status,
+    JSON.stringify({ error: { code, message, hint } }),
+    undefined,
+    exchange.request.complete ? undefined : CLOSE
+  )
 
 /** Path without the query string (which may hold secrets), bounded in length. */
 const pathOf = (exchange: Exchange) => exchange.path.slice(0, 2048) || "/"
