@@ -441,6 +441,19 @@ layer(serverLayer(freshStateDir()), { excludeTestServices: true })("receiver wit
       expect(yield* health).toBe(200)
     }))
 
+  it.effect("refuses what a web page posts (any Origin) with 403, recording nothing: a page cannot forge a notification", () =>
+    Effect.gen(function*() {
+      const before = (yield* readAll).length
+      // A cross-origin text/plain POST needs no preflight: a page the user visits can send it to loopback.
+      for (const origin of ["http://evil.example", "null", `${yield* webhookBaseUrl}`]) {
+        const reply = yield* post("/hook", JSON.stringify(V1_BODIES.statusUpdate), { "content-type": "text/plain", origin })
+        expect(reply, origin).toMatchObject({ status: 403, body: { error: { code: "browser_origin" } } })
+      }
+      expect((yield* readAll).length).toBe(before)
+      // Agents post from servers, without an Origin: still accepted.
+      expect((yield* postJson("/hook", V1_BODIES.statusUpdate)).status).toBe(200)
+    }))
+
   it.effect("survives hostile bodies: deep nesting, huge strings, non-object JSON", () =>
     Effect.gen(function*() {
       const before = (yield* readAll).length

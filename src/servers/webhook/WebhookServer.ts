@@ -3,7 +3,7 @@
  * notification and answers 200; `GET /health` answers while it runs.
  *
  * It must survive whatever a sender posts: every request either ends in a JSON answer (200, or
- * 400/401/413/500 with `{error:{code,message,hint}}`) or, for an upload far beyond the limit,
+ * 400/401/403/413/500 with `{error:{code,message,hint}}`) or, for an upload far beyond the limit,
  * a closed connection — never a stopped server. A body nested deeper than MAX_JSON_DEPTH is
  * refused (400) before it is recorded, like any other malformed one.
  */
@@ -68,6 +68,14 @@ export const presentedTokens = (headers: Exchange["headers"]): ReadonlyArray<str
 
 const anyMatches = (expected: string, tokens: ReadonlyArray<string>) => tokens.some((token) => tokenMatches(expected, token))
 
+/**
+ * The page a browser request comes from. Agents post from servers, which send no Origin; a web
+ * page the user visits could otherwise post a forged notification to a receiver without a token
+ * (a cross-origin text/plain POST needs no preflight, and DNS rebinding reaches loopback), and it
+ * would be logged, and read by assistants, as an agent's.
+ */
+const browserOrigin = (headers: Exchange["headers"]): string | undefined => headerValue(headers, "origin")
+
 const isAuthorized = (expected: string, headers: Exchange["headers"]) => anyMatches(expected, presentedTokens(headers))
 
 // ---------------------------------------------------------------------------
@@ -131,6 +139,16 @@ const makeReceiver = (options: WebhookOptions) => {
    */
   const answer = (exchange: Exchange) => {
     const path = pathOf(exchange)
+    const origin = browserOrigin(exchange.headers)
+    if (origin !== undefined) {
+      return reject(
+        exchange,
+        403,
+        "browser_origin",
+        `A request from a web page (Origin ${origin.slice(0, 200)}) is not a notification`,
+        "A2A agents post notifications from servers, without an Origin header"
+      )
+    }
     const tokens = presentedTokens(exchange.headers)
     if (expected !== undefined && !anyMatches(expected, tokens)) {
       return reject(
@@ -228,8 +246,12 @@ export const webhookServerLayer = (options: WebhookServerOptions) => {
   return serveExchanges({
     host: options.host,
     port: options.port,
-    // A notification is only read once its sender has shown the token.
-    bodyLimits: (head) => head.method === "POST" && (expected === undefined || isAuthorized(expected, head.headers)) ? limits : undefined,
+    // A notification is only read once its sender has shown the token, and never from a browser.
+    bodyLimits: (head) =>
+      head.method === "POST" && browserOrigin(head.headers) === undefined &&
+        (expected === undefined || isAuthorized(expected, head.headers))
+        ? limits
+        : undefined,
     handle: makeWebhookHandler(options),
     answerInternalError: (exchange) =>
       answerError(exchange, 500, "internal_error", "Internal error", "This is a bug in relay; the sender may retry")
