@@ -6,8 +6,9 @@
  * on stdout. Ctrl+C closes the port and exits 0.
  */
 import { Command, Options } from "@effect/cli"
-import { Config, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { isLoopbackHost } from "../a2a/hosts.js"
+import { InvalidInput } from "../domain/errors.js"
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_WEBHOOK_HOST,
@@ -96,8 +97,20 @@ const printingHooks = (config: PushConfig): WebhookHooks => {
   }
 }
 
+/** A blank token (`RELAY_PUSH_TOKEN=` left empty, say) would make a receiver that refuses every notification. */
+const blankToken = (config: PushConfig) =>
+  Option.isSome(config.token) && Redacted.value(config.token.value).trim() === ""
+    ? Effect.fail(
+      new InvalidInput({
+        reason: "The push token (--token or RELAY_PUSH_TOKEN) is empty: no sender could ever show it",
+        suggestion: "Give a token, or unset RELAY_PUSH_TOKEN and leave out --token to accept every notification"
+      })
+    )
+    : Effect.void
+
 const runPushServer = (config: PushConfig) =>
   untilStopped(Effect.gen(function*() {
+    yield* blankToken(config)
     const log = yield* NotificationLog.NotificationLog
     const server = webhookServerLayer({
       host: config.host,

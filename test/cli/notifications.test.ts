@@ -193,6 +193,16 @@ describe("relay server push", () => {
     envHome.cleanup()
   })
 
+  it("refuses a blank token as a usage error: it would make a receiver no sender could post to", async () => {
+    for (const [args, env] of [[[], { RELAY_PUSH_TOKEN: "" }], [["--token", "  "], {}]] as const) {
+      // A receiver that started would run until killed: the timeout fails the test then.
+      const result = await runRelay(["server", "push", "--port", "0", ...args], { stateDir: home.stateDir, env, timeoutMs: 8_000 })
+      expect(result.code, JSON.stringify(args)).toBe(2)
+      expect(result.stderr).toContain("The push token (--token or RELAY_PUSH_TOKEN) is empty")
+      expect(result.stderr).not.toContain("listening")
+    }
+  })
+
   it("a port already in use is a clear error with exit code 1", async () => {
     const blocker = Net.createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))

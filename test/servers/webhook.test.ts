@@ -612,6 +612,18 @@ layer(serverLayer(freshStateDir(), { token: Redacted.make(TOKEN) }), { excludeTe
   }
 )
 
+layer(serverLayer(freshStateDir(), { token: Redacted.make(` ${TOKEN}\n`) }), { excludeTestServices: true })(
+  "receiver with a token given with whitespace around it",
+  (it) => {
+    it.effect("takes the token as a header can carry it: without the whitespace, which no header value keeps", () =>
+      Effect.gen(function*() {
+        expect((yield* postJson("/auth", V03_BODIES.task, { "x-a2a-notification-token": TOKEN })).status).toBe(200)
+        expect((yield* postJson("/auth", V03_BODIES.task, { authorization: `Bearer  ${TOKEN} ` })).status).toBe(200)
+        expect((yield* postJson("/auth", V03_BODIES.task, { "x-a2a-notification-token": "wrong" })).status).toBe(401)
+      }))
+  }
+)
+
 // ---------------------------------------------------------------------------
 // Concurrency
 

@@ -66,6 +66,13 @@ export const presentedTokens = (headers: Exchange["headers"]): ReadonlyArray<str
   return bearer === undefined || bearer === "" ? fromTokenHeaders : [...fromTokenHeaders, bearer]
 }
 
+/**
+ * The token senders must show, as a header carries it: a header value never starts or ends with
+ * whitespace (node strips it), so a token that does could never be matched.
+ */
+const expectedToken = (token: Redacted.Redacted<string> | undefined): string | undefined =>
+  token === undefined ? undefined : Redacted.value(token).trim()
+
 const anyMatches = (expected: string, tokens: ReadonlyArray<string>) => tokens.some((token) => tokenMatches(expected, token))
 
 /**
@@ -118,7 +125,7 @@ const silent: WebhookHooks = { onNotification: () => Effect.void, onRejected: ()
 
 const makeReceiver = (options: WebhookOptions) => {
   const hooks: WebhookHooks = { ...silent, ...options.hooks }
-  const expected = options.token === undefined ? undefined : Redacted.value(options.token)
+  const expected = expectedToken(options.token)
 
   const reject = (exchange: Exchange, status: number, code: string, message: string, hint: string) =>
     Effect.zipRight(
@@ -242,7 +249,7 @@ export const makeWebhookHandler = (options: WebhookOptions = {}) => {
 export const webhookServerLayer = (options: WebhookServerOptions) => {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const limits = { maxBytes, cutOffBytes: maxBytes * DRAIN_FACTOR }
-  const expected = options.token === undefined ? undefined : Redacted.value(options.token)
+  const expected = expectedToken(options.token)
   return serveExchanges({
     host: options.host,
     port: options.port,
