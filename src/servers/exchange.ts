@@ -102,27 +102,30 @@ export const headerValue = (headers: IncomingHttpHeaders, name: string): string 
   return Array.isArray(value) ? value[0] : value
 }
 
+/**
+ * The answer's own headers, with `connection: close` when the request's body was not read to its
+ * end (refused before it was read: no key, a type not taken, past the limit): kept alive, node would
+ * read the rest of that body, and drop it, until the request timeout.
+ */
+const closingUnread = (request: IncomingMessage, headers: Readonly<Record<string, string | number>> | undefined) =>
+  request.complete ? headers : { ...headers, connection: "close" }
+
 /** Writes a complete JSON answer (already serialised). */
 export const writeJson = (
-  { response }: Exchange,
+  { request, response }: Exchange,
   status: number,
   json: string,
   contentType = "application/json",
   headers?: Readonly<Record<string, string>>
 ): void => {
   const length = Buffer.byteLength(json)
-  response.writeHead(
-    status,
-    headers === undefined
-      ? { "content-type": contentType, "content-length": length }
-      : { ...headers, "content-type": contentType, "content-length": length }
-  )
+  response.writeHead(status, closingUnread(request, { ...headers, "content-type": contentType, "content-length": length }))
   response.end(json)
 }
 
 /** Writes an answer without a body (204, 304, 400). */
-export const writeEmpty = ({ response }: Exchange, status: number, headers?: Readonly<Record<string, string>>): void => {
-  response.writeHead(status, headers)
+export const writeEmpty = ({ request, response }: Exchange, status: number, headers?: Readonly<Record<string, string>>): void => {
+  response.writeHead(status, closingUnread(request, headers))
   response.end()
 }
 

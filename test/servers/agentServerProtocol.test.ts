@@ -65,6 +65,33 @@ const statusOfPartialRequest = (port: number, raw: string) =>
     socket.once("error", reject)
   })
 
+/**
+ * Sends `head`, then keeps uploading without end; resolves with the answer's status line and
+ * whether the server closed the connection within `withinMs` (false: it kept reading).
+ */
+const endlessUpload = (port: number, head: string, withinMs: number) =>
+  new Promise<{ readonly status: string; readonly closed: boolean }>((resolve) => {
+    const piece = Buffer.alloc(64 * 1024, 0x20)
+    let answer = ""
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.write(head)
+      pump()
+    })
+    const pump = () => {
+      while (!socket.destroyed && socket.write(piece));
+      if (!socket.destroyed) socket.once("drain", pump)
+    }
+    const done = (closed: boolean) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ status: answer.slice(0, 12), closed })
+    }
+    const timer = setTimeout(() => done(false), withinMs)
+    socket.on("data", (data) => (answer += String(data)))
+    socket.on("error", () => done(true))
+    socket.on("close", () => done(true))
+  })
+
 const kindOf = (event: Json) => Object.keys(event)[0]
 const stateOf = (event: Json): string | undefined => event["task"]?.["status"]?.["state"] ?? event["statusUpdate"]?.["status"]?.["state"]
 
@@ -667,6 +694,24 @@ describe("auth and shutdown", () => {
       expect(await partial("POST /message:send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json")).toBe(401)
       expect(await partial("POST / HTTP/1.1\r\nHost: x\r\nX-API-Key: k-123\r\nContent-Type: text/plain")).toBe(200)
       expect(await partial("GET /health HTTP/1.1\r\nHost: x")).toBe(200)
+    } finally {
+      await secured.close()
+    }
+  })
+
+  it("closes the connection of a client without the key that keeps uploading, after its 401", async () => {
+    const secured = await startAgent({ key: "k-123" })
+    try {
+      const port = Number(new URL(secured.baseUrl).port)
+      const head = (path: string) =>
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${2 ** 40}\r\n\r\n`
+      // Kept alive, node would read the upload to its end (or to the request timeout) for nobody.
+      expect(await endlessUpload(port, head("/"), 5000)).toEqual({ status: "HTTP/1.1 401", closed: true })
+      expect(await endlessUpload(port, head("/message:send"), 5000)).toEqual({ status: "HTTP/1.1 401", closed: true })
+      // A refusal of a body read whole keeps its connection.
+      const refused = await rpc(secured.baseUrl, "GetTask", { id: "x" })
+      expect(refused.status).toBe(401)
+      expect(refused.headers.get("connection")).not.toBe("close")
     } finally {
       await secured.close()
     }

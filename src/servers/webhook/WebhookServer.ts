@@ -88,21 +88,10 @@ const isAuthorized = (expected: string, headers: Exchange["headers"]) => anyMatc
 // ---------------------------------------------------------------------------
 // Responses
 
-/**
- * A refusal whose body was not read to its end (no token, or an upload past the cut-off) closes
- * the connection: kept alive, node would read the rest of that body, and discard it, until the
- * request timeout.
- */
-const CLOSE = { connection: "close" } as const
-
+// A refusal whose body was not read to its end (no token, an upload past the cut-off) closes the
+// connection (exchange.ts, writeJson).
 const answerError = (exchange: Exchange, status: number, code: string, message: string, hint: string) =>
-  writeJson(
-    exchange,
-    status,
-    JSON.stringify({ error: { code, message, hint } }),
-    undefined,
-    exchange.request.complete ? undefined : CLOSE
-  )
+  writeJson(exchange, status, JSON.stringify({ error: { code, message, hint } }))
 
 /** Path without the query string (which may hold secrets), bounded in length. */
 const pathOf = (exchange: Exchange) => exchange.path.slice(0, 2048) || "/"
