@@ -2,8 +2,9 @@
  * What an authorization server or an OAuth agent sends cannot hurt, and a secret never goes on the
  * command line: the built CLI against hand-made hostile servers on loopback. Answers past the
  * 1 MiB limit are refused at every OAuth endpoint (token, discovery, device, revocation), the
- * device prompt shows the server's fields escaped, a 401 from an agent whose card declares OAuth
- * advises `relay auth login` with the card's flow, and `--client-secret VALUE` is a usage error.
+ * device prompt shows the server's fields escaped, an expires_in no date can hold is saved as no
+ * expiry, a 401 from an agent whose card declares OAuth advises `relay auth login` with the card's
+ * flow, and `--client-secret VALUE` is a usage error.
  * (The 800 MB answer is in test/stress/oauth.test.ts.)
  */
 import * as Fs from "node:fs"
@@ -51,6 +52,7 @@ beforeAll(async () => {
       "GET /.well-known/agent-card.json": reply(withSchemes(base, {
         machines: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/huge-token`, scopes: {} } } } },
         announced: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/announced-token`, scopes: {} } } } },
+        forever: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/forever-token`, scopes: {} } } } },
         device: {
           oauth2SecurityScheme: {
             flows: { deviceCode: { deviceAuthorizationUrl: `${base}/device`, tokenUrl: `${base}/token`, scopes: {} } }
@@ -64,6 +66,8 @@ beforeAll(async () => {
       })),
       "POST /huge-token": hugeToken(),
       "POST /announced-token": hugeToken(true),
+      // A finite expires_in (openid-client takes it) whose end no date can hold.
+      "POST /forever-token": reply({ token_type: "Bearer", access_token: "forever-token-0123456789", expires_in: 1e300 }),
       "POST /device": reply({
         device_code: "device-code-1",
         user_code: `WDJB-MJHT${HOSTILE}`,
@@ -179,6 +183,18 @@ describe("answers over the 1 MiB limit are refused at every OAuth endpoint", () 
       `Revocation failed: The authorization server at ${oauthServer.baseUrl}/huge-revoke sent an answer over the ${MAX_OAUTH_RESPONSE_BYTES}-byte limit`
     )
     expect(Fs.readFileSync(file, "utf8")).not.toContain("access-token-0123456789")
+  })
+})
+
+describe("odd token responses", () => {
+  it("an expires_in past the last date there is logs in, and the tokens are saved without an expiry", async () => {
+    const result = await login(["--client-secret", "-", "--scheme", "forever", "--json"])
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ agent_url: oauthServer.baseUrl, scheme: "forever", expires_at: null })
+    const stored = Fs.readFileSync(Path.join(home.stateDir, "sessions.json"), "utf8")
+    expect(stored).toContain("forever-token-0123456789")
+    expect(stored).not.toContain("expires_at")
+    expect((await relay(["auth", "logout", "--url", oauthServer.baseUrl])).code).toBe(0)
   })
 })
 

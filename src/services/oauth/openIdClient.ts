@@ -133,12 +133,17 @@ const checkClock = (accessToken: string, now: number): Effect.Effect<void, Clock
   return Effect.void
 }
 
+// The last instant a Date can hold (ECMA-262 time values): an expiry past it is saved as none.
+const LATEST_DATE_MS = 8.64e15
+
 const tokensOf = (response: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers, now: number): Tokens => {
   const expiresIn = response.expiresIn()
+  const expiresAt = expiresIn === undefined ? undefined : now + expiresIn * 1000
   return {
     access_token: response.access_token,
     refresh_token: response.refresh_token,
-    expiresAt: expiresIn === undefined ? undefined : now + expiresIn * 1000,
+    // Any finite expires_in passes openid-client; one of 1e300 s would make no date to save.
+    expiresAt: expiresAt !== undefined && expiresAt <= LATEST_DATE_MS ? expiresAt : undefined,
     scopes: response.scope === undefined ? undefined : response.scope.split(" ").filter((scope) => scope !== "")
   }
 }
