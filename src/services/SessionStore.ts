@@ -313,7 +313,12 @@ const makeFileBackend = Effect.gen(function*() {
   const writeAtomically = (content: StoreFile) => {
     const bytes = Buffer.from(encodeStoreFile({ ...content, version: formatVersionOf(content) }) + "\n")
     return withDescriptor(
-      () => Fs.openSync(tempFile, "w", 0o600),
+      () => {
+        // A temp file left behind keeps its mode (open's mode applies only to a new file) and may be
+        // a link elsewhere: the secrets go into a file made afresh (O_EXCL follows no link).
+        Fs.rmSync(tempFile, { force: true })
+        return Fs.openSync(tempFile, "wx", 0o600)
+      },
       (fd) => Effect.zipRight(Effect.try(() => writeAll(fd, bytes)), flushToDisk(fd))
     ).pipe(
       Effect.zipRight(Effect.try(() => Fs.renameSync(tempFile, file))),

@@ -198,6 +198,29 @@ describe("SessionStore (file)", () => {
       })
     ))
 
+  it.effect("a temp file left behind with a wider mode, or as a link elsewhere, is not where the secrets are written", () =>
+    withFileStore((stateDir) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        const file = Path.join(stateDir, "sessions.json")
+        yield* store.list // creates the directory
+        Fs.writeFileSync(`${file}.tmp`, "left by a crash", { mode: 0o644 })
+        Fs.chmodSync(`${file}.tmp`, 0o644)
+        yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "secret-token-1" })
+        // Looked at before any read of the store could tighten it.
+        expect(mode(file)).toBe(0o600)
+
+        const elsewhere = Path.join(stateDir, "..", "elsewhere")
+        Fs.writeFileSync(elsewhere, "", { mode: 0o644 })
+        Fs.symlinkSync(elsewhere, `${file}.tmp`)
+        yield* store.setCredentials(agentUrlOf("http://a.test"), { kind: "bearer", token: "secret-token-2" })
+        expect(Fs.readFileSync(elsewhere, "utf8")).toBe("")
+        expect(Fs.lstatSync(file).isFile()).toBe(true)
+        expect(mode(file)).toBe(0o600)
+        expect(Fs.readFileSync(file, "utf8")).toContain("secret-token-2")
+      })
+    ))
+
   it.effect("moves a corrupt file aside with a typed error naming it, then starts fresh", () =>
     withFileStore((stateDir) =>
       Effect.gen(function*() {
