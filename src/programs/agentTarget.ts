@@ -47,7 +47,9 @@ export const retryWithRenewedToken = <A, E, R>(
         Effect.flatMap(SessionStore, (store) => store.getCredentials(target.agentUrl)),
         (saved) => {
           if (Option.isNone(saved) || saved.value.kind !== "oauth") return Effect.fail(error)
-          return Effect.flatMap(bearerFor(target.agentUrl, saved.value, true), (credentials) => {
+          // Renewal is told the token that was refused: one another caller renewed meanwhile is used, not renewed again.
+          const sent = target.credentials?.kind === "bearer" ? target.credentials.token : saved.value.access_token
+          return Effect.flatMap(bearerFor(target.agentUrl, { ...saved.value, access_token: sent }, true), (credentials) => {
             const renewed = { ...target, credentials }
             return Effect.map(use(renewed), (result) => ({ target: renewed, result }))
           })

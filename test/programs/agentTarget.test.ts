@@ -71,6 +71,22 @@ describe("retryWithRenewedToken", () => {
     }).pipe(withSavedTokens(server.service))
   })
 
+  it.effect("a 401 for tokens another caller renewed meanwhile repeats the call with the saved ones, renewing nothing", () => {
+    const server = countingServer()
+    return Effect.gen(function*() {
+      // The call left with access-0; another caller's renewal saved access-elsewhere before the 401 came back.
+      const renewedElsewhere = { ...savedTokens, access_token: "access-elsewhere", refresh_token: "refresh-elsewhere" }
+      const answer = refusedOnce(refusal(401, "saved"))
+      const call = (called: Target) =>
+        Effect.flatMap(SessionStore.SessionStore, (store) => store.setCredentials(AGENT, renewedElsewhere)).pipe(
+          Effect.zipRight(answer(called))
+        )
+      const { result } = yield* retryWithRenewedToken(target, call)
+      expect(result).toBe("access-elsewhere")
+      expect(server.refreshes()).toBe(0)
+    }).pipe(withSavedTokens(server.service))
+  })
+
   it.effect.each(
     [
       ["a 403 (not allowed, whatever the token)", refusal(403, "saved")],
