@@ -2,9 +2,10 @@
  * What an authorization server or an OAuth agent sends cannot hurt, and a secret never goes on the
  * command line: the built CLI against hand-made hostile servers on loopback. Answers past the
  * 1 MiB limit are refused at every OAuth endpoint (token, discovery, device, revocation), the
- * device prompt shows the server's fields escaped, an expires_in no date can hold is saved as no
- * expiry, a 401 from an agent whose card declares OAuth advises `relay auth login` with the card's
- * flow, and `--client-secret VALUE` is a usage error.
+ * device prompt shows the server's fields escaped, a device poll interval under a second is polled
+ * once a second, an expires_in no date can hold is saved as no expiry, a 401 from an agent whose
+ * card declares OAuth advises `relay auth login` with the card's flow, and `--client-secret VALUE`
+ * is a usage error.
  * (The 800 MB answer is in test/stress/oauth.test.ts.)
  */
 import * as Fs from "node:fs"
@@ -58,6 +59,11 @@ beforeAll(async () => {
             flows: { deviceCode: { deviceAuthorizationUrl: `${base}/device`, tokenUrl: `${base}/token`, scopes: {} } }
           }
         },
+        eager: {
+          oauth2SecurityScheme: {
+            flows: { deviceCode: { deviceAuthorizationUrl: `${base}/eager-device`, tokenUrl: `${base}/pending-token`, scopes: {} } }
+          }
+        },
         hugeDevice: {
           oauth2SecurityScheme: {
             flows: { deviceCode: { deviceAuthorizationUrl: `${base}/huge-device`, tokenUrl: `${base}/token`, scopes: {} } }
@@ -75,6 +81,15 @@ beforeAll(async () => {
         expires_in: 60,
         interval: 1
       }),
+      // Asks to be polled every millisecond, and never approves.
+      "POST /eager-device": reply({
+        device_code: "device-code-2",
+        user_code: "EAGER",
+        verification_uri: `${base}/verify`,
+        expires_in: 60,
+        interval: 0.001
+      }),
+      "POST /pending-token": reply({ error: "authorization_pending" }, 400),
       "POST /huge-device": huge(
         "{\"device_code\":\"d\",\"user_code\":\"U\",\"verification_uri\":\"https://example.com/v\",\"expires_in\":60,\"pad\":\"",
         "\"}"
@@ -195,6 +210,19 @@ describe("odd token responses", () => {
     expect(stored).toContain("forever-token-0123456789")
     expect(stored).not.toContain("expires_at")
     expect((await relay(["auth", "logout", "--url", oauthServer.baseUrl])).code).toBe(0)
+  })
+})
+
+describe("device code polling", () => {
+  it("an interval under a second is taken as one second: the token endpoint is not hammered", async () => {
+    const polls = () => oauthServer.requests.filter((request) => request.path === "/pending-token").length
+    const before = polls()
+    const result = await login(["--flow", "device_code", "--scheme", "eager", "--login-timeout", "3", "--json"])
+    expect(result.code, result.stderr).toBe(3)
+    expect(errorOf(result.stderr).code).toBe("oauth_timeout")
+    // A poll each second at most, within the three seconds the login waited.
+    expect(polls() - before).toBeGreaterThan(0)
+    expect(polls() - before).toBeLessThanOrEqual(3)
   })
 })
 

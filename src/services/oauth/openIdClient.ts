@@ -190,6 +190,10 @@ const openInBrowser = (url: string) =>
     }
   })
 
+// RFC 8628 §3.2: without an interval the client waits 5 s between polls; relay never polls more than once a second.
+const DEFAULT_POLL_SECONDS = 5
+const MIN_POLL_SECONDS = 1
+
 const CALLBACK_PATH = "/callback"
 
 const page = (res: http.ServerResponse, status: number, text: string) => {
@@ -310,8 +314,10 @@ export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): 
         yield* interaction.prompt({ url: started.verification_uri_complete ?? started.verification_uri, userCode: started.user_code })
         // The code expires on the server's clock too: wait no longer than it lives.
         const timeout = Duration.min(interaction.timeout, Duration.seconds(started.expires_in))
+        // openid-client polls as often as the server says (any positive interval): a millisecond would be a flood.
+        const polled = { ...started, interval: Math.max(started.interval ?? DEFAULT_POLL_SECONDS, MIN_POLL_SECONDS) }
         return yield* waitAtMost(
-          tokenRequest(server, login, (signal) => client.pollDeviceAuthorizationGrant(config, started, undefined, { signal })),
+          tokenRequest(server, login, (signal) => client.pollDeviceAuthorizationGrant(config, polled, undefined, { signal })),
           timeout,
           "the device code to be approved"
         )
