@@ -201,25 +201,27 @@ export interface LogoutResult {
 }
 
 /**
- * Forgets an agent's credentials; OAuth tokens are revoked first when the server offers it
- * (RFC 7009), the refresh token before the access token (revoking it may end both).
+ * Forgets an agent's credentials, then revokes OAuth tokens when the server offers it (RFC 7009),
+ * the refresh token before the access token (revoking it may end both). The tokens revoked are the
+ * ones taken from the store under its lock: a renewal under way elsewhere saved its tokens first,
+ * or finds none to renew, so no token it got outlives the logout.
  */
 export const logout = Effect.fn("oauthLogout")(function*(key: AgentUrl) {
   const store = yield* SessionStore
   const oauth = yield* OAuth
-  const saved = yield* store.getCredentials(key)
+  const saved = yield* store.takeCredentials(key)
   let revoked = false
   if (Option.isSome(saved) && saved.value.kind === "oauth") {
     const tokens = saved.value
     const login = loginOf(key, tokens.flow, tokens.client_id)
     for (const token of [tokens.refresh_token, tokens.access_token]) {
       if (token === undefined) continue
-      // A failed revocation must not keep the tokens on disk: log it and forget them anyway.
+      // A failed revocation is logged; the tokens are forgotten all the same.
       revoked = (yield* oauth.revoke(serverOf(tokens), idOf(tokens), token, login).pipe(
         Effect.tapError((error) => Effect.logWarning(`Revocation failed: ${error.message}`)),
         Effect.orElseSucceed(() => false)
       )) || revoked
     }
   }
-  return { agent_url: key, removed: yield* store.clearCredentials(key), revoked } satisfies LogoutResult
+  return { agent_url: key, removed: Option.isSome(saved), revoked } satisfies LogoutResult
 })

@@ -41,6 +41,8 @@ export class SessionStore extends Context.Tag("relay/SessionStore")<SessionStore
   readonly getCredentials: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SavedCredentials>, StoreError>
   /** True if credentials existed. */
   readonly clearCredentials: (agentUrl: AgentUrl) => Effect.Effect<boolean, StoreError>
+  /** Removes the agent's credentials and returns them: what was saved when they went (logout revokes those). */
+  readonly takeCredentials: (agentUrl: AgentUrl) => Effect.Effect<Option.Option<SavedCredentials>, StoreError>
   /**
    * Replaces the agent's credentials with what `next` makes of the saved ones, holding the store's
    * lock from the read to the write: other processes wait, then see the result (OAuth renewal, so
@@ -113,6 +115,14 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         return Effect.succeed([result, record === before ? file : withRecord(file, key, record)] as const)
       }))
 
+  const takeCredentials = (agentUrl: AgentUrl) =>
+    change(agentUrl, (_key, record, now) => {
+      if (record?.credentials === undefined) return [Option.none<SavedCredentials>(), record]
+      const { credentials, ...rest } = record
+      const next: SessionRecord = { ...rest, updated_at: now }
+      return [Option.some(credentials), isEmpty(next) ? undefined : next]
+    })
+
   return SessionStore.of({
     get: lookup,
     list: Effect.map(backend.read, (file) => Object.values(file.sessions).sort(byAgentUrl)),
@@ -143,13 +153,8 @@ const makeStore = (backend: Backend): Context.Tag.Service<SessionStore> => {
         return [next, next]
       }),
     getCredentials: (agentUrl) => Effect.map(lookup(agentUrl), Option.flatMap((record) => Option.fromNullable(record.credentials))),
-    clearCredentials: (agentUrl) =>
-      change(agentUrl, (_key, record, now) => {
-        if (record?.credentials === undefined) return [false, record]
-        const { credentials: _dropped, ...rest } = record
-        const next: SessionRecord = { ...rest, updated_at: now }
-        return [true, isEmpty(next) ? undefined : next]
-      }),
+    clearCredentials: (agentUrl) => Effect.map(takeCredentials(agentUrl), Option.isSome),
+    takeCredentials,
     updateCredentials: (agentUrl, next) =>
       backend.modify((file) => {
         const record = file.sessions[agentUrl]

@@ -1,14 +1,14 @@
 /**
  * Renewing saved OAuth tokens (programs/oauth.ts) with a counting authorization server: renewals
  * that meet are one renewal (the store's lock; across processes see test/cli/oauthPeople.test.ts
- * and test/stress/oauth.test.ts), whoever waited uses what was saved, and client credentials
- * renew with their saved secret.
+ * and test/stress/oauth.test.ts), whoever waited uses what was saved, client credentials
+ * renew with their saved secret, and a logout during a renewal revokes what the renewal saved.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Exit, Option } from "effect"
 import { LoginRequired } from "../../src/domain/oauth.js"
 import type { OAuthCredentials } from "../../src/domain/session.js"
-import { bearerFor } from "../../src/programs/oauth.js"
+import { bearerFor, logout } from "../../src/programs/oauth.js"
 import { OAuth, type OAuthService } from "../../src/services/OAuth.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
@@ -18,6 +18,7 @@ const AGENT = agentUrlOf("http://agent.test")
 /** A server that rotates refresh tokens and counts each grant; a renewal takes a while, so callers meet. */
 const countingServer = () => {
   const grants = { refresh: 0, clientCredentials: 0 }
+  const revoked: Array<string> = []
   let issued = 0
   const tokens = () => {
     issued++
@@ -28,11 +29,11 @@ const countingServer = () => {
     discover: notUsed,
     authorizationCode: notUsed,
     deviceCode: notUsed,
-    revoke: notUsed,
+    revoke: (_server, _id, token) => Effect.sync(() => (revoked.push(token), true)),
     refresh: () => Effect.sync(() => (grants.refresh++, tokens())).pipe(Effect.delay("50 millis")),
     clientCredentials: () => Effect.sync(() => (grants.clientCredentials++, tokens())).pipe(Effect.delay("50 millis"))
   }
-  return { grants, service }
+  return { grants, revoked, service }
 }
 
 const saved = (overrides: Partial<OAuthCredentials> = {}): OAuthCredentials => ({
@@ -115,5 +116,21 @@ describe("renewing saved tokens", () => {
       expect(error).toBeInstanceOf(LoginRequired)
       expect(server.grants.refresh).toBe(0)
     }).pipe(withStore(saved(), server.service))
+  })
+})
+
+describe("logging out", () => {
+  it.live("during a renewal: the tokens the renewal saved are the ones revoked and forgotten", () => {
+    const server = countingServer()
+    const expired = saved()
+    return Effect.gen(function*() {
+      const renewal = yield* Effect.fork(bearerFor(AGENT, expired))
+      yield* Effect.sleep("10 millis") // the renewal holds the store while it asks the server
+      const result = yield* logout(AGENT)
+      expect(yield* renewal.await).toEqual(Exit.succeed({ kind: "bearer", token: "access-1" }))
+      expect(result).toEqual({ agent_url: AGENT, removed: true, revoked: true })
+      expect(server.revoked).toEqual(["refresh-1", "access-1"])
+      expect(yield* Effect.flatMap(SessionStore.SessionStore, (store) => store.getCredentials(AGENT))).toEqual(Option.none())
+    }).pipe(withStore(expired, server.service))
   })
 })
