@@ -16,6 +16,7 @@ import * as V1 from "../a2a/v1.js"
 import { fileFacts } from "./answerParts.js"
 import { InvalidInput } from "./errors.js"
 import { type FilePartView, filePartView } from "./fileParts.js"
+import { MAX_ID_CHARS } from "./limits.js"
 
 export const NotificationKind = Schema.Literal("task", "status-update", "artifact-update", "message", "unknown")
 export type NotificationKind = typeof NotificationKind.Type
@@ -98,6 +99,12 @@ const asArray = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value
 
 const shortString = (value: unknown): string | null => typeof value === "string" && value !== "" ? value.slice(0, SUMMARY_FIELD_MAX) : null
 
+/**
+ * An id as the summary keeps it: as long as an agent server takes an id, so a filter by task id
+ * finds it (a longer one is cut, and a filter compares the same cut: see matchesFilter).
+ */
+const idString = (value: unknown): string | null => typeof value === "string" && value !== "" ? value.slice(0, MAX_ID_CHARS) : null
+
 const V1_STATE_PREFIX = "TASK_STATE_"
 
 /**
@@ -167,8 +174,8 @@ interface LocatedEvent {
 const summarizeEvent = ({ kind, event, protocol }: LocatedEvent, text: string | null): NotificationSummary => ({
   kind,
   protocol,
-  task_id: shortString(kind === "task" ? event["id"] : event["taskId"]),
-  context_id: shortString(event["contextId"]),
+  task_id: idString(kind === "task" ? event["id"] : event["taskId"]),
+  context_id: idString(event["contextId"]),
   state: kind === "task" || kind === "status-update" ? stateOf(event["status"]) : null,
   text
 })
@@ -361,7 +368,7 @@ export interface NotificationFilter {
 }
 
 export const matchesFilter = (filter: NotificationFilter) => (record: NotificationRecord): boolean =>
-  (filter.taskId === undefined || record.task_id === filter.taskId) &&
+  (filter.taskId === undefined || record.task_id === filter.taskId.slice(0, MAX_ID_CHARS)) &&
   (filter.since === undefined || Date.parse(record.received_at) >= filter.since.getTime())
 
 /** Records oldest first, filtered, then cut to the newest `limit`. */

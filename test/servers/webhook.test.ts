@@ -13,6 +13,7 @@ import * as Path from "node:path"
 import { afterAll, vi } from "vitest"
 import { exceedsJsonDepth, MAX_JSON_DEPTH, MAX_STORED_JSON_DEPTH } from "../../src/domain/limits.js"
 import {
+  matchesFilter,
   normalizeTaskState,
   type NotificationFilter,
   type NotificationRecord,
@@ -243,6 +244,25 @@ describe("summarizeNotification", () => {
       protocol: "1.0",
       state: "failed"
     })
+  })
+
+  it("keeps a task id as long as an agent server takes one, so a filter by it finds the notification", () => {
+    const long = `t${"x".repeat(900)}`
+    const longer = `t${"y".repeat(3000)}`
+    expect(summarizeNotification({ taskId: long, contextId: long, status: { state: "working" } })).toMatchObject({
+      task_id: long,
+      context_id: long
+    })
+    const recorded = (taskId: string) =>
+      ({
+        id: "n",
+        received_at: new Date(0).toISOString(),
+        task_id: summarizeNotification({ taskId, status: { state: "working" } }).task_id
+      }) as NotificationRecord
+    expect(matchesFilter({ taskId: long })(recorded(long))).toBe(true)
+    // Past the bound, the record and the filter are cut alike.
+    expect(matchesFilter({ taskId: longer })(recorded(longer))).toBe(true)
+    expect(matchesFilter({ taskId: long })(recorded(longer))).toBe(false)
   })
 
   it("finds the text by its fields when the body does not decode as A2A", () => {
