@@ -54,6 +54,7 @@ beforeAll(async () => {
         machines: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/huge-token`, scopes: {} } } } },
         announced: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/announced-token`, scopes: {} } } } },
         forever: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/forever-token`, scopes: {} } } } },
+        echoing: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${base}/echo-token`, scopes: {} } } } },
         device: {
           oauth2SecurityScheme: {
             flows: { deviceCode: { deviceAuthorizationUrl: `${base}/device`, tokenUrl: `${base}/token`, scopes: {} } }
@@ -74,6 +75,14 @@ beforeAll(async () => {
       "POST /announced-token": hugeToken(true),
       // A finite expires_in (openid-client takes it) whose end no date can hold.
       "POST /forever-token": reply({ token_type: "Bearer", access_token: "forever-token-0123456789", expires_in: 1e300 }),
+      // Refuses the client, quoting the secret it was sent (in the Basic header or the body).
+      "POST /echo-token": (request) => {
+        const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? "")?.[1]
+        const sent = basic === undefined
+          ? String((request.body as Record<string, unknown>)["client_secret"])
+          : Buffer.from(basic, "base64").toString()
+        return { status: 401, body: { error: "invalid_client", error_description: `wrong client secret: ${decodeURIComponent(sent)}` } }
+      },
       "POST /device": reply({
         device_code: "device-code-1",
         user_code: `WDJB-MJHT${HOSTILE}`,
@@ -210,6 +219,18 @@ describe("odd token responses", () => {
     expect(stored).toContain("forever-token-0123456789")
     expect(stored).not.toContain("expires_at")
     expect((await relay(["auth", "logout", "--url", oauthServer.baseUrl])).code).toBe(0)
+  })
+})
+
+describe("a server that quotes the secret it was sent", () => {
+  it("has its refusal shown with the secret masked, in text and in --json", async () => {
+    for (const json of [[], ["--json"]]) {
+      const result = await login(["--client-secret", "-", "--scheme", "echoing", ...json])
+      expect(result.code, result.stderr).toBe(3)
+      expect(result.stderr).toContain("wrong client secret")
+      expect(result.stderr).toContain("…6789")
+      expect(result.stdout + result.stderr).not.toContain(SECRET)
+    }
   })
 })
 

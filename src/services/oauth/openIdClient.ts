@@ -19,6 +19,7 @@ import {
   OAuthResponseTooLarge,
   type OAuthScheme
 } from "../../domain/oauth.js"
+import { maskSecretsIn } from "../../domain/secrets.js"
 import type { OAuthFlow } from "../../domain/session.js"
 import { answerTooLargeIn, boundedFetch } from "./boundedFetch.js"
 import type { AuthServer, GrantError, OAuthClientId, OAuthService, Tokens } from "./service.js"
@@ -53,8 +54,20 @@ const tooLarge = (error: unknown): OAuthResponseTooLarge | undefined => {
     new OAuthResponseTooLarge({ url: found.url, limit: found.limit, ...(found.declared === undefined ? {} : { declared: found.declared }) })
 }
 
-const loginFailure = (login: LoginCommand) => (error: unknown): OAuthRefused | OAuthResponseTooLarge =>
-  tooLarge(error) ?? new OAuthRefused({ ...refusalOf(error), login })
+/**
+ * The failure of a request that carried `secrets` (the client secret, a refresh token, a token to
+ * revoke): a server's error and description may quote what it was sent, and are shown masked.
+ */
+const loginFailure =
+  (login: LoginCommand, secrets: ReadonlyArray<string | undefined> = []) => (error: unknown): OAuthRefused | OAuthResponseTooLarge => {
+    const sent = secrets.filter((secret): secret is string => secret !== undefined)
+    const { description, error: code } = refusalOf(error)
+    return tooLarge(error) ?? new OAuthRefused({
+      error: maskSecretsIn(code, sent),
+      description: description === undefined ? undefined : maskSecretsIn(description, sent),
+      login
+    })
+  }
 
 const metadataFromCard = (scheme: OAuthScheme | undefined, flow: OAuthFlow): AuthServer | undefined => {
   const endpoints = scheme?.flows[flow]
@@ -152,12 +165,13 @@ const tokensOf = (response: client.TokenEndpointResponse & client.TokenEndpointR
 const tokenRequest = (
   server: AuthServer,
   login: LoginCommand,
+  secrets: ReadonlyArray<string | undefined>,
   request: (signal: AbortSignal) => Promise<client.TokenEndpointResponse & client.TokenEndpointResponseHelpers>
 ): Effect.Effect<Tokens, GrantError> =>
   Effect.gen(function*() {
     yield* checkSecure(server.token_endpoint)
     // The signal stops a device poll that is timed out, so no timer keeps the process alive.
-    const response = yield* Effect.tryPromise({ try: request, catch: loginFailure(login) })
+    const response = yield* Effect.tryPromise({ try: request, catch: loginFailure(login, secrets) })
     const now = yield* Clock.currentTimeMillis
     yield* checkClock(response.access_token, now)
     return tokensOf(response, now)
@@ -279,7 +293,7 @@ export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): 
         )
     },
     clientCredentials: (server, id, scopes, login) =>
-      tokenRequest(server, login, () => client.clientCredentialsGrant(configure(server, id), scopeParameters(scopes))),
+      tokenRequest(server, login, [id.clientSecret], () => client.clientCredentialsGrant(configure(server, id), scopeParameters(scopes))),
     authorizationCode: (server, id, scopes, login, interaction) =>
       Effect.scoped(Effect.gen(function*() {
         yield* endpoint(server, "authorization_endpoint")
@@ -298,7 +312,7 @@ export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): 
         yield* interaction.prompt({ url })
         if (interaction.openBrowser) yield* openInBrowser(url)
         const redirected = yield* waitAtMost(listener.received, interaction.timeout, "the browser to come back")
-        return yield* tokenRequest(server, login, () =>
+        return yield* tokenRequest(server, login, [id.clientSecret], () =>
           client.authorizationCodeGrant(config, redirected, { pkceCodeVerifier: verifier, expectedState: state }, {
             redirect_uri: listener.redirectUri
           }))
@@ -309,7 +323,7 @@ export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): 
         const config = configure(server, id)
         const started = yield* Effect.tryPromise({
           try: () => client.initiateDeviceAuthorization(config, scopeParameters(scopes)),
-          catch: loginFailure(login)
+          catch: loginFailure(login, [id.clientSecret])
         })
         yield* interaction.prompt({ url: started.verification_uri_complete ?? started.verification_uri, userCode: started.user_code })
         // The code expires on the server's clock too: wait no longer than it lives.
@@ -317,20 +331,24 @@ export const makeOAuth = (maxResponseBytes: number = MAX_OAUTH_RESPONSE_BYTES): 
         // openid-client polls as often as the server says (any positive interval): a millisecond would be a flood.
         const polled = { ...started, interval: Math.max(started.interval ?? DEFAULT_POLL_SECONDS, MIN_POLL_SECONDS) }
         return yield* waitAtMost(
-          tokenRequest(server, login, (signal) => client.pollDeviceAuthorizationGrant(config, polled, undefined, { signal })),
+          tokenRequest(server, login, [id.clientSecret], (signal) =>
+            client.pollDeviceAuthorizationGrant(config, polled, undefined, { signal })),
           timeout,
           "the device code to be approved"
         )
       }),
     refresh: (server, id, refreshToken, login) =>
-      tokenRequest(server, login, () => client.refreshTokenGrant(configure(server, id), refreshToken)),
+      tokenRequest(server, login, [id.clientSecret, refreshToken], () => client.refreshTokenGrant(configure(server, id), refreshToken)),
     revoke: (server, id, token, login) =>
       server.revocation_endpoint === undefined
         ? Effect.succeed(false)
         : Effect.zipRight(
           checkSecure(server.revocation_endpoint),
           Effect.as(
-            Effect.tryPromise({ try: () => client.tokenRevocation(configure(server, id), token), catch: loginFailure(login) }),
+            Effect.tryPromise({
+              try: () => client.tokenRevocation(configure(server, id), token),
+              catch: loginFailure(login, [id.clientSecret, token])
+            }),
             true
           )
         )
