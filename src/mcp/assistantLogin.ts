@@ -80,16 +80,20 @@ const wantedBy = (error: unknown): Wanted | undefined => {
   return undefined
 }
 
-/** The client id (and the secret kept with it) of the agent's saved OAuth tokens, else the one wanted, else the server's. */
+/**
+ * The client id (and the secret kept with it, for the token endpoint it was kept with) of the
+ * agent's saved OAuth tokens, else the one wanted, else the server's.
+ */
 const clientOf = (access: AgentAccess, wanted: Wanted, fallback: string | undefined) =>
   Effect.map(
     Effect.flatMap(SessionStore, (store) => store.getCredentials(access.agentUrl)).pipe(Effect.orElseSucceed(() => Option.none())),
     (saved) => {
       const oauth = Option.isSome(saved) && saved.value.kind === "oauth" ? saved.value : undefined
       const clientId = wanted.clientId ?? oauth?.client_id ?? fallback
-      return clientId === undefined
-        ? undefined
-        : { clientId, clientSecret: oauth?.client_id === clientId ? oauth.client_secret : undefined }
+      if (clientId === undefined) return undefined
+      return oauth?.client_id === clientId && oauth.client_secret !== undefined
+        ? { clientId, clientSecret: oauth.client_secret, clientSecretFor: oauth.token_endpoint }
+        : { clientId }
     }
   )
 

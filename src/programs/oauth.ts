@@ -19,6 +19,11 @@ export interface LoginInput {
   readonly flow: OAuthFlow
   readonly clientId: string
   readonly clientSecret?: string | undefined
+  /**
+   * The token endpoint a saved secret was used with, when the secret is reused (a login the MCP
+   * door starts): it is sent to no other, since the card that names the endpoint may have changed.
+   */
+  readonly clientSecretFor?: string | undefined
   /** Overrides the scopes the card's requirements name. */
   readonly scopes?: ReadonlyArray<string> | undefined
   /** A scheme of the card by name, instead of the first that fits. */
@@ -117,6 +122,10 @@ const obtainTokens = (input: LoginInput, server: AuthServer, id: OAuthClientId, 
     }
   })
 
+/** The client secret to send to `server`: a reused one only to the token endpoint it was saved with. */
+const secretFor = (input: LoginInput, server: AuthServer) =>
+  input.clientSecretFor === undefined || input.clientSecretFor === server.token_endpoint ? input.clientSecret : undefined
+
 /** Logs in with the flow asked for and saves the tokens for the agent. */
 export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
   const agentUrl = input.agentUrl
@@ -124,7 +133,7 @@ export const login = Effect.fn("oauthLogin")(function*(input: LoginInput) {
   const scheme = yield* schemeFor(input, agentUrl)
   const server = yield* oauth.discover(scheme, input.flow, input.issuer)
   const scopes = scopesFor(scheme, input.scopes)
-  const id: OAuthClientId = { clientId: input.clientId, clientSecret: input.clientSecret }
+  const id: OAuthClientId = { clientId: input.clientId, clientSecret: secretFor(input, server) }
   const tokens = yield* obtainTokens(input, server, id, scopes, loginOf(agentUrl, input.flow, input.clientId))
   const saved = savedFrom(input.flow, server, id, tokens, scopes)
   yield* Effect.flatMap(SessionStore, (store) => store.setCredentials(agentUrl, saved))

@@ -5,12 +5,13 @@
  * renew with their saved secret, and a logout during a renewal revokes what the renewal saved.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { Duration, Effect, Exit, Option } from "effect"
 import { LoginRequired } from "../../src/domain/oauth.js"
 import type { OAuthCredentials } from "../../src/domain/session.js"
-import { bearerFor, logout } from "../../src/programs/oauth.js"
+import { bearerFor, login, logout } from "../../src/programs/oauth.js"
 import { OAuth, type OAuthService } from "../../src/services/OAuth.js"
 import * as SessionStore from "../../src/services/SessionStore.js"
+import { closedPortUrl, ProgramLayer } from "../helpers/a2aPrograms.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 
 const AGENT = agentUrlOf("http://agent.test")
@@ -132,5 +133,52 @@ describe("logging out", () => {
       expect(server.revoked).toEqual(["refresh-1", "access-1"])
       expect(yield* Effect.flatMap(SessionStore.SessionStore, (store) => store.getCredentials(AGENT))).toEqual(Option.none())
     }).pipe(withStore(expired, server.service))
+  })
+})
+
+describe("a client secret reused for a login (the MCP door's)", () => {
+  /** An authorization server at `tokenEndpoint` that takes any client and records the secret it was sent. */
+  const recordingServer = (tokenEndpoint: string) => {
+    const secrets: Array<string | undefined> = []
+    const notUsed = () => Effect.die("not used here")
+    const service: OAuthService = {
+      discover: () => Effect.succeed({ issuer: new URL(tokenEndpoint).origin, token_endpoint: tokenEndpoint }),
+      authorizationCode: notUsed,
+      deviceCode: notUsed,
+      revoke: notUsed,
+      refresh: notUsed,
+      clientCredentials: (_server, id) =>
+        Effect.sync(() => (secrets.push(id.clientSecret), { access_token: "access-new", expiresAt: Date.now() + 600_000 }))
+    }
+    return { secrets, service }
+  }
+
+  const loginWith = (service: OAuthService, clientSecretFor: string) =>
+    Effect.gen(function*() {
+      const agentUrl = agentUrlOf(yield* Effect.promise(closedPortUrl))
+      return yield* login({
+        agentUrl,
+        flow: "client_credentials",
+        clientId: "relay",
+        clientSecret: "saved-secret-0123456789",
+        clientSecretFor,
+        // The card cannot be read (nothing listens): the issuer given stands in for it.
+        issuer: "https://issuer.test",
+        interaction: { prompt: () => Effect.void, openBrowser: false, timeout: Duration.seconds(5) }
+      })
+    }).pipe(Effect.provideService(OAuth, service), Effect.provide(ProgramLayer))
+
+  it.live("goes to the token endpoint it was saved with", () => {
+    const server = recordingServer("https://issuer.test/token")
+    return Effect.map(loginWith(server.service, "https://issuer.test/token"), () => {
+      expect(server.secrets).toEqual(["saved-secret-0123456789"])
+    })
+  })
+
+  it.live("goes to no other: a card that now names another token endpoint gets the login without it", () => {
+    const server = recordingServer("https://elsewhere.test/token")
+    return Effect.map(loginWith(server.service, "https://issuer.test/token"), () => {
+      expect(server.secrets).toEqual([undefined])
+    })
   })
 })
