@@ -247,6 +247,8 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
     entry.step.abort()
     clearTimeout(entry.expiry)
     entries.delete(taskId)
+    // Whoever waits on it (tasks/result) hears it is gone, rather than waiting on forever.
+    for (const wake of entry.waiters.splice(0)) wake()
   }
 
   /** Room for one more: ended tasks give way first, oldest first. */

@@ -236,6 +236,18 @@ describe("makeToolTasks", () => {
     expect(follow.signal.aborted).toBe(true)
     expect(tasks.get(task.taskId, undefined)).toBeUndefined()
   })
+  it("ends a result's wait with the task unknown when the task is forgotten (its time to live ran out) while it waits", async () => {
+    const script = scripted()
+    const tasks = makeToolTasks({ ttlMs: 100 })
+    const started = tasks.start(startOf(script.callTool, { always: true }))
+    ;(await script.next("send_message")).answer(turn("working"))
+    const { task } = (await started) as { task: { taskId: string } }
+    const waited = await Promise.race([
+      settledOf(tasks, task.taskId).then((view) => ({ view })),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 2000))
+    ])
+    expect(waited).toEqual({ view: undefined })
+  })
 })
 
 describe("the 2026 tasks extension", () => {
@@ -409,4 +421,5 @@ describe("the 2026 tasks extension", () => {
     expect(shown).toMatchObject({ status: "cancelled" })
     expect(shown).not.toHaveProperty("result")
   })
+
 })
