@@ -251,9 +251,15 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
     for (const wake of entry.waiters.splice(0)) wake()
   }
 
+  /**
+   * Places promised to first steps still running (`start` without `always`): their task is made
+   * only once that step returns, after the message was sent, when it is too late to refuse.
+   */
+  let promised = 0
+
   /** Room for one more: ended tasks give way first, oldest first. */
   const makeRoom = () => {
-    if (entries.size < maxTasks) return
+    if (entries.size + promised < maxTasks) return
     const ended = [...entries.entries()].find(([, entry]) => !isLive(entry))
     if (ended === undefined) throw new TooManyTasks()
     remove(ended[0])
@@ -297,7 +303,6 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
      * when `always`, goes on as a task. A refusal (TooManyTasks) comes before anything is sent.
      */
     start: async (start: TaskStart): Promise<Started> => {
-      if (!start.always) makeRoom()
       const call: TaskCall = {
         contact: contactOf(start.args),
         callTool: start.callTool,
@@ -305,12 +310,18 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
         owner: start.owner
       }
       const entry = start.always ? create(call) : undefined
+      if (entry === undefined) {
+        makeRoom()
+        promised += 1
+      }
       const first = await start.callTool(
         start.tool,
         { ...start.args, timeout_seconds: firstWait },
         start.signal,
         () => undefined
-      )
+      ).finally(() => {
+        if (entry === undefined) promised -= 1
+      })
       const outcome = outcomeOf(first, start.canAsk)
       if (entry === undefined && outcome._tag !== "Running") return { _tag: "Plain", result: first }
       const task = entry ?? create(call)

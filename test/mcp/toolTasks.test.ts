@@ -422,4 +422,28 @@ describe("the 2026 tasks extension", () => {
     expect(shown).not.toHaveProperty("result")
   })
 
+  it("never sends a message twice when more calls start at once than there is room for tasks", async () => {
+    const script = scripted()
+    const tasks = makeToolTasks({ maxTasks: 1 })
+    const start = (message: string) =>
+      callAsTask(tasks, {
+        name: "send_message",
+        args: { agent_url: "http://agent.test", message },
+        meta: declaring(),
+        callTool: script.callTool,
+        signal
+      })
+    const answers = [start("one"), start("two")]
+    // A first step that was made answers as the agent left it: still working.
+    const stepsMade = await Promise.race([
+      script.call(1).then(() => 2),
+      new Promise<number>((resolve) => setTimeout(() => resolve(script.calls.length), 500))
+    ])
+    for (const made of script.calls.slice(0, stepsMade)) made.answer(turn("working"))
+    const results = await Promise.all(answers)
+    // An undefined answer is a call the server then runs plain, sending its message again.
+    const plainReruns = results.filter((result) => result === undefined).length
+    const sends = script.calls.filter((made) => made.name === "send_message").length
+    expect(sends + plainReruns).toBe(2)
+  })
 })
