@@ -133,6 +133,12 @@ export const outcomeOf = (result: CallToolResult, canAsk: boolean): Outcome => {
   return { _tag: "Ended", status: ENDED_STATUS[turn.state ?? ""] ?? "completed", statusMessage }
 }
 
+/** The agent's task a plain result leaves running or asking; none when it ended. */
+const agentTaskOf = (result: CallToolResult) => {
+  const outcome = outcomeOf(result, true)
+  return outcome._tag === "Ended" ? undefined : outcome.agentTaskId
+}
+
 // ---------------------------------------------------------------------------
 // The tasks
 
@@ -150,6 +156,8 @@ interface Entry {
   readonly call: TaskCall
   view: ToolTask
   agentTaskId: string | undefined
+  /** The agent's task the first step reports (when it starts one), while that step may still run. */
+  firstAgentTask: Promise<string | undefined>
   step: AbortController
   questions: number
   waiters: Array<() => void>
@@ -283,6 +291,7 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
         question: undefined
       },
       agentTaskId: undefined,
+      firstAgentTask: Promise.resolve(undefined),
       step: new AbortController(),
       questions: 0,
       waiters: [],
@@ -314,7 +323,7 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
         makeRoom()
         promised += 1
       }
-      const first = await start.callTool(
+      const firstStep = start.callTool(
         start.tool,
         { ...start.args, timeout_seconds: firstWait },
         start.signal,
@@ -322,6 +331,8 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
       ).finally(() => {
         if (entry === undefined) promised -= 1
       })
+      if (entry !== undefined) entry.firstAgentTask = firstStep.then(agentTaskOf, () => undefined)
+      const first = await firstStep
       const outcome = outcomeOf(first, start.canAsk)
       if (entry === undefined && outcome._tag !== "Running") return { _tag: "Plain", result: first }
       const task = entry ?? create(call)
@@ -379,9 +390,12 @@ export const makeToolTasks = (options: ToolTasksOptions = {}) => {
       if (entry === undefined || !isLive(entry)) return entry?.view
       // The follow's late result, if any, is dropped (settle): the task is cancelled.
       entry.step.abort()
-      const result = entry.agentTaskId === undefined
+      // A task seen (tasks/list) while its first step still runs has no agent task yet: the one
+      // that step starts is cancelled once known, else the agent would go on unseen.
+      const agentTaskId = entry.agentTaskId ?? await entry.firstAgentTask
+      const result = agentTaskId === undefined
         ? undefined
-        : await entry.call.callTool("cancel_task", { ...entry.call.contact, task_id: entry.agentTaskId }, signal, () => undefined)
+        : await entry.call.callTool("cancel_task", { ...entry.call.contact, task_id: agentTaskId }, signal, () => undefined)
           .catch(failure)
       change(entry, {
         status: "cancelled",

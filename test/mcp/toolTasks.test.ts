@@ -207,6 +207,26 @@ describe("makeToolTasks", () => {
     expect(script.calls).toHaveLength(3)
   })
 
+  it("cancels the agent's task its first step starts when the task is cancelled (found by tasks/list) before that step returns", async () => {
+    const script = scripted()
+    const tasks = makeToolTasks()
+    const started = tasks.start(startOf(script.callTool, { owner: "session-a", always: true }))
+    const first = await script.next("send_message")
+    const [listed] = tasks.list("session-a")
+    const cancelling = tasks.cancel(listed!.taskId, "session-a", new AbortController().signal)
+    first.answer(turn("working"))
+    await started
+    const cancel = await Promise.race([
+      script.next("cancel_task"),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000))
+    ])
+    expect(cancel?.args).toEqual({ agent_url: "http://agent.test", bearer_token: "token-123456", task_id: "agent-task-1" })
+    cancel?.answer(turn("canceled"))
+    expect(await cancelling).toMatchObject({ status: "cancelled", result: turn("canceled") })
+    // Cancelled: nothing follows the agent's task.
+    expect(script.calls.map((made) => made.name)).toEqual(["send_message", "cancel_task"])
+  })
+
   it("keeps tasks to their owner, at most maxTasks at once (ended ones give way), each for its time to live", async () => {
     const script = scripted()
     const tasks = makeToolTasks({ maxTasks: 2, ttlMs: 200 })
