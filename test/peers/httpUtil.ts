@@ -1,6 +1,7 @@
 // Small node:http helpers shared by the test peers: loopback binding, shutdown,
 // request recording and a bearer-token gate.
 import http from "node:http"
+import * as Net from "node:net"
 import type { AddressInfo } from "node:net"
 
 /** One incoming HTTP request as a peer saw it. Header names are lower-case (node's convention). */
@@ -133,3 +134,48 @@ export const userBuilderFor =
     const valid = token !== undefined && (requireBearer === undefined || token === requireBearer)
     return valid ? new BearerUser() : await anonymous()
   }
+
+/** What a client that never stops uploading saw: the answer's status line, and whether the server closed the connection. */
+export interface EndlessUpload {
+  readonly status: string
+  readonly closed: boolean
+}
+
+/** A length no upload reaches within a test (1 TiB). */
+export const ENDLESS_BYTES = 2 ** 40
+/** What an endless upload sends, again and again. */
+export const UPLOAD_PIECE = Buffer.alloc(64 * 1024, 0x61)
+
+/**
+ * Sends `head` to 127.0.0.1:`port`, then `piece` without end (each time the socket drains), until
+ * the server closes the connection or `withinMs` passes.
+ */
+export const endlessUpload = (port: number, head: string, withinMs: number, piece: Buffer = UPLOAD_PIECE): Promise<EndlessUpload> =>
+  new Promise((resolve) => {
+    let answer = ""
+    const socket = Net.connect(port, "127.0.0.1", () => {
+      socket.write(head)
+      pump()
+    })
+    const pump = () => {
+      while (!socket.destroyed && socket.write(piece));
+      if (!socket.destroyed) socket.once("drain", pump)
+    }
+    const done = (closed: boolean) => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ status: answer.slice(0, 12), closed })
+    }
+    const timer = setTimeout(() => done(false), withinMs)
+    socket.on("data", (data) => (answer += String(data)))
+    socket.on("error", () => done(true))
+    socket.on("close", () => done(true))
+  })
+
+/**
+ * Whether an endless upload was cut off: the connection closed, after the answer `status` when the
+ * client read it in time (closing a connection with the upload unread makes the kernel reset it,
+ * which can overtake an answer not yet read: what holds is that the server stopped reading).
+ */
+export const cutOffAfter = (upload: EndlessUpload, status: string): boolean =>
+  upload.closed && (upload.status === status || upload.status === "")
