@@ -357,3 +357,56 @@ describe("a connection", () => {
     }
   })
 })
+
+describe("a closing server", () => {
+  const handled: Array<string> = []
+  const stopped: Array<string> = []
+  const closing = makeGrpcServer({
+    serves: () => true,
+    refuse: () => undefined,
+    handle: (call, message) => {
+      handled.push(message.toString())
+      if (call.path === "/test.Service/Trickle") call.write(message)
+      call.onCancel(() => stopped.push(message.toString()))
+    }
+  }, { maxMessageBytes: MAX_BYTES, requestMs: REQUEST_MS, idleMs: 10_000 })
+
+  /** A call on `session` whose answer, status and all, comes back by its close (within 5 s). */
+  const open = (session: http2.ClientHttp2Session, path: string, text: string) =>
+    new Promise<RawAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5000)
+      const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" })
+      let headers: http2.IncomingHttpHeaders = {}
+      let trailers: http2.IncomingHttpHeaders = {}
+      const data: Array<Buffer> = []
+      stream.on("response", (h) => (headers = h))
+      stream.on("trailers", (t) => (trailers = t))
+      stream.on("data", (chunk: Buffer) => data.push(chunk))
+      stream.on("error", () => {})
+      stream.on("close", () => {
+        clearTimeout(timer)
+        resolve({ headers, trailers, data: Buffer.concat(data) })
+      })
+      stream.end(frame(Buffer.from(text)))
+    })
+
+  it("ends the calls in flight UNAVAILABLE, as gRPC says of a server shutting down, and stops their work", async () => {
+    const session = http2.connect(`http://127.0.0.1:${await closing.listen("127.0.0.1", 0)}`)
+    session.on("error", () => {})
+    try {
+      const waiting = open(session, "/test.Service/Hang", "waiting")
+      const streaming = open(session, "/test.Service/Trickle", "streaming")
+      await eventually(() => handled.length === 2)
+      closing.close()
+      const [unanswered, answering] = await Promise.all([waiting, streaming])
+      // Nothing sent yet: trailers-only; a stream: its messages, then the status in its trailers.
+      expect(statusOf(unanswered)).toBe(GRPC_STATUS.UNAVAILABLE)
+      expect(answering.data).toEqual(frame(Buffer.from("streaming")))
+      expect(answering.trailers["grpc-status"]).toBe(String(GRPC_STATUS.UNAVAILABLE))
+      expect(answering.trailers["grpc-message"]).toBe("The server is shutting down")
+      await eventually(() => stopped.includes("waiting") && stopped.includes("streaming"))
+    } finally {
+      session.destroy()
+    }
+  })
+})

@@ -307,7 +307,7 @@ const callHandler = (options: GrpcDoorOptions, runFork: RunFork): GrpcCallHandle
 
 /**
  * The gRPC door bound to `host:port` (0 picks a free port), serving until the scope closes, which
- * cuts open calls (streams included) and interrupts the operations in flight; yields the bound port.
+ * ends open calls (streams included) UNAVAILABLE and interrupts the operations in flight; yields the bound port.
  */
 export const serveGrpc = (options: GrpcDoorOptions): Effect.Effect<number, ListenFailed, AgentServices | Scope.Scope> =>
   Effect.gen(function*() {

@@ -212,6 +212,12 @@ export interface GrpcServerOptions {
 
 const status = (code: number, details: string): CallStatus => ({ code, details })
 
+/** What a call open when the server closes is told (grpc's statuscodes.md: "Server shutting down"). */
+const SHUTTING_DOWN = status(GRPC_STATUS.UNAVAILABLE, "The server is shutting down")
+
+/** How long a closing server's connections have to send their calls' last statuses. */
+const SHUTDOWN_GRACE_MS = 1000
+
 /** The compressions a request message may come in (besides none), as grpc-accept-encoding names them. */
 const ACCEPTED_ENCODINGS = "identity,deflate,gzip"
 
@@ -307,7 +313,8 @@ const startCall = (
   stream: http2.ServerHttp2Stream,
   headers: http2.IncomingHttpHeaders,
   handler: GrpcCallHandler,
-  options: GrpcServerOptions
+  options: GrpcServerOptions,
+  open: Set<GrpcCall>
 ) => {
   stream.on("error", ignore) // a reset stream ends its call (its "close"); nothing more to do
   const contentType = firstOf(headers["content-type"]) ?? ""
@@ -316,7 +323,11 @@ const startCall = (
     return
   }
   const call = new GrpcCall(stream, firstOf(headers[":path"]) ?? "", headers)
-  stream.on("close", () => call.closed())
+  open.add(call)
+  stream.on("close", () => {
+    open.delete(call)
+    call.closed()
+  })
   const timeout = call.metadata("grpc-timeout")
   if (timeout !== undefined) {
     const ms = deadlineMs(timeout)
@@ -360,7 +371,8 @@ export const makeGrpcServer = (handler: GrpcCallHandler, options: GrpcServerOpti
     session.once("close", () => sessions.delete(session))
     closeWhenIdle(session, options.idleMs)
   })
-  server.on("stream", (stream, headers) => startCall(stream, headers, handler, options))
+  const calls = new Set<GrpcCall>()
+  server.on("stream", (stream, headers) => startCall(stream, headers, handler, options, calls))
   return {
     /** Listens on `host:port` (0 picks one); resolves with the bound port. */
     listen: (host: string, port: number) =>
@@ -371,10 +383,16 @@ export const makeGrpcServer = (handler: GrpcCallHandler, options: GrpcServerOpti
           resolve((server.address() as AddressInfo).port)
         })
       }),
-    /** Stops listening and cuts every connection with its calls. */
+    /** Stops listening, ends every open call UNAVAILABLE, and closes the connections once those statuses are out. */
     close: () => {
       server.close()
-      for (const session of sessions) session.destroy()
+      // A call cut without a status is read INTERNAL (RST_STREAM NO_ERROR): each is told why. GOAWAY
+      // lets the statuses out; a client that reads nothing does not hold the shutdown past the grace.
+      for (const call of calls) call.cut(SHUTTING_DOWN)
+      for (const session of sessions) {
+        session.close()
+        setTimeout(() => session.destroy(), SHUTDOWN_GRACE_MS).unref()
+      }
     }
   }
 }
