@@ -3,6 +3,8 @@
 // deadlines, cancellation), and what a raw HTTP/2 client can send that no gRPC client does.
 import * as grpc from "@grpc/grpc-js"
 import * as http2 from "node:http2"
+import * as net from "node:net"
+import * as v8 from "node:v8"
 import * as zlib from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { GRPC_STATUS } from "../../src/a2a/grpcCodec.js"
@@ -407,6 +409,75 @@ describe("a closing server", () => {
       await eventually(() => stopped.includes("waiting") && stopped.includes("streaming"))
     } finally {
       session.destroy()
+    }
+  })
+})
+
+/** The bytes of V8's old space in use: what survived collections, without the young garbage that has not been collected yet. */
+const oldSpaceUsed = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "old_space")!.space_used_size
+
+describe("a request in many DATA frames", () => {
+  const MESSAGE_BYTES = 1024 * 1024
+  let keptWhenRead = 0
+  let readBytes = 0
+  const large = makeGrpcServer({
+    serves: () => true,
+    refuse: () => undefined,
+    handle: (call, message) => {
+      // Measured while the request is still held: whatever the door kept of its frames is still here.
+      keptWhenRead = oldSpaceUsed()
+      readBytes = message.length
+      call.reply(Buffer.alloc(0))
+    }
+  }, { maxMessageBytes: MESSAGE_BYTES, requestMs: 30_000, idleMs: 10_000 })
+
+  /** An HTTP/2 frame: its length, type, flags and stream, then `payload`. */
+  const h2Frame = (type: number, flags: number, stream: number, payload: Buffer) => {
+    const header = Buffer.alloc(9)
+    header.writeUIntBE(payload.length, 0, 3)
+    header[3] = type
+    header[4] = flags
+    header.writeUInt32BE(stream, 5)
+    return Buffer.concat([header, payload])
+  }
+  /** A header field as an HPACK literal without indexing (names and values under 128 bytes). */
+  const literal = (name: string, value: string) =>
+    Buffer.concat([Buffer.from([0, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)])
+
+  it("holds a message sent a byte per frame in memory of the order of its size", async () => {
+    const port = await large.listen("127.0.0.1", 0)
+    const socket = net.connect(port, "127.0.0.1")
+    socket.on("error", () => {})
+    try {
+      const headers = Buffer.concat([
+        literal(":method", "POST"),
+        literal(":scheme", "http"),
+        literal(":path", "/test.Service/Echo"),
+        literal(":authority", "localhost"),
+        literal("content-type", "application/grpc"),
+        literal("te", "trailers")
+      ])
+      const prefix = Buffer.alloc(5)
+      prefix.writeUInt32BE(MESSAGE_BYTES, 1)
+      const keptBefore = oldSpaceUsed()
+      socket.write(Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
+      socket.write(h2Frame(4, 0, 0, Buffer.alloc(0))) // SETTINGS
+      socket.write(h2Frame(1, 4, 1, headers)) // HEADERS, END_HEADERS
+      socket.write(h2Frame(0, 0, 1, prefix))
+      const byte = Buffer.from("a")
+      // The message a byte per DATA frame, the last one with END_STREAM; paced by the socket.
+      for (let sent = 1; sent <= MESSAGE_BYTES; sent++) {
+        if (!socket.write(h2Frame(0, sent === MESSAGE_BYTES ? 1 : 0, 1, byte))) {
+          await new Promise((drained) => socket.once("drain", drained))
+        }
+      }
+      await eventually(() => readBytes > 0, 30_000)
+      expect(readBytes).toBe(MESSAGE_BYTES)
+      // A Buffer kept per frame would hold many times the message's size.
+      expect(keptWhenRead - keptBefore).toBeLessThan(16 * MESSAGE_BYTES)
+    } finally {
+      socket.destroy()
+      large.close()
     }
   })
 })
