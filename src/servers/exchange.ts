@@ -13,6 +13,7 @@ import { Cause, Effect, FiberId, FiberSet, Layer } from "effect"
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import { ListenFailed } from "../domain/errors.js"
 import { CLIENT_TIMEOUTS, type ClientTimeouts } from "../domain/limits.js"
+import { BodyBytes } from "./bodyBytes.js"
 
 export type BodyRead =
   | { readonly _tag: "Complete"; readonly bytes: Buffer }
@@ -67,7 +68,9 @@ const headOf = (request: IncomingMessage): RequestHead => {
 export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (read: BodyRead) => void): void => {
   const declared = Number(request.headers["content-length"] ?? "0")
   if (declared > limits.cutOffBytes) return done({ _tag: "TooLarge", bytes: declared, limit: limits.maxBytes })
-  const chunks: Array<Buffer> = []
+  // Gathered into one buffer (BodyBytes): a body sent a byte per chunk would otherwise hold a Buffer per byte.
+  const kept = new BodyBytes()
+  if (declared > 0 && declared <= limits.maxBytes) kept.expect(declared)
   let size = 0
   let finished = false
   const timer = limits.waitMs === undefined ? undefined : setTimeout(() => finish({ _tag: "Skipped" }), limits.waitMs)
@@ -76,21 +79,18 @@ export const readBody = (request: IncomingMessage, limits: BodyLimits, done: (re
     finished = true
     if (timer !== undefined) clearTimeout(timer)
     // What was read is the read's now (or dropped): the listeners must not keep it.
-    chunks.length = 0
+    kept.clear()
     done(read)
   }
   request.on("data", (chunk: Buffer) => {
     if (finished) return
     size += chunk.length
-    if (size <= limits.maxBytes) chunks.push(chunk)
+    if (size <= limits.maxBytes) kept.add(chunk)
     else if (size > limits.cutOffBytes) finish({ _tag: "TooLarge", bytes: size, limit: limits.maxBytes })
   })
   request.on("end", () =>
     finish(
-      size > limits.maxBytes ? { _tag: "TooLarge", bytes: size, limit: limits.maxBytes } : {
-        _tag: "Complete",
-        bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      }
+      size > limits.maxBytes ? { _tag: "TooLarge", bytes: size, limit: limits.maxBytes } : { _tag: "Complete", bytes: kept.bytes }
     ))
   const onBroken = () => finish({ _tag: "Broken" })
   request.on("error", onBroken)

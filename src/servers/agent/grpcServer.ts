@@ -20,6 +20,7 @@ import * as http2 from "node:http2"
 import type { AddressInfo } from "node:net"
 import * as zlib from "node:zlib"
 import { GRPC_STATUS } from "../../a2a/grpcCodec.js"
+import { BodyBytes } from "../bodyBytes.js"
 
 /** How a call ends: its status code, message and (for an error) the `google.rpc.Status` bytes. */
 export interface CallStatus {
@@ -260,56 +261,13 @@ const requestMessage = (frames: Buffer, encoding: string | undefined, maxBytes: 
 const isStatus = (value: Buffer | CallStatus): value is CallStatus => !Buffer.isBuffer(value)
 
 /**
- * A request's bytes as they arrive: the first chunk as it came, then all of them copied into one
- * buffer, doubled as it fills. A Buffer kept per DATA frame costs many times the bytes it holds,
- * and a client may send a frame per byte.
- */
-class RequestBytes {
-  private buffer: Buffer = Buffer.alloc(0)
-  /** The buffer is the first chunk itself, not one of ours to write into. */
-  private borrowed = true
-  length = 0
-
-  add(chunk: Buffer): void {
-    if (this.length === 0) {
-      this.buffer = chunk
-      this.length = chunk.length
-      return
-    }
-    const needed = this.length + chunk.length
-    if (this.borrowed || needed > this.buffer.length) this.grow(needed)
-    chunk.copy(this.buffer, this.length)
-    this.length = needed
-  }
-
-  /** What has arrived, as one buffer. */
-  get bytes(): Buffer {
-    return this.buffer.subarray(0, this.length)
-  }
-
-  /**
-   * Doubles the buffer, or makes it the announced message's size when that is less and enough: no
-   * slack once the message fits, and a client that announces a large one and sends a byte of it is
-   * not given the whole at once. (A prefix here was checked against the limit: readRequest.)
-   */
-  private grow(needed: number): void {
-    const announced = this.length >= PREFIX_BYTES ? PREFIX_BYTES + this.buffer.readUInt32BE(1) : 0
-    const doubled = 2 * this.length
-    const larger = Buffer.allocUnsafe(Math.max(needed, announced >= needed ? Math.min(announced, doubled) : doubled))
-    this.buffer.copy(larger, 0, 0, this.length)
-    this.buffer = larger
-    this.borrowed = false
-  }
-}
-
-/**
  * Reads the call's request: its frames (refusing a message whose announced length is over the
  * limit as soon as its prefix arrives), then hands the message to the handler at the call's
  * half-close. A request still incomplete after `requestMs` is cut with DEADLINE_EXCEEDED.
  */
 const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServerOptions) => {
   const { stream } = call
-  const received = new RequestBytes()
+  const received = new BodyBytes()
   const slow = call.cutAfter(
     options.requestMs,
     status(GRPC_STATUS.DEADLINE_EXCEEDED, `The request did not arrive within ${options.requestMs / 1000} s`)
@@ -325,9 +283,10 @@ const readRequest = (call: GrpcCall, handler: GrpcCallHandler, options: GrpcServ
     // The announced length is known once the prefix is here (in however many frames it came): refuse
     // before buffering the rest.
     if (before < PREFIX_BYTES && received.length >= PREFIX_BYTES) {
-      if (received.bytes.readUInt32BE(1) > options.maxMessageBytes) {
+      const announced = received.bytes.readUInt32BE(1)
+      if (announced > options.maxMessageBytes) {
         stop(status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request message is larger than ${options.maxMessageBytes} bytes`))
-      }
+      } else received.expect(PREFIX_BYTES + announced)
     }
     if (received.length > options.maxMessageBytes + 2 * PREFIX_BYTES) {
       stop(status(GRPC_STATUS.RESOURCE_EXHAUSTED, `The request is larger than ${options.maxMessageBytes} bytes`))
