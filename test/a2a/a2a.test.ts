@@ -588,8 +588,9 @@ const decodesAsTheSchemaDoes = (
     }),
     { numRuns: 2000 }
   )
-  // Both ways were exercised.
-  expect(fast).toBeGreaterThan(100)
+  // Both ways were exercised (a bound far below what a run takes of either: the inputs are random).
+  expect(fast).toBeGreaterThan(20)
+  expect(fast).toBeLessThan(2000 - 20)
 }
 
 describe("SendMessageRequest fast path", () => {
