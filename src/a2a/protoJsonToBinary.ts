@@ -425,7 +425,10 @@ const writeValue: MessagePlan = (w, json, depth) => {
   if (depth > MAX_DEPTH) notPlain()
   switch (typeof json) {
     case "number":
-      w.tag(2, WireType.Bit64).double(finite(json))
+      // A number past the largest double (JSON.parse reads 1e400 as Infinity) is no JSON value: it is
+      // null, as the JSON doors write it and the stores keep it, never a Value no reader takes.
+      if (Number.isFinite(json)) w.tag(2, WireType.Bit64).double(json)
+      else w.tag(1, WireType.Varint).int32(0)
       return
     case "string":
       w.tag(3, WireType.LengthDelimited).string(json)

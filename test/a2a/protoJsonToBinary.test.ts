@@ -102,6 +102,20 @@ describe("protoJsonToBinary", () => {
     }
   })
 
+  it("writes a number no double holds (Infinity, NaN) in a Struct or Value as null, as the JSON doors write it", () => {
+    const part = messageOf("Part")
+    for (
+      const [json, asNull] of [
+        [{ data: Number.POSITIVE_INFINITY }, { data: null }],
+        [{ text: "t", metadata: { x: Number.NEGATIVE_INFINITY, y: [Number.NaN, 1] } }, { text: "t", metadata: { x: null, y: [null, 1] } }]
+      ] as const
+    ) {
+      const fast = protoJsonToBinary(part, json)
+      expect(fast).toBeDefined()
+      expect(Buffer.from(fast!).toString("hex")).toBe(Buffer.from(library(part, asNull)!).toString("hex"))
+    }
+  })
+
   it("reads base64 as the library does: a last group of one character and padding past the last group are its own", () => {
     const part = messageOf("Part")
     // Buffer took "A" as no byte and "QUJDR" as "ABC"; the library refuses both. "QUJD==" it reads as "AB".
