@@ -5,8 +5,8 @@
 /** Shows enough of a secret to recognise it (its last 4 characters), never enough to use it. */
 export const maskSecret = (secret: string): string => (secret.length >= 16 ? `…${secret.slice(-4)}` : "****")
 
-/** Secrets shorter than this are not looked for in text: they would match by chance. */
-const MIN_MASKED_LENGTH = 6
+/** Secrets shorter than this are not looked for in text (masked or scrubbed): they would match by chance. */
+export const MIN_MASKED_LENGTH = 6
 
 /** `text` with every occurrence of each secret shown as maskSecret shows it (an agent may echo what it was sent). */
 export const maskSecretsIn = (text: string, secrets: ReadonlyArray<string>): string =>

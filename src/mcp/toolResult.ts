@@ -8,6 +8,7 @@ import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server"
 import { Cause, Effect, Option } from "effect"
 import { answerTooLarge } from "../domain/answerFold.js"
 import { type Described, isDescribed } from "../domain/errors.js"
+import { MIN_MASKED_LENGTH } from "../domain/secrets.js"
 import { assistantHint } from "./hints.js"
 
 export const ERROR_META_KEY = "a2a-relay/error"
@@ -47,8 +48,6 @@ const cutResult = (cut: Described, structured: object, summary: string, more: Re
 // ---------------------------------------------------------------------------
 // Secrets: whatever a call passed as a secret is cut out of its result, whatever produced it.
 
-/** Shorter values could match ordinary text; the programs never echo secrets anyway. */
-const MIN_SCRUBBED_LENGTH = 6
 const REDACTED = "[redacted]"
 
 /**
@@ -97,7 +96,7 @@ export const forProtocolVersion = (result: CallToolResult, version: string | und
 
 /** The result with every occurrence of the given secrets replaced. */
 export const withoutSecrets = (result: CallToolResult, secrets: ReadonlyArray<string | undefined>): CallToolResult => {
-  const present = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SCRUBBED_LENGTH)
+  const present = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_MASKED_LENGTH)
   return present.length === 0 ? result : (scrub(result, present) as CallToolResult)
 }
 
