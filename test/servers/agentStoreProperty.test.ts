@@ -142,9 +142,16 @@ const hostileSend = fc.record({
   extensions: fc.array(hostileString, { maxLength: 3 })
 })
 
+/** A data part for its door: 1.0 takes any JSON value; 0.3's REST door a Struct, wrapped as DataPart's `data`. */
+const dataPartOf = (door: Door, data: string) => {
+  if (door !== "REST 0.3") return `{"data":${data}}`
+  const struct = data.startsWith("{") ? data : `{"value":${data}}`
+  return `{"data":{"data":${struct}}}`
+}
+
 /** The send as JSON text for its door, with the v0.3 REST names where they differ. */
 const bodyOf = (send: typeof hostileSend extends fc.Arbitrary<infer A> ? A : never) => {
-  const parts = [`{"text":${JSON.stringify(send.text)}}`, ...(send.data === null ? [] : [`{"data":${send.data}}`])]
+  const parts = [`{"text":${JSON.stringify(send.text)}}`, ...(send.data === null ? [] : [dataPartOf(send.door, send.data)])]
   const message = [
     `"messageId":${JSON.stringify(randomUUID())}`,
     `"role":"ROLE_USER"`,
@@ -200,12 +207,14 @@ const listAll = async (page: (token: string) => Promise<Json>) => {
 describe("the agent server with random hostile-but-accepted messages", () => {
   it("lists and reads back every accepted task over JSON-RPC and REST", async () => {
     const accepted: Array<string> = []
+    let sent = 0
     await fc.assert(
       fc.asyncProperty(
         fc.array(hostileSend, { minLength: 1, maxLength: 4 }),
         fc.integer({ min: 20, max: 100 }),
         async (sends, pageSize) => {
           for (const send of sends) {
+            sent++
             const id = await sendThrough(send)
             if (id !== undefined) accepted.push(id)
           }
@@ -236,7 +245,8 @@ describe("the agent server with random hostile-but-accepted messages", () => {
       ),
       { numRuns: 30 }
     )
-    // Most of what was sent was taken: the generator is hostile, not malformed.
-    expect(accepted.length).toBeGreaterThan(30)
+    // Most of what was sent was taken (only a NUL in a context id or a blank text is refused):
+    // the generator is hostile, not malformed.
+    expect(accepted.length).toBeGreaterThan(sent * 0.6)
   })
 })
