@@ -8,7 +8,7 @@
  * guarded against private addresses.
  */
 import { FileSystem } from "@effect/platform"
-import { Context, Deferred, type Duration, Effect, Layer, Option, type Redacted, Scheduler } from "effect"
+import { Context, Deferred, type Duration, Effect, Layer, Option, type Redacted } from "effect"
 import { createSecureContext } from "node:tls"
 import { InvalidInput } from "../../domain/errors.js"
 import type { ClientTimeouts } from "../../domain/limits.js"
@@ -21,6 +21,7 @@ import { ModelAccess, type ModelSelection, selectModel } from "../../services/Mo
 import * as PushSender from "../../services/PushSender.js"
 import * as TaskStore from "../../services/TaskStore.js"
 import { hostAndPort, reachableHost } from "../address.js"
+import { makeSharedBatched } from "../scheduler.js"
 import { agentBaseUrl, agentServerLayer } from "./AgentServer.js"
 import { type AgentKey, makeKeyCheck, resolveAgentKey } from "./auth.js"
 import { type CardInfo, extendedAgentCard, httpBaseUrlFor } from "./card.js"
@@ -205,13 +206,8 @@ const grpcOptionsOf = (config: AgentServerConfig) =>
     return { port: config.grpcPort.value, tls: { cert, key } }
   })
 
-/**
- * Effect's default scheduler yields with setTimeout (>= 1 ms) after 2048 microtask drains; under
- * load the server then idles waiting for timers. Yielding with setImmediate keeps the loop busy
- * and lets sockets in between, which raised SendMessage's rate more than a microtask-first
- * variant did (bench/README.md).
- */
-const serverScheduler = Scheduler.makeBatched((runBatch) => setImmediate(runBatch))
+/** One queue for all of the server's fibers, drained with setImmediate (see servers/scheduler.ts). */
+const serverScheduler = makeSharedBatched()
 
 /**
  * `relay server agent`: resolves the key, selects the model, starts the server, hands what it
