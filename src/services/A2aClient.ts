@@ -76,6 +76,7 @@ const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient |
     warnedOrigins: new Set<string>(),
     warnedEnums: new Set<string>(),
     addressing: yield* HostAddressing,
+    cardHostAddresses: new Map<string, ReadonlyArray<string>>(),
     guardedClients: new Map<string, HttpClient.HttpClient>(),
     scope: yield* Effect.scope
   }

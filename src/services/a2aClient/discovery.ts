@@ -15,6 +15,7 @@ import { answerExcerpt } from "../../domain/terminalText.js"
 import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import type { DiscoveredCard } from "./cardCache.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
+import { type CardFetcher, cardFetcher, rememberCardHost } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target, withoutSecrets } from "./target.js"
 
@@ -93,23 +94,26 @@ const cacheKeyOf = (target: Target, cardUrl: string) => {
   return `${cardUrl}#${createHash("sha256").update(secret).digest("hex").slice(0, 16)}`
 }
 
-const fetchCard = (state: ClientState, target: Target, cardUrl: string) =>
+/** The card at `cardUrl`, from the cache or else through `fetcher`, whose addresses then judge its interfaces. */
+const fetchCard = (state: ClientState, target: Target, cardUrl: string, fetcher: CardFetcher) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const key = cacheKeyOf(target, cardUrl)
     const cached = state.cardCache.get(key)
     if (cached && cached.expiresAt > now) return Option.some(cached.card)
 
-    const { response, text } = yield* exchange(state, target, cardRequest(target, cardUrl, cached?.etag))
+    const { response, text } = yield* exchange({ ...state, http: fetcher.http }, target, cardRequest(target, cardUrl, cached?.etag))
     const expiresAt = now + maxAgeMs(response.headers["cache-control"])
     if (response.status === 304 && cached) {
       state.cardCache.set(key, { ...cached, expiresAt })
+      yield* rememberCardHost(state, cardUrl, fetcher)
       return Option.some(cached.card)
     }
     const raw = yield* cardJsonOf(target, cardUrl, response, text)
     if (Option.isNone(raw)) return Option.none()
     const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw.value)), raw: raw.value, cardUrl }
     state.cardCache.set(key, { card, etag: response.headers["etag"], expiresAt })
+    yield* rememberCardHost(state, cardUrl, fetcher)
     return Option.some(card)
   })
 
@@ -142,10 +146,12 @@ export const discover = (state: ClientState, target: Target): Effect.Effect<Disc
     const key = candidates.join(" ")
     const known = (yield* Ref.get(state.cardLocations)).get(key)
     const ordered = known === undefined ? candidates : [known, ...candidates.filter((url) => url !== known)]
-    const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(state, target, cardUrl))
+    // The discovery's own client (interfaceHosts.ts says why): undici's agent is made on its first request.
+    const fetcher = yield* cardFetcher(state)
+    const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(state, target, cardUrl, fetcher))
     if (card.cardUrl !== known) yield* Ref.update(state.cardLocations, (map) => new Map(map).set(key, card.cardUrl))
     return card
-  }).pipe(Effect.withSpan("A2aClient.discover"))
+  }).pipe(Effect.scoped, Effect.withSpan("A2aClient.discover"))
 
 /** The card JSON as served, undecoded and uncached, so a validator can report on any card. */
 export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect<CardJson, A2aClientError> =>

@@ -8,11 +8,10 @@
  */
 import { HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { hostOfUrl } from "../../a2a/hosts.js"
 import { InvalidResponse } from "../../domain/clientErrors.js"
 import { failureOf, isHttpSuccess } from "./answers.js"
 import { execute, readBytes, readText } from "./exchange.js"
-import { isHostAllowed, stateFor } from "./interfaceHosts.js"
+import { cardHostReach, isHostAllowed, stateFor } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, originOf, type Target } from "./target.js"
 
@@ -20,8 +19,7 @@ import { credentialHeaders, credentialsFor, originOf, type Target } from "./targ
 const downloadState = (state: ClientState, target: Target, url: string) =>
   Effect.gen(function*() {
     if (originOf(url) === originOf(target.agentUrl) || isHostAllowed(url, target.allowInterfaceHosts)) return state
-    const agentHost = hostOfUrl(target.agentUrl) ?? ""
-    const reach = yield* Effect.promise(() => state.addressing.cardHostClasses(agentHost).catch(() => []))
+    const reach = yield* cardHostReach(state, target.agentUrl)
     return yield* stateFor(state, { url, binding: "HTTP+JSON", version: "1.0", reach })
   })
 

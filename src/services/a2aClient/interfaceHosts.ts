@@ -3,14 +3,17 @@
  * than its card is used only when its host reaches the same class of address as the card's host
  * (a public card does not route to loopback, private, link-local or metadata addresses), unless the
  * user vouches for that host (`--allow-interface-host`). The classes are those of ipAddresses; the
- * interface's host is judged at connect time by connectGuard, on the addresses the connection uses.
+ * interface's host is judged at connect time by connectGuard, on the addresses the connection uses;
+ * the card's host by the addresses its card was fetched from (cardFetcher), not a lookup of its own.
  * `relay check` goes further and sends nothing to another origin without the user's word
  * (programs/check/interfaceHosts.ts); both read the same predicates from here.
  */
 import type { HttpClient } from "@effect/platform"
 import { Context, Effect, Scope } from "effect"
+import type { LookupAddress } from "node:dns"
 import { canonicalHostName, hostOfUrl } from "../../a2a/hosts.js"
 import { type AddressClass, hostClasses } from "../../domain/ipAddresses.js"
+import { MAX_CACHED_CARDS } from "../../domain/limits.js"
 import { type AddressJudge, guardedHttpClient, type ResolveHost, systemResolve } from "../connectGuard.js"
 import type { Addressing, ClientState } from "./state.js"
 import { type Endpoint, originOf, type Target } from "./target.js"
@@ -49,16 +52,70 @@ const judgeWithin = (reach: ReadonlyArray<AddressClass>): AddressJudge => (addre
     }: relay keeps a card's interfaces on its card's class of address`
 }
 
+/** An HTTP client for one discovery's card requests, and what each host name resolved to when it last connected. */
+export interface CardFetcher {
+  readonly http: HttpClient.HttpClient
+  readonly resolved: (hostname: string) => ReadonlyArray<LookupAddress> | undefined
+}
+
+/**
+ * The client a discovery fetches its cards through, its own: its requests go one after the other,
+ * so the last lookup it made for a host is that of the connection the card came over (in a shared
+ * client, another call's connection could have looked the host up since). It admits every
+ * address: the card's host is the one the user addressed.
+ */
+export const cardFetcher = (state: ClientState): Effect.Effect<CardFetcher, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const lookups = new Map<string, ReadonlyArray<LookupAddress>>()
+    const recording: ResolveHost = async (hostname, options) => {
+      const addresses = await state.addressing.resolve(hostname, options)
+      lookups.set(hostname, addresses)
+      return addresses
+    }
+    const http = yield* guardedHttpClient(() => undefined, recording)
+    return { http, resolved: (hostname) => lookups.get(hostname) }
+  })
+
+/**
+ * Remembers the addresses the card at `cardUrl` was just fetched from, for the rule to judge its
+ * host by. Nothing is remembered for an IP literal: no lookup was made, the literal is its class.
+ */
+export const rememberCardHost = (state: ClientState, cardUrl: string, fetcher: CardFetcher) =>
+  Effect.sync(() => {
+    const host = hostOfUrl(cardUrl)
+    const addresses = host === undefined ? undefined : fetcher.resolved(host)
+    if (host === undefined || addresses === undefined) return
+    const known = state.cardHostAddresses
+    known.delete(host)
+    // As many hosts as cards are kept, the one remembered longest ago making room.
+    for (const oldest of known.keys()) {
+      if (known.size < MAX_CACHED_CARDS) break
+      known.delete(oldest)
+    }
+    known.set(host, addresses.map(({ address }) => address))
+  })
+
+/**
+ * The classes of address the host of `url` (a card's, or an agent's) reaches: those of the
+ * addresses its card was fetched from, when relay fetched it; else as the host resolves now.
+ * A later lookup, which the host's DNS could answer with 127.0.0.1, does not widen them.
+ */
+export const cardHostReach = (state: ClientState, url: string): Effect.Effect<ReadonlyArray<AddressClass>> => {
+  const host = hostOfUrl(url) ?? ""
+  const fetchedFrom = state.cardHostAddresses.get(host)
+  if (fetchedFrom !== undefined) return Effect.succeed(fetchedFrom.flatMap((address) => hostClasses(address) ?? []))
+  // A host that no longer resolves reaches no class: every ruled interface is then refused.
+  return Effect.promise(() => state.addressing.cardHostClasses(host).catch(() => []))
+}
+
 /**
  * The card's endpoints with the rule applied: those it governs carry the classes of the card's host
- * (resolved only when one needs them), the others are used as they are.
+ * (found only when one needs them), the others are used as they are.
  */
 export const withInterfaceRule = (state: ClientState, target: Target, cardUrl: string, endpoints: ReadonlyArray<Endpoint>) =>
   Effect.gen(function*() {
     if (!endpoints.some((endpoint) => isRuledInterface(target, cardUrl, endpoint.url))) return endpoints
-    const cardHost = hostOfUrl(cardUrl) ?? ""
-    // A card host that no longer resolves reaches no class: every ruled interface is then refused.
-    const reach = yield* Effect.promise(() => state.addressing.cardHostClasses(cardHost).catch(() => []))
+    const reach = yield* cardHostReach(state, cardUrl)
     return endpoints.map((endpoint) => isRuledInterface(target, cardUrl, endpoint.url) ? { ...endpoint, reach } : endpoint)
   })
 

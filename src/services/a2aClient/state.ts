@@ -12,9 +12,9 @@ import type { Endpoint } from "./target.js"
 
 /** How the rule learns what hosts reach; the defaults ask the system's resolver, tests substitute their own. */
 export interface Addressing {
-  /** Resolves an interface's host name when connecting to it. */
+  /** Resolves a host name when connecting to it: a card's host (discovery), an interface's. */
   readonly resolve: ResolveHost
-  /** The classes of address the card's host reaches. */
+  /** The classes of address the card's host reaches, when no fetch of its card said (interfaceHosts.ts). */
   readonly cardHostClasses: (hostname: string) => Promise<ReadonlyArray<AddressClass>>
 }
 
@@ -32,6 +32,8 @@ export interface ClientState {
   readonly warnedEnums: Set<string>
   /** What hosts reach, for the interface rule (interfaceHosts.ts). */
   readonly addressing: Addressing
+  /** The addresses each card host was connected at when its card was last fetched, by host (bounded where it is filled). */
+  readonly cardHostAddresses: Map<string, ReadonlyArray<string>>
   /** The HTTP clients that hold ruled interfaces to a set of address classes, by that set. */
   readonly guardedClients: Map<string, HttpClient.HttpClient>
   /** The service's scope: the guarded clients close with it. */
