@@ -12,7 +12,7 @@ import { type ResolveHost, systemResolve } from "../../src/services/connectGuard
 import { type CardServer, startCardServer } from "../helpers/a2aPrograms.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
 import { validV1Card } from "../helpers/sampleCards.js"
-import { type InternalService, startInternalService } from "../peers/internalService.js"
+import { INTERNAL_SECRET, type InternalService, startInternalService } from "../peers/internalService.js"
 import { sendRequest } from "./a2aClientHarness.js"
 
 let internal: InternalService
@@ -148,6 +148,54 @@ describe("cards whose interfaces stay within their class", () => {
     // The card server answers 404 to the message: it was sent there.
     expect(result._tag === "Left" && result.left._tag).toBe("HttpError")
     expect(card.requests).toContain("POST /rpc")
+  })
+})
+
+describe("the card's host, judged by the addresses its card was fetched from", () => {
+  /**
+   * DNS re-pointed under relay: card.test answers 127.0.0.1 (where its card server listens) to the
+   * first lookup, and a public address to every later one. Nothing connects to that one: the
+   * interface is on 127.0.0.1, and a rule that looked card.test up again would only judge it.
+   * (The attack runs the other way, public first and 127.0.0.1 after; but a card fetched over a
+   * connection to a public address cannot be served from loopback, so the test turns it round:
+   * what it shows either way is that no later lookup makes the card's class.)
+   */
+  const repointed = () => {
+    const lookups: Array<string> = []
+    const resolve: ResolveHost = async (hostname) => {
+      if (hostname !== "card.test") throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
+      lookups.push(hostname)
+      return [{ address: lookups.length === 1 ? "127.0.0.1" : "93.184.216.34", family: 4 }]
+    }
+    return { resolve, lookups }
+  }
+
+  it("a later answer neither holds nor frees its interfaces and downloads: the card's connection's address does", async () => {
+    const card = await cardPointingAt(() => `${internal.baseUrl}/rpc`)
+    const dns = repointed()
+    const client = A2aClient.layer.pipe(
+      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(
+        Layer.succeed(A2aClient.HostAddressing, { resolve: dns.resolve, cardHostClasses: A2aClient.classesOfHost(dns.resolve) })
+      )
+    )
+    const target: A2aClient.Target = { agentUrl: agentUrlOf(`http://card.test:${new URL(card.baseUrl).port}/`), timeout: "5 seconds" }
+    const before = internal.requestCount()
+    const [sent, file] = await Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
+        Effect.all([
+          Effect.either(a2a.send(target, sendRequest("hello"))),
+          Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))
+        ])).pipe(Effect.provide(client))
+    )
+    expect(card.requests).toEqual(["GET /.well-known/agent-card.json"])
+    // The card came from 127.0.0.1, so its host is loopback: the loopback interface was used (its
+    // answer is not A2A) and the agent's file on another loopback origin fetched.
+    expect(sent._tag === "Left" && sent.left._tag).toBe("InvalidResponse")
+    expect(file._tag === "Right" ? Buffer.from(file.right).toString() : file.left._tag).toContain(INTERNAL_SECRET)
+    expect(internal.requestCount()).toBe(before + 2)
+    // card.test was looked up once, by the connection that fetched the card.
+    expect(dns.lookups).toEqual(["card.test"])
   })
 })
 
