@@ -26,7 +26,7 @@ import { isDescribed } from "../domain/errors.js"
 import type { AddressClass } from "../domain/ipAddresses.js"
 import { MAX_CATALOG_AGENTS } from "../domain/limits.js"
 import { answerExcerpt } from "../domain/terminalText.js"
-import { A2aClient, cardCandidates, type Target } from "../services/A2aClient.js"
+import { A2aClient, cardCandidates, type CardJson, type Target } from "../services/A2aClient.js"
 import { HostAddressing } from "../services/a2aClient/interfaceHosts.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { type AgentView, recordOf, showAgent } from "./agentNames.js"
@@ -264,17 +264,19 @@ const entriesOf = (catalogUrl: string, json: unknown) => {
 
 /**
  * Whether a card a catalog names may be fetched: on the catalog's origin, or on a host that reaches
- * only the classes of address the catalog's host does (a public catalog cannot send relay to this
- * machine, the local network or a metadata service; the rule of card interfaces, README Security).
+ * only the classes of address the catalog's host was fetched from (a public catalog cannot send
+ * relay to this machine, the local network or a metadata service; the rule of card interfaces,
+ * README Security). Said here, to give the reason; the fetch itself holds every connection to
+ * those classes (Target.cardReach), whatever the card host's DNS answers by then.
  */
-const mayFetch = (catalogUrl: string, cardUrl: URL) =>
+const mayFetch = (catalog: CardJson, cardUrl: URL) =>
   Effect.gen(function*() {
-    const catalog = new URL(catalogUrl)
-    if (cardUrl.origin === catalog.origin) return undefined
+    if (cardUrl.origin === new URL(catalog.cardUrl).origin) return undefined
     const addressing = yield* HostAddressing
-    const classes = (url: string) =>
-      Effect.promise(() => addressing.cardHostClasses(hostOfUrl(url) ?? "").catch((): ReadonlyArray<AddressClass> => []))
-    const [catalogReach, cardReach] = [yield* classes(catalogUrl), yield* classes(cardUrl.href)]
+    const catalogReach = catalog.reach
+    const cardReach = yield* Effect.promise(() =>
+      addressing.cardHostClasses(hostOfUrl(cardUrl.href) ?? "").catch((): ReadonlyArray<AddressClass> => [])
+    )
     const outside = cardReach.find((kind) => !catalogReach.includes(kind))
     return cardReach.length === 0
       ? `${cardUrl.hostname} does not resolve`
@@ -284,22 +286,22 @@ const mayFetch = (catalogUrl: string, cardUrl: URL) =>
   })
 
 /** The card of a catalog entry: inline (`data`) or at its `url`; a reason when it cannot be had. */
-const entryCard = (target: Target, catalogUrl: string, entry: Json) =>
+const entryCard = (target: Target, catalog: CardJson, entry: Json) =>
   Effect.gen(function*() {
     if (isObject(entry["data"])) return Either.right({ json: entry["data"] as unknown, cardUrl: null })
     const url = text(entry["url"])
     if (url === null) return Either.left("the entry has neither url nor data")
     let cardUrl: URL
     try {
-      cardUrl = new URL(url, catalogUrl)
+      cardUrl = new URL(url, catalog.cardUrl)
     } catch {
       return Either.left("its url is not a URL")
     }
     if (cardUrl.protocol !== "http:" && cardUrl.protocol !== "https:") return Either.left("its url is not http(s)")
-    const refused = yield* mayFetch(catalogUrl, cardUrl)
+    const refused = yield* mayFetch(catalog, cardUrl)
     if (refused !== undefined) return Either.left(refused)
     const client = yield* A2aClient
-    const fetched = yield* Effect.either(client.fetchCardJson({ ...target, cardUrl: cardUrl.href }))
+    const fetched = yield* Effect.either(client.fetchCardJson({ ...target, cardUrl: cardUrl.href, cardReach: catalog.reach }))
     return Either.map(
       Either.mapLeft(fetched, (error) => error.message),
       (found) => ({ json: found.json, cardUrl: found.cardUrl as string | null })
@@ -314,18 +316,18 @@ interface Candidate {
   readonly found?: { readonly agentUrl: AgentUrl; readonly cardUrl: string | null; readonly json: unknown }
 }
 
-const candidateOf = (target: Target, catalogUrl: string, entry: Json) =>
+const candidateOf = (target: Target, catalog: CardJson, entry: Json) =>
   Effect.gen(function*() {
     const identifier = text(entry["identifier"])
     const base = { identifier, agent_url: null, card_url: null, skills: [], name: null, added: false }
-    const card = yield* entryCard(target, catalogUrl, entry)
+    const card = yield* entryCard(target, catalog, entry)
     if (Either.isLeft(card)) {
       const title = text(entry["displayName"]) ?? identifierTail(identifier)
       return { view: { ...base, card_name: title, description: text(entry["description"]), error: card.left } } satisfies Candidate
     }
     const { json, cardUrl } = card.right
     const summary = summarizeCard(json)
-    const agentUrl = ownAgentUrl(json, cardUrl ?? catalogUrl)
+    const agentUrl = ownAgentUrl(json, cardUrl ?? catalog.cardUrl)
     const view: DiscoveredAgent = {
       ...base,
       card_name: text(entry["displayName"]) ?? summary.name ?? identifierTail(identifier),
@@ -399,7 +401,7 @@ export const discoverAgents = Effect.fn("discoverAgents")(function*(input: Disco
   )
   const { agents: entries, others } = yield* entriesOf(catalogUrl, catalog.json)
   const read = entries.slice(0, MAX_CATALOG_AGENTS)
-  const candidates = yield* Effect.forEach(read, (entry) => candidateOf(target, catalogUrl, entry), { concurrency: 4 })
+  const candidates = yield* Effect.forEach(read, (entry) => candidateOf(target, catalog, entry), { concurrency: 4 })
   const agents = input.add ? yield* addAll(candidates) : yield* withKnownNames(candidates)
   return {
     catalog_url: catalogUrl,

@@ -98,7 +98,9 @@ describe("discovery", () => {
       const server = yield* stub({ "GET /.well-known/agent.json": reply({ hello: "world" }) })
       expect(yield* a2a.fetchCardJson({ agentUrl: agentUrlOf(server.baseUrl) })).toEqual({
         json: { hello: "world" },
-        cardUrl: `${server.baseUrl}/.well-known/agent.json`
+        cardUrl: `${server.baseUrl}/.well-known/agent.json`,
+        // What the card's host reached when it was fetched: 127.0.0.1 is loopback.
+        reach: ["loopback"]
       })
     })))
 

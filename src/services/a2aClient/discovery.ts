@@ -10,12 +10,13 @@ import { pathToFileURL } from "node:url"
 import { describeParseError } from "../../a2a/parseProblems.js"
 import { cardFromWire } from "../../a2a/translate.js"
 import { type A2aClientError, CardNotFound, InvalidCard } from "../../domain/clientErrors.js"
+import type { AddressClass } from "../../domain/ipAddresses.js"
 import { exceedsJsonDepth, MAX_AGENT_JSON_DEPTH } from "../../domain/limits.js"
 import { answerExcerpt } from "../../domain/terminalText.js"
 import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import type { DiscoveredCard } from "./cardCache.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
-import { type CardFetcher, cardFetcher, rememberCardHost } from "./interfaceHosts.js"
+import { type CardFetcher, cardFetcher, cardHostReach, rememberCardHost } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target, withoutSecrets } from "./target.js"
 
@@ -25,6 +26,8 @@ export type { DiscoveredCard } from "./cardCache.js"
 export interface CardJson {
   readonly json: unknown
   readonly cardUrl: string
+  /** The classes of the addresses the card was fetched from (none for a card the user gave). */
+  readonly reach: ReadonlyArray<AddressClass>
 }
 
 const DEFAULT_CARD_MAX_AGE_MS = 300_000
@@ -156,12 +159,23 @@ export const discover = (state: ClientState, target: Target): Effect.Effect<Disc
 /** The card JSON as served, undecoded and uncached, so a validator can report on any card. */
 export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect<CardJson, A2aClientError> =>
   target.card !== undefined ?
-    Effect.succeed({ json: target.card.json, cardUrl: givenCardUrl(target.card.source) }) :
-    firstCard(target, cardCandidates(target), (cardUrl) =>
-      exchange(state, target, cardRequest(target, cardUrl, undefined)).pipe(
-        Effect.flatMap(({ response, text }) => cardJsonOf(target, cardUrl, response, text)),
-        Effect.map(Option.map((json) => ({ json, cardUrl })))
-      )).pipe(Effect.withSpan("A2aClient.fetchCardJson"))
+    Effect.succeed({ json: target.card.json, cardUrl: givenCardUrl(target.card.source), reach: [] }) :
+    Effect.flatMap(cardFetcher(state, target.cardReach), (fetcher) =>
+      firstCard(target, cardCandidates(target), (cardUrl) =>
+        exchange({ ...state, http: fetcher.http }, target, cardRequest(target, cardUrl, undefined)).pipe(
+          Effect.flatMap(({ response, text }) =>
+            cardJsonOf(target, cardUrl, response, text)
+          ),
+          Effect.flatMap(Option.match({
+            onNone: () =>
+              Effect.succeedNone,
+            onSome: (json) =>
+              Effect.flatMap(
+                rememberCardHost(state, cardUrl, fetcher),
+                () => Effect.map(cardHostReach(state, cardUrl), (reach) => Option.some({ json, cardUrl, reach }))
+              )
+          }))
+        ))).pipe(Effect.scoped, Effect.withSpan("A2aClient.fetchCardJson"))
 
 /** The extended card replaces the cached one (§6a.12) for calls with the same credentials. */
 export const replaceCachedCard = (state: ClientState, target: Target, card: DiscoveredCard) =>

@@ -40,16 +40,22 @@ export const isRuledInterface = (target: Target, cardUrl: string, url: string) =
 
 const named = (classes: ReadonlyArray<AddressClass>) => (classes.length === 0 ? "of no known class" : classes.join(" or "))
 
-/** Refuses every address outside the card's classes (a name's addresses are said by the lookup). */
-const judgeWithin = (reach: ReadonlyArray<AddressClass>): AddressJudge => (address, hostname) => {
+/** Whose class of address a judge holds connections to, and the rule it says it keeps. */
+interface Reach {
+  readonly classes: ReadonlyArray<AddressClass>
+  readonly of: string
+  readonly rule: string
+}
+
+const INTERFACE_RULE = { of: "the card's own host", rule: "relay keeps a card's interfaces on its card's class of address" }
+const CATALOG_RULE = { of: "the catalog's host", rule: "relay fetches a catalog's cards only on its catalog's class of address" }
+
+/** Refuses every address outside the classes (a name's addresses are said by the lookup). */
+const judgeWithin = ({ classes: reach, of, rule }: Reach): AddressJudge => (address, hostname) => {
   const classes = hostClasses(address)
   if (classes === undefined) return `${hostname} reaches ${address}, which is not an IP address relay can judge`
   const outside = classes.find((kind) => !reach.includes(kind))
-  return outside === undefined
-    ? undefined
-    : `${hostname} is a ${outside} address, and the card's own host is ${
-      named(reach)
-    }: relay keeps a card's interfaces on its card's class of address`
+  return outside === undefined ? undefined : `${hostname} is a ${outside} address, and ${of} is ${named(reach)}: ${rule}`
 }
 
 /** An HTTP client for one discovery's card requests, and what each host name resolved to when it last connected. */
@@ -62,9 +68,13 @@ export interface CardFetcher {
  * The client a discovery fetches its cards through, its own: its requests go one after the other,
  * so the last lookup it made for a host is that of the connection the card came over (in a shared
  * client, another call's connection could have looked the host up since). It admits every
- * address: the card's host is the one the user addressed.
+ * address (the card's host is the one the user addressed), or with `catalogReach` only those of
+ * the catalog that named the card (Target.cardReach).
  */
-export const cardFetcher = (state: ClientState): Effect.Effect<CardFetcher, never, Scope.Scope> =>
+export const cardFetcher = (
+  state: ClientState,
+  catalogReach?: ReadonlyArray<AddressClass>
+): Effect.Effect<CardFetcher, never, Scope.Scope> =>
   Effect.gen(function*() {
     const lookups = new Map<string, ReadonlyArray<LookupAddress>>()
     const recording: ResolveHost = async (hostname, options) => {
@@ -72,7 +82,8 @@ export const cardFetcher = (state: ClientState): Effect.Effect<CardFetcher, neve
       lookups.set(hostname, addresses)
       return addresses
     }
-    const http = yield* guardedHttpClient(() => undefined, recording)
+    const judge = catalogReach === undefined ? () => undefined : judgeWithin({ classes: catalogReach, ...CATALOG_RULE })
+    const http = yield* guardedHttpClient(judge, recording)
     return { http, resolved: (hostname) => lookups.get(hostname) }
   })
 
@@ -129,7 +140,7 @@ export const stateFor = (state: ClientState, endpoint: Endpoint): Effect.Effect<
   const known = state.guardedClients.get(key)
   if (known !== undefined) return Effect.succeed({ ...state, http: known })
   // One client per set of classes (a handful at most), living as long as the A2A client.
-  return guardedHttpClient(judgeWithin(reach), state.addressing.resolve).pipe(
+  return guardedHttpClient(judgeWithin({ classes: reach, ...INTERFACE_RULE }), state.addressing.resolve).pipe(
     Scope.extend(state.scope),
     Effect.map((http: HttpClient.HttpClient) => {
       state.guardedClients.set(key, http)

@@ -34,6 +34,12 @@ export interface Target {
   readonly streamIdleTimeout?: Duration.DurationInput | undefined
   /** Largest answer (card, JSON body, one stream event) read (default MAX_RESPONSE_BYTES); reading stops past it. */
   readonly maxResponseBytes?: number | undefined
+  /**
+   * The classes of address the card may be fetched from, every connection judged as it is made:
+   * a card an AI catalog names, held to the classes the catalog itself was fetched from
+   * (programs/agentCards.ts). Undefined: any (the user addressed the card's host).
+   */
+  readonly cardReach?: ReadonlyArray<AddressClass> | undefined
   /** A card the user gave (`--card-file`): used as it is, with no discovery; `source` names it in errors. */
   readonly card?: { readonly json: unknown; readonly source: string } | undefined
   /**
