@@ -95,10 +95,23 @@ const LOCK_OPTIONS = {
  * file system's mtime precision on it.
  */
 const LOCK_FS_METHODS = ["mkdir", "realpath", "stat", "rmdir", "utimes"] as const
+
+/**
+ * A lock's time as proper-lockfile judges it: one more than `stale` ahead of this clock reads as
+ * the epoch, stale. proper-lockfile counts a lock stale only once its time is `stale` behind, so a
+ * lock left with a time in the future (the clock set back after a crash) held every relay off
+ * until the clock caught up. A live holder refreshes its lock's time to its now every `stale`/2.
+ */
+const statForLock = (path: Fs.PathLike): Fs.Stats => {
+  const stats = Fs.statSync(path)
+  if (stats.mtimeMs > Date.now() + LOCK_OPTIONS.stale) stats.mtime = new Date(0)
+  return stats
+}
+
 const lockFs: typeof Fs = (() => {
   const withCallbacks: Record<string, unknown> = { ...Fs }
   for (const method of LOCK_FS_METHODS) {
-    const sync = Fs[`${method}Sync`] as (...args: ReadonlyArray<unknown>) => unknown
+    const sync = (method === "stat" ? statForLock : Fs[`${method}Sync`]) as (...args: ReadonlyArray<unknown>) => unknown
     withCallbacks[method] = (...args: Array<unknown>) => {
       const callback = args.pop() as (error: unknown, result?: unknown) => void
       let result: unknown

@@ -85,3 +85,23 @@ describe("resolveStateDir", () => {
     )
   })
 })
+
+describe("the file lock", () => {
+  it.live("takes a lock left with a time in the future (the clock set back after a crash) as stale", () => {
+    const home = tempHome()
+    Fs.mkdirSync(home.stateDir, { recursive: true })
+    const file = Path.join(home.stateDir, "store.json")
+    // A lock directory as a killed holder leaves it, its time an hour ahead of this clock.
+    Fs.mkdirSync(`${file}.lock`)
+    const anHourAhead = new Date(Date.now() + 3_600_000)
+    Fs.utimesSync(`${file}.lock`, anHourAhead, anHourAhead)
+    const started = Date.now()
+    // scopedFileLock gives up after ~3 s of a lock it takes as held; withFileLock would retry ~36 s.
+    return Effect.scoped(Effect.zipRight(StateDir.scopedFileLock(file), Effect.sync(() => Date.now() - started))).pipe(
+      Effect.map((waited) => {
+        expect(waited).toBeLessThan(2_000)
+        home.cleanup()
+      })
+    )
+  })
+})
