@@ -96,6 +96,14 @@ export const reachedAddresses = (literal: string): ReadonlyArray<IpAddress> | un
   return (embedded.length === 0 ? [address] : embedded).flatMap(withThisMachine)
 }
 
+/**
+ * IPv6's global unicast space (RFC 4291 §2.4, IANA): ipaddr.js calls every address outside its
+ * special ranges `unicast`, unassigned space such as 4000::/3 too, which no public route reaches.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3")
+
+const isGlobalUnicast = (address: IpAddress) => address.kind() === "ipv4" || address.match(GLOBAL_UNICAST_V6)
+
 /** The class of one address (IPv6 forms that carry an IPv4 address are judged by it: see reachedAddresses). */
 export const addressClass = (address: IpAddress): AddressClass => {
   if (METADATA_ADDRESSES.has(address.toString())) return "metadata"
@@ -105,7 +113,7 @@ export const addressClass = (address: IpAddress): AddressClass => {
     case "linkLocal":
       return "link-local"
     case "unicast":
-      return "public"
+      return isGlobalUnicast(address) ? "public" : "private"
     default:
       return "private"
   }

@@ -98,7 +98,11 @@ describe("hostKinds", () => {
         "[::ffff:10.0.0.1]",
         "[64:ff9b::c0a8:1]",
         "[2002:c0a8:101::]",
-        "[2001:0:4136:e378:8000:63bf:f5ff:fffe]"
+        "[2001:0:4136:e378:8000:63bf:f5ff:fffe]",
+        // IPv6 outside global unicast (2000::/3) and outside every named range: no public route reaches it.
+        "[4000::1]",
+        "[c000::1]",
+        "[400::1]"
       ]
     ) {
       expect(kinds(host), host).toEqual(expect.arrayContaining(["private"]))
