@@ -199,6 +199,45 @@ describe("the card's host, judged by the addresses its card was fetched from", (
   })
 })
 
+describe("a cached card, once its host's record has made room for others", () => {
+  it("keeps the class of the addresses it was fetched from: no later lookup judges its host", async () => {
+    const card = await cardPointingAt(() => `${internal.baseUrl}/rpc`)
+    const port = new URL(card.baseUrl).port
+    // card.test answers 127.0.0.1 first and a public address after (turned round, as above); the
+    // other.N.test names, all 127.0.0.1, fill the client's record of card hosts past its bound.
+    const lookups: Array<string> = []
+    const resolve: ResolveHost = async (hostname) => {
+      lookups.push(hostname)
+      if (/^other\.\d+\.test$/.test(hostname)) return [{ address: "127.0.0.1", family: 4 }]
+      if (hostname !== "card.test") throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
+      return [{ address: lookups.filter((name) => name === "card.test").length === 1 ? "127.0.0.1" : "93.184.216.34", family: 4 }]
+    }
+    const client = A2aClient.layer.pipe(
+      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(Layer.succeed(A2aClient.HostAddressing, { resolve, cardHostClasses: A2aClient.classesOfHost(resolve) }))
+    )
+    const target: A2aClient.Target = { agentUrl: agentUrlOf(`http://card.test:${port}/`), timeout: "5 seconds" }
+    const before = internal.requestCount()
+    const [first, second] = await Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
+        Effect.gen(function*() {
+          const first = yield* Effect.either(a2a.send(target, sendRequest("hello")))
+          for (let index = 0; index < 101; index++) {
+            yield* a2a.fetchCardJson({ agentUrl: agentUrlOf(`http://other.${index}.test:${port}/`), timeout: "5 seconds" })
+          }
+          // The card comes from the cache (its max-age has not run out): no fetch, no lookup.
+          const second = yield* Effect.either(a2a.send(target, sendRequest("hello")))
+          return [first, second] as const
+        })).pipe(Effect.provide(client))
+    )
+    expect(card.requests.filter((request) => request === "GET /.well-known/agent-card.json")).toHaveLength(102)
+    expect(first._tag === "Left" && first.left._tag).toBe("InvalidResponse")
+    expect(second._tag === "Left" && second.left._tag).toBe("InvalidResponse")
+    expect(internal.requestCount()).toBe(before + 2)
+    expect(lookups.filter((name) => name === "card.test")).toEqual(["card.test"])
+  })
+})
+
 describe("an interface URL with a query or a fragment", () => {
   it.each(["/iam?x=", "/iam?", "/iam#frag"])("%s is not used: no request is built from it", async (suffix) => {
     for (const binding of ["JSONRPC", "HTTP+JSON"]) {

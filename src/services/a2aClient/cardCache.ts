@@ -22,6 +22,8 @@ export interface CachedCard {
   readonly card: DiscoveredCard
   readonly etag: string | undefined
   readonly expiresAt: number
+  /** The addresses the card was fetched from (none recorded for an IP literal): they judge its host while it is used. */
+  readonly fetchedFrom?: ReadonlyArray<string> | undefined
 }
 
 export interface CardCache {

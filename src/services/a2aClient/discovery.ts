@@ -16,7 +16,7 @@ import { answerExcerpt } from "../../domain/terminalText.js"
 import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import type { DiscoveredCard } from "./cardCache.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
-import { type CardFetcher, cardFetcher, cardHostReach, rememberCardHost } from "./interfaceHosts.js"
+import { type CardFetcher, cardFetcher, cardHostReach, fetchedFrom, rememberCardHost } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target, withoutSecrets } from "./target.js"
 
@@ -103,20 +103,25 @@ const fetchCard = (state: ClientState, target: Target, cardUrl: string, fetcher:
     const now = yield* Clock.currentTimeMillis
     const key = cacheKeyOf(target, cardUrl)
     const cached = state.cardCache.get(key)
-    if (cached && cached.expiresAt > now) return Option.some(cached.card)
+    if (cached && cached.expiresAt > now) {
+      yield* rememberCardHost(state, cardUrl, cached.fetchedFrom)
+      return Option.some(cached.card)
+    }
 
     const { response, text } = yield* exchange({ ...state, http: fetcher.http }, target, cardRequest(target, cardUrl, cached?.etag))
     const expiresAt = now + maxAgeMs(response.headers["cache-control"])
     if (response.status === 304 && cached) {
+      // The card is the one fetched before: the addresses it came from still judge its host.
       state.cardCache.set(key, { ...cached, expiresAt })
-      yield* rememberCardHost(state, cardUrl, fetcher)
+      yield* rememberCardHost(state, cardUrl, cached.fetchedFrom)
       return Option.some(cached.card)
     }
     const raw = yield* cardJsonOf(target, cardUrl, response, text)
     if (Option.isNone(raw)) return Option.none()
     const card: DiscoveredCard = { ...(yield* decodeCard(cardUrl, raw.value)), raw: raw.value, cardUrl }
-    state.cardCache.set(key, { card, etag: response.headers["etag"], expiresAt })
-    yield* rememberCardHost(state, cardUrl, fetcher)
+    const addresses = fetchedFrom(fetcher, cardUrl)
+    state.cardCache.set(key, { card, etag: response.headers["etag"], expiresAt, fetchedFrom: addresses })
+    yield* rememberCardHost(state, cardUrl, addresses)
     return Option.some(card)
   })
 
@@ -171,7 +176,7 @@ export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect
               Effect.succeedNone,
             onSome: (json) =>
               Effect.flatMap(
-                rememberCardHost(state, cardUrl, fetcher),
+                rememberCardHost(state, cardUrl, fetchedFrom(fetcher, cardUrl)),
                 () => Effect.map(cardHostReach(state, cardUrl), (reach) => Option.some({ json, cardUrl, reach }))
               )
           }))

@@ -87,14 +87,20 @@ export const cardFetcher = (
     return { http, resolved: (hostname) => lookups.get(hostname) }
   })
 
+/** The addresses `fetcher` connected to the host of `cardUrl` at (none for an IP literal: no lookup was made). */
+export const fetchedFrom = (fetcher: CardFetcher, cardUrl: string): ReadonlyArray<string> | undefined => {
+  const host = hostOfUrl(cardUrl)
+  return host === undefined ? undefined : fetcher.resolved(host)?.map(({ address }) => address)
+}
+
 /**
- * Remembers the addresses the card at `cardUrl` was just fetched from, for the rule to judge its
- * host by. Nothing is remembered for an IP literal: no lookup was made, the literal is its class.
+ * Remembers the addresses the card at `cardUrl` was fetched from, for the rule to judge its host
+ * by; again on each use of a cached card, so that the record of a card still in use is not the
+ * one that makes room. Nothing is remembered for an IP literal: the literal is its class.
  */
-export const rememberCardHost = (state: ClientState, cardUrl: string, fetcher: CardFetcher) =>
+export const rememberCardHost = (state: ClientState, cardUrl: string, addresses: ReadonlyArray<string> | undefined) =>
   Effect.sync(() => {
     const host = hostOfUrl(cardUrl)
-    const addresses = host === undefined ? undefined : fetcher.resolved(host)
     if (host === undefined || addresses === undefined) return
     const known = state.cardHostAddresses
     known.delete(host)
@@ -103,7 +109,7 @@ export const rememberCardHost = (state: ClientState, cardUrl: string, fetcher: C
       if (known.size < MAX_CACHED_CARDS) break
       known.delete(oldest)
     }
-    known.set(host, addresses.map(({ address }) => address))
+    known.set(host, addresses)
   })
 
 /**
@@ -113,8 +119,8 @@ export const rememberCardHost = (state: ClientState, cardUrl: string, fetcher: C
  */
 export const cardHostReach = (state: ClientState, url: string): Effect.Effect<ReadonlyArray<AddressClass>> => {
   const host = hostOfUrl(url) ?? ""
-  const fetchedFrom = state.cardHostAddresses.get(host)
-  if (fetchedFrom !== undefined) return Effect.succeed(fetchedFrom.flatMap((address) => hostClasses(address) ?? []))
+  const addresses = state.cardHostAddresses.get(host)
+  if (addresses !== undefined) return Effect.succeed(addresses.flatMap((address) => hostClasses(address) ?? []))
   // A host that no longer resolves reaches no class: every ruled interface is then refused.
   return Effect.promise(() => state.addressing.cardHostClasses(host).catch(() => []))
 }
