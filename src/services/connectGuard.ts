@@ -11,6 +11,7 @@
  * host cannot bounce a request inward.
  */
 import { HttpClient, HttpClientError } from "@effect/platform"
+import type { buildConnector } from "@effect/platform-node/Undici"
 import { Effect, Scope } from "effect"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { lookup as dnsLookup } from "node:dns/promises"
@@ -67,6 +68,19 @@ const literalHost = (url: URL) => {
   return isIP(host) === 0 ? undefined : host
 }
 
+/** Told the address each new connection to a host name was made to (one of those its lookup listed). */
+export type OnConnect = (hostname: string, address: string) => void
+
+/** undici's connector, telling `onConnect` where each connection to a host name went. */
+const connectTelling = (connector: buildConnector.connector, onConnect: OnConnect): buildConnector.connector => (options, callback) =>
+  connector(options, (error, socket) => {
+    const address = socket?.remoteAddress
+    if (error === null && address !== undefined && isIP(options.hostname) === 0) onConnect(options.hostname, address)
+    // The callback is typed as two overloads (a socket, or an error); it is handed what it gave.
+    const tell = callback as (error: Error | null, socket: unknown) => void
+    tell(error, socket)
+  })
+
 /**
  * An HTTP client whose every request passes the judge: an IP literal before it is sent, a host name
  * at connect time. Its undici agent is made on the first request (undici loads then, not at
@@ -74,7 +88,8 @@ const literalHost = (url: URL) => {
  */
 export const guardedHttpClient = (
   judge: AddressJudge,
-  resolve?: ResolveHost
+  resolve?: ResolveHost,
+  onConnect?: OnConnect
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
@@ -86,7 +101,9 @@ export const guardedHttpClient = (
             import("@effect/platform-node/NodeHttpClient")
           ])
           // undici itself (the default export): the bundle's copy of the `export *` names is not filled in.
-          const agent = new Undici.default.Agent({ connect: { lookup: guardedLookup(judge, resolve) } })
+          const lookup = guardedLookup(judge, resolve)
+          const connect = onConnect === undefined ? { lookup } : connectTelling(Undici.default.buildConnector({ lookup }), onConnect)
+          const agent = new Undici.default.Agent({ connect })
           return { agent, client: NodeHttpClient.makeUndici(agent) }
         }),
         ({ agent }) => Effect.promise(() => agent.destroy())

@@ -199,6 +199,34 @@ describe("the card's host, judged by the addresses its card was fetched from", (
   })
 })
 
+describe("a card host whose DNS answers several classes of address", () => {
+  it("has the class of the address its card came from, not of every address the lookup listed", async () => {
+    // mixed.test lists 127.0.0.1 (where both servers listen, so nothing connects further) and the
+    // metadata address: a public host could list 127.0.0.1 after its own address the same way.
+    const resolve: ResolveHost = async (hostname) => {
+      if (hostname !== "card.test" && hostname !== "mixed.test") {
+        throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
+      }
+      return [{ address: "127.0.0.1", family: 4 }, { address: "169.254.169.254", family: 4 }]
+    }
+    const card = await cardPointingAt(() => `http://mixed.test:${internalPort()}/rpc`)
+    const client = A2aClient.layer.pipe(
+      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(Layer.succeed(A2aClient.HostAddressing, { resolve, cardHostClasses: A2aClient.classesOfHost(resolve) }))
+    )
+    const target: A2aClient.Target = { agentUrl: agentUrlOf(`http://card.test:${new URL(card.baseUrl).port}/`), timeout: "5 seconds" }
+    const before = internal.requestCount()
+    const sent = await Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.send(target, sendRequest("hello")))).pipe(Effect.provide(client))
+    )
+    expect(card.requests).toEqual(["GET /.well-known/agent-card.json"])
+    // The card came over a connection to 127.0.0.1: its host is loopback, and mixed.test reaches metadata too.
+    expect(sent._tag === "Left" && sent.left).toMatchObject({ _tag: "InterfaceHostRefused" })
+    expect(sent._tag === "Left" && sent.left.message).toMatch(/metadata address, and the card's own host is loopback/)
+    expect(internal.requestCount()).toBe(before)
+  })
+})
+
 describe("a cached card, once its host's record has made room for others", () => {
   it("keeps the class of the addresses it was fetched from: no later lookup judges its host", async () => {
     const card = await cardPointingAt(() => `${internal.baseUrl}/rpc`)

@@ -10,7 +10,6 @@
  */
 import type { HttpClient } from "@effect/platform"
 import { Context, Effect, Scope } from "effect"
-import type { LookupAddress } from "node:dns"
 import { canonicalHostName, hostOfUrl } from "../../a2a/hosts.js"
 import { type AddressClass, hostClasses } from "../../domain/ipAddresses.js"
 import { MAX_CACHED_CARDS } from "../../domain/limits.js"
@@ -58,39 +57,36 @@ const judgeWithin = ({ classes: reach, of, rule }: Reach): AddressJudge => (addr
   return outside === undefined ? undefined : `${hostname} is a ${outside} address, and ${of} is ${named(reach)}: ${rule}`
 }
 
-/** An HTTP client for one discovery's card requests, and what each host name resolved to when it last connected. */
+/** An HTTP client for one discovery's card requests, and the address it last connected each host name at. */
 export interface CardFetcher {
   readonly http: HttpClient.HttpClient
-  readonly resolved: (hostname: string) => ReadonlyArray<LookupAddress> | undefined
+  readonly connectedTo: (hostname: string) => string | undefined
 }
 
 /**
  * The client a discovery fetches its cards through, its own: its requests go one after the other,
- * so the last lookup it made for a host is that of the connection the card came over (in a shared
- * client, another call's connection could have looked the host up since). It admits every
- * address (the card's host is the one the user addressed), or with `catalogReach` only those of
- * the catalog that named the card (Target.cardReach).
+ * so the last connection it made to a host is the one the card came over (in a shared client,
+ * another call could have connected since). The address recorded is the one connected to, not
+ * every address the lookup listed: a public host that lists 127.0.0.1 after its own is public.
+ * It admits every address (the card's host is the one the user addressed), or with
+ * `catalogReach` only those of the catalog that named the card (Target.cardReach).
  */
 export const cardFetcher = (
   state: ClientState,
   catalogReach?: ReadonlyArray<AddressClass>
 ): Effect.Effect<CardFetcher, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const lookups = new Map<string, ReadonlyArray<LookupAddress>>()
-    const recording: ResolveHost = async (hostname, options) => {
-      const addresses = await state.addressing.resolve(hostname, options)
-      lookups.set(hostname, addresses)
-      return addresses
-    }
+    const connections = new Map<string, string>()
     const judge = catalogReach === undefined ? () => undefined : judgeWithin({ classes: catalogReach, ...CATALOG_RULE })
-    const http = yield* guardedHttpClient(judge, recording)
-    return { http, resolved: (hostname) => lookups.get(hostname) }
+    const http = yield* guardedHttpClient(judge, state.addressing.resolve, (hostname, address) => connections.set(hostname, address))
+    return { http, connectedTo: (hostname) => connections.get(hostname) }
   })
 
-/** The addresses `fetcher` connected to the host of `cardUrl` at (none for an IP literal: no lookup was made). */
+/** The address `fetcher` connected to the host of `cardUrl` at (none for an IP literal: it is its own class). */
 export const fetchedFrom = (fetcher: CardFetcher, cardUrl: string): ReadonlyArray<string> | undefined => {
   const host = hostOfUrl(cardUrl)
-  return host === undefined ? undefined : fetcher.resolved(host)?.map(({ address }) => address)
+  const address = host === undefined ? undefined : fetcher.connectedTo(host)
+  return address === undefined ? undefined : [address]
 }
 
 /**
