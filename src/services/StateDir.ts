@@ -96,15 +96,26 @@ const LOCK_OPTIONS = {
  */
 const LOCK_FS_METHODS = ["mkdir", "realpath", "stat", "rmdir", "utimes"] as const
 
+/** Each lock seen with a time more than `stale` ahead of this clock: that time, and when (monotonic) it was first seen. */
+const seenAhead = new Map<string, { readonly mtimeMs: number; readonly since: number }>()
+
 /**
- * A lock's time as proper-lockfile judges it: one more than `stale` ahead of this clock reads as
- * the epoch, stale. proper-lockfile counts a lock stale only once its time is `stale` behind, so a
- * lock left with a time in the future (the clock set back after a crash) held every relay off
- * until the clock caught up. A live holder refreshes its lock's time to its now every `stale`/2.
+ * A lock's time as proper-lockfile judges it: one more than `stale` ahead of this clock, and left
+ * as it was for `stale` (on a monotonic clock), reads as the epoch, stale. proper-lockfile counts a
+ * lock stale only once its time is `stale` behind, so a lock left with a time in the future (the
+ * clock set back after a crash) held every relay off until the clock caught up. A lock ahead but
+ * refreshed is live: its holder's clock was set back under it, and it refreshes every `stale`/2.
  */
 const statForLock = (path: Fs.PathLike): Fs.Stats => {
   const stats = Fs.statSync(path)
-  if (stats.mtimeMs > Date.now() + LOCK_OPTIONS.stale) stats.mtime = new Date(0)
+  const key = String(path)
+  if (stats.mtimeMs <= Date.now() + LOCK_OPTIONS.stale) {
+    seenAhead.delete(key)
+    return stats
+  }
+  const seen = seenAhead.get(key)
+  if (seen === undefined || seen.mtimeMs !== stats.mtimeMs) seenAhead.set(key, { mtimeMs: stats.mtimeMs, since: performance.now() })
+  else if (performance.now() - seen.since >= LOCK_OPTIONS.stale) stats.mtime = new Date(0)
   return stats
 }
 

@@ -4,6 +4,7 @@ import { Cause, ConfigError, ConfigProvider, Effect, HashSet, Layer, Logger } fr
 import * as PathPatch from "effect/ConfigProviderPathPatch"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { vi } from "vitest"
 import * as StateDir from "../../src/services/StateDir.js"
 import { tempHome } from "../helpers/stateHome.js"
 
@@ -95,13 +96,28 @@ describe("the file lock", () => {
     Fs.mkdirSync(`${file}.lock`)
     const anHourAhead = new Date(Date.now() + 3_600_000)
     Fs.utimesSync(`${file}.lock`, anHourAhead, anHourAhead)
-    const started = Date.now()
-    // scopedFileLock gives up after ~3 s of a lock it takes as held; withFileLock would retry ~36 s.
-    return Effect.scoped(Effect.zipRight(StateDir.scopedFileLock(file), Effect.sync(() => Date.now() - started))).pipe(
-      Effect.map((waited) => {
-        expect(waited).toBeLessThan(2_000)
-        home.cleanup()
-      })
-    )
+    // It is taken once seen unchanged for the stale time (2 s): scopedFileLock gives up after ~3 s
+    // of a lock it takes as held; withFileLock would retry ~36 s.
+    return Effect.scoped(StateDir.scopedFileLock(file)).pipe(Effect.ensuring(Effect.sync(() => home.cleanup())))
   })
+
+  it.live("stays with a live holder when the clock is set back: its lock is not stale, nor taken from it", () => {
+    const home = tempHome()
+    Fs.mkdirSync(home.stateDir, { recursive: true })
+    const file = Path.join(home.stateDir, "store.json")
+    const written: Array<string> = []
+    const realNow = Date.now.bind(Date)
+    return Effect.gen(function*() {
+      const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => written.push(String(chunk)) > 0)
+      yield* Effect.addFinalizer(() => Effect.sync(() => stderr.mockRestore()))
+      yield* StateDir.scopedFileLock(file)
+      // The clock set back an hour under the holder (as NTP may): the lock's time is then ahead.
+      const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() - 3_600_000)
+      yield* Effect.addFinalizer(() => Effect.sync(() => clock.mockRestore()))
+      // scopedFileLock waits ~3 s for a lock it takes as held, while the holder refreshes its lock every second.
+      const second = yield* Effect.either(Effect.scoped(StateDir.scopedFileLock(file)))
+      expect(second._tag).toBe("Left")
+      expect(written.join("")).not.toMatch(/compromised/)
+    }).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => home.cleanup())))
+  }, 15_000)
 })
