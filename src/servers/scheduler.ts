@@ -13,19 +13,37 @@
  */
 import { Scheduler } from "effect"
 
-/** A scheduler whose tasks, from any fiber, run in the next batch, in priority order. */
-export const makeSharedBatched = (): Scheduler.Scheduler => {
+/** How a task that threw (only a bug in the runtime can) is reported: as an uncaught exception, as before. */
+const rethrowLater = (error: unknown) =>
+  process.nextTick(() => {
+    throw error
+  })
+
+/**
+ * A scheduler whose tasks, from any fiber, run in the next batch, in priority order. A task that
+ * throws is reported through `onTaskError` once the batch has run: the other fibers' tasks still
+ * run, and the queue goes on (one queue for all fibers: left draining, it would stall every one).
+ */
+export const makeSharedBatched = (onTaskError: (error: unknown) => void = rethrowLater): Scheduler.Scheduler => {
   let tasks = new Scheduler.PriorityBuckets()
   let draining = false
   const drain = () => {
     const due = tasks.buckets
     // Tasks scheduled while these run wait for the next batch, after the sockets' turn.
     tasks = new Scheduler.PriorityBuckets()
+    const thrown: Array<unknown> = []
     for (const [, bucket] of due) {
-      for (let index = 0; index < bucket.length; index++) bucket[index]!()
+      for (let index = 0; index < bucket.length; index++) {
+        try {
+          bucket[index]!()
+        } catch (error) {
+          thrown.push(error)
+        }
+      }
     }
     if (tasks.buckets.length === 0) draining = false
     else setImmediate(drain)
+    for (const error of thrown) onTaskError(error)
   }
   return {
     shouldYield: Scheduler.defaultShouldYield,

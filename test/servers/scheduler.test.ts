@@ -40,6 +40,21 @@ describe("the shared batched scheduler", () => {
     expect(ran).toEqual(["priority 0", "priority 1", "an immediate", "scheduled by the batch"])
   })
 
+  it("runs the rest of a batch, and later batches, when a task throws; the error is reported after the batch", async () => {
+    const errors: Array<unknown> = []
+    const scheduler = makeSharedBatched((error) => errors.push(error))
+    const ran: Array<string> = []
+    scheduler.scheduleTask(() => {
+      throw new Error("a runtime bug")
+    }, 0)
+    scheduler.scheduleTask(() => ran.push("after the throw"), 0)
+    await settle()
+    scheduler.scheduleTask(() => ran.push("a later batch"), 0)
+    await settle()
+    expect(ran).toEqual(["after the throw", "a later batch"])
+    expect(errors).toEqual([new Error("a runtime bug")])
+  })
+
   it("yields a busy fiber as Effect's schedulers do", () => {
     expect(makeSharedBatched().shouldYield).toBe(Scheduler.defaultShouldYield)
   })
