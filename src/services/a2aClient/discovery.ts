@@ -16,7 +16,7 @@ import { answerExcerpt } from "../../domain/terminalText.js"
 import { failureOf, isHttpSuccess, parseJson, TOO_DEEP } from "./answers.js"
 import type { DiscoveredCard } from "./cardCache.js"
 import { exchange, JSON_CONTENT_TYPE } from "./exchange.js"
-import { type CardFetcher, cardFetcher, cardHostReach, fetchedFrom, rememberCardHost } from "./interfaceHosts.js"
+import { type CardFetcher, cardFetcher, fetchedFrom, reachFrom, rememberCardHost } from "./interfaceHosts.js"
 import type { ClientState } from "./state.js"
 import { credentialHeaders, credentialsFor, type Target, withoutSecrets } from "./target.js"
 
@@ -174,11 +174,14 @@ export const fetchCardJson = (state: ClientState, target: Target): Effect.Effect
           Effect.flatMap(Option.match({
             onNone: () =>
               Effect.succeedNone,
-            onSome: (json) =>
-              Effect.flatMap(
-                rememberCardHost(state, cardUrl, fetchedFrom(fetcher, cardUrl)),
-                () => Effect.map(cardHostReach(state, cardUrl), (reach) => Option.some({ json, cardUrl, reach }))
+            onSome: (json) => {
+              // The reach from this fetch's own connection: the shared record may change meanwhile.
+              const addresses = fetchedFrom(fetcher, cardUrl)
+              return Effect.zipRight(
+                rememberCardHost(state, cardUrl, addresses),
+                Effect.map(reachFrom(state, cardUrl, addresses), (reach) => Option.some({ json, cardUrl, reach }))
               )
+            }
           }))
         ))).pipe(Effect.scoped, Effect.withSpan("A2aClient.fetchCardJson"))
 

@@ -113,12 +113,18 @@ export const rememberCardHost = (state: ClientState, cardUrl: string, addresses:
  * addresses its card was fetched from, when relay fetched it; else as the host resolves now.
  * A later lookup, which the host's DNS could answer with 127.0.0.1, does not widen them.
  */
-export const cardHostReach = (state: ClientState, url: string): Effect.Effect<ReadonlyArray<AddressClass>> => {
-  const host = hostOfUrl(url) ?? ""
-  const addresses = state.cardHostAddresses.get(host)
+export const cardHostReach = (state: ClientState, url: string): Effect.Effect<ReadonlyArray<AddressClass>> =>
+  Effect.suspend(() => reachFrom(state, url, state.cardHostAddresses.get(hostOfUrl(url) ?? "")))
+
+/** The classes of `addresses` (a connection's, when one said them); else as the host of `url` resolves now. */
+export const reachFrom = (
+  state: ClientState,
+  url: string,
+  addresses: ReadonlyArray<string> | undefined
+): Effect.Effect<ReadonlyArray<AddressClass>> => {
   if (addresses !== undefined) return Effect.succeed(addresses.flatMap((address) => hostClasses(address) ?? []))
   // A host that no longer resolves reaches no class: every ruled interface is then refused.
-  return Effect.promise(() => state.addressing.cardHostClasses(host).catch(() => []))
+  return Effect.promise(() => state.addressing.cardHostClasses(hostOfUrl(url) ?? "").catch(() => []))
 }
 
 /**
