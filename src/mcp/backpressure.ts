@@ -207,7 +207,13 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
         const at = waiting.findIndex((entry) => entry.id === cancelled)
         if (at !== -1) waiting.splice(at, 1)
       }
-      if (!isJSONRPCRequest(message)) return handlers.deliver(message, extra)
+      if (!isJSONRPCRequest(message)) {
+        handlers.deliver(message, extra)
+        // One cancelled while in flight is never answered either (the SDK drops its result): its
+        // place is free now, or enough cancelled calls would hold every place for good.
+        if (cancelled !== undefined && inFlight.delete(cancelled)) pump()
+        return
+      }
       waiting.push({ id: message.id, message, extra })
       pump()
     },

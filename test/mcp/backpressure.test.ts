@@ -110,6 +110,14 @@ describe("backpressure", () => {
     expect(ids()).toEqual([1, "notifications/cancelled", 3])
   })
 
+  it("frees the place of a request cancelled while in flight: the SDK never answers it", () => {
+    const { pace, ids } = setup({ maxInFlight: 1 })
+    pace.receive(request(1))
+    pace.receive(request(2))
+    pace.receive(cancel(1))
+    expect(ids()).toEqual([1, "notifications/cancelled", 2])
+  })
+
   it("cuts off a client behind that reads nothing for stallMs; one that reads meanwhile goes on", () => {
     vi.useFakeTimers()
     const { pace, outlet, cutOff, sendBytes, ids } = setup()

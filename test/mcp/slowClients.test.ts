@@ -32,6 +32,11 @@ const makeServer = () => {
     content: [{ type: "text", text: "x".repeat(bytes) }]
   }))
   server.registerTool("ping", {}, async () => ({ content: [{ type: "text", text: "pong" }] }))
+  // Runs until the client cancels it.
+  server.registerTool("hang", {}, async (ctx) => {
+    await new Promise((resolve) => ctx.mcpReq.signal.addEventListener("abort", resolve, { once: true }))
+    return { content: [{ type: "text", text: "cancelled" }] }
+  })
   return server
 }
 
@@ -105,6 +110,29 @@ describe("stdio", () => {
     ])
     expect(closed()).toBe(false)
     expect(transport.cutOff).toBeUndefined()
+  })
+
+  it("serves a client that cancelled as many calls as may run at once: a cancelled call holds no place", async () => {
+    const lines: Array<string> = []
+    let pending = ""
+    const stdout = new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        pending += chunk.toString()
+        const parts = pending.split("\n")
+        pending = parts.pop()!
+        lines.push(...parts)
+        done()
+      }
+    })
+    const { send } = await connect(stdout)
+    const calls = Array.from({ length: PACE.maxInFlight }, (_, i) => i + 1)
+    send(...calls.map((id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "hang", arguments: {} } })))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    send(...calls.map((requestId) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } })))
+    send({ jsonrpc: "2.0", id: 99, method: "tools/call", params: { name: "ping", arguments: {} } })
+    await waitUntil("the ping's answer", () => lines.some((line) => (JSON.parse(line) as { id?: number }).id === 99))
+    // The cancelled calls are never answered (MCP cancellation).
+    expect(lines.map((line) => (JSON.parse(line) as { id?: number }).id)).toEqual([0, 99])
   })
 })
 
