@@ -20,10 +20,14 @@ export const jsonRpcError = (res: Response, status: number, message: string, cod
 // ---------------------------------------------------------------------------
 // Origin
 
-/** What a browser client of MCP over HTTP sends and must read (the session id, the protocol version, resumption). */
+/**
+ * What a browser client of MCP over HTTP sends and must read (the session id, the protocol version,
+ * resumption; a 2026-07-28 request's Mcp-Method and Mcp-Name, without which it is refused).
+ */
 const CORS_HEADERS = {
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-  "access-control-allow-headers": "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
+  "access-control-allow-headers":
+    "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID",
   "access-control-expose-headers": "Mcp-Session-Id, Mcp-Protocol-Version",
   "access-control-max-age": "600"
 }

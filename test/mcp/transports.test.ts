@@ -534,6 +534,22 @@ describe("streamable HTTP", () => {
     expect(String(initialized.headers["access-control-expose-headers"]).toLowerCase()).toContain("mcp-session-id")
   })
 
+  it("lets an allowed browser origin send the headers a 2026-07-28 request carries (Mcp-Method, Mcp-Name)", async () => {
+    const allowing = await startHttpServer(["-t", "streamable-http", "--allow-origin", "http://localhost:6274"])
+    const requested = ["content-type", "mcp-protocol-version", "mcp-method", "mcp-name"]
+    const allowed = await rawRequest(allowing.url, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://localhost:6274",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": requested.join(", ")
+      }
+    })
+    expect(allowed.status).toBe(204)
+    const allowedHeaders = String(allowed.headers["access-control-allow-headers"]).toLowerCase().split(/\s*,\s*/)
+    for (const header of requested) expect(allowedHeaders, header).toContain(header)
+  })
+
   it("refuses an --allow-origin value that is not an origin, with exit 2", async () => {
     for (const value of ["localhost:6274", "http://localhost:6274/app", "*"]) {
       const result = await runRelay(["mcp", "-t", "streamable-http", "--allow-origin", value], { stateDir: home.stateDir })
