@@ -43,6 +43,13 @@ export const MAX_MCP_STORED_EVENT_BYTES = 4 * 1024 * 1024
 export const MCP_CLIENT_PACE = { maxInFlight: 16, maxBytes: 32 * 1024 * 1024, stallMs: 10_000 } as const
 
 /**
+ * How long `relay mcp` on stdio still works on the requests it read once stdin ends (a script that
+ * pipes its requests in gets their answers); past it, it exits with them unanswered. MCP clients
+ * that close stdin to stop the server send SIGTERM if it has not exited within a while.
+ */
+export const MCP_STDIN_END_GRACE_MS = 30_000
+
+/**
  * What an MCP tool result carries inline of an answer's files (mcp/answerContent.ts): images and
  * audio up to 5 MiB each, text files up to 256 KiB, at most 8 MiB in all as sent (base64 for
  * media, under the 10 MiB message cap), at most 100 blocks; past them a file is a resource_link.

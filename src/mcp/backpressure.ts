@@ -68,6 +68,8 @@ export interface Backpressure {
   readonly dropAll: () => void
   /** Stops watching the client (its session ended). */
   readonly stop: () => void
+  /** Calls `then` once no request is waiting or in flight (at once when none is). */
+  readonly whenIdle: (then: () => void) => void
 }
 
 /** Most bytes handed to an outlet at once: small messages go together, a large one in several writes. */
@@ -110,6 +112,7 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
   let cutOff = false
   let held = false
   let stallTimer: ReturnType<typeof setTimeout> | undefined
+  let onIdle: (() => void) | undefined
 
   const behind = () => unread > limits.maxBytes + largestMessage
 
@@ -128,6 +131,11 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
     if (held !== waiting.length > 0) {
       held = !held
       handlers.holding?.(held)
+    }
+    if (onIdle !== undefined && inFlight.size === 0 && waiting.length === 0) {
+      const then = onIdle
+      onIdle = undefined
+      then()
     }
   }
 
@@ -221,6 +229,10 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
       waiting.length = 0
       for (const outlet of [...outlets]) outlet.destroy()
     },
-    stop
+    stop,
+    whenIdle: (then) => {
+      onIdle = then
+      pump()
+    }
   }
 }

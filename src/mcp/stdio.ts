@@ -4,13 +4,14 @@
  * nor notices EOF. This transport frames lines itself: a line over the limit is skipped as it
  * streams by (never buffered past the limit) and answered with an error, and every other line goes
  * through the message gate. Requests reach the server at the client's pace (backpressure.ts):
- * while some wait their turn, stdin is not read. It closes when stdin ends, or when the client
- * is cut off for not reading its answers: then `cutOff` says why.
+ * while some wait their turn, stdin is not read. It closes once stdin ended and the requests read
+ * before were answered, or when the client is cut off for not reading its answers: then `cutOff`
+ * says why.
  */
 import { type JSONRPCMessage, serializeMessage, type Transport } from "@modelcontextprotocol/server"
 import type { Readable, Writable } from "node:stream"
 import type { McpClientNotReading } from "../domain/errors.js"
-import { MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE } from "../domain/limits.js"
+import { MAX_MCP_MESSAGE_BYTES, MCP_CLIENT_PACE, MCP_STDIN_END_GRACE_MS } from "../domain/limits.js"
 import { type Backpressure, makeBackpressure, type Outbox, type PaceLimits } from "./backpressure.js"
 import { type Admission, admitText, idAtEdges, oversized, type Refused } from "./messageGate.js"
 
@@ -100,6 +101,8 @@ export interface BoundedStdioOptions {
   readonly maxBytes?: number | undefined
   /** The client's pace (default MCP_CLIENT_PACE). */
   readonly pace?: PaceLimits | undefined
+  /** How long requests read before stdin ended may still take (default MCP_STDIN_END_GRACE_MS). */
+  readonly endGraceMs?: number | undefined
   /** Where refused messages are reported (stderr via the logger). */
   readonly log: (line: string) => void
 }
@@ -117,6 +120,9 @@ export class BoundedStdioTransport implements Transport {
   private readonly pace: Backpressure
   private readonly stdout: Outbox
   private ended = false
+  /** Set once stdin ended while requests it brought were still unanswered. */
+  private draining: ReturnType<typeof setTimeout> | undefined
+  private readonly graceMs: number
   /** Set when the client was cut off for not reading its answers; the transport is then closed. */
   cutOff: McpClientNotReading | undefined
   /** Settles when the transport closes: stdin ended, or the client was cut off. */
@@ -127,6 +133,7 @@ export class BoundedStdioTransport implements Transport {
     this.input = options.input ?? process.stdin
     this.output = options.output ?? process.stdout
     this.maxBytes = options.maxBytes ?? MAX_MCP_MESSAGE_BYTES
+    this.graceMs = options.endGraceMs ?? MCP_STDIN_END_GRACE_MS
     this.framer = new LineFramer(this.maxBytes)
     this.pace = makeBackpressure(options.pace ?? MCP_CLIENT_PACE, {
       deliver: (message) => this.onmessage?.(message),
@@ -154,7 +161,19 @@ export class BoundedStdioTransport implements Transport {
     }
   }
 
-  private readonly onEnd = () => void this.close()
+  /**
+   * Stdin ended: the requests already read are answered first, within MCP_STDIN_END_GRACE_MS (a
+   * script piping its requests in closes stdin right after them), then the transport closes.
+   */
+  private readonly onEnd = () => {
+    if (this.ended || this.draining !== undefined) return
+    this.input.off("data", this.onData)
+    this.draining = setTimeout(() => {
+      this.options.log(`stdin ended ${this.graceMs} ms ago and requests read before it are still unanswered: exiting without them`)
+      void this.close()
+    }, this.graceMs)
+    this.pace.whenIdle(() => void this.close())
+  }
 
   private readonly onError = (error: Error) => {
     this.onerror?.(error)
@@ -189,6 +208,7 @@ export class BoundedStdioTransport implements Transport {
   close(): Promise<void> {
     if (this.ended) return Promise.resolve()
     this.ended = true
+    clearTimeout(this.draining)
     this.input.off("data", this.onData)
     this.input.off("end", this.onEnd)
     this.input.off("close", this.onEnd)
