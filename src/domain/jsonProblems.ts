@@ -19,8 +19,26 @@ export interface JsonDialect {
   readonly trailingCommas: boolean
 }
 
+/** The first problem jsonc-parser finds in the text, in words, with its line and column. */
+const firstProblem = (text: string, dialect: JsonDialect): string | undefined => {
+  const errors: Array<Jsonc.ParseError> = []
+  Jsonc.parse(text, errors, { disallowComments: !dialect.comments, allowTrailingComma: dialect.trailingCommas, allowEmptyContent: false })
+  const first = errors[0]
+  return first === undefined ? undefined : `${inWords(first)} at ${lineAndColumn(text, first.offset)}`
+}
+
 /** The value of the text, or the first problem with it in words, with its line and column. */
 export const parseJsonText = (text: string, dialect: JsonDialect): { readonly value: unknown } | { readonly problem: string } => {
+  // Plain JSON is read by JSON.parse: jsonc-parser builds objects by assignment, so a `__proto__`
+  // key would set the prototype and vanish from the value. jsonc-parser only says where it fails.
+  if (!dialect.comments && !dialect.trailingCommas) {
+    try {
+      return { value: JSON.parse(text) as unknown }
+    } catch (error) {
+      const problem = firstProblem(text, dialect)
+      return { problem: problem ?? (error instanceof Error ? error.message : String(error)) }
+    }
+  }
   const errors: Array<Jsonc.ParseError> = []
   const value: unknown = Jsonc.parse(text, errors, {
     disallowComments: !dialect.comments,

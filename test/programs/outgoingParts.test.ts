@@ -74,3 +74,31 @@ describe("files read to send, judged on what was opened", () => {
       expect(JSON.stringify(error)).not.toContain(SECRET)
     }))
 })
+
+describe("data sent exactly as given", () => {
+  const dataOf = (source: { _tag: "DataText"; text: string } | { _tag: "DataFile"; path: string }) =>
+    outgoingParts({ text: "", sources: [source], maxRequestBytes: 1_000_000, mayRead: insideDirectories(Effect.succeed([root])) }).pipe(
+      Effect.provide(storeLayer(home.stateDir)),
+      Effect.timeout("5 seconds")
+    )
+
+  it.live("a `__proto__` key in --data is kept as a key of the data, not dropped", () =>
+    Effect.gen(function*() {
+      const [part] = yield* dataOf({ _tag: "DataText", text: `{"__proto__": {"admin": true}, "name": "Ada"}` })
+      expect(JSON.stringify(part)).toBe(`{"data":{"__proto__":{"admin":true},"name":"Ada"}}`)
+    }))
+
+  it.live("a `__proto__` key in --data @file is kept too", () =>
+    Effect.gen(function*() {
+      const file = Path.join(root, "form.json")
+      Fs.writeFileSync(file, `[{"__proto__": 1}]`)
+      const [part] = yield* dataOf({ _tag: "DataFile", path: file })
+      expect(JSON.stringify(part)).toBe(`{"data":[{"__proto__":1}]}`)
+    }))
+
+  it.live("text that is not JSON is still refused with where it stops being JSON", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(dataOf({ _tag: "DataText", text: `{"a": 1,}` }))
+      expect(error).toMatchObject({ _tag: "InvalidInput", reason: expect.stringContaining("line 1, column") })
+    }))
+})
