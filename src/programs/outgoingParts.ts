@@ -77,12 +77,18 @@ const measure = (path: string, mayRead: ReadPermission) =>
     const read = Effect.scoped(Effect.gen(function*() {
       const file = yield* openJudged(realPath)
       if (file.identity !== identity) return yield* Effect.fail(CHANGED_SINCE_MEASURED)
-      return yield* readOpened(file.handle, size)
+      // A file still being written would be sent cut at the size it had, or short of it.
+      if (file.size !== size) return yield* Effect.fail(RESIZED_SINCE_MEASURED)
+      const bytes = yield* readOpened(file.handle, size)
+      return bytes.length === size ? bytes : yield* Effect.fail(RESIZED_SINCE_MEASURED)
     })).pipe(Effect.mapError(unreadable))
     return { size, read }
   })
 
 const CHANGED_SINCE_MEASURED: FileRefusal = { reason: "another file was put in its place since it was measured; try again" }
+const RESIZED_SINCE_MEASURED: FileRefusal = {
+  reason: "it changed size since it was measured (is it still being written?); try again once it is complete"
+}
 
 const filePart = (raw: string, filename: string | undefined, mediaType: string | undefined): V1.RawPart => ({
   raw,

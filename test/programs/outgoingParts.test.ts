@@ -102,3 +102,35 @@ describe("data sent exactly as given", () => {
       expect(error).toMatchObject({ _tag: "InvalidInput", reason: expect.stringContaining("line 1, column") })
     }))
 })
+
+describe("a file that changes between being measured and read is refused, not sent cut", () => {
+  /** The MCP door's permission over `root`, doing `change` when asked about `trigger` (after the first file was measured). */
+  const changingOn = (trigger: string, change: () => void): ReadPermission => (path) =>
+    Effect.tap(insideDirectories(Effect.succeed([root]))(path), () => Effect.sync(() => path === trigger && change()))
+
+  const sendBoth = (first: string, second: string, mayRead: ReadPermission) =>
+    outgoingParts({
+      text: "",
+      sources: [{ _tag: "FilePath", path: first }, { _tag: "FilePath", path: second }],
+      maxRequestBytes: 1_000_000,
+      mayRead
+    }).pipe(Effect.provide(storeLayer(home.stateDir)), Effect.timeout("5 seconds"))
+
+  for (
+    const [how, change] of [
+      ["grew", (file: string) => Fs.appendFileSync(file, " and the rest")],
+      ["shrank", (file: string) => Fs.truncateSync(file, 3)]
+    ] as const
+  ) {
+    it.live(`a file that ${how} is refused`, () =>
+      Effect.gen(function*() {
+        const file = Path.join(root, `${how}.log`)
+        const other = Path.join(root, `${how}-other.txt`)
+        Fs.writeFileSync(file, "the first half")
+        Fs.writeFileSync(other, "other")
+        const result = yield* Effect.either(sendBoth(file, other, changingOn(other, () => change(file))))
+        expect(result._tag).toBe("Left")
+        expect(result).toMatchObject({ left: { _tag: "FileUnreadable", path: file, reason: expect.stringContaining("changed") } })
+      }))
+  }
+})
