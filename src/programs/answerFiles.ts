@@ -34,6 +34,32 @@ const fetched = (target: Target, part: AnswerPart) =>
     Effect.catchAll((error) => Effect.succeed({ bytes: undefined, part: withNote(part, `not downloaded: ${error.message}`) }))
   )
 
+/**
+ * Files given by URL fetched at once; they are saved before the next are fetched, so an answer of
+ * many large links holds only these in memory, never all of them.
+ */
+const DOWNLOADS_AT_ONCE = 4
+
+/** A file to keep: its place among the answer's parts, and its bytes (none yet for a file to download). */
+interface ToKeep {
+  readonly index: number
+  readonly bytes?: FileToSave["bytes"] | undefined
+}
+
+/** The files in order, cut after each DOWNLOADS_AT_ONCE-th file to download. */
+const batches = (files: ReadonlyArray<ToKeep>): Array<Array<ToKeep>> => {
+  const all: Array<Array<ToKeep>> = [[]]
+  let downloads = 0
+  for (const file of files) {
+    if (file.bytes === undefined && downloads++ === DOWNLOADS_AT_ONCE) {
+      all.push([])
+      downloads = 1
+    }
+    all.at(-1)!.push(file)
+  }
+  return all
+}
+
 /** The parts with what became of their files: `parts` are the views of `answer`'s parts (answerParts), in order. */
 export const keepAnswerFiles = (
   target: Target,
@@ -45,30 +71,39 @@ export const keepAnswerFiles = (
     if (handling.save === false || !parts.some((part) => part.kind === "file")) return parts
     const located = locatedParts(answer)
     const kept = [...parts]
-    const toSave: Array<{ readonly index: number; readonly file: FileToSave }> = []
+    const toKeep: Array<ToKeep> = []
     for (const [index, part] of parts.entries()) {
       if (part.kind !== "file") continue
-      const bytes = part.url === null ? partBytes(located[index]!.part) : undefined
-      if (bytes !== undefined) toSave.push({ index, file: { name: part.name, mediaType: part.media_type, bytes } })
+      if (part.url !== null) {
+        if (handling.download === true) toKeep.push({ index })
+        continue
+      }
+      const bytes = partBytes(located[index]!.part)
+      if (bytes !== undefined) toKeep.push({ index, bytes })
     }
-    if (handling.download === true) {
-      const byUrl = parts.flatMap((part, index) => (part.kind === "file" && part.url !== null ? [index] : []))
-      yield* Effect.forEach(byUrl, (index) =>
-        Effect.map(fetched(target, parts[index]!), ({ bytes, part }) => {
-          kept[index] = part
-          if (bytes !== undefined) toSave.push({ index, file: { name: part.name, mediaType: part.media_type, bytes } })
-        }), { concurrency: 4, discard: true })
-      toSave.sort((a, b) => a.index - b.index)
-    }
-    const answerId = "status" in answer ? answer.id : answer.taskId ?? answer.messageId
-    for (const { index } of toSave.splice(MAX_SAVED_FILES_PER_ANSWER)) {
+    for (const { index } of toKeep.splice(MAX_SAVED_FILES_PER_ANSWER)) {
       kept[index] = withNote(kept[index]!, `not saved: the answer has more than ${MAX_SAVED_FILES_PER_ANSWER} files`)
     }
-    const outcomes = yield* Effect.flatMap(ReceivedFiles, (files) =>
-      files.save({ dir: handling.saveDir, answerId }, toSave.map(({ file }) => file)))
-    outcomes.forEach((outcome: SaveOutcome, position) => {
-      const index = toSave[position]!.index
-      kept[index] = "path" in outcome ? { ...kept[index]!, path: outcome.path } : withNote(kept[index]!, outcome.note)
-    })
+    if (toKeep.length === 0) return kept
+    const answerId = "status" in answer ? answer.id : answer.taskId ?? answer.messageId
+    const folder = yield* Effect.flatMap(ReceivedFiles, (files) => files.open({ dir: handling.saveDir, answerId }))
+    let position = 0
+    for (const batch of batches(toKeep)) {
+      const ready = yield* Effect.forEach(batch, ({ bytes, index }): Effect.Effect<ToKeep, never, A2aClient> =>
+        bytes !== undefined ? Effect.succeed({ index, bytes }) : Effect.map(fetched(target, parts[index]!), (download) => {
+          kept[index] = download.part
+          return { index, bytes: download.bytes }
+        }), { concurrency: DOWNLOADS_AT_ONCE })
+      // A file that could not be downloaded says why already (fetched).
+      for (
+        const { bytes, index } of ready.filter((file) =>
+          file.bytes !== undefined
+        )
+      ) {
+        const part = kept[index]!
+        const outcome: SaveOutcome = yield* folder.write({ name: part.name, mediaType: part.media_type, bytes: bytes! }, position++)
+        kept[index] = "path" in outcome ? { ...part, path: outcome.path } : withNote(part, outcome.note)
+      }
+    }
     return kept
   })

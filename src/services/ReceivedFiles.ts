@@ -48,9 +48,17 @@ const piecesOf = (bytes: FileToSave["bytes"]): Iterable<Uint8Array> => (bytes in
 /** Where a file was saved, or why it was not (`not saved: …`). */
 export type SaveOutcome = { readonly path: string } | { readonly note: string }
 
+/** An answer's folder, its files written one at a time (so they need not all be in memory at once). */
+export interface AnswerFolder {
+  /** Writes the answer's `position`-th file to save (it names a name-less one), under a name not taken yet. */
+  readonly write: (file: FileToSave, position: number) => Effect.Effect<SaveOutcome>
+}
+
 export class ReceivedFiles extends Context.Tag("relay/ReceivedFiles")<ReceivedFiles, {
   /** Saves the files in order, each under a name not taken yet; the outcome of each, in the same order. */
   readonly save: (folder: SaveFolder, files: ReadonlyArray<FileToSave>) => Effect.Effect<ReadonlyArray<SaveOutcome>>
+  /** The folder for files written one by one, in order, as `save` writes them; created at the first write. */
+  readonly open: (folder: SaveFolder) => Effect.Effect<AnswerFolder>
 }>() {}
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
@@ -141,23 +149,29 @@ export const makeAt = (filesRoot: string, prepareRoot: Effect.Effect<void, unkno
       return real
     })
 
-  const save = (folder: SaveFolder, files: ReadonlyArray<FileToSave>): Effect.Effect<ReadonlyArray<SaveOutcome>> =>
-    files.length === 0 ? Effect.succeed([]) : Effect.matchEffect(folderOf(folder), {
-      onFailure: (error) => Effect.succeed(files.map(() => ({ note: `not saved: ${reasonOf(error)}` }))),
-      onSuccess: (dir) => {
-        const next = new Map<string, number>()
-        return Effect.forEach(files, (file, index) =>
-          Effect.map(baseName(file, index), (name): SaveOutcome => {
-            try {
-              return { path: writeFree(dir, name, file.bytes, next) }
-            } catch (error) {
-              return { note: `not saved: ${reasonOf(error)}` }
-            }
-          }))
-      }
+  const open = (folder: SaveFolder): Effect.Effect<AnswerFolder> =>
+    Effect.map(Effect.cached(Effect.either(folderOf(folder))), (dir) => {
+      const next = new Map<string, number>()
+      const write = (file: FileToSave, position: number): Effect.Effect<SaveOutcome> =>
+        Effect.flatMap(dir, (found) =>
+          found._tag === "Left"
+            ? Effect.succeed({ note: `not saved: ${reasonOf(found.left)}` })
+            : Effect.map(baseName(file, position), (name): SaveOutcome => {
+              try {
+                return { path: writeFree(found.right, name, file.bytes, next) }
+              } catch (error) {
+                return { note: `not saved: ${reasonOf(error)}` }
+              }
+            }))
+      return { write }
     })
 
-  return ReceivedFiles.of({ save })
+  const save = (folder: SaveFolder, files: ReadonlyArray<FileToSave>): Effect.Effect<ReadonlyArray<SaveOutcome>> =>
+    files.length === 0
+      ? Effect.succeed([])
+      : Effect.flatMap(open(folder), (answer) => Effect.forEach(files, (file, position) => answer.write(file, position)))
+
+  return ReceivedFiles.of({ save, open })
 }
 
 export const make = Effect.map(StateDir, (stateDir) => makeAt(stateDir.file(RECEIVED_FILES_DIR), stateDir.ensure))

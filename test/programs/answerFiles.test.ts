@@ -46,3 +46,48 @@ describe("an answer's files kept on disk", () => {
     expect(Fs.readdirSync(folder)).toHaveLength(MAX_SAVED_FILES_PER_ANSWER)
   })
 })
+
+describe("files given by URL, downloaded (--download)", () => {
+  const FILE_BYTES = 256 * 1024
+  const COUNT = 40
+
+  const taskWithLinks = (id: string): V1.Task => ({
+    id,
+    contextId: "ctx",
+    status: { state: "TASK_STATE_COMPLETED" },
+    artifacts: [{
+      artifactId: "a",
+      parts: Array.from({ length: COUNT }, (_, n) => ({ url: `http://agent.test/files/${n}.bin`, filename: `f${n}.bin` }))
+    }]
+  })
+
+  it("holds only a few downloaded files at a time: each is saved before many more are fetched", async () => {
+    const folder = Path.join(stateDir, ReceivedFiles.RECEIVED_FILES_DIR, "linked-files")
+    const onDisk = () => (Fs.existsSync(folder) ? Fs.readdirSync(folder).length : 0)
+    let downloaded = 0
+    let mostHeld = 0
+    const client = Layer.succeed(
+      A2aClient,
+      {
+        download: (_target: unknown, url: string) =>
+          Effect.sync(() => {
+            downloaded++
+            mostHeld = Math.max(mostHeld, downloaded - onDisk())
+            return Buffer.alloc(FILE_BYTES, Number(/(\d+)\.bin$/.exec(url)![1]))
+          })
+      } as unknown as A2aClient["Type"]
+    )
+    const task = taskWithLinks("linked-files")
+    const kept = await Effect.runPromise(
+      keepAnswerFiles({ agentUrl: agentUrlOf("http://agent.test") }, task, answerParts(task), { download: true }).pipe(
+        Effect.provide(Layer.merge(ReceivedFiles.layerTest(stateDir), client)),
+        Effect.timeout("10 seconds")
+      )
+    )
+    expect(kept.map((part) => part.path === null ? null : Path.basename(part.path))).toEqual(
+      Array.from({ length: COUNT }, (_, n) => `f${n}.bin`)
+    )
+    expect(Fs.readFileSync(Path.join(folder, "f7.bin"))).toEqual(Buffer.alloc(FILE_BYTES, 7))
+    expect(mostHeld).toBeLessThanOrEqual(8)
+  })
+})
