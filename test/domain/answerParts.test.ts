@@ -115,3 +115,22 @@ describe("answerParts", () => {
     expect(resultText(task({ artifacts: [{ artifactId: "a", parts }] })).split("\n")).toHaveLength(10_000)
   })
 })
+
+describe("a file in the final status message of a task with artifacts", () => {
+  it("is among the parts after the artifacts', once: the status text is not repeated, a file the artifacts hold is not listed twice", () => {
+    const report = { raw: base64("%PDF-1"), filename: "report.pdf", mediaType: "application/pdf" }
+    const done = task({
+      artifacts: [{ artifactId: "a1", parts: [{ text: "Report ready" }, { url: "https://files.test/a.csv" }] }],
+      status: {
+        state: "TASK_STATE_COMPLETED",
+        message: agentMessage([{ text: "Done" }, report, { url: "https://files.test/a.csv" }, { data: { pages: 1 } }])
+      }
+    })
+    expect(answerParts(done).map((part) => [part.kind, part.name ?? part.url ?? part.text, part.artifact_id])).toEqual([
+      ["text", "Report ready", "a1"],
+      ["file", "https://files.test/a.csv", "a1"],
+      ["file", "report.pdf", null]
+    ])
+    expect(answerParts(done)[2]).toMatchObject({ size: 6, sha256: sha256("%PDF-1") })
+  })
+})
