@@ -52,6 +52,23 @@ const bigCall = (id: number, bytes: number) => ({ jsonrpc: "2.0", id, method: "t
 const textLength = (result: CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
 
+/** A stdout that collects whole lines, taking `delayMs` to read each slice written to it. */
+const lineReader = (delayMs: number) => {
+  const lines: Array<string> = []
+  let pending = ""
+  const stdout = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      pending += chunk.toString()
+      const parts = pending.split("\n")
+      pending = parts.pop()!
+      lines.push(...parts)
+      if (delayMs === 0) done()
+      else setTimeout(done, delayMs)
+    }
+  })
+  return { lines, stdout }
+}
+
 describe("stdio", () => {
   /** A transport over an in-memory stdin and the given stdout, serving makeServer. */
   const connect = async (stdout: Writable) => {
@@ -88,18 +105,8 @@ describe("stdio", () => {
   })
 
   it("gives a client reading at its own pace every answer, in order, even far behind and with one answer larger than the bound", async () => {
-    const lines: Array<string> = []
-    let pending = ""
     // Takes 100 ms to read each slice: far slower than the server writes.
-    const stdout = new Writable({
-      write: (chunk: Buffer, _encoding, done) => {
-        pending += chunk.toString()
-        const parts = pending.split("\n")
-        pending = parts.pop()!
-        lines.push(...parts)
-        setTimeout(done, 100)
-      }
-    })
+    const { lines, stdout } = lineReader(100)
     const { transport, send, closed } = await connect(stdout)
     send(bigCall(1, 2 * MAX_UNREAD), ...Array.from({ length: 11 }, (_, i) => bigCall(i + 2, MiB)))
     await waitUntil("every answer", () => lines.length === 13, 30_000)
@@ -113,17 +120,7 @@ describe("stdio", () => {
   })
 
   it("serves a client that cancelled as many calls as may run at once: a cancelled call holds no place", async () => {
-    const lines: Array<string> = []
-    let pending = ""
-    const stdout = new Writable({
-      write: (chunk: Buffer, _encoding, done) => {
-        pending += chunk.toString()
-        const parts = pending.split("\n")
-        pending = parts.pop()!
-        lines.push(...parts)
-        done()
-      }
-    })
+    const { lines, stdout } = lineReader(0)
     const { send } = await connect(stdout)
     const calls = Array.from({ length: PACE.maxInFlight }, (_, i) => i + 1)
     send(...calls.map((id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "hang", arguments: {} } })))
