@@ -84,7 +84,7 @@ const connectTelling = (connector: buildConnector.connector, onConnect: OnConnec
 /**
  * An HTTP client whose every request passes the judge: an IP literal before it is sent, a host name
  * at connect time. Its undici agent is made on the first request (undici loads then, not at
- * start-up) and destroyed when the scope closes.
+ * start-up) and destroyed as the scope closes.
  */
 export const guardedHttpClient = (
   judge: AddressJudge,
@@ -106,7 +106,9 @@ export const guardedHttpClient = (
           const agent = new Undici.default.Agent({ connect })
           return { agent, client: NodeHttpClient.makeUndici(agent) }
         }),
-        ({ agent }) => Effect.promise(() => agent.destroy())
+        // Destroyed, not awaited: a short-lived client (one discovery's) must not hold up the call
+        // it served while undici tears its connections down.
+        ({ agent }) => Effect.sync(() => void agent.destroy().catch(() => undefined))
       ).pipe(Scope.extend(scope))
     )
     return HttpClient.make((request, url) => {
