@@ -57,6 +57,13 @@ export class LineFramer {
     return framed.filter((line) => line._tag === "Oversized" || line.text.trim() !== "")
   }
 
+  /** The line stdin ended in without its newline, if any. */
+  end(): ReadonlyArray<Framed> {
+    if (this.oversized === undefined && this.pendingBytes === 0) return []
+    const last = this.endLine()
+    return last._tag === "Line" && last.text.trim() === "" ? [] : [last]
+  }
+
   private take(piece: Buffer) {
     if (this.oversized !== undefined) {
       this.oversized.bytes += piece.length
@@ -153,8 +160,10 @@ export class BoundedStdioTransport implements Transport {
     this.markClosed = markClosed
   }
 
-  private readonly onData = (chunk: Buffer) => {
-    for (const framed of this.framer.push(chunk)) {
+  private readonly onData = (chunk: Buffer) => this.admit(this.framer.push(chunk))
+
+  private admit(lines: ReadonlyArray<Framed>) {
+    for (const framed of lines) {
       const admission = admitFramed(framed, this.maxBytes)
       if (admission._tag === "Accepted") this.pace.receive(admission.message)
       else this.refuse(admission)
@@ -168,6 +177,8 @@ export class BoundedStdioTransport implements Transport {
   private readonly onEnd = () => {
     if (this.ended || this.draining !== undefined) return
     this.input.off("data", this.onData)
+    // A last request without its newline is still a request.
+    this.admit(this.framer.end())
     this.draining = setTimeout(() => {
       this.options.log(`stdin ended ${this.graceMs} ms ago and requests read before it are still unanswered: exiting without them`)
       void this.close()

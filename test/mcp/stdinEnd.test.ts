@@ -42,7 +42,8 @@ const runScript = async (lines: ReadonlyArray<unknown>, endGraceMs: number) => {
   server.registerTool("hang", {}, () => new Promise(() => {}))
   await server.connect(transport)
   const started = Date.now()
-  stdin.end(lines.map((line) => `${JSON.stringify(line)}\n`).join(""))
+  // The last line without its newline, as `printf` or an editor may leave it.
+  stdin.end(lines.map((line) => JSON.stringify(line)).join("\n"))
   await Promise.race([
     transport.closed,
     new Promise((_, reject) => setTimeout(() => reject(new Error("the transport did not close within 5 s")), 5_000))
