@@ -75,6 +75,14 @@ export interface Backpressure {
 /** Most bytes handed to an outlet at once: small messages go together, a large one in several writes. */
 const SLICE_BYTES = 1024 * 1024
 
+/**
+ * What a client that is behind must take in each stall period to count as reading (64 KiB, or a
+ * sixteenth of the bound when that is less): the small messages a session's other streams still
+ * take (a notification on a stream whose answer is not written yet) kept a client that read none
+ * of its answers from ever being cut off.
+ */
+const MIN_PROGRESS_BYTES = 64 * 1024
+
 const isAnswer = (message: JSONRPCMessage) => isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)
 
 /** The request a `notifications/cancelled` names, if it is one. */
@@ -115,6 +123,7 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
   let onIdle: (() => void) | undefined
 
   const behind = () => unread > limits.maxBytes + largestMessage
+  const minProgress = Math.min(MIN_PROGRESS_BYTES, limits.maxBytes / 16)
 
   const stop = () => {
     clearTimeout(stallTimer)
@@ -146,7 +155,7 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
     stallTimer = setTimeout(() => {
       stallTimer = undefined
       if (!behind()) return
-      if (taken > takenBefore) return watch()
+      if (taken - takenBefore >= minProgress) return watch()
       cutOff = true
       waiting.length = 0
       handlers.cutOff(new McpClientNotReading({ unreadBytes: unread, maxBytes: limits.maxBytes, stalledMs: limits.stallMs }))

@@ -137,6 +137,22 @@ describe("backpressure", () => {
     expect(ids()).toEqual([1])
   })
 
+  it("cuts off a client behind whose other streams take only small messages meanwhile: that is not reading", () => {
+    vi.useFakeTimers()
+    const { pace, cutOff, sendBytes } = setup({ maxBytes: 1600 })
+    // Another stream of the session (a request's, its answer not written yet) takes what it is sent.
+    const other = new FakeOutlet()
+    const otherOutbox = pace.outbox(other)
+    pace.receive(request(1))
+    for (let i = 0; i < 4; i++) sendBytes(1000)
+    for (let period = 0; period < 3 && cutOff.length === 0; period++) {
+      otherOutbox.send(new Uint8Array(50))
+      other.take()
+      vi.advanceTimersByTime(1000)
+    }
+    expect(cutOff).toHaveLength(1)
+  })
+
   it("dropAll destroys the outlets still open", () => {
     const { pace, outlet } = setup()
     pace.dropAll()
