@@ -4,7 +4,7 @@
  * artifact_id, note}`, null for what a part does not have. The parts are those the answer's text
  * is taken from (a2a/text.ts resultText): a task's artifacts, else its status message, else the
  * agent's messages in its history; a direct message's own parts. Beside a task's artifacts come
- * the files of its status message the artifacts do not hold (its text and data are not repeated).
+ * the files and data of its status message the artifacts do not hold (its text is not repeated).
  *
  * A file's bytes are never in the view: its size and sha256 are, and `path` once a door saved it
  * (services/ReceivedFiles.ts). What is odd about a file part is said in `note`, never thrown:
@@ -62,15 +62,22 @@ const fromMessage = (message: V1.Message | undefined): ReadonlyArray<LocatedPart
 /** The content of a file part, bytes or URL. */
 const fileContent = (part: V1.Part): string | undefined => ("raw" in part ? part.raw : "url" in part ? part.url : undefined)
 
+/** What names a file or data part among others (its bytes, URL or JSON); undefined for text. */
+const contentKey = (part: V1.Part): string | undefined => {
+  const file = fileContent(part)
+  if (file !== undefined) return `file:${file}`
+  return "data" in part ? `data:${JSON.stringify(part.data)}` : undefined
+}
+
 /**
- * The files of the status message that the artifacts do not hold already: its text repeats or
- * frames theirs, but a file an agent put only there is part of the answer, never dropped unseen.
+ * The files and data of the status message that the artifacts do not hold already: its text repeats
+ * or frames theirs, but what an agent put only there is part of the answer, never dropped unseen.
  */
-const statusFiles = (status: V1.Message | undefined, fromArtifacts: ReadonlyArray<LocatedPart>): ReadonlyArray<LocatedPart> => {
-  const files = (status?.parts ?? []).filter((part) => fileContent(part) !== undefined)
-  if (files.length === 0) return []
-  const held = new Set(fromArtifacts.map(({ part }) => fileContent(part)))
-  return files.filter((part) => !held.has(fileContent(part))).map((part) => ({ part, artifactId: null }))
+const statusExtras = (status: V1.Message | undefined, fromArtifacts: ReadonlyArray<LocatedPart>): ReadonlyArray<LocatedPart> => {
+  const extras = (status?.parts ?? []).filter((part) => contentKey(part) !== undefined)
+  if (extras.length === 0) return []
+  const held = new Set(fromArtifacts.map(({ part }) => contentKey(part)))
+  return extras.filter((part) => !held.has(contentKey(part))).map((part) => ({ part, artifactId: null }))
 }
 
 /** The parts the answer's text is taken from, in order (the same choice as resultText). */
@@ -80,7 +87,7 @@ export const locatedParts = (result: V1.Task | V1.Message): ReadonlyArray<Locate
     const fromArtifacts = (result.artifacts ?? []).flatMap((artifact) =>
       artifact.parts.map((part) => ({ part, artifactId: artifact.artifactId }))
     )
-    return [...fromArtifacts, ...statusFiles(result.status.message, fromArtifacts)]
+    return [...fromArtifacts, ...statusExtras(result.status.message, fromArtifacts)]
   }
   const status = result.status.message
   if (status !== undefined && partsText(status.parts) !== "") return fromMessage(status)

@@ -116,21 +116,25 @@ describe("answerParts", () => {
   })
 })
 
-describe("a file in the final status message of a task with artifacts", () => {
-  it("is among the parts after the artifacts', once: the status text is not repeated, a file the artifacts hold is not listed twice", () => {
+describe("files and data in the final status message of a task with artifacts", () => {
+  it("are among the parts after the artifacts', once: the status text is not repeated, what the artifacts hold is not listed twice", () => {
     const report = { raw: base64("%PDF-1"), filename: "report.pdf", mediaType: "application/pdf" }
     const done = task({
-      artifacts: [{ artifactId: "a1", parts: [{ text: "Report ready" }, { url: "https://files.test/a.csv" }] }],
+      artifacts: [{ artifactId: "a1", parts: [{ text: "Report ready" }, { url: "https://files.test/a.csv" }, { data: { rows: 2 } }] }],
       status: {
         state: "TASK_STATE_COMPLETED",
-        message: agentMessage([{ text: "Done" }, report, { url: "https://files.test/a.csv" }, { data: { pages: 1 } }])
+        message: agentMessage([{ text: "Done" }, report, { url: "https://files.test/a.csv" }, { data: { pages: 1 } }, {
+          data: { rows: 2 }
+        }])
       }
     })
-    expect(answerParts(done).map((part) => [part.kind, part.name ?? part.url ?? part.text, part.artifact_id])).toEqual([
+    expect(answerParts(done).map((part) => [part.kind, part.name ?? part.url ?? part.text ?? part.data, part.artifact_id])).toEqual([
       ["text", "Report ready", "a1"],
       ["file", "https://files.test/a.csv", "a1"],
-      ["file", "report.pdf", null]
+      ["data", { rows: 2 }, "a1"],
+      ["file", "report.pdf", null],
+      ["data", { pages: 1 }, null]
     ])
-    expect(answerParts(done)[2]).toMatchObject({ size: 6, sha256: sha256("%PDF-1") })
+    expect(answerParts(done)[3]).toMatchObject({ size: 6, sha256: sha256("%PDF-1") })
   })
 })
