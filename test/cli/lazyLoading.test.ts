@@ -14,6 +14,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { relayBin } from "../helpers/cli.js"
+import { INITIALIZED, initializeRequest } from "../helpers/mcpMessages.js"
 
 const dist = Path.dirname(relayBin)
 const recorder = fileURLToPath(new URL("../fixtures/recordLoadedModules.mjs", import.meta.url))
@@ -192,13 +193,8 @@ describe("start-up loads only what a command uses", () => {
 
   it("relay mcp answers initialize and tools/list without the A2A client or model; the first tool call loads them", () => {
     const handshake = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } }
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
+      initializeRequest("test", 1),
+      INITIALIZED,
       { jsonrpc: "2.0", id: 2, method: "tools/list" }
     ]
     const lines = (messages: ReadonlyArray<object>) => messages.map((message) => JSON.stringify(message)).join("\n") + "\n"

@@ -7,6 +7,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_RESPONSE_BYTES } from "../../src/domain/limits.js"
 import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
+import { initializeRequest } from "../helpers/mcpMessages.js"
 import { measure } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { nestedObject, type Progress, streamHugeJson } from "../peers/hugeAnswers.js"
@@ -99,14 +100,7 @@ describe("a 1 GB answer", () => {
       })
     const measured = measureChild(child)
     child.stdin.write(
-      `${
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "rss", version: "1" } }
-        })
-      }\n`
+      `${JSON.stringify(initializeRequest("rss", 1))}\n`
     )
     await answered(1)
     const call = { name: "get_agent_card", arguments: { agent_url: hugeCard.baseUrl } }

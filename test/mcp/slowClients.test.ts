@@ -18,6 +18,7 @@ import * as z from "zod"
 import { type HttpOptions, serveHttp } from "../../src/mcp/httpTransports.js"
 import { BoundedStdioTransport } from "../../src/mcp/stdio.js"
 import { waitUntil } from "../helpers/a2aPrograms.js"
+import { INITIALIZED, initializeRequest } from "../helpers/mcpMessages.js"
 
 const MiB = 1024 * 1024
 const MAX_UNREAD = 4 * MiB
@@ -40,13 +41,7 @@ const makeServer = () => {
   return server
 }
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stuck", version: "1" } }
-}
-const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" }
+const INITIALIZE = initializeRequest("stuck")
 const bigCall = (id: number, bytes: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "big", arguments: { bytes } } })
 
 const textLength = (result: CallToolResult) =>

@@ -9,16 +9,11 @@ import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
 import * as z from "zod"
 import { BoundedStdioTransport } from "../../src/mcp/stdio.js"
+import { INITIALIZED, initializeRequest } from "../helpers/mcpMessages.js"
 
 const PACE = { maxInFlight: 4, maxBytes: 1024 * 1024, stallMs: 5_000 }
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "script", version: "1" } }
-}
-const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" }
+const INITIALIZE = initializeRequest("script")
 const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
   jsonrpc: "2.0",
   id,

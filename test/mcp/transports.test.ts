@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allowedHostNames } from "../../src/mcp/httpTransports.js"
 import { closedPortUrl, headerOf, rpcMethodOf, waitUntil } from "../helpers/a2aPrograms.js"
 import { relayBin, requireBuiltRelay, runRelay } from "../helpers/cli.js"
+import { initializeRequest } from "../helpers/mcpMessages.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
@@ -182,12 +183,7 @@ const rawRequest = (
     request.end(options.body)
   })
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
-})
+const INITIALIZE = JSON.stringify(initializeRequest("raw", 1))
 const MCP_POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 
 const connectStdio = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {

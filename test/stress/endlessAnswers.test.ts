@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_ANSWER_BYTES } from "../../src/domain/limits.js"
 import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
+import { initializeRequest } from "../helpers/mcpMessages.js"
 import { measure, type Measured } from "../helpers/peakMemory.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { type Progress, startEndlessAgent } from "../peers/hugeAnswers.js"
@@ -101,11 +102,7 @@ describe("an agent streaming 1 MiB append chunks without end", () => {
       })
     const measured = measure(child, EXIT_WITHIN_MS)
     const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`)
-    send({
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "endless", version: "1" } }
-    })
+    send(initializeRequest("endless", 1))
     await answered(1)
     const before = progress.written
     send({

@@ -16,6 +16,7 @@ import * as Net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { relayBin, requireBuiltRelay } from "../helpers/cli.js"
 import { reportFigures } from "../helpers/figures.js"
+import { INITIALIZED, initializeRequest } from "../helpers/mcpMessages.js"
 import { tempHome } from "../helpers/stateHome.js"
 import { reply, startStub, type Stub, v1Card } from "../services/a2aClientHarness.js"
 
@@ -80,12 +81,7 @@ const spawnRelay = (args: ReadonlyArray<string>) => {
   return { child, stderr: () => stderr, peakMiB: () => Math.round(peakKb / 1024), exited }
 }
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stuck", version: "1" } }
-}
+const INITIALIZE = initializeRequest("stuck")
 const sendCall = (id: number) => ({
   jsonrpc: "2.0",
   id,
@@ -104,7 +100,7 @@ describe("relay mcp, a client that stops reading", () => {
     relay.child.stdout.pause()
     const started = Date.now()
     relay.child.stdin.write(
-      [INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }, ...Array.from({ length: calls }, (_, i) => sendCall(i + 1))]
+      [INITIALIZE, INITIALIZED, ...Array.from({ length: calls }, (_, i) => sendCall(i + 1))]
         .map((message) => `${JSON.stringify(message)}\n`).join("")
     )
     const code = await within("relay mcp to exit", relay.exited, 90_000)
