@@ -139,17 +139,26 @@ export class ListenFailed extends Schema.TaggedError<ListenFailed>()("ListenFail
   }
 }
 
-/** An MCP client left answers unread past relay's bound, and read nothing for a while; its session was closed. */
+/**
+ * An MCP client left answers unread past relay's bound, and read nothing (or too little to be
+ * reading: `readBytes` against `minReadBytes`) for a while; its session was closed.
+ */
 export class McpClientNotReading extends Schema.TaggedError<McpClientNotReading>()("McpClientNotReading", {
   unreadBytes: Schema.Number,
   maxBytes: Schema.Number,
-  stalledMs: Schema.Number
+  stalledMs: Schema.Number,
+  /** What it read in that time, on any of its streams. */
+  readBytes: Schema.Number,
+  /** What a client behind must read in that time to count as reading. */
+  minReadBytes: Schema.Number
 }) {
   readonly code = "mcp_client_not_reading"
   override get message() {
-    return `The MCP client left ${this.unreadBytes} bytes of answers unread (at most ${this.maxBytes} may wait) and read nothing for ${
-      this.stalledMs / 1000
-    } s; its session was closed`
+    const seconds = this.stalledMs / 1000
+    const read = this.readBytes === 0
+      ? `read nothing for ${seconds} s`
+      : `read only ${this.readBytes} bytes in ${seconds} s (a client behind must read ${this.minReadBytes})`
+    return `The MCP client left ${this.unreadBytes} bytes of answers unread (at most ${this.maxBytes} may wait) and ${read}; its session was closed`
   }
   get hint() {
     return "The MCP client must read relay's messages as they come: restart it, and ask for fewer or smaller answers at once."

@@ -9,7 +9,7 @@
  * - Requests are handled at most `maxInFlight` at a time, and none starts while the client is
  *   behind: they wait, in order, until it reads (stdio then stops reading stdin too). So what
  *   waits unread is at most `maxBytes` plus about one answer per request in flight.
- * - A client behind that reads nothing for `stallMs` is cut off: its session is closed with a
+ * - A client behind that reads nothing (less than MIN_PROGRESS_BYTES) for `stallMs` is cut off: its session is closed with a
  *   logged reason (on stdio, the server exits); the others go on.
  */
 import {
@@ -158,7 +158,15 @@ export const makeBackpressure = (limits: PaceLimits, handlers: PaceHandlers): Ba
       if (taken - takenBefore >= minProgress) return watch()
       cutOff = true
       waiting.length = 0
-      handlers.cutOff(new McpClientNotReading({ unreadBytes: unread, maxBytes: limits.maxBytes, stalledMs: limits.stallMs }))
+      handlers.cutOff(
+        new McpClientNotReading({
+          unreadBytes: unread,
+          maxBytes: limits.maxBytes,
+          stalledMs: limits.stallMs,
+          readBytes: taken - takenBefore,
+          minReadBytes: minProgress
+        })
+      )
     }, limits.stallMs)
     // A client gone quiet must not keep the process alive on its own.
     stallTimer.unref?.()
