@@ -29,8 +29,8 @@ const firstProblem = (text: string, dialect: JsonDialect): string | undefined =>
 
 /** The value of the text, or the first problem with it in words, with its line and column. */
 export const parseJsonText = (text: string, dialect: JsonDialect): { readonly value: unknown } | { readonly problem: string } => {
-  // Plain JSON is read by JSON.parse: jsonc-parser builds objects by assignment, so a `__proto__`
-  // key would set the prototype and vanish from the value. jsonc-parser only says where it fails.
+  // Plain JSON is read by JSON.parse; jsonc-parser only says where it fails. (Its `parse` builds
+  // objects by assignment, so a `__proto__` key would set the prototype: JSONC goes through its tree.)
   if (!dialect.comments && !dialect.trailingCommas) {
     try {
       return { value: JSON.parse(text) as unknown }
@@ -40,11 +40,25 @@ export const parseJsonText = (text: string, dialect: JsonDialect): { readonly va
     }
   }
   const errors: Array<Jsonc.ParseError> = []
-  const value: unknown = Jsonc.parse(text, errors, {
+  const tree = Jsonc.parseTree(text, errors, {
     disallowComments: !dialect.comments,
     allowTrailingComma: dialect.trailingCommas,
     allowEmptyContent: false
   })
   const first = errors[0]
-  return first === undefined ? { value } : { problem: `${inWords(first)} at ${lineAndColumn(text, first.offset)}` }
+  if (first !== undefined) return { problem: `${inWords(first)} at ${lineAndColumn(text, first.offset)}` }
+  return { value: tree === undefined ? undefined : nodeValue(tree) }
+}
+
+/** A parsed node's value, each key defined as data (a `__proto__` key too, as JSON.parse keeps it). */
+const nodeValue = (node: Jsonc.Node): unknown => {
+  if (node.type === "array") return (node.children ?? []).map(nodeValue)
+  if (node.type !== "object") return node.value
+  const object: Record<string, unknown> = {}
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? []
+    if (key === undefined || value === undefined) continue
+    Object.defineProperty(object, String(key.value), { value: nodeValue(value), enumerable: true, writable: true, configurable: true })
+  }
+  return object
 }

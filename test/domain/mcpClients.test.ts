@@ -1,4 +1,6 @@
+import { Either } from "effect"
 import { describe, expect, it } from "vitest"
+import { serversIn } from "../../src/domain/mcpClientConfig.js"
 import { configPath, MCP_CLIENTS, mcpClients, serverEntry, type Whereabouts } from "../../src/domain/mcpClients.js"
 
 const mac: Whereabouts = { platform: "darwin", home: "/Users/me", cwd: "/Users/me/app", env: {} }
@@ -88,5 +90,17 @@ describe("MCP client entry formats, as each client documents them", () => {
   it("carries the installing shell's RELAY_HOME in the entry's env", () => {
     const entry = serverEntry(mcpClients.cursor, { ...launcher, env: { RELAY_HOME: "/srv/relay" } })
     expect(entry).toEqual({ command: "/usr/bin/node", args: ["/opt/relay/main.js", "mcp"], env: { RELAY_HOME: "/srv/relay" } })
+  })
+})
+
+describe("MCP client configuration text", () => {
+  const vscode = mcpClients.vscode
+
+  it("keeps a `__proto__` server name of a JSONC file as a name (not the object's prototype)", () => {
+    const text = `{\n  // mine\n  "${vscode.serversKey}": { "__proto__": { "command": "x" }, "other": { "command": "y" }, },\n}\n`
+    const servers = Either.getOrThrow(serversIn(text, vscode))
+    expect(Object.keys(servers)).toEqual(["__proto__", "other"])
+    expect(Object.getPrototypeOf(servers)).toBe(Object.prototype)
+    expect(servers["__proto__"]).toEqual({ command: "x" })
   })
 })
