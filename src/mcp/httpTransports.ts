@@ -170,6 +170,8 @@ const mountStreamableHttp = (
       return jsonRpcError(res, 400, "No session: start with an initialize request (2025-11-25), or send the 2026-07-28 _meta")
     }
     await sessions.makeRoom()
+    // A client gone while room was made would get a session nobody can use, holding a place.
+    if (res.closed) return
     const server = makeServer("legacy")
     const close = () => closeDropping(server, pace)
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
@@ -214,6 +216,9 @@ class PacedSse extends SSEServerTransport {
 const mountSse = (app: App, makeServer: ServerFactory, sessions: SessionTable<PacedSse>, limits: SessionPace) => {
   app.get("/sse", async (_req: Request, res: Response) => {
     await sessions.makeRoom()
+    // A client gone while room was made: its close came before the listener below, so its
+    // session would stay open, holding a place, until evicted.
+    if (res.closed) return
     const server = makeServer("legacy")
     const close = () => closeDropping(server, pace)
     const { pace, route } = pacedSession(limits, () => transport.sessionId, close)

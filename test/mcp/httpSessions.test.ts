@@ -1,6 +1,7 @@
 /**
  * The MCP HTTP transports keep a bounded number of sessions: past the bound, opening one closes
  * the least recently used, whose client is told to initialize again (404), while the others go on.
+ * A client that leaves while room is being made for it gets no session, so it takes no place.
  * 2026-07-28 requests have no session: as many are served at once as the sessions could have in
  * flight, and one more is told to come again (503). Served in-process on 127.0.0.1 and driven by
  * the official SDK clients.
@@ -11,8 +12,12 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { McpServer } from "@modelcontextprotocol/server"
 import { Effect, Exit, Scope } from "effect"
+import * as DiagnosticsChannel from "node:diagnostics_channel"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as Net from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { type HttpOptions, serveHttp } from "../../src/mcp/httpTransports.js"
+import { waitUntil } from "../helpers/a2aPrograms.js"
 
 const scopes: Array<Scope.CloseableScope> = []
 const clients: Array<Client> = []
@@ -26,9 +31,23 @@ afterEach(async () => {
 let release = () => {}
 let held = new Promise<void>((resolve) => (release = resolve))
 
+/** Holds every server's close while pending, so an eviction can be kept waiting. */
+let closeGate: Promise<void> = Promise.resolve()
+let closesStarted = 0
+let closesEnded = 0
+let serversMade = 0
+
 /** A server with a tool that answers at once, so a session can be seen to work, and one that waits for `release`. */
 const makeServer = () => {
   const server = new McpServer({ name: "sessions-test", version: "1.0.0" })
+  serversMade += 1
+  const close = server.close.bind(server)
+  server.close = async () => {
+    closesStarted += 1
+    await closeGate
+    await close()
+    closesEnded += 1
+  }
   server.registerTool("ping", { description: "answers pong" }, async () => ({ content: [{ type: "text", text: "pong" }] }))
   server.registerTool("hold", { description: "answers when released" }, async () => {
     await held
@@ -67,7 +86,72 @@ describe.each(["streamable-http", "sse"] as const)("%s sessions", (kind) => {
     expect(await pings(first)).toBe(true)
     expect(await pings(third)).toBe(true)
   })
+
+  it("a client that leaves while its session waits for room gets none, and takes no one's place", async () => {
+    const url = await serve(kind, 2)
+    const first = await connect(kind, url)
+    await connect(kind, url)
+    // The first was used last: an eviction now closes the second.
+    expect(await pings(first)).toBe(true)
+    const made = serversMade
+    const ended = closesEnded
+    let open = () => {}
+    closeGate = new Promise<void>((resolve) => (open = resolve))
+    try {
+      const closes = closesStarted
+      await leaveWhileMakingRoom(kind, url, () => closesStarted > closes)
+    } finally {
+      open()
+      closeGate = Promise.resolve()
+    }
+    await waitUntil("the eviction to end", () => closesEnded > ended)
+    // Had the gone client got a session, it would hold the second place and the third would evict the first.
+    const third = await connect(kind, url)
+    expect(await pings(first)).toBe(true)
+    expect(await pings(third)).toBe(true)
+    // No server was made for the client that left: only the third's.
+    expect(serversMade).toBe(made + 1)
+  })
 })
+
+/**
+ * Opens a session as `kind` does (GET /sse, or POST of initialize to /mcp) on a raw socket, waits
+ * until `evicting` (the server is making room), then goes away and waits until the server has seen
+ * it go.
+ */
+const leaveWhileMakingRoom = async (kind: HttpOptions["kind"], url: URL, evicting: () => boolean) => {
+  const marker = `leaver-${Math.random()}`
+  let response: ServerResponse | undefined
+  const onRequest = (message: unknown) => {
+    const { request, response: res } = message as { request: IncomingMessage; response: ServerResponse }
+    if (request.headers["x-test-marker"] === marker) response = res
+  }
+  DiagnosticsChannel.subscribe("http.server.request.start", onRequest)
+  const socket = Net.connect(Number(url.port), url.hostname)
+  try {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "leaver", version: "1" } }
+    })
+    const host = `Host: ${url.host}\r\nx-test-marker: ${marker}\r\n`
+    socket.write(
+      kind === "sse"
+        ? `GET /sse HTTP/1.1\r\n${host}Accept: text/event-stream\r\n\r\n`
+        : `POST /mcp HTTP/1.1\r\n${host}Accept: application/json, text/event-stream\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    )
+    await waitUntil("the server to make room", () => response !== undefined && evicting())
+    let closed = false
+    response!.once("close", () => (closed = true))
+    socket.destroy()
+    await waitUntil("the server to see the client go", () => closed)
+  } finally {
+    DiagnosticsChannel.unsubscribe("http.server.request.start", onRequest)
+    socket.destroy()
+  }
+}
 
 describe("2026-07-28 requests", () => {
   it("are served up to the sessions' bound at once; one more gets 503, and is served once one ends", async () => {
