@@ -77,6 +77,7 @@ const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient |
     warnedEnums: new Set<string>(),
     addressing: yield* HostAddressing,
     cardHostAddresses: new Map<string, ReadonlyArray<string>>(),
+    interfaceHostAddresses: new Map<string, string>(),
     guardedClients: new Map<string, HttpClient.HttpClient>(),
     scope: yield* Effect.scope
   }

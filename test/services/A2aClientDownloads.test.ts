@@ -6,13 +6,16 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { AddressClass } from "../../src/domain/ipAddresses.js"
 import * as A2aClient from "../../src/services/A2aClient.js"
-import { systemResolve } from "../../src/services/connectGuard.js"
+import { type ResolveHost, systemResolve } from "../../src/services/connectGuard.js"
+import { type CardServer, startCardServer } from "../helpers/a2aPrograms.js"
 import { agentUrlOf } from "../helpers/agentUrl.js"
+import { validV1Card } from "../helpers/sampleCards.js"
 import { INTERNAL_SECRET, type InternalService, startInternalService } from "../peers/internalService.js"
-import { startStub, type Stub } from "./a2aClientHarness.js"
+import { sendRequest, startStub, type Stub } from "./a2aClientHarness.js"
 
 let internal: InternalService
 let agent: Stub
+let card: CardServer | undefined
 
 beforeAll(async () => {
   internal = await startInternalService()
@@ -23,7 +26,7 @@ beforeAll(async () => {
   })
 })
 afterAll(async () => {
-  await Promise.all([internal?.close(), agent?.close()])
+  await Promise.all([internal?.close(), agent?.close(), card?.close()])
 })
 
 const download = (
@@ -83,5 +86,77 @@ describe("A2aClient.download", () => {
       const refused = await download(url)
       expect(refused._tag === "Left" ? refused.left.message : undefined).toContain("not http or https")
     }
+  })
+})
+
+describe("the agent's host, when its card is not fetched from it", () => {
+  /**
+   * agent.test answers 127.0.0.1 (where the agent listens) to its first lookup and a public address
+   * to every later one. As in A2aClientInterfaceHosts.test.ts the attack is turned round (public
+   * first, 127.0.0.1 after, cannot be served on loopback): what it shows is that no lookup made at
+   * download time gives the agent's host its class.
+   */
+  const repointed = () => {
+    const lookups: Array<string> = []
+    const resolve: ResolveHost = async (hostname) => {
+      if (hostname !== "agent.test") throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
+      lookups.push(hostname)
+      return [{ address: lookups.length === 1 ? "127.0.0.1" : "93.184.216.34", family: 4 }]
+    }
+    return { resolve, lookups }
+  }
+
+  const clientWith = (resolve: ResolveHost) =>
+    A2aClient.layer.pipe(
+      Layer.provide(NodeHttpClient.layerUndici),
+      Layer.provide(Layer.succeed(A2aClient.HostAddressing, { resolve, cardHostClasses: A2aClient.classesOfHost(resolve) }))
+    )
+
+  const agentPort = () => new URL(agent.baseUrl).port
+
+  it("has the class of the address relay's own calls to it connected at (--card-url on another host)", async () => {
+    card = await startCardServer((base: string) => ({
+      ...validV1Card(base),
+      supportedInterfaces: [{ url: `http://agent.test:${agentPort()}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }]
+    }))
+    const dns = repointed()
+    const target: A2aClient.Target = {
+      agentUrl: agentUrlOf(`http://agent.test:${agentPort()}/`),
+      cardUrl: `${card.baseUrl}/.well-known/agent-card.json`,
+      timeout: "5 seconds"
+    }
+    const before = internal.requestCount()
+    const calls = agent.requests.length
+    const [sent, file] = await Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
+        Effect.gen(function*() {
+          const sent = yield* Effect.either(a2a.send(target, sendRequest("hello")))
+          const file = yield* Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))
+          return [sent, file] as const
+        })).pipe(Effect.provide(clientWith(dns.resolve)))
+    )
+    // The call reached the agent over a connection to 127.0.0.1 (its answer is not A2A): the
+    // agent's host is loopback, and its file on another loopback origin is fetched.
+    expect(sent._tag === "Left" && sent.left._tag).not.toBe("InterfaceHostRefused")
+    expect(agent.requests.slice(calls).map((request) => `${request.method} ${request.url}`)).toEqual(["POST /rpc"])
+    expect(file._tag === "Right" ? Buffer.from(file.right).toString() : file.left.message).toContain(INTERNAL_SECRET)
+    expect(internal.requestCount()).toBe(before + 1)
+    // agent.test was looked up once, by the connection of the call.
+    expect(dns.lookups).toEqual(["agent.test"])
+  })
+
+  it("is refused a file on another origin when relay has not connected to it, and is not looked up", async () => {
+    const dns = repointed()
+    const target: A2aClient.Target = { agentUrl: agentUrlOf(`http://agent.test:${agentPort()}/`), timeout: "5 seconds" }
+    const before = internal.requestCount()
+    const file = await Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) => Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))).pipe(
+        Effect.provide(clientWith(dns.resolve))
+      )
+    )
+    expect(file._tag === "Left" ? file.left : undefined).toMatchObject({ code: "interface_host_refused" })
+    expect(file._tag === "Left" ? file.left.message : "").toContain("agent.test")
+    expect(internal.requestCount()).toBe(before)
+    expect(dns.lookups).toEqual([])
   })
 })

@@ -4,7 +4,8 @@
  * (a public card does not route to loopback, private, link-local or metadata addresses), unless the
  * user vouches for that host (`--allow-interface-host`). The classes are those of ipAddresses; the
  * interface's host is judged at connect time by connectGuard, on the addresses the connection uses;
- * the card's host by the addresses its card was fetched from (cardFetcher), not a lookup of its own.
+ * the card's host by the addresses its card was fetched from (cardFetcher), not a lookup of its own;
+ * for a download, the agent's host likewise, or by where relay's calls through an interface connected.
  * `relay check` goes further and sends nothing to another origin without the user's word
  * (programs/check/interfaceHosts.ts); both read the same predicates from here.
  */
@@ -98,19 +99,22 @@ export const rememberCardHost = (state: ClientState, cardUrl: string, addresses:
   Effect.sync(() => {
     const host = hostOfUrl(cardUrl)
     if (host === undefined || addresses === undefined) return
-    const known = state.cardHostAddresses
-    known.delete(host)
-    // As many hosts as cards are kept, the one remembered longest ago making room.
-    for (const oldest of known.keys()) {
-      if (known.size < MAX_CACHED_CARDS) break
-      known.delete(oldest)
-    }
-    known.set(host, addresses)
+    remember(state.cardHostAddresses, host, addresses)
   })
 
+/** Sets `host` in `known` as its newest entry; as many hosts as cards are kept, the one remembered longest ago making room. */
+const remember = <A>(known: Map<string, A>, host: string, value: A) => {
+  known.delete(host)
+  for (const oldest of known.keys()) {
+    if (known.size < MAX_CACHED_CARDS) break
+    known.delete(oldest)
+  }
+  known.set(host, value)
+}
+
 /**
- * The classes of address the host of `url` (a card's, or an agent's) reaches: those of the
- * addresses its card was fetched from, when relay fetched it; else as the host resolves now.
+ * The classes of address the host of the card at `url` reaches: those of the addresses the card
+ * was fetched from, when relay fetched it; else as the host resolves now.
  * A later lookup, which the host's DNS could answer with 127.0.0.1, does not widen them.
  */
 export const cardHostReach = (state: ClientState, url: string): Effect.Effect<ReadonlyArray<AddressClass>> =>
@@ -126,6 +130,22 @@ export const reachFrom = (
   // A host that no longer resolves reaches no class: every ruled interface is then refused.
   return Effect.promise(() => state.addressing.cardHostClasses(hostOfUrl(url) ?? "").catch(() => []))
 }
+
+/**
+ * The classes of address the agent's host reaches (the host of `agentUrl`), for a file on another
+ * origin (downloads.ts): those of the address relay connected to it at, fetching its card or
+ * calling it through a ruled interface; an IP literal (or localhost) is its own class. Undefined
+ * when relay has not connected to the host in this process: it is not looked up.
+ */
+export const agentHostReach = (state: ClientState, agentUrl: string): Effect.Effect<ReadonlyArray<AddressClass> | undefined> =>
+  Effect.suspend(() => {
+    const host = hostOfUrl(agentUrl) ?? ""
+    // A literal is judged without a lookup (classesOfHost); the addressing still says it, as tests model hosts there.
+    if (hostClasses(host) !== undefined) return reachFrom(state, agentUrl, undefined)
+    const called = state.interfaceHostAddresses.get(host)
+    const addresses = state.cardHostAddresses.get(host) ?? (called === undefined ? undefined : [called])
+    return addresses === undefined ? Effect.succeed(undefined) : reachFrom(state, agentUrl, addresses)
+  })
 
 /**
  * The card's endpoints with the rule applied: those it governs carry the classes of the card's host
@@ -147,8 +167,10 @@ export const stateFor = (state: ClientState, endpoint: Endpoint): Effect.Effect<
   const key = reachKey(reach)
   const known = state.guardedClients.get(key)
   if (known !== undefined) return Effect.succeed({ ...state, http: known })
-  // One client per set of classes (a handful at most), living as long as the A2A client.
-  return guardedHttpClient(judgeWithin({ classes: reach, ...INTERFACE_RULE }), state.addressing.resolve).pipe(
+  // One client per set of classes (a handful at most), living as long as the A2A client. Where it
+  // connects is recorded: a host called through it has that address's class (agentHostReach).
+  const record = (hostname: string, address: string) => remember(state.interfaceHostAddresses, hostname, address)
+  return guardedHttpClient(judgeWithin({ classes: reach, ...INTERFACE_RULE }), state.addressing.resolve, record).pipe(
     Scope.extend(state.scope),
     Effect.map((http: HttpClient.HttpClient) => {
       state.guardedClients.set(key, http)

@@ -34,6 +34,8 @@ export interface ClientState {
   readonly addressing: Addressing
   /** The addresses each card host was connected at when its card was last fetched, by host (bounded where it is filled). */
   readonly cardHostAddresses: Map<string, ReadonlyArray<string>>
+  /** The address relay's calls through a ruled interface last connected each host name at (bounded where it is filled). */
+  readonly interfaceHostAddresses: Map<string, string>
   /** The HTTP clients that hold ruled interfaces to a set of address classes, by that set. */
   readonly guardedClients: Map<string, HttpClient.HttpClient>
   /** The service's scope: the guarded clients close with it. */
