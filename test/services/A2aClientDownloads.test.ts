@@ -62,6 +62,7 @@ describe("A2aClient.download", () => {
     const result = await download(`${internal.baseUrl}/files/x`, { agentClasses: ["public"] })
     expect(result._tag).toBe("Left")
     expect(result._tag === "Left" ? result.left : undefined).toMatchObject({ code: "interface_host_refused" })
+    expect(result._tag === "Left" ? result.left.message : "").toMatch(/loopback address, and the agent's host is public: relay fetches/)
     expect(internal.requestCount()).toBe(before)
   })
 

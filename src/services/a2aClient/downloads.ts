@@ -26,7 +26,7 @@ const downloadState = (state: ClientState, target: Target, url: string) =>
     // the agent's DNS points for that one question, 127.0.0.1 included. Only a connection relay
     // already made to the agent says where its answers came from; the user can vouch for the host.
     if (reach === undefined) return yield* new InterfaceHostRefused({ url, reason: unconnected(target) })
-    return yield* stateFor(state, { url, binding: "HTTP+JSON", version: "1.0", reach })
+    return yield* stateFor(state, { url, binding: "HTTP+JSON", version: "1.0", reach }, "download")
   })
 
 const unconnected = (target: Target) =>

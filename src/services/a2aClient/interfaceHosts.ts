@@ -48,6 +48,10 @@ interface Reach {
 }
 
 const INTERFACE_RULE = { of: "the card's own host", rule: "relay keeps a card's interfaces on its card's class of address" }
+const DOWNLOAD_RULE = {
+  of: "the agent's host",
+  rule: "relay fetches an answer's files on another origin only on its agent's class of address"
+}
 const CATALOG_RULE = { of: "the catalog's host", rule: "relay fetches a catalog's cards only on its catalog's class of address" }
 
 /** Refuses every address outside the classes (a name's addresses are said by the lookup). */
@@ -160,17 +164,28 @@ export const withInterfaceRule = (state: ClientState, target: Target, cardUrl: s
 
 const reachKey = (reach: ReadonlyArray<AddressClass>) => [...new Set(reach)].sort().join(",")
 
+/** What a held client's requests are: calls through a card's interface, or an answer's files (downloads.ts). */
+export type HeldRequests = "interface" | "download"
+
+/** A client's judge, and what it is told of each connection: only a call's says where the agent is (agentHostReach). */
+const heldBy = (state: ClientState, reach: ReadonlyArray<AddressClass>, held: HeldRequests) =>
+  held === "interface"
+    ? {
+      judge: judgeWithin({ classes: reach, ...INTERFACE_RULE }),
+      record: (hostname: string, address: string) => remember(state.interfaceHostAddresses, hostname, address)
+    }
+    : { judge: judgeWithin({ classes: reach, ...DOWNLOAD_RULE }), record: undefined }
+
 /** The client state an endpoint's requests use: with an HTTP client held to its reach when it has one. */
-export const stateFor = (state: ClientState, endpoint: Endpoint): Effect.Effect<ClientState> => {
+export const stateFor = (state: ClientState, endpoint: Endpoint, held: HeldRequests = "interface"): Effect.Effect<ClientState> => {
   const reach = endpoint.reach
   if (reach === undefined) return Effect.succeed(state)
-  const key = reachKey(reach)
+  const key = `${held}:${reachKey(reach)}`
   const known = state.guardedClients.get(key)
   if (known !== undefined) return Effect.succeed({ ...state, http: known })
-  // One client per set of classes (a handful at most), living as long as the A2A client. Where it
-  // connects is recorded: a host called through it has that address's class (agentHostReach).
-  const record = (hostname: string, address: string) => remember(state.interfaceHostAddresses, hostname, address)
-  return guardedHttpClient(judgeWithin({ classes: reach, ...INTERFACE_RULE }), state.addressing.resolve, record).pipe(
+  // One client per set of classes and kind of request (a handful at most), living as long as the A2A client.
+  const { judge, record } = heldBy(state, reach, held)
+  return guardedHttpClient(judge, state.addressing.resolve, record).pipe(
     Scope.extend(state.scope),
     Effect.map((http: HttpClient.HttpClient) => {
       state.guardedClients.set(key, http)

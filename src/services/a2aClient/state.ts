@@ -36,7 +36,7 @@ export interface ClientState {
   readonly cardHostAddresses: Map<string, ReadonlyArray<string>>
   /** The address relay's calls through a ruled interface last connected each host name at (bounded where it is filled). */
   readonly interfaceHostAddresses: Map<string, string>
-  /** The HTTP clients that hold ruled interfaces to a set of address classes, by that set. */
+  /** The HTTP clients that hold ruled interfaces (or downloads) to a set of address classes, by kind and set. */
   readonly guardedClients: Map<string, HttpClient.HttpClient>
   /** The service's scope: the guarded clients close with it. */
   readonly scope: Scope.Scope
