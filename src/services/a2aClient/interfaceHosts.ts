@@ -144,7 +144,7 @@ export const reachFrom = (
 export const agentHostReach = (state: ClientState, agentUrl: string): Effect.Effect<ReadonlyArray<AddressClass> | undefined> =>
   Effect.suspend(() => {
     const host = hostOfUrl(agentUrl) ?? ""
-    // A literal is judged without a lookup (classesOfHost); the addressing still says it, as tests model hosts there.
+    // A literal (or localhost) is its own class: the addressing says it without a lookup (classesOfHost).
     if (hostClasses(host) !== undefined) return reachFrom(state, agentUrl, undefined)
     const called = state.interfaceHostAddresses.get(host)
     const addresses = state.cardHostAddresses.get(host) ?? (called === undefined ? undefined : [called])
