@@ -21,7 +21,8 @@ export const BEHAVIOUR_NAMES = [
   "ask-twice",
   "chunks-and-parts",
   "chunks-then-whole",
-  "files-and-data"
+  "files-and-data",
+  "echo-secret"
 ] as const
 
 export type BehaviourName = (typeof BEHAVIOUR_NAMES)[number]
@@ -86,6 +87,8 @@ export interface BehaviourTurn {
   isCancelled(): boolean
   /** The peer's own base URL (no trailing slash), for the files it serves by URL. */
   readonly agentBaseUrl: string
+  /** The bearer token or API key the request carried (the v1.0 peer only). */
+  readonly presentedSecret: string | undefined
 }
 
 export type Behaviour = (turn: BehaviourTurn, emit: BehaviourEmitter) => Promise<void>
@@ -271,6 +274,21 @@ const filesAndData: Behaviour = async (turn, emit) => {
   emit.status("completed", FILES_AND_DATA_TEXT)
 }
 
+/** What `echo-secret` answers: the secret its request carried, as careless agents echo their headers. */
+export const secretEchoText = (secret: string | undefined): string => `you sent ${secret ?? "no secret"}`
+export const secretEchoData = (secret: string | undefined): Readonly<Record<string, unknown>> => ({ received: { credential: secret ?? null } })
+
+// The secret in the answer's text, a data part and the task's status message.
+const echoSecret: Behaviour = async (turn, emit) => {
+  openTask(turn, emit)
+  const parts: ReadonlyArray<NeutralPart> = [
+    { kind: "text", text: secretEchoText(turn.presentedSecret) },
+    { kind: "data", data: secretEchoData(turn.presentedSecret) }
+  ]
+  emit.artifact({ artifactId: "echo", name: "echo", parts }, WHOLE)
+  emit.status("completed", secretEchoText(turn.presentedSecret))
+}
+
 /** A streamed text artifact and a data artifact: the task every door must render alike. */
 export const STREAMED_PIECES = ["alpha ", "beta ", "gamma"] as const
 export const FACTS_DATA = { total: 3 } as const
@@ -317,7 +335,8 @@ export const behaviours: Readonly<Record<BehaviourName, Behaviour>> = {
   "ask-twice": askTwice,
   "chunks-and-parts": chunksAndParts,
   "chunks-then-whole": chunksThenWhole,
-  "files-and-data": filesAndData
+  "files-and-data": filesAndData,
+  "echo-secret": echoSecret
 }
 
 const DIRECTIVE = /^\s*behaviour:(\S+)\s*/
@@ -365,6 +384,7 @@ export interface TurnInput {
   /** Raw texts of the task's earlier user messages (directives still in), oldest first. */
   readonly earlierUserTexts: ReadonlyArray<string>
   readonly isFollowUp: boolean
+  readonly presentedSecret?: string | undefined
 }
 
 /**
@@ -388,7 +408,8 @@ export class BehaviourRunner {
       earlierUserTexts: input.earlierUserTexts.map((text) => parseDirective(text).rest),
       isFollowUp: input.isFollowUp,
       isCancelled: () => this.stopping || this.cancelled.has(input.taskId),
-      agentBaseUrl: this.agentBaseUrl
+      agentBaseUrl: this.agentBaseUrl,
+      presentedSecret: input.presentedSecret
     }
     this.running.add(input.taskId)
     try {

@@ -77,6 +77,24 @@ export const bearerTokenOf = (header: string | undefined): string | undefined =>
   return match?.[1]
 }
 
+/** The secret a request presented: its bearer token, else its X-API-Key. */
+export const presentedSecretOf = (req: { header(name: string): string | undefined }): string | undefined =>
+  bearerTokenOf(req.header("authorization")) ?? req.header("x-api-key")
+
+/** A peer's user that also keeps the secret its request presented, for the behaviour that echoes it. */
+export class PresentingUser {
+  constructor(
+    private readonly user: { readonly isAuthenticated: boolean; readonly userName: string },
+    readonly presented: string | undefined
+  ) {}
+  get isAuthenticated(): boolean {
+    return this.user.isAuthenticated
+  }
+  get userName(): string {
+    return this.user.userName
+  }
+}
+
 /** Answer 401 the way an auth-protected A2A agent would. */
 export const rejectUnauthorized = (res: http.ServerResponse): void => {
   const body = JSON.stringify({ error: "unauthorized", message: "A valid bearer token is required." })

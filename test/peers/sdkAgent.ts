@@ -25,7 +25,16 @@ import { randomUUID } from "node:crypto"
 import http from "node:http"
 import { BehaviourRunner, CANCELED_TEXT, REPORT, REPORT_PATH } from "./behaviours.js"
 import type { BehaviourEmitter, BehaviourName, ChunkFlags, NeutralArtifact, NeutralPart, NeutralTaskState } from "./behaviours.js"
-import { bearerTokenOf, closeServer, listenOnLoopback, recordRequest, rejectUnauthorized, userBuilderFor } from "./httpUtil.js"
+import {
+  bearerTokenOf,
+  closeServer,
+  listenOnLoopback,
+  presentedSecretOf,
+  PresentingUser,
+  recordRequest,
+  rejectUnauthorized,
+  userBuilderFor
+} from "./httpUtil.js"
 import type { RecordedRequest } from "./httpUtil.js"
 
 export type { RecordedRequest } from "./httpUtil.js"
@@ -221,7 +230,8 @@ class ScriptedExecutor implements AgentExecutor {
         taskId: request.taskId,
         text: textOfMessage(current),
         earlierUserTexts: earlier.map(textOfMessage),
-        isFollowUp: request.task !== undefined
+        isFollowUp: request.task !== undefined,
+        presentedSecret: request.context.user instanceof PresentingUser ? request.context.user.presented : undefined
       },
       new V1Emitter(request, bus)
     )
@@ -372,7 +382,9 @@ export const startSdkAgent = async (options: SdkAgentOptions = {}): Promise<SdkA
     pushSender,
     extendedCard
   )
-  const userBuilder = userBuilderFor(options.requireBearer, UserBuilder.noAuthentication)
+  const checkedUser = userBuilderFor(options.requireBearer, UserBuilder.noAuthentication)
+  const userBuilder = async (req: { header(name: string): string | undefined }) =>
+    new PresentingUser(await checkedUser(req), presentedSecretOf(req))
 
   const requests: RecordedRequest[] = []
   const app = express()

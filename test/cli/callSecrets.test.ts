@@ -1,0 +1,87 @@
+/**
+ * A secret given for a call (--bearer-token, --api-key, …) is never printed back, whoever echoes
+ * it: the built CLI (`npm run build` first) against a peer that echoes the credential it received
+ * in its answer's text, a data part and its status. Every view (human, --json, streamed, NDJSON)
+ * shows the secret masked, as the MCP door does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { maskSecret } from "../../src/domain/secrets.js"
+import { headerOf, rpcMethodOf } from "../helpers/a2aPrograms.js"
+import { requireBuiltRelay, runRelay } from "../helpers/cli.js"
+import { tempHome } from "../helpers/stateHome.js"
+import { secretEchoText } from "../peers/behaviours.js"
+import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
+
+// Long enough to be unmistakable, so "not printed" means something.
+const BEARER = "bearer-secret-0123456789abcdef"
+const API_KEY = "apikey-secret-9876543210fedcba"
+
+const home = tempHome()
+let agent: SdkAgentHandle
+
+beforeAll(async () => {
+  requireBuiltRelay()
+  agent = await startSdkAgent({ behaviour: "echo-secret" })
+})
+
+afterAll(async () => {
+  await agent?.close()
+  home.cleanup()
+})
+
+const relay = (...args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
+
+/** Runs relay and checks the agent did receive `secret`, so the echo it answered held it. */
+const relayWith = async (secret: string, header: string, ...args: ReadonlyArray<string>) => {
+  const before = agent.requests.length
+  const result = await relay(...args)
+  const sends = agent.requests.slice(before).filter((request) => /^Send(Streaming)?Message$/.test(rpcMethodOf(request) ?? ""))
+  expect(sends.length).toBeGreaterThan(0)
+  for (const request of sends) expect(headerOf(request, header)).toContain(secret)
+  return result
+}
+
+const expectMasked = (result: { readonly stdout: string; readonly stderr: string }, secret: string) => {
+  expect(`${result.stdout}${result.stderr}`).not.toContain(secret)
+  expect(result.stdout).toContain(secretEchoText(maskSecret(secret)))
+}
+
+describe("a secret given for the call, echoed by the agent", () => {
+  it("message send --json shows it masked in the answer's text and its data part", async () => {
+    const result = await relayWith(BEARER, "authorization", "message", "send", "--url", agent.baseUrl, "--bearer-token", BEARER, "--json", "hi")
+    expect(result.code, result.stderr).toBe(0)
+    expectMasked(result, BEARER)
+    const answer = JSON.parse(result.stdout) as { readonly text: string; readonly parts: ReadonlyArray<unknown> }
+    expect(answer.text).toContain(secretEchoText(maskSecret(BEARER)))
+    expect(answer.parts).toContainEqual(expect.objectContaining({ data: { received: { credential: maskSecret(BEARER) } } }))
+  })
+
+  it("message send shows it masked in the human view", async () => {
+    const result = await relayWith(API_KEY, "x-api-key", "message", "send", "--url", agent.baseUrl, "--api-key", API_KEY, "hi")
+    expect(result.code, result.stderr).toBe(0)
+    expectMasked(result, API_KEY)
+    // The data part's JSON as the view prints it.
+    expect(result.stdout).toContain(maskSecret(API_KEY))
+    expect(result.stdout).toContain("credential")
+  })
+
+  it("message stream shows it masked as the text streams, and in the NDJSON events with --json", async () => {
+    const streamed = await relayWith(BEARER, "authorization", "message", "stream", "--url", agent.baseUrl, "--bearer-token", BEARER, "hi")
+    expect(streamed.code, streamed.stderr).toBe(0)
+    expectMasked(streamed, BEARER)
+    const events = await relayWith(BEARER, "authorization", "message", "stream", "--url", agent.baseUrl, "--bearer-token", BEARER, "--json", "hi")
+    expect(events.code, events.stderr).toBe(0)
+    expectMasked(events, BEARER)
+    expect(events.stdout.trim().split("\n").length).toBeGreaterThan(1)
+  })
+
+  it("an error that quotes it shows it masked, with --json and without", async () => {
+    // The token typed where the agent's name goes: the error names what it could not find.
+    for (const json of [["--json"], []]) {
+      const result = await relay("message", "send", "--url", BEARER, "--bearer-token", BEARER, ...json, "hi")
+      expect(result.code).toBe(1)
+      expect(`${result.stdout}${result.stderr}`).not.toContain(BEARER)
+      expect(result.stderr).toContain(`No agent is named "${maskSecret(BEARER)}"`)
+    }
+  })
+})
