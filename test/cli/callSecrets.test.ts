@@ -9,7 +9,7 @@ import { maskSecret } from "../../src/domain/secrets.js"
 import { headerOf, rpcMethodOf } from "../helpers/a2aPrograms.js"
 import { requireBuiltRelay, runRelay } from "../helpers/cli.js"
 import { tempHome } from "../helpers/stateHome.js"
-import { secretEchoText } from "../peers/behaviours.js"
+import { secretEchoData, secretEchoText } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 
 // Long enough to be unmistakable, so "not printed" means something.
@@ -31,13 +31,16 @@ afterAll(async () => {
 
 const relay = (...args: ReadonlyArray<string>) => runRelay(args, { stateDir: home.stateDir })
 
-/** Runs relay and checks the agent did receive `secret`, so the echo it answered held it. */
-const relayWith = async (secret: string, header: string, ...args: ReadonlyArray<string>) => {
+const HEADERS = { "bearer-token": "authorization", "api-key": "x-api-key" } as const
+
+/** `relay message <command>` with `secret` as --<option>; the agent did receive it, so the echo it answered held it. */
+const sendWith = async (option: keyof typeof HEADERS, secret: string, command: "send" | "stream", ...rest: ReadonlyArray<string>) => {
   const before = agent.requests.length
-  const result = await relay(...args)
+  const result = await relay("message", command, "--url", agent.baseUrl, `--${option}`, secret, ...rest, "hi")
   const sends = agent.requests.slice(before).filter((request) => /^Send(Streaming)?Message$/.test(rpcMethodOf(request) ?? ""))
   expect(sends.length).toBeGreaterThan(0)
-  for (const request of sends) expect(headerOf(request, header)).toContain(secret)
+  for (const request of sends) expect(headerOf(request, HEADERS[option])).toContain(secret)
+  expect(result.code, result.stderr).toBe(0)
   return result
 }
 
@@ -48,29 +51,22 @@ const expectMasked = (result: { readonly stdout: string; readonly stderr: string
 
 describe("a secret given for the call, echoed by the agent", () => {
   it("message send --json shows it masked in the answer's text and its data part", async () => {
-    const result = await relayWith(BEARER, "authorization", "message", "send", "--url", agent.baseUrl, "--bearer-token", BEARER, "--json", "hi")
-    expect(result.code, result.stderr).toBe(0)
+    const result = await sendWith("bearer-token", BEARER, "send", "--json")
     expectMasked(result, BEARER)
     const answer = JSON.parse(result.stdout) as { readonly text: string; readonly parts: ReadonlyArray<unknown> }
     expect(answer.text).toContain(secretEchoText(maskSecret(BEARER)))
-    expect(answer.parts).toContainEqual(expect.objectContaining({ data: { received: { credential: maskSecret(BEARER) } } }))
+    expect(answer.parts).toContainEqual(expect.objectContaining({ kind: "data", data: secretEchoData(maskSecret(BEARER)) }))
   })
 
-  it("message send shows it masked in the human view", async () => {
-    const result = await relayWith(API_KEY, "x-api-key", "message", "send", "--url", agent.baseUrl, "--api-key", API_KEY, "hi")
-    expect(result.code, result.stderr).toBe(0)
+  it("message send shows it masked in the human view, the data part's JSON too", async () => {
+    const result = await sendWith("api-key", API_KEY, "send")
     expectMasked(result, API_KEY)
-    // The data part's JSON as the view prints it.
-    expect(result.stdout).toContain(maskSecret(API_KEY))
-    expect(result.stdout).toContain("credential")
+    expect(result.stdout).toContain(`"credential": "${maskSecret(API_KEY)}"`)
   })
 
   it("message stream shows it masked as the text streams, and in the NDJSON events with --json", async () => {
-    const streamed = await relayWith(BEARER, "authorization", "message", "stream", "--url", agent.baseUrl, "--bearer-token", BEARER, "hi")
-    expect(streamed.code, streamed.stderr).toBe(0)
-    expectMasked(streamed, BEARER)
-    const events = await relayWith(BEARER, "authorization", "message", "stream", "--url", agent.baseUrl, "--bearer-token", BEARER, "--json", "hi")
-    expect(events.code, events.stderr).toBe(0)
+    expectMasked(await sendWith("bearer-token", BEARER, "stream"), BEARER)
+    const events = await sendWith("bearer-token", BEARER, "stream", "--json")
     expectMasked(events, BEARER)
     expect(events.stdout.trim().split("\n").length).toBeGreaterThan(1)
   })
@@ -81,7 +77,8 @@ describe("a secret given for the call, echoed by the agent", () => {
       const result = await relay("message", "send", "--url", BEARER, "--bearer-token", BEARER, ...json, "hi")
       expect(result.code).toBe(1)
       expect(`${result.stdout}${result.stderr}`).not.toContain(BEARER)
-      expect(result.stderr).toContain(`No agent is named "${maskSecret(BEARER)}"`)
+      const shown = json.length === 0 ? result.stderr : (JSON.parse(result.stderr) as { error: { message: string } }).error.message
+      expect(shown).toContain(`No agent is named "${maskSecret(BEARER)}"`)
     }
   })
 })

@@ -276,7 +276,9 @@ const filesAndData: Behaviour = async (turn, emit) => {
 
 /** What `echo-secret` answers: the secret its request carried, as careless agents echo their headers. */
 export const secretEchoText = (secret: string | undefined): string => `you sent ${secret ?? "no secret"}`
-export const secretEchoData = (secret: string | undefined): Readonly<Record<string, unknown>> => ({ received: { credential: secret ?? null } })
+export const secretEchoData = (secret: string | undefined): Readonly<Record<string, unknown>> => ({
+  received: { credential: secret ?? null }
+})
 
 // The secret in the answer's text, a data part and the task's status message.
 const echoSecret: Behaviour = async (turn, emit) => {
