@@ -8,12 +8,44 @@ export const maskSecret = (secret: string): string => (secret.length >= 16 ? `â€
 /** Secrets shorter than this are not looked for in text (masked or scrubbed): they would match by chance. */
 export const MIN_MASKED_LENGTH = 6
 
+/** The secrets worth looking for, longest first: one that holds another is replaced whole. */
+const lookedFor = (secrets: ReadonlyArray<string | undefined>): ReadonlyArray<string> =>
+  [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_MASKED_LENGTH))]
+    .sort((a, b) => b.length - a.length)
+
+const replaced = (text: string, secrets: ReadonlyArray<string>, shown: (secret: string) => string) =>
+  secrets.reduce((result, secret) => result.replaceAll(secret, shown(secret)), text)
+
 /** `text` with every occurrence of each secret shown as maskSecret shows it (an agent may echo what it was sent). */
-export const maskSecretsIn = (text: string, secrets: ReadonlyArray<string>): string =>
-  secrets.reduce(
-    (shown, secret) => (secret.length < MIN_MASKED_LENGTH ? shown : shown.replaceAll(secret, maskSecret(secret))),
-    text
-  )
+export const maskSecretsIn = (text: string, secrets: ReadonlyArray<string>): string => replaced(text, lookedFor(secrets), maskSecret)
+
+export interface ScrubOptions {
+  /** What stands for a secret; maskSecret by default. */
+  readonly shown?: (secret: string) => string
+  /** A field left as it is (a file's base64 bytes: a secret is never typed there, and a chance match would corrupt it). */
+  readonly keep?: (holder: object, key: string) => boolean
+}
+
+/**
+ * `value` with every occurrence of each secret replaced in every string it holds, however deep: an
+ * agent may echo what it was sent in any field (its text, a data part, a file's name or URL, an
+ * error). Arrays and objects come back as plain copies; with no secret to look for, the value itself.
+ */
+export const scrubSecrets = (value: unknown, secrets: ReadonlyArray<string | undefined>, options: ScrubOptions = {}): unknown => {
+  const present = lookedFor(secrets)
+  if (present.length === 0) return value
+  const shown = options.shown ?? maskSecret
+  const keep = options.keep ?? (() => false)
+  const walk = (inner: unknown): unknown => {
+    if (typeof inner === "string") return replaced(inner, present, shown)
+    if (Array.isArray(inner)) return inner.map(walk)
+    if (typeof inner === "object" && inner !== null) {
+      return Object.fromEntries(Object.entries(inner).map(([key, field]) => [key, keep(inner, key) ? field : walk(field)]))
+    }
+    return inner
+  }
+  return walk(value)
+}
 
 /** A URL fit to print: user info and query (where tokens hide) replaced by "***". */
 export const redactUrl = (url: string): string => {

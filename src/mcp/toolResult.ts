@@ -8,7 +8,7 @@ import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server"
 import { Cause, Effect, Option } from "effect"
 import { answerTooLarge } from "../domain/answerFold.js"
 import { type Described, isDescribed } from "../domain/errors.js"
-import { MIN_MASKED_LENGTH } from "../domain/secrets.js"
+import { scrubSecrets } from "../domain/secrets.js"
 import { assistantHint } from "./hints.js"
 
 export const ERROR_META_KEY = "a2a-relay/error"
@@ -58,17 +58,6 @@ const REDACTED = "[redacted]"
 const isBase64Bytes = (holder: object, key: string) =>
   key === "blob" || (key === "data" && "type" in holder && (holder.type === "image" || holder.type === "audio"))
 
-const scrub = (value: unknown, secrets: ReadonlyArray<string>): unknown => {
-  if (typeof value === "string") return secrets.reduce((text, secret) => text.replaceAll(secret, REDACTED), value)
-  if (Array.isArray(value)) return value.map((item) => scrub(item, secrets))
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, isBase64Bytes(value, key) ? inner : scrub(inner, secrets)])
-    )
-  }
-  return value
-}
-
 /** MCP versions whose content has no `resource_link` (it came in 2025-06-18), and no `audio` (2025-03-26). */
 const BEFORE_RESOURCE_LINKS = new Set(["2024-11-05", "2025-03-26"])
 const BEFORE_AUDIO = "2024-11-05"
@@ -95,10 +84,8 @@ export const forProtocolVersion = (result: CallToolResult, version: string | und
   version === undefined || !BEFORE_RESOURCE_LINKS.has(version) ? result : { ...result, content: result.content.map(knownTo(version)) }
 
 /** The result with every occurrence of the given secrets replaced. */
-export const withoutSecrets = (result: CallToolResult, secrets: ReadonlyArray<string | undefined>): CallToolResult => {
-  const present = secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_MASKED_LENGTH)
-  return present.length === 0 ? result : (scrub(result, present) as CallToolResult)
-}
+export const withoutSecrets = (result: CallToolResult, secrets: ReadonlyArray<string | undefined>): CallToolResult =>
+  scrubSecrets(result, secrets, { shown: () => REDACTED, keep: isBase64Bytes }) as CallToolResult
 
 // ---------------------------------------------------------------------------
 
