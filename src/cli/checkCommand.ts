@@ -33,6 +33,7 @@ import {
   cardUrl,
   json,
   PROTOCOL_VALUES,
+  secretOption,
   verbose,
   wholeNumber
 } from "./options.js"
@@ -85,8 +86,8 @@ const failOn = Options.choice("fail-on", ["must", "should"]).pipe(
   withSuggestions([["must", "Only failed MUST checks (the default)"], ["should", "Failed SHOULD checks and warnings too"]])
 )
 const dryRun = Options.boolean("dry-run").pipe(Options.withDescription("List the checks that would run; send nothing"))
-const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for the agent")
-const apiKey = optional(Options.redacted("api-key"), "API key for the agent, sent in X-API-Key")
+const bearerToken = optional(secretOption("bearer-token"), "Bearer token for the agent")
+const apiKey = optional(secretOption("api-key"), "API key for the agent, sent in X-API-Key")
 
 const splitNames = (values: ReadonlyArray<string>) =>
   values.flatMap((value) => value.split(",")).map((name) => name.trim()).filter((name) => name !== "")

@@ -8,7 +8,7 @@
 import { HelpDoc, ValidationError } from "@effect/cli"
 import { Cause, Data, Effect, Exit } from "effect"
 import { EXIT_FAILURE, EXIT_OK, EXIT_ON_SIGNAL, EXIT_USAGE, type StopSignal } from "./exitCodes.js"
-import { CommandFailed, errorReport, makeStyle, type TaskLeft } from "./output.js"
+import { CommandFailed, errorReport, makeStyle, type TaskLeft, withoutCallSecretsIn } from "./output.js"
 
 /** `--json` anywhere before a `--` (every command spells it the same, options.ts). */
 export const jsonRequested = (argv: ReadonlyArray<string>): boolean => {
@@ -75,8 +75,9 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly messag
 const writeJsonError = (code: string, message: string, hint: string) =>
   process.stderr.write(`${JSON.stringify({ error: { code, message, hint } }, null, 2)}\n`)
 
-/** The `error:` and `hint:` lines of a usage error, as output.ts writes every other error. */
-const reportUsage = (message: string, hint: string, json: boolean) => {
+/** The `error:` and `hint:` lines of a usage error, as output.ts writes every other error (a secret given for the call masked). */
+const reportUsage = (given: string, hint: string, json: boolean) => {
+  const message = withoutCallSecretsIn(given)
   if (json) return writeJsonError("usage", message, hint)
   const style = makeStyle(process.stderr)
   process.stderr.write(`${style.red(`error: ${message}`)}\n${style.dim(`hint: ${hint}`)}\n`)

@@ -14,6 +14,7 @@ import {
   answerFileOptions,
   type AnswerFileValues,
   maxAnswerBytes,
+  secretOption,
   wholeNumber,
   withAgentAccess,
   withAnswerFiles
@@ -35,7 +36,7 @@ const continueSession = Options.boolean("continue").pipe(
   Options.withDescription("Continue the saved conversation with this agent (its context, and its task while it waits for input)")
 )
 const pushUrl = optional(Options.text("push-url"), "Webhook that receives push notifications for the task")
-const pushToken = optional(Options.redacted("push-token"), "Token the agent sends with each notification")
+const pushToken = optional(secretOption("push-token"), "Token the agent sends with each notification")
 const stream = Options.boolean("stream").pipe(Options.withDescription("Stream the answer as it is produced"))
 const file = Options.text("file").pipe(
   Options.withPseudoName("path"),

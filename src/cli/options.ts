@@ -15,7 +15,7 @@ import type { SessionStore } from "../services/SessionStore.js"
 import { numberNeeded } from "./commandLine.js"
 import { withSuggestions, withValuesFrom } from "./commandTree.js"
 import { optional } from "./optional.js"
-import { type CommandFailed, type OutputFlags, render } from "./output.js"
+import { addCallSecret, type CommandFailed, type OutputFlags, render } from "./output.js"
 
 export const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON on stdout"))
 export const verbose = Options.boolean("verbose").pipe(Options.withDescription("Log details to stderr"))
@@ -40,8 +40,18 @@ export const agentUrl = Options.text("url").pipe(
   Options.optional
 )
 
-const bearerToken = optional(Options.redacted("bearer-token"), "Bearer token for this call (overrides saved credentials)")
-const apiKey = optional(Options.redacted("api-key"), "API key for this call, sent in X-API-Key (overrides saved credentials)")
+/**
+ * An option that carries a secret for this call (a token, a key): redacted in Effect's logs, and
+ * masked in whatever relay prints for the call (output.ts), should the agent echo it.
+ */
+export const secretOption = (name: string) =>
+  Options.redacted(name).pipe(Options.map((secret) => {
+    addCallSecret(Redacted.value(secret))
+    return secret
+  }))
+
+const bearerToken = optional(secretOption("bearer-token"), "Bearer token for this call (overrides saved credentials)")
+const apiKey = optional(secretOption("api-key"), "API key for this call, sent in X-API-Key (overrides saved credentials)")
 export const cardUrl = optional(Options.text("card-url"), "Full URL of the agent card, when it is not at the well-known path")
 /** `--card-file`: the agent's card from a file, for an agent (a gRPC-only one) whose card is served at no HTTP path relay can find. */
 export const cardFile = optional(

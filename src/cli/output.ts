@@ -4,6 +4,7 @@
 import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
 import { act, type Hint } from "../domain/hints.js"
+import { maskSecretsIn, scrubSecrets } from "../domain/secrets.js"
 import { exitCodeForError } from "./exitCodes.js"
 import { checkOnTask, terminalHint } from "./hints.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -95,8 +96,26 @@ export const plainWhenNotColored = (stream: NodeJS.WriteStream) => {
       write(typeof chunk === "string" ? chunk.replace(ANSI_SEQUENCE, "") : chunk, ...rest)) as typeof stream.write
 }
 
-export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
-export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
+/**
+ * The secrets given on this command line (options.ts `secretOption`): whatever relay prints for the
+ * call shows them masked, as the MCP door does, since an agent may echo what it was sent. A process
+ * runs one command, so they are kept for the process.
+ */
+const callSecrets: Array<string> = []
+
+export const addCallSecret = (secret: string) => void callSecrets.push(secret)
+
+/** `value` fit to print: this call's secrets masked in every string it holds. */
+const withoutCallSecrets = <A>(value: A): A => scrubSecrets(value, callSecrets) as A
+
+/** `text` fit to print: this call's secrets masked, as typed and as JSON spells them (the printed form of a value not scrubbed before). */
+export const withoutCallSecretsIn = (text: string): string =>
+  maskSecretsIn(text, callSecrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))
+
+export const writeOut = (text: string) =>
+  Effect.sync(() => void process.stdout.write(withoutCallSecretsIn(text.endsWith("\n") ? text : `${text}\n`)))
+export const writeErr = (text: string) =>
+  Effect.sync(() => void process.stderr.write(withoutCallSecretsIn(text.endsWith("\n") ? text : `${text}\n`)))
 
 /** A field: its label, its raw value (null: "none"), and how to paint the value once escaped. */
 export type Field = readonly [label: string, value: string | null, paint?: (text: string) => string]
@@ -146,8 +165,10 @@ const hintWithTask = (hint: Hint, task: TaskLeft): Hint => [
  * running, the hint says how to get back to it and the JSON carries its `task_id` and `context_id`.
  */
 export const errorReport = (described: Described, json: boolean, task?: TaskLeft) => {
-  const { code, message } = described
-  const hint = terminalHint(task === undefined ? described.hint : hintWithTask(described.hint, task))
+  const code = described.code
+  // Masked before escaping and indenting, which could split a secret the text holds.
+  const message = withoutCallSecretsIn(described.message)
+  const hint = withoutCallSecretsIn(terminalHint(task === undefined ? described.hint : hintWithTask(described.hint, task)))
   const style = makeStyle(process.stderr)
   const ids = task === undefined ? {} : { task_id: task.taskId, context_id: task.contextId }
   return json
@@ -160,8 +181,8 @@ export const reportError = (error: unknown, json: boolean, task?: TaskLeft) =>
 
 /**
  * Runs a program for a command and renders its result: JSON on --json (one line when it ends an
- * NDJSON stream of events, else indented), else the human view. Failures are reported on stderr
- * and become a non-zero exit code. Returns the result.
+ * NDJSON stream of events, else indented), else the human view, this call's secrets masked in
+ * either. Failures are reported on stderr and become a non-zero exit code. Returns the result.
  */
 export const render = <A, E extends Described | CommandFailed, R>(
   flags: OutputFlags,
@@ -171,11 +192,14 @@ export const render = <A, E extends Described | CommandFailed, R>(
 ): Effect.Effect<A, CommandFailed, R> =>
   program.pipe(
     Effect.matchEffect({
-      onSuccess: (result) =>
-        Effect.as(
-          writeOut(flags.json ? JSON.stringify(result, null, json === "line" ? undefined : 2) : human(result, makeStyle(process.stdout))),
+      onSuccess: (result) => {
+        // Masked in the value, before a view cuts, wraps or escapes what it shows.
+        const shown = withoutCallSecrets(result)
+        return Effect.as(
+          writeOut(flags.json ? JSON.stringify(shown, null, json === "line" ? undefined : 2) : human(shown, makeStyle(process.stdout))),
           result
-        ),
+        )
+      },
       // A CommandFailed was reported where it happened.
       onFailure: (error) => (error instanceof CommandFailed ? Effect.fail(error) : reportError(error, flags.json))
     }),

@@ -7,7 +7,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { RequestTimeout } from "../domain/clientErrors.js"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { interruptedWhileFollowing } from "./ending.js"
-import { type CommandFailed, makeStyle, reportError, type TaskLeft, writeErr, writeOut } from "./output.js"
+import { type CommandFailed, makeStyle, reportError, type TaskLeft, withoutCallSecretsIn, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /**
@@ -56,7 +56,7 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
         printedText = true
         textEndsLine = update.delta.endsWith("\n")
         answerLineOpen = !textEndsLine
-        yield* Effect.sync(() => process.stdout.write(`${freshLine}${escapeForTerminal(update.delta, "lines")}`))
+        yield* Effect.sync(() => process.stdout.write(`${freshLine}${escapeForTerminal(withoutCallSecretsIn(update.delta), "lines")}`))
       }
       const status = statusWorthShowing(update) ? ` ${escapeForTerminal(update.status)}` : ""
       const line = `[${escapeForTerminal(update.view.state)}]${status}`

@@ -12,6 +12,7 @@ import {
   answerFileOptions,
   historyLength,
   maxAnswerBytes,
+  secretOption,
   taskIdArg,
   wholeNumber,
   withAgentAccess,
@@ -120,7 +121,7 @@ const list = Command.make(
 // task notification …
 
 const webhookUrl = Options.text("webhook-url").pipe(Options.withDescription("The URL that receives the notifications"))
-const webhookToken = optional(Options.redacted("webhook-token"), "Token the agent sends with each notification")
+const webhookToken = optional(secretOption("webhook-token"), "Token the agent sends with each notification")
 const configId = Options.text("config-id").pipe(Options.withDescription("The push config's id"))
 
 const notificationSet = Command.make(
