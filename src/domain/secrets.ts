@@ -19,6 +19,12 @@ const replaced = (text: string, secrets: ReadonlyArray<string>, shown: (secret: 
 /** `text` with every occurrence of each secret shown as maskSecret shows it (an agent may echo what it was sent). */
 export const maskSecretsIn = (text: string, secrets: ReadonlyArray<string>): string => replaced(text, lookedFor(secrets), maskSecret)
 
+const isPlainObject = (value: unknown): value is object => {
+  if (typeof value !== "object" || value === null) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
 export interface ScrubOptions {
   /** What stands for a secret; maskSecret by default. */
   readonly shown?: (secret: string) => string
@@ -29,7 +35,9 @@ export interface ScrubOptions {
 /**
  * `value` with every occurrence of each secret replaced in every string it holds, however deep: an
  * agent may echo what it was sent in any field (its text, a data part, a file's name or URL, an
- * error). Arrays and objects come back as plain copies; with no secret to look for, the value itself.
+ * error). Arrays and plain objects come back as copies; anything else (a class instance, a Date,
+ * bytes) as it is, since a copy would lose what it is: where it is printed, its text is masked
+ * instead. With no secret to look for, the value itself.
  */
 export const scrubSecrets = (value: unknown, secrets: ReadonlyArray<string | undefined>, options: ScrubOptions = {}): unknown => {
   const present = lookedFor(secrets)
@@ -39,7 +47,7 @@ export const scrubSecrets = (value: unknown, secrets: ReadonlyArray<string | und
   const walk = (inner: unknown): unknown => {
     if (typeof inner === "string") return replaced(inner, present, shown)
     if (Array.isArray(inner)) return inner.map(walk)
-    if (typeof inner === "object" && inner !== null) {
+    if (isPlainObject(inner)) {
       return Object.fromEntries(Object.entries(inner).map(([key, field]) => [key, keep(inner, key) ? field : walk(field)]))
     }
     return inner

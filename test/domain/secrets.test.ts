@@ -19,6 +19,21 @@ describe("scrubSecrets", () => {
     expect(maskSecretsIn(`x${TOKEN}y`, [inner, TOKEN])).toBe(`x${maskSecret(TOKEN)}y`)
   })
 
+  it("copies plain objects and arrays only: a class instance, a Date or bytes come back as they are (their printed text is masked)", () => {
+    class Held {
+      constructor(readonly text: string) {}
+    }
+    const bytes = new Uint8Array(1024)
+    const held = new Held(TOKEN)
+    const when = new Date(0)
+    const scrubbed = scrubSecrets({ bytes, held, when, list: [held], text: TOKEN }, [TOKEN]) as Record<string, unknown>
+    expect(scrubbed["bytes"]).toBe(bytes)
+    expect(scrubbed["held"]).toBe(held)
+    expect(scrubbed["when"]).toBe(when)
+    expect(scrubbed["list"]).toEqual([held])
+    expect(scrubbed["text"]).toBe(maskSecret(TOKEN))
+  })
+
   it("leaves the fields `keep` names as they are, and the value itself with no secret to look for", () => {
     const value = { data: TOKEN, name: TOKEN }
     expect(scrubSecrets(value, [TOKEN], { keep: (_, key) => key === "data" })).toEqual({ data: TOKEN, name: maskSecret(TOKEN) })
