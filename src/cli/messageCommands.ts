@@ -166,7 +166,7 @@ const run = (values: MessageValues, streaming: boolean) =>
     return render(values, handle.around(values.json)(program), (result, style) => {
       // Streamed text is already on screen; end its line and show the summary.
       const streamedText = progress.printedText()
-      return `${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
+      return `${progress.unprinted()}${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`
     }, events ? "line" : "indented").pipe(
       Effect.tap(failWhenCut(values.json)),
       Effect.tap(failWhenTaskFailed),

@@ -4,7 +4,7 @@
 import { Data, Effect, Logger, LogLevel } from "effect"
 import { type Described, isDescribed } from "../domain/errors.js"
 import { act, type Hint } from "../domain/hints.js"
-import { maskSecretsIn, scrubSecrets } from "../domain/secrets.js"
+import { maskSecretsIn, MIN_MASKED_LENGTH, scrubSecrets } from "../domain/secrets.js"
 import { exitCodeForError } from "./exitCodes.js"
 import { checkOnTask, terminalHint } from "./hints.js"
 import { escapeForTerminal } from "./terminalText.js"
@@ -111,6 +111,43 @@ const withoutCallSecrets = <A>(value: A): A => scrubSecrets(value, callSecrets) 
 /** `text` fit to print: this call's secrets masked, as typed and as JSON spells them (the printed form of a value not scrubbed before). */
 export const withoutCallSecretsIn = (text: string): string =>
   maskSecretsIn(text, callSecrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))
+
+/**
+ * Text streamed to the terminal piece by piece with this call's secrets masked across pieces: the
+ * end of a piece that may begin a secret waits for the next piece (at most a secret's length), and
+ * `rest` gives back what still waits when the stream ends.
+ */
+export const secretSafeText = () => {
+  let held = ""
+  return {
+    take: (piece: string): string => {
+      const text = withoutCallSecretsIn(held + piece)
+      const waiting = secretStartAtEnd(text)
+      held = text.slice(text.length - waiting)
+      return text.slice(0, text.length - waiting)
+    },
+    rest: (): string => {
+      const rest = held
+      held = ""
+      return rest
+    }
+  }
+}
+
+/** Length of the longest end of `text` that a secret of this call begins with (and goes on past). */
+const secretStartAtEnd = (text: string): number => {
+  let longest = 0
+  for (const secret of callSecrets) {
+    if (secret.length < MIN_MASKED_LENGTH) continue
+    for (let length = Math.min(secret.length - 1, text.length); length > longest; length--) {
+      if (secret.startsWith(text.slice(text.length - length))) {
+        longest = length
+        break
+      }
+    }
+  }
+  return longest
+}
 
 export const writeOut = (text: string) =>
   Effect.sync(() => void process.stdout.write(withoutCallSecretsIn(text.endsWith("\n") ? text : `${text}\n`)))

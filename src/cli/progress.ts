@@ -7,7 +7,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { RequestTimeout } from "../domain/clientErrors.js"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { interruptedWhileFollowing } from "./ending.js"
-import { type CommandFailed, makeStyle, reportError, type TaskLeft, withoutCallSecretsIn, writeErr, writeOut } from "./output.js"
+import { type CommandFailed, makeStyle, reportError, secretSafeText, type TaskLeft, writeErr, writeOut } from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /**
@@ -30,8 +30,11 @@ const updateEvent = (update: TaskUpdate) =>
   })
 
 /** While the agent is still at work its status message is news ("thinking…"); once settled it is the answer, shown in the summary. */
-const statusWorthShowing = (update: TaskUpdate) =>
-  update.status !== "" && (update.view.state === "working" || update.view.state === "submitted")
+const stillAtWork = (update: TaskUpdate) => update.view.state === "working" || update.view.state === "submitted"
+
+const statusWorthShowing = (update: TaskUpdate) => update.status !== "" && stillAtWork(update)
+
+const shownText = (text: string) => escapeForTerminal(text, "lines")
 
 /**
  * `streamText` prints the answer to stdout as it arrives (only when streaming without --json: a
@@ -45,6 +48,9 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
   let answerLineOpen = false
   let textEndsLine = true
   const waiting = waitingLine(options.showStates && process.stderr.isTTY === true, () => !printedText)
+  // The answer's text with this call's secrets masked, however the pieces cut them (output.ts).
+  const streamed = secretSafeText()
+  const unprinted = () => shownText(streamed.rest())
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
       if (options.events === true) return yield* writeOut(updateEvent(update))
@@ -53,11 +59,14 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
       if (options.streamText && update.delta !== "") {
         // What is printed cannot be taken back: a replaced artifact is printed afresh, on a line of its own.
         const freshLine = update.replaced && !textEndsLine ? "\n" : ""
+        const before = update.replaced ? streamed.rest() : ""
         printedText = true
         textEndsLine = update.delta.endsWith("\n")
         answerLineOpen = !textEndsLine
-        yield* Effect.sync(() => process.stdout.write(`${freshLine}${escapeForTerminal(withoutCallSecretsIn(update.delta), "lines")}`))
+        const now = streamed.take(update.delta)
+        yield* Effect.sync(() => process.stdout.write(`${shownText(before)}${freshLine}${shownText(now)}`))
       }
+      if (options.streamText && !stillAtWork(update)) yield* Effect.sync(() => process.stdout.write(unprinted()))
       const status = statusWorthShowing(update) ? ` ${escapeForTerminal(update.status)}` : ""
       const line = `[${escapeForTerminal(update.view.state)}]${status}`
       if (options.showStates && line !== shown) {
@@ -69,7 +78,8 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
         yield* writeErr(`${breakLine}${makeStyle(process.stderr).dim(line)}`)
       }
     })
-  return { onUpdate, printedText: () => printedText, whileWaiting: waiting.around }
+  /** `unprinted`: the end of the streamed text still held back (the stream ended before the task settled), to print before the summary. */
+  return { onUpdate, printedText: () => printedText, unprinted, whileWaiting: waiting.around }
 }
 
 /**

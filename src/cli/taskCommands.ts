@@ -58,7 +58,7 @@ const resubscribeCommand = Command.make(
   { ...agentOptions, maxAnswerBytes, ...answerFileOptions, taskId: taskIdArg },
   (values) =>
     withAgentAccess(values, (access) => {
-      const { onUpdate } = progressPrinter({ streamText: !values.json, showStates: !values.json })
+      const { onUpdate, unprinted } = progressPrinter({ streamText: !values.json, showStates: !values.json })
       const following = withAnswerFiles(
         values,
         (answerFiles) => resubscribe({ ...taskInput(access, values), maxAnswerBytes: values.maxAnswerBytes, onUpdate, answerFiles })
@@ -66,7 +66,7 @@ const resubscribeCommand = Command.make(
       // The text was streamed: the files follow the summary.
       return render(values, following, (view, style) => {
         const files = answerBody(view, true)
-        return `\n${taskLines(style, view)}${files === "" ? "" : `\n\n${files}`}`
+        return `${unprinted()}\n${taskLines(style, view)}${files === "" ? "" : `\n\n${files}`}`
       }).pipe(Effect.tap(failWhenCut(values.json)))
     })
 ).pipe(Command.withDescription("Follow a running task's stream again (after a disconnect)"))
