@@ -113,6 +113,13 @@ const closeDropping = async (server: McpServer, pace: Backpressure) => {
   pace.dropAll()
 }
 
+/**
+ * Every place is held by a session being opened (a burst of new clients): refused rather than
+ * queued, so a flood holds no server; those places are soon filled or given back.
+ */
+const noPlace = (res: Response, sessions: { readonly max: number }) =>
+  jsonRpcError(res, 503, `Busy: each of the ${sessions.max} MCP session places is held by a client opening a session; try again shortly`)
+
 interface StreamableSession {
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly pace: Backpressure
@@ -169,26 +176,33 @@ const mountStreamableHttp = (
     if (!isInitializeRequest(req.body)) {
       return jsonRpcError(res, 400, "No session: start with an initialize request (2025-11-25), or send the 2026-07-28 _meta")
     }
-    await sessions.makeRoom()
-    // A client gone while room was made would get a session nobody can use, holding a place.
-    if (res.closed) return
-    const server = makeServer("legacy")
-    const close = () => closeDropping(server, pace)
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      // Resumable streams: event ids, and a `retry` hint for reconnecting clients.
-      eventStore: makeEventStore(),
-      retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: (id) => sessions.add(id, { transport: { transport, pace }, close }),
-      onsessionclosed: (id) => sessions.remove(id)
+    const opened = await sessions.withPlace(async (place) => {
+      // A client gone while room was made would get a session nobody can use, holding a place.
+      if (res.closed) return
+      const server = makeServer("legacy")
+      const close = () => closeDropping(server, pace)
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        // Resumable streams: event ids, and a `retry` hint for reconnecting clients.
+        eventStore: makeEventStore(),
+        retryInterval: SSE_RETRY_MS,
+        onsessioninitialized: (id) => place.fill(id, { transport: { transport, pace }, close }),
+        onsessionclosed: (id) => sessions.remove(id)
+      })
+      const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
+      }
+      try {
+        await server.connect(transport)
+        route(transport)
+        await serveStreamable({ transport, pace }, req, res)
+      } finally {
+        // An initialize the SDK refused (or a failure) opened no session: nothing will close its server.
+        if (!place.filled()) await close()
+      }
     })
-    const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
-    }
-    await server.connect(transport)
-    route(transport)
-    await serveStreamable({ transport, pace }, req, res)
+    if (!opened) noPlace(res, sessions)
   })
   return sessions
 }
@@ -215,21 +229,23 @@ class PacedSse extends SSEServerTransport {
 /** The older HTTP+SSE transport: GET /sse opens a session, POST /messages?sessionId=… feeds it. */
 const mountSse = (app: App, makeServer: ServerFactory, sessions: SessionTable<PacedSse>, limits: SessionPace) => {
   app.get("/sse", async (_req: Request, res: Response) => {
-    await sessions.makeRoom()
-    // A client gone while room was made: its close came before the listener below, so its
-    // session would stay open, holding a place, until evicted.
-    if (res.closed) return
-    const server = makeServer("legacy")
-    const close = () => closeDropping(server, pace)
-    const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
-    const transport = new PacedSse("/messages", res, pace)
-    sessions.add(transport.sessionId, { transport, close })
-    res.on("close", () => {
-      sessions.remove(transport.sessionId)
-      server.close().catch(() => undefined)
+    const opened = await sessions.withPlace(async (place) => {
+      // A client gone while room was made: its close came before the listener below, so its
+      // session would stay open, holding a place, until evicted.
+      if (res.closed) return
+      const server = makeServer("legacy")
+      const close = () => closeDropping(server, pace)
+      const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
+      const transport = new PacedSse("/messages", res, pace)
+      place.fill(transport.sessionId, { transport, close })
+      res.on("close", () => {
+        sessions.remove(transport.sessionId)
+        server.close().catch(() => undefined)
+      })
+      await server.connect(transport)
+      route(transport)
     })
-    await server.connect(transport)
-    route(transport)
+    if (!opened) noPlace(res, sessions)
   })
   app.post("/messages", async (req: Request, res: Response) => {
     const sessionId = typeof req.query["sessionId"] === "string" ? req.query["sessionId"] : ""

@@ -3,6 +3,9 @@
  * session closes the least recently used one: clients that never end their sessions (no DELETE,
  * no disconnect) cannot grow the server without bound, and the client of a closed session gets
  * 404 and initializes again, as the MCP spec's session management says.
+ *
+ * A session being opened holds a place from the moment room is made for it until it is added or
+ * given up: opens at the same time would otherwise each see room and all be made.
  */
 
 export interface OpenSession<T> {
@@ -11,9 +14,42 @@ export interface OpenSession<T> {
   readonly close: () => Promise<void>
 }
 
+/** A place held for one session being opened. */
+export interface Place<T> {
+  /** Puts the opened session in the place. */
+  readonly fill: (id: string, session: OpenSession<T>) => void
+  /** Whether `fill` was called. */
+  readonly filled: () => boolean
+}
+
 export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void) => {
   const open = new Map<string, OpenSession<T>>()
+  let opening = 0
+
+  /** Closes the least recently used session, its place taken over by the caller. */
+  const evictOne = async () => {
+    const [oldest] = open
+    if (oldest === undefined) return false
+    const [id, session] = oldest
+    open.delete(id)
+    onEvicted(id)
+    opening += 1
+    // The evicted server holds the place until closed, so the new one is made only after.
+    await session.close().catch(() => undefined)
+    return true
+  }
+
+  /** A place, evicting one session if none is free; false when every place is an open in progress. */
+  const takePlace = async () => {
+    if (open.size + opening < max) {
+      opening += 1
+      return true
+    }
+    return evictOne()
+  }
+
   return {
+    max,
     /** The session's transport, now the most recently used; undefined when it is not open. */
     use: (id: string): T | undefined => {
       const session = open.get(id)
@@ -22,16 +58,33 @@ export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void
       open.set(id, session)
       return session.transport
     },
-    add: (id: string, session: OpenSession<T>) => void open.set(id, session),
     remove: (id: string) => void open.delete(id),
-    /** Closes the least recently used sessions until one more fits. */
-    makeRoom: async () => {
-      for (const [id, session] of open) {
-        if (open.size < max) return
-        open.delete(id)
-        onEvicted(id)
-        await session.close().catch(() => undefined)
+    /**
+     * Runs `run` with a place for one session, making room for it, and gives the place back if
+     * `run` ends (or fails) without filling it. False, without running it, when every place is
+     * held by an open in progress: evicting one of those would only hand its place on.
+     */
+    withPlace: async (run: (place: Place<T>) => Promise<void>): Promise<boolean> => {
+      if (!(await takePlace())) return false
+      let state: "held" | "filled" | "given back" = "held"
+      const place: Place<T> = {
+        fill: (id, session) => {
+          if (state !== "held") throw new Error(`MCP session ${id}: its place was ${state}`)
+          state = "filled"
+          opening -= 1
+          open.set(id, session)
+        },
+        filled: () => state === "filled"
       }
+      try {
+        await run(place)
+      } finally {
+        if (state === "held") {
+          state = "given back"
+          opening -= 1
+        }
+      }
+      return true
     },
     closeAll: () => Promise.allSettled([...open.values()].map((session) => session.close()))
   }

@@ -18,6 +18,7 @@ import * as Net from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { type HttpOptions, serveHttp } from "../../src/mcp/httpTransports.js"
 import { waitUntil } from "../helpers/a2aPrograms.js"
+import { initializeRequest } from "../helpers/mcpMessages.js"
 
 const scopes: Array<Scope.CloseableScope> = []
 const clients: Array<Client> = []
@@ -25,6 +26,8 @@ const clients: Array<Client> = []
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((client) => client.close()))
   for (const scope of scopes.splice(0)) await Effect.runPromise(Scope.close(scope, Exit.void))
+  alive.clear()
+  mostAlive = 0
 })
 
 /** Resolves the calls of the `hold` tool waiting so far. */
@@ -36,17 +39,23 @@ let closeGate: Promise<void> = Promise.resolve()
 let closesStarted = 0
 let closesEnded = 0
 let serversMade = 0
+/** The servers made and not yet closed, and the most there were at once. */
+const alive = new Set<McpServer>()
+let mostAlive = 0
 
 /** A server with a tool that answers at once, so a session can be seen to work, and one that waits for `release`. */
 const makeServer = () => {
   const server = new McpServer({ name: "sessions-test", version: "1.0.0" })
   serversMade += 1
+  alive.add(server)
+  mostAlive = Math.max(mostAlive, alive.size)
   const close = server.close.bind(server)
   server.close = async () => {
     closesStarted += 1
     await closeGate
     await close()
     closesEnded += 1
+    alive.delete(server)
   }
   server.registerTool("ping", { description: "answers pong" }, async () => ({ content: [{ type: "text", text: "pong" }] }))
   server.registerTool("hold", { description: "answers when released" }, async () => {
@@ -70,6 +79,17 @@ const connect = async (kind: HttpOptions["kind"], url: URL) => {
   await client.connect(kind === "streamable-http" ? new StreamableHTTPClientTransport(url) : new SSEClientTransport(url))
   return client
 }
+
+/** Opens a session as `kind` does (GET /sse, or POST of initialize to /mcp) without an SDK client, which would reconnect. */
+const openRaw = (kind: HttpOptions["kind"], url: URL, signal: AbortSignal) =>
+  kind === "sse"
+    ? fetch(url, { headers: { accept: "text/event-stream" }, signal })
+    : fetch(url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify(initializeRequest("burst")),
+      signal
+    })
 
 const pings = (client: Client) =>
   client.callTool({ name: "ping", arguments: {} }, undefined, { timeout: 5_000 }).then(() => true, () => false)
@@ -112,6 +132,43 @@ describe.each(["streamable-http", "sse"] as const)("%s sessions", (kind) => {
     // No server was made for the client that left: only the third's.
     expect(serversMade).toBe(made + 1)
   })
+
+  it("a burst of opens against a full table never holds more servers than the bound", async () => {
+    const url = await serve(kind, 2)
+    const streams = new AbortController()
+    let open = () => {}
+    try {
+      const full = await Promise.all([openRaw(kind, url, streams.signal), openRaw(kind, url, streams.signal)])
+      expect(full.map((response) => response.status)).toEqual([200, 200])
+      await waitUntil("the table to fill", () => alive.size === 2)
+      mostAlive = alive.size
+      // Evictions are held, so every open of the burst is in flight at once.
+      closeGate = new Promise<void>((resolve) => (open = resolve))
+      const closes = closesStarted
+      const statuses: Array<number> = []
+      const burst = Array.from({ length: 10 }, () =>
+        openRaw(kind, url, streams.signal).then(async (response) => {
+          statuses.push(response.status)
+          return response.status === 503 ? response.text() : ""
+        }))
+      await waitUntil("every open to be answered or to wait on an eviction", () => statuses.length + closesStarted - closes >= 10)
+      open()
+      closeGate = Promise.resolve()
+      const refusals = await Promise.all(burst)
+      expect(mostAlive).toBeLessThanOrEqual(2)
+      // The evictions made two places; every other open is told to come again.
+      expect(statuses.filter((status) => status === 200)).toHaveLength(2)
+      expect(statuses.filter((status) => status === 503)).toHaveLength(8)
+      expect(refusals.filter((text) => text !== "")).toEqual(Array(8).fill(expect.stringMatching(/try again/)))
+    } finally {
+      open()
+      closeGate = Promise.resolve()
+      streams.abort()
+    }
+    // Every place was given back: a client opens a working session, still within the bound.
+    expect(await pings(await connect(kind, url))).toBe(true)
+    expect(mostAlive).toBeLessThanOrEqual(2)
+  })
 })
 
 /**
@@ -152,6 +209,23 @@ const leaveWhileMakingRoom = async (kind: HttpOptions["kind"], url: URL, evictin
     socket.destroy()
   }
 }
+
+describe("streamable-http initialize", () => {
+  it("refused by the SDK opens no session: its place is given back and its server closed", async () => {
+    const url = await serve("streamable-http", 1)
+    const refused = await fetch(url, {
+      method: "POST",
+      // Without text/event-stream in Accept the SDK refuses the request (406).
+      headers: { accept: "application/json", "content-type": "application/json" },
+      body: JSON.stringify(initializeRequest("refused")),
+      signal: AbortSignal.timeout(5_000)
+    })
+    expect(refused.status).toBe(406)
+    await waitUntil("the refused initialize's server to close", () => alive.size === 0)
+    // Had its place been kept, the only place would be held by an open that never ends.
+    expect(await pings(await connect("streamable-http", url))).toBe(true)
+  })
+})
 
 describe("2026-07-28 requests", () => {
   it("are served up to the sessions' bound at once; one more gets 503, and is served once one ends", async () => {
