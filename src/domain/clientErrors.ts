@@ -342,7 +342,8 @@ export class InterfaceHostRefused extends Schema.TaggedError<InterfaceHostRefuse
 }) {
   readonly code = "interface_host_refused"
   override get message() {
-    return `relay sent nothing to ${this.url}, where the agent card routes requests: ${this.reason}`
+    // The reason names the rule (a card's interfaces, an answer's files, a catalog's cards).
+    return `relay sent nothing to ${this.url}: ${this.reason}`
   }
   get hint(): Hint {
     return ["If you trust that host, allow it with ", act("AllowInterfaceHost", { host: hostOfUrl(this.url) ?? this.url }), "."]

@@ -63,6 +63,7 @@ describe("A2aClient.download", () => {
     expect(result._tag).toBe("Left")
     expect(result._tag === "Left" ? result.left : undefined).toMatchObject({ code: "interface_host_refused" })
     expect(result._tag === "Left" ? result.left.message : "").toMatch(/loopback address, and the agent's host is public: relay fetches/)
+    expect(result._tag === "Left" ? result.left.message : "").not.toMatch(/card/)
     expect(internal.requestCount()).toBe(before)
   })
 
