@@ -7,7 +7,16 @@ import { Duration, Effect, Schedule } from "effect"
 import { RequestTimeout } from "../domain/clientErrors.js"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { interruptedWhileFollowing } from "./ending.js"
-import { type CommandFailed, makeStyle, reportError, secretSafeText, type TaskLeft, writeErr, writeOut } from "./output.js"
+import {
+  type CommandFailed,
+  makeStyle,
+  reportError,
+  secretSafeText,
+  type TaskLeft,
+  withoutCallSecretsIn,
+  writeErr,
+  writeOut
+} from "./output.js"
 import { escapeForTerminal } from "./terminalText.js"
 
 /**
@@ -55,7 +64,10 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
     Effect.gen(function*() {
       if (options.events === true) return yield* writeOut(updateEvent(update))
       waiting.clear()
-      waiting.latest = statusWorthShowing(update) ? `${update.view.state}: ${escapeForTerminal(update.status)}` : update.view.state
+      // Drawn straight to stderr, not through writeErr: masked here.
+      waiting.latest = withoutCallSecretsIn(
+        statusWorthShowing(update) ? `${update.view.state}: ${escapeForTerminal(update.status)}` : update.view.state
+      )
       if (options.streamText && update.delta !== "") {
         // What is printed cannot be taken back: a replaced artifact is printed afresh, on a line of its own.
         const freshLine = update.replaced && !textEndsLine ? "\n" : ""
