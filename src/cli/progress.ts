@@ -26,17 +26,29 @@ import { escapeForTerminal } from "./terminalText.js"
  * update added, as the result shows them, files not saved yet: the result line, last, has the
  * whole answer's parts with where each file was saved.
  */
-const updateEvent = (update: TaskUpdate) =>
+const updateEvent = (update: TaskUpdate, text = update.delta) =>
   JSON.stringify({
     kind: "update",
     task_id: update.view.task_id,
     context_id: update.view.context_id,
     state: update.view.state,
-    text: update.delta,
+    text,
     ...(update.replaced ? { replaced: true } : {}),
     status: update.status === "" ? null : update.status,
     parts: update.parts
   })
+
+/**
+ * The update's event line, its text through `streamed` as the terminal's is: a secret the pieces
+ * cut is masked too. What was held for a replaced artifact ends the text before it, on a line of
+ * its own; what is held when the task settles ends that update's text.
+ */
+const eventLines = (update: TaskUpdate, streamed: ReturnType<typeof secretSafeText>) => {
+  const before = update.replaced ? streamed.rest() : ""
+  const text = streamed.take(update.delta) + (stillAtWork(update) ? "" : streamed.rest())
+  const held = before === "" ? "" : `${updateEvent({ ...update, replaced: false, parts: [] }, before)}\n`
+  return `${held}${updateEvent(update, text)}`
+}
 
 /** While the agent is still at work its status message is news ("thinking…"); once settled it is the answer, shown in the summary. */
 const stillAtWork = (update: TaskUpdate) => update.view.state === "working" || update.view.state === "submitted"
@@ -62,7 +74,7 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
   const unprinted = () => shownText(streamed.rest())
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
-      if (options.events === true) return yield* writeOut(updateEvent(update))
+      if (options.events === true) return yield* writeOut(eventLines(update, streamed))
       waiting.clear()
       // Drawn straight to stderr, not through writeErr: masked here.
       waiting.latest = withoutCallSecretsIn(
