@@ -327,8 +327,11 @@ describe("relay check against a broken agent", () => {
 describe("relay check against an agent that echoes the credentials it was sent", () => {
   const TOKEN = "echoed-bearer-token-0123456789"
 
-  /** A v1.0 JSON-RPC agent that answers every request with an error quoting its Authorization header. */
-  const startEchoingAgent = async () => {
+  /**
+   * A v1.0 JSON-RPC agent that answers every request with an error quoting its Authorization header;
+   * `tokenAt`: where in the answer's text the token starts (padded before it).
+   */
+  const startEchoingAgent = async (tokenAt?: number) => {
     const server = http.createServer((req, res) => {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       if (req.method === "GET" && req.url === WELL_KNOWN_CARD) {
@@ -345,7 +348,10 @@ describe("relay check against an agent that echoes the credentials it was sent",
       }
       void readBodyText(req).then((body) => {
         const id = (tryParseJson(body) as { id?: unknown } | undefined)?.id ?? null
-        sendJson(res, 200, { jsonrpc: "2.0", id, error: { code: -32603, message: `you sent ${req.headers.authorization ?? "nothing"}` } })
+        const quoted = `you sent ${req.headers.authorization ?? "nothing"}`
+        const before = JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "" } }).length - 3
+        const pad = tokenAt === undefined ? "" : "x".repeat(Math.max(0, tokenAt - before - "you sent Bearer ".length))
+        sendJson(res, 200, { jsonrpc: "2.0", id, error: { code: -32603, message: `${pad}${quoted}` } })
       })
     })
     const baseUrl = await listenOnLoopback(server)
@@ -364,5 +370,19 @@ describe("relay check against an agent that echoes the credentials it was sent",
     expect(text).not.toContain(TOKEN)
     // The agent's words are still quoted, the token as relay auth show shows it.
     expect(report.results.some((result) => result.detail.includes("you sent Bearer …6789"))).toBe(true)
+  }, 30_000)
+
+  it("masks the token before a detail is cut short, so a cut through it shows no part of it", async () => {
+    // The token straddles the cut of an answer's excerpt (at 200 characters).
+    const agent = started(await startEchoingAgent(190))
+    const report = await runCheck(agent.baseUrl, {
+      bearerToken: TOKEN,
+      protocols: ["1.0"],
+      bindings: ["JSONRPC"],
+      only: ["transport", "messaging"]
+    })
+    const details = report.results.map((result) => result.detail)
+    expect(details.some((detail) => detail.includes("xxxxxxxxxx"))).toBe(true)
+    expect(JSON.stringify(details)).not.toContain(TOKEN.slice(0, 6))
   }, 30_000)
 })

@@ -13,7 +13,7 @@ import { ERROR_INFO_TYPE, errorInfoReason } from "../../a2a/errors.js"
 import { isLoopbackHost } from "../../a2a/hosts.js"
 import { type AgentUnreachable, InterfaceHostRefused, type RequestTimeout } from "../../domain/clientErrors.js"
 import { answerExcerpt } from "../../domain/terminalText.js"
-import { credentialHeaders, credentialsFor } from "../../services/A2aClient.js"
+import { credentialHeaders, credentialsFor, withoutSecrets } from "../../services/A2aClient.js"
 import { RawGrpc, type RawGrpcResponse } from "../../services/RawGrpc.js"
 import { RawHttp, type RawResponse } from "../../services/RawHttp.js"
 import { type InterfaceContext, MAX_CHECK_BODY_BYTES } from "./context.js"
@@ -39,6 +39,19 @@ const rawHeaders = (ctx: InterfaceContext, contentType: string, options: RawOpti
   ...(options.credentials === false ? {} : credentialHeaders(credentialsFor(ctx.target, ctx.endpoint.url)))
 })
 
+/**
+ * The answer with the credentials relay sent masked wherever the agent echoed them: before any check
+ * reads it, so no excerpt cut through one can show part of it.
+ */
+const withoutSentSecrets = (ctx: InterfaceContext) => (response: RawResponse): RawResponse => {
+  const message = response.headers["grpc-message"]
+  return {
+    ...response,
+    headers: message === undefined ? response.headers : { ...response.headers, "grpc-message": withoutSecrets(ctx.target, message) },
+    text: withoutSecrets(ctx.target, response.text)
+  }
+}
+
 /** POSTs this text to the JSON-RPC interface, as is. */
 export const rawJsonRpc = (ctx: InterfaceContext, body: string, options: RawOptions = {}) =>
   Effect.flatMap(RawHttp, (http) =>
@@ -49,7 +62,7 @@ export const rawJsonRpc = (ctx: InterfaceContext, body: string, options: RawOpti
       body,
       timeout: ctx.timeout,
       maxBytes: MAX_CHECK_BODY_BYTES
-    }))
+    })).pipe(Effect.map(withoutSentSecrets(ctx)))
 
 const restUrl = (ctx: InterfaceContext, path: string, query: Readonly<Record<string, string>> | undefined) => {
   const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`
@@ -69,7 +82,7 @@ export const rawOperation = <A>(
       options
     )
   }
-  if (wire._tag === "Grpc") return rawGrpc(ctx, wire, options)
+  if (wire._tag === "Grpc") return Effect.map(rawGrpc(ctx, wire, options), withoutSentSecrets(ctx))
   const contentType = ctx.id.protocol === "1.0" ? "application/a2a+json" : "application/json"
   return Effect.flatMap(RawHttp, (http) =>
     http.exchange({
@@ -79,7 +92,7 @@ export const rawOperation = <A>(
       ...(wire.body === undefined ? {} : { body: JSON.stringify(wire.body) }),
       timeout: ctx.timeout,
       maxBytes: MAX_CHECK_BODY_BYTES
-    }))
+    })).pipe(Effect.map(withoutSentSecrets(ctx)))
 }
 
 // The codec (protobuf and the descriptors) loads with the first gRPC interface checked.
