@@ -25,7 +25,7 @@ import { endpointsOf } from "./a2aClient/endpoints.js"
 import { HostAddressing } from "./a2aClient/interfaceHosts.js"
 import { call, extendedCard, limitHistory, pushCall, streamCall } from "./a2aClient/operations.js"
 import type { ClientState } from "./a2aClient/state.js"
-import type { Endpoint, Target } from "./a2aClient/target.js"
+import { answerWithoutSecrets, type Endpoint, type Target } from "./a2aClient/target.js"
 
 export { cardCandidates, type CardJson, type DiscoveredCard } from "./a2aClient/discovery.js"
 export { selectEndpoints } from "./a2aClient/endpoints.js"
@@ -85,7 +85,12 @@ const makeClientState: Effect.Effect<ClientState, never, HttpClient.HttpClient |
 
 /** Errors of a call with the caller's secrets masked wherever the agent's words are quoted (answers.ts). */
 const masked = <A>(target: Target, effect: Effect.Effect<A, A2aClientError>) => Effect.mapError(effect, withoutSecretsIn(target))
-const maskedStream = <A>(target: Target, stream: Stream.Stream<A, A2aClientError>) => Stream.mapError(stream, withoutSecretsIn(target))
+
+/** An answering call's result and errors with the caller's secrets masked: an agent may echo the credentials it was sent. */
+const maskedAnswer = <A>(target: Target, effect: Effect.Effect<A, A2aClientError>) =>
+  Effect.map(masked(target, effect), answerWithoutSecrets(target))
+const maskedStream = <A>(target: Target, stream: Stream.Stream<A, A2aClientError>) =>
+  Stream.map(Stream.mapError(stream, withoutSecretsIn(target)), answerWithoutSecrets(target))
 
 export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.Scope> = Effect.map(
   makeClientState,
@@ -94,15 +99,15 @@ export const make: Effect.Effect<Service, never, HttpClient.HttpClient | Scope.S
       discover: (target) => masked(target, discover(state, target)),
       fetchCardJson: (target) => masked(target, fetchCardJson(state, target)),
       endpoint: (target) => masked(target, Effect.map(endpointsOf(state, target), (endpoints) => endpoints[0]!)),
-      send: (target, request) => masked(target, call(state, target, (d) => d.send, request, "send")),
+      send: (target, request) => maskedAnswer(target, call(state, target, (d) => d.send, request, "send")),
       stream: (target, request) => maskedStream(target, streamCall(state, target, (d) => d.stream, request, "stream")),
       getTask: (target, request) =>
-        masked(
+        maskedAnswer(
           target,
           Effect.map(call(state, target, (d) => d.getTask, request, "getTask"), (task) => limitHistory(task, request.historyLength))
         ),
-      listTasks: (target, request) => masked(target, call(state, target, (d) => d.listTasks, request, "listTasks")),
-      cancelTask: (target, request) => masked(target, call(state, target, (d) => d.cancelTask, request, "cancelTask")),
+      listTasks: (target, request) => maskedAnswer(target, call(state, target, (d) => d.listTasks, request, "listTasks")),
+      cancelTask: (target, request) => maskedAnswer(target, call(state, target, (d) => d.cancelTask, request, "cancelTask")),
       subscribe: (target, request) => maskedStream(target, streamCall(state, target, (d) => d.subscribe, request, "subscribe")),
       createPushConfig: (target, config) => masked(target, pushCall(state, target, (d) => d.createPushConfig, config, "createPushConfig")),
       getPushConfig: (target, request) => masked(target, pushCall(state, target, (d) => d.getPushConfig, request, "getPushConfig")),

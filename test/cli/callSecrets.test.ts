@@ -82,3 +82,32 @@ describe("a secret given for the call, echoed by the agent", () => {
     }
   })
 })
+
+describe("a saved credential, echoed by the agent", () => {
+  const SAVED = "saved-bearer-0123456789abcdefgh"
+
+  it("is shown masked by message send, --json and human, and by task get", async () => {
+    const savedHome = tempHome()
+    try {
+      const inHome = (...args: ReadonlyArray<string>) => runRelay(args, { stateDir: savedHome.stateDir })
+      expect((await inHome("auth", "set", "--url", agent.baseUrl, "--bearer-token", SAVED)).code).toBe(0)
+      const before = agent.requests.length
+      const json = await inHome("message", "send", "--url", agent.baseUrl, "--json", "hi")
+      expect(json.code, json.stderr).toBe(0)
+      const sends = agent.requests.slice(before).filter((request) => rpcMethodOf(request) === "SendMessage")
+      expect(sends.length).toBeGreaterThan(0)
+      for (const request of sends) expect(headerOf(request, "authorization")).toContain(SAVED)
+      expect(`${json.stdout}${json.stderr}`).not.toContain(SAVED)
+      const answer = JSON.parse(json.stdout) as { readonly text: string; readonly task_id: string }
+      expect(answer.text).toContain(secretEchoText(maskSecret(SAVED)))
+      const human = await inHome("message", "send", "--url", agent.baseUrl, "hi")
+      expect(`${human.stdout}${human.stderr}`).not.toContain(SAVED)
+      expect(human.stdout).toContain(secretEchoText(maskSecret(SAVED)))
+      const task = await inHome("task", "get", "--url", agent.baseUrl, "--json", answer.task_id)
+      expect(task.code, task.stderr).toBe(0)
+      expect(`${task.stdout}${task.stderr}`).not.toContain(SAVED)
+    } finally {
+      savedHome.cleanup()
+    }
+  })
+})

@@ -11,6 +11,7 @@ import { Duration, ManagedRuntime } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { maskSecret } from "../../src/domain/secrets.js"
 import { HEARTBEAT } from "../../src/mcp/progress.js"
 import { INSTRUCTIONS, SERVER_NAME } from "../../src/mcp/server.js"
 import { ERROR_META_KEY, withoutSecrets } from "../../src/mcp/toolResult.js"
@@ -28,7 +29,7 @@ import {
   textOf
 } from "../helpers/mcpTools.js"
 import { tempHome } from "../helpers/stateHome.js"
-import { INPUT_REQUIRED_QUESTION, SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
+import { INPUT_REQUIRED_QUESTION, secretEchoText, SLOW_TASK_MS, withBehaviour } from "../peers/behaviours.js"
 import { type SdkAgentHandle, startSdkAgent } from "../peers/sdkAgent.js"
 import { startV03Agent, type V03AgentHandle } from "../peers/v03Agent.js"
 
@@ -599,6 +600,22 @@ describe("sessions and credentials (shared store)", () => {
     const sends = secured.requests.slice(before).filter((request) => rpcMethodOf(request) === "SendMessage")
     expect(sends.map((request) => headerOf(request, "authorization"))).toEqual([`Bearer ${BEARER}`])
     expect(sends.every((request) => headerOf(request, "x-api-key") === undefined)).toBe(true)
+  })
+
+  it("a saved token the agent echoes is shown masked in send_message's result, text and structured content", async () => {
+    const echoing = await startSdkAgent({ behaviour: "echo-secret" })
+    try {
+      ok(await call("set_agent_credentials", { agent_url: echoing.baseUrl, bearer_token: BEARER }))
+      const result = await call("send_message", { agent_url: echoing.baseUrl, message: "who am I" })
+      expect(echoing.requests.some((request) => headerOf(request, "authorization") === `Bearer ${BEARER}`)).toBe(true)
+      expect(JSON.stringify(result)).not.toContain(BEARER)
+      expect(ok(result)["text"]).toContain(secretEchoText(maskSecret(BEARER)))
+      // The session the test made goes: the listing tests below count the credentialed ones.
+      ok(await call("clear_agent_credentials", { agent_url: echoing.baseUrl }))
+      ok(await call("clear_session_data", { agent_url: echoing.baseUrl }))
+    } finally {
+      await echoing.close()
+    }
   })
 
   it("set_agent_credentials saves an API key under the chosen header", async () => {

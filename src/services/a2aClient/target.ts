@@ -8,7 +8,7 @@ import { originOfUrl } from "../../a2a/hosts.js"
 import type { ProtocolVersion } from "../../a2a/protocolVersion.js"
 import type { AgentUrl } from "../../domain/agentUrl.js"
 import type { AddressClass } from "../../domain/ipAddresses.js"
-import { maskSecretsIn } from "../../domain/secrets.js"
+import { maskSecretsIn, scrubSecrets } from "../../domain/secrets.js"
 import type { Credentials } from "../../domain/session.js"
 
 /** Who to talk to and how; credentials are already resolved by the program. */
@@ -117,3 +117,10 @@ const secretsOf = (target: Target): ReadonlyArray<string> =>
 
 /** `text` (an agent's words) with the target's secrets masked: an agent may echo the headers it was sent. */
 export const withoutSecrets = (target: Target, text: string): string => maskSecretsIn(text, secretsOf(target))
+
+/**
+ * An agent's answer with the target's secrets masked wherever it echoed them (its text, data, file
+ * names, status), so that no door shows them; a file's bytes stay as sent (a chance match would corrupt them).
+ */
+export const answerWithoutSecrets = (target: Target) => <A>(answer: A): A =>
+  scrubSecrets(answer, secretsOf(target), { keep: (_, key) => key === "raw" }) as A
