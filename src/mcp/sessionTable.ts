@@ -22,7 +22,25 @@ export interface Place<T> {
   readonly filled: () => boolean
 }
 
-export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void) => {
+export interface SessionTableOptions {
+  /** How long an opener waits for an evicted session's close before taking its place anyway. Default 5 s. */
+  readonly closeWaitMs?: number | undefined
+}
+
+const DEFAULT_CLOSE_WAIT_MS = 5_000
+
+/** Resolves when `closing` does, or after `ms`, whichever comes first. */
+const awaitAtMost = (closing: Promise<unknown>, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    void closing.catch(() => undefined).finally(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+
+export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void, options: SessionTableOptions = {}) => {
+  const closeWaitMs = options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS
   const open = new Map<string, OpenSession<T>>()
   let opening = 0
 
@@ -34,8 +52,9 @@ export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void
     open.delete(id)
     onEvicted(id)
     opening += 1
-    // The evicted server holds the place until closed, so the new one is made only after.
-    await session.close().catch(() => undefined)
+    // The evicted server holds the place until closed, so the new one is made only after; a close
+    // that hangs gives it up after a while, or the place would be held for good.
+    await awaitAtMost(session.close(), closeWaitMs)
     return true
   }
 
