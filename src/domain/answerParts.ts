@@ -62,11 +62,18 @@ const fromMessage = (message: V1.Message | undefined): ReadonlyArray<LocatedPart
 /** The content of a file part, bytes or URL. */
 const fileContent = (part: V1.Part): string | undefined => ("raw" in part ? part.raw : "url" in part ? part.url : undefined)
 
+/** JSON with every object's keys sorted: the same data, whatever order an agent wrote its keys in. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner)
+
 /** What names a file or data part among others (its bytes, URL or JSON); undefined for text. */
 const contentKey = (part: V1.Part): string | undefined => {
   const file = fileContent(part)
   if (file !== undefined) return `file:${file}`
-  return "data" in part ? `data:${JSON.stringify(part.data)}` : undefined
+  return "data" in part ? `data:${canonicalJson(part.data)}` : undefined
 }
 
 /**

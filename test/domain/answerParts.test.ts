@@ -137,4 +137,12 @@ describe("files and data in the final status message of a task with artifacts", 
     ])
     expect(answerParts(done)[3]).toMatchObject({ size: 6, sha256: sha256("%PDF-1") })
   })
+
+  it("takes data the artifacts hold with its keys in another order as held", () => {
+    const done = task({
+      artifacts: [{ artifactId: "a1", parts: [{ text: "Rows" }, { data: { rows: 2, cols: { b: 1, a: 2 } } }] }],
+      status: { state: "TASK_STATE_COMPLETED", message: agentMessage([{ text: "Done" }, { data: { cols: { a: 2, b: 1 }, rows: 2 } }]) }
+    })
+    expect(answerParts(done).map((part) => part.kind)).toEqual(["text", "data"])
+  })
 })
