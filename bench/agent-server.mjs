@@ -47,6 +47,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 8)
 const WARM_UP_SECONDS = 2
 /** How long the freshly started servers are left alone before their idle memory is read. */
+/** How long after its load the agent server's memory is read again (V8 shrinks an idle heap within ~20–30 s). */
+const IDLE_AFTER_LOAD_MS = 30_000
 const SETTLE_MS = 1_000
 
 const firstLine = (text) => (text.includes("\n") ? text.slice(0, text.indexOf("\n")).trim() : undefined)
@@ -321,9 +323,13 @@ const measureWith = async (postgresStore) => {
   const together = scenarios.filter((scenario) => scenario.apart !== true)
   await measureRounds(together, samples)
   const afterLoad = { relay: residentBytes(relay.child.pid), sdk: residentBytes(sdk.child.pid), floor: residentBytes(floor.child.pid) }
+  const loadEnded = performance.now()
   // After the others: PostgreSQL keeps the disk busy after its load (its WAL, then checkpoints), which slowed
   // the file store's fsyncs in the rounds that followed it (bench/README.md).
   await measureRounds(scenarios.filter((scenario) => scenario.apart === true), samples)
+  // The memory store's server has been idle since: what it holds once V8's memory reducer had its time.
+  await sleep(Math.max(0, IDLE_AFTER_LOAD_MS - (performance.now() - loadEnded)))
+  const afterIdle = residentBytes(relay.child.pid)
 
   const figures = new Map(scenarios.map((scenario) => {
     const runs = samples.get(scenario.id)
@@ -399,6 +405,13 @@ const measureWith = async (postgresStore) => {
         { to: "floor server", value: afterLoad.relay / afterLoad.floor }
       ]
     }),
+    memoryRow(
+      "memory.agent_after_idle",
+      `relay server agent, ${IDLE_AFTER_LOAD_MS / 1000} s after the throughput run`,
+      afterIdle,
+      "VmRSS, idle since",
+      { goal: false }
+    ),
     memoryRow("memory.sdk_after_load", "@a2a-js/sdk server, after the same run (reference)", afterLoad.sdk, "VmRSS", { goal: false }),
     memoryRow("memory.floor_after_load", "node:http floor server, after the same run (reference)", afterLoad.floor, "VmRSS", {
       goal: false

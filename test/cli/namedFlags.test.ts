@@ -58,7 +58,7 @@ beforeAll(async () => {
   }
 }, 240_000)
 
-/** Flags the sources hand to V8 (src/servers/agent/heap.ts, src/codeCacheLoader.ts), not options of relay; README may name them. */
+/** Flags the sources hand to V8 (src/codeCacheLoader.ts), or V8 flags README names (bench/README.md's heap growth), not options of relay. */
 const V8_FLAGS = new Set(["--heap-growing-percent", "--verify-snapshot-checksum"])
 
 describe("what relay's words name exists", () => {

@@ -7,7 +7,6 @@ import * as V1 from "../../src/a2a/v1.js"
 import { REDACTED, redactPushConfig } from "../../src/programs/agent/pushConfigs.js"
 import { presentTask } from "../../src/programs/agent/shared.js"
 import { listTasks } from "../../src/programs/agent/useCases.js"
-import { heapFlags } from "../../src/servers/agent/heap.js"
 import { resolveMethod } from "../../src/servers/agent/jsonRpc.js"
 import { v03JsonRpcCodec, v1Codec } from "../../src/servers/agent/operations.js"
 import { matchRoute } from "../../src/servers/agent/rest.js"
@@ -469,14 +468,5 @@ describe("routing", () => {
     expect(generation("SendMessage", v03)).toBe(-32601)
     expect(generation("GetTask", { _tag: "Unsupported", version: "2.0" })).toBe(-32009)
     expect(generation("toString", missing)).toBe(-32601)
-  })
-})
-
-describe("heap growth of relay server agent", () => {
-  it("limits the old generation to 2× what survived, unless the person running relay chose a growth", () => {
-    expect(heapFlags(undefined, [])).toEqual(["--heap-growing-percent=100"])
-    expect(heapFlags("--max-old-space-size=512", ["--enable-source-maps"])).toEqual(["--heap-growing-percent=100"])
-    expect(heapFlags("--heap-growing-percent=300", [])).toEqual([])
-    expect(heapFlags(undefined, ["--heap_growing_percent=50"])).toEqual([])
   })
 })

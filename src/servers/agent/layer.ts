@@ -26,7 +26,6 @@ import { agentBaseUrl, agentServerLayer } from "./AgentServer.js"
 import { type AgentKey, makeKeyCheck, resolveAgentKey } from "./auth.js"
 import { type CardInfo, extendedAgentCard, httpBaseUrlFor } from "./card.js"
 import type { GrpcTls } from "./grpc.js"
-import { limitHeapGrowth } from "./heap.js"
 import { DEFAULT_MAX_BODY_BYTES } from "./io.js"
 import { resolveTaskStoreTarget, taskStoreLayer } from "./taskStores.js"
 
@@ -218,7 +217,6 @@ export const runAgentServer = <E, R>(
   announce: (started: AgentServerStarted) => Effect.Effect<void, E, R>
 ) =>
   Effect.gen(function*() {
-    yield* Effect.sync(limitHeapGrowth)
     const agentKey = config.auth ? yield* resolveAgentKey(config.key) : undefined
     const grpc = yield* grpcOptionsOf(config)
     const model = yield* selectModel(Option.getOrUndefined(config.model))
