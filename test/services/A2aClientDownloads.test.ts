@@ -147,6 +147,36 @@ describe("the agent's host, when its card is not fetched from it", () => {
     expect(dns.lookups).toEqual(["agent.test"])
   })
 
+  it("has the class of the address its discovery connected to, though it served no card (binding and version pinned)", async () => {
+    // agent.test answers 127.0.0.1 to the discovery's lookup and the call's, a public address after.
+    const lookups: Array<string> = []
+    const resolve: ResolveHost = async (hostname) => {
+      if (hostname !== "agent.test") throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
+      lookups.push(hostname)
+      return [{ address: lookups.length <= 2 ? "127.0.0.1" : "93.184.216.34", family: 4 }]
+    }
+    const target: A2aClient.Target = {
+      agentUrl: agentUrlOf(`http://agent.test:${agentPort()}/`),
+      binding: "JSONRPC",
+      protocol: "1.0",
+      timeout: "5 seconds"
+    }
+    const before = internal.requestCount()
+    const [sent, file] = await Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
+        Effect.gen(function*() {
+          const sent = yield* Effect.either(a2a.send(target, sendRequest("hello")))
+          const file = yield* Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))
+          return [sent, file] as const
+        })).pipe(Effect.provide(clientWith(resolve)))
+    )
+    expect(sent._tag === "Left" && sent.left._tag).not.toBe("CardNotFound")
+    expect(file._tag === "Right" ? Buffer.from(file.right).toString() : file.left.message).toContain(INTERNAL_SECRET)
+    expect(internal.requestCount()).toBe(before + 1)
+    // Nothing was looked up for the download.
+    expect(lookups.length).toBeLessThanOrEqual(2)
+  })
+
   it("is refused a file on another origin when relay has not connected to it, and is not looked up", async () => {
     const dns = repointed()
     const target: A2aClient.Target = { agentUrl: agentUrlOf(`http://agent.test:${agentPort()}/`), timeout: "5 seconds" }

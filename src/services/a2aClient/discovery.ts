@@ -156,7 +156,13 @@ export const discover = (state: ClientState, target: Target): Effect.Effect<Disc
     const ordered = known === undefined ? candidates : [known, ...candidates.filter((url) => url !== known)]
     // The discovery's own client (interfaceHosts.ts says why): undici's agent is made on its first request.
     const fetcher = yield* cardFetcher(state)
-    const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(state, target, cardUrl, fetcher))
+    const card = yield* firstCard(target, ordered, (cardUrl) => fetchCard(state, target, cardUrl, fetcher)).pipe(
+      // No card, yet its connections say where the hosts asked are: an agent reached without a card
+      // (binding and version pinned) is judged by them (downloads.ts), not by a lookup.
+      Effect.tapError(() =>
+        Effect.forEach(ordered, (cardUrl) => rememberCardHost(state, cardUrl, fetchedFrom(fetcher, cardUrl)), { discard: true })
+      )
+    )
     if (card.cardUrl !== known) yield* Ref.update(state.cardLocations, (map) => new Map(map).set(key, card.cardUrl))
     return card
   }).pipe(Effect.scoped, Effect.withSpan("A2aClient.discover"))

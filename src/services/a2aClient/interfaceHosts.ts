@@ -137,9 +137,10 @@ export const reachFrom = (
 
 /**
  * The classes of address the agent's host reaches (the host of `agentUrl`), for a file on another
- * origin (downloads.ts): those of the address relay connected to it at, fetching its card or
- * calling it through a ruled interface; an IP literal (or localhost) is its own class. Undefined
- * when relay has not connected to the host in this process: it is not looked up.
+ * origin (downloads.ts): those of the address relay connected to it at, fetching its card (or
+ * looking for one it did not serve) or calling it through a ruled interface; an IP literal (or
+ * localhost) is its own class. Undefined when relay has not connected to the host in this process:
+ * it is not looked up.
  */
 export const agentHostReach = (state: ClientState, agentUrl: string): Effect.Effect<ReadonlyArray<AddressClass> | undefined> =>
   Effect.suspend(() => {
