@@ -55,9 +55,7 @@ export interface AnswerFolder {
 }
 
 export class ReceivedFiles extends Context.Tag("relay/ReceivedFiles")<ReceivedFiles, {
-  /** Saves the files in order, each under a name not taken yet; the outcome of each, in the same order. */
-  readonly save: (folder: SaveFolder, files: ReadonlyArray<FileToSave>) => Effect.Effect<ReadonlyArray<SaveOutcome>>
-  /** The folder for files written one by one, in order, as `save` writes them; created at the first write. */
+  /** The folder for an answer's files, written one by one in order; created at the first write. */
   readonly open: (folder: SaveFolder) => Effect.Effect<AnswerFolder>
 }>() {}
 
@@ -166,12 +164,7 @@ export const makeAt = (filesRoot: string, prepareRoot: Effect.Effect<void, unkno
       return { write }
     })
 
-  const save = (folder: SaveFolder, files: ReadonlyArray<FileToSave>): Effect.Effect<ReadonlyArray<SaveOutcome>> =>
-    files.length === 0
-      ? Effect.succeed([])
-      : Effect.flatMap(open(folder), (answer) => Effect.forEach(files, (file, position) => answer.write(file, position)))
-
-  return ReceivedFiles.of({ save, open })
+  return ReceivedFiles.of({ open })
 }
 
 export const make = Effect.map(StateDir, (stateDir) => makeAt(stateDir.file(RECEIVED_FILES_DIR), stateDir.ensure))

@@ -30,15 +30,21 @@ const file = (name: string | null, content: string, mediaType: string | null = "
   bytes: Buffer.from(content)
 })
 
+/** Writes the files of one answer in order, as answerFiles.ts does; the outcome of each. */
 const saveIn = (stateDir: string, files: ReadonlyArray<FileToSave>, dir?: string, answerId = "task-1") =>
-  Effect.runPromise(makeAt(Path.join(stateDir, RECEIVED_FILES_DIR)).save({ dir, answerId }, files))
+  Effect.runPromise(
+    Effect.flatMap(
+      makeAt(Path.join(stateDir, RECEIVED_FILES_DIR)).open({ dir, answerId }),
+      (folder) => Effect.forEach(files, (file, position) => folder.write(file, position))
+    )
+  )
 
 const pathOf = (outcome: SaveOutcome | undefined) => {
   if (outcome === undefined || !("path" in outcome)) throw new Error(`not saved: ${JSON.stringify(outcome)}`)
   return outcome.path
 }
 
-describe("ReceivedFiles.save", () => {
+describe("ReceivedFiles, an answer's folder", () => {
   it("saves under files/<task id>/ in the state directory: files 0600, folders 0700", async () => {
     const state = freshDir()
     const [saved] = await saveIn(state, [file("hello.txt", "Hello")])
