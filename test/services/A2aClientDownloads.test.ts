@@ -93,17 +93,17 @@ describe("A2aClient.download", () => {
 
 describe("the agent's host, when its card is not fetched from it", () => {
   /**
-   * agent.test answers 127.0.0.1 (where the agent listens) to its first lookup and a public address
-   * to every later one. As in A2aClientInterfaceHosts.test.ts the attack is turned round (public
-   * first, 127.0.0.1 after, cannot be served on loopback): what it shows is that no lookup made at
-   * download time gives the agent's host its class.
+   * agent.test answers 127.0.0.1 (where the agent listens) to its first `loopbackLookups` lookups and
+   * a public address to every later one. As in A2aClientInterfaceHosts.test.ts the attack is turned
+   * round (public first, 127.0.0.1 after, cannot be served on loopback): what it shows is that no
+   * lookup made at download time gives the agent's host its class.
    */
-  const repointed = () => {
+  const repointed = (loopbackLookups = 1) => {
     const lookups: Array<string> = []
     const resolve: ResolveHost = async (hostname) => {
       if (hostname !== "agent.test") throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
       lookups.push(hostname)
-      return [{ address: lookups.length === 1 ? "127.0.0.1" : "93.184.216.34", family: 4 }]
+      return [{ address: lookups.length <= loopbackLookups ? "127.0.0.1" : "93.184.216.34", family: 4 }]
     }
     return { resolve, lookups }
   }
@@ -115,6 +115,17 @@ describe("the agent's host, when its card is not fetched from it", () => {
     )
 
   const agentPort = () => new URL(agent.baseUrl).port
+
+  /** A send to the agent, then the download of a file on the internal service's origin, each as it ended. */
+  const sendThenDownload = (target: A2aClient.Target, resolve: ResolveHost) =>
+    Effect.runPromise(
+      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
+        Effect.gen(function*() {
+          const sent = yield* Effect.either(a2a.send(target, sendRequest("hello")))
+          const file = yield* Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))
+          return [sent, file] as const
+        })).pipe(Effect.provide(clientWith(resolve)))
+    )
 
   it("has the class of the address relay's own calls to it connected at (--card-url on another host)", async () => {
     card = await startCardServer((base: string) => ({
@@ -129,14 +140,7 @@ describe("the agent's host, when its card is not fetched from it", () => {
     }
     const before = internal.requestCount()
     const calls = agent.requests.length
-    const [sent, file] = await Effect.runPromise(
-      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
-        Effect.gen(function*() {
-          const sent = yield* Effect.either(a2a.send(target, sendRequest("hello")))
-          const file = yield* Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))
-          return [sent, file] as const
-        })).pipe(Effect.provide(clientWith(dns.resolve)))
-    )
+    const [sent, file] = await sendThenDownload(target, dns.resolve)
     // The call reached the agent over a connection to 127.0.0.1 (its answer is not A2A): the
     // agent's host is loopback, and its file on another loopback origin is fetched.
     expect(sent._tag === "Left" && sent.left._tag).not.toBe("InterfaceHostRefused")
@@ -148,13 +152,8 @@ describe("the agent's host, when its card is not fetched from it", () => {
   })
 
   it("has the class of the address its discovery connected to, though it served no card (binding and version pinned)", async () => {
-    // agent.test answers 127.0.0.1 to the discovery's lookup and the call's, a public address after.
-    const lookups: Array<string> = []
-    const resolve: ResolveHost = async (hostname) => {
-      if (hostname !== "agent.test") throw Object.assign(new Error(`${hostname} is not in this test's DNS`), { code: "ENOTFOUND" })
-      lookups.push(hostname)
-      return [{ address: lookups.length <= 2 ? "127.0.0.1" : "93.184.216.34", family: 4 }]
-    }
+    // 127.0.0.1 to the discovery's lookup and the call's, a public address after.
+    const dns = repointed(2)
     const target: A2aClient.Target = {
       agentUrl: agentUrlOf(`http://agent.test:${agentPort()}/`),
       binding: "JSONRPC",
@@ -162,19 +161,12 @@ describe("the agent's host, when its card is not fetched from it", () => {
       timeout: "5 seconds"
     }
     const before = internal.requestCount()
-    const [sent, file] = await Effect.runPromise(
-      Effect.flatMap(A2aClient.A2aClient, (a2a) =>
-        Effect.gen(function*() {
-          const sent = yield* Effect.either(a2a.send(target, sendRequest("hello")))
-          const file = yield* Effect.either(a2a.download(target, `${internal.baseUrl}/files/x`))
-          return [sent, file] as const
-        })).pipe(Effect.provide(clientWith(resolve)))
-    )
+    const [sent, file] = await sendThenDownload(target, dns.resolve)
     expect(sent._tag === "Left" && sent.left._tag).not.toBe("CardNotFound")
     expect(file._tag === "Right" ? Buffer.from(file.right).toString() : file.left.message).toContain(INTERNAL_SECRET)
     expect(internal.requestCount()).toBe(before + 1)
     // Nothing was looked up for the download.
-    expect(lookups.length).toBeLessThanOrEqual(2)
+    expect(dns.lookups.length).toBeLessThanOrEqual(2)
   })
 
   it("is refused a file on another origin when relay has not connected to it, and is not looked up", async () => {
