@@ -72,8 +72,10 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
   // The answer's text with this call's secrets masked, however the pieces cut them (output.ts).
   const streamed = secretSafeText()
   const unprinted = () => shownText(streamed.rest())
+  let latest: TaskUpdate | undefined
   const onUpdate = (update: TaskUpdate) =>
     Effect.gen(function*() {
+      latest = update
       if (options.events === true) return yield* writeOut(eventLines(update, streamed))
       waiting.clear()
       // Drawn straight to stderr, not through writeErr: masked here.
@@ -102,8 +104,20 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
         yield* writeErr(`${breakLine}${makeStyle(process.stderr).dim(line)}`)
       }
     })
+  /**
+   * What is still held back when the command fails or is cut short (no settled update, no summary
+   * will print it): the agent's text as it stands, the last event's line repeated for it with --json.
+   */
+  const printHeld = Effect.suspend(() => {
+    const held = streamed.rest()
+    if (held === "") return Effect.void
+    if (options.events === true) {
+      return latest === undefined ? Effect.void : writeOut(updateEvent({ ...latest, replaced: false, status: "", parts: [] }, held))
+    }
+    return Effect.sync(() => process.stdout.write(shownText(held)))
+  })
   /** `unprinted`: the end of the streamed text still held back (the stream ended before the task settled), to print before the summary. */
-  return { onUpdate, printedText: () => printedText, unprinted, whileWaiting: waiting.around }
+  return { onUpdate, printedText: () => printedText, unprinted, printHeld, whileWaiting: waiting.around }
 }
 
 /**

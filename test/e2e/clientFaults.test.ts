@@ -162,6 +162,18 @@ describe("an agent that misbehaves", () => {
     expect(resumed.stdout).toContain("partial answer")
   })
 
+  it("drops its stream right after text that may begin a secret given for the call: that text is still shown", async () => {
+    // "answer" may begin the token, so it waits for the next piece, which never comes.
+    const token = ["--bearer-token", "answer-token-0123456789"]
+    const dropped = await relay(["message", "stream", "--url", agentUrl, ...token, "drop"])
+    expect(dropped.stdout).toContain("partial answer")
+    expectClearFailure(dropped, /stream|connection|closed|ended|terminated/i)
+    const events = await relay(["message", "stream", "--url", agentUrl, ...token, "--json", "drop"])
+    const texts = events.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { readonly text?: string }).text ?? "")
+    expect(texts.join("")).toBe("partial answer")
+    expect(events.code).toBe(1)
+  })
+
   it("redirects to another origin: the credentials never reach it", async () => {
     const result = await relay([
       "message",
