@@ -107,6 +107,8 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
   /**
    * What is still held back when the command fails or is cut short (no settled update, no summary
    * will print it): the agent's text as it stands, the last event's line repeated for it with --json.
+   * Only a whole secret is masked, as in every other view (and at a settled end): what may begin one
+   * is the agent's text until a piece completes it.
    */
   const printHeld = Effect.suspend(() => {
     const held = streamed.rest()
