@@ -114,11 +114,15 @@ const closeDropping = async (server: McpServer, pace: Backpressure) => {
 }
 
 /**
- * Every place is held by a session being opened (a burst of new clients): refused rather than
- * queued, so a flood holds no server; those places are soon filled or given back.
+ * Every place is held by a session being opened (a burst of new clients) or closed: refused rather
+ * than queued, so a flood holds no server; those places are soon filled or given back.
  */
 const noPlace = (res: Response, sessions: { readonly max: number }) =>
-  jsonRpcError(res, 503, `Busy: each of the ${sessions.max} MCP session places is held by a client opening a session; try again shortly`)
+  jsonRpcError(
+    res,
+    503,
+    `Busy: each of the ${sessions.max} MCP session places is held by a session being opened or closed; try again shortly`
+  )
 
 interface StreamableSession {
   readonly transport: WebStandardStreamableHTTPServerTransport
@@ -187,11 +191,11 @@ const mountStreamableHttp = (
         eventStore: makeEventStore(),
         retryInterval: SSE_RETRY_MS,
         onsessioninitialized: (id) => place.fill(id, { transport: { transport, pace }, close }),
-        onsessionclosed: (id) => sessions.remove(id)
+        onsessionclosed: (id) => sessions.release(id)
       })
       const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
       transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.remove(transport.sessionId)
+        if (transport.sessionId !== undefined) sessions.release(transport.sessionId)
       }
       try {
         await server.connect(transport)
@@ -238,10 +242,7 @@ const mountSse = (app: App, makeServer: ServerFactory, sessions: SessionTable<Pa
       const { pace, route } = pacedSession(limits, () => transport.sessionId, close)
       const transport = new PacedSse("/messages", res, pace)
       place.fill(transport.sessionId, { transport, close })
-      res.on("close", () => {
-        sessions.remove(transport.sessionId)
-        server.close().catch(() => undefined)
-      })
+      res.on("close", () => sessions.release(transport.sessionId))
       await server.connect(transport)
       route(transport)
     })

@@ -5,7 +5,9 @@
  * 404 and initializes again, as the MCP spec's session management says.
  *
  * A session being opened holds a place from the moment room is made for it until it is added or
- * given up: opens at the same time would otherwise each see room and all be made.
+ * given up: opens at the same time would otherwise each see room and all be made. A session being
+ * closed (evicted, or ended by its client) holds its place until its close ends, so that a new
+ * server is made only once the old one is gone.
  */
 
 export interface OpenSession<T> {
@@ -42,26 +44,30 @@ const awaitAtMost = (closing: Promise<unknown>, ms: number) =>
 export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void, options: SessionTableOptions = {}) => {
   const closeWaitMs = options.closeWaitMs ?? DEFAULT_CLOSE_WAIT_MS
   const open = new Map<string, OpenSession<T>>()
-  let opening = 0
+  /** Places held by sessions being opened or closed. */
+  let held = 0
 
-  /** Closes the least recently used session, its place taken over by the caller. */
+  /** Closes the session; its place stays held until then (a close that hangs gives it up after a while, or it would be held for good). */
+  const closing = (session: OpenSession<T>) => {
+    held += 1
+    return awaitAtMost(session.close(), closeWaitMs)
+  }
+
+  /** Closes the least recently used session, its place taken over by the caller once it is closed. */
   const evictOne = async () => {
     const [oldest] = open
     if (oldest === undefined) return false
     const [id, session] = oldest
     open.delete(id)
     onEvicted(id)
-    opening += 1
-    // The evicted server holds the place until closed, so the new one is made only after; a close
-    // that hangs gives it up after a while, or the place would be held for good.
-    await awaitAtMost(session.close(), closeWaitMs)
+    await closing(session)
     return true
   }
 
-  /** A place, evicting one session if none is free; false when every place is an open in progress. */
+  /** A place, evicting one session if none is free; false when every place is held by an open or a close in progress. */
   const takePlace = async () => {
-    if (open.size + opening < max) {
-      opening += 1
+    if (open.size + held < max) {
+      held += 1
       return true
     }
     return evictOne()
@@ -77,11 +83,19 @@ export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void
       open.set(id, session)
       return session.transport
     },
-    remove: (id: string) => void open.delete(id),
+    /** The session ended (its client ended it, or went away): closed, its place held until then. Nothing when it is not open. */
+    release: (id: string): void => {
+      const session = open.get(id)
+      if (session === undefined) return
+      open.delete(id)
+      void closing(session).then(() => {
+        held -= 1
+      })
+    },
     /**
      * Runs `run` with a place for one session, making room for it, and gives the place back if
      * `run` ends (or fails) without filling it. False, without running it, when every place is
-     * held by an open in progress: evicting one of those would only hand its place on.
+     * held by an open or a close in progress: evicting one of those would only hand its place on.
      */
     withPlace: async (run: (place: Place<T>) => Promise<void>): Promise<boolean> => {
       if (!(await takePlace())) return false
@@ -90,7 +104,7 @@ export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void
         fill: (id, session) => {
           if (state !== "held") throw new Error(`MCP session ${id}: its place was ${state}`)
           state = "filled"
-          opening -= 1
+          held -= 1
           open.set(id, session)
         },
         filled: () => state === "filled"
@@ -100,7 +114,7 @@ export const makeSessionTable = <T>(max: number, onEvicted: (id: string) => void
       } finally {
         if (state === "held") {
           state = "given back"
-          opening -= 1
+          held -= 1
         }
       }
       return true
