@@ -8,7 +8,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Layer, Logger } from "effect"
+import { Cause, Effect, Layer, Logger, RuntimeFlags, RuntimeFlagsPatch } from "effect"
 import {
   alreadyReported,
   endQuietlyOnClosedStdout,
@@ -51,6 +51,12 @@ const BaseLayer = StateDir.layer.pipe(
   Layer.provideMerge(StderrLogger)
 )
 
+/**
+ * Effect counts every fiber's start and end in metrics (RuntimeMetrics, on by default), which
+ * nothing in relay reads; the agent server starts two fibers per SendMessage (bench/README.md).
+ */
+const withoutFiberMetrics = Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.disable(RuntimeFlags.RuntimeMetrics))
+
 /** Runs the command line `argv` (as process.argv: node, the script, then the arguments). */
 export const run = (argv: ReadonlyArray<string>) => {
   plainWhenNotColored(process.stdout)
@@ -67,6 +73,7 @@ export const run = (argv: ReadonlyArray<string>) => {
       alreadyReported(cause) || Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("Unexpected failure", cause)
     ),
     Effect.provide(StderrLogger),
+    withoutFiberMetrics,
     NodeRuntime.runMain({
       disableErrorReporting: true,
       disablePrettyLogger: true,
