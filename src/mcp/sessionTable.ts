@@ -34,7 +34,8 @@ const DEFAULT_CLOSE_WAIT_MS = 5_000
 /** Resolves when `closing` does, or after `ms`, whichever comes first. */
 const awaitAtMost = (closing: Promise<unknown>, ms: number) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
+    // Not kept for its own sake: a close that hangs must not hold the process open at its end.
+    const timer = setTimeout(resolve, ms).unref()
     void closing.catch(() => undefined).finally(() => {
       clearTimeout(timer)
       resolve()

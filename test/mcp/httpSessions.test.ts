@@ -107,6 +107,31 @@ describe.each(["streamable-http", "sse"] as const)("%s sessions", (kind) => {
     expect(await pings(third)).toBe(true)
   })
 
+  it("a session its client ends is closed, and holds its place until closed: never more servers than the bound", async () => {
+    const url = await serve(kind, 1)
+    const first = await connect(kind, url)
+    expect(await pings(first)).toBe(true)
+    const started = closesStarted
+    const ended = closesEnded
+    let open = () => {}
+    closeGate = new Promise<void>((resolve) => (open = resolve))
+    try {
+      // The client ends its session: DELETE (streamable HTTP), or its event stream closed (SSE).
+      if (kind === "streamable-http") await (first.transport as StreamableHTTPClientTransport).terminateSession()
+      await first.close()
+      await waitUntil("the ended session's server to be closing", () => closesStarted > started)
+      // Its server is still closing: its place is held, so no second server is made meanwhile.
+      await expect(connect(kind, url)).rejects.toThrow(/503|Busy/)
+    } finally {
+      open()
+      closeGate = Promise.resolve()
+    }
+    await waitUntil("the ended session's close to end", () => closesEnded > ended)
+    const second = await connect(kind, url)
+    expect(await pings(second)).toBe(true)
+    expect(mostAlive).toBe(1)
+  })
+
   it("a client that leaves while its session waits for room gets none, and takes no one's place", async () => {
     const url = await serve(kind, 2)
     const first = await connect(kind, url)
