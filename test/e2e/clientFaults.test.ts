@@ -36,13 +36,17 @@ const partial = (id: unknown) =>
 const completed = (id: unknown) =>
   frame(id, { statusUpdate: { taskId: TASK.id, contextId: TASK.contextId, status: { state: "TASK_STATE_COMPLETED" } } })
 const SSE = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+/** A task whose resubscription drops midway, as "drop" does to a send. */
+const DROPPED_ON_RESUBSCRIBE = "task-dropped-again"
 
 /** What the agent does, by the text of the message (or the method, to resubscribe). */
 const answer = (body: Json, res: http.ServerResponse) => {
   const id = body["id"]
   if (body["method"] === "SubscribeToTask") {
     res.writeHead(200, SSE)
-    return res.end(working(id) + partial(id) + completed(id))
+    if (body["params"]?.["id"] !== DROPPED_ON_RESUBSCRIBE) return res.end(working(id) + partial(id) + completed(id))
+    res.write(working(id) + partial(id))
+    return setTimeout(() => res.socket?.destroy(), 100)
   }
   const text: string = body["params"]?.["message"]?.["parts"]?.[0]?.["text"] ?? ""
   switch (text) {
@@ -172,6 +176,9 @@ describe("an agent that misbehaves", () => {
     const texts = events.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { readonly text?: string }).text ?? "")
     expect(texts.join("")).toBe("partial answer")
     expect(events.code).toBe(1)
+    const resubscribed = await relay(["task", "resubscribe", "--url", agentUrl, ...token, DROPPED_ON_RESUBSCRIBE])
+    expect(resubscribed.stdout).toContain("partial answer")
+    expectClearFailure(resubscribed, /stream|connection|closed|ended|terminated/i)
   })
 
   it("redirects to another origin: the credentials never reach it", async () => {
