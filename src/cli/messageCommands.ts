@@ -1,6 +1,6 @@
 /** `relay message send|stream`: talk to an agent, continuing the saved conversation on request. */
 import { Args, Command, Options } from "@effect/cli"
-import { Duration, Effect, Exit, Option, Redacted } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { MAX_AGENT_BODY_BYTES } from "../domain/limits.js"
 import type { MessageResult } from "../domain/results.js"
@@ -163,8 +163,7 @@ const run = (values: MessageValues, streaming: boolean) =>
             onUpdate: (update) => Effect.zipRight(handle.onUpdate(update), progress.onUpdate(update)),
             answerFiles
           }))))
-    const shownInFull = Effect.onExit(program, (exit) => Exit.isSuccess(exit) ? Effect.void : progress.printHeld)
-    return render(values, handle.around(values.json)(shownInFull), (result, style) => {
+    return render(values, handle.around(values.json)(progress.showingAllOf(program)), (result, style) => {
       // Streamed text is already on screen; end its line and show the summary.
       const streamedText = progress.printedText()
       return `${progress.unprinted()}${streamedText ? "\n\n" : ""}${messageView(access.agentUrl, !streamedText)(result, style)}`

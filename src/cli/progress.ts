@@ -3,7 +3,7 @@
  * the agent's status text on their own lines (stderr); with --json, NDJSON events on stdout. And,
  * should the command be cut short, which task it leaves running.
  */
-import { Duration, Effect, Schedule } from "effect"
+import { Duration, Effect, Exit, Schedule } from "effect"
 import { RequestTimeout } from "../domain/clientErrors.js"
 import type { TaskUpdate } from "../programs/taskUpdates.js"
 import { interruptedWhileFollowing } from "./ending.js"
@@ -110,7 +110,7 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
    * Only a whole secret is masked, as in every other view (and at a settled end): what may begin one
    * is the agent's text until a piece completes it.
    */
-  const printHeld = Effect.suspend(() => {
+  const printHeld: Effect.Effect<void> = Effect.suspend(() => {
     const held = streamed.rest()
     if (held === "") return Effect.void
     if (options.events === true) {
@@ -118,8 +118,11 @@ export const progressPrinter = (options: { readonly streamText: boolean; readonl
     }
     return Effect.sync(() => process.stdout.write(shownText(held)))
   })
+  /** `program`, the text still held back printed should it fail or be cut short (see printHeld). */
+  const showingAllOf = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.onExit(program, (exit) => Exit.isSuccess(exit) ? Effect.void : printHeld)
   /** `unprinted`: the end of the streamed text still held back (the stream ended before the task settled), to print before the summary. */
-  return { onUpdate, printedText: () => printedText, unprinted, printHeld, whileWaiting: waiting.around }
+  return { onUpdate, printedText: () => printedText, unprinted, printHeld, showingAllOf, whileWaiting: waiting.around }
 }
 
 /**

@@ -1,6 +1,6 @@
 /** `relay task …`: inspect, list, cancel and follow an agent's tasks, and their push configs. */
 import { Command, Options } from "@effect/cli"
-import { Effect, Exit, Option, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import type { TaskStateName } from "../a2a/v1.js"
 import type { AgentAccess } from "../programs/agentTarget.js"
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "../programs/pushConfig.js"
@@ -58,14 +58,11 @@ const resubscribeCommand = Command.make(
   { ...agentOptions, maxAnswerBytes, ...answerFileOptions, taskId: taskIdArg },
   (values) =>
     withAgentAccess(values, (access) => {
-      const { onUpdate, printHeld, unprinted } = progressPrinter({ streamText: !values.json, showStates: !values.json })
-      const following = Effect.onExit(
-        withAnswerFiles(
-          values,
-          (answerFiles) => resubscribe({ ...taskInput(access, values), maxAnswerBytes: values.maxAnswerBytes, onUpdate, answerFiles })
-        ),
-        (exit) => Exit.isSuccess(exit) ? Effect.void : printHeld
-      )
+      const { onUpdate, showingAllOf, unprinted } = progressPrinter({ streamText: !values.json, showStates: !values.json })
+      const following = showingAllOf(withAnswerFiles(
+        values,
+        (answerFiles) => resubscribe({ ...taskInput(access, values), maxAnswerBytes: values.maxAnswerBytes, onUpdate, answerFiles })
+      ))
       // The text was streamed: the files follow the summary.
       return render(values, following, (view, style) => {
         const files = answerBody(view, true)

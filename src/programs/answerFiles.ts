@@ -96,11 +96,12 @@ export const keepAnswerFiles = (
         }), { concurrency: DOWNLOADS_AT_ONCE })
       // A file that could not be downloaded says why already (fetched).
       for (const { bytes, index } of ready) {
-        if (bytes !== undefined) {
-          const part = kept[index]!
-          const outcome: SaveOutcome = yield* folder.write({ name: part.name, mediaType: part.media_type, bytes }, position++)
-          kept[index] = "path" in outcome ? { ...part, path: outcome.path } : withNote(part, outcome.note)
+        if (bytes === undefined) {
+          continue
         }
+        const part = kept[index]!
+        const outcome: SaveOutcome = yield* folder.write({ name: part.name, mediaType: part.media_type, bytes }, position++)
+        kept[index] = "path" in outcome ? { ...part, path: outcome.path } : withNote(part, outcome.note)
       }
     }
     return kept
