@@ -310,11 +310,16 @@ const specOf = (node: Node): CommandSpec => {
 }
 
 /**
- * A command of any name, services, errors and value: what help and completions read. @effect/cli's
- * Command is invariant in all four, so no narrower type takes every command of the tree.
+ * A command of any name, errors and value that needs the services `R`: the groups of the tree
+ * (root.ts: relay's base services, checked). @effect/cli's Command is invariant in its four
+ * parameters, so no narrower type takes every command of the tree.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyCommand = Command.Command<any, any, any, any>
+export type CommandNeeding<R> = Command.Command<any, R, any, any>
+
+/** A command needing any services: what help and completions read. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommand = CommandNeeding<any>
 
 export const commandSpec = (command: AnyCommand): CommandSpec => specOf((command as unknown as { descriptor: Node }).descriptor)
 

@@ -12,14 +12,14 @@ import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Effect } from "effect"
 import type { StateDir } from "../services/StateDir.js"
 import { VERSION } from "../version.js"
+import type { CommandNeeding } from "./commandTree.js"
 import { withHelp } from "./help.js"
 
 /** What main.ts provides to every command; a group provides anything else it uses itself. */
 export type BaseServices = FileSystem.FileSystem | Path.Path | Terminal.Terminal | StateDir
 
-// Any name, errors and option shapes: the tree only holds the groups; their services are checked.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyCommand = Command.Command<any, BaseServices, any, any>
+/** A group, or the tree: its services are checked (commandTree.ts says why the rest is open). */
+type AnyCommand = CommandNeeding<BaseServices>
 
 /** Each group's name and how to load it, in the order help lists them. */
 const GROUPS: ReadonlyArray<readonly [string, () => Promise<AnyCommand>]> = [
