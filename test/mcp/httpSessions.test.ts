@@ -65,6 +65,18 @@ const makeServer = () => {
   return server
 }
 
+/** Runs `during` with every server's close held, then lets the closes go. */
+const withClosesHeld = async (during: () => Promise<void>) => {
+  let open = () => {}
+  closeGate = new Promise<void>((resolve) => (open = resolve))
+  try {
+    await during()
+  } finally {
+    open()
+    closeGate = Promise.resolve()
+  }
+}
+
 const serve = async (kind: HttpOptions["kind"], maxSessions: number, maxInFlight = 16) => {
   const scope = Effect.runSync(Scope.make())
   scopes.push(scope)
@@ -113,19 +125,14 @@ describe.each(["streamable-http", "sse"] as const)("%s sessions", (kind) => {
     expect(await pings(first)).toBe(true)
     const started = closesStarted
     const ended = closesEnded
-    let open = () => {}
-    closeGate = new Promise<void>((resolve) => (open = resolve))
-    try {
+    await withClosesHeld(async () => {
       // The client ends its session: DELETE (streamable HTTP), or its event stream closed (SSE).
       if (kind === "streamable-http") await (first.transport as StreamableHTTPClientTransport).terminateSession()
       await first.close()
       await waitUntil("the ended session's server to be closing", () => closesStarted > started)
       // Its server is still closing: its place is held, so no second server is made meanwhile.
       await expect(connect(kind, url)).rejects.toThrow(/503|Busy/)
-    } finally {
-      open()
-      closeGate = Promise.resolve()
-    }
+    })
     await waitUntil("the ended session's close to end", () => closesEnded > ended)
     const second = await connect(kind, url)
     expect(await pings(second)).toBe(true)
@@ -140,15 +147,8 @@ describe.each(["streamable-http", "sse"] as const)("%s sessions", (kind) => {
     expect(await pings(first)).toBe(true)
     const made = serversMade
     const ended = closesEnded
-    let open = () => {}
-    closeGate = new Promise<void>((resolve) => (open = resolve))
-    try {
-      const closes = closesStarted
-      await leaveWhileMakingRoom(kind, url, () => closesStarted > closes)
-    } finally {
-      open()
-      closeGate = Promise.resolve()
-    }
+    const closes = closesStarted
+    await withClosesHeld(() => leaveWhileMakingRoom(kind, url, () => closesStarted > closes))
     await waitUntil("the eviction to end", () => closesEnded > ended)
     // Had the gone client got a session, it would hold the second place and the third would evict the first.
     const third = await connect(kind, url)
